@@ -1,0 +1,120 @@
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import helmet from '@fastify/helmet'
+import multipart from '@fastify/multipart'
+import rateLimit from '@fastify/rate-limit'
+import fastifyStatic from '@fastify/static'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import type { AppConfig } from './config'
+import { migrateToLatest } from './db/migrate'
+import { seed, type SeedResult } from './db/seed'
+import { registerModules } from './modules'
+import { installOperationLog } from './platform/audit/operation-log'
+import { envelopeHook, errorHandler, notFoundHandler } from './platform/http'
+import { installGuard } from './platform/rbac/guard'
+import { createServices, type Services } from './platform/services'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services
+    /** Every route registered, for the test that walks them all. */
+    routeTable: Pick<RouteOptions, 'method' | 'url' | 'config'>[]
+    seedResult: SeedResult
+  }
+}
+
+export interface BuildOptions {
+  /** Pino logger options, or false in tests. */
+  logger?: boolean | object
+}
+
+/** Where the built web app is: WEB_DIR, else packages/web/dist beside this package. */
+function webDir(config: AppConfig): string | undefined {
+  const here = dirname(fileURLToPath(import.meta.url))
+  const candidates = [config.webDir, resolve(here, '../../web/dist'), resolve(here, '../../../packages/web/dist')]
+  return candidates.find((d): d is string => !!d && existsSync(join(d, 'index.html')))
+}
+
+/** Builds the whole product from configuration: migrates, seeds and registers every route. */
+export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    trustProxy: config.trustProxy,
+    bodyLimit: 2 * 1024 * 1024,
+    genReqId: () => crypto.randomUUID(),
+    requestIdHeader: false,
+  }).withTypeProvider<ZodTypeProvider>()
+
+  const services = createServices(config)
+  app.decorate('services', services)
+  app.addHook('onClose', () => services.close())
+  app.decorate('routeTable', [])
+  app.addHook('onRoute', (r) => {
+    app.routeTable.push({ method: r.method, url: r.url, config: r.config })
+  })
+
+  await migrateToLatest(services.db, services.dialect)
+  app.decorate('seedResult', await seed(services))
+
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  app.setErrorHandler(errorHandler)
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        // antd writes its styles at run time (CSS-in-JS).
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        scriptSrc: ["'self'"],
+        connectSrc: ["'self'"],
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+  })
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Velo Admin API', version: '0.1.0', description: 'Envelope {code, msg, data}; code 200 is success.' },
+      servers: [{ url: '/' }],
+      components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
+      security: [{ token: [] }],
+    },
+    transform: jsonSchemaTransform,
+  })
+  await app.register(swaggerUi, { routePrefix: `${config.apiPrefix}/docs`, staticCSP: true })
+
+  await app.register(
+    async (api) => {
+      await api.register(multipart, { limits: { fileSize: config.uploadMaxBytes, files: 1, fields: 20 } })
+      // Only the routes that ask for it (sign-in, registration, reset) are limited, per client address.
+      await api.register(rateLimit, { global: false, hook: 'preHandler', redis: services.redis })
+      installGuard(api, services)
+      installOperationLog(api, services.db, config.apiPrefix)
+      api.addHook('preSerialization', envelopeHook)
+      api.setNotFoundHandler(notFoundHandler)
+      await registerModules(api, services)
+    },
+    { prefix: config.apiPrefix },
+  )
+
+  const web = webDir(config)
+  if (web) {
+    await app.register(fastifyStatic, { root: web, wildcard: false, index: 'index.html' })
+    const indexHtml = await readFile(join(web, 'index.html'))
+    // History-mode routes: any unknown GET outside the API gets the app, which routes itself.
+    app.setNotFoundHandler((req, reply) => {
+      if (req.method !== 'GET' || req.url.startsWith(config.apiPrefix)) return notFoundHandler(req, reply)
+      return reply.type('text/html; charset=utf-8').send(indexHtml)
+    })
+  } else {
+    app.setNotFoundHandler(notFoundHandler)
+  }
+  return app
+}

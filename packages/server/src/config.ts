@@ -1,0 +1,112 @@
+import { resolve } from 'node:path'
+import { z } from 'zod'
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes')
+
+const port = z.coerce.number({ message: 'must be a port number' }).int().min(0).max(65535)
+
+const EnvSchema = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  API_PREFIX: z
+    .string()
+    .regex(/^\/[A-Za-z0-9_\-/]*[A-Za-z0-9_-]$/, 'must start with / and not end with /')
+    .default('/api'),
+  DATABASE_URL: z
+    .string()
+    .refine((v) => /^(postgres(ql)?:\/\/|sqlite:|file:)/.test(v) || !v.includes('://'), {
+      message: 'must be postgres://…, sqlite:<path> or a file path',
+    })
+    .default('sqlite:./data/velo.db'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+    .optional(),
+  MQTT_URL: z
+    .string()
+    .regex(/^(mqtts?|wss?|tcp):\/\//, 'must start with mqtt:// (or mqtts, ws, wss, tcp)')
+    .optional(),
+  MQTT_PORT: port.default(1883),
+  STORAGE_DIR: z.string().min(1).default('./data/files'),
+  WEB_DIR: z.string().min(1).optional(),
+  ADMIN_PASSWORD: z
+    .string()
+    .regex(/^[\x21-\x7e]{6,20}$/, 'must be 6 to 20 letters, digits or special characters')
+    .optional(),
+  CAPTCHA_ENABLED: bool.optional(),
+  SESSION_TTL_MINUTES: z.coerce.number({ message: 'must be a number of minutes' }).int().min(1).max(525600).default(30),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
+    .optional(),
+  MAIL_FROM: z.string().default('Velo Admin <no-reply@velo.local>'),
+  UPLOAD_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024).default(10),
+  TRUST_PROXY: bool.default(false),
+})
+
+export type DatabaseTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string }
+
+export interface AppConfig {
+  port: number
+  host: string
+  apiPrefix: string
+  database: DatabaseTarget
+  redisUrl?: string
+  mqttUrl?: string
+  mqttPort: number
+  storageDir: string
+  webDir?: string
+  adminPassword?: string
+  /** Undefined leaves the decision to the config key sys.account.captchaEnabled. */
+  captchaEnabled?: boolean
+  sessionTtlMinutes: number
+  logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL']
+  smtpUrl?: string
+  mailFrom: string
+  uploadMaxBytes: number
+  trustProxy: boolean
+}
+
+export class ConfigError extends Error {}
+
+function databaseTarget(url: string): DatabaseTarget {
+  if (/^postgres(ql)?:\/\//.test(url)) return { dialect: 'postgres', url }
+  const file = url.replace(/^(sqlite|file):(\/\/)?/, '')
+  return { dialect: 'sqlite', file: file === ':memory:' ? file : resolve(file) }
+}
+
+/** Reads configuration from the environment; throws ConfigError with a one-line explanation. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const known = Object.fromEntries(
+    Object.keys(EnvSchema.shape).flatMap((k) => (env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]])),
+  )
+  const parsed = EnvSchema.safeParse(known)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    const name = String(issue.path[0] ?? 'configuration')
+    throw new ConfigError(`Invalid configuration: ${name}=${JSON.stringify(known[name] ?? '')} ${issue.message}`)
+  }
+  const e = parsed.data
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    apiPrefix: e.API_PREFIX,
+    database: databaseTarget(e.DATABASE_URL),
+    redisUrl: e.REDIS_URL,
+    mqttUrl: e.MQTT_URL,
+    mqttPort: e.MQTT_PORT,
+    storageDir: resolve(e.STORAGE_DIR),
+    webDir: e.WEB_DIR ? resolve(e.WEB_DIR) : undefined,
+    adminPassword: e.ADMIN_PASSWORD,
+    captchaEnabled: e.CAPTCHA_ENABLED,
+    sessionTtlMinutes: e.SESSION_TTL_MINUTES,
+    logLevel: e.LOG_LEVEL,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    uploadMaxBytes: Math.round(e.UPLOAD_MAX_MB * 1024 * 1024),
+    trustProxy: e.TRUST_PROXY,
+  }
+}

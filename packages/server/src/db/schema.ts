@@ -1,0 +1,200 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
+
+// Columns are snake_case in the database and camelCase here (Kysely's CamelCasePlugin maps them).
+// Datetimes are ISO-8601 strings on both dialects; flags are '0'/'1' strings as RuoYi keeps them.
+
+interface Audited {
+  createBy: string
+  createTime: string
+  updateBy: string
+  updateTime: string | null
+  remark: string
+}
+
+export interface DeptTable extends Audited {
+  deptId: Generated<number>
+  parentId: number
+  /** Comma-separated ids of all ancestors, root first: "0,100,101". */
+  ancestors: string
+  deptName: string
+  orderNum: number
+  leader: string
+  phone: string
+  email: string
+  status: string
+  delFlag: string
+}
+
+export interface UserTable extends Audited {
+  userId: Generated<number>
+  deptId: number | null
+  userName: string
+  nickName: string
+  userType: string
+  email: string
+  phonenumber: string
+  sex: string
+  avatar: string
+  password: string
+  status: string
+  delFlag: string
+  loginIp: string | null
+  loginDate: string | null
+  failedLogins: number
+  lockedUntil: string | null
+}
+
+export interface RoleTable extends Audited {
+  roleId: Generated<number>
+  roleName: string
+  roleKey: string
+  roleSort: number
+  dataScope: string
+  status: string
+  delFlag: string
+}
+
+export interface MenuTable extends Audited {
+  menuId: Generated<number>
+  menuName: string
+  parentId: number
+  orderNum: number
+  path: string
+  component: string | null
+  query: string | null
+  isFrame: string
+  isCache: string
+  menuType: string
+  visible: string
+  status: string
+  perms: string | null
+  icon: string
+  noClose: string
+}
+
+export interface UserRoleTable {
+  userId: number
+  roleId: number
+}
+export interface RoleMenuTable {
+  roleId: number
+  menuId: number
+}
+export interface RoleDeptTable {
+  roleId: number
+  deptId: number
+}
+
+export interface DictTypeTable extends Audited {
+  dictId: Generated<number>
+  dictName: string
+  dictType: string
+  status: string
+}
+
+export interface DictDataTable extends Audited {
+  dictCode: Generated<number>
+  dictSort: number
+  dictLabel: string
+  dictLabelZh: string
+  dictValue: string
+  dictType: string
+  cssClass: string
+  listClass: string
+  isDefault: string
+  status: string
+}
+
+export interface ConfigTable extends Audited {
+  configId: Generated<number>
+  configName: string
+  configKey: string
+  configValue: string
+  configType: string
+}
+
+export interface LoginLogTable {
+  infoId: Generated<number>
+  userName: string
+  ipaddr: string
+  loginLocation: string
+  browser: string
+  os: string
+  status: string
+  msg: string
+  loginTime: string
+}
+
+export interface OperLogTable {
+  operId: Generated<number>
+  title: string
+  businessType: string
+  method: string
+  requestMethod: string
+  operName: string
+  deptName: string
+  operUrl: string
+  operIp: string
+  operParam: string
+  jsonResult: string
+  status: string
+  errorMsg: string
+  operTime: string
+  costTime: number
+  requestId: string
+}
+
+export interface SessionTable {
+  tokenHash: string
+  userId: number
+  userName: string
+  ipaddr: string
+  browser: string
+  os: string
+  loginTime: string
+  lastSeen: string
+  expiresAt: string
+  /** '' while valid; 'revoked' or 'displaced' once ended (kept to answer 50008/50012 rightly). */
+  endedReason: string
+}
+
+export interface CacheTable {
+  cacheKey: string
+  cacheValue: string
+  expiresAt: string
+}
+
+export interface MailOutboxTable {
+  mailId: Generated<number>
+  mailTo: string
+  subject: string
+  body: string
+  status: string
+  error: string
+  createTime: string
+}
+
+export interface Database {
+  sysDept: DeptTable
+  sysUser: UserTable
+  sysRole: RoleTable
+  sysMenu: MenuTable
+  sysUserRole: UserRoleTable
+  sysRoleMenu: RoleMenuTable
+  sysRoleDept: RoleDeptTable
+  sysDictType: DictTypeTable
+  sysDictData: DictDataTable
+  sysConfig: ConfigTable
+  sysLoginLog: LoginLogTable
+  sysOperLog: OperLogTable
+  sysSession: SessionTable
+  sysCache: CacheTable
+  sysMailOutbox: MailOutboxTable
+}
+
+export type User = Selectable<UserTable>
+export type NewUser = Insertable<UserTable>
+export type UserUpdate = Updateable<UserTable>
+export type Menu = Selectable<MenuTable>
+export type Role = Selectable<RoleTable>
+export type Dept = Selectable<DeptTable>

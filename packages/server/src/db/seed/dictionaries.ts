@@ -1,0 +1,46 @@
+/** Dictionaries the system area uses, in both languages: [type, name, [value, en, zh, listClass]]. */
+export const SEED_DICTIONARIES: [string, string, [string, string, string, string][]][] = [
+  ['sys_normal_disable', 'Status', [['0', 'Normal', '正常', 'primary'], ['1', 'Disabled', '停用', 'danger']]],
+  ['sys_user_sex', 'Gender', [['0', 'Male', '男', ''], ['1', 'Female', '女', ''], ['2', 'Unknown', '未知', '']]],
+  ['sys_yes_no', 'Yes / no', [['Y', 'Yes', '是', 'primary'], ['N', 'No', '否', 'danger']]],
+  ['sys_show_hide', 'Visibility', [['0', 'Show', '显示', 'primary'], ['1', 'Hide', '隐藏', 'danger']]],
+  ['sys_common_status', 'Result', [['0', 'Success', '成功', 'primary'], ['1', 'Failure', '失败', 'danger']]],
+  ['sys_menu_type', 'Menu type', [['M', 'Directory', '目录', ''], ['C', 'Menu', '菜单', ''], ['F', 'Button', '按钮', '']]],
+  [
+    'sys_data_scope',
+    'Data scope',
+    [
+      ['1', 'All data', '全部数据权限', ''],
+      ['2', 'Custom departments', '自定数据权限', ''],
+      ['3', 'Own department', '本部门数据权限', ''],
+      ['4', 'Department and below', '本部门及以下数据权限', ''],
+      ['5', 'Self only', '仅本人数据权限', ''],
+    ],
+  ],
+  [
+    'sys_oper_type',
+    'Operation type',
+    [
+      ['0', 'Other', '其他', 'info'],
+      ['1', 'Add', '新增', 'info'],
+      ['2', 'Modify', '修改', 'info'],
+      ['3', 'Delete', '删除', 'danger'],
+      ['4', 'Grant', '授权', 'primary'],
+      ['5', 'Export', '导出', 'warning'],
+      ['6', 'Import', '导入', 'warning'],
+      ['7', 'Force logout', '强退', 'danger'],
+      ['9', 'Clean', '清空数据', 'danger'],
+    ],
+  ],
+]
+
+/** Built-in configuration keys: [key, name, value, remark]. */
+export const SEED_CONFIGS: [string, string, string, string][] = [
+  ['sys.account.captchaEnabled', 'Captcha on sign-in', 'true', 'true or false; env CAPTCHA_ENABLED overrides it'],
+  ['sys.account.captchaType', 'Captcha type', 'math', 'math or char'],
+  ['sys.account.registerUser', 'Self-registration', 'false', 'true lets visitors register an account'],
+  ['sys.account.forgetPassword', 'Password reset by mail', 'true', 'true offers "forgot password" on the sign-in page'],
+  ['sys.account.maxRetryCount', 'Wrong passwords before lock', '5', 'attempts'],
+  ['sys.account.lockTime', 'Lock duration', '10', 'minutes'],
+  ['sys.account.singleSignOn', 'Single sign-in', 'false', 'true ends older sessions of a user when they sign in again'],
+]

@@ -1,0 +1,36 @@
+import { buildApp } from './app'
+import { ConfigError, loadConfig } from './config'
+
+async function main() {
+  let config
+  try {
+    config = loadConfig()
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message)
+      process.exit(1)
+    }
+    throw e
+  }
+  const app = await buildApp(config)
+  const { generatedAdminPassword } = app.seedResult
+  if (generatedAdminPassword) {
+    // Printed once, at the first start; it is not stored anywhere in clear.
+    console.log(`\n  Initial administrator: admin / ${generatedAdminPassword}\n  (set ADMIN_PASSWORD before the first start to choose it)\n`)
+  }
+  await app.listen({ port: config.port, host: config.host })
+  const shown = config.host === '0.0.0.0' ? 'localhost' : config.host
+  console.log(`Velo Admin is running on http://${shown}:${config.port} (API under ${config.apiPrefix}, docs at ${config.apiPrefix}/docs)`)
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void app.close().then(() => process.exit(0))
+    })
+  }
+}
+
+main().catch((err: unknown) => {
+  const e = err as { code?: string; message?: string }
+  if (e.code === 'EADDRINUSE') console.error(`Cannot start: ${e.message}. Set PORT to a free port.`)
+  else console.error(err)
+  process.exit(1)
+})

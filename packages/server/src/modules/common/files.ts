@@ -1,0 +1,73 @@
+import { basename, extname } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { attachment } from '../../platform/crud/excel'
+import { ok } from '../../platform/envelope'
+import { badRequest, notFound } from '../../platform/errors'
+import { PUBLIC, SIGNED_IN } from '../../platform/rbac/guard'
+import type { Services } from '../../platform/services'
+import { readOneImage } from './uploads'
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  '.pdf': 'application/pdf',
+}
+
+/** Files on the storage folder: avatars, downloads and image uploads (SPEC §5, §7). */
+export function registerFiles(app: FastifyInstance, services: Services) {
+  const api = app.withTypeProvider<ZodTypeProvider>()
+  const { storage } = services
+  const tags = ['Files']
+
+  // Public because <img> tags send no Authorization header; stored names are random UUIDs.
+  api.get(
+    '/common/avatar',
+    { config: { permission: PUBLIC }, schema: { tags, summary: 'An avatar image by its stored name', querystring: z.object({ url: z.string().min(1).max(255) }) } },
+    async (req, reply) => {
+      const name = req.query.url.replace(/^\/+/, '')
+      if (!name.startsWith('avatar/') || !storage.resolve(name)) throw badRequest('download.badName')
+      const bytes = await storage.read(name)
+      if (!bytes) throw notFound('download.missing')
+      return reply
+        .type(CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream')
+        .header('Cache-Control', 'private, max-age=86400')
+        .send(bytes)
+    },
+  )
+
+  api.get(
+    '/common/download',
+    {
+      config: { permission: SIGNED_IN },
+      schema: {
+        tags,
+        summary: 'Download a file from the storage folder; delete=true removes it afterwards',
+        querystring: z.object({ fileName: z.string().min(1).max(255), delete: z.enum(['true', 'false']).default('false') }),
+      },
+    },
+    async (req, reply) => {
+      if (!storage.resolve(req.query.fileName)) throw badRequest('download.badName')
+      const bytes = await storage.read(req.query.fileName)
+      if (!bytes) throw notFound('download.missing')
+      if (req.query.delete === 'true') await storage.remove(req.query.fileName)
+      return reply
+        .type(CONTENT_TYPES[extname(req.query.fileName).toLowerCase()] ?? 'application/octet-stream')
+        .header('Content-Disposition', attachment(basename(req.query.fileName)))
+        .send(bytes)
+    },
+  )
+
+  api.post(
+    '/common/upload',
+    { config: { permission: SIGNED_IN, audit: { module: 'Files' } }, schema: { tags, summary: 'Upload one image (jpg, jpeg, png)', consumes: ['multipart/form-data'] } },
+    async (req) => {
+      const image = await readOneImage(req, services)
+      const fileName = await storage.save('upload', image.extension, image.bytes)
+      return ok({ fileName, originalFilename: image.originalName, url: `${services.config.apiPrefix}/common/download?fileName=${encodeURIComponent(fileName)}` })
+    },
+  )
+}

@@ -1,0 +1,31 @@
+import { systemEntities } from '@velo/shared'
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { registerEntityRoutes } from '../../platform/crud/routes'
+import { conflict, notFound } from '../../platform/errors'
+import { SIGNED_IN } from '../../platform/rbac/guard'
+import type { Services } from '../../platform/services'
+
+/** System configuration (SPEC §7: /system/config/*). */
+export function registerConfiguration(app: FastifyInstance, services: Services) {
+  const api = app.withTypeProvider<ZodTypeProvider>()
+  api.get(
+    '/system/config/configKey/:key',
+    {
+      config: { permission: SIGNED_IN },
+      schema: { tags: ['System configuration'], summary: 'The value of a configuration key', params: z.object({ key: z.string().max(100) }) },
+    },
+    async (req) => {
+      const value = await services.configValues.get(req.params.key)
+      if (value === undefined) throw notFound()
+      return value
+    },
+  )
+  registerEntityRoutes(app, services, systemEntities.config, {
+    beforeDelete: async ({ rows }) => {
+      const builtIn = rows.find((r) => r.configType === 'Y')
+      if (builtIn) throw conflict('config.builtIn', { configKey: String(builtIn.configKey) })
+    },
+  })
+}

@@ -1,0 +1,75 @@
+import { systemEntities } from '@velo/shared'
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { registerEntityRoutes } from '../../platform/crud/routes'
+import { badRequest, conflict } from '../../platform/errors'
+import { SIGNED_IN } from '../../platform/rbac/guard'
+import type { Services } from '../../platform/services'
+
+/** Dictionary types and their items (SPEC §7: /system/dict/*, items under /system/dict/data/*). */
+export function registerDictionaries(app: FastifyInstance, services: Services) {
+  const { db } = services
+  const api = app.withTypeProvider<ZodTypeProvider>()
+
+  // Static segments are matched before /:id, so these live beside the standard routes.
+  api.get(
+    '/system/dict/getDicts/:type',
+    {
+      config: { permission: SIGNED_IN },
+      schema: { tags: ['Dictionary'], summary: 'The enabled items of a dictionary type, in order', params: z.object({ type: z.string().max(100) }) },
+    },
+    async (req) =>
+      db
+        .selectFrom('sysDictData')
+        .select(['dictCode', 'dictSort', 'dictLabel', 'dictLabelZh', 'dictValue', 'dictType', 'cssClass', 'listClass', 'isDefault', 'status'])
+        .where('dictType', '=', req.params.type)
+        .where('status', '=', '0')
+        .orderBy('dictSort')
+        .orderBy('dictCode')
+        .execute(),
+  )
+
+  registerEntityRoutes(app, services, systemEntities.dictData, {
+    beforeCreate: async ({ tx, values }) => {
+      const type = await tx.selectFrom('sysDictType').select('dictId').where('dictType', '=', values.dictType).executeTakeFirst()
+      if (!type) throw badRequest('dict.typeMissing', { dictType: String(values.dictType) })
+      const same = await tx
+        .selectFrom('sysDictData')
+        .select('dictCode')
+        .where('dictType', '=', values.dictType)
+        .where('dictValue', '=', values.dictValue)
+        .executeTakeFirst()
+      if (same) throw conflict('error.unique', { fieldEn: 'Value', fieldZh: '字典键值', value: String(values.dictValue) })
+    },
+    beforeUpdate: async ({ tx, before, values }) => {
+      const dictType = values.dictType ?? before.dictType
+      const dictValue = values.dictValue ?? before.dictValue
+      const type = await tx.selectFrom('sysDictType').select('dictId').where('dictType', '=', dictType).executeTakeFirst()
+      if (!type) throw badRequest('dict.typeMissing', { dictType: String(dictType) })
+      const same = await tx
+        .selectFrom('sysDictData')
+        .select('dictCode')
+        .where('dictType', '=', dictType)
+        .where('dictValue', '=', dictValue)
+        .where('dictCode', '<>', before.dictCode)
+        .executeTakeFirst()
+      if (same) throw conflict('error.unique', { fieldEn: 'Value', fieldZh: '字典键值', value: String(dictValue) })
+    },
+  })
+
+  registerEntityRoutes(app, services, systemEntities.dictType, {
+    // Renaming a type carries its items along.
+    afterUpdate: async ({ tx, before, after }) => {
+      if (before.dictType !== after.dictType) {
+        await tx.updateTable('sysDictData').set({ dictType: after.dictType }).where('dictType', '=', before.dictType).execute()
+      }
+    },
+    beforeDelete: async ({ tx, rows }) => {
+      for (const row of rows) {
+        const used = await tx.selectFrom('sysDictData').select('dictCode').where('dictType', '=', row.dictType).executeTakeFirst()
+        if (used) throw conflict('dict.typeInUse', { dictType: String(row.dictType) })
+      }
+    },
+  })
+}

@@ -1,0 +1,89 @@
+import { EMAIL_PATTERN, IMAGE_EXTENSIONS, PHONE_PATTERN } from '@velo/shared'
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { loadSessionUser } from '../../platform/auth/session-user'
+import { hashPassword, verifyPassword } from '../../platform/auth/passwords'
+import { passwordRule } from '../../platform/auth/routes'
+import { ok } from '../../platform/envelope'
+import { badRequest } from '../../platform/errors'
+import { bilingual } from '../../platform/i18n/zod-messages'
+import { caller, SIGNED_IN } from '../../platform/rbac/guard'
+import type { Services } from '../../platform/services'
+import { readOneImage } from '../common/uploads'
+
+/** The personal centre: one's own profile, password and avatar. */
+export function registerProfile(app: FastifyInstance, services: Services) {
+  const { db } = services
+  const api = app.withTypeProvider<ZodTypeProvider>()
+  const tags = ['Profile']
+  const module = 'Profile'
+
+  api.get('/system/user/profile', { config: { permission: SIGNED_IN }, schema: { tags, summary: 'My profile' } }, async (req) => {
+    const auth = caller(req)
+    const roles = await db
+      .selectFrom('sysUserRole as ur')
+      .innerJoin('sysRole as r', 'r.roleId', 'ur.roleId')
+      .select('r.roleName')
+      .where('ur.userId', '=', auth.userId)
+      .execute()
+    return { user: await loadSessionUser(db, auth.userId), roleGroup: roles.map((r) => r.roleName).join(', ') }
+  })
+
+  api.put(
+    '/system/user/profile',
+    {
+      config: { permission: SIGNED_IN, audit: { module } },
+      schema: {
+        tags,
+        summary: 'Change my profile',
+        body: z.object({
+          nickName: z.string().trim().min(1, bilingual({ en_US: 'Nickname is required', zh_CN: '用户昵称不能为空' })).max(64),
+          email: z.string().trim().regex(EMAIL_PATTERN, bilingual({ en_US: 'Please enter a valid email address', zh_CN: '请输入正确的邮箱地址' })).max(128),
+          phone: z.string().trim().regex(PHONE_PATTERN, bilingual({ en_US: 'Please enter a valid phone number', zh_CN: '请输入正确的手机号码' })),
+          sex: z.enum(['0', '1', '2']).default('2'),
+        }),
+      },
+    },
+    async (req) => {
+      const auth = caller(req)
+      const { nickName, email, phone, sex } = req.body
+      await db
+        .updateTable('sysUser')
+        .set({ nickName, email, phonenumber: phone, sex, updateBy: auth.userName, updateTime: new Date().toISOString() })
+        .where('userId', '=', auth.userId)
+        .execute()
+      return ok(await loadSessionUser(db, auth.userId))
+    },
+  )
+
+  api.put(
+    '/system/user/profile/updatePwd',
+    {
+      config: { permission: SIGNED_IN, audit: { module } },
+      schema: { tags, summary: 'Change my password', body: z.object({ oldPassword: z.string().min(1).max(128), newPassword: passwordRule }) },
+    },
+    async (req) => {
+      const auth = caller(req)
+      const user = await db.selectFrom('sysUser').select('password').where('userId', '=', auth.userId).executeTakeFirstOrThrow()
+      if (!(await verifyPassword(user.password, req.body.oldPassword))) throw badRequest('profile.oldPasswordWrong')
+      if (req.body.oldPassword === req.body.newPassword) throw badRequest('profile.samePassword')
+      await db
+        .updateTable('sysUser')
+        .set({ password: await hashPassword(req.body.newPassword), updateBy: auth.userName, updateTime: new Date().toISOString() })
+        .where('userId', '=', auth.userId)
+        .execute()
+      return ok(null, 'profile.passwordChanged')
+    },
+  )
+
+  api.post('/system/user/profile/avatar', { config: { permission: SIGNED_IN, audit: { module } }, schema: { tags, summary: `Upload my avatar (${IMAGE_EXTENSIONS.join(', ')})`, consumes: ['multipart/form-data'] } }, async (req) => {
+    const auth = caller(req)
+    const image = await readOneImage(req, services)
+    const stored = await services.storage.save('avatar', image.extension, image.bytes)
+    const previous = await db.selectFrom('sysUser').select('avatar').where('userId', '=', auth.userId).executeTakeFirstOrThrow()
+    await db.updateTable('sysUser').set({ avatar: stored, updateBy: auth.userName, updateTime: new Date().toISOString() }).where('userId', '=', auth.userId).execute()
+    if (previous.avatar) await services.storage.remove(previous.avatar)
+    return ok({ imgUrl: stored })
+  })
+}

@@ -1,0 +1,27 @@
+import type { Db } from '../../db/database'
+import type { ClientInfo } from '../client-info'
+
+export const LoginStatus = { success: '0', failure: '1' } as const
+
+export async function writeLoginLog(
+  db: Db,
+  entry: { userName: string; status: (typeof LoginStatus)[keyof typeof LoginStatus]; msg: string; client: ClientInfo },
+) {
+  await db
+    .insertInto('sysLoginLog')
+    .values({
+      userName: entry.userName.slice(0, 64),
+      ipaddr: entry.client.ipaddr,
+      loginLocation: isPrivateAddress(entry.client.ipaddr) ? 'Intranet' : '',
+      browser: entry.client.browser,
+      os: entry.client.os,
+      status: entry.status,
+      msg: entry.msg.slice(0, 255),
+      loginTime: new Date().toISOString(),
+    })
+    .execute()
+}
+
+function isPrivateAddress(ip: string) {
+  return /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|::1$|::ffff:127\.|fc|fd)/.test(ip)
+}

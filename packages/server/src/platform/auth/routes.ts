@@ -1,0 +1,197 @@
+import { randomInt } from 'node:crypto'
+import { DEFAULT_ROLE, PASSWORD_PATTERN, USERNAME_PATTERN, type AccountFeatures, type UserInfo } from '@velo/shared'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { clientInfo } from '../client-info'
+import { ConfigKey } from '../config-keys'
+import { ok } from '../envelope'
+import { badRequest, conflict, forbidden } from '../errors'
+import { languageOf } from '../http'
+import { t } from '../i18n'
+import { bilingual } from '../i18n/zod-messages'
+import { caller, PUBLIC, SIGNED_IN } from '../rbac/guard'
+import { buildRouteTree, visibleMenus } from '../rbac/routers'
+import type { Services } from '../services'
+import { loadSessionUser } from './session-user'
+import { captchaEnabled, requireCaptcha, signIn } from './sign-in'
+import { hashPassword } from './passwords'
+
+const RESET_CODE_MINUTES = 15
+
+export const usernameRule = z
+  .string()
+  .trim()
+  .regex(USERNAME_PATTERN, { message: bilingual({ en_US: 'User name must be 4 to 20 letters and digits', zh_CN: '用户名必须是 4 到 20 位字母和数字' }) })
+export const passwordRule = z
+  .string()
+  .regex(PASSWORD_PATTERN, {
+    message: bilingual({ en_US: 'Password must be 6 to 20 letters, digits or special characters', zh_CN: '密码必须是 6 到 20 位字母、数字或特殊字符' }),
+  })
+const emailRule = z.email({ message: bilingual({ en_US: 'Please enter a valid email address', zh_CN: '请输入正确的邮箱地址' }) }).max(128)
+const captchaFields = { code: z.string().max(16).optional(), uuid: z.string().max(64).optional() }
+
+/** Sign-in, session and account self-service routes (SPEC §2, §7). */
+export function authRoutes(services: Services): FastifyPluginAsyncZod {
+  const { db, configValues } = services
+  return async (api) => {
+    api.get('/common/captcha', { config: { permission: PUBLIC }, schema: { tags: ['auth'], summary: 'A captcha image to sign in with' } }, async () => {
+      if (!(await captchaEnabled(services))) return { captchaEnabled: false }
+      const type = (await configValues.get(ConfigKey.captchaType)) === 'char' ? 'char' : 'math'
+      return { captchaEnabled: true, ...(await services.captchas.issue(type)) }
+    })
+
+    api.get('/common/features', { config: { permission: PUBLIC }, schema: { tags: ['auth'], summary: 'Switches the sign-in pages need' } }, async (): Promise<AccountFeatures> => ({
+      captchaEnabled: await captchaEnabled(services),
+      registerEnabled: await configValues.bool(ConfigKey.registerUser, false),
+      forgetPasswordEnabled: await configValues.bool(ConfigKey.forgetPassword, true),
+    }))
+
+    api.post(
+      '/login',
+      {
+        config: { permission: PUBLIC, audit: false, rateLimit: { max: 30, timeWindow: '1 minute' } },
+        schema: {
+          tags: ['auth'],
+          summary: 'Sign in; answers a token',
+          security: [],
+          body: z.object({ username: z.string().trim().min(1).max(64), password: z.string().min(1).max(128), ...captchaFields }),
+        },
+      },
+      async (req) => ok({ token: await signIn(services, req.body, clientInfo(req)) }, 'auth.loginSuccess'),
+    )
+
+    api.post('/logout', { config: { permission: SIGNED_IN, audit: false }, schema: { tags: ['auth'], summary: 'End this session' } }, async (req) => {
+      await services.sessions.revoke(req.token!)
+      return ok(null, 'auth.logoutSuccess')
+    })
+
+    api.get('/getUserInfo', { config: { permission: SIGNED_IN }, schema: { tags: ['auth'], summary: 'The signed-in user, roles and permissions' } }, async (req): Promise<UserInfo> => {
+      const auth = caller(req)
+      return {
+        user: await loadSessionUser(db, auth.userId),
+        roles: auth.roleKeys.length ? auth.roleKeys : [DEFAULT_ROLE],
+        permissions: auth.permissions,
+      }
+    })
+
+    api.get('/getRouters', { config: { permission: SIGNED_IN }, schema: { tags: ['auth'], summary: 'The route tree of the menus this user may see' } }, async (req) =>
+      buildRouteTree(await visibleMenus(db, caller(req))),
+    )
+
+    api.post(
+      '/register',
+      {
+        config: { permission: PUBLIC, audit: false, rateLimit: { max: 10, timeWindow: '1 minute' } },
+        schema: {
+          tags: ['auth'],
+          summary: 'Self-registration (when sys.account.registerUser is on)',
+          security: [],
+          body: z.object({ username: usernameRule, password: passwordRule, confirmPassword: z.string(), ...captchaFields }),
+        },
+      },
+      async (req) => {
+        if (!(await configValues.bool(ConfigKey.registerUser, false))) throw forbidden('auth.registerDisabled')
+        const { username, password, confirmPassword } = req.body
+        if (password !== confirmPassword) throw badRequest('auth.passwordMismatch', {}, { errors: [{ field: 'confirmPassword', message: t(languageOf(req), 'auth.passwordMismatch') }] })
+        await requireCaptcha(services, req.body.uuid, req.body.code)
+        const exists = await db.selectFrom('sysUser').select('userId').where('userName', '=', username).executeTakeFirst()
+        if (exists) throw conflict('auth.userExists', { username })
+        await db
+          .insertInto('sysUser')
+          .values({
+            userName: username,
+            nickName: username,
+            password: await hashPassword(password),
+            deptId: null,
+            userType: '00',
+            email: '',
+            phonenumber: '',
+            sex: '2',
+            avatar: '',
+            status: '0',
+            delFlag: '0',
+            loginIp: null,
+            loginDate: null,
+            failedLogins: 0,
+            lockedUntil: null,
+            createBy: 'register',
+            createTime: new Date().toISOString(),
+            updateBy: '',
+            updateTime: null,
+            remark: 'Registered',
+          })
+          .execute()
+        return ok(null, 'auth.registerSuccess')
+      },
+    )
+
+    const requireForgetEnabled = async () => {
+      if (!(await configValues.bool(ConfigKey.forgetPassword, true))) throw forbidden('auth.forgetDisabled')
+    }
+
+    api.post(
+      '/forgetPassword/sendCode',
+      {
+        config: { permission: PUBLIC, audit: false, rateLimit: { max: 5, timeWindow: '1 minute' } },
+        schema: { tags: ['auth'], summary: 'Mail a password reset code', security: [], body: z.object({ email: emailRule, ...captchaFields }) },
+      },
+      async (req) => {
+        await requireForgetEnabled()
+        await requireCaptcha(services, req.body.uuid, req.body.code)
+        const email = req.body.email.trim().toLowerCase()
+        const user = await db
+          .selectFrom('sysUser')
+          .select(['userId'])
+          .where((eb) => eb(eb.fn('lower', ['email']), '=', email))
+          .where('delFlag', '=', '0')
+          .where('status', '=', '0')
+          .executeTakeFirst()
+        // The answer is the same whether or not the address is known, so it reveals no accounts.
+        if (user) {
+          const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
+          await services.kv.set(`reset:${email}`, JSON.stringify({ userId: user.userId, code, tries: 0 }), RESET_CODE_MINUTES * 60)
+          const lang = languageOf(req)
+          await services.mailer.send({
+            to: email,
+            subject: t(lang, 'auth.resetMailSubject'),
+            body: t(lang, 'auth.resetMailBody', { code, minutes: RESET_CODE_MINUTES }),
+          })
+        }
+        return ok(null, 'auth.resetCodeSent')
+      },
+    )
+
+    api.post(
+      '/forgetPassword/reset',
+      {
+        config: { permission: PUBLIC, audit: false, rateLimit: { max: 10, timeWindow: '1 minute' } },
+        schema: {
+          tags: ['auth'],
+          summary: 'Set a new password with the mailed code',
+          security: [],
+          body: z.object({ email: emailRule, resetCode: z.string().trim().regex(/^\d{6}$/), password: passwordRule }),
+        },
+      },
+      async (req) => {
+        await requireForgetEnabled()
+        const email = req.body.email.trim().toLowerCase()
+        const raw = await services.kv.get(`reset:${email}`)
+        const pending = raw ? (JSON.parse(raw) as { userId: number; code: string; tries: number }) : undefined
+        if (!pending || pending.code !== req.body.resetCode) {
+          // Five wrong codes burn it: a 6-digit code must not be guessable by trying.
+          if (pending && pending.tries >= 4) await services.kv.delete(`reset:${email}`)
+          else if (pending) await services.kv.set(`reset:${email}`, JSON.stringify({ ...pending, tries: pending.tries + 1 }), RESET_CODE_MINUTES * 60)
+          throw badRequest('auth.resetCodeWrong')
+        }
+        if ((await services.kv.take(`reset:${email}`)) === null) throw badRequest('auth.resetCodeWrong')
+        await db
+          .updateTable('sysUser')
+          .set({ password: await hashPassword(req.body.password), failedLogins: 0, lockedUntil: null, updateBy: 'reset', updateTime: new Date().toISOString() })
+          .where('userId', '=', pending.userId)
+          .execute()
+        await services.sessions.revokeUser(pending.userId)
+        return ok(null, 'auth.resetSuccess')
+      },
+    )
+  }
+}

@@ -1,0 +1,222 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { Redis } from 'ioredis'
+import type { Db } from '../../db/database'
+import type { SessionTable } from '../../db/schema'
+
+export type Session = SessionTable
+
+export type SessionLookup =
+  | { state: 'valid'; session: Session }
+  | { state: 'expired' | 'revoked' | 'displaced' | 'unknown' }
+
+export interface NewSession {
+  userId: number
+  userName: string
+  ipaddr: string
+  browser: string
+  os: string
+}
+
+/** Opaque tokens: 32 random bytes to the client, only their SHA-256 kept on our side. */
+export function newToken(): string {
+  return randomBytes(32).toString('base64url')
+}
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex')
+}
+
+// Sliding expiry rewrites a session at most this often, not on every request.
+const TOUCH_EVERY_MS = 60_000
+// Ended and expired sessions are kept this long so the client hears why (50012/50014), not just 50008.
+const KEEP_ENDED_MS = 7 * 24 * 3600_000
+
+export interface SessionStore {
+  create(token: string, session: NewSession, ttlMinutes: number): Promise<void>
+  /** Finds the session and, when valid, slides its expiry forward. */
+  lookup(token: string, ttlMinutes: number): Promise<SessionLookup>
+  revoke(token: string): Promise<void>
+  /** Ends every other live session of the user (single sign-in). */
+  displaceOthers(userId: number, keepToken: string): Promise<void>
+  /** Ends every live session of the user (password reset, disabled account). */
+  revokeUser(userId: number): Promise<void>
+  listActive(): Promise<Session[]>
+}
+
+function classify(session: Session | undefined, now: Date): SessionLookup {
+  if (!session) return { state: 'unknown' }
+  if (session.endedReason === 'displaced') return { state: 'displaced' }
+  if (session.endedReason) return { state: 'revoked' }
+  if (session.expiresAt <= now.toISOString()) return { state: 'expired' }
+  return { state: 'valid', session }
+}
+
+export class SqlSessionStore implements SessionStore {
+  constructor(private readonly db: Db) {}
+
+  async create(token: string, s: NewSession, ttlMinutes: number) {
+    const now = new Date()
+    await this.db
+      .insertInto('sysSession')
+      .values({
+        ...s,
+        tokenHash: hashToken(token),
+        loginTime: now.toISOString(),
+        lastSeen: now.toISOString(),
+        expiresAt: new Date(now.getTime() + ttlMinutes * 60_000).toISOString(),
+        endedReason: '',
+      })
+      .execute()
+    await this.db
+      .deleteFrom('sysSession')
+      .where('expiresAt', '<', new Date(now.getTime() - KEEP_ENDED_MS).toISOString())
+      .execute()
+  }
+
+  async lookup(token: string, ttlMinutes: number) {
+    const tokenHash = hashToken(token)
+    const session = await this.db.selectFrom('sysSession').selectAll().where('tokenHash', '=', tokenHash).executeTakeFirst()
+    const now = new Date()
+    const found = classify(session, now)
+    if (found.state === 'valid' && now.getTime() - Date.parse(found.session.lastSeen) > TOUCH_EVERY_MS) {
+      const expiresAt = new Date(now.getTime() + ttlMinutes * 60_000).toISOString()
+      await this.db
+        .updateTable('sysSession')
+        .set({ lastSeen: now.toISOString(), expiresAt })
+        .where('tokenHash', '=', tokenHash)
+        .execute()
+      found.session.lastSeen = now.toISOString()
+      found.session.expiresAt = expiresAt
+    }
+    return found
+  }
+
+  async revoke(token: string) {
+    await this.end(hashToken(token), 'revoked')
+  }
+
+  private async end(tokenHash: string, reason: string) {
+    await this.db.updateTable('sysSession').set({ endedReason: reason }).where('tokenHash', '=', tokenHash).execute()
+  }
+
+  async displaceOthers(userId: number, keepToken: string) {
+    await this.db
+      .updateTable('sysSession')
+      .set({ endedReason: 'displaced' })
+      .where('userId', '=', userId)
+      .where('endedReason', '=', '')
+      .where('tokenHash', '<>', hashToken(keepToken))
+      .execute()
+  }
+
+  async revokeUser(userId: number) {
+    await this.db
+      .updateTable('sysSession')
+      .set({ endedReason: 'revoked' })
+      .where('userId', '=', userId)
+      .where('endedReason', '=', '')
+      .execute()
+  }
+
+  listActive() {
+    return this.db
+      .selectFrom('sysSession')
+      .selectAll()
+      .where('endedReason', '=', '')
+      .where('expiresAt', '>', new Date().toISOString())
+      .orderBy('loginTime', 'desc')
+      .execute()
+  }
+}
+
+/** Sessions in Redis: one JSON value per token hash, plus a set of token hashes per user. */
+export class RedisSessionStore implements SessionStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'velo:session:',
+  ) {}
+
+  private key(tokenHash: string) {
+    return `${this.prefix}${tokenHash}`
+  }
+  private userKey(userId: number) {
+    return `${this.prefix}user:${userId}`
+  }
+  private async save(session: Session) {
+    const ttlMs = Date.parse(session.expiresAt) - Date.now() + KEEP_ENDED_MS
+    await this.redis
+      .multi()
+      .set(this.key(session.tokenHash), JSON.stringify(session), 'PX', Math.max(ttlMs, 1000))
+      .sadd(this.userKey(session.userId), session.tokenHash)
+      .pexpire(this.userKey(session.userId), Math.max(ttlMs, 1000))
+      .exec()
+  }
+  private async load(tokenHash: string): Promise<Session | undefined> {
+    const raw = await this.redis.get(this.key(tokenHash))
+    return raw ? (JSON.parse(raw) as Session) : undefined
+  }
+
+  async create(token: string, s: NewSession, ttlMinutes: number) {
+    const now = new Date()
+    await this.save({
+      ...s,
+      tokenHash: hashToken(token),
+      loginTime: now.toISOString(),
+      lastSeen: now.toISOString(),
+      expiresAt: new Date(now.getTime() + ttlMinutes * 60_000).toISOString(),
+      endedReason: '',
+    })
+  }
+
+  async lookup(token: string, ttlMinutes: number) {
+    const now = new Date()
+    const found = classify(await this.load(hashToken(token)), now)
+    if (found.state === 'valid' && now.getTime() - Date.parse(found.session.lastSeen) > TOUCH_EVERY_MS) {
+      found.session.lastSeen = now.toISOString()
+      found.session.expiresAt = new Date(now.getTime() + ttlMinutes * 60_000).toISOString()
+      await this.save(found.session)
+    }
+    return found
+  }
+
+  async revoke(token: string) {
+    await this.end(hashToken(token), 'revoked')
+  }
+
+  private async end(tokenHash: string, reason: string) {
+    const session = await this.load(tokenHash)
+    if (session && !session.endedReason) await this.save({ ...session, endedReason: reason })
+  }
+
+  private async userSessions(userId: number) {
+    const hashes = await this.redis.smembers(this.userKey(userId))
+    return (await Promise.all(hashes.map((h) => this.load(h)))).filter((s): s is Session => !!s)
+  }
+
+  async displaceOthers(userId: number, keepToken: string) {
+    const keep = hashToken(keepToken)
+    for (const s of await this.userSessions(userId)) {
+      if (s.tokenHash !== keep && !s.endedReason) await this.end(s.tokenHash, 'displaced')
+    }
+  }
+
+  async revokeUser(userId: number) {
+    for (const s of await this.userSessions(userId)) if (!s.endedReason) await this.end(s.tokenHash, 'revoked')
+  }
+
+  async listActive() {
+    const sessions: Session[] = []
+    const now = new Date().toISOString()
+    let cursor = '0'
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}*`, 'COUNT', 500)
+      cursor = next
+      for (const key of keys) {
+        if (key.startsWith(`${this.prefix}user:`)) continue
+        const raw = await this.redis.get(key)
+        const s = raw ? (JSON.parse(raw) as Session) : undefined
+        if (s && !s.endedReason && s.expiresAt > now) sessions.push(s)
+      }
+    } while (cursor !== '0')
+    return sessions.sort((a, b) => b.loginTime.localeCompare(a.loginTime))
+  }
+}

@@ -1,0 +1,66 @@
+import { ADMIN_ROLE, ALL_PERMISSIONS } from '@velo/shared'
+import type { Db } from '../../db/database'
+
+export interface RoleGrant {
+  roleId: number
+  roleKey: string
+  dataScope: string
+}
+
+/** Who is calling: loaded once per request from the session's user. */
+export interface AuthContext {
+  userId: number
+  userName: string
+  deptId: number | null
+  roles: RoleGrant[]
+  roleKeys: string[]
+  permissions: string[]
+  isAdmin: boolean
+}
+
+export async function loadAuthContext(db: Db, userId: number): Promise<AuthContext | undefined> {
+  const user = await db
+    .selectFrom('sysUser')
+    .select(['userId', 'userName', 'deptId', 'status'])
+    .where('userId', '=', userId)
+    .where('delFlag', '=', '0')
+    .executeTakeFirst()
+  if (!user || user.status !== '0') return undefined
+  const roles = await db
+    .selectFrom('sysUserRole as ur')
+    .innerJoin('sysRole as r', 'r.roleId', 'ur.roleId')
+    .select(['r.roleId', 'r.roleKey', 'r.dataScope'])
+    .where('ur.userId', '=', userId)
+    .where('r.status', '=', '0')
+    .where('r.delFlag', '=', '0')
+    .orderBy('r.roleSort')
+    .execute()
+  const roleKeys = roles.map((r) => r.roleKey)
+  const isAdmin = roleKeys.includes(ADMIN_ROLE)
+  let permissions: string[]
+  if (isAdmin) permissions = [ALL_PERMISSIONS]
+  else if (roles.length === 0) permissions = []
+  else {
+    const rows = await db
+      .selectFrom('sysRoleMenu as rm')
+      .innerJoin('sysMenu as m', 'm.menuId', 'rm.menuId')
+      .select('m.perms')
+      .distinct()
+      .where(
+        'rm.roleId',
+        'in',
+        roles.map((r) => r.roleId),
+      )
+      .where('m.status', '=', '0')
+      .where('m.perms', 'is not', null)
+      .where('m.perms', '<>', '')
+      .execute()
+    // A menu may list several permissions separated by commas.
+    permissions = [...new Set(rows.flatMap((r) => (r.perms ?? '').split(',').map((p) => p.trim()).filter(Boolean)))]
+  }
+  return { userId: user.userId, userName: user.userName, deptId: user.deptId, roles, roleKeys, permissions, isAdmin }
+}
+
+export function hasPermission(ctx: AuthContext, permission: string): boolean {
+  return ctx.isAdmin || ctx.permissions.includes(ALL_PERMISSIONS) || ctx.permissions.includes(permission)
+}

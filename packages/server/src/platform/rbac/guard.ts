@@ -1,0 +1,71 @@
+import { ResultCode } from '@velo/shared'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { AppError, forbidden } from '../errors'
+import type { Services } from '../services'
+import { type AuthContext, hasPermission, loadAuthContext } from './auth-context'
+
+/** Anyone may call it. */
+export const PUBLIC = 'public'
+/** Any signed-in user may call it. */
+export const SIGNED_IN = 'signedIn'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** PUBLIC, SIGNED_IN or a permission string 'area:entity:action'. Every API route must declare one. */
+    permission?: string
+  }
+  interface FastifyRequest {
+    auth: AuthContext | null
+    token: string | null
+  }
+}
+
+export function readToken(req: FastifyRequest): string | null {
+  const header = req.headers.authorization
+  if (!header) return null
+  const token = header.replace(/^Bearer\s+/i, '').trim()
+  return token || null
+}
+
+const SESSION_ERRORS = {
+  expired: new AppError(401, 'auth.tokenExpired', {}, ResultCode.TOKEN_EXPIRED),
+  displaced: new AppError(401, 'auth.tokenDisplaced', {}, ResultCode.SIGNED_IN_ELSEWHERE),
+  revoked: new AppError(401, 'auth.tokenIllegal', {}, ResultCode.ILLEGAL_TOKEN),
+  unknown: new AppError(401, 'auth.tokenIllegal', {}, ResultCode.ILLEGAL_TOKEN),
+} as const
+
+/**
+ * Inside the API scope: refuses at start any route that declares no permission, then on each request
+ * authenticates the token and checks the route's permission before the body is even validated.
+ */
+export function installGuard(api: FastifyInstance, services: Services) {
+  api.decorateRequest('auth', null)
+  api.decorateRequest('token', null)
+
+  api.addHook('onRoute', (route) => {
+    if (!route.config?.permission) throw new Error(`Route ${route.method} ${route.url} declares no permission`)
+  })
+
+  api.addHook('onRequest', async (req) => {
+    const permission = req.routeOptions.config.permission
+    if (permission === PUBLIC) return
+    const token = readToken(req)
+    if (!token) throw new AppError(401, 'auth.notLoggedIn', {}, ResultCode.ILLEGAL_TOKEN)
+    const found = await services.sessions.lookup(token, services.config.sessionTtlMinutes)
+    if (found.state !== 'valid') throw SESSION_ERRORS[found.state]
+    const auth = await loadAuthContext(services.db, found.session.userId)
+    if (!auth) {
+      await services.sessions.revoke(token)
+      throw SESSION_ERRORS.revoked
+    }
+    req.auth = auth
+    req.token = token
+    if (permission !== SIGNED_IN && !hasPermission(auth, permission!)) throw forbidden('error.forbidden', { permission: permission! })
+  })
+}
+
+/** The caller of a route that is not PUBLIC; the guard has made sure there is one. */
+export function caller(req: FastifyRequest): AuthContext {
+  if (!req.auth) throw new AppError(401, 'auth.notLoggedIn', {}, ResultCode.ILLEGAL_TOKEN)
+  return req.auth
+}

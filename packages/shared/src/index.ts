@@ -1,0 +1,6 @@
+export * from './api'
+export * from './validation'
+export * from './entity/types'
+export * from './entity/define'
+export * as systemEntities from './entities/system'
+export * from './menus'

@@ -1,0 +1,145 @@
+import { LANGUAGE_HEADER } from '@velo/shared'
+import { API_BASE_URL, REQUEST_TIMEOUT_MS } from '../app/config'
+import { getToken } from '../app/session/token'
+import { currentLanguage } from '../i18n'
+import { ApiError, failureMessage, fromFetchFailure, interpretResponse } from './errors'
+import { confirmSessionEnd, showError } from './feedback'
+
+export { ApiError } from './errors'
+
+export type Query = Record<string, string | number | boolean | null | undefined>
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  /** Path under the API prefix, e.g. '/getUserInfo'. */
+  url: string
+  params?: Query
+  /** JSON body, or FormData for uploads. */
+  data?: unknown
+  timeout?: number
+  /** Skip the automatic red message; the caller shows its own. Session dialogs still appear. */
+  silent?: boolean
+  signal?: AbortSignal
+}
+
+export function buildUrl(url: string, params?: Query): string {
+  const search = new URLSearchParams()
+  for (const [key, value] of Object.entries(params ?? {})) {
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value))
+  }
+  const qs = search.toString()
+  return `${API_BASE_URL}${url}${qs ? `${url.includes('?') ? '&' : '?'}${qs}` : ''}`
+}
+
+function buildHeaders(data: unknown): Headers {
+  const headers = new Headers({ Accept: 'application/json' })
+  const token = getToken()
+  if (token) headers.set('Authorization', token)
+  headers.set(LANGUAGE_HEADER, currentLanguage())
+  // FormData sets its own multipart boundary.
+  if (data !== undefined && !(data instanceof FormData)) headers.set('Content-Type', 'application/json')
+  return headers
+}
+
+/** fetch with the client's timeout (SPEC §7: 120000 ms) and the caller's own abort signal. */
+async function send(opts: RequestOptions): Promise<Response> {
+  const timeout = opts.timeout ?? REQUEST_TIMEOUT_MS
+  const controller = new AbortController()
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    controller.abort()
+  }, timeout)
+  const onCallerAbort = () => controller.abort()
+  opts.signal?.addEventListener('abort', onCallerAbort)
+  try {
+    return await fetch(buildUrl(opts.url, opts.params), {
+      method: opts.method ?? 'GET',
+      headers: buildHeaders(opts.data),
+      body: opts.data === undefined ? undefined : opts.data instanceof FormData ? opts.data : JSON.stringify(opts.data),
+      credentials: 'omit',
+      signal: controller.signal,
+    })
+  } catch (error) {
+    throw fromFetchFailure(error, timedOut, timeout, opts.signal?.aborted === true)
+  } finally {
+    clearTimeout(timer)
+    opts.signal?.removeEventListener('abort', onCallerAbort)
+  }
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  const type = response.headers.get('Content-Type') ?? ''
+  if (type.includes('json')) return response.json().catch(() => null)
+  const text = await response.text()
+  return text === '' ? null : text
+}
+
+/** Feedback for a failed call (SPEC §8), then the error is rethrown to the caller. */
+function report(error: ApiError, silent: boolean | undefined): never {
+  if (!silent && error.kind !== 'canceled') showError(failureMessage(error))
+  if (error.kind === 'session') confirmSessionEnd()
+  throw error
+}
+
+export async function request<T>(opts: RequestOptions): Promise<T> {
+  let response: Response
+  try {
+    response = await send(opts)
+  } catch (error) {
+    return report(fromFetchFailure(error, false, 0), opts.silent)
+  }
+  const result = interpretResponse<T>(response.status, await readBody(response))
+  if (result.ok) return result.data
+  return report(result.error, opts.silent)
+}
+
+export const http = {
+  get: <T>(url: string, params?: Query, extra?: Partial<RequestOptions>) => request<T>({ ...extra, url, params }),
+  post: <T>(url: string, data?: unknown, extra?: Partial<RequestOptions>) =>
+    request<T>({ ...extra, method: 'POST', url, data }),
+  put: <T>(url: string, data?: unknown, extra?: Partial<RequestOptions>) =>
+    request<T>({ ...extra, method: 'PUT', url, data }),
+  delete: <T>(url: string, extra?: Partial<RequestOptions>) => request<T>({ ...extra, method: 'DELETE', url }),
+}
+
+/** The file name from a Content-Disposition header (RFC 5987 `filename*` first). */
+export function filenameFromDisposition(header: string | null): string | undefined {
+  if (!header) return undefined
+  const star = /filename\*\s*=\s*(?:UTF-8'')?([^;]+)/i.exec(header)
+  if (star?.[1]) return decodeURIComponent(star[1].trim().replace(/^"|"$/g, ''))
+  const plain = /filename\s*=\s*"?([^";]+)"?/i.exec(header)
+  return plain?.[1]?.trim()
+}
+
+/**
+ * POST a filter body and save the answer (an xlsx export) as a file. A JSON answer means the
+ * server refused; it is reported like any other failure.
+ */
+export async function download(url: string, body: unknown, filename?: string): Promise<void> {
+  let response: Response
+  try {
+    response = await send({ method: 'POST', url, data: body })
+  } catch (error) {
+    return report(fromFetchFailure(error, false, 0), false)
+  }
+  const type = response.headers.get('Content-Type') ?? ''
+  if (!response.ok || type.includes('application/json')) {
+    const result = interpretResponse<unknown>(response.status, await readBody(response))
+    if (!result.ok) return report(result.error, false)
+  }
+  const blob = await response.blob()
+  const name = filename ?? filenameFromDisposition(response.headers.get('Content-Disposition')) ?? 'download.xlsx'
+  saveBlob(blob, name)
+}
+
+export function saveBlob(blob: Blob, filename: string): void {
+  const href = URL.createObjectURL(blob)
+  const link = document.createElement('a')
+  link.href = href
+  link.download = filename
+  document.body.appendChild(link)
+  link.click()
+  link.remove()
+  setTimeout(() => URL.revokeObjectURL(href), 0)
+}

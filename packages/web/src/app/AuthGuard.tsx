@@ -1,0 +1,70 @@
+import { useEffect, useState, type ReactNode } from 'react'
+import { Navigate, useLocation, useNavigate } from 'react-router'
+import { App } from 'antd'
+import { useTranslation } from 'react-i18next'
+import { failureMessage } from '../api/errors'
+import { MESSAGE_DURATION_S } from './config'
+import { RouteProgress } from './RouteProgress'
+import { loginUrlFor } from './redirectTarget'
+import { localLogout, loadSessionOnce } from './session/sessionFlow'
+import { sessionActions, sessionStore } from './session/sessionStore'
+
+/**
+ * The route guard (SPEC §2, §8): no token → /login?redirect=<wanted path>; with a token, load user
+ * info and then the routes once before showing the shell.
+ */
+export function AuthGuard({ children }: { children: ReactNode }) {
+  const token = sessionStore.use((s) => s.token)
+  const routes = sessionStore.use((s) => s.routes)
+  const location = useLocation()
+  const navigate = useNavigate()
+  const { message, modal } = App.useApp()
+  const { t } = useTranslation()
+  const [loading, setLoading] = useState(false)
+  const fullPath = `${location.pathname}${location.search}`
+
+  useEffect(() => {
+    if (!token || routes) return
+    let active = true
+    setLoading(true)
+    void loadSessionOnce().then((failure) => {
+      if (!active) return
+      setLoading(false)
+      if (!failure) {
+        if (!sessionStore.getState().routes?.length) showNoAccess()
+        return
+      }
+      if (failure.stage === 'userInfo') {
+        // User info failed: local logout, say why, and start over at '/'.
+        localLogout()
+        void message.error(failureMessage(failure.error), MESSAGE_DURATION_S)
+        navigate('/', { replace: true })
+      } else {
+        sessionActions.resetToken()
+        void message.error(failure.error instanceof Error && failure.error.message ? failure.error.message : 'Has Error', MESSAGE_DURATION_S)
+        navigate(loginUrlFor(fullPath), { replace: true })
+      }
+    })
+    return () => {
+      active = false
+    }
+    // Loading depends on the session only; the path is read once for the redirect.
+  }, [token, routes])
+
+  function showNoAccess() {
+    modal.confirm({
+      title: t('noAccess.title'),
+      content: t('noAccess.content'),
+      okText: t('noAccess.relogin'),
+      cancelText: t('common.cancel'),
+      onOk: () => {
+        localLogout()
+        window.location.reload()
+      },
+    })
+  }
+
+  if (!token) return <Navigate to={loginUrlFor(fullPath)} replace />
+  if (!routes || loading) return <RouteProgress />
+  return children
+}

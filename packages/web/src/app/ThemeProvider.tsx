@@ -1,0 +1,53 @@
+import type { ReactNode } from 'react'
+import { App as AntApp, ConfigProvider, theme } from 'antd'
+import type { SizeType } from 'antd/es/config-provider/SizeContext'
+import enUS from 'antd/locale/en_US'
+import zhCN from 'antd/locale/zh_CN'
+import dayjs from 'dayjs'
+import 'dayjs/locale/zh-cn'
+import { currentLanguage } from '../i18n'
+import { layoutStore, type UiSize } from './layoutStore'
+import { settingsStore } from './settingsStore'
+import { MENU_COLORS } from './config'
+
+const language = currentLanguage()
+// The language only changes with a page reload, so antd's and dayjs's locales are set once.
+dayjs.locale(language === 'zh_CN' ? 'zh-cn' : 'en')
+const antdLocale = language === 'zh_CN' ? zhCN : enUS
+
+/** SPEC size names → antd sizes; Mini is Small with the compact algorithm. */
+const componentSize: Record<UiSize, SizeType> = { default: 'large', medium: 'middle', small: 'small', mini: 'small' }
+
+/** antd theme from the layout settings: the colour and dark mode apply live to every component. */
+export function ThemeProvider({ children }: { children: ReactNode }) {
+  const themeColor = settingsStore.use((s) => s.themeColor)
+  const darkMode = settingsStore.use((s) => s.darkMode)
+  const size = layoutStore.use((s) => s.size)
+  const algorithm = [darkMode ? theme.darkAlgorithm : theme.defaultAlgorithm]
+  if (size === 'mini') algorithm.push(theme.compactAlgorithm)
+  return (
+    <ConfigProvider
+      locale={antdLocale}
+      componentSize={componentSize[size]}
+      theme={{
+        algorithm,
+        token: { colorPrimary: themeColor, colorInfo: themeColor, borderRadius: 4 },
+        components: {
+          Menu: {
+            darkItemBg: MENU_COLORS.background,
+            darkSubMenuItemBg: MENU_COLORS.subMenuBackground,
+            darkPopupBg: MENU_COLORS.background,
+            darkItemColor: MENU_COLORS.text,
+            darkItemHoverBg: MENU_COLORS.hoverBackground,
+            darkItemHoverColor: '#ffffff',
+            darkItemSelectedBg: MENU_COLORS.hoverBackground,
+            darkItemSelectedColor: MENU_COLORS.activeText,
+            darkGroupTitleColor: MENU_COLORS.text,
+          },
+        },
+      }}
+    >
+      <AntApp>{children}</AntApp>
+    </ConfigProvider>
+  )
+}

@@ -1,0 +1,40 @@
+import { useMemo } from 'react'
+import { matchRoutes } from 'react-router'
+import type { RouteNode } from '@velo/shared'
+import { sessionStore } from '../session/sessionStore'
+import { fixedRoutes } from './fixedRoutes'
+import { buildMenu, type MenuEntry } from './menuModel'
+import { buildRouteTree, collectRedirects, flattenPages, type AppRoute, type PageRoute } from './routeModel'
+
+/** Everything derived from the fixed and the server routes, computed once per route list. */
+export interface RouteTable {
+  tree: AppRoute[]
+  pages: PageRoute[]
+  redirects: Map<string, string>
+  menu: MenuEntry[]
+}
+
+export function buildRouteTable(serverRoutes: readonly RouteNode[]): RouteTable {
+  const tree = [...buildRouteTree(fixedRoutes), ...buildRouteTree(serverRoutes)]
+  const pages = flattenPages(tree)
+  return { tree, pages, redirects: collectRedirects(tree), menu: buildMenu(tree) }
+}
+
+export function useRouteTable(): RouteTable {
+  const routes = sessionStore.use((s) => s.routes)
+  return useMemo(() => buildRouteTable(routes ?? []), [routes])
+}
+
+export interface PageMatch {
+  page: PageRoute
+  params: Record<string, string | undefined>
+}
+
+/** The page for a pathname; the router's ranking prefers static segments over ':params'. */
+export function matchPage(pages: readonly PageRoute[], pathname: string): PageMatch | null {
+  const candidates = pages.filter((p) => !p.path.startsWith('http')).map((page, index) => ({ id: String(index), path: page.path, page }))
+  const found = matchRoutes(candidates, pathname)?.[0]
+  if (!found) return null
+  const candidate = candidates.find((c) => c.id === found.route.id)
+  return candidate ? { page: candidate.page, params: found.params } : null
+}

@@ -1,0 +1,49 @@
+import { getRouters, getUserInfo, logout as logoutCall } from '../../api/auth'
+import { tagsActions } from '../../layout/tags/tagsStore'
+import { sessionActions, sessionStore } from './sessionStore'
+
+// The guard's loading steps and sign-out, kept apart from React so the order is easy to read.
+
+export type SessionLoadFailure = { stage: 'userInfo' | 'routes'; error: unknown }
+
+/** Load user info, then routes. Each failure keeps its own stage, since the guard treats them differently. */
+async function loadSession(): Promise<SessionLoadFailure | null> {
+  try {
+    if (!sessionStore.getState().user) sessionActions.userInfoLoaded(await getUserInfo())
+  } catch (error) {
+    return { stage: 'userInfo', error }
+  }
+  try {
+    if (!sessionStore.getState().routes) sessionActions.routesLoaded((await getRouters()) ?? [])
+  } catch (error) {
+    return { stage: 'routes', error }
+  }
+  return null
+}
+
+let pending: Promise<SessionLoadFailure | null> | null = null
+
+/** One load per page view, however many times the guard mounts; a failed load may be retried. */
+export function loadSessionOnce(): Promise<SessionLoadFailure | null> {
+  pending ??= loadSession().then((failure) => {
+    if (failure) pending = null
+    return failure
+  })
+  return pending
+}
+
+/** Local logout: forget the token, user, roles, permissions and tabs. */
+export function localLogout(): void {
+  sessionActions.resetToken()
+  tagsActions.reset()
+  pending = null
+}
+
+/** SPEC §4: call the server, then clear everything locally even if the call failed. */
+export async function logout(): Promise<void> {
+  try {
+    await logoutCall()
+  } finally {
+    localLogout()
+  }
+}

@@ -1,0 +1,64 @@
+import i18n from 'i18next'
+import { initReactI18next } from 'react-i18next'
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '@velo/shared'
+import { LANGUAGE_KEY } from '../app/config'
+import { enUS } from './en_US'
+import { zhCN } from './zh_CN'
+import { menuEnUS, menuZhCN } from './menus'
+
+/** The stored language (SPEC §1: key user_lang, default en_US). */
+export function currentLanguage(): Language {
+  let stored: string | null = null
+  try {
+    stored = localStorage.getItem(LANGUAGE_KEY)
+  } catch {
+    // Storage may be blocked; fall back to the default.
+  }
+  return (LANGUAGES as readonly string[]).includes(stored ?? '') ? (stored as Language) : DEFAULT_LANGUAGE
+}
+
+/** Changing language reloads the page so every module, antd and dayjs pick it up together. */
+export function switchLanguage(language: Language): void {
+  localStorage.setItem(LANGUAGE_KEY, language)
+  window.location.reload()
+}
+
+// Keys are flat ('menu.system' and 'menu.system.dict' both exist), so '.' is not a separator.
+void i18n.use(initReactI18next).init({
+  lng: currentLanguage(),
+  fallbackLng: DEFAULT_LANGUAGE,
+  supportedLngs: [...LANGUAGES],
+  load: 'currentOnly',
+  keySeparator: false,
+  nsSeparator: false,
+  initAsync: false,
+  interpolation: { escapeValue: false },
+  resources: {
+    en_US: { translation: { ...enUS, ...menuEnUS } },
+    zh_CN: { translation: { ...zhCN, ...menuZhCN } },
+  },
+})
+
+const KEY_LIKE = /^[a-z][\w-]*(\.[\w-]+)+$/
+
+/** 'menu.system.iotConfig' → 'Iot Config': the fallback when a menu key has no translation yet. */
+export function prettifyKey(key: string): string {
+  const last = key.slice(key.lastIndexOf('.') + 1)
+  const words = last
+    .replace(/[-_]+/g, ' ')
+    .replace(/([a-z\d])([A-Z])/g, '$1 $2')
+    .trim()
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
+/**
+ * Route and menu titles from the server are i18n keys ('menu.system.dict') or plain text:
+ * translate a known key, prettify an unknown key, show plain text as is.
+ */
+export function translateTitle(title: string | null | undefined): string {
+  if (!title) return ''
+  if (i18n.exists(title)) return i18n.t(title)
+  return KEY_LIKE.test(title) ? prettifyKey(title) : title
+}
+
+export default i18n

@@ -1,0 +1,57 @@
+import { Activity, useEffect, useRef } from 'react'
+import { Navigate, Route, Routes, useLocation, type Location } from 'react-router'
+import { PRODUCT_NAME } from '../../app/config'
+import { DASHBOARD_PATH } from '../../app/routes/fixedRoutes'
+import { matchPage } from '../../app/routes/routeTable'
+import { translateTitle } from '../../i18n'
+import { tagsStore } from '../tags/tagsStore'
+import { useCurrentPage } from '../useCurrentPage'
+import { PageHost } from './PageHost'
+import { RedirectHelper } from './RedirectHelper'
+
+/**
+ * The page area with keep-alive: every cached view that was opened in this page load stays mounted
+ * inside a hidden <Activity>, so its filters, pager and form state survive tab switches. Each view
+ * sees the location it last had, not the current one, so a hidden list does not react to another
+ * page's URL.
+ */
+export function AppMain() {
+  const location = useLocation()
+  const { table, current } = useCurrentPage()
+  const cachedViews = tagsStore.use((s) => s.cachedViews)
+  // Last location of each view opened in this page load, in first-opened order (a stable render order).
+  const views = useRef(new Map<string, Location>())
+  const path = location.pathname
+
+  if (current) views.current.set(path, location)
+  for (const seen of [...views.current.keys()]) {
+    if (seen !== path && !cachedViews.includes(seen)) views.current.delete(seen)
+  }
+
+  useEffect(() => {
+    const title = current ? translateTitle(current.page.meta.title) : ''
+    document.title = title ? `${title} - ${PRODUCT_NAME}` : PRODUCT_NAME
+  }, [current])
+
+  if (path === '/redirect' || path.startsWith('/redirect/')) return <RedirectHelper />
+  const folderRedirect = table.redirects.get(path)
+  if (!current) return <Navigate to={folderRedirect ?? DASHBOARD_PATH} replace />
+
+  return (
+    <>
+      {[...views.current].map(([viewPath, viewLocation]) => {
+        const match = viewPath === path ? current : matchPage(table.pages, viewPath)
+        if (!match) return null
+        return (
+          <Activity key={viewPath} mode={viewPath === path ? 'visible' : 'hidden'}>
+            <div className="app-view" data-view={viewPath}>
+              <Routes location={viewLocation}>
+                <Route path={match.page.path} element={<PageHost page={match.page} />} />
+              </Routes>
+            </div>
+          </Activity>
+        )
+      })}
+    </>
+  )
+}

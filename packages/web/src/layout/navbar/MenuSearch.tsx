@@ -1,0 +1,55 @@
+import { useMemo, useRef, useState } from 'react'
+import { useNavigate } from 'react-router'
+import { Select, type RefSelectProps } from 'antd'
+import { SearchOutlined } from '@ant-design/icons'
+import { useTranslation } from 'react-i18next'
+import { translateTitle } from '../../i18n'
+import { createMenuSearcher, searchEntries, type SearchEntry } from '../../app/routes/menuSearch'
+import { isExternal } from '../../app/routes/routeModel'
+import { useRouteTable } from '../../app/routes/routeTable'
+
+/** The navbar's menu search: an icon that opens a fuzzy search box over every visible route. */
+export function MenuSearch() {
+  const { t } = useTranslation()
+  const table = useRouteTable()
+  const navigate = useNavigate()
+  const [open, setOpen] = useState(false)
+  const [results, setResults] = useState<SearchEntry[]>([])
+  const selectRef = useRef<RefSelectProps>(null)
+  const search = useMemo(() => createMenuSearcher(searchEntries(table.tree, translateTitle)), [table.tree])
+
+  function choose(path: string) {
+    setResults([])
+    setOpen(false)
+    if (isExternal(path)) window.open(path, '_blank', 'noopener')
+    else navigate(path)
+  }
+
+  function show() {
+    setOpen(true)
+    setTimeout(() => selectRef.current?.focus(), 0)
+  }
+
+  return (
+    <div className={`header-search ${open ? 'show' : ''}`}>
+      <SearchOutlined className="navbar-icon" onClick={() => (open ? setOpen(false) : show())} aria-label={t('navbar.searchMenu')} data-testid="menu-search-toggle" />
+      {open && (
+        <Select
+          ref={selectRef}
+          className="header-search-select"
+          data-testid="menu-search"
+          placeholder={t('navbar.searchMenu')}
+          value={null}
+          showSearch={{ filterOption: false, onSearch: (q) => setResults(search(q)) }}
+          defaultActiveFirstOption
+          suffixIcon={null}
+          notFoundContent={null}
+          options={results.map((r) => ({ value: r.path, label: r.title.join(' > ') }))}
+          onSelect={(path: string) => choose(path)}
+          onBlur={() => setOpen(false)}
+          style={{ width: 220 }}
+        />
+      )}
+    </div>
+  )
+}

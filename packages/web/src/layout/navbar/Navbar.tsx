@@ -1,0 +1,52 @@
+import { Tooltip } from 'antd'
+import { GithubOutlined, MenuFoldOutlined, MenuUnfoldOutlined, QuestionCircleOutlined } from '@ant-design/icons'
+import { useTranslation } from 'react-i18next'
+import { API_DOCS_URL, SOURCE_REPOSITORY_URL } from '../../app/config'
+import { layoutActions, layoutStore } from '../../app/layoutStore'
+import { LanguageSelect } from '../LanguageSelect'
+import { Breadcrumbs } from './Breadcrumbs'
+import { FullscreenToggle } from './FullscreenToggle'
+import { MenuSearch } from './MenuSearch'
+import { SizeSelect } from './SizeSelect'
+import { UserMenu } from './UserMenu'
+
+export function Navbar() {
+  const { t } = useTranslation()
+  const opened = layoutStore.use((s) => s.sidebarOpened)
+  const mobile = layoutStore.use((s) => s.device) === 'mobile'
+  const Hamburger = opened ? MenuFoldOutlined : MenuUnfoldOutlined
+  return (
+    <div className="navbar" data-testid="navbar">
+      <Hamburger
+        className="hamburger"
+        onClick={layoutActions.toggleSidebar}
+        data-testid="hamburger"
+        aria-label={t('navbar.toggleSidebar')}
+        aria-expanded={opened}
+      />
+      <Breadcrumbs />
+      <div className="right-menu">
+        {/* The classic layout drops the wide tools on phones. */}
+        {!mobile && (
+          <>
+            <MenuSearch />
+            <FullscreenToggle />
+            <SizeSelect />
+            <Tooltip title={t('navbar.apiDocs')} placement="bottom">
+              <a href={API_DOCS_URL} target="_blank" rel="noreferrer" className="navbar-icon" data-testid="api-docs-link" aria-label={t('navbar.apiDocs')}>
+                <QuestionCircleOutlined />
+              </a>
+            </Tooltip>
+            <Tooltip title={t('navbar.source')} placement="bottom">
+              <a href={SOURCE_REPOSITORY_URL} target="_blank" rel="noreferrer" className="navbar-icon" data-testid="source-link" aria-label={t('navbar.source')}>
+                <GithubOutlined />
+              </a>
+            </Tooltip>
+          </>
+        )}
+        <LanguageSelect />
+        <UserMenu />
+      </div>
+    </div>
+  )
+}

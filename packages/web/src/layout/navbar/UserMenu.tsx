@@ -1,0 +1,56 @@
+import { Avatar, Dropdown } from 'antd'
+import { CaretDownOutlined } from '@ant-design/icons'
+import { Link, useLocation, useNavigate } from 'react-router'
+import { useTranslation } from 'react-i18next'
+import { avatarUrl } from '../../api/profile'
+import { layoutActions } from '../../app/layoutStore'
+import { loginUrlFor } from '../../app/redirectTarget'
+import { logout } from '../../app/session/sessionFlow'
+import { sessionStore } from '../../app/session/sessionStore'
+
+/** The nickname (to the personal centre) and the avatar menu: Home, Profile, Layout setting, Logout. */
+export function UserMenu() {
+  const { t } = useTranslation()
+  const navigate = useNavigate()
+  const location = useLocation()
+  const user = sessionStore.use((s) => s.user)
+  const avatarVersion = sessionStore.use((s) => s.avatarVersion)
+
+  async function signOut() {
+    const back = `${location.pathname}${location.search}`
+    // Even if the server call fails, the local session is gone; go to sign-in either way.
+    await logout().catch(() => undefined)
+    navigate(loginUrlFor(back), { replace: true })
+  }
+
+  return (
+    <>
+      <Link to="/user/profile" className="navbar-nickname" data-testid="navbar-nickname">
+        {user?.nickName || user?.username}
+      </Link>
+      <Dropdown
+        trigger={['click']}
+        menu={{
+          items: [
+            { key: 'home', label: t('navbar.home') },
+            { key: 'profile', label: t('navbar.profile') },
+            { key: 'settings', label: t('navbar.layoutSetting') },
+            { type: 'divider' },
+            { key: 'logout', label: t('navbar.logout') },
+          ],
+          onClick: ({ key }) => {
+            if (key === 'home') navigate('/')
+            else if (key === 'profile') navigate('/user/profile')
+            else if (key === 'settings') layoutActions.openSettings(true)
+            else if (key === 'logout') void signOut()
+          },
+        }}
+      >
+        <span className="avatar-wrapper" data-testid="avatar-menu" role="button" tabIndex={0}>
+          <Avatar shape="square" size={36} src={avatarUrl(user?.avatar, avatarVersion)} alt={t('navbar.avatar')} />
+          <CaretDownOutlined className="avatar-caret" />
+        </span>
+      </Dropdown>
+    </>
+  )
+}

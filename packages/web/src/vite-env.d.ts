@@ -1,0 +1,7 @@
+/// <reference types="vite/client" />
+
+interface ImportMetaEnv {
+  readonly VITE_API_PREFIX?: string
+  readonly VITE_API_HOST?: string
+  readonly VITE_SOURCE_URL?: string
+}
