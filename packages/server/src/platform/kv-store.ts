@@ -51,23 +51,29 @@ export class SqlKeyValueStore implements KeyValueStore {
   }
 }
 
+/** Redis keeps the value with a TTL; the deadline is stored too, so both stores judge expiry by the same clock. */
 export class RedisKeyValueStore implements KeyValueStore {
   constructor(
     private readonly redis: Redis,
     private readonly prefix = 'velo:kv:',
   ) {}
 
+  private static live(raw: string | null): string | null {
+    if (raw === null) return null
+    const bar = raw.indexOf('|')
+    return Number(raw.slice(0, bar)) > Date.now() ? raw.slice(bar + 1) : null
+  }
+
   async set(key: string, value: string, ttlSeconds: number) {
-    await this.redis.set(this.prefix + key, value, 'EX', ttlSeconds)
+    await this.redis.set(this.prefix + key, `${Date.now() + ttlSeconds * 1000}|${value}`, 'EX', ttlSeconds)
   }
-  get(key: string) {
-    return this.redis.get(this.prefix + key)
+  async get(key: string) {
+    return RedisKeyValueStore.live(await this.redis.get(this.prefix + key))
   }
-  take(key: string) {
-    return this.redis.getdel(this.prefix + key)
+  async take(key: string) {
+    return RedisKeyValueStore.live(await this.redis.getdel(this.prefix + key))
   }
   async delete(key: string) {
     await this.redis.del(this.prefix + key)
   }
 }
-

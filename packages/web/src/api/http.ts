@@ -2,6 +2,7 @@ import { LANGUAGE_HEADER } from '@velo/shared'
 import { API_BASE_URL, REQUEST_TIMEOUT_MS } from '../app/config'
 import { getToken } from '../app/session/token'
 import { currentLanguage } from '../i18n'
+import i18n from '../i18n'
 import { ApiError, failureMessage, fromFetchFailure, interpretResponse } from './errors'
 import { confirmSessionEnd, showError } from './feedback'
 
@@ -75,9 +76,15 @@ async function readBody(response: Response): Promise<unknown> {
   return text === '' ? null : text
 }
 
+/** The server's msg for envelope failures; our own localized text for transport failures. */
+export function feedbackText(error: ApiError): string {
+  if (error.kind === 'business' || error.kind === 'session') return failureMessage(error)
+  return i18n.t(`request.${error.kind}`, { code: error.code, defaultValue: failureMessage(error) })
+}
+
 /** Feedback for a failed call (SPEC §8), then the error is rethrown to the caller. */
 function report(error: ApiError, silent: boolean | undefined): never {
-  if (!silent && error.kind !== 'canceled') showError(failureMessage(error))
+  if (!silent && error.kind !== 'canceled') showError(feedbackText(error))
   if (error.kind === 'session') confirmSessionEnd()
   throw error
 }

@@ -2,12 +2,13 @@ import { useEffect, useState, type ReactNode } from 'react'
 import { Navigate, useLocation, useNavigate } from 'react-router'
 import { App } from 'antd'
 import { useTranslation } from 'react-i18next'
-import { failureMessage } from '../api/errors'
+import { ApiError } from '../api/errors'
+import { feedbackText } from '../api/http'
 import { MESSAGE_DURATION_S } from './config'
 import { RouteProgress } from './RouteProgress'
 import { loginUrlFor } from './redirectTarget'
 import { localLogout, loadSessionOnce } from './session/sessionFlow'
-import { sessionActions, sessionStore } from './session/sessionStore'
+import { sessionActions, sessionStore, VERIFICATION_FAILED } from './session/sessionStore'
 
 /**
  * The route guard (SPEC §2, §8): no token → /login?redirect=<wanted path>; with a token, load user
@@ -37,11 +38,11 @@ export function AuthGuard({ children }: { children: ReactNode }) {
       if (failure.stage === 'userInfo') {
         // User info failed: local logout, say why, and start over at '/'.
         localLogout()
-        void message.error(failureMessage(failure.error), MESSAGE_DURATION_S)
+        void message.error(describe(failure.error), MESSAGE_DURATION_S)
         navigate('/', { replace: true })
       } else {
         sessionActions.resetToken()
-        void message.error(failure.error instanceof Error && failure.error.message ? failure.error.message : 'Has Error', MESSAGE_DURATION_S)
+        void message.error(describe(failure.error), MESSAGE_DURATION_S)
         navigate(loginUrlFor(fullPath), { replace: true })
       }
     })
@@ -50,6 +51,12 @@ export function AuthGuard({ children }: { children: ReactNode }) {
     }
     // Loading depends on the session only; the path is read once for the redirect.
   }, [token, routes])
+
+  function describe(error: unknown): string {
+    if (error instanceof ApiError) return feedbackText(error)
+    if (error instanceof Error && error.message === VERIFICATION_FAILED) return t('guard.verificationFailed')
+    return error instanceof Error && error.message ? error.message : t('guard.hasError')
+  }
 
   function showNoAccess() {
     modal.confirm({

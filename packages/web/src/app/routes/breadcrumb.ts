@@ -17,8 +17,9 @@ export interface Crumb {
   to: string | null
 }
 
-const isDashboard = (route: CrumbSource | undefined): boolean =>
-  !!route && (route.name.trim().toLowerCase() === 'dashboard' || route.path === DASHBOARD_PATH)
+// By name, as the classic admin does: the server's '/dashboard' folder (the analytics screens) is
+// not the dashboard page, so its pages still get the Dashboard crumb first.
+const isDashboard = (route: CrumbSource | undefined): boolean => !!route && route.name.trim().toLowerCase() === 'dashboard'
 
 /** Fill ':param' segments from the current URL so a link goes back to the same record. */
 export function compilePath(path: string, params: Readonly<Record<string, string | undefined>>): string {

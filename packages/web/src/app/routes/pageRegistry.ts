@@ -1,11 +1,16 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react'
 
 // Server routes name their page by path ('system/dict/index'); the page modules under src/pages
-// are found at build time and loaded on demand, each in its own chunk.
+// are found at build time and loaded on demand, each in its own chunk. Page modules have lowercase
+// names (index.tsx, profile.tsx, 404.tsx); PascalCase files beside them are their parts, not pages.
 
 type PageModule = { default: ComponentType }
 
-const modules = import.meta.glob<PageModule>(['../../pages/**/*.tsx', '!../../pages/**/*.test.tsx'])
+const modules = import.meta.glob<PageModule>([
+  '../../pages/**/*.tsx',
+  '!../../pages/**/*.test.tsx',
+  '!../../pages/**/[A-Z]*.tsx',
+])
 
 /** File keys a component name may live under: 'a/b/index' → a/b/index.tsx or a/b.tsx; 'a/b' → a/b.tsx or a/b/index.tsx. */
 export function pageKeyCandidates(component: string): string[] {

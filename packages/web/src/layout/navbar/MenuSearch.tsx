@@ -34,7 +34,7 @@ export function MenuSearch() {
     <div className={`header-search ${open ? 'show' : ''}`}>
       <SearchOutlined className="navbar-icon" onClick={() => (open ? setOpen(false) : show())} aria-label={t('navbar.searchMenu')} data-testid="menu-search-toggle" />
       {open && (
-        <Select
+        <Select<string | null>
           ref={selectRef}
           className="header-search-select"
           data-testid="menu-search"
@@ -45,7 +45,7 @@ export function MenuSearch() {
           suffixIcon={null}
           notFoundContent={null}
           options={results.map((r) => ({ value: r.path, label: r.title.join(' > ') }))}
-          onSelect={(path: string) => choose(path)}
+          onSelect={(path) => path && choose(path)}
           onBlur={() => setOpen(false)}
           style={{ width: 220 }}
         />

@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { addUser, createTestApp, type TestApp } from './harness'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(() => t.close())
+
+const setConfig = (key: string, value: string) =>
+  t.app.services.db.updateTable('sysConfig').set({ configValue: value }).where('configKey', '=', key).execute()
+const userCount = async () => (await t.app.services.db.selectFrom('sysUser').select('userId').execute()).length
+
+describe('registration', () => {
+  const body = { username: 'newbie1', password: 'secret12', confirmPassword: 'secret12' }
+
+  it('is off by default and says so', async () => {
+    const before = await userCount()
+    const res = await t.call({ method: 'POST', url: '/api/register', body })
+    expect(res.status).toBe(403)
+    expect(res.msg).toBe('Registration is switched off')
+    expect((await t.call({ url: '/api/common/features' })).data.registerEnabled).toBe(false)
+    expect(await userCount()).toBe(before)
+  })
+
+  it('registers when the config key is on, and the new user can sign in with no role', async () => {
+    await setConfig('sys.account.registerUser', 'true')
+    expect((await t.call({ url: '/api/common/features' })).data.registerEnabled).toBe(true)
+    const res = await t.call({ method: 'POST', url: '/api/register', body })
+    expect(res.code).toBe(200)
+    const token = await t.login('newbie1', 'secret12')
+    expect((await t.call({ url: '/api/getUserInfo', token })).data.roles).toEqual(['ROLE_DEFAULT'])
+  })
+
+  it('refuses a taken name, a bad name, a bad password and a mismatch, adding nobody', async () => {
+    const before = await userCount()
+    const taken = await t.call({ method: 'POST', url: '/api/register', body })
+    expect(taken.status).toBe(409)
+    expect(taken.msg).toBe('The user name "newbie1" is already taken')
+    const badName = await t.call({ method: 'POST', url: '/api/register', body: { ...body, username: 'ab!' } })
+    expect(badName.status).toBe(400)
+    expect(badName.data.errors).toEqual([{ field: 'username', message: 'User name must be 4 to 20 letters and digits' }])
+    const badPass = await t.call({ method: 'POST', url: '/api/register', lang: 'zh_CN', body: { ...body, username: 'newbie2', password: 'short', confirmPassword: 'short' } })
+    expect(badPass.status).toBe(400)
+    expect(badPass.data.errors[0]).toEqual({ field: 'password', message: '密码必须是 6 到 20 位字母、数字或特殊字符' })
+    const mismatch = await t.call({ method: 'POST', url: '/api/register', body: { ...body, username: 'newbie3', confirmPassword: 'other123' } })
+    expect(mismatch.status).toBe(400)
+    expect(mismatch.msg).toBe('The two passwords do not match')
+    expect(await userCount()).toBe(before)
+    await setConfig('sys.account.registerUser', 'false')
+  })
+})
+
+describe('forgotten password', () => {
+  const outbox = () => t.app.services.db.selectFrom('sysMailOutbox').selectAll().orderBy('mailId', 'desc').execute()
+  const codeFrom = (body: string) => /\b(\d{6})\b/.exec(body)![1]!
+
+  it('mails a reset code to the outbox when no SMTP is set, and the admin can read it', async () => {
+    await addUser(t, { userName: 'forgetful', password: 'secret12', email: 'Forgetful@Example.com' })
+    const res = await t.call({ method: 'POST', url: '/api/forgetPassword/sendCode', body: { email: 'forgetful@example.com' } })
+    expect(res.code).toBe(200)
+    const [mail] = await outbox()
+    expect(mail).toMatchObject({ mailTo: 'forgetful@example.com', status: 'outbox', subject: 'Velo Admin password reset code' })
+    const admin = await t.login()
+    const list = await t.call({ method: 'POST', url: '/api/monitor/outbox/list', token: admin, body: { mailTo: 'forgetful' } })
+    expect(list.data.total).toBe(1)
+    expect((await t.call({ url: `/api/monitor/outbox/${mail!.mailId}`, token: admin })).data.body).toContain(codeFrom(mail!.body))
+  })
+
+  it('answers the same for an unknown address and mails nothing', async () => {
+    const before = (await outbox()).length
+    const res = await t.call({ method: 'POST', url: '/api/forgetPassword/sendCode', body: { email: 'nobody@example.com' } })
+    expect(res.code).toBe(200)
+    expect(res.msg).toBe('If an account uses this email, a reset code has been sent to it')
+    expect((await outbox()).length).toBe(before)
+  })
+
+  it('resets with the right code once, ends old sessions, and the new password works', async () => {
+    const oldSession = await t.login('forgetful', 'secret12')
+    await t.call({ method: 'POST', url: '/api/forgetPassword/sendCode', body: { email: 'forgetful@example.com' } })
+    const code = codeFrom((await outbox())[0]!.body)
+    const wrong = await t.call({ method: 'POST', url: '/api/forgetPassword/reset', body: { email: 'forgetful@example.com', resetCode: code === '000000' ? '111111' : '000000', password: 'newpass99' } })
+    expect(wrong.status).toBe(400)
+    expect(wrong.msg).toBe('The reset code is wrong or has expired')
+    const right = await t.call({ method: 'POST', url: '/api/forgetPassword/reset', body: { email: 'forgetful@example.com', resetCode: code, password: 'newpass99' } })
+    expect(right.code).toBe(200)
+    const reuse = await t.call({ method: 'POST', url: '/api/forgetPassword/reset', body: { email: 'forgetful@example.com', resetCode: code, password: 'another99' } })
+    expect(reuse.status).toBe(400)
+    expect((await t.call({ url: '/api/getUserInfo', token: oldSession })).code).toBe(50008)
+    await t.login('forgetful', 'newpass99')
+  })
+
+  it('burns the code after five wrong tries', async () => {
+    await t.call({ method: 'POST', url: '/api/forgetPassword/sendCode', body: { email: 'forgetful@example.com' } })
+    const code = codeFrom((await outbox())[0]!.body)
+    const wrongCode = code === '000000' ? '111111' : '000000'
+    for (let i = 0; i < 5; i++) {
+      await t.call({ method: 'POST', url: '/api/forgetPassword/reset', body: { email: 'forgetful@example.com', resetCode: wrongCode, password: 'newpass77' } })
+    }
+    const late = await t.call({ method: 'POST', url: '/api/forgetPassword/reset', body: { email: 'forgetful@example.com', resetCode: code, password: 'newpass77' } })
+    expect(late.status).toBe(400)
+  })
+
+  it('is refused when switched off', async () => {
+    await setConfig('sys.account.forgetPassword', 'false')
+    const res = await t.call({ method: 'POST', url: '/api/forgetPassword/sendCode', body: { email: 'forgetful@example.com' } })
+    expect(res.status).toBe(403)
+    expect((await t.call({ url: '/api/common/features' })).data.forgetPasswordEnabled).toBe(false)
+    await setConfig('sys.account.forgetPassword', 'true')
+  })
+
+  it('refuses a malformed email naming the field', async () => {
+    const res = await t.call({ method: 'POST', url: '/api/forgetPassword/sendCode', body: { email: 'not-an-email' } })
+    expect(res.status).toBe(400)
+    expect(res.data.errors[0].field).toBe('email')
+  })
+})
+
+describe('personal centre', () => {
+  it('shows and changes the profile', async () => {
+    await addUser(t, { userName: 'profiled' })
+    const token = await t.login('profiled', 'secret12')
+    const me = await t.call({ url: '/api/system/user/profile', token })
+    expect(me.data.user.username).toBe('profiled')
+    const res = await t.call({ method: 'PUT', url: '/api/system/user/profile', token, body: { nickName: 'Pro Filed', email: 'pro@example.com', phone: '+31 20 123 4567', sex: '1' } })
+    expect(res.code).toBe(200)
+    expect((await t.call({ url: '/api/getUserInfo', token })).data.user).toMatchObject({ nickName: 'Pro Filed', email: 'pro@example.com', phone: '+31 20 123 4567', sex: '1' })
+    const bad = await t.call({ method: 'PUT', url: '/api/system/user/profile', token, body: { nickName: '', email: 'x', phone: '1', sex: '1' } })
+    expect(bad.status).toBe(400)
+    expect(bad.data.errors.map((e: { field: string }) => e.field).sort()).toEqual(['email', 'nickName', 'phone'])
+    expect((await t.call({ url: '/api/getUserInfo', token })).data.user.nickName).toBe('Pro Filed')
+  })
+
+  it('changes the password only with the right old one', async () => {
+    await addUser(t, { userName: 'changer1', password: 'secret12' })
+    const token = await t.login('changer1', 'secret12')
+    const wrong = await t.call({ method: 'PUT', url: '/api/system/user/profile/updatePwd', token, body: { oldPassword: 'nope', newPassword: 'better12' } })
+    expect(wrong.status).toBe(400)
+    expect(wrong.msg).toBe('Change password failed: the old password is wrong')
+    const weak = await t.call({ method: 'PUT', url: '/api/system/user/profile/updatePwd', token, body: { oldPassword: 'secret12', newPassword: '123' } })
+    expect(weak.status).toBe(400)
+    const ok = await t.call({ method: 'PUT', url: '/api/system/user/profile/updatePwd', token, body: { oldPassword: 'secret12', newPassword: 'better12' } })
+    expect(ok.msg).toBe('Password changed')
+    await t.login('changer1', 'better12')
+  })
+})

@@ -1,0 +1,162 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import pg from 'pg'
+import { buildApp } from '../src/app'
+import { loadConfig } from '../src/config'
+import { hashPassword } from '../src/platform/auth/passwords'
+
+export const ADMIN_PASSWORD = 'admin123!'
+
+export interface TestApp {
+  app: FastifyInstance
+  /** Sends a request from this app's own client address and parses the envelope. */
+  call: (opts: CallOptions) => Promise<{ status: number; code: number; msg: string; data: any; headers: Record<string, unknown>; raw: Buffer }>
+  login: (username?: string, password?: string) => Promise<string>
+  close: () => Promise<void>
+}
+
+export interface CallOptions {
+  method?: InjectOptions['method']
+  url: string
+  token?: string
+  lang?: 'en_US' | 'zh_CN'
+  body?: unknown
+  headers?: Record<string, string>
+  payload?: InjectOptions['payload']
+}
+
+/** A fresh PostgreSQL database per app when TEST_DATABASE_URL is set, else a fresh SQLite file. */
+async function freshDatabase(dir: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL
+  if (!base) return { url: `sqlite:${join(dir, 'test.db')}`, drop: async () => {} }
+  const name = `velo_test_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: base })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const url = new URL(base)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base })
+      await c.connect()
+      await c.query(`drop database if exists ${name} with (force)`)
+      await c.end()
+    },
+  }
+}
+
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'velo-test-'))
+  const database = await freshDatabase(dir)
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    STORAGE_DIR: join(dir, 'files'),
+    ADMIN_PASSWORD,
+    CAPTCHA_ENABLED: 'false',
+    LOG_LEVEL: 'silent',
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    ...env,
+  })
+  const app = await buildApp(config, { logger: false })
+  await app.ready()
+  // Each app gets its own client address, so per-address limits of one test file never touch another's.
+  const remoteAddress = `127.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0]! % 250)}`
+
+  const call: TestApp['call'] = async (o) => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) }
+    if (o.token) headers.authorization = o.token
+    if (o.lang) headers.currentlanguage = o.lang
+    const res = await app.inject({
+      method: o.method ?? 'GET',
+      url: o.url,
+      headers,
+      remoteAddress,
+      ...(o.payload !== undefined ? { payload: o.payload } : o.body !== undefined ? { payload: o.body as object } : {}),
+    })
+    let parsed: { code?: number; msg?: string; data?: unknown } = {}
+    if (String(res.headers['content-type'] ?? '').includes('json')) parsed = res.json()
+    return { status: res.statusCode, code: parsed.code ?? res.statusCode, msg: parsed.msg ?? '', data: parsed.data, headers: res.headers, raw: res.rawPayload }
+  }
+
+  const login = async (username = 'admin', password = ADMIN_PASSWORD) => {
+    const res = await call({ method: 'POST', url: '/api/login', body: { username, password } })
+    if (res.code !== 200) throw new Error(`login ${username} failed: ${res.msg}`)
+    return res.data.token as string
+  }
+
+  return {
+    app,
+    call,
+    login,
+    close: async () => {
+      await app.close()
+      await database.drop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Adds a user straight into the database (user management pages come later), with roles by key. */
+export async function addUser(
+  t: TestApp,
+  u: { userName: string; password?: string; deptId?: number | null; roleKeys?: string[]; email?: string; status?: string },
+): Promise<number> {
+  const db = t.app.services.db
+  const { userId } = await db
+    .insertInto('sysUser')
+    .values({
+      userName: u.userName,
+      nickName: u.userName,
+      userType: '00',
+      email: u.email ?? `${u.userName}@example.com`,
+      phonenumber: '',
+      sex: '2',
+      avatar: '',
+      password: await hashPassword(u.password ?? 'secret12'),
+      status: u.status ?? '0',
+      delFlag: '0',
+      deptId: u.deptId ?? null,
+      loginIp: null,
+      loginDate: null,
+      failedLogins: 0,
+      lockedUntil: null,
+      createBy: 'test',
+      createTime: new Date().toISOString(),
+      updateBy: '',
+      updateTime: null,
+      remark: '',
+    })
+    .returning('userId')
+    .executeTakeFirstOrThrow()
+  for (const key of u.roleKeys ?? []) {
+    const role = await db.selectFrom('sysRole').select('roleId').where('roleKey', '=', key).executeTakeFirstOrThrow()
+    await db.insertInto('sysUserRole').values({ userId, roleId: role.roleId }).execute()
+  }
+  return userId
+}
+
+/** Adds a role with a data scope and the given permissions (as button menus it is granted). */
+export async function addRole(t: TestApp, r: { roleKey: string; dataScope: string; perms: string[]; deptIds?: number[] }): Promise<number> {
+  const db = t.app.services.db
+  const { roleId } = await db
+    .insertInto('sysRole')
+    .values({ roleName: r.roleKey, roleKey: r.roleKey, roleSort: 9, dataScope: r.dataScope, status: '0', delFlag: '0', createBy: 'test', createTime: new Date().toISOString(), updateBy: '', updateTime: null, remark: '' })
+    .returning('roleId')
+    .executeTakeFirstOrThrow()
+  if (r.perms.length) {
+    const menus = await db.selectFrom('sysMenu').select('menuId').where('perms', 'in', r.perms).execute()
+    if (menus.length) await db.insertInto('sysRoleMenu').values(menus.map((m) => ({ roleId, menuId: m.menuId }))).execute()
+  }
+  for (const deptId of r.deptIds ?? []) await db.insertInto('sysRoleDept').values({ roleId, deptId }).execute()
+  return roleId
+}
+
+export async function deptId(t: TestApp, name: string): Promise<number> {
+  const row = await t.app.services.db.selectFrom('sysDept').select('deptId').where('deptName', '=', name).executeTakeFirstOrThrow()
+  return row.deptId
+}

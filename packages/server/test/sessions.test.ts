@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { ADMIN_PASSWORD, addUser, createTestApp, type TestApp } from './harness'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp({ SESSION_TTL_MINUTES: '30' })
+})
+afterAll(() => t.close())
+
+const userInfo = (token?: string) => t.call({ url: '/api/getUserInfo', token })
+
+async function withClockAt<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ['Date'] })
+  vi.setSystemTime(ms)
+  try {
+    return await fn()
+  } finally {
+    vi.useRealTimers()
+  }
+}
+
+describe('sign-in', () => {
+  it('trims the user name and answers an opaque token that is stored only hashed', async () => {
+    const res = await t.call({ method: 'POST', url: '/api/login', body: { username: '  admin  ', password: ADMIN_PASSWORD } })
+    expect(res.code).toBe(200)
+    const token: string = res.data.token
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    if (!process.env.REDIS_URL) {
+      const rows = await t.app.services.db.selectFrom('sysSession').select('tokenHash').execute()
+      expect(rows.map((r) => r.tokenHash)).not.toContain(token)
+      expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.tokenHash))).toBe(true)
+    }
+  })
+
+  it('accepts the token bare or as Bearer', async () => {
+    const token = await t.login()
+    expect((await userInfo(token)).code).toBe(200)
+    expect((await userInfo(`Bearer ${token}`)).code).toBe(200)
+  })
+
+  it('refuses a wrong password with a clear message and no token', async () => {
+    const res = await t.call({ method: 'POST', url: '/api/login', body: { username: 'admin', password: 'wrong-one' } })
+    expect(res.status).toBe(400)
+    expect(res.msg).toMatch(/^User name or password is incorrect/)
+    expect(res.data).toBeNull()
+    // A wrong password of admin must not lock the account for the rest of this file.
+    await t.app.services.db.updateTable('sysUser').set({ failedLogins: 0 }).where('userName', '=', 'admin').execute()
+  })
+
+  it('refuses an unknown user with the same message as a wrong password', async () => {
+    const res = await t.call({ method: 'POST', url: '/api/login', body: { username: 'nobody', password: 'whatever' } })
+    expect(res.status).toBe(400)
+    expect(res.msg).toBe('User name or password is incorrect')
+  })
+
+  it('refuses a disabled account', async () => {
+    await addUser(t, { userName: 'sleeper', password: 'secret12', status: '1' })
+    const res = await t.call({ method: 'POST', url: '/api/login', body: { username: 'sleeper', password: 'secret12' } })
+    expect(res.status).toBe(403)
+    expect(res.msg).toMatch(/disabled/)
+  })
+
+  it('refuses bad input naming the field', async () => {
+    const res = await t.call({ method: 'POST', url: '/api/login', body: { password: 'x' } })
+    expect(res.status).toBe(400)
+    expect(res.data.errors[0].field).toBe('username')
+    expect(res.msg).toMatch(/username is required/)
+  })
+})
+
+describe('session codes', () => {
+  it('answers 50008 without a token, with an unknown one, and after logout', async () => {
+    expect((await userInfo()).code).toBe(50008)
+    expect((await userInfo('made-up-token')).code).toBe(50008)
+    expect((await userInfo('made-up-token')).status).toBe(401)
+    const token = await t.login()
+    expect((await t.call({ method: 'POST', url: '/api/logout', token })).code).toBe(200)
+    const after = await userInfo(token)
+    expect(after.code).toBe(50008)
+    expect(after.msg).toMatch(/not valid/)
+  })
+
+  it('answers 50014 once the session has expired, and slides the expiry while it is used', async () => {
+    const token = await t.login()
+    const start = Date.now()
+    // Used 20 minutes in: the 30-minute session now runs until minute 50.
+    expect((await withClockAt(start + 20 * 60_000, () => userInfo(token))).code).toBe(200)
+    expect((await withClockAt(start + 45 * 60_000, () => userInfo(token))).code).toBe(200)
+    // Then left alone for 31 minutes.
+    const expired = await withClockAt(start + 77 * 60_000, () => userInfo(token))
+    expect(expired.code).toBe(50014)
+    expect(expired.status).toBe(401)
+    expect(expired.msg).toMatch(/expired/)
+  })
+
+  it('answers 50012 to a session displaced by a newer sign-in when single sign-in is on', async () => {
+    await addUser(t, { userName: 'single1', password: 'secret12' })
+    const first = await t.login('single1', 'secret12')
+    const second = await t.login('single1', 'secret12')
+    // Off by default: both sessions live.
+    expect((await userInfo(first)).code).toBe(200)
+    await t.app.services.db.updateTable('sysConfig').set({ configValue: 'true' }).where('configKey', '=', 'sys.account.singleSignOn').execute()
+    try {
+      const third = await t.login('single1', 'secret12')
+      expect((await userInfo(first)).code).toBe(50012)
+      expect((await userInfo(second)).code).toBe(50012)
+      expect((await userInfo(third)).code).toBe(200)
+      expect((await t.call({ url: '/api/getUserInfo', token: first, lang: 'zh_CN' })).msg).toBe('您的账号已在别处登录，请重新登录')
+    } finally {
+      await t.app.services.db.updateTable('sysConfig').set({ configValue: 'false' }).where('configKey', '=', 'sys.account.singleSignOn').execute()
+    }
+  })
+
+  it('ends the session of a user who has been disabled', async () => {
+    const id = await addUser(t, { userName: 'leaver1', password: 'secret12' })
+    const token = await t.login('leaver1', 'secret12')
+    await t.app.services.db.updateTable('sysUser').set({ status: '1' }).where('userId', '=', id).execute()
+    expect((await userInfo(token)).code).toBe(50008)
+  })
+})
+
+describe('lockout', () => {
+  it('locks after 5 wrong passwords for 10 minutes, even against the right password, then lets in', async () => {
+    await addUser(t, { userName: 'clumsy1', password: 'secret12' })
+    const attempt = (password: string) => t.call({ method: 'POST', url: '/api/login', body: { username: 'clumsy1', password } })
+    for (let i = 1; i <= 4; i++) {
+      const res = await attempt('wrong')
+      expect(res.msg).toBe(`User name or password is incorrect, ${5 - i} attempts left before the account is locked`)
+    }
+    const fifth = await attempt('wrong')
+    expect(fifth.status).toBe(423)
+    expect(fifth.msg).toBe('Too many wrong passwords: the account is locked for 10 minutes')
+    const right = await attempt('secret12')
+    expect(right.status).toBe(423)
+    const start = Date.now()
+    expect((await withClockAt(start + 9 * 60_000, () => attempt('secret12'))).status).toBe(423)
+    expect((await withClockAt(start + 11 * 60_000, () => attempt('secret12'))).code).toBe(200)
+  })
+
+  it('takes both numbers from the configuration keys', async () => {
+    const db = t.app.services.db
+    await db.updateTable('sysConfig').set({ configValue: '2' }).where('configKey', '=', 'sys.account.maxRetryCount').execute()
+    await db.updateTable('sysConfig').set({ configValue: '3' }).where('configKey', '=', 'sys.account.lockTime').execute()
+    try {
+      await addUser(t, { userName: 'clumsy2', password: 'secret12' })
+      const attempt = (password: string) => t.call({ method: 'POST', url: '/api/login', body: { username: 'clumsy2', password } })
+      expect((await attempt('wrong')).status).toBe(400)
+      const locked = await attempt('wrong')
+      expect(locked.status).toBe(423)
+      expect(locked.msg).toMatch(/locked for 3 minutes/)
+      expect((await withClockAt(Date.now() + 4 * 60_000, () => attempt('secret12'))).code).toBe(200)
+    } finally {
+      await db.updateTable('sysConfig').set({ configValue: '5' }).where('configKey', '=', 'sys.account.maxRetryCount').execute()
+      await db.updateTable('sysConfig').set({ configValue: '10' }).where('configKey', '=', 'sys.account.lockTime').execute()
+    }
+  })
+
+  it('resets the count after a good sign-in', async () => {
+    await addUser(t, { userName: 'clumsy3', password: 'secret12' })
+    const attempt = (password: string) => t.call({ method: 'POST', url: '/api/login', body: { username: 'clumsy3', password } })
+    for (let i = 0; i < 4; i++) await attempt('wrong')
+    expect((await attempt('secret12')).code).toBe(200)
+    expect((await attempt('wrong')).msg).toMatch(/4 attempts left/)
+  })
+
+  it('writes every attempt to the login log with user, address, browser, OS, status and message', async () => {
+    const ua = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36'
+    await t.call({ method: 'POST', url: '/api/login', body: { username: 'admin', password: 'bad-pass' }, headers: { 'user-agent': ua } })
+    await t.call({ method: 'POST', url: '/api/login', body: { username: 'admin', password: ADMIN_PASSWORD }, headers: { 'user-agent': ua } })
+    await t.app.services.db.updateTable('sysUser').set({ failedLogins: 0 }).where('userName', '=', 'admin').execute()
+    const rows = await t.app.services.db.selectFrom('sysLoginLog').selectAll().where('userName', '=', 'admin').orderBy('infoId', 'desc').limit(2).execute()
+    const [good, bad] = rows
+    expect(good).toMatchObject({ status: '0', browser: 'Chrome 126', os: 'Linux', msg: 'Signed in' })
+    expect(bad).toMatchObject({ status: '1', browser: 'Chrome 126', msg: expect.stringMatching(/incorrect/) })
+    expect(good!.ipaddr).toMatch(/^127\./)
+    expect(Date.parse(good!.loginTime)).toBeGreaterThan(Date.now() - 60_000)
+  })
+})

@@ -1,0 +1,77 @@
+import { useState } from 'react'
+import { App, Button, Form, Input, Radio } from 'antd'
+import type { SessionUser } from '@velo/shared'
+import { useQueryClient } from '@tanstack/react-query'
+import { useTranslation } from 'react-i18next'
+import { updateProfile, type ProfileUpdate } from '../../../api/profile'
+import { sessionActions } from '../../../app/session/sessionStore'
+import { EMAIL_PATTERN } from '../../../lib/validation'
+
+const PHONE_PATTERN = /^\+?[\d\s-]{5,20}$/
+
+export function BasicInfoForm({ user }: { user: SessionUser }) {
+  const { t } = useTranslation()
+  const { message } = App.useApp()
+  const queryClient = useQueryClient()
+  const [saving, setSaving] = useState(false)
+
+  async function save(values: ProfileUpdate) {
+    setSaving(true)
+    try {
+      await updateProfile(values)
+      sessionActions.profileChanged(values)
+      void queryClient.invalidateQueries({ queryKey: ['user', 'profile'] })
+      void message.success(t('common.saveSuccess'))
+    } catch {
+      // Reported by the client.
+    } finally {
+      setSaving(false)
+    }
+  }
+
+  return (
+    <Form<ProfileUpdate>
+      layout="vertical"
+      style={{ maxWidth: 480 }}
+      initialValues={{ nickName: user.nickName, phone: user.phone, email: user.email, sex: user.sex || '2' }}
+      onFinish={(v) => void save(v)}
+      data-testid="profile-form"
+    >
+      <Form.Item name="nickName" label={t('profile.nickName')} rules={[{ required: true, whitespace: true, message: t('validation.nickNameRequired') }]}>
+        <Input maxLength={30} />
+      </Form.Item>
+      <Form.Item
+        name="phone"
+        label={t('profile.phone')}
+        rules={[
+          { required: true, message: t('validation.phoneRequired') },
+          { pattern: PHONE_PATTERN, message: t('validation.phone') },
+        ]}
+      >
+        <Input maxLength={20} />
+      </Form.Item>
+      <Form.Item
+        name="email"
+        label={t('profile.email')}
+        rules={[
+          { required: true, message: t('validation.emailRequired') },
+          { pattern: EMAIL_PATTERN, message: t('validation.email') },
+        ]}
+      >
+        <Input maxLength={50} />
+      </Form.Item>
+      <Form.Item name="sex" label={t('profile.sex')}>
+        <Radio.Group
+          options={[
+            { value: '0', label: t('profile.male') },
+            { value: '1', label: t('profile.female') },
+            { value: '2', label: t('profile.unknown') },
+          ]}
+        />
+      </Form.Item>
+      <Button type="primary" htmlType="submit" loading={saving}>
+        {t('common.save')}
+      </Button>
+    </Form>
+  )
+}
