@@ -29,7 +29,7 @@ export interface CallOptions {
 }
 
 /** A fresh PostgreSQL database per app when TEST_DATABASE_URL is set, else a fresh SQLite file. */
-async function freshDatabase(dir: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshDatabase(dir: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL
   if (!base) return { url: `sqlite:${join(dir, 'test.db')}`, drop: async () => {} }
   const name = `velo_test_${randomBytes(6).toString('hex')}`

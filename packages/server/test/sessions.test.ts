@@ -78,6 +78,8 @@ describe('session codes', () => {
     const after = await userInfo(token)
     expect(after.code).toBe(50008)
     expect(after.msg).toMatch(/not valid/)
+    const last = await t.app.services.db.selectFrom('sysLoginLog').selectAll().orderBy('infoId', 'desc').executeTakeFirstOrThrow()
+    expect(last).toMatchObject({ userName: 'admin', status: '0', msg: 'Signed out' })
   })
 
   it('answers 50014 once the session has expired, and slides the expiry while it is used', async () => {

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { registerEntityRoutes } from '../../platform/crud/routes'
+import { ok } from '../../platform/envelope'
 import { conflict, notFound } from '../../platform/errors'
 import { SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
@@ -19,7 +20,8 @@ export function registerConfiguration(app: FastifyInstance, services: Services) 
     async (req) => {
       const value = await services.configValues.get(req.params.key)
       if (value === undefined) throw notFound()
-      return value
+      // A bare string would skip serialization and so the envelope: wrap it.
+      return ok(value)
     },
   )
   registerEntityRoutes(app, services, systemEntities.config, {

@@ -85,7 +85,7 @@ export function installOperationLog(api: FastifyInstance, db: Db, apiPrefix: str
           method: `${req.method} ${req.routeOptions.url}`.slice(0, 255),
           requestMethod: req.method,
           operName: req.auth?.userName ?? '',
-          deptName: '',
+          deptName: req.auth?.deptName ?? '',
           operUrl: req.url.split('?')[0]!.slice(0, 500),
           operIp: req.ip,
           operParam: paramsOf(req),

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto'
 import { DEFAULT_ROLE, PASSWORD_PATTERN, USERNAME_PATTERN, type AccountFeatures, type UserInfo } from '@velo/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { LoginStatus, writeLoginLog } from '../audit/login-log'
 import { clientInfo } from '../client-info'
 import { ConfigKey } from '../config-keys'
 import { ok } from '../envelope'
@@ -62,6 +63,7 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
 
     api.post('/logout', { config: { permission: SIGNED_IN, audit: false }, schema: { tags: ['auth'], summary: 'End this session' } }, async (req) => {
       await services.sessions.revoke(req.token!)
+      await writeLoginLog(db, { userName: caller(req).userName, status: LoginStatus.success, msg: t('en_US', 'auth.logoutSuccess'), client: clientInfo(req) })
       return ok(null, 'auth.logoutSuccess')
     })
 

@@ -12,6 +12,7 @@ export interface AuthContext {
   userId: number
   userName: string
   deptId: number | null
+  deptName: string
   roles: RoleGrant[]
   roleKeys: string[]
   permissions: string[]
@@ -20,10 +21,11 @@ export interface AuthContext {
 
 export async function loadAuthContext(db: Db, userId: number): Promise<AuthContext | undefined> {
   const user = await db
-    .selectFrom('sysUser')
-    .select(['userId', 'userName', 'deptId', 'status'])
-    .where('userId', '=', userId)
-    .where('delFlag', '=', '0')
+    .selectFrom('sysUser as u')
+    .leftJoin('sysDept as d', 'd.deptId', 'u.deptId')
+    .select(['u.userId', 'u.userName', 'u.deptId', 'u.status', 'd.deptName'])
+    .where('u.userId', '=', userId)
+    .where('u.delFlag', '=', '0')
     .executeTakeFirst()
   if (!user || user.status !== '0') return undefined
   const roles = await db
@@ -58,7 +60,7 @@ export async function loadAuthContext(db: Db, userId: number): Promise<AuthConte
     // A menu may list several permissions separated by commas.
     permissions = [...new Set(rows.flatMap((r) => (r.perms ?? '').split(',').map((p) => p.trim()).filter(Boolean)))]
   }
-  return { userId: user.userId, userName: user.userName, deptId: user.deptId, roles, roleKeys, permissions, isAdmin }
+  return { userId: user.userId, userName: user.userName, deptId: user.deptId, deptName: user.deptName ?? '', roles, roleKeys, permissions, isAdmin }
 }
 
 export function hasPermission(ctx: AuthContext, permission: string): boolean {
