@@ -6,6 +6,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import pg from 'pg'
 import { buildApp } from '../src/app'
 import { loadConfig } from '../src/config'
+import { newUserRow } from '../src/platform/auth/new-user'
 import { hashPassword } from '../src/platform/auth/passwords'
 
 export const ADMIN_PASSWORD = 'admin123!'
@@ -109,28 +110,16 @@ export async function addUser(
   const db = t.app.services.db
   const { userId } = await db
     .insertInto('sysUser')
-    .values({
-      userName: u.userName,
-      nickName: u.userName,
-      userType: '00',
-      email: u.email ?? `${u.userName}@example.com`,
-      phonenumber: '',
-      sex: '2',
-      avatar: '',
-      password: await hashPassword(u.password ?? 'secret12'),
-      status: u.status ?? '0',
-      delFlag: '0',
-      deptId: u.deptId ?? null,
-      loginIp: null,
-      loginDate: null,
-      failedLogins: 0,
-      lockedUntil: null,
-      createBy: 'test',
-      createTime: new Date().toISOString(),
-      updateBy: '',
-      updateTime: null,
-      remark: '',
-    })
+    .values(
+      newUserRow({
+        userName: u.userName,
+        passwordHash: await hashPassword(u.password ?? 'secret12'),
+        email: u.email ?? `${u.userName}@example.com`,
+        status: u.status,
+        deptId: u.deptId,
+        createBy: 'test',
+      }),
+    )
     .returning('userId')
     .executeTakeFirstOrThrow()
   for (const key of u.roleKeys ?? []) {

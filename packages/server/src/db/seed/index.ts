@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { MENU_CATALOGUE, type MenuSeed, STANDARD_ACTIONS } from '@velo/shared'
 import type { Transaction } from 'kysely'
+import { newUserRow } from '../../platform/auth/new-user'
 import { hashPassword } from '../../platform/auth/passwords'
 import type { Services } from '../../platform/services'
 import type { Database } from '../schema'
@@ -130,25 +131,17 @@ export async function seed(services: Services): Promise<SeedResult> {
 
     const admin = await tx
       .insertInto('sysUser')
-      .values({
-        ...audit(),
-        deptId: hq,
-        userName: 'admin',
-        nickName: 'Administrator',
-        userType: '00',
-        email: 'admin@velo.local',
-        phonenumber: '',
-        sex: '2',
-        avatar: '',
-        password: adminHash,
-        status: '0',
-        delFlag: '0',
-        loginIp: null,
-        loginDate: null,
-        failedLogins: 0,
-        lockedUntil: null,
-        remark: 'Built-in administrator',
-      })
+      .values(
+        newUserRow({
+          userName: 'admin',
+          nickName: 'Administrator',
+          passwordHash: adminHash,
+          deptId: hq,
+          email: 'admin@velo.local',
+          createBy: 'system',
+          remark: 'Built-in administrator',
+        }),
+      )
       .returning('userId')
       .executeTakeFirstOrThrow()
     await tx.insertInto('sysUserRole').values({ userId: admin.userId, roleId: adminRole.roleId }).execute()

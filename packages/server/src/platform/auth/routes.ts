@@ -15,6 +15,7 @@ import { buildRouteTree, visibleMenus } from '../rbac/routers'
 import type { Services } from '../services'
 import { loadSessionUser } from './session-user'
 import { captchaEnabled, requireCaptcha, signIn } from './sign-in'
+import { newUserRow } from './new-user'
 import { hashPassword } from './passwords'
 
 const RESET_CODE_MINUTES = 15
@@ -100,28 +101,7 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
         if (exists) throw conflict('auth.userExists', { username })
         await db
           .insertInto('sysUser')
-          .values({
-            userName: username,
-            nickName: username,
-            password: await hashPassword(password),
-            deptId: null,
-            userType: '00',
-            email: '',
-            phonenumber: '',
-            sex: '2',
-            avatar: '',
-            status: '0',
-            delFlag: '0',
-            loginIp: null,
-            loginDate: null,
-            failedLogins: 0,
-            lockedUntil: null,
-            createBy: 'register',
-            createTime: new Date().toISOString(),
-            updateBy: '',
-            updateTime: null,
-            remark: 'Registered',
-          })
+          .values(newUserRow({ userName: username, passwordHash: await hashPassword(password), createBy: 'register', remark: 'Registered' }))
           .execute()
         return ok(null, 'auth.registerSuccess')
       },

@@ -42,6 +42,18 @@ export interface SessionStore {
   listActive(): Promise<Session[]>
 }
 
+function freshSession(token: string, s: NewSession, ttlMinutes: number): Session {
+  const now = new Date()
+  return {
+    ...s,
+    tokenHash: hashToken(token),
+    loginTime: now.toISOString(),
+    lastSeen: now.toISOString(),
+    expiresAt: new Date(now.getTime() + ttlMinutes * 60_000).toISOString(),
+    endedReason: '',
+  }
+}
+
 function classify(session: Session | undefined, now: Date): SessionLookup {
   if (!session) return { state: 'unknown' }
   if (session.endedReason === 'displaced') return { state: 'displaced' }
@@ -54,21 +66,10 @@ export class SqlSessionStore implements SessionStore {
   constructor(private readonly db: Db) {}
 
   async create(token: string, s: NewSession, ttlMinutes: number) {
-    const now = new Date()
-    await this.db
-      .insertInto('sysSession')
-      .values({
-        ...s,
-        tokenHash: hashToken(token),
-        loginTime: now.toISOString(),
-        lastSeen: now.toISOString(),
-        expiresAt: new Date(now.getTime() + ttlMinutes * 60_000).toISOString(),
-        endedReason: '',
-      })
-      .execute()
+    await this.db.insertInto('sysSession').values(freshSession(token, s, ttlMinutes)).execute()
     await this.db
       .deleteFrom('sysSession')
-      .where('expiresAt', '<', new Date(now.getTime() - KEEP_ENDED_MS).toISOString())
+      .where('expiresAt', '<', new Date(Date.now() - KEEP_ENDED_MS).toISOString())
       .execute()
   }
 
@@ -156,15 +157,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async create(token: string, s: NewSession, ttlMinutes: number) {
-    const now = new Date()
-    await this.save({
-      ...s,
-      tokenHash: hashToken(token),
-      loginTime: now.toISOString(),
-      lastSeen: now.toISOString(),
-      expiresAt: new Date(now.getTime() + ttlMinutes * 60_000).toISOString(),
-      endedReason: '',
-    })
+    await this.save(freshSession(token, s, ttlMinutes))
   }
 
   async lookup(token: string, ttlMinutes: number) {
