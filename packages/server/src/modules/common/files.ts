@@ -1,10 +1,10 @@
-import { basename, extname } from 'node:path'
+import { basename, extname, posix } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { attachment } from '../../platform/crud/excel'
 import { ok } from '../../platform/envelope'
-import { badRequest, notFound } from '../../platform/errors'
+import { badRequest, forbidden, notFound } from '../../platform/errors'
 import { PUBLIC, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { readOneImage } from './uploads'
@@ -28,7 +28,8 @@ export function registerFiles(app: FastifyInstance, services: Services) {
     '/common/avatar',
     { config: { permission: PUBLIC }, schema: { tags, summary: 'An avatar image by its stored name', querystring: z.object({ url: z.string().min(1).max(255) }) } },
     async (req, reply) => {
-      const name = req.query.url.replace(/^\/+/, '')
+      // Normalized first: 'avatar/../upload/…' names a file outside the avatar folder.
+      const name = posix.normalize(req.query.url.replace(/^\/+/, ''))
       if (!name.startsWith('avatar/') || !storage.resolve(name)) throw badRequest('download.badName')
       const bytes = await storage.read(name)
       if (!bytes) throw notFound('download.missing')
@@ -45,12 +46,14 @@ export function registerFiles(app: FastifyInstance, services: Services) {
       config: { permission: SIGNED_IN },
       schema: {
         tags,
-        summary: 'Download a file from the storage folder; delete=true removes it afterwards',
+        summary: 'Download a file from the storage folder; delete=true removes a generated download (download/…) afterwards',
         querystring: z.object({ fileName: z.string().min(1).max(255), delete: z.enum(['true', 'false']).default('false') }),
       },
     },
     async (req, reply) => {
       if (!storage.resolve(req.query.fileName)) throw badRequest('download.badName')
+      // Uploaded images and avatars are shared; only one-off generated files may go with the download.
+      if (req.query.delete === 'true' && !posix.normalize(req.query.fileName).startsWith('download/')) throw forbidden('download.deleteRefused')
       const bytes = await storage.read(req.query.fileName)
       if (!bytes) throw notFound('download.missing')
       if (req.query.delete === 'true') await storage.remove(req.query.fileName)

@@ -34,7 +34,7 @@ export async function readOneImage(req: FastifyRequest, services: Services): Pro
     // The parser's own limits surface as errors of the part stream; say what went wrong in the client's terms.
     const code = (err as { code?: unknown }).code
     if (code === 'FST_FILES_LIMIT') throw badRequest('upload.oneFile')
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError(413, 'upload.tooLarge', { maxMb: services.config.uploadMaxBytes / 1024 / 1024 })
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError(413, 'upload.tooLarge', { maxMb: Number((services.config.uploadMaxBytes / 1024 / 1024).toPrecision(3)) })
     throw err
   }
   if (!found || found.bytes.length === 0) throw badRequest('upload.noFile')

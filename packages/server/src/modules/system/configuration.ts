@@ -25,6 +25,13 @@ export function registerConfiguration(app: FastifyInstance, services: Services) 
     },
   )
   registerEntityRoutes(app, services, systemEntities.config, {
+    // The platform reads built-in keys by name: they keep their key and stay undeletable.
+    beforeUpdate: async ({ before, values }) => {
+      if (before.configType !== 'Y') return
+      const renamed = values.configKey !== undefined && values.configKey !== before.configKey
+      const retyped = values.configType !== undefined && values.configType !== 'Y'
+      if (renamed || retyped) throw conflict('config.builtInKey', { configKey: String(before.configKey) })
+    },
     beforeDelete: async ({ rows }) => {
       const builtIn = rows.find((r) => r.configType === 'Y')
       if (builtIn) throw conflict('config.builtIn', { configKey: String(builtIn.configKey) })

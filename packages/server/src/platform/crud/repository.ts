@@ -43,8 +43,10 @@ function filterConditions(e: ResolvedEntity, body: Record<string, unknown>, eb: 
         break
       case 'range': {
         const [from, to] = value as [unknown, unknown]
-        if (from !== null && from !== '') out.push(eb(col, '>=', from))
-        if (to !== null && to !== '') out.push(eb(col, '<=', f.kind === 'datetime' && /^\d{4}-\d{2}-\d{2}$/.test(String(to)) ? `${to}T23:59:59.999Z` : to))
+        // A bare date on a datetime field means the whole day, in UTC like every stored time.
+        const day = (v: unknown, time: string) => (f.kind === 'datetime' && /^\d{4}-\d{2}-\d{2}$/.test(String(v)) ? `${v}T${time}Z` : v)
+        if (from !== null && from !== '') out.push(eb(col, '>=', day(from, '00:00:00.000')))
+        if (to !== null && to !== '') out.push(eb(col, '<=', day(to, '23:59:59.999')))
         break
       }
       case 'in':
@@ -130,7 +132,8 @@ export class EntityRepository {
   private async checkValues(tx: AnyDb, values: Row, exceptId?: number) {
     for (const f of this.entity.writable) {
       const v = values[f.name]
-      if (v === undefined || v === null || v === '') continue
+      // '' is no dictionary value: one left blank without a default is refused, not stored.
+      if (v === undefined || v === null || (v === '' && f.kind !== 'dict')) continue
       if (f.unique) {
         let q = tx.selectFrom(this.entity.table).select(this.entity.idField).where(f.name, '=', v)
         if (exceptId !== undefined) q = q.where(this.entity.idField, '<>', exceptId)
@@ -140,20 +143,25 @@ export class EntityRepository {
     }
   }
 
-  private withDefaults(values: Row): Row {
+  /**
+   * Blank values as forms send them. On add a missing value takes the field's default; on add and edit
+   * alike null takes the default ('' for text, as the columns are NOT NULL), and so does '' for a
+   * dictionary field, which means "not chosen".
+   */
+  private withDefaults(values: Row, forAdd: boolean): Row {
     const out: Row = { ...values }
     for (const f of this.entity.writable) {
-      if (out[f.name] === undefined || out[f.name] === null) {
-        if ('default' in f && f.default !== undefined) out[f.name] = f.default
-        else if (f.kind === 'text' || f.kind === 'longText' || f.kind === 'email' || f.kind === 'phone') out[f.name] = ''
-      }
+      const v = out[f.name]
+      if (!(v === null || (v === undefined && forAdd) || (v === '' && f.kind === 'dict'))) continue
+      if ('default' in f && f.default !== undefined) out[f.name] = f.default
+      else if (f.kind === 'text' || f.kind === 'longText' || f.kind === 'email' || f.kind === 'phone') out[f.name] = ''
     }
     return out
   }
 
   async create(values: Row, auth: AuthContext): Promise<Row> {
     return this.db.transaction().execute(async (tx) => {
-      const row = this.withDefaults(values)
+      const row = this.withDefaults(values, true)
       await this.checkValues(tx, row)
       await this.hooks.beforeCreate?.({ tx, auth, values: row })
       const audited = this.entity.fieldMap.has('createTime')
@@ -169,7 +177,7 @@ export class EntityRepository {
   async update(id: number, values: Row, auth: AuthContext, scope: RowScope): Promise<Row> {
     return this.db.transaction().execute(async (tx) => {
       const before = await new EntityRepository(tx as unknown as Db, this.entity).get(id, scope)
-      const changes = Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== undefined && k !== this.entity.idField))
+      const changes = this.withDefaults(Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== undefined && k !== this.entity.idField)), false)
       await this.checkValues(tx, changes, id)
       await this.hooks.beforeUpdate?.({ tx, auth, before, values: changes })
       const audited = this.entity.fieldMap.has('createTime')

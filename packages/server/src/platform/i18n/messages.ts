@@ -51,6 +51,8 @@ const en_US = {
   'dict.typeInUse': 'Dictionary type "{dictType}" is in use and cannot be deleted',
   'dict.typeMissing': 'Dictionary type "{dictType}" does not exist',
   'config.builtIn': 'Built-in parameter "{configKey}" cannot be deleted',
+  'config.builtInKey': 'The key and type of built-in parameter "{configKey}" cannot be changed',
+  'download.deleteRefused': 'Only generated downloads can be deleted after download',
   'user.username': 'User name must be 4 to 20 letters and digits',
   'user.password': 'Password must be 6 to 20 letters, digits or special characters',
 } as const
@@ -107,6 +109,8 @@ const zh_CN: Record<MessageKey, string> = {
   'dict.typeInUse': '字典类型“{dictType}”已被使用，不能删除',
   'dict.typeMissing': '字典类型“{dictType}”不存在',
   'config.builtIn': '内置参数“{configKey}”不能删除',
+  'config.builtInKey': '内置参数“{configKey}”的键名和类型不能修改',
+  'download.deleteRefused': '只有生成的下载文件可以在下载后删除',
   'user.username': '用户名必须是 4 到 20 位字母和数字',
   'user.password': '密码必须是 6 到 20 位字母、数字或特殊字符',
 }

@@ -48,7 +48,8 @@ export function installGuard(api: FastifyInstance, services: Services) {
 
   api.addHook('onRequest', async (req) => {
     const permission = req.routeOptions.config.permission
-    if (permission === PUBLIC) return
+    // An unknown route is answered 404 by the not-found handler, whoever asks.
+    if (permission === PUBLIC || req.is404) return
     const token = readToken(req)
     if (!token) throw new AppError(401, 'auth.notLoggedIn', {}, ResultCode.ILLEGAL_TOKEN)
     const found = await services.sessions.lookup(token, services.config.sessionTtlMinutes)
