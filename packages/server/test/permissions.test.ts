@@ -74,7 +74,7 @@ describe('GET /getRouters', () => {
   it('gives admin a directory per product area with its pages, and no buttons', async () => {
     const routes = (await t.call({ url: '/api/getRouters', token: admin })).data
     expect(routes.map((r: { path: string }) => r.path)).toEqual([
-      '/dashboard', '/member', '/bike', '/order', '/content', '/iot', '/ota', '/service', '/tool', '/system', '/monitor',
+      '/analytics', '/member', '/bike', '/order', '/content', '/iot', '/ota', '/service', '/tool', '/system', '/monitor',
     ])
     const system = routes.find((r: { path: string }) => r.path === '/system')
     expect(system).toMatchObject({ component: 'Layout', redirect: 'noRedirect', alwaysShow: true, hidden: false, meta: { title: 'menu.system', icon: 'setting' } })
@@ -96,7 +96,7 @@ describe('GET /getRouters', () => {
     await addUser(t, { userName: 'reader4', roleKeys: ['common'] })
     const token = await t.login('reader4', 'secret12')
     const routes = (await t.call({ url: '/api/getRouters', token })).data
-    expect(routes.map((r: { path: string }) => r.path)).toEqual(['/dashboard', '/system'])
+    expect(routes.map((r: { path: string }) => r.path)).toEqual(['/analytics', '/system'])
     expect(routes[1].children.map((c: { path: string }) => c.path)).toEqual(['dict', 'config'])
     const perms = (await t.call({ url: '/api/getUserInfo', token })).data.permissions
     expect(perms).toContain('system:dict:list')

@@ -7,7 +7,7 @@ import type { Label } from './entity/types'
  */
 export interface MenuSeed {
   key: string
-  /** Route path segment. */
+  /** Route path segment (an area's defaults to its key). */
   path: string
   icon: string
   /** Page component under web src/pages, without extension. */
@@ -43,9 +43,9 @@ const page = (
   ...more,
 })
 
-const area = (key: string, icon: string, en: string, zh: string, children: MenuSeed[]): MenuSeed => ({
+const area = (key: string, icon: string, en: string, zh: string, children: MenuSeed[], path = key): MenuSeed => ({
   key,
-  path: `/${key}`,
+  path: `/${path}`,
   icon,
   title: { en_US: en, zh_CN: zh },
   children,
@@ -58,7 +58,8 @@ export const MENU_CATALOGUE: MenuSeed[] = [
     page('dashboard', 'satisfaction', 'smile', 'Satisfaction', '满意度', { imports: false }),
     page('dashboard', 'tracking', 'aim', 'Tracking configuration', '埋点配置'),
     page('dashboard', 'bikeStats', 'bar-chart', 'Registered bikes', '注册车辆统计', { imports: false }),
-  ]),
+    // '/dashboard' itself is the home page (SPEC §2), so the dashboards live under /analytics.
+  ], 'analytics'),
   area('member', 'team', 'Members', '会员管理', [
     page('member', 'member', 'user', 'Members', '会员列表'),
     page('member', 'feedback', 'message', 'Feedback', '意见反馈'),

@@ -1,11 +1,12 @@
 import { lazy, Suspense } from 'react'
-import { BrowserRouter, Navigate, Route, Routes } from 'react-router'
+import { BrowserRouter, Navigate, Route, Routes, useSearchParams } from 'react-router'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { ThemeProvider } from './ThemeProvider'
 import { FeedbackBinder } from './FeedbackBinder'
 import { RouteProgress } from './RouteProgress'
 import { AuthGuard } from './AuthGuard'
 import { sessionStore } from './session/sessionStore'
+import { safeRedirect } from './redirectTarget'
 
 // Public pages and the shell are separate chunks: the login page never downloads the layout.
 const LoginPage = lazy(() => import('../pages/login'))
@@ -20,10 +21,14 @@ const queryClient = new QueryClient({
   },
 })
 
-/** A signed-in user opening /login goes to / (SPEC §2). */
+/**
+ * A signed-in user opening /login goes to / (SPEC §2), or to the page named by ?redirect — which is
+ * also where the sign-in form sends them the moment the token is stored.
+ */
 function LoginRoute() {
   const token = sessionStore.use((s) => s.token)
-  return token ? <Navigate to="/" replace /> : <LoginPage />
+  const [params] = useSearchParams()
+  return token ? <Navigate to={safeRedirect(params.get('redirect'))} replace /> : <LoginPage />
 }
 
 export function App() {

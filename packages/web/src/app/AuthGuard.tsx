@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react'
+import { useEffect, useRef, type ReactNode } from 'react'
 import { Navigate, useLocation, useNavigate } from 'react-router'
 import { App } from 'antd'
 import { useTranslation } from 'react-i18next'
@@ -21,21 +21,19 @@ export function AuthGuard({ children }: { children: ReactNode }) {
   const navigate = useNavigate()
   const { message, modal } = App.useApp()
   const { t } = useTranslation()
-  const [loading, setLoading] = useState(false)
   const fullPath = `${location.pathname}${location.search}`
+  // The load promise whose outcome this guard already handled (effects may run twice in dev).
+  const handled = useRef<Promise<unknown> | null>(null)
 
   useEffect(() => {
     if (!token || routes) return
-    let active = true
-    setLoading(true)
-    void loadSessionOnce().then((failure) => {
-      if (!active) return
-      setLoading(false)
+    const load = loadSessionOnce()
+    if (handled.current === load) return
+    handled.current = load
+    void load.then((failure) => {
       if (!failure) {
         if (!sessionStore.getState().routes?.length) showNoAccess()
-        return
-      }
-      if (failure.stage === 'userInfo') {
+      } else if (failure.stage === 'userInfo') {
         // User info failed: local logout, say why, and start over at '/'.
         localLogout()
         void message.error(describe(failure.error), MESSAGE_DURATION_S)
@@ -46,9 +44,6 @@ export function AuthGuard({ children }: { children: ReactNode }) {
         navigate(loginUrlFor(fullPath), { replace: true })
       }
     })
-    return () => {
-      active = false
-    }
     // Loading depends on the session only; the path is read once for the redirect.
   }, [token, routes])
 
@@ -72,6 +67,6 @@ export function AuthGuard({ children }: { children: ReactNode }) {
   }
 
   if (!token) return <Navigate to={loginUrlFor(fullPath)} replace />
-  if (!routes || loading) return <RouteProgress />
+  if (!routes) return <RouteProgress />
   return children
 }

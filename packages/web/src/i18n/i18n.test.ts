@@ -5,7 +5,7 @@ import { menuEnUS, menuZhCN } from './menus'
 describe('menu titles', () => {
   it('translates known keys, prettifies unknown keys, keeps plain text', () => {
     expect(translateTitle('menu.system.dict')).toBe('Dictionaries')
-    expect(translateTitle('menu.monitor.logininfor')).toBe('Login Log')
+    expect(translateTitle('menu.monitor.logininfor')).toBe('Login log')
     expect(translateTitle('menu.iot.fancyThing')).toBe('Fancy Thing')
     expect(translateTitle('Plain title')).toBe('Plain title')
     expect(translateTitle('')).toBe('')

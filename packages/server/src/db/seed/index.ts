@@ -97,7 +97,7 @@ async function seedMenus(tx: Tx): Promise<number[]> {
   }
 
   for (const [i, area] of MENU_CATALOGUE.entries()) {
-    const dirId = await insert({ menuName: `menu.${area.key}`, parentId: 0, orderNum: i + 1, path: area.key, component: null, menuType: 'M', perms: null, icon: area.icon })
+    const dirId = await insert({ menuName: `menu.${area.key}`, parentId: 0, orderNum: i + 1, path: area.path.replace(/^\//, ''), component: null, menuType: 'M', perms: null, icon: area.icon })
     if (area.key === 'dashboard' || area.key === 'system') common.push(dirId)
     for (const [j, child] of (area.children ?? []).entries()) await addPage(child, dirId, j + 1)
   }

@@ -17,8 +17,8 @@ export interface Crumb {
   to: string | null
 }
 
-// By name, as the classic admin does: the server's '/dashboard' folder (the analytics screens) is
-// not the dashboard page, so its pages still get the Dashboard crumb first.
+// By name, as the classic admin does: only the Dashboard page itself counts, not a folder or page
+// whose path merely looks like it, so every other page still gets the Dashboard crumb first.
 const isDashboard = (route: CrumbSource | undefined): boolean => !!route && route.name.trim().toLowerCase() === 'dashboard'
 
 /** Fill ':param' segments from the current URL so a link goes back to the same record. */

@@ -4,6 +4,7 @@ import { buildRouteTree, collectRedirects, emptyMeta, flattenPages, joinPath, pi
 import { buildMenu, ancestorFolderKeys, folderKey } from './menuModel'
 import { buildRouteTable, matchPage } from './routeTable'
 import { pageKeyCandidates } from './pageRegistry'
+import { createMenuSearcher, searchEntries } from './menuSearch'
 
 const node = (path: string, component: string, title: string, extra: Partial<RouteNode> = {}): RouteNode => ({
   name: title,
@@ -120,5 +121,28 @@ describe('pageKeyCandidates', () => {
   it('accepts both index and file forms', () => {
     expect(pageKeyCandidates('system/dict/index')).toEqual(['../../pages/system/dict/index.tsx', '../../pages/system/dict.tsx'])
     expect(pageKeyCandidates('/user/profile')).toEqual(['../../pages/user/profile/index.tsx', '../../pages/user/profile.tsx'])
+  })
+})
+
+describe('menu search', () => {
+  const tree = buildRouteTable(serverRoutes).tree
+  const entries = searchEntries(tree, (t) => t.replace(/^menu\./, ''))
+
+  it('lists visible pages with their ancestors, not grouping folders or hidden pages', () => {
+    const paths = entries.map((e) => e.path)
+    expect(paths).toContain('/system/dict')
+    expect(paths).toContain('/dashboard')
+    expect(paths).not.toContain('/system')
+    expect(paths).not.toContain('/system/dict-data/:dictId')
+    expect(paths).not.toContain('/user/profile')
+    expect(entries.find((e) => e.path === '/system/log/login')?.title).toEqual(['system', 'monitor', 'monitor.loginLog'])
+  })
+
+  it('matches fuzzily on titles and paths and cuts long patterns', () => {
+    const search = createMenuSearcher(entries)
+    expect(search('system.dcit')[0]?.path).toBe('/system/dict')
+    expect(search('/system/user')[0]?.path).toBe('/system/user')
+    expect(search('   ')).toEqual([])
+    expect(() => search('x'.repeat(100))).not.toThrow()
   })
 })

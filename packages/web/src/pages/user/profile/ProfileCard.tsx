@@ -3,6 +3,7 @@ import { App, Avatar, Card, Descriptions, Upload } from 'antd'
 import { CameraOutlined } from '@ant-design/icons'
 import type { SessionUser } from '@velo/shared'
 import { useQueryClient } from '@tanstack/react-query'
+import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
 import { avatarUrl, uploadAvatar } from '../../../api/profile'
 import { sessionActions, sessionStore } from '../../../app/session/sessionStore'
@@ -68,7 +69,7 @@ export function ProfileCard({ user, roleGroup }: { user: SessionUser; roleGroup:
           { key: 'email', label: t('profile.email'), children: user.email },
           { key: 'dept', label: t('profile.dept'), children: user.deptName ?? '' },
           { key: 'roles', label: t('profile.roles'), children: roleGroup },
-          { key: 'created', label: t('profile.createTime'), children: user.createTime },
+          { key: 'created', label: t('profile.createTime'), children: user.createTime ? dayjs(user.createTime).format('YYYY-MM-DD HH:mm:ss') : '' },
         ]}
       />
       <style>{`

@@ -18,7 +18,7 @@ export default function ProfilePage() {
         <ProfileCard user={user} roleGroup={roleGroup} />
       </Col>
       <Col xs={24} md={16}>
-        <Card title={t('profile.basicInfo')}>
+        <Card>
           <Tabs
             items={[
               { key: 'info', label: t('profile.basicInfo'), children: <BasicInfoForm user={user} /> },

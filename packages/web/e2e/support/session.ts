@@ -1,0 +1,71 @@
+import { expect, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test'
+
+// Signing in and the accounts the specs need. Everything that depends on server-side admin APIs
+// lives here so a change in those APIs touches one file.
+
+export const ADMIN = { username: 'admin', password: 'admin123' }
+export const TOKEN_COOKIE = 'Admin-Token#'
+
+interface Envelope<T> {
+  code: number
+  msg: string
+  data: T
+}
+
+async function call<T>(request: APIRequestContext, method: 'GET' | 'POST' | 'PUT', path: string, token?: string, data?: unknown): Promise<T> {
+  const response = await request.fetch(`/api${path}`, {
+    method,
+    headers: token ? { Authorization: token } : {},
+    data,
+  })
+  const body = (await response.json()) as Envelope<T>
+  expect(body.code, `${method} ${path}: ${body.msg}`).toBe(200)
+  return body.data
+}
+
+export async function apiLogin(request: APIRequestContext, user = ADMIN): Promise<string> {
+  const { token } = await call<{ token: string }>(request, 'POST', '/login', undefined, { ...user, code: '', uuid: '' })
+  return token
+}
+
+/** Puts a session cookie in the browser, as the sign-in form would, without using the form. */
+export async function useToken(context: BrowserContext, baseURL: string, token: string): Promise<void> {
+  await context.addCookies([{ name: TOKEN_COOKIE, value: token, url: baseURL }])
+}
+
+/** Signs in as admin through the API and opens `path` in the shell. */
+export async function openSignedIn(page: Page, baseURL: string, path = '/dashboard'): Promise<string> {
+  const token = await apiLogin(page.request)
+  await useToken(page.context(), baseURL, token)
+  await page.goto(path)
+  await expect(page.getByTestId('navbar')).toBeVisible()
+  return token
+}
+
+async function setConfig(request: APIRequestContext, token: string, key: string, value: string): Promise<void> {
+  const page = await call<{ rows: Array<Record<string, unknown>> }>(request, 'POST', '/system/config/list', token, {
+    pageNum: 1,
+    pageSize: 100,
+    configKey: key,
+  })
+  const row = page.rows.find((r) => r.configKey === key)
+  expect(row, `config ${key}`).toBeTruthy()
+  await call(request, 'PUT', '/system/config', token, { ...row, configValue: value })
+}
+
+/** Turns self-registration on or off (config key sys.account.registerUser). */
+export async function setRegistration(request: APIRequestContext, enabled: boolean): Promise<void> {
+  await setConfig(request, await apiLogin(request), 'sys.account.registerUser', String(enabled))
+}
+
+/**
+ * A user with no role, hence no menus: registered through the public endpoint. Returns the
+ * credentials to sign in with.
+ */
+export async function createUserWithoutMenus(request: APIRequestContext): Promise<{ username: string; password: string }> {
+  const user = { username: `nomenu${Date.now() % 1_000_000}`, password: 'nomenu123' }
+  await setRegistration(request, true)
+  await call(request, 'POST', '/register', undefined, { ...user, confirmPassword: user.password, code: '', uuid: '' })
+  await setRegistration(request, false)
+  return user
+}

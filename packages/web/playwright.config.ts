@@ -1,0 +1,43 @@
+import { defineConfig } from '@playwright/test'
+
+// End-to-end tests in Debian's Chromium against the real server, which serves the built web app
+// from packages/web/dist on a fresh SQLite database. Build first: `npm run build` at the root.
+const PORT = Number(process.env.E2E_PORT ?? 18080)
+
+export default defineConfig({
+  testDir: './e2e',
+  outputDir: './test-results',
+  // One server and one admin account for all specs: run them one after another.
+  workers: 1,
+  fullyParallel: false,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list']],
+  use: {
+    baseURL: `http://localhost:${PORT}`,
+    viewport: { width: 1400, height: 900 },
+    locale: 'en-US',
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+  },
+  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
+  webServer: {
+    command: 'node e2e/support/start-server.mjs',
+    url: `http://localhost:${PORT}/api/common/features`,
+    env: { E2E_PORT: String(PORT) },
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  },
+})
