@@ -3,6 +3,8 @@ import { defineConfig } from '@playwright/test'
 // End-to-end tests in Debian's Chromium against the real server, which serves the built web app
 // from packages/web/dist on a fresh SQLite database. Build first: `npm run build` at the root.
 const PORT = Number(process.env.E2E_PORT ?? 18080)
+/** A second server with the captcha on, for the specs of the captcha itself. */
+export const CAPTCHA_PORT = PORT + 1
 
 export default defineConfig({
   testDir: './e2e',
@@ -31,13 +33,24 @@ export default defineConfig({
     },
   },
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
-  webServer: {
-    command: 'node e2e/support/start-server.mjs',
-    url: `http://localhost:${PORT}/api/common/features`,
-    env: { E2E_PORT: String(PORT) },
-    reuseExistingServer: false,
-    timeout: 60_000,
-    stdout: 'ignore',
-    stderr: 'pipe',
-  },
+  webServer: [
+    {
+      command: 'node e2e/support/start-server.mjs',
+      url: `http://localhost:${PORT}/api/common/features`,
+      env: { E2E_PORT: String(PORT) },
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      command: 'node e2e/support/start-server.mjs',
+      url: `http://localhost:${CAPTCHA_PORT}/api/common/features`,
+      env: { E2E_PORT: String(CAPTCHA_PORT), E2E_MQTT_PORT: '18884', E2E_CAPTCHA: 'true' },
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+  ],
 })

@@ -47,6 +47,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     trustProxy: config.trustProxy,
     bodyLimit: 2 * 1024 * 1024,
     genReqId: () => crypto.randomUUID(),
+    // A line per request only when asked for; errors are logged with their request id either way.
+    disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
     requestIdHeader: false,
   }).withTypeProvider<ZodTypeProvider>()
 

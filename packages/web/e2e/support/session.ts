@@ -12,7 +12,7 @@ interface Envelope<T> {
   data: T
 }
 
-async function call<T>(request: APIRequestContext, method: 'GET' | 'POST' | 'PUT', path: string, token?: string, data?: unknown): Promise<T> {
+export async function call<T>(request: APIRequestContext, method: 'GET' | 'POST' | 'PUT', path: string, token?: string, data?: unknown): Promise<T> {
   const response = await request.fetch(`/api${path}`, {
     method,
     headers: token ? { Authorization: token } : {},

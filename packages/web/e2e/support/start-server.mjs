@@ -1,5 +1,5 @@
 // Starts the built server for the e2e run: fresh SQLite database and file storage in a temp dir,
-// captcha off, a known admin password. The temp dir is removed when the server stops.
+// captcha off unless E2E_CAPTCHA=true, a known admin password. The temp dir is removed when the server stops.
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -24,7 +24,7 @@ const server = spawn(process.execPath, [serverMain], {
     PORT: process.env.E2E_PORT ?? '18080',
     DATABASE_URL: join(dir, 'velo.db'),
     ADMIN_PASSWORD: 'admin123',
-    CAPTCHA_ENABLED: 'false',
+    CAPTCHA_ENABLED: process.env.E2E_CAPTCHA === 'true' ? 'true' : 'false',
     STORAGE_DIR: join(dir, 'files'),
     WEB_DIR: join(web, 'dist'),
     // Stay off the default MQTT port, which a local broker may hold.
