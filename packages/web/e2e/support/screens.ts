@@ -1,8 +1,9 @@
 import type { Page } from '@playwright/test'
+import { fileURLToPath } from 'node:url'
 
 /** Saves a screenshot of a main screen under e2e/screenshots/ (gitignored) for review. */
 export async function saveScreen(page: Page, name: string): Promise<void> {
   // Let antd's open/close animations (dialogs, drawers, messages) settle first.
   await page.waitForTimeout(500)
-  await page.screenshot({ path: `e2e/screenshots/${name}.png` })
+  await page.screenshot({ path: fileURLToPath(new URL(`../screenshots/${name}.png`, import.meta.url)) })
 }

@@ -4,7 +4,7 @@ import { App, Button, Form, Input, Spin } from 'antd'
 import { LockOutlined, MailOutlined, NumberOutlined } from '@ant-design/icons'
 import { useTranslation } from 'react-i18next'
 import { resetPassword, sendResetCode } from '../../api/auth'
-import { EMAIL_PATTERN, PASSWORD_PATTERN } from '../../lib/validation'
+import { confirmPasswordRules, EMAIL_PATTERN, newPasswordRules } from '../../lib/validation'
 import { AuthFrame } from '../../layout/auth/AuthFrame'
 import { CaptchaField } from '../../layout/auth/CaptchaField'
 import { useCaptcha } from '../../layout/auth/useCaptcha'
@@ -89,23 +89,14 @@ export default function ForgetPasswordPage() {
           </Form.Item>
           <Form.Item
             name="password"
-            rules={[
-              { required: true, message: t('login.passwordRequired') },
-              { pattern: PASSWORD_PATTERN, message: t('validation.password') },
-            ]}
+            rules={newPasswordRules(t)}
           >
             <Input.Password prefix={<LockOutlined />} placeholder={t('forget.newPassword')} autoComplete="new-password" />
           </Form.Item>
           <Form.Item
             name="confirmPassword"
             dependencies={['password']}
-            rules={[
-              { required: true, message: t('validation.confirmRequired') },
-              ({ getFieldValue }) => ({
-                validator: (_, value) =>
-                  !value || value === getFieldValue('password') ? Promise.resolve() : Promise.reject(new Error(t('validation.mismatch'))),
-              }),
-            ]}
+            rules={confirmPasswordRules(t)}
           >
             <Input.Password prefix={<LockOutlined />} placeholder={t('register.confirmPassword')} autoComplete="new-password" />
           </Form.Item>

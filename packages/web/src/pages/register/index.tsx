@@ -4,7 +4,7 @@ import { App, Button, Form, Input, Spin } from 'antd'
 import { LockOutlined, UserOutlined } from '@ant-design/icons'
 import { useTranslation } from 'react-i18next'
 import { register } from '../../api/auth'
-import { PASSWORD_PATTERN, USERNAME_PATTERN } from '../../lib/validation'
+import { confirmPasswordRules, newPasswordRules, USERNAME_PATTERN } from '../../lib/validation'
 import { AuthFrame } from '../../layout/auth/AuthFrame'
 import { CaptchaField } from '../../layout/auth/CaptchaField'
 import { useCaptcha } from '../../layout/auth/useCaptcha'
@@ -58,23 +58,14 @@ export default function RegisterPage() {
         </Form.Item>
         <Form.Item
           name="password"
-          rules={[
-            { required: true, message: t('login.passwordRequired') },
-            { pattern: PASSWORD_PATTERN, message: t('validation.password') },
-          ]}
+          rules={newPasswordRules(t)}
         >
           <Input.Password prefix={<LockOutlined />} placeholder={t('login.password')} autoComplete="new-password" />
         </Form.Item>
         <Form.Item
           name="confirmPassword"
           dependencies={['password']}
-          rules={[
-            { required: true, message: t('validation.confirmRequired') },
-            ({ getFieldValue }) => ({
-              validator: (_, value) =>
-                !value || value === getFieldValue('password') ? Promise.resolve() : Promise.reject(new Error(t('validation.mismatch'))),
-            }),
-          ]}
+          rules={confirmPasswordRules(t)}
         >
           <Input.Password prefix={<LockOutlined />} placeholder={t('register.confirmPassword')} autoComplete="new-password" />
         </Form.Item>

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next'
 import { updatePassword } from '../../../api/profile'
 import { failureMessage } from '../../../api/errors'
 import { MESSAGE_DURATION_S } from '../../../app/config'
-import { PASSWORD_PATTERN } from '../../../lib/validation'
+import { confirmPasswordRules, newPasswordRules } from '../../../lib/validation'
 
 interface PasswordValues {
   oldPassword: string
@@ -40,10 +40,7 @@ export function PasswordForm() {
       <Form.Item
         name="newPassword"
         label={t('profile.newPassword')}
-        rules={[
-          { required: true, message: t('validation.newPasswordRequired') },
-          { pattern: PASSWORD_PATTERN, message: t('validation.password') },
-        ]}
+        rules={newPasswordRules(t, 'validation.newPasswordRequired')}
       >
         <Input.Password autoComplete="new-password" />
       </Form.Item>
@@ -51,13 +48,7 @@ export function PasswordForm() {
         name="confirmPassword"
         label={t('profile.confirmPassword')}
         dependencies={['newPassword']}
-        rules={[
-          { required: true, message: t('validation.confirmRequired') },
-          ({ getFieldValue }) => ({
-            validator: (_, value) =>
-              !value || value === getFieldValue('newPassword') ? Promise.resolve() : Promise.reject(new Error(t('validation.mismatch'))),
-          }),
-        ]}
+        rules={confirmPasswordRules(t, 'newPassword')}
       >
         <Input.Password autoComplete="new-password" />
       </Form.Item>
