@@ -1,8 +1,7 @@
-import ExcelJS from 'exceljs'
 import type { Selectable } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { OperLogTable } from '../src/db/schema'
-import { addUser, createTestApp, type TestApp } from './harness'
+import { addUser, createTestApp, readWorkbook, type TestApp } from './harness'
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36'
 
@@ -52,15 +51,6 @@ async function rowsWrittenBy(requests: () => Promise<void>): Promise<OperRow[]> 
   await waitForLog((r) => r.operUrl === marker, before)
   await sleep(50)
   return (await operRows(before)).filter((r) => r.operUrl !== marker)
-}
-
-async function readSheet(raw: Buffer) {
-  const wb = new ExcelJS.Workbook()
-  await wb.xlsx.load(raw as unknown as ArrayBuffer)
-  const ws = wb.worksheets[0]!
-  const rows: unknown[][] = []
-  ws.eachRow((row) => rows.push((row.values as unknown[]).slice(1)))
-  return { name: ws.name, header: rows[0] as string[], rows: rows.slice(1) }
 }
 
 describe('operation log: every mutating request', () => {
@@ -309,7 +299,7 @@ describe('operation log list and export', () => {
     expect(res.status).toBe(200)
     expect(res.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="operLog_\d{14}\.xlsx"/)
-    const sheet = await readSheet(res.raw)
+    const sheet = await readWorkbook(res.raw)
     expect(sheet.name).toBe('Operation log')
     expect(sheet.header.slice(0, 4)).toEqual(['ID', 'Module', 'Type', 'Operator'])
     expect(sheet.header).toContain('Status')

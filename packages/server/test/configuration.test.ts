@@ -1,6 +1,5 @@
-import ExcelJS from 'exceljs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { addUser, createTestApp, type TestApp } from './harness'
+import { addUser, createTestApp, readWorkbook, type TestApp } from './harness'
 
 interface ConfigRow {
   configId: number
@@ -33,15 +32,6 @@ async function addConfig(configKey: string, configValue = 'v', extra: object = {
   const res = await t.call({ method: 'POST', url: '/api/system/config', token: admin, body: { configName: `Name of ${configKey}`, configKey, configValue, ...extra } })
   expect(res.status, res.msg).toBe(200)
   return res.data
-}
-
-async function readSheet(raw: Buffer) {
-  const wb = new ExcelJS.Workbook()
-  await wb.xlsx.load(raw as unknown as ArrayBuffer)
-  const ws = wb.worksheets[0]!
-  const rows: unknown[][] = []
-  ws.eachRow((row) => rows.push((row.values as unknown[]).slice(1)))
-  return { name: ws.name, header: rows[0] as string[], rows: rows.slice(1) }
 }
 
 const SEEDED_KEYS = [
@@ -255,7 +245,7 @@ describe('POST /system/config/export', () => {
     expect(res.status).toBe(200)
     expect(res.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="config_\d{14}\.xlsx"/)
-    const sheet = await readSheet(res.raw)
+    const sheet = await readWorkbook(res.raw)
     expect(sheet.name).toBe('System configuration')
     expect(sheet.header).toEqual(['ID', 'Name', 'Key', 'Value', 'Built-in', 'Remark', 'Created'])
     expect(sheet.rows.map((r) => r[2])).toEqual(SEEDED_KEYS)
@@ -267,7 +257,7 @@ describe('POST /system/config/export', () => {
 
   it('answers in Chinese for a zh_CN caller, and only the matching rows', async () => {
     const res = await t.call({ method: 'POST', url: '/api/system/config/export', token: admin, lang: 'zh_CN', body: { configType: 'N' } })
-    const sheet = await readSheet(res.raw)
+    const sheet = await readWorkbook(res.raw)
     expect(sheet.name).toBe('参数设置')
     expect(sheet.header).toEqual(['编号', '参数名称', '参数键名', '参数键值', '系统内置', '备注', '创建时间'])
     const expected = (await configs()).filter((c) => c.configType === 'N').map((c) => c.configKey)

@@ -1,6 +1,5 @@
-import ExcelJS from 'exceljs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { addUser, createTestApp, type TestApp } from './harness'
+import { addUser, createTestApp, readWorkbook, type TestApp } from './harness'
 
 interface DictType {
   dictId: number
@@ -46,15 +45,6 @@ async function addItem(dictType: string, dictValue: string, extra: object = {}) 
   const res = await t.call({ method: 'POST', url: '/api/system/dict/data', token: admin, body: { dictType, dictValue, dictLabel: `Label ${dictValue}`, ...extra } })
   expect(res.status, res.msg).toBe(200)
   return res.data as { dictCode: number; dictType: string; dictValue: string }
-}
-
-async function readSheet(raw: Buffer) {
-  const wb = new ExcelJS.Workbook()
-  await wb.xlsx.load(raw as unknown as ArrayBuffer)
-  const ws = wb.worksheets[0]!
-  const rows: unknown[][] = []
-  ws.eachRow((row) => rows.push((row.values as unknown[]).slice(1)))
-  return { name: ws.name, header: rows[0] as string[], rows: rows.slice(1) }
 }
 
 const SEEDED = ['sys_normal_disable', 'sys_user_sex', 'sys_yes_no', 'sys_show_hide', 'sys_common_status', 'sys_menu_type', 'sys_data_scope', 'sys_oper_type']
@@ -434,7 +424,7 @@ describe('POST /system/dict/export', () => {
     expect(res.status).toBe(200)
     expect(res.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="dictType_\d{14}\.xlsx"/)
-    const sheet = await readSheet(res.raw)
+    const sheet = await readWorkbook(res.raw)
     expect(sheet.name).toBe('Dictionary')
     expect(sheet.header).toEqual(['ID', 'Dictionary name', 'Dictionary type', 'Status', 'Remark', 'Created'])
     const expected = (await db().selectFrom('sysDictType').selectAll().orderBy('dictId').execute()).filter((r) => r.dictType.includes('sys_'))
@@ -451,7 +441,7 @@ describe('POST /system/dict/export', () => {
 
   it('answers in Chinese for a zh_CN caller', async () => {
     const res = await t.call({ method: 'POST', url: '/api/system/dict/export', token: admin, lang: 'zh_CN', body: { dictName: 'status' } })
-    const sheet = await readSheet(res.raw)
+    const sheet = await readWorkbook(res.raw)
     expect(sheet.name).toBe('字典类型')
     expect(sheet.header).toEqual(['编号', '字典名称', '字典类型', '状态', '备注', '创建时间'])
     expect(sheet.rows).toHaveLength(1)
@@ -461,7 +451,7 @@ describe('POST /system/dict/export', () => {
   it('exports every matching row, not one page', async () => {
     const total = (await db().selectFrom('sysDictType').select('dictId').execute()).length
     expect(total).toBeGreaterThan(20)
-    const sheet = await readSheet((await t.call({ method: 'POST', url: '/api/system/dict/export', token: admin, body: { pageSize: 5 } })).raw)
+    const sheet = await readWorkbook((await t.call({ method: 'POST', url: '/api/system/dict/export', token: admin, body: { pageSize: 5 } })).raw)
     expect(sheet.rows).toHaveLength(total)
   })
 
@@ -564,7 +554,7 @@ describe('the common role: read and export only', () => {
     expect((await t.call({ url: '/api/system/dict/1', token: reader })).data.dictType).toBe('sys_normal_disable')
     const exp = await t.call({ method: 'POST', url: '/api/system/dict/export', token: reader, body: { dictType: 'sys_yes_no' } })
     expect(exp.status).toBe(200)
-    expect((await readSheet(exp.raw)).rows).toHaveLength(1)
+    expect((await readWorkbook(exp.raw)).rows).toHaveLength(1)
     expect((await t.call({ method: 'POST', url: '/api/system/dict/data/list', token: reader, body: { dictType: 'sys_yes_no' } })).data.total).toBe(2)
   })
 

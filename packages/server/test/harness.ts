@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
+import ExcelJS from 'exceljs'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import pg from 'pg'
 import { buildApp } from '../src/app'
@@ -148,4 +149,14 @@ export async function addRole(t: TestApp, r: { roleKey: string; dataScope: strin
 export async function deptId(t: TestApp, name: string): Promise<number> {
   const row = await t.app.services.db.selectFrom('sysDept').select('deptId').where('deptName', '=', name).executeTakeFirstOrThrow()
   return row.deptId
+}
+
+/** The first sheet of an .xlsx answer: its name, header row and data rows. */
+export async function readWorkbook(raw: Buffer) {
+  const wb = new ExcelJS.Workbook()
+  await wb.xlsx.load(raw as unknown as ArrayBuffer)
+  const ws = wb.worksheets[0]!
+  const rows: unknown[][] = []
+  ws.eachRow((row) => rows.push((row.values as unknown[]).slice(1)))
+  return { name: ws.name, header: rows[0] as string[], rows: rows.slice(1) }
 }
