@@ -12,6 +12,7 @@ import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { AppConfig } from './config'
 import { migrateToLatest } from './db/migrate'
+import { type EmbeddedBroker, refuseUnregisteredDevices, startEmbeddedBroker } from './iot/embedded-broker'
 import { seed, type SeedResult } from './db/seed'
 import { registerModules } from './modules'
 import { installOperationLog } from './platform/audit/operation-log'
@@ -25,6 +26,8 @@ declare module 'fastify' {
     /** Every route registered, for the test that walks them all. */
     routeTable: Pick<RouteOptions, 'method' | 'url' | 'config'>[]
     seedResult: SeedResult
+    /** The in-process MQTT broker, when no external one is configured (MQTT_URL). */
+    broker: EmbeddedBroker | null
   }
 }
 
@@ -62,6 +65,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
 
   await migrateToLatest(services.db, services.dialect)
   app.decorate('seedResult', await seed(services))
+
+  const broker = config.mqttUrl ? null : await startEmbeddedBroker({ port: config.mqttPort, authenticate: refuseUnregisteredDevices })
+  app.decorate('broker', broker)
+  if (broker) app.addHook('onClose', () => broker.close())
 
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)

@@ -18,6 +18,12 @@ async function main() {
     // Printed once, at the first start; it is not stored anywhere in clear.
     console.log(`\n  Initial administrator: admin / ${generatedAdminPassword}\n  (set ADMIN_PASSWORD before the first start to choose it)\n`)
   }
+  const { broker } = app
+  if (broker && broker.port !== broker.requestedPort) {
+    console.log(`MQTT port ${broker.requestedPort} is taken (another broker?): the embedded broker listens on ${broker.port} instead`)
+  } else if (broker) {
+    console.log(`Embedded MQTT broker on port ${broker.port}`)
+  }
   await app.listen({ port: config.port, host: config.host })
   const shown = config.host === '0.0.0.0' ? 'localhost' : config.host
   console.log(`Velo Admin is running on http://${shown}:${config.port} (API under ${config.apiPrefix}, docs at ${config.apiPrefix}/docs)`)

@@ -61,6 +61,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     ADMIN_PASSWORD,
     CAPTCHA_ENABLED: 'false',
     LOG_LEVEL: 'silent',
+    // Any free port: many apps run at once, and a local broker may hold 1883.
+    MQTT_PORT: '0',
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...env,
   })

@@ -1,0 +1,58 @@
+import { createServer } from 'node:net'
+import mqtt from 'mqtt'
+import { describe, expect, it } from 'vitest'
+import { createTestApp } from './harness'
+
+function connect(port: number, options: mqtt.IClientOptions = {}): Promise<{ ok: boolean; code?: number }> {
+  return new Promise((resolve) => {
+    const client = mqtt.connect(`mqtt://127.0.0.1:${port}`, { reconnectPeriod: 0, connectTimeout: 5000, ...options })
+    client.once('connect', () => {
+      client.end(true)
+      resolve({ ok: true })
+    })
+    client.once('error', (err: Error & { code?: number }) => {
+      client.end(true)
+      resolve({ ok: false, code: err.code })
+    })
+  })
+}
+
+describe('embedded MQTT broker', () => {
+  it('starts with the app when no MQTT_URL is set, and refuses devices nobody registered', async () => {
+    const t = await createTestApp()
+    try {
+      const broker = t.app.broker!
+      expect(broker.port).toBeGreaterThan(0)
+      expect(await connect(broker.port, { username: 'SN0001', password: 'guess' })).toEqual({ ok: false, code: 5 })
+      expect(await connect(broker.port)).toEqual({ ok: false, code: 5 })
+    } finally {
+      await t.close()
+    }
+    // Closed with the app.
+    expect((await connect(t.app.broker!.port)).ok).toBe(false)
+  })
+
+  it('takes a free port when MQTT_PORT is taken, and says which', async () => {
+    const holder = createServer()
+    await new Promise<void>((r) => holder.listen(0, r))
+    const taken = (holder.address() as { port: number }).port
+    const t = await createTestApp({ MQTT_PORT: String(taken) })
+    try {
+      expect(t.app.broker!.requestedPort).toBe(taken)
+      expect(t.app.broker!.port).not.toBe(taken)
+      expect(await connect(t.app.broker!.port)).toEqual({ ok: false, code: 5 })
+    } finally {
+      await t.close()
+      holder.close()
+    }
+  })
+
+  it('is not started when an external broker is configured', async () => {
+    const t = await createTestApp({ MQTT_URL: 'mqtt://127.0.0.1:1883' })
+    try {
+      expect(t.app.broker).toBeNull()
+    } finally {
+      await t.close()
+    }
+  })
+})
