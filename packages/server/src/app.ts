@@ -39,7 +39,8 @@ export interface BuildOptions {
 /** Where the built web app is: WEB_DIR, else packages/web/dist beside this package. */
 function webDir(config: AppConfig): string | undefined {
   const here = dirname(fileURLToPath(import.meta.url))
-  const candidates = [config.webDir, resolve(here, '../../web/dist'), resolve(here, '../../../packages/web/dist')]
+  // From src/ (tsx) and from dist/ (the bundle) alike, the web package is two levels up.
+  const candidates = [config.webDir, resolve(here, '../../web/dist')]
   return candidates.find((d): d is string => !!d && existsSync(join(d, 'index.html')))
 }
 

@@ -119,7 +119,12 @@ export class EntityRepository {
   }
 
   async get(id: number, scope: RowScope): Promise<Row> {
-    const row = await this.db
+    return this.fetchOne(this.db, id, scope)
+  }
+
+  /** One row in scope, read through the given executor (the database or an open transaction). */
+  private async fetchOne(db: AnyDb, id: number, scope: RowScope): Promise<Row> {
+    const row = await db
       .selectFrom(this.entity.table)
       .select(this.columns())
       .where(this.entity.idField, '=', id)
@@ -176,7 +181,7 @@ export class EntityRepository {
 
   async update(id: number, values: Row, auth: AuthContext, scope: RowScope): Promise<Row> {
     return this.db.transaction().execute(async (tx) => {
-      const before = await new EntityRepository(tx as unknown as Db, this.entity).get(id, scope)
+      const before = await this.fetchOne(tx, id, scope)
       const changes = this.withDefaults(Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== undefined && k !== this.entity.idField)), false)
       await this.checkValues(tx, changes, id)
       await this.hooks.beforeUpdate?.({ tx, auth, before, values: changes })

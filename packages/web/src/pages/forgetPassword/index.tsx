@@ -1,12 +1,13 @@
 import { useState } from 'react'
 import { Link, Navigate, useNavigate } from 'react-router'
 import { App, Button, Form, Input, Spin } from 'antd'
-import { LockOutlined, MailOutlined, NumberOutlined } from '@ant-design/icons'
+import { MailOutlined, NumberOutlined } from '@ant-design/icons'
 import { useTranslation } from 'react-i18next'
 import { resetPassword, sendResetCode } from '../../api/auth'
-import { confirmPasswordRules, EMAIL_PATTERN, newPasswordRules } from '../../lib/validation'
+import { EMAIL_PATTERN } from '../../lib/validation'
 import { AuthFrame } from '../../layout/auth/AuthFrame'
 import { CaptchaField } from '../../layout/auth/CaptchaField'
+import { NewPasswordFields } from '../../layout/auth/NewPasswordFields'
 import { useCaptcha } from '../../layout/auth/useCaptcha'
 import { useFeatures } from '../../layout/auth/useFeatures'
 
@@ -87,19 +88,7 @@ export default function ForgetPasswordPage() {
           <Form.Item name="resetCode" rules={[{ required: true, whitespace: true, message: t('forget.resetCodeRequired') }]}>
             <Input prefix={<NumberOutlined />} placeholder={t('forget.resetCode')} autoComplete="one-time-code" />
           </Form.Item>
-          <Form.Item
-            name="password"
-            rules={newPasswordRules(t)}
-          >
-            <Input.Password prefix={<LockOutlined />} placeholder={t('forget.newPassword')} autoComplete="new-password" />
-          </Form.Item>
-          <Form.Item
-            name="confirmPassword"
-            dependencies={['password']}
-            rules={confirmPasswordRules(t)}
-          >
-            <Input.Password prefix={<LockOutlined />} placeholder={t('register.confirmPassword')} autoComplete="new-password" />
-          </Form.Item>
+          <NewPasswordFields placeholder={t('forget.newPassword')} />
           <Form.Item>
             <Button type="primary" htmlType="submit" block loading={busy}>
               {t('forget.reset')}

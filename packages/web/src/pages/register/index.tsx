@@ -1,12 +1,13 @@
 import { useState } from 'react'
 import { Link, Navigate, useNavigate } from 'react-router'
 import { App, Button, Form, Input, Spin } from 'antd'
-import { LockOutlined, UserOutlined } from '@ant-design/icons'
+import { UserOutlined } from '@ant-design/icons'
 import { useTranslation } from 'react-i18next'
 import { register } from '../../api/auth'
-import { confirmPasswordRules, newPasswordRules, USERNAME_PATTERN } from '../../lib/validation'
+import { USERNAME_PATTERN } from '../../lib/validation'
 import { AuthFrame } from '../../layout/auth/AuthFrame'
 import { CaptchaField } from '../../layout/auth/CaptchaField'
+import { NewPasswordFields } from '../../layout/auth/NewPasswordFields'
 import { useCaptcha } from '../../layout/auth/useCaptcha'
 import { useFeatures } from '../../layout/auth/useFeatures'
 
@@ -56,19 +57,7 @@ export default function RegisterPage() {
         >
           <Input prefix={<UserOutlined />} placeholder={t('login.username')} autoComplete="username" />
         </Form.Item>
-        <Form.Item
-          name="password"
-          rules={newPasswordRules(t)}
-        >
-          <Input.Password prefix={<LockOutlined />} placeholder={t('login.password')} autoComplete="new-password" />
-        </Form.Item>
-        <Form.Item
-          name="confirmPassword"
-          dependencies={['password']}
-          rules={confirmPasswordRules(t)}
-        >
-          <Input.Password prefix={<LockOutlined />} placeholder={t('register.confirmPassword')} autoComplete="new-password" />
-        </Form.Item>
+        <NewPasswordFields placeholder={t('login.password')} />
         <CaptchaField captcha={captcha} />
         <Form.Item>
           <Button type="primary" htmlType="submit" block loading={submitting}>
