@@ -19,6 +19,7 @@ import { installOperationLog } from './platform/audit/operation-log'
 import { envelopeHook, errorHandler, notFoundHandler } from './platform/http'
 import { installGuard } from './platform/rbac/guard'
 import { createServices, type Services } from './platform/services'
+import { registerDefinedEntities } from './platform/crud/routes'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,6 +33,8 @@ declare module 'fastify' {
 }
 
 export interface BuildOptions {
+  /** More API modules, registered like the product's own (the engine's tests add a test entity). */
+  modules?: (api: FastifyInstance, services: Services) => Promise<void> | void
   /** Pino logger options, or false in tests. */
   logger?: boolean | object
 }
@@ -110,6 +113,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
       api.addHook('preSerialization', envelopeHook)
       api.setNotFoundHandler(notFoundHandler)
       await registerModules(api, services)
+      await options.modules?.(api, services)
+      registerDefinedEntities(api, services)
     },
     { prefix: config.apiPrefix },
   )

@@ -44,6 +44,7 @@ const EnvSchema = z.object({
     .optional(),
   MAIL_FROM: z.string().default('Velo Admin <no-reply@velo.local>'),
   UPLOAD_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024).default(10),
+  IMPORT_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024).default(50),
   TRUST_PROXY: bool.default(false),
 })
 
@@ -67,6 +68,8 @@ export interface AppConfig {
   smtpUrl?: string
   mailFrom: string
   uploadMaxBytes: number
+  /** Excel imports are larger than images: 100,000 rows is about 10 MB. */
+  importMaxBytes: number
   trustProxy: boolean
 }
 
@@ -107,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     uploadMaxBytes: Math.round(e.UPLOAD_MAX_MB * 1024 * 1024),
+    importMaxBytes: Math.round(e.IMPORT_MAX_MB * 1024 * 1024),
     trustProxy: e.TRUST_PROXY,
   }
 }

@@ -4,11 +4,14 @@ import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import ExcelJS from 'exceljs'
 import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { Selectable } from 'kysely'
 import pg from 'pg'
-import { buildApp } from '../src/app'
+import { afterAll, beforeAll } from 'vitest'
+import { buildApp, type BuildOptions } from '../src/app'
 import { loadConfig } from '../src/config'
 import { newUserRow } from '../src/platform/auth/new-user'
 import { hashPassword } from '../src/platform/auth/passwords'
+import type { Database, OperLogTable } from '../src/db/schema'
 
 export const ADMIN_PASSWORD = 'admin123!'
 
@@ -46,13 +49,19 @@ export async function freshDatabase(dir: string): Promise<{ url: string; drop: (
     drop: async () => {
       const c = new pg.Client({ connectionString: base })
       await c.connect()
+      // A closed pool's sockets may still be saying goodbye; forcing them off then raises an error in the test.
+      for (let i = 0; i < 100; i++) {
+        const open = await c.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name])
+        if (open.rows[0].n === 0) break
+        await new Promise((r) => setTimeout(r, 20))
+      }
       await c.query(`drop database if exists ${name} with (force)`)
       await c.end()
     },
   }
 }
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, options: Pick<BuildOptions, 'modules'> = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'velo-test-'))
   const database = await freshDatabase(dir)
   const config = loadConfig({
@@ -66,7 +75,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...env,
   })
-  const app = await buildApp(config, { logger: false })
+  const app = await buildApp(config, { logger: false, ...options })
   await app.ready()
   // Each app gets its own client address, so per-address limits of one test file never touch another's.
   const remoteAddress = `127.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0]! % 250)}`
@@ -161,4 +170,84 @@ export async function readWorkbook(raw: Buffer) {
   const rows: unknown[][] = []
   ws.eachRow((row) => rows.push((row.values as unknown[]).slice(1)))
   return { name: ws.name, header: rows[0] as string[], rows: rows.slice(1) }
+}
+
+/**
+ * A signed-in user with a role of their own: the button permissions given, the data scope, a
+ * department by name, and optionally whole menus by name (directories and pages for /getRouters).
+ */
+export async function limitedUser(
+  t: TestApp,
+  o: { userName: string; perms: string[]; dataScope: string; dept?: string; deptIds?: number[]; menus?: string[] },
+): Promise<{ userId: number; roleId: number; token: string }> {
+  const db = t.app.services.db
+  const roleId = await addRole(t, { roleKey: `r${o.userName}`, dataScope: o.dataScope, perms: o.perms, deptIds: o.deptIds })
+  if (o.menus?.length) {
+    const menus = await db.selectFrom('sysMenu').select('menuId').where('menuName', 'in', o.menus).execute()
+    const held = new Set((await db.selectFrom('sysRoleMenu').select('menuId').where('roleId', '=', roleId).execute()).map((r) => r.menuId))
+    const extra = menus.filter((m) => !held.has(m.menuId))
+    if (extra.length) await db.insertInto('sysRoleMenu').values(extra.map((m) => ({ roleId, menuId: m.menuId }))).execute()
+  }
+  const userId = await addUser(t, { userName: o.userName, deptId: o.dept ? await deptId(t, o.dept) : null })
+  await db.insertInto('sysUserRole').values({ userId, roleId }).execute()
+  return { userId, roleId, token: await t.login(o.userName, 'secret12') }
+}
+
+/** The id of a row found by one column (test set-up reads, not API calls). */
+export async function idOf(t: TestApp, what: 'user' | 'role' | 'menu', value: string): Promise<number> {
+  const db = t.app.services.db
+  if (what === 'user') return (await db.selectFrom('sysUser').select('userId').where('userName', '=', value).executeTakeFirstOrThrow()).userId
+  if (what === 'role') return (await db.selectFrom('sysRole').select('roleId').where('roleKey', '=', value).executeTakeFirstOrThrow()).roleId
+  return (await db.selectFrom('sysMenu').select('menuId').where('menuName', '=', value).orderBy('menuId').executeTakeFirstOrThrow()).menuId
+}
+
+/** Every row of the tables, in a stable order: what "nothing changed" is checked against. */
+export async function snapshot(t: TestApp, ...tables: (keyof Database)[]) {
+  const out: Record<string, string[]> = {}
+  for (const table of tables) {
+    const rows = await t.app.services.db.selectFrom(table).selectAll().execute()
+    out[table] = rows.map((r) => JSON.stringify(r)).sort()
+  }
+  return out
+}
+
+/** The operation log is written once the answer is out: a test waits for its row rather than racing it. */
+export async function waitForOperLog(t: TestApp, match: (r: Selectable<OperLogTable>) => boolean): Promise<Selectable<OperLogTable>> {
+  const deadline = Date.now() + 5000
+  for (;;) {
+    const rows = await t.app.services.db.selectFrom('sysOperLog').selectAll().orderBy('operId', 'desc').execute()
+    const found = rows.find(match)
+    if (found) return found
+    if (Date.now() > deadline) throw new Error('no matching operation log row')
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+/**
+ * One app per test file, built before its tests and closed after them, with an admin token:
+ * `const t = useTestApp()`, then `t.call(…)`, `t.admin`, `t.app.services.db` inside tests.
+ */
+export function useTestApp(env: Record<string, string> = {}): TestApp & { readonly admin: string } {
+  let current: TestApp | undefined
+  let token = ''
+  beforeAll(async () => {
+    current = await createTestApp(env)
+    token = await current.login()
+  })
+  afterAll(() => current?.close())
+  const app = () => {
+    if (!current) throw new Error('useTestApp: the app is built in beforeAll; use it inside hooks and tests')
+    return current
+  }
+  return {
+    get app() {
+      return app().app
+    },
+    get admin() {
+      return token
+    },
+    call: (o) => app().call(o),
+    login: (...args) => app().login(...args),
+    close: () => app().close(),
+  }
 }

@@ -1,3 +1,4 @@
+import type { Language } from './api'
 import type { Label } from './entity/types'
 
 /**
@@ -148,3 +149,30 @@ export const MENU_TITLES: Record<string, Label> = Object.fromEntries(
 
 /** The buttons seeded under each page. */
 export const STANDARD_ACTIONS = ['list', 'query', 'add', 'edit', 'remove', 'export'] as const
+
+/** Titles of the seeded buttons, by key 'button.<action>' (the last segment of their permission). */
+export const BUTTON_TITLES: Record<string, Label> = {
+  'button.list': { en_US: 'List', zh_CN: '列表' },
+  'button.query': { en_US: 'Query', zh_CN: '查询' },
+  'button.add': { en_US: 'Add', zh_CN: '新增' },
+  'button.edit': { en_US: 'Modify', zh_CN: '修改' },
+  'button.remove': { en_US: 'Delete', zh_CN: '删除' },
+  'button.export': { en_US: 'Export', zh_CN: '导出' },
+  'button.import': { en_US: 'Import', zh_CN: '导入' },
+  'button.unbind': { en_US: 'Unbind', zh_CN: '解绑' },
+  'button.generate': { en_US: 'Generate', zh_CN: '生成' },
+  'button.push': { en_US: 'Push', zh_CN: '推送' },
+  'button.command': { en_US: 'Send command', zh_CN: '下发指令' },
+  'button.publish': { en_US: 'Publish', zh_CN: '发布' },
+  'button.send': { en_US: 'Send', zh_CN: '发送' },
+  'button.review': { en_US: 'Review', zh_CN: '审核' },
+  'button.execute': { en_US: 'Execute', zh_CN: '执行' },
+  'button.resetPwd': { en_US: 'Reset password', zh_CN: '重置密码' },
+  'button.forceLogout': { en_US: 'Force logout', zh_CN: '强退' },
+  'button.unlock': { en_US: 'Unlock', zh_CN: '账户解锁' },
+}
+
+/** A menu name as people read it: i18n keys ('menu.system.user', 'button.add') translated, plain text as is. */
+export function menuTitle(name: string, lang: Language): string {
+  return (MENU_TITLES[name] ?? BUTTON_TITLES[name])?.[lang] ?? name
+}

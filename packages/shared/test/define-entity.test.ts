@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { defineEntity, MENU_CATALOGUE, MENU_TITLES, PASSWORD_PATTERN, systemEntities, USERNAME_PATTERN } from '../src'
+import { defineEntity, entityByKey, entityForComponent, MENU_CATALOGUE, MENU_TITLES, PASSWORD_PATTERN, systemEntities, USERNAME_PATTERN } from '../src'
 
 describe('defineEntity', () => {
   const base = {
@@ -23,7 +23,9 @@ describe('defineEntity', () => {
         { name: 'secretNote', kind: 'text', label: { en_US: 'Note', zh_CN: '备注' }, export: false, list: false },
       ],
     })
-    expect(e.operations).toEqual(['list', 'get', 'add', 'edit', 'remove', 'export'])
+    expect(e.operations).toEqual(['list', 'get', 'add', 'edit', 'remove', 'export', 'import'])
+    expect(e.labelField).toBe('title')
+    expect(e.imported.map((f) => f.name)).toEqual(['title', 'body', 'secretNote'])
     expect(e.searchable.map((f) => f.name)).toEqual(['title'])
     expect([...e.sortable].sort()).toEqual(['thingId', 'title'])
     expect(e.listed.map((f) => f.name)).toEqual(['thingId', 'title'])
@@ -38,9 +40,41 @@ describe('defineEntity', () => {
     expect(() => defineEntity({ ...base, fields: [id], dataScope: { deptField: 'deptId' } })).toThrow(/dataScope.deptField/)
   })
 
-  it('defines the system entities without error', () => {
+  it('keeps passwords and links out of what is read, and files out of imports', () => {
+    const e = defineEntity({
+      ...base,
+      fields: [
+        id,
+        { name: 'name', kind: 'text', label: { en_US: 'Name', zh_CN: '名称' }, unique: true, immutable: true },
+        { name: 'password', kind: 'password', label: { en_US: 'Password', zh_CN: '密码' } },
+        { name: 'photo', kind: 'image', label: { en_US: 'Photo', zh_CN: '照片' } },
+        { name: 'roleIds', kind: 'referenceMany', entity: 'role', through: { table: 't', from: 'a', to: 'b' }, label: { en_US: 'Roles', zh_CN: '角色' } },
+        { name: 'parentId', kind: 'treeParent', label: { en_US: 'Parent', zh_CN: '上级' } },
+      ],
+    })
+    expect(e.columns).toEqual(['thingId', 'name', 'photo', 'parentId'])
+    expect(e.listed.map((f) => f.name)).toEqual(['thingId', 'name', 'photo', 'parentId'])
+    expect(e.exported.map((f) => f.name)).toEqual(['thingId', 'name', 'photo', 'parentId'])
+    expect(e.imported.map((f) => f.name)).toEqual(['name', 'parentId'])
+    expect(e.formFields.map((f) => f.name)).toEqual(['name', 'password', 'photo', 'roleIds', 'parentId'])
+    expect(e.importKey).toBe('name')
+    expect(e.treeParent).toBe('parentId')
+  })
+
+  it('refuses a subtree search on a field that names no tree, and two parents', () => {
+    const text = { name: 'title', kind: 'text' as const, label: { en_US: 'T', zh_CN: 'T' } }
+    expect(() => defineEntity({ ...base, fields: [id, { ...text, search: 'subtree' }] })).toThrow(/subtree/)
+    const parent = { kind: 'treeParent' as const, label: { en_US: 'P', zh_CN: 'P' } }
+    expect(() => defineEntity({ ...base, fields: [id, { ...parent, name: 'a' }, { ...parent, name: 'b' }] })).toThrow(/one parent/)
+  })
+
+  it('defines the system entities and finds them by key and by menu component', () => {
     expect(systemEntities.dictType.sortable.has('dictName')).toBe(true)
-    expect(systemEntities.user.fields.some((f) => f.name === 'password')).toBe(false)
+    expect(systemEntities.user.columns).not.toContain('password')
+    expect(entityByKey('dept')).toBe(systemEntities.dept)
+    expect(entityForComponent('system/country/index')).toBe(systemEntities.country)
+    expect(entityForComponent('monitor/logininfor/index')).toBe(systemEntities.loginLog)
+    expect(entityForComponent('system/nothing/index')).toBeUndefined()
   })
 })
 

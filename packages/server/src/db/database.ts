@@ -13,6 +13,8 @@ export type Dialect = DatabaseTarget['dialect']
 pg.types.setTypeParser(1184, (v) => new Date(v).toISOString())
 // int8 (count(*), bigserial) fits in a JS number for every table we keep.
 pg.types.setTypeParser(20, (v) => Number(v))
+// A calendar date stays the 'YYYY-MM-DD' it was stored as, not a Date at local midnight.
+pg.types.setTypeParser(1082, (v) => v)
 
 export function createDatabase(target: DatabaseTarget): { db: Db; dialect: Dialect } {
   const plugins = [new CamelCasePlugin()]

@@ -25,5 +25,7 @@ export const badRequest = (key: MessageKey, params?: MessageParams, data?: unkno
   new AppError(400, key, params, 400, data ?? null)
 export const notFound = (key: MessageKey = 'error.recordNotFound', params?: MessageParams) =>
   new AppError(404, key, params)
-export const conflict = (key: MessageKey, params?: MessageParams) => new AppError(409, key, params)
+/** A clash with stored data; `field` names the form field to mark. */
+export const conflict = (key: MessageKey, params?: MessageParams, field?: string) =>
+  new AppError(409, key, params, 409, field ? { errors: [{ field }] } : null)
 export const forbidden = (key: MessageKey, params?: MessageParams) => new AppError(403, key, params)

@@ -1,16 +1,30 @@
 import type { EntityDef, FieldDef, Operation } from './types'
 
-const ALL_OPERATIONS: readonly Operation[] = ['list', 'get', 'add', 'edit', 'remove', 'export']
+const ALL_OPERATIONS: readonly Operation[] = ['list', 'get', 'add', 'edit', 'remove', 'export', 'import']
 
 export interface ResolvedEntity extends EntityDef {
   operations: readonly Operation[]
+  labelField: string
   fieldMap: ReadonlyMap<string, FieldDef>
   searchable: readonly FieldDef[]
   sortable: ReadonlySet<string>
   listed: readonly FieldDef[]
   exported: readonly FieldDef[]
+  /** Fields a client may send on add (on modify, minus the immutable ones and passwords). */
   writable: readonly FieldDef[]
+  /** Columns of the import template, in order. */
+  imported: readonly FieldDef[]
+  /** Fields of the add/modify form. */
+  formFields: readonly FieldDef[]
+  /** Columns read from the table: every field but passwords and links. */
+  columns: readonly string[]
+  /** Matches import rows to existing ones when updating: the first unique field. */
+  importKey: string | null
+  /** The parent field when the entity is a tree. */
+  treeParent: string | null
 }
+
+const isWritable = (f: FieldDef, idField: string) => !f.readOnly && f.name !== idField
 
 /** Checks a definition once and precomputes what its consumers need; a bad definition fails at start. */
 export function defineEntity(def: EntityDef): ResolvedEntity {
@@ -18,6 +32,9 @@ export function defineEntity(def: EntityDef): ResolvedEntity {
   for (const f of def.fields) {
     if (fieldMap.has(f.name)) throw new Error(`${def.key}: field ${f.name} is defined twice`)
     if (!/^[a-z][A-Za-z0-9]*$/.test(f.name)) throw new Error(`${def.key}: field name ${f.name} must be camelCase`)
+    if (f.search === 'subtree' && f.kind !== 'reference' && f.kind !== 'treeParent') {
+      throw new Error(`${def.key}: ${f.name} searches a subtree but refers to no tree`)
+    }
     fieldMap.set(f.name, f)
   }
   const mustExist = (name: string, what: string) => {
@@ -29,16 +46,59 @@ export function defineEntity(def: EntityDef): ResolvedEntity {
     mustExist(def.dataScope.deptField, 'dataScope.deptField')
     if (def.dataScope.userField) mustExist(def.dataScope.userField, 'dataScope.userField')
   }
+  const labelField = def.labelField ?? def.fields.find((f) => f.kind === 'text')?.name ?? def.idField
+  mustExist(labelField, 'labelField')
+  const parents = def.fields.filter((f) => f.kind === 'treeParent')
+  if (parents.length > 1) throw new Error(`${def.key}: a tree has one parent field`)
   const sortable = new Set(def.fields.filter((f) => f.sort).map((f) => f.name))
   sortable.add(def.defaultSort.field)
+  const writable = def.fields.filter((f) => isWritable(f, def.idField))
+  const readable = def.fields.filter((f) => f.kind !== 'password')
+  const stored = readable.filter((f) => f.kind !== 'referenceMany')
   return {
     ...def,
     operations: def.operations ?? ALL_OPERATIONS,
+    labelField,
     fieldMap,
     searchable: def.fields.filter((f) => f.search),
     sortable,
-    listed: def.fields.filter((f) => f.list !== false && !f.hidden),
-    exported: def.fields.filter((f) => f.export !== false && !f.hidden),
-    writable: def.fields.filter((f) => !f.readOnly && f.name !== def.idField),
+    listed: readable.filter((f) => (f.list ?? f.kind !== 'referenceMany') && !f.hidden),
+    exported: stored.filter((f) => f.export !== false && !f.hidden),
+    writable,
+    imported: writable.filter((f) => f.import ?? !['password', 'image', 'file', 'richText', 'referenceMany'].includes(f.kind)),
+    formFields: writable.filter((f) => f.form !== false),
+    columns: stored.map((f) => f.name),
+    importKey: def.fields.find((f) => f.unique)?.name ?? null,
+    treeParent: parents[0]?.name ?? null,
   }
+}
+
+/**
+ * Every entity by key, so references can be resolved ("dept" → its table and label field) on both
+ * sides. Modules register their definitions here at import time.
+ */
+const registry = new Map<string, ResolvedEntity>()
+
+export function registerEntities(...entities: ResolvedEntity[]): void {
+  for (const e of entities) {
+    const prior = registry.get(e.key)
+    if (prior && prior !== e) throw new Error(`entity ${e.key} is defined twice`)
+    registry.set(e.key, e)
+  }
+}
+
+export function entityByKey(key: string): ResolvedEntity {
+  const e = registry.get(key)
+  if (!e) throw new Error(`no entity ${key}`)
+  return e
+}
+
+export function allEntities(): ResolvedEntity[] {
+  return [...registry.values()]
+}
+
+/** The entity whose generic page serves a menu component ('system/dict/index' → path '/system/dict'). */
+export function entityForComponent(component: string): ResolvedEntity | undefined {
+  const path = `/${component.replace(/^\/+/, '').replace(/\/index$/, '')}`
+  return [...registry.values()].find((e) => e.path === path)
 }

@@ -7,7 +7,7 @@ import { ok } from '../../platform/envelope'
 import { badRequest, forbidden, notFound } from '../../platform/errors'
 import { PUBLIC, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
-import { readOneImage } from './uploads'
+import { readOneImage } from '../../platform/uploads'
 
 const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
@@ -68,7 +68,7 @@ export function registerFiles(app: FastifyInstance, services: Services) {
     '/common/upload',
     { config: { permission: SIGNED_IN, audit: { module: 'Files' } }, schema: { tags, summary: 'Upload one image (jpg, jpeg, png)', consumes: ['multipart/form-data'] } },
     async (req) => {
-      const image = await readOneImage(req, services)
+      const image = await readOneImage(req, services.config.uploadMaxBytes)
       const fileName = await storage.save('upload', image.extension, image.bytes)
       return ok({ fileName, originalFilename: image.originalName, url: `${services.config.apiPrefix}/common/download?fileName=${encodeURIComponent(fileName)}` })
     },

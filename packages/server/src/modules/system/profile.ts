@@ -10,7 +10,7 @@ import { badRequest } from '../../platform/errors'
 import { bilingual } from '../../platform/i18n/zod-messages'
 import { caller, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
-import { readOneImage } from '../common/uploads'
+import { readOneImage } from '../../platform/uploads'
 
 /** The personal centre: one's own profile, password and avatar. */
 export function registerProfile(app: FastifyInstance, services: Services) {
@@ -79,7 +79,7 @@ export function registerProfile(app: FastifyInstance, services: Services) {
 
   api.post('/system/user/profile/avatar', { config: { permission: SIGNED_IN, audit: { module } }, schema: { tags, summary: `Upload my avatar (${IMAGE_EXTENSIONS.join(', ')})`, consumes: ['multipart/form-data'] } }, async (req) => {
     const auth = caller(req)
-    const image = await readOneImage(req, services)
+    const image = await readOneImage(req, services.config.uploadMaxBytes)
     const stored = await services.storage.save('avatar', image.extension, image.bytes)
     const previous = await db.selectFrom('sysUser').select('avatar').where('userId', '=', auth.userId).executeTakeFirstOrThrow()
     await db.updateTable('sysUser').set({ avatar: stored, updateBy: auth.userName, updateTime: new Date().toISOString() }).where('userId', '=', auth.userId).execute()

@@ -32,6 +32,8 @@ declare module 'fastify' {
 }
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+// A GET that changes something (RuoYi-style unlock) says so with an audit config of its own.
+const audited = (req: FastifyRequest) => MUTATING.has(req.method) || !!req.routeOptions.config.audit
 const MAX_TEXT = 2000
 
 function defaultType(method: string): BusinessTypeCode {
@@ -56,13 +58,13 @@ function paramsOf(req: FastifyRequest): string {
 /** Every mutating API request, good or bad, lands in sys_oper_log once its answer is sent. */
 export function installOperationLog(api: FastifyInstance, db: Db, apiPrefix: string) {
   api.addHook('onSend', async (req, _reply, payload) => {
-    if (MUTATING.has(req.method) && typeof payload === 'string') req.auditResult = payload
+    if (audited(req) && typeof payload === 'string') req.auditResult = payload
     return payload
   })
 
   api.addHook('onResponse', async (req, reply) => {
     const audit = req.routeOptions.config.audit
-    if (!MUTATING.has(req.method) || audit === false || !req.routeOptions.url) return
+    if (!audited(req) || audit === false || !req.routeOptions.url) return
     let status = reply.statusCode >= 400 ? '1' : '0'
     let errorMsg = ''
     let jsonResult = req.auditResult ?? ''

@@ -7,7 +7,10 @@ export type Session = SessionTable
 
 export type SessionLookup =
   | { state: 'valid'; session: Session }
-  | { state: 'expired' | 'revoked' | 'displaced' | 'unknown' }
+  | { state: 'expired' | 'revoked' | 'displaced' | 'forced' | 'unknown' }
+
+/** Why a session ended: signed out, displaced by a newer sign-in, or signed out by an administrator. */
+export type EndReason = 'revoked' | 'displaced' | 'forced'
 
 export interface NewSession {
   userId: number
@@ -24,6 +27,10 @@ export function newToken(): string {
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex')
 }
+/** The id a session is listed and ended by (online users): neither the token nor its hash leaves the server. */
+export function sessionIdOf(s: Pick<Session, 'tokenHash'>): string {
+  return createHash('sha256').update(`session-id:${s.tokenHash}`).digest('hex').slice(0, 32)
+}
 
 // Sliding expiry rewrites a session at most this often, not on every request.
 const TOUCH_EVERY_MS = 60_000
@@ -39,7 +46,17 @@ export interface SessionStore {
   displaceOthers(userId: number, keepToken: string): Promise<void>
   /** Ends every live session of the user (password reset, disabled account). */
   revokeUser(userId: number): Promise<void>
+  /** Ends one session by its token hash, keeping the reason for the client's next call. */
+  end(tokenHash: string, reason: EndReason): Promise<void>
+  /** Live sessions, newest sign-in first. */
   listActive(): Promise<Session[]>
+}
+
+/** Force logout: ends the live session with this public id; false when there is none. */
+export async function forceEnd(store: SessionStore, sessionId: string): Promise<boolean> {
+  const session = (await store.listActive()).find((s) => sessionIdOf(s) === sessionId)
+  if (session) await store.end(session.tokenHash, 'forced')
+  return !!session
 }
 
 function freshSession(token: string, s: NewSession, ttlMinutes: number): Session {
@@ -57,6 +74,7 @@ function freshSession(token: string, s: NewSession, ttlMinutes: number): Session
 function classify(session: Session | undefined, now: Date): SessionLookup {
   if (!session) return { state: 'unknown' }
   if (session.endedReason === 'displaced') return { state: 'displaced' }
+  if (session.endedReason === 'forced') return { state: 'forced' }
   if (session.endedReason) return { state: 'revoked' }
   if (session.expiresAt <= now.toISOString()) return { state: 'expired' }
   return { state: 'valid', session }
@@ -95,7 +113,7 @@ export class SqlSessionStore implements SessionStore {
     await this.end(hashToken(token), 'revoked')
   }
 
-  private async end(tokenHash: string, reason: string) {
+  async end(tokenHash: string, reason: EndReason) {
     await this.db.updateTable('sysSession').set({ endedReason: reason }).where('tokenHash', '=', tokenHash).execute()
   }
 
@@ -175,7 +193,7 @@ export class RedisSessionStore implements SessionStore {
     await this.end(hashToken(token), 'revoked')
   }
 
-  private async end(tokenHash: string, reason: string) {
+  async end(tokenHash: string, reason: EndReason) {
     const session = await this.load(tokenHash)
     if (session && !session.endedReason) await this.save({ ...session, endedReason: reason })
   }

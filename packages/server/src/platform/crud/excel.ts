@@ -4,13 +4,42 @@ import ExcelJS from 'exceljs'
 
 type Row = Record<string, unknown>
 
-/** A cell as people read it: dictionary labels instead of codes, real dates instead of ISO strings. */
-function cellValue(f: FieldDef, value: unknown, dicts: Map<string, Map<string, string>>): ExcelJS.CellValue {
+export const BOOLEAN_LABELS: Record<Language, [yes: string, no: string]> = { en_US: ['Yes', 'No'], zh_CN: ['是', '否'] }
+
+/**
+ * A cell as people read it: dictionary and option labels instead of codes, the referenced row's name
+ * instead of its id, real dates instead of ISO strings. Import reads the same forms back.
+ */
+function cellValue(f: FieldDef, row: Row, lang: Language, dicts: Map<string, Map<string, string>>): ExcelJS.CellValue {
+  const value = row[f.name]
   if (value === null || value === undefined) return null
-  if (f.kind === 'dict') return dicts.get(f.dict)?.get(String(value)) ?? String(value)
-  if (f.kind === 'datetime') return new Date(String(value))
-  if (f.kind === 'number') return Number(value)
-  return String(value)
+  switch (f.kind) {
+    case 'dict':
+      return dicts.get(f.dict)?.get(String(value)) ?? String(value)
+    case 'enum':
+      return f.options.find((o) => o.value === value)?.label[lang] ?? String(value)
+    case 'boolean':
+      return BOOLEAN_LABELS[lang][value ? 0 : 1]
+    case 'reference':
+      return (row[`${f.name}Label`] as string | null) ?? Number(value)
+    case 'datetime':
+      return new Date(String(value))
+    case 'number':
+    case 'money':
+    case 'treeParent':
+      return Number(value)
+    default:
+      return String(value)
+  }
+}
+
+function columnsOf(fields: readonly FieldDef[], lang: Language): Partial<ExcelJS.Column>[] {
+  return fields.map((f) => ({
+    header: f.label[lang],
+    key: f.name,
+    width: f.kind === 'datetime' ? 20 : Math.min(40, Math.max(12, f.label[lang].length + 4)),
+    style: f.kind === 'datetime' ? { numFmt: 'yyyy-mm-dd hh:mm:ss' } : f.kind === 'money' ? { numFmt: '0.00' } : {},
+  }))
 }
 
 /**
@@ -27,19 +56,14 @@ export function streamWorkbook(options: {
   const out = new PassThrough()
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false })
   const sheet = workbook.addWorksheet(options.sheetName.slice(0, 31))
-  sheet.columns = options.fields.map((f) => ({
-    header: f.label[options.lang],
-    key: f.name,
-    width: f.kind === 'datetime' ? 20 : Math.min(40, Math.max(12, f.label[options.lang].length + 4)),
-    style: f.kind === 'datetime' ? { numFmt: 'yyyy-mm-dd hh:mm:ss' } : {},
-  }))
+  sheet.columns = columnsOf(options.fields, options.lang)
   sheet.getRow(1).font = { bold: true }
   sheet.getRow(1).commit()
   void (async () => {
     try {
       for await (const rows of options.batches) {
         for (const row of rows) {
-          sheet.addRow(Object.fromEntries(options.fields.map((f) => [f.name, cellValue(f, row[f.name], options.dicts)]))).commit()
+          sheet.addRow(Object.fromEntries(options.fields.map((f) => [f.name, cellValue(f, row, options.lang, options.dicts)]))).commit()
         }
       }
       sheet.commit()
@@ -49,6 +73,40 @@ export function streamWorkbook(options: {
     }
   })()
   return out
+}
+
+/**
+ * The import template: the import columns with headers in the caller's language, a note on each
+ * header saying what the column takes, and the allowed values as a drop-down where there is a list.
+ */
+export async function templateWorkbook(options: {
+  sheetName: string
+  fields: readonly FieldDef[]
+  lang: Language
+  dicts: Map<string, Map<string, string>>
+}): Promise<Buffer> {
+  const workbook = new ExcelJS.Workbook()
+  const sheet = workbook.addWorksheet(options.sheetName.slice(0, 31))
+  sheet.columns = columnsOf(options.fields, options.lang)
+  const header = sheet.getRow(1)
+  header.font = { bold: true }
+  options.fields.forEach((f, i) => {
+    const choices =
+      f.kind === 'dict'
+        ? [...(options.dicts.get(f.dict)?.values() ?? [])]
+        : f.kind === 'enum'
+          ? f.options.map((o) => o.label[options.lang])
+          : f.kind === 'boolean'
+            ? BOOLEAN_LABELS[options.lang]
+            : null
+    if (f.required) header.getCell(i + 1).font = { bold: true, color: { argb: 'FFC00000' } }
+    if (choices?.length && choices.join(',').length < 250) {
+      for (let r = 2; r <= 1000; r++) {
+        sheet.getCell(r, i + 1).dataValidation = { type: 'list', allowBlank: !f.required, formulae: [`"${choices.map((c) => c.replace(/"/g, '')).join(',')}"`] }
+      }
+    }
+  })
+  return Buffer.from(await workbook.xlsx.writeBuffer())
 }
 
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'

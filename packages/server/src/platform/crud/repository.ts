@@ -1,10 +1,10 @@
-import type { FieldDef, Language, ResolvedEntity } from '@velo/shared'
+import { entityByKey, type FieldDef, type Language, type ResolvedEntity } from '@velo/shared'
 import { type ExpressionBuilder, type Kysely, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
 import type { Db } from '../../db/database'
 import { badRequest, conflict, notFound } from '../errors'
 import type { AuthContext } from '../rbac/auth-context'
 import { type RowScope, scopeCondition } from '../rbac/data-scope'
-import type { ListBody } from './schemas'
+import { isStringKind, type ListBody } from './schemas'
 
 // The engine works on any table its definition names; column names only ever come from definitions.
 type AnyDb = Kysely<any>
@@ -17,18 +17,33 @@ export interface HookArgs {
 }
 export interface EntityHooks {
   beforeCreate?: (args: HookArgs & { values: Row }) => Promise<void>
+  afterCreate?: (args: HookArgs & { row: Row; values: Row }) => Promise<void>
   beforeUpdate?: (args: HookArgs & { before: Row; values: Row }) => Promise<void>
   afterUpdate?: (args: HookArgs & { before: Row; after: Row }) => Promise<void>
   /** Throw an AppError to refuse (e.g. "in use"); runs in the delete's transaction. */
   beforeDelete?: (args: HookArgs & { rows: Row[] }) => Promise<void>
 }
 
+/** Dictionary values already found valid in this batch (an import checks each once, not per row). */
+export type CheckMemo = Set<string>
+
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+/** A tree entity answers its whole (filtered) tree at once; this caps a runaway one. */
+const TREE_LIMIT = 20_000
 
 export function sortColumn(e: ResolvedEntity, column: string | undefined): string {
   if (!column) return e.defaultSort.field
   if (!e.sortable.has(column)) throw badRequest('error.badSort', { column: column.slice(0, 64) })
   return column
+}
+
+/** The ids of a tree node and everything below it, as a subquery (names from definitions only). */
+function subtreeIds(tree: ResolvedEntity, rootId: unknown) {
+  const id = sql.ref(tree.idField)
+  const parent = sql.ref(tree.treeParent!)
+  // The seed row comes from the table too, so both terms have the column's type (PostgreSQL insists).
+  return sql`(with recursive subtree(node) as (select r.${id} from ${sql.table(tree.table)} r where r.${id} = ${Number(rootId)} union all select t.${id} from ${sql.table(tree.table)} t join subtree on t.${parent} = subtree.node) select node from subtree)`
 }
 
 function filterConditions(e: ResolvedEntity, body: Record<string, unknown>, eb: AnyEb): Expression<SqlBool>[] {
@@ -52,21 +67,41 @@ function filterConditions(e: ResolvedEntity, body: Record<string, unknown>, eb: 
       case 'in':
         if ((value as unknown[]).length) out.push(eb(col, 'in', value as unknown[]))
         break
+      case 'subtree': {
+        const tree = f.kind === 'reference' ? entityByKey(f.entity) : e
+        out.push(sql<boolean>`${col} in ${subtreeIds(tree, value)}`)
+        break
+      }
       default:
-        out.push(eb(col, '=', value))
+        out.push(eb(col, '=', f.kind === 'boolean' ? (value ? 1 : 0) : value))
     }
+  }
+  return out
+}
+
+/** Values as the database takes them: booleans as 1/0 (SQLite binds no booleans; PostgreSQL reads '1'/'0'). */
+function toColumns(e: ResolvedEntity, values: Row): Row {
+  const out: Row = {}
+  for (const [k, v] of Object.entries(values)) {
+    const f = e.fieldMap.get(k)
+    if (!f || f.kind === 'referenceMany') continue
+    out[k] = f.kind === 'boolean' && v !== null && v !== undefined ? (v ? 1 : 0) : v
   }
   return out
 }
 
 export class EntityRepository {
   private readonly db: AnyDb
+  private readonly links: readonly (FieldDef & { kind: 'referenceMany' })[]
+  private readonly references: readonly (FieldDef & { kind: 'reference' })[]
   constructor(
     db: Db,
     readonly entity: ResolvedEntity,
     private readonly hooks: EntityHooks = {},
   ) {
     this.db = db as unknown as AnyDb
+    this.links = entity.fields.filter((f): f is FieldDef & { kind: 'referenceMany' } => f.kind === 'referenceMany')
+    this.references = entity.fields.filter((f): f is FieldDef & { kind: 'reference' } => f.kind === 'reference')
   }
 
   private scoped(eb: AnyEb, scope: RowScope): Expression<SqlBool> {
@@ -74,12 +109,34 @@ export class EntityRepository {
     return ds ? scopeCondition(eb, scope, ds.deptField, ds.userField) : sql<boolean>`1 = 1`
   }
 
-  private columns() {
-    return this.entity.fields.map((f) => f.name)
-  }
-
   where(body: Record<string, unknown>, scope: RowScope) {
     return (eb: AnyEb) => eb.and([...filterConditions(this.entity, body, eb), this.scoped(eb, scope)])
+  }
+
+  /**
+   * Rows as clients read them: booleans and decimals as JSON values whatever the dialect, and each
+   * reference with its target's label (one query per reference field, not per row).
+   */
+  async present(rows: Row[], db: AnyDb = this.db): Promise<Row[]> {
+    for (const f of this.entity.fields) {
+      if (f.kind === 'boolean') for (const r of rows) r[f.name] = r[f.name] === null ? null : Boolean(r[f.name])
+      if (f.kind === 'money') for (const r of rows) r[f.name] = r[f.name] === null ? null : Number(r[f.name])
+    }
+    for (const f of this.references) {
+      const target = entityByKey(f.entity)
+      const ids = [...new Set(rows.map((r) => r[f.name]).filter((v) => v !== null && v !== undefined))]
+      const labels = new Map<unknown, unknown>()
+      for (let i = 0; i < ids.length; i += 500) {
+        const found = await db
+          .selectFrom(target.table)
+          .select([target.idField, target.labelField])
+          .where(target.idField, 'in', ids.slice(i, i + 500))
+          .execute()
+        for (const t of found) labels.set(t[target.idField], t[target.labelField])
+      }
+      for (const r of rows) r[`${f.name}Label`] = labels.get(r[f.name]) ?? null
+    }
+    return rows
   }
 
   async list(body: ListBody, scope: RowScope): Promise<{ rows: Row[]; total: number }> {
@@ -87,19 +144,24 @@ export class EntityRepository {
     const where = this.where(body, scope)
     const sort = sortColumn(e, body.orderByColumn)
     const desc = body.isAsc ? body.isAsc.startsWith('desc') : sort === e.defaultSort.field && e.defaultSort.order === 'desc'
+    const page = this.db
+      .selectFrom(e.table)
+      .select(e.columns)
+      .where(where)
+      .orderBy(sort, desc ? 'desc' : 'asc')
+      .orderBy(e.idField, 'asc')
+    if (e.treeParent) {
+      const rows = await page.limit(TREE_LIMIT).execute()
+      return { rows: await this.present(rows), total: rows.length }
+    }
     const [count, rows] = await Promise.all([
       this.db.selectFrom(e.table).select((eb) => eb.fn.countAll<number>().as('total')).where(where).executeTakeFirstOrThrow(),
-      this.db
-        .selectFrom(e.table)
-        .select(this.columns())
-        .where(where)
-        .orderBy(sort, desc ? 'desc' : 'asc')
-        .orderBy(e.idField, 'asc')
+      page
         .limit(body.pageSize)
         .offset((body.pageNum - 1) * body.pageSize)
         .execute(),
     ])
-    return { rows, total: Number(count.total) }
+    return { rows: await this.present(rows), total: Number(count.total) }
   }
 
   /** Rows for export, in pages so memory stays flat however many rows match. */
@@ -108,33 +170,39 @@ export class EntityRepository {
     const where = this.where(body, scope)
     let after: unknown
     for (;;) {
-      let q = this.db.selectFrom(e.table).select(this.columns()).where(where).orderBy(e.idField, 'asc').limit(batch)
+      let q = this.db.selectFrom(e.table).select(e.columns).where(where).orderBy(e.idField, 'asc').limit(batch)
       if (after !== undefined) q = q.where(e.idField, '>', after)
       const rows = await q.execute()
       if (rows.length === 0) return
-      yield rows
+      yield await this.present(rows)
       if (rows.length < batch) return
       after = rows.at(-1)![e.idField]
     }
   }
 
   async get(id: number, scope: RowScope): Promise<Row> {
-    return this.fetchOne(this.db, id, scope)
+    const row = await this.fetchOne(this.db, id, scope)
+    for (const f of this.links) {
+      const linked = await this.db.selectFrom(f.through.table).select(f.through.to).where(f.through.from, '=', id).execute()
+      row[f.name] = linked.map((l) => Number(l[f.through.to]))
+    }
+    return row
   }
 
   /** One row in scope, read through the given executor (the database or an open transaction). */
   private async fetchOne(db: AnyDb, id: number, scope: RowScope): Promise<Row> {
     const row = await db
       .selectFrom(this.entity.table)
-      .select(this.columns())
+      .select(this.entity.columns)
       .where(this.entity.idField, '=', id)
       .where((eb) => this.scoped(eb, scope))
       .executeTakeFirst()
     if (!row) throw notFound()
-    return row
+    return (await this.present([row], db))[0]!
   }
 
-  private async checkValues(tx: AnyDb, values: Row, exceptId?: number) {
+  /** Database rules on values that passed the schema: unique, dictionary, reference and tree. */
+  async checkValues(tx: AnyDb, values: Row, exceptId?: number, memo?: CheckMemo) {
     for (const f of this.entity.writable) {
       const v = values[f.name]
       // '' is no dictionary value: one left blank without a default is refused, not stored.
@@ -142,9 +210,22 @@ export class EntityRepository {
       if (f.unique) {
         let q = tx.selectFrom(this.entity.table).select(this.entity.idField).where(f.name, '=', v)
         if (exceptId !== undefined) q = q.where(this.entity.idField, '<>', exceptId)
-        if (await q.executeTakeFirst()) throw conflict('error.unique', { fieldEn: f.label.en_US, fieldZh: f.label.zh_CN, value: String(v) })
+        if (await q.executeTakeFirst()) throw conflict('error.unique', { fieldEn: f.label.en_US, fieldZh: f.label.zh_CN, value: String(v) }, f.name)
       }
-      if (f.kind === 'dict') await assertDictValue(tx, f, String(v))
+      if (f.kind === 'dict') {
+        const known = `${f.dict}\u0000${String(v)}`
+        if (!memo?.has(known)) await assertDictValue(tx, f, String(v))
+        memo?.add(known)
+      }
+      if (f.kind === 'reference') await assertExists(tx, f, entityByKey(f.entity), [v])
+      if (f.kind === 'referenceMany') await assertExists(tx, f, entityByKey(f.entity), v as unknown[])
+      if (f.kind === 'treeParent' && v !== 0) {
+        await assertExists(tx, f, this.entity, [v])
+        if (exceptId !== undefined) {
+          const below = await tx.selectNoFrom((eb) => eb(eb.val(v), 'in', subtreeIds(this.entity, exceptId)).as('loop')).executeTakeFirstOrThrow()
+          if (Number(below.loop)) throw badRequest('tree.badParent', {}, { errors: [{ field: f.name }] })
+        }
+      }
     }
   }
 
@@ -157,60 +238,107 @@ export class EntityRepository {
     const out: Row = { ...values }
     for (const f of this.entity.writable) {
       const v = out[f.name]
-      if (!(v === null || (v === undefined && forAdd) || (v === '' && f.kind === 'dict'))) continue
+      if (!(v === null || (v === undefined && forAdd) || (v === '' && (f.kind === 'dict' || f.kind === 'enum')))) continue
       if ('default' in f && f.default !== undefined) out[f.name] = f.default
-      else if (f.kind === 'text' || f.kind === 'longText' || f.kind === 'email' || f.kind === 'phone') out[f.name] = ''
+      else if (f.kind === 'treeParent') out[f.name] = 0
+      else if (f.kind === 'referenceMany') out[f.name] = forAdd ? [] : undefined
+      else if (isStringKind(f) && !['date', 'image', 'file'].includes(f.kind)) out[f.name] = ''
+      else out[f.name] = null
     }
     return out
   }
 
+  private async writeLinks(tx: AnyDb, id: unknown, values: Row) {
+    for (const f of this.links) {
+      const ids = values[f.name] as number[] | undefined
+      if (ids === undefined) continue
+      await tx.deleteFrom(f.through.table).where(f.through.from, '=', id).execute()
+      for (let i = 0; i < ids.length; i += 500) {
+        const chunk = [...new Set(ids.slice(i, i + 500))]
+        if (chunk.length) await tx.insertInto(f.through.table).values(chunk.map((to) => ({ [f.through.from]: id, [f.through.to]: to }))).execute()
+      }
+    }
+  }
+
   async create(values: Row, auth: AuthContext): Promise<Row> {
-    return this.db.transaction().execute(async (tx) => {
-      const row = this.withDefaults(values, true)
-      await this.checkValues(tx, row)
-      await this.hooks.beforeCreate?.({ tx, auth, values: row })
-      const audited = this.entity.fieldMap.has('createTime')
-      const inserted = await tx
-        .insertInto(this.entity.table)
-        .values({ ...row, ...(audited ? { createBy: auth.userName, createTime: new Date().toISOString() } : {}) })
-        .returning(this.columns())
-        .executeTakeFirstOrThrow()
-      return inserted as Row
-    })
+    return this.db.transaction().execute((tx) => this.createIn(tx, values, auth))
+  }
+
+  /** Add one row inside an open transaction (import adds many in one). */
+  async createIn(tx: Transaction<any>, values: Row, auth: AuthContext, memo?: CheckMemo): Promise<Row> {
+    const row = this.withDefaults(values, true)
+    await this.checkValues(tx, row, undefined, memo)
+    await this.hooks.beforeCreate?.({ tx, auth, values: row })
+    const audited = this.entity.fieldMap.has('createTime')
+    const inserted = (await tx
+      .insertInto(this.entity.table)
+      .values({ ...toColumns(this.entity, row), ...(audited ? { createBy: auth.userName, createTime: new Date().toISOString() } : {}) })
+      .returning(this.entity.columns)
+      .executeTakeFirstOrThrow()) as Row
+    await this.writeLinks(tx, inserted[this.entity.idField], row)
+    await this.hooks.afterCreate?.({ tx, auth, row: inserted, values: row })
+    return (await this.present([inserted], tx))[0]!
   }
 
   async update(id: number, values: Row, auth: AuthContext, scope: RowScope): Promise<Row> {
-    return this.db.transaction().execute(async (tx) => {
-      const before = await this.fetchOne(tx, id, scope)
-      const changes = this.withDefaults(Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== undefined && k !== this.entity.idField)), false)
-      await this.checkValues(tx, changes, id)
-      await this.hooks.beforeUpdate?.({ tx, auth, before, values: changes })
-      const audited = this.entity.fieldMap.has('createTime')
-      const after = (await tx
-        .updateTable(this.entity.table)
-        .set({ ...changes, ...(audited ? { updateBy: auth.userName, updateTime: new Date().toISOString() } : {}) })
-        .where(this.entity.idField, '=', id)
-        .returning(this.columns())
-        .executeTakeFirstOrThrow()) as Row
-      await this.hooks.afterUpdate?.({ tx, auth, before, after })
-      return after
-    })
+    return this.db.transaction().execute((tx) => this.updateIn(tx, id, values, auth, scope))
+  }
+
+  /** Modify one row in scope inside an open transaction; undefined values are left as they are. */
+  async updateIn(tx: Transaction<any>, id: number, values: Row, auth: AuthContext, scope: RowScope, memo?: CheckMemo): Promise<Row> {
+    const e = this.entity
+    const before = await this.fetchOne(tx, id, scope)
+    const editable = (k: string) => {
+      const f = e.fieldMap.get(k)
+      return !!f && k !== e.idField && !f.readOnly && !f.immutable && f.kind !== 'password'
+    }
+    const changes = this.withDefaults(Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== undefined && editable(k))), false)
+    await this.checkValues(tx, changes, id, memo)
+    await this.hooks.beforeUpdate?.({ tx, auth, before, values: changes })
+    const audited = e.fieldMap.has('createTime')
+    const set = { ...toColumns(e, changes), ...(audited ? { updateBy: auth.userName, updateTime: new Date().toISOString() } : {}) }
+    const after = (
+      Object.keys(set).length
+        ? await tx.updateTable(e.table).set(set).where(e.idField, '=', id).returning(e.columns).executeTakeFirstOrThrow()
+        : before
+    ) as Row
+    await this.writeLinks(tx, id, changes)
+    await this.hooks.afterUpdate?.({ tx, auth, before, after })
+    return (await this.present([after], tx))[0]!
   }
 
   async remove(ids: number[], auth: AuthContext, scope: RowScope): Promise<number> {
+    const e = this.entity
     return this.db.transaction().execute(async (tx) => {
       const rows = (await tx
-        .selectFrom(this.entity.table)
-        .select(this.columns())
-        .where(this.entity.idField, 'in', ids)
+        .selectFrom(e.table)
+        .select(e.columns)
+        .where(e.idField, 'in', ids)
         .where((eb) => this.scoped(eb, scope))
         .execute()) as Row[]
       // Deleting ids that are missing or out of scope is refused whole, not half done.
       if (rows.length !== ids.length) throw notFound()
+      if (e.treeParent) {
+        const child = await tx.selectFrom(e.table).select(e.idField).where(e.treeParent, 'in', ids).where(e.idField, 'not in', ids).executeTakeFirst()
+        if (child) throw conflict('tree.hasChildren')
+      }
       await this.hooks.beforeDelete?.({ tx, auth, rows })
-      await tx.deleteFrom(this.entity.table).where(this.entity.idField, 'in', ids).execute()
+      for (const f of this.links) await tx.deleteFrom(f.through.table).where(f.through.from, 'in', ids).execute()
+      await tx.deleteFrom(e.table).where(e.idField, 'in', ids).execute()
       return rows.length
     })
+  }
+}
+
+async function assertExists(db: AnyDb, f: FieldDef, target: ResolvedEntity, ids: unknown[]) {
+  const wanted = [...new Set(ids.map(Number))]
+  for (let i = 0; i < wanted.length; i += 500) {
+    const chunk = wanted.slice(i, i + 500)
+    const found = new Set((await db.selectFrom(target.table).select(target.idField).where(target.idField, 'in', chunk).execute()).map((r) => Number(r[target.idField])))
+    const missing = chunk.find((id) => !found.has(id))
+    if (missing !== undefined) {
+      throw badRequest('error.referenceMissing', { fieldEn: f.label.en_US, fieldZh: f.label.zh_CN, value: String(missing) }, { errors: [{ field: f.name }] })
+    }
   }
 }
 

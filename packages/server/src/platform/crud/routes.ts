@@ -1,4 +1,4 @@
-import type { Operation, ResolvedEntity } from '@velo/shared'
+import { allEntities, type FieldDef, type Operation, type ResolvedEntity } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { BusinessType } from '../audit/operation-log'
@@ -7,11 +7,29 @@ import { languageOf } from '../http'
 import { caller } from '../rbac/guard'
 import { resolveRowScope } from '../rbac/data-scope'
 import type { Services } from '../services'
-import { attachment, streamWorkbook, XLSX_TYPE } from './excel'
+import { z } from 'zod'
+import { readOneFile } from '../uploads'
+import { attachment, streamWorkbook, templateWorkbook, XLSX_TYPE } from './excel'
+import { checkWorkbookFile, importWorkbook, updateSupportField } from './import'
 import { EntityRepository, dictLabels, sortColumn, type EntityHooks } from './repository'
 import { addSchema, editSchema, idParam, idsParam, listSchema } from './schemas'
 
-const ACTION: Record<Operation, string> = { list: 'list', get: 'query', add: 'add', edit: 'edit', remove: 'remove', export: 'export' }
+/** Entities whose routes an app has, so the rest can be served as plain definitions. */
+const registered = new WeakMap<Services, Set<string>>()
+
+/**
+ * Serves every defined entity that no module registered with its own hooks: a simple module is a
+ * definition, a migration and a menu row, with no route code at all.
+ */
+export function registerDefinedEntities(app: FastifyInstance, services: Services) {
+  const done = registered.get(services) ?? new Set<string>()
+  for (const e of allEntities()) if (!done.has(e.key)) registerEntityRoutes(app, services, e)
+}
+
+const dictTypesOf = (fields: readonly FieldDef[]) => fields.flatMap((f) => (f.kind === 'dict' ? [f.dict] : []))
+const stamp = () => new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')
+
+const ACTION: Record<Operation, string> = { list: 'list', get: 'query', add: 'add', edit: 'edit', remove: 'remove', export: 'export', import: 'import' }
 
 /**
  * Registers the standard routes of one entity from its definition (DESIGN.md API conventions):
@@ -19,6 +37,10 @@ const ACTION: Record<Operation, string> = { list: 'list', get: 'query', add: 'ad
  * Custom behaviour comes in as hooks; custom endpoints are added beside, not by copying this.
  */
 export function registerEntityRoutes(app: FastifyInstance, services: Services, e: ResolvedEntity, hooks: EntityHooks = {}) {
+  const done = registered.get(services) ?? new Set<string>()
+  registered.set(services, done)
+  if (done.has(e.key)) throw new Error(`entity ${e.key} is registered twice`)
+  done.add(e.key)
   const api = app.withTypeProvider<ZodTypeProvider>()
   const repo = new EntityRepository(services.db, e, hooks)
   const can = (op: Operation) => e.operations.includes(op)
@@ -45,16 +67,60 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
         const body = req.body as Record<string, unknown>
         sortColumn(e, body.orderByColumn as string | undefined)
         const lang = languageOf(req)
-        const dictTypes = e.exported.flatMap((f) => (f.kind === 'dict' ? [f.dict] : []))
         const stream = streamWorkbook({
           sheetName: e.label[lang],
           fields: e.exported,
           lang,
-          dicts: await dictLabels(services.db, dictTypes, lang),
+          dicts: await dictLabels(services.db, dictTypesOf(e.exported), lang),
           batches: repo.stream(body, await scopeOf(req)),
         })
-        const stamp = new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')
-        return reply.type(XLSX_TYPE).header('Content-Disposition', attachment(`${e.key}_${stamp}.xlsx`)).send(stream)
+        return reply.type(XLSX_TYPE).header('Content-Disposition', attachment(`${e.key}_${stamp()}.xlsx`)).send(stream)
+      },
+    )
+  }
+  if (can('import')) {
+    api.get(
+      `${e.path}/importTemplate`,
+      {
+        config: { permission: perm('import'), audit: false },
+        schema: { tags, summary: `Import template for ${e.label.en_US} (.xlsx, headers in the caller's language)` },
+      },
+      async (req, reply) => {
+        const lang = languageOf(req)
+        const bytes = await templateWorkbook({
+          sheetName: e.label[lang],
+          fields: e.imported,
+          lang,
+          dicts: await dictLabels(services.db, dictTypesOf(e.imported), lang),
+        })
+        return reply.type(XLSX_TYPE).header('Content-Disposition', attachment(`${e.key}_template.xlsx`)).send(bytes)
+      },
+    )
+    api.post(
+      `${e.path}/import`,
+      {
+        config: { permission: perm('import'), audit: { module, businessType: BusinessType.import } },
+        schema: {
+          tags,
+          summary: `Import ${e.label.en_US} from .xlsx: all rows or none; updateSupport updates rows matched by ${e.importKey ?? 'nothing'}`,
+          querystring: z.object({ updateSupport: updateSupportField }),
+          consumes: ['multipart/form-data'],
+        },
+      },
+      async (req) => {
+        const file = await readOneFile(req, services.config.importMaxBytes)
+        checkWorkbookFile(file.nameExtension, file.bytes)
+        const flag = file.fields.updateSupport ?? req.query.updateSupport
+        const result = await importWorkbook({
+          repo,
+          db: services.db as never,
+          bytes: file.bytes,
+          updateSupport: flag === 'true' || flag === '1',
+          auth: caller(req),
+          scope: await scopeOf(req),
+          lang: languageOf(req),
+        })
+        return ok(result, 'import.done', { ...result })
       },
     )
   }

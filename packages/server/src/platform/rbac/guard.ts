@@ -31,6 +31,7 @@ const SESSION_ERRORS = {
   expired: new AppError(401, 'auth.tokenExpired', {}, ResultCode.TOKEN_EXPIRED),
   displaced: new AppError(401, 'auth.tokenDisplaced', {}, ResultCode.SIGNED_IN_ELSEWHERE),
   revoked: new AppError(401, 'auth.tokenIllegal', {}, ResultCode.ILLEGAL_TOKEN),
+  forced: new AppError(401, 'auth.forcedOut', {}, ResultCode.ILLEGAL_TOKEN),
   unknown: new AppError(401, 'auth.tokenIllegal', {}, ResultCode.ILLEGAL_TOKEN),
 } as const
 

@@ -1,0 +1,296 @@
+import { Readable } from 'node:stream'
+import { entityByKey, type FieldDef, type Language, type ResolvedEntity } from '@velo/shared'
+import ExcelJS from 'exceljs'
+import type { Kysely } from 'kysely'
+import { z } from 'zod'
+import { AppError, badRequest } from '../errors'
+import { t } from '../i18n'
+import { localizeIssue } from '../i18n/zod-messages'
+import type { AuthContext } from '../rbac/auth-context'
+import type { RowScope } from '../rbac/data-scope'
+import { BOOLEAN_LABELS } from './excel'
+import type { CheckMemo, EntityRepository } from './repository'
+import { importRowSchema } from './schemas'
+
+type Row = Record<string, unknown>
+type AnyDb = Kysely<any>
+
+export interface ImportIssue {
+  /** The spreadsheet's row number (the header is row 1). */
+  row: number
+  field: string
+  message: string
+}
+
+/** Rows in one import: a 100,000-row file is fine; a runaway one is refused before it is read whole. */
+export const IMPORT_MAX_ROWS = 200_000
+/** The report lists this many problems; the count says how many rows had any. */
+const MAX_REPORTED = 1000
+
+const OLE_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0])
+const ZIP_MAGIC = Buffer.from([0x50, 0x4b])
+
+/** Refuses what is not an Excel file by name, and says so plainly when it is the old binary format. */
+export function checkWorkbookFile(nameExtension: string, bytes: Buffer) {
+  if (nameExtension !== 'xls' && nameExtension !== 'xlsx') throw badRequest('import.badType')
+  if (bytes.subarray(0, 4).equals(OLE_MAGIC)) throw badRequest('import.oldXls')
+  if (!bytes.subarray(0, 2).equals(ZIP_MAGIC)) throw badRequest('import.unreadable')
+}
+
+/** What a cell holds, without exceljs's wrappers (rich text, hyperlinks, formulas). */
+function plain(v: ExcelJS.CellValue): string | number | boolean | Date | null {
+  if (v === null || v === undefined) return null
+  if (typeof v !== 'object' || v instanceof Date) return v as string | number | boolean | Date
+  if ('richText' in v) return v.richText.map((r) => r.text).join('')
+  if ('text' in v && typeof v.text === 'string') return v.text
+  if ('result' in v) return plain(v.result as ExcelJS.CellValue)
+  return null
+}
+
+/** Reads the first sheet: the header row, then each non-empty row with its number. */
+async function readSheet(bytes: Buffer): Promise<{ header: string[]; rows: { number: number; cells: (ReturnType<typeof plain>)[] }[] }> {
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from(bytes), {
+    sharedStrings: 'cache',
+    hyperlinks: 'cache',
+    styles: 'cache',
+    worksheets: 'emit',
+  })
+  let header: string[] | null = null
+  const rows: { number: number; cells: (ReturnType<typeof plain>)[] }[] = []
+  try {
+    for await (const sheet of reader) {
+      for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
+        const values = (row.values as ExcelJS.CellValue[]).slice(1).map(plain)
+        if (!header) {
+          header = values.map((v) => (v === null ? '' : String(v).trim()))
+          continue
+        }
+        if (values.every((v) => v === null || v === '')) continue
+        if (rows.length >= IMPORT_MAX_ROWS) throw badRequest('import.tooMany', { max: IMPORT_MAX_ROWS })
+        rows.push({ number: row.number, cells: values })
+      }
+      break // only the first sheet
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err
+    throw badRequest('import.unreadable')
+  }
+  if (!header || header.every((h) => h === '')) throw badRequest('import.noHeader')
+  return { header, rows }
+}
+
+/** Header text → field: the label in either language, or the field name itself. */
+function mapHeader(e: ResolvedEntity, header: string[]): (FieldDef | null)[] {
+  const byName = new Map<string, FieldDef>()
+  for (const f of e.imported) for (const key of [f.name, f.label.en_US, f.label.zh_CN]) byName.set(key.toLowerCase(), f)
+  return header.map((h) => {
+    if (h === '') return null
+    const f = byName.get(h.toLowerCase())
+    if (!f) throw badRequest('import.unknownColumn', { column: h.slice(0, 100) })
+    return f
+  })
+}
+
+const YES = new Set([BOOLEAN_LABELS.en_US[0].toLowerCase(), BOOLEAN_LABELS.zh_CN[0], 'true', '1', 'y'])
+const NO = new Set([BOOLEAN_LABELS.en_US[1].toLowerCase(), BOOLEAN_LABELS.zh_CN[1], 'false', '0', 'n'])
+
+const pad = (n: number) => String(n).padStart(2, '0')
+const isoDate = (d: Date) => `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`
+
+/** Labels (either language) and values of a list, case-insensitive, to values. */
+function choiceMap(entries: [value: string, ...labels: string[]][]): Map<string, string> {
+  const m = new Map<string, string>()
+  for (const [value, ...labels] of entries) for (const l of [value, ...labels]) if (l) m.set(l.toLowerCase(), value)
+  return m
+}
+
+/**
+ * Turns the cells of one row into the values the API takes, reading the forms export writes:
+ * dictionary and option labels, Yes/No, dates, a referenced row's name.
+ */
+class CellReader {
+  private readonly choices = new Map<string, Map<string, string>>()
+  private readonly referenceIds = new Map<string, Map<string, number>>()
+
+  constructor(
+    private readonly db: AnyDb,
+    private readonly fields: (FieldDef | null)[],
+  ) {}
+
+  async prepare(rows: { cells: unknown[] }[]) {
+    for (const [i, f] of this.fields.entries()) {
+      if (!f) continue
+      if (f.kind === 'dict') {
+        const items = await this.db.selectFrom('sysDictData').select(['dictValue', 'dictLabel', 'dictLabelZh']).where('dictType', '=', f.dict).execute()
+        this.choices.set(f.name, choiceMap(items.map((d) => [d.dictValue, d.dictLabel, d.dictLabelZh])))
+      } else if (f.kind === 'enum') {
+        this.choices.set(f.name, choiceMap(f.options.map((o) => [o.value, o.label.en_US, o.label.zh_CN])))
+      } else if (f.kind === 'reference') {
+        // Names in the file → ids, in one query per 500 distinct names.
+        const target = entityByKey(f.entity)
+        const names = [...new Set(rows.map((r) => r.cells[i]).filter((v): v is string => typeof v === 'string' && v.trim() !== ''))]
+        const ids = new Map<string, number>()
+        for (let k = 0; k < names.length; k += 500) {
+          const found = await this.db
+            .selectFrom(target.table)
+            .select([target.idField, target.labelField])
+            .where(target.labelField, 'in', names.slice(k, k + 500).map((n) => n.trim()))
+            .execute()
+          for (const r of found) ids.set(String(r[target.labelField]).toLowerCase(), Number(r[target.idField]))
+        }
+        this.referenceIds.set(f.name, ids)
+      }
+    }
+  }
+
+  /** The row's values, and the names of referenced rows that do not exist. */
+  values(cells: unknown[]): Row {
+    const out: Row = {}
+    for (const [i, f] of this.fields.entries()) {
+      if (!f) continue
+      const raw = cells[i] ?? null
+      out[f.name] = raw === null || raw === '' ? undefined : this.convert(f, raw)
+    }
+    return out
+  }
+
+  private convert(f: FieldDef, raw: unknown): unknown {
+    const text = raw instanceof Date ? raw.toISOString() : String(raw).trim()
+    switch (f.kind) {
+      case 'dict':
+      case 'enum':
+        return this.choices.get(f.name)?.get(text.toLowerCase()) ?? text
+      case 'boolean': {
+        if (typeof raw === 'boolean') return raw
+        const lower = text.toLowerCase()
+        if (YES.has(lower)) return true
+        if (NO.has(lower)) return false
+        return text
+      }
+      case 'number':
+      case 'money':
+      case 'treeParent':
+        return typeof raw === 'number' ? raw : text !== '' && !Number.isNaN(Number(text)) ? Number(text) : text
+      case 'reference':
+        if (typeof raw === 'number') return raw
+        return this.referenceIds.get(f.name)?.get(text.toLowerCase()) ?? new UnknownName(text)
+      case 'date':
+        return raw instanceof Date ? isoDate(raw) : text
+      case 'datetime':
+        if (raw instanceof Date) return raw.toISOString()
+        // "2026-05-01 08:30" as people type it: read as UTC, like every stored time.
+        return /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?$/.test(text) ? `${text.replace(' ', 'T')}${text.length === 16 ? ':00' : ''}Z` : text
+      default:
+        return typeof raw === 'number' && Number.isInteger(raw) ? String(raw) : text
+    }
+  }
+}
+
+/** A referenced row's name that matches no row: reported as such, not as "expected a number". */
+class UnknownName {
+  constructor(readonly name: string) {}
+}
+
+export interface ImportResult {
+  inserted: number
+  updated: number
+}
+
+/**
+ * Imports a workbook into an entity: every row is read and checked first, then all are written in
+ * one transaction. Any bad row (format, a value the database refuses, a hook's rule) means nothing
+ * is written and the answer lists the problems by row.
+ */
+export async function importWorkbook(options: {
+  repo: EntityRepository
+  db: AnyDb
+  bytes: Buffer
+  updateSupport: boolean
+  auth: AuthContext
+  scope: RowScope
+  lang: Language
+}): Promise<ImportResult> {
+  const { repo, lang } = options
+  const e = repo.entity
+  const { header, rows } = await readSheet(options.bytes)
+  const fields = mapHeader(e, header)
+  if (rows.length === 0) throw badRequest('import.empty')
+
+  const issues: ImportIssue[] = []
+  const badRows = new Set<number>()
+  const report = (row: number, field: string, message: string) => {
+    badRows.add(row)
+    if (issues.length < MAX_REPORTED) issues.push({ row, field, message })
+  }
+
+  // 1. Each row on its own: formats, required, limits — the same schema as the add form.
+  const reader = new CellReader(options.db, fields)
+  await reader.prepare(rows)
+  const schema = importRowSchema(fields.filter((f): f is FieldDef => f !== null))
+  const parsed: { number: number; values: Row }[] = []
+  const seen = new Map<string, Map<string, number>>()
+  for (const r of rows) {
+    const cells = reader.values(r.cells)
+    const unknown = Object.entries(cells).filter((entry): entry is [string, UnknownName] => entry[1] instanceof UnknownName)
+    for (const [name, { name: value }] of unknown) {
+      const f = e.fieldMap.get(name)!
+      report(r.number, name, t(lang, 'import.unknownName', { fieldEn: f.label.en_US, fieldZh: f.label.zh_CN, value }))
+    }
+    if (unknown.length) continue
+    const result = schema.safeParse(cells)
+    if (!result.success) {
+      for (const iss of result.error.issues) {
+        const field = String(iss.path[0] ?? '')
+        report(r.number, field, localizeIssue({ code: iss.code, path: field, message: iss.message, params: iss as never }, lang))
+      }
+      continue
+    }
+    const values = result.data as Row
+    // Unique values twice in the file would pass each row's check and clash on the second insert.
+    for (const f of e.imported) {
+      const v = values[f.name]
+      if (!f.unique || v === undefined || v === null || v === '') continue
+      const key = String(v).toLowerCase()
+      const first = seen.get(f.name) ?? new Map<string, number>()
+      seen.set(f.name, first)
+      if (first.has(key)) report(r.number, f.name, t(lang, 'import.duplicateInFile', { fieldEn: f.label.en_US, fieldZh: f.label.zh_CN, value: String(v) }))
+      else first.set(key, r.number)
+    }
+    parsed.push({ number: r.number, values })
+  }
+
+  // 2. All rows against the database in one transaction, rolled back if any row is refused.
+  const result = { inserted: 0, updated: 0 }
+  try {
+    await options.db.transaction().execute(async (tx) => {
+      const memo: CheckMemo = new Set()
+      const key = options.updateSupport ? e.importKey : null
+      for (const { number, values } of parsed) {
+        if (badRows.has(number)) continue
+        try {
+          const existing = key && values[key] !== undefined ? await tx.selectFrom(e.table).select(e.idField).where(key, '=', values[key]).executeTakeFirst() : undefined
+          if (existing) {
+            await repo.updateIn(tx, Number(existing[e.idField]), values, options.auth, options.scope, memo)
+            result.updated++
+          } else {
+            await repo.createIn(tx, values, options.auth, memo)
+            result.inserted++
+          }
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err
+          const field = (err.data as { errors?: { field?: string }[] } | null)?.errors?.[0]?.field ?? ''
+          report(number, field, t(lang, err.messageKey, err.params))
+        }
+      }
+      if (badRows.size) throw new RollBack()
+    })
+  } catch (err) {
+    if (!(err instanceof RollBack)) throw err
+  }
+  if (badRows.size) throw badRequest('import.failed', { count: badRows.size }, { errors: issues })
+  return result
+}
+
+class RollBack extends Error {}
+
+export const updateSupportField = z.enum(['true', 'false', '1', '0']).optional()

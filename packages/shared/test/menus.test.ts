@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest'
+import { BUTTON_TITLES, MENU_CATALOGUE, type MenuSeed, menuTitle, STANDARD_ACTIONS } from '../src/menus'
+
+/** The button names the server seeds under a page: 'button.<last segment of the permission>'. */
+const buttonsOf = (page: MenuSeed) =>
+  page.permission ? [...STANDARD_ACTIONS, ...(page.imports ? ['import'] : []), ...(page.extra ?? []).map((p) => p.split(':').at(-1)!)].map((a) => `button.${a}`) : []
+
+describe('menu titles', () => {
+  it('every seeded button has a title in both languages', () => {
+    const names = new Set(MENU_CATALOGUE.flatMap((area) => (area.children ?? []).flatMap(buttonsOf)))
+    for (const name of names) {
+      expect(BUTTON_TITLES[name], name).toBeDefined()
+      expect(BUTTON_TITLES[name]!.en_US).not.toBe('')
+      expect(BUTTON_TITLES[name]!.zh_CN).not.toBe('')
+    }
+  })
+
+  it('translates i18n keys and leaves plain names alone', () => {
+    expect(menuTitle('menu.system.user', 'en_US')).toBe('System users')
+    expect(menuTitle('menu.system.user', 'zh_CN')).toBe('用户管理')
+    expect(menuTitle('button.add', 'zh_CN')).toBe('新增')
+    expect(menuTitle('Reports', 'zh_CN')).toBe('Reports')
+    expect(menuTitle('menu.unknown', 'en_US')).toBe('menu.unknown')
+  })
+})
