@@ -47,13 +47,16 @@ async function addItem(dictType: string, dictValue: string, extra: object = {}) 
   return res.data as { dictCode: number; dictType: string; dictValue: string }
 }
 
-const SEEDED = ['sys_normal_disable', 'sys_user_sex', 'sys_yes_no', 'sys_show_hide', 'sys_common_status', 'sys_menu_type', 'sys_data_scope', 'sys_oper_type']
+const SEEDED = [
+  'sys_normal_disable', 'sys_user_sex', 'sys_yes_no', 'sys_show_hide', 'sys_common_status', 'sys_menu_type', 'sys_data_scope', 'sys_oper_type',
+  'sys_i18n_type', 'sys_language',
+]
 
 describe('POST /system/dict/list', () => {
-  it('starts with the eight seeded types', async () => {
+  it('starts with the ten seeded types', async () => {
     const res = await list({})
     expect(res.code).toBe(200)
-    expect(res.data.total).toBe(8)
+    expect(res.data.total).toBe(10)
     expect(res.data.rows.map((r: DictType) => r.dictType)).toEqual(SEEDED)
     expect(Object.keys(res.data.rows[0]).sort()).toEqual(['createTime', 'dictId', 'dictName', 'dictType', 'remark', 'status'])
   })
@@ -61,18 +64,19 @@ describe('POST /system/dict/list', () => {
   it('pages 20 rows by default, by id, and honours pageNum and pageSize', async () => {
     for (let i = 1; i <= 15; i++) await addType(`Paging ${String(i).padStart(2, '0')}`, `paging_${String(i).padStart(2, '0')}`)
     const all = (await db().selectFrom('sysDictType').select('dictId').orderBy('dictId').execute()).map((r) => r.dictId)
-    expect(all).toHaveLength(23)
+    const total = SEEDED.length + 15
+    expect(all).toHaveLength(total)
 
     const first = await list({})
-    expect(first.data.total).toBe(23)
+    expect(first.data.total).toBe(total)
     expect(first.data.rows.map((r: DictType) => r.dictId)).toEqual(all.slice(0, 20))
     const second = await list({ pageNum: 2 })
-    expect(second.data.total).toBe(23)
+    expect(second.data.total).toBe(total)
     expect(second.data.rows.map((r: DictType) => r.dictId)).toEqual(all.slice(20))
     const tens = await list({ pageNum: 2, pageSize: 10 })
     expect(tens.data.rows.map((r: DictType) => r.dictId)).toEqual(all.slice(10, 20))
-    expect((await list({ pageNum: 3, pageSize: 10 })).data.rows).toHaveLength(3)
-    expect((await list({ pageNum: 9 })).data).toEqual({ rows: [], total: 23 })
+    expect((await list({ pageNum: 3, pageSize: 10 })).data.rows).toHaveLength(total - 20)
+    expect((await list({ pageNum: 9 })).data).toEqual({ rows: [], total })
   })
 
   it('refuses paging outside 1..500, naming the field', async () => {

@@ -58,4 +58,50 @@ describe('first start', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+  it('brings a database seeded by version 1 up to date on its next start, adding only what is missing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'velo-seed-'))
+    const database = await freshDatabase(dir)
+    const env = { DATABASE_URL: database.url, STORAGE_DIR: join(dir, 'files'), LOG_LEVEL: 'silent', ADMIN_PASSWORD: 'admin123!' }
+    try {
+      const first = await buildApp(loadConfig(env), { logger: false })
+      const db = first.services.db
+      const counts = async (d: typeof db) => ({
+        menus: (await d.selectFrom('sysMenu').select('menuId').execute()).length,
+        roles: (await d.selectFrom('sysRole').select('roleId').execute()).length,
+        depts: (await d.selectFrom('sysDept').select('deptId').execute()).length,
+        users: (await d.selectFrom('sysUser').select('userId').execute()).length,
+      })
+      const seeded = await counts(db)
+      // Back to what version 1 left: no countries, i18n texts or their dictionaries, marker 1.
+      await db.deleteFrom('sysCountry').where('code', '<>', 'NL').execute()
+      await db.deleteFrom('sysI18n').execute()
+      await db.deleteFrom('sysDictData').where('dictType', 'in', ['sys_i18n_type', 'sys_language']).execute()
+      await db.deleteFrom('sysDictType').where('dictType', 'in', ['sys_i18n_type', 'sys_language']).execute()
+      await db.updateTable('sysConfig').set({ configValue: '1' }).where('configKey', '=', 'sys.seed.version').execute()
+      // Something an admin added meanwhile, clashing with a seeded code.
+      await db.updateTable('sysCountry').set({ nameEn: 'Holland (ours)' }).where('code', '=', 'NL').execute()
+      await first.close()
+
+      const second = await buildApp(loadConfig(env), { logger: false })
+      const db2 = second.services.db
+      expect(second.seedResult).toEqual({ seeded: true, generatedAdminPassword: undefined })
+      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe('2')
+      expect((await db2.selectFrom('sysCountry').select('code').execute()).length).toBeGreaterThanOrEqual(30)
+      expect((await db2.selectFrom('sysCountry').select('nameEn').where('code', '=', 'NL').executeTakeFirstOrThrow()).nameEn).toBe('Holland (ours)')
+      expect((await db2.selectFrom('sysI18n').select('sourceKey').execute()).length).toBeGreaterThan(0)
+      expect((await db2.selectFrom('sysDictData').select('dictValue').where('dictType', '=', 'sys_language').orderBy('dictSort').execute()).map((r) => r.dictValue)).toEqual(
+        ['en_US', 'zh_CN', 'de_DE', 'nl_NL', 'fr_FR'],
+      )
+      // Version 1's data is not applied twice.
+      expect(await counts(db2)).toEqual(seeded)
+      await second.close()
+
+      const third = await buildApp(loadConfig(env), { logger: false })
+      expect(third.seedResult).toEqual({ seeded: false })
+      await third.close()
+    } finally {
+      await database.drop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })

@@ -1,10 +1,16 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely'
 import type { Db, Dialect } from './database'
 import { foundation } from './migrations/2026-11-20T00-foundation'
+import { system } from './migrations/2026-11-21T00-system'
+import { listIndexes } from './migrations/2026-11-21T01-list-indexes'
+import { contentFaq } from './migrations/2026-11-21T02-content-faq'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set.
 const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-20T00-foundation': foundation(dialect),
+  '2026-11-21T00-system': system(dialect),
+  '2026-11-21T01-list-indexes': listIndexes(dialect),
+  '2026-11-21T02-content-faq': contentFaq(dialect),
 })
 
 export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[]> {

@@ -174,6 +174,32 @@ export interface MailOutboxTable {
   createTime: string
 }
 
+export interface I18nTable extends Audited {
+  i18nId: Generated<number>
+  name: string
+  /** sys_i18n_type: app, web, server, iot, email, push. */
+  type: string
+  sourceKey: string
+  /** sys_language: the language the source text was written in. */
+  language: string
+  valueEnUs: string
+  valueZhCn: string
+  valueDeDe: string
+  valueNlNl: string
+  valueFrFr: string
+}
+
+export interface CountryTable extends Audited {
+  countryId: Generated<number>
+  /** ISO 3166-1 alpha-2. */
+  code: string
+  name: string
+  nameEn: string
+  /** IANA time zone name. */
+  timeZone: string
+  status: string
+}
+
 export interface Database {
   sysDept: DeptTable
   sysUser: UserTable
@@ -190,6 +216,8 @@ export interface Database {
   sysSession: SessionTable
   sysCache: CacheTable
   sysMailOutbox: MailOutboxTable
+  sysI18n: I18nTable
+  sysCountry: CountryTable
 }
 
 export type User = Selectable<UserTable>

@@ -3,18 +3,29 @@ import { authRoutes } from '../platform/auth/routes'
 import type { Services } from '../platform/services'
 import { registerFiles } from './common/files'
 import { registerLogs } from './monitor/logs'
+import { registerOnline } from './monitor/online'
 import { registerConfiguration } from './system/configuration'
+import { registerDepartments } from './system/departments'
 import { registerDictionaries } from './system/dictionaries'
-import { registerOrganisation } from './system/organisation'
+import { registerMenus } from './system/menus'
 import { registerProfile } from './system/profile'
+import { registerRoles } from './system/roles'
+import { registerUsers } from './system/users'
 
-/** Every API module, by menu area. */
+/**
+ * Every API module with code of its own, by menu area. Entities without rules (countries, i18n data,
+ * FAQ, …) need none: the engine serves each registered definition after these.
+ */
 export async function registerModules(api: FastifyInstance, services: Services) {
   await api.register(authRoutes(services))
   registerFiles(api, services)
   registerDictionaries(api, services)
   registerConfiguration(api, services)
-  registerOrganisation(api, services)
+  registerDepartments(api, services)
+  registerUsers(api, services)
+  registerRoles(api, services)
+  registerMenus(api, services)
   registerProfile(api, services)
   registerLogs(api, services)
+  registerOnline(api, services)
 }

@@ -3,16 +3,16 @@ import type { Dialect } from '../database'
 
 // Frozen in time: never edit a migration that has shipped; add a new one.
 
-type Table = CreateTableBuilder<string, never>
+export type Table = CreateTableBuilder<string, never>
 
-/** Auto-increment integer primary key that both dialects accept. */
-function id(t: Table, dialect: Dialect, name: string): Table {
+/** Auto-increment integer primary key that both dialects accept (later migrations use it too). */
+export function id(t: Table, dialect: Dialect, name: string): Table {
   return dialect === 'postgres'
     ? t.addColumn(name, 'bigserial', (c) => c.primaryKey())
     : t.addColumn(name, 'integer', (c) => c.primaryKey().autoIncrement())
 }
 
-function audited(t: Table, dialect: Dialect): Table {
+export function audited(t: Table, dialect: Dialect): Table {
   return t
     .addColumn('create_by', 'varchar(64)', (c) => c.notNull().defaultTo(''))
     .addColumn('create_time', dateTime(dialect), (c) => c.notNull())

@@ -32,6 +32,29 @@ export const SEED_DICTIONARIES: [string, string, [string, string, string, string
       ['9', 'Clean', '清空数据', 'danger'],
     ],
   ],
+  [
+    'sys_i18n_type',
+    'I18n text type',
+    [
+      ['app', 'App', 'App', 'primary'],
+      ['web', 'Web console', '管理后台', 'success'],
+      ['server', 'Server message', '服务端消息', 'info'],
+      ['iot', 'IoT device', '物联网设备', 'warning'],
+      ['email', 'Email', '邮件', ''],
+      ['push', 'Push notification', '推送通知', ''],
+    ],
+  ],
+  [
+    'sys_language',
+    'Language',
+    [
+      ['en_US', 'English', '英文', ''],
+      ['zh_CN', 'Chinese', '中文', ''],
+      ['de_DE', 'German', '德文', ''],
+      ['nl_NL', 'Dutch', '荷兰文', ''],
+      ['fr_FR', 'French', '法文', ''],
+    ],
+  ],
 ]
 
 /** Built-in configuration keys: [key, name, value, remark]. */

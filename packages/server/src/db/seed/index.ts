@@ -6,9 +6,9 @@ import { hashPassword } from '../../platform/auth/passwords'
 import type { Services } from '../../platform/services'
 import type { Database } from '../schema'
 import { SEED_CONFIGS, SEED_DICTIONARIES } from './dictionaries'
+import { SEED_COUNTRIES, SEED_I18N } from './system-data'
 
 const SEED_MARKER = 'sys.seed.version'
-const SEED_VERSION = '1'
 
 export interface SeedResult {
   seeded: boolean
@@ -104,75 +104,142 @@ async function seedMenus(tx: Tx): Promise<number[]> {
   return common
 }
 
-/** Applies the first-start data once: departments, menus, roles, the admin user, dictionaries, configuration. */
+/** The dictionaries of the list that the database does not have yet (by type), with their items. */
+async function seedDictionaries(tx: Tx) {
+  const present = new Set((await tx.selectFrom('sysDictType').select('dictType').execute()).map((r) => r.dictType))
+  for (const [dictType, dictName, items] of SEED_DICTIONARIES) {
+    if (present.has(dictType)) continue
+    await tx.insertInto('sysDictType').values({ ...audit(), dictName, dictType, status: '0' }).execute()
+    await tx
+      .insertInto('sysDictData')
+      .values(
+        items.map(([dictValue, dictLabel, dictLabelZh, listClass], i) => ({
+          ...audit(),
+          dictType,
+          dictValue,
+          dictLabel,
+          dictLabelZh,
+          listClass,
+          dictSort: i + 1,
+          cssClass: '',
+          isDefault: i === 0 ? 'Y' : 'N',
+          status: '0',
+        })),
+      )
+      .execute()
+  }
+}
+
+/** Version 1: departments, menus, roles, the admin user, dictionaries and configuration. */
+async function firstStart(tx: Tx, adminHash: string) {
+  const { hq } = await seedDepartments(tx)
+  const commonMenus = await seedMenus(tx)
+
+  const adminRole = await tx
+    .insertInto('sysRole')
+    .values({ ...audit(), roleName: 'Administrator', roleKey: 'admin', roleSort: 1, dataScope: '1', status: '0', delFlag: '0', remark: 'Everything' })
+    .returning('roleId')
+    .executeTakeFirstOrThrow()
+  const commonRole = await tx
+    .insertInto('sysRole')
+    .values({ ...audit(), roleName: 'Common staff', roleKey: 'common', roleSort: 2, dataScope: '4', status: '0', delFlag: '0', remark: 'Dashboards and read-only settings' })
+    .returning('roleId')
+    .executeTakeFirstOrThrow()
+  if (commonMenus.length) await tx.insertInto('sysRoleMenu').values(commonMenus.map((menuId) => ({ roleId: commonRole.roleId, menuId }))).execute()
+
+  const admin = await tx
+    .insertInto('sysUser')
+    .values(
+      newUserRow({
+        userName: 'admin',
+        nickName: 'Administrator',
+        passwordHash: adminHash,
+        deptId: hq,
+        email: 'admin@velo.local',
+        createBy: 'system',
+        remark: 'Built-in administrator',
+      }),
+    )
+    .returning('userId')
+    .executeTakeFirstOrThrow()
+  await tx.insertInto('sysUserRole').values({ userId: admin.userId, roleId: adminRole.roleId }).execute()
+
+  await seedDictionaries(tx)
+  await tx
+    .insertInto('sysConfig')
+    .values(SEED_CONFIGS.map(([configKey, configName, configValue, remark]) => ({ ...audit(), configKey, configName, configValue, configType: 'Y', remark })))
+    .execute()
+}
+
+/**
+ * Version 2: the system area's dictionaries (i18n types, languages), countries and a few i18n texts.
+ * Also runs on databases seeded by version 1, so it only adds what is missing.
+ */
+async function systemArea(tx: Tx) {
+  await seedDictionaries(tx)
+  const codes = new Set((await tx.selectFrom('sysCountry').select('code').execute()).map((r) => r.code))
+  const countries = SEED_COUNTRIES.filter(([code]) => !codes.has(code))
+  if (countries.length) {
+    await tx
+      .insertInto('sysCountry')
+      .values(countries.map(([code, name, nameEn, timeZone]) => ({ ...audit(), code, name, nameEn, timeZone, status: '0' })))
+      .execute()
+  }
+  const keys = new Set((await tx.selectFrom('sysI18n').select('sourceKey').execute()).map((r) => r.sourceKey))
+  const texts = SEED_I18N.filter(([, sourceKey]) => !keys.has(sourceKey))
+  if (texts.length) {
+    await tx
+      .insertInto('sysI18n')
+      .values(
+        texts.map(([type, sourceKey, name, valueEnUs, valueZhCn, valueDeDe, valueNlNl, valueFrFr]) => ({
+          ...audit(),
+          type,
+          sourceKey,
+          name,
+          language: 'en_US',
+          valueEnUs,
+          valueZhCn,
+          valueDeDe,
+          valueNlNl,
+          valueFrFr,
+        })),
+      )
+      .execute()
+  }
+}
+
+/** Seed steps by version; the marker key holds the last one applied. */
+const STEPS: { version: number; apply: (tx: Tx, adminHash: string) => Promise<void> }[] = [
+  { version: 1, apply: firstStart },
+  { version: 2, apply: (tx) => systemArea(tx) },
+]
+
+/**
+ * Applies each seed step once: a fresh database gets them all, one seeded by an older version only
+ * the newer steps. The marker (config key sys.seed.version) records the version reached.
+ */
 export async function seed(services: Services): Promise<SeedResult> {
   const { db, config } = services
   const marker = await db.selectFrom('sysConfig').select('configValue').where('configKey', '=', SEED_MARKER).executeTakeFirst()
-  if (marker) return { seeded: false }
+  const current = marker ? Number(marker.configValue) || 1 : 0
+  const pending = STEPS.filter((s) => s.version > current)
+  if (pending.length === 0) return { seeded: false }
 
-  const generated = config.adminPassword ? undefined : generatePassword()
-  const adminHash = await hashPassword(config.adminPassword ?? generated!)
+  const fresh = current === 0
+  const generated = fresh && !config.adminPassword ? generatePassword() : undefined
+  const adminHash = fresh ? await hashPassword(config.adminPassword ?? generated!) : ''
+  const version = String(STEPS.at(-1)!.version)
 
   await db.transaction().execute(async (tx) => {
-    const { hq } = await seedDepartments(tx)
-    const commonMenus = await seedMenus(tx)
-
-    const adminRole = await tx
-      .insertInto('sysRole')
-      .values({ ...audit(), roleName: 'Administrator', roleKey: 'admin', roleSort: 1, dataScope: '1', status: '0', delFlag: '0', remark: 'Everything' })
-      .returning('roleId')
-      .executeTakeFirstOrThrow()
-    const commonRole = await tx
-      .insertInto('sysRole')
-      .values({ ...audit(), roleName: 'Common staff', roleKey: 'common', roleSort: 2, dataScope: '4', status: '0', delFlag: '0', remark: 'Dashboards and read-only settings' })
-      .returning('roleId')
-      .executeTakeFirstOrThrow()
-    if (commonMenus.length) await tx.insertInto('sysRoleMenu').values(commonMenus.map((menuId) => ({ roleId: commonRole.roleId, menuId }))).execute()
-
-    const admin = await tx
-      .insertInto('sysUser')
-      .values(
-        newUserRow({
-          userName: 'admin',
-          nickName: 'Administrator',
-          passwordHash: adminHash,
-          deptId: hq,
-          email: 'admin@velo.local',
-          createBy: 'system',
-          remark: 'Built-in administrator',
-        }),
-      )
-      .returning('userId')
-      .executeTakeFirstOrThrow()
-    await tx.insertInto('sysUserRole').values({ userId: admin.userId, roleId: adminRole.roleId }).execute()
-
-    for (const [dictType, dictName, items] of SEED_DICTIONARIES) {
-      await tx.insertInto('sysDictType').values({ ...audit(), dictName, dictType, status: '0' }).execute()
+    for (const step of pending) await step.apply(tx, adminHash)
+    if (marker) {
+      await tx.updateTable('sysConfig').set({ configValue: version, updateBy: 'system', updateTime: new Date().toISOString() }).where('configKey', '=', SEED_MARKER).execute()
+    } else {
       await tx
-        .insertInto('sysDictData')
-        .values(
-          items.map(([dictValue, dictLabel, dictLabelZh, listClass], i) => ({
-            ...audit(),
-            dictType,
-            dictValue,
-            dictLabel,
-            dictLabelZh,
-            listClass,
-            dictSort: i + 1,
-            cssClass: '',
-            isDefault: i === 0 ? 'Y' : 'N',
-            status: '0',
-          })),
-        )
+        .insertInto('sysConfig')
+        .values({ ...audit(), configKey: SEED_MARKER, configName: 'Seed data version', configValue: version, configType: 'Y', remark: 'The version of the built-in data applied' })
         .execute()
     }
-    await tx
-      .insertInto('sysConfig')
-      .values([
-        ...SEED_CONFIGS.map(([configKey, configName, configValue, remark]) => ({ ...audit(), configKey, configName, configValue, configType: 'Y', remark })),
-        { ...audit(), configKey: SEED_MARKER, configName: 'Seed data version', configValue: SEED_VERSION, configType: 'Y', remark: 'Set once the first-start data is in' },
-      ])
-      .execute()
   })
   return { seeded: true, generatedAdminPassword: generated }
 }

@@ -1,0 +1,78 @@
+import { DEFAULT_PAGE_SIZE } from '@velo/shared'
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { BusinessType } from '../../platform/audit/operation-log'
+import { forceEnd, sessionIdOf } from '../../platform/auth/session-store'
+import { ok } from '../../platform/envelope'
+import { notFound } from '../../platform/errors'
+import type { Services } from '../../platform/services'
+
+const tags = ['Online users']
+const contains = (value: string, part: string | undefined) => !part || value.toLowerCase().includes(part.trim().toLowerCase())
+
+/**
+ * Who is signed in now, from the session store (database or Redis), and force logout. A session is
+ * named by an id derived from its token hash: neither the token nor the hash is ever sent.
+ */
+export function registerOnline(app: FastifyInstance, services: Services) {
+  const { db, sessions } = services
+  const api = app.withTypeProvider<ZodTypeProvider>()
+
+  api.post(
+    '/monitor/online/list',
+    {
+      config: { permission: 'monitor:online:list', audit: false },
+      schema: {
+        tags,
+        summary: 'Live sessions, newest sign-in first (filters: ipaddr, userName; paged)',
+        body: z.strictObject({
+          pageNum: z.coerce.number().int().min(1).default(1),
+          pageSize: z.coerce.number().int().min(1).max(500).default(DEFAULT_PAGE_SIZE),
+          ipaddr: z.string().max(128).optional(),
+          userName: z.string().max(64).optional(),
+        }),
+      },
+    },
+    async (req) => {
+      const { pageNum, pageSize, ipaddr, userName } = req.body
+      const live = (await sessions.listActive()).filter((s) => contains(s.ipaddr, ipaddr) && contains(s.userName, userName))
+      const userIds = [...new Set(live.map((s) => s.userId))]
+      const users = userIds.length
+        ? await db
+            .selectFrom('sysUser as u')
+            .leftJoin('sysDept as d', 'd.deptId', 'u.deptId')
+            .select(['u.userId', 'u.status', 'd.deptName'])
+            .where('u.userId', 'in', userIds)
+            .execute()
+        : []
+      const byId = new Map(users.map((u) => [Number(u.userId), u]))
+      // A disabled or deleted user's session dies on its next call: it is not "online".
+      const rows = live
+        .filter((s) => byId.get(s.userId)?.status === '0')
+        .map((s) => ({
+          sessionId: sessionIdOf(s),
+          userName: s.userName,
+          deptName: byId.get(s.userId)?.deptName ?? '',
+          ipaddr: s.ipaddr,
+          browser: s.browser,
+          os: s.os,
+          loginTime: s.loginTime,
+          lastAccessTime: s.lastSeen,
+        }))
+      return { rows: rows.slice((pageNum - 1) * pageSize, pageNum * pageSize), total: rows.length }
+    },
+  )
+
+  api.delete(
+    '/monitor/online/:sessionId',
+    {
+      config: { permission: 'monitor:online:forceLogout', audit: { module: 'Online users', businessType: BusinessType.forceLogout } },
+      schema: { tags, summary: 'Force logout: end a session; its next call answers 50008', params: z.object({ sessionId: z.string().regex(/^[0-9a-f]{32}$/) }) },
+    },
+    async (req) => {
+      if (!(await forceEnd(sessions, req.params.sessionId))) throw notFound()
+      return ok(null, 'online.forcedOut')
+    },
+  )
+}

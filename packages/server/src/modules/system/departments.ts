@@ -1,0 +1,98 @@
+import { systemEntities } from '@velo/shared'
+import type { FastifyInstance } from 'fastify'
+import type { Transaction } from 'kysely'
+import { sql } from 'kysely'
+import { registerEntityRoutes } from '../../platform/crud/routes'
+import { conflict, forbidden } from '../../platform/errors'
+import type { AuthContext } from '../../platform/rbac/auth-context'
+import { caller, SIGNED_IN } from '../../platform/rbac/guard'
+import type { Services } from '../../platform/services'
+import { deptInScope, deptTree, scopeOf } from './access'
+
+type Row = Record<string, unknown>
+type Tx = Transaction<any>
+
+const ENABLED = '0'
+
+async function deptById(tx: Tx, deptId: unknown) {
+  const id = Number(deptId ?? 0)
+  if (id === 0) return null
+  return (
+    (await tx.selectFrom('sysDept').select(['deptId', 'deptName', 'ancestors', 'status']).where('deptId', '=', id).executeTakeFirst()) ?? null
+  )
+}
+
+/**
+ * Where a department may go: under a parent in the caller's data scope (a root only with scope
+ * "all"; checked when it is placed, not when it stays), and, when it is enabled, under an enabled parent.
+ */
+async function assertPlaceable(tx: Tx, auth: AuthContext, parentId: unknown, enabled: boolean, placed = true) {
+  const parent = await deptById(tx, parentId)
+  if (placed && !deptInScope(await scopeOf(tx, auth), parent ? Number(parent.deptId) : null)) throw forbidden('scope.dept', { deptId: Number(parentId ?? 0) })
+  if (enabled && parent && parent.status !== ENABLED) throw conflict('dept.parentDisabled', { deptName: parent.deptName }, 'parentId')
+}
+
+/** Sets `ancestors` ('0,1,3') of a department from its parent, and of everything below it, level by level. */
+async function rewriteAncestors(tx: Tx, deptId: number) {
+  const self = await tx.selectFrom('sysDept').select('parentId').where('deptId', '=', deptId).executeTakeFirstOrThrow()
+  const parent = await deptById(tx, self.parentId)
+  let level = new Map([[deptId, parent ? `${parent.ancestors},${parent.deptId}` : '0']])
+  while (level.size) {
+    const next = new Map<number, string>()
+    for (const [id, ancestors] of level) {
+      await tx.updateTable('sysDept').set({ ancestors }).where('deptId', '=', id).execute()
+      const children = await tx.selectFrom('sysDept').select('deptId').where('parentId', '=', id).execute()
+      for (const c of children) next.set(Number(c.deptId), `${ancestors},${id}`)
+    }
+    level = next
+  }
+}
+
+/** Enabled departments anywhere below this one. */
+async function enabledBelow(tx: Tx, deptId: number) {
+  return tx
+    .selectFrom('sysDept')
+    .select('deptId')
+    .where(sql<string>`',' || ${sql.ref('ancestors')} || ','`, 'like', `%,${deptId},%`)
+    .where('status', '=', ENABLED)
+    .executeTakeFirst()
+}
+
+/**
+ * Departments (SPEC §3): a tree kept with its ancestors path (what data scopes read), in the
+ * caller's data scope; a department with enabled children stays enabled, one with users stays.
+ */
+export function registerDepartments(app: FastifyInstance, services: Services) {
+  const { db } = services
+
+  registerEntityRoutes(app, services, systemEntities.dept, {
+    beforeCreate: async ({ tx, auth, values }) => assertPlaceable(tx, auth, values.parentId, values.status === ENABLED),
+    afterCreate: async ({ tx, row }) => rewriteAncestors(tx, Number(row.deptId)),
+    beforeUpdate: async ({ tx, auth, before, values }) => {
+      const moved = values.parentId !== undefined && Number(values.parentId) !== Number(before.parentId)
+      const status = values.status ?? before.status
+      if (moved || (status === ENABLED && before.status !== ENABLED)) {
+        await assertPlaceable(tx, auth, values.parentId ?? before.parentId, status === ENABLED, moved)
+      }
+      if (status !== ENABLED && before.status === ENABLED && (await enabledBelow(tx, Number(before.deptId)))) {
+        throw conflict('dept.enabledChildren', { deptName: String(before.deptName) }, 'status')
+      }
+    },
+    afterUpdate: async ({ tx, before, after }) => {
+      if (Number(before.parentId) !== Number(after.parentId)) await rewriteAncestors(tx, Number(after.deptId))
+    },
+    beforeDelete: async ({ tx, rows }) => {
+      const ids = rows.map((r: Row) => Number(r.deptId))
+      const member = await tx.selectFrom('sysUser').select('deptId').where('deptId', 'in', ids).executeTakeFirst()
+      if (member) throw conflict('dept.hasUsers', { deptName: String(rows.find((r) => Number(r.deptId) === Number(member.deptId))!.deptName) })
+      await tx.deleteFrom('sysRoleDept').where('deptId', 'in', ids).execute()
+    },
+  })
+
+  // Any signed-in user: it only offers departments in the caller's data scope (role data scopes, user forms).
+  app.get(
+    '/system/dept/treeselect',
+    { config: { permission: SIGNED_IN }, schema: { tags: [systemEntities.dept.label.en_US], summary: "The departments in the caller's data scope, as a tree" } },
+    async (req) => deptTree(db, caller(req)),
+  )
+}

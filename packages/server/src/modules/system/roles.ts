@@ -1,0 +1,185 @@
+import { ADMIN_ROLE, DEFAULT_PAGE_SIZE, systemEntities } from '@velo/shared'
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import type { Transaction } from 'kysely'
+import { sql } from 'kysely'
+import { z } from 'zod'
+import { BusinessType } from '../../platform/audit/operation-log'
+import { registerEntityRoutes } from '../../platform/crud/routes'
+import { idParam } from '../../platform/crud/schemas'
+import { ok } from '../../platform/envelope'
+import { conflict, forbidden, notFound } from '../../platform/errors'
+import type { AuthContext } from '../../platform/rbac/auth-context'
+import { DataScope, scopeCondition } from '../../platform/rbac/data-scope'
+import { caller } from '../../platform/rbac/guard'
+import type { Services } from '../../platform/services'
+import { adminRoleIds, deptInScope, isBuiltInAdmin, scopeOf, statusChange } from './access'
+
+type Row = Record<string, unknown>
+type Tx = Transaction<any>
+
+const isAdminRole = (row: Row) => row.roleKey === ADMIN_ROLE
+
+/**
+ * A non-admin grants only what they have: menus of their own roles (or already on the role being
+ * edited), and custom-scope departments inside their own data scope.
+ */
+async function assertGrantable(tx: Tx, auth: AuthContext, values: Row, roleId?: number) {
+  if (auth.isAdmin) return
+  if (Array.isArray(values.menuIds) && values.menuIds.length) {
+    const owners = [...auth.roles.map((r) => r.roleId), ...(roleId ? [roleId] : [])]
+    const held = new Set(
+      owners.length ? (await tx.selectFrom('sysRoleMenu').select('menuId').where('roleId', 'in', owners).execute()).map((r) => Number(r.menuId)) : [],
+    )
+    if (values.menuIds.some((id) => !held.has(Number(id)))) throw forbidden('role.menuNotGranted')
+  }
+  if (Array.isArray(values.deptIds) && values.deptIds.length) {
+    const scope = await scopeOf(tx, auth)
+    const outside = values.deptIds.find((id) => !deptInScope(scope, Number(id)))
+    if (outside !== undefined) throw forbidden('scope.dept', { deptId: Number(outside) })
+  }
+}
+
+const pageBody = z.object({
+  pageNum: z.coerce.number().int().min(1).default(1),
+  pageSize: z.coerce.number().int().min(1).max(500).default(DEFAULT_PAGE_SIZE),
+  userName: z.string().trim().max(64).optional(),
+  phonenumber: z.string().trim().max(32).optional(),
+})
+
+const escapeLike = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+/**
+ * Roles (SPEC §3, §6): the entity's routes with the admin role fixed and roles in use kept, plus
+ * status, data scope and the users holding a role.
+ */
+export function registerRoles(app: FastifyInstance, services: Services) {
+  const { db } = services
+  const api = app.withTypeProvider<ZodTypeProvider>()
+  const e = systemEntities.role
+  const tags = [e.label.en_US]
+  const module = e.label.en_US
+
+  const repo = registerEntityRoutes(app, services, e, {
+    beforeCreate: async ({ tx, auth, values }) => assertGrantable(tx, auth, values),
+    beforeUpdate: async ({ tx, auth, before, values }) => {
+      if (isAdminRole(before)) throw conflict('role.builtInAdmin')
+      await assertGrantable(tx, auth, values, Number(before.roleId))
+    },
+    // Departments only mean something for the custom scope.
+    afterUpdate: async ({ tx, after }) => {
+      if (after.dataScope !== DataScope.custom) await tx.deleteFrom('sysRoleDept').where('roleId', '=', after.roleId).execute()
+    },
+    beforeDelete: async ({ tx, rows }) => {
+      if (rows.some(isAdminRole)) throw conflict('role.builtInAdmin')
+      for (const r of rows) {
+        const used = await tx
+          .selectFrom('sysUserRole')
+          .select((eb) => eb.fn.countAll<number>().as('count'))
+          .where('roleId', '=', r.roleId)
+          .executeTakeFirstOrThrow()
+        if (Number(used.count) > 0) throw conflict('role.inUse', { roleName: String(r.roleName), count: Number(used.count) })
+      }
+    },
+  })
+
+  api.put(
+    '/system/role/changeStatus',
+    {
+      config: { permission: 'system:role:edit', audit: { module, businessType: BusinessType.update } },
+      schema: { tags, summary: 'Enable or disable a role', body: statusChange('roleId') },
+    },
+    async (req) => ok(await repo.update(req.body.roleId, { status: req.body.status }, caller(req), { all: true })),
+  )
+
+  api.put(
+    '/system/role/dataScope',
+    {
+      config: { permission: 'system:role:edit', audit: { module, businessType: BusinessType.grant } },
+      schema: {
+        tags,
+        summary: "Set a role's data scope; departments are kept for the custom scope ('2') only",
+        body: z.object({
+          roleId: z.number().int().positive(),
+          dataScope: z.enum([DataScope.all, DataScope.custom, DataScope.ownDept, DataScope.deptAndBelow, DataScope.selfOnly]),
+          deptIds: z.array(z.number().int().positive()).max(10_000).default([]),
+        }),
+      },
+    },
+    async (req) => {
+      const { roleId, dataScope, deptIds } = req.body
+      const values = { dataScope, deptIds: dataScope === DataScope.custom ? deptIds : [] }
+      return ok(await repo.update(roleId, values, caller(req), { all: true }))
+    },
+  )
+
+  /** The role, or 404. */
+  const roleOf = async (roleId: number) => {
+    const role = await db.selectFrom('sysRole').select(['roleId', 'roleKey']).where('roleId', '=', roleId).executeTakeFirst()
+    if (!role) throw notFound()
+    return role
+  }
+
+  api.post(
+    '/system/role/:id/users/list',
+    {
+      config: { permission: 'system:role:list', audit: false },
+      schema: { tags, summary: "The users holding a role, in the caller's data scope (paged)", params: idParam, body: pageBody },
+    },
+    async (req) => {
+      const role = await roleOf(req.params.id)
+      const scope = await scopeOf(db, caller(req))
+      const { pageNum, pageSize, userName, phonenumber } = req.body
+      const base = db
+        .selectFrom('sysUser as u')
+        .innerJoin('sysUserRole as ur', 'ur.userId', 'u.userId')
+        .leftJoin('sysDept as d', 'd.deptId', 'u.deptId')
+        .where('ur.roleId', '=', role.roleId)
+        .where((eb) => scopeCondition(eb, scope, 'u.deptId', 'u.userId'))
+        .$if(!!userName, (q) => q.where(sql<boolean>`lower(${sql.ref('u.userName')}) like ${escapeLike(userName!)} escape '\\'`))
+        .$if(!!phonenumber, (q) => q.where(sql<boolean>`${sql.ref('u.phonenumber')} like ${escapeLike(phonenumber!)} escape '\\'`))
+      const [count, rows] = await Promise.all([
+        base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+        base
+          .select(['u.userId', 'u.userName', 'u.nickName', 'u.email', 'u.phonenumber', 'u.status', 'u.deptId', 'd.deptName', 'u.createTime'])
+          .orderBy('u.userId')
+          .limit(pageSize)
+          .offset((pageNum - 1) * pageSize)
+          .execute(),
+      ])
+      return { rows, total: Number(count.total) }
+    },
+  )
+
+  api.put(
+    '/system/role/:id/users/cancel',
+    {
+      config: { permission: 'system:role:edit', audit: { module, businessType: BusinessType.grant } },
+      schema: {
+        tags,
+        summary: "Take a role away from users (all in the caller's data scope, or nothing)",
+        params: idParam,
+        body: z.object({ userIds: z.array(z.number().int().positive()).min(1).max(1000) }),
+      },
+    },
+    async (req) => {
+      const auth = caller(req)
+      const role = await roleOf(req.params.id)
+      const userIds = [...new Set(req.body.userIds)]
+      const scope = await scopeOf(db, auth)
+      const users = await db
+        .selectFrom('sysUser')
+        .select(['userId', 'userName'])
+        .where('userId', 'in', userIds)
+        .where((eb) => scopeCondition(eb, scope, 'deptId', 'userId'))
+        .execute()
+      if (users.length !== userIds.length) throw notFound()
+      if ((await adminRoleIds(db)).includes(Number(role.roleId))) {
+        if (!auth.isAdmin) throw forbidden('role.adminMembers')
+        if (users.some(isBuiltInAdmin)) throw conflict('user.adminKeepsRole')
+      }
+      const removed = await db.deleteFrom('sysUserRole').where('roleId', '=', role.roleId).where('userId', 'in', userIds).executeTakeFirst()
+      return ok({ removed: Number(removed.numDeletedRows) })
+    },
+  )
+}

@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto'
+import { PASSWORD_PATTERN, systemEntities } from '@velo/shared'
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import type { Transaction } from 'kysely'
+import { z } from 'zod'
+import { BusinessType } from '../../platform/audit/operation-log'
+import { hashPassword } from '../../platform/auth/passwords'
+import { passwordRule } from '../../platform/auth/routes'
+import { registerEntityRoutes } from '../../platform/crud/routes'
+import { ok } from '../../platform/envelope'
+import { conflict, forbidden } from '../../platform/errors'
+import type { AuthContext } from '../../platform/rbac/auth-context'
+import { caller } from '../../platform/rbac/guard'
+import type { Services } from '../../platform/services'
+import { adminRoleIds, assertDeptInScope, deptTree, holdsAdminRole, isBuiltInAdmin, scopeOf, statusChange, userInScope } from './access'
+
+type Row = Record<string, unknown>
+type Tx = Transaction<any>
+
+/** Only an admin grants the admin role. */
+async function assertRolesGrantable(tx: Tx, auth: AuthContext, roleIds: unknown) {
+  if (auth.isAdmin || !Array.isArray(roleIds) || roleIds.length === 0) return
+  const admins = await adminRoleIds(tx)
+  if (roleIds.some((id) => admins.includes(Number(id)))) throw forbidden('user.grantAdmin')
+}
+
+/** Only an admin changes an account that holds the admin role (else a user manager could take it over). */
+async function assertMayChange(tx: Tx, auth: AuthContext, target: Row) {
+  if (!auth.isAdmin && (await holdsAdminRole(tx, Number(target.userId)))) throw forbidden('user.adminTarget')
+}
+
+function assertMayDisable(auth: AuthContext, target: Row) {
+  if (isBuiltInAdmin(target)) throw conflict('user.builtInAdmin')
+  if (Number(target.userId) === auth.userId) throw conflict('user.disableSelf')
+}
+
+/**
+ * System users (SPEC §3): the entity's routes with the account rules, plus password reset, status
+ * change and the department tree of the user filter. Every call keeps to the caller's data scope.
+ */
+export function registerUsers(app: FastifyInstance, services: Services) {
+  const { db } = services
+  const api = app.withTypeProvider<ZodTypeProvider>()
+  const e = systemEntities.user
+  const tags = [e.label.en_US]
+  const module = e.label.en_US
+
+  const repo = registerEntityRoutes(app, services, e, {
+    beforeCreate: async ({ tx, auth, values }) => {
+      await assertDeptInScope(tx, auth, values.deptId ?? null)
+      await assertRolesGrantable(tx, auth, values.roleIds)
+      // Imported rows carry no password: they get an unusable random one until an admin resets it.
+      const given = typeof values.password === 'string' && PASSWORD_PATTERN.test(values.password) ? values.password : randomBytes(24).toString('base64url')
+      values.password = await hashPassword(given)
+    },
+    beforeUpdate: async ({ tx, auth, before, values }) => {
+      await assertMayChange(tx, auth, before)
+      if (values.status === '1' && before.status !== '1') assertMayDisable(auth, before)
+      if (values.deptId !== undefined && values.deptId !== before.deptId) await assertDeptInScope(tx, auth, values.deptId)
+      if (Array.isArray(values.roleIds) && isBuiltInAdmin(before)) {
+        const admins = await adminRoleIds(tx)
+        if (!values.roleIds.some((id) => admins.includes(Number(id)))) throw conflict('user.adminKeepsRole')
+      }
+      await assertRolesGrantable(tx, auth, values.roleIds)
+    },
+    beforeDelete: async ({ tx, auth, rows }) => {
+      if (rows.some((r) => Number(r.userId) === auth.userId)) throw conflict('user.deleteSelf')
+      if (rows.some(isBuiltInAdmin)) throw conflict('user.builtInAdmin')
+      for (const r of rows) await assertMayChange(tx, auth, r)
+    },
+  })
+
+  api.put(
+    '/system/user/resetPwd',
+    {
+      config: { permission: 'system:user:resetPwd', audit: { module, businessType: BusinessType.update } },
+      schema: {
+        tags,
+        summary: "Set a user's password (clears a lockout and ends the user's sessions)",
+        body: z.object({ userId: z.number().int().positive(), password: passwordRule }),
+      },
+    },
+    async (req) => {
+      const auth = caller(req)
+      const user = await userInScope(db, auth, req.body.userId)
+      if (!auth.isAdmin && (await holdsAdminRole(db, user.userId))) throw forbidden('user.adminTarget')
+      await db
+        .updateTable('sysUser')
+        .set({ password: await hashPassword(req.body.password), failedLogins: 0, lockedUntil: null, updateBy: auth.userName, updateTime: new Date().toISOString() })
+        .where('userId', '=', user.userId)
+        .execute()
+      await services.sessions.revokeUser(user.userId)
+      return ok(null, 'user.passwordReset', { userName: user.userName })
+    },
+  )
+
+  api.put(
+    '/system/user/changeStatus',
+    {
+      config: { permission: 'system:user:edit', audit: { module, businessType: BusinessType.update } },
+      schema: { tags, summary: 'Enable or disable a user (disabling ends their sessions)', body: statusChange('userId') },
+    },
+    async (req) => {
+      const auth = caller(req)
+      const { userId, status } = req.body
+      const row = await repo.update(userId, { status }, auth, await scopeOf(db, auth))
+      // After the commit: the session store may be the same SQLite connection.
+      if (status === '1') await services.sessions.revokeUser(userId)
+      return ok(row)
+    },
+  )
+
+  api.get(
+    '/system/user/deptTree',
+    { config: { permission: 'system:user:list' }, schema: { tags, summary: "The departments in the caller's data scope, as a tree" } },
+    async (req) => deptTree(db, caller(req)),
+  )
+}
