@@ -225,6 +225,13 @@ describe('PUT /system/user/changeStatus', () => {
     expect((await t.call({ method: 'POST', url: '/api/login', body: { username: 'leaver2', password: 'secret12' } })).code).toBe(200)
   })
 
+  it('disabling through modify ends the sessions too', async () => {
+    const id = await addUser(t, { userName: 'leaver4' })
+    const token = await t.login('leaver4', 'secret12')
+    expect((await t.call({ method: 'PUT', url: '/api/system/user', token: t.admin, body: { userId: id, status: '1' } })).status).toBe(200)
+    expect((await userInfo(token)).code).toBe(50008)
+  })
+
   it('refuses a status other than 0 or 1, and unknown users', async () => {
     const id = await addUser(t, { userName: 'leaver3' })
     const before = await users()

@@ -64,6 +64,11 @@ export function registerUsers(app: FastifyInstance, services: Services) {
       }
       await assertRolesGrantable(tx, auth, values.roleIds)
     },
+    // Disabled or deleted, through any route: their sessions end now, not at their expiry.
+    afterCommit: async (change) => {
+      if (change.op === 'update' && change.after.status === '1' && change.before.status !== '1') await services.sessions.revokeUser(Number(change.after.userId))
+      if (change.op === 'remove') for (const r of change.rows) await services.sessions.revokeUser(Number(r.userId))
+    },
     beforeDelete: async ({ tx, auth, rows }) => {
       if (rows.some((r) => Number(r.userId) === auth.userId)) throw conflict('user.deleteSelf')
       if (rows.some(isBuiltInAdmin)) throw conflict('user.builtInAdmin')
@@ -104,10 +109,7 @@ export function registerUsers(app: FastifyInstance, services: Services) {
     async (req) => {
       const auth = caller(req)
       const { userId, status } = req.body
-      const row = await repo.update(userId, { status }, auth, await scopeOf(db, auth))
-      // After the commit: the session store may be the same SQLite connection.
-      if (status === '1') await services.sessions.revokeUser(userId)
-      return ok(row)
+      return ok(await repo.update(userId, { status }, auth, await scopeOf(db, auth)))
     },
   )
 

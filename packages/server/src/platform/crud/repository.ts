@@ -22,6 +22,11 @@ export interface EntityHooks {
   afterUpdate?: (args: HookArgs & { before: Row; after: Row }) => Promise<void>
   /** Throw an AppError to refuse (e.g. "in use"); runs in the delete's transaction. */
   beforeDelete?: (args: HookArgs & { rows: Row[] }) => Promise<void>
+  /**
+   * After the change is committed: for effects outside the database transaction (ending sessions,
+   * notifying devices). On SQLite the store may share the connection the transaction held.
+   */
+  afterCommit?: (args: { auth: AuthContext } & ({ op: 'create'; row: Row } | { op: 'update'; before: Row; after: Row } | { op: 'remove'; rows: Row[] })) => Promise<void>
 }
 
 /** Dictionary values already found valid in this batch (an import checks each once, not per row). */
@@ -261,7 +266,9 @@ export class EntityRepository {
   }
 
   async create(values: Row, auth: AuthContext): Promise<Row> {
-    return this.db.transaction().execute((tx) => this.createIn(tx, values, auth))
+    const row = await this.db.transaction().execute((tx) => this.createIn(tx, values, auth))
+    await this.hooks.afterCommit?.({ auth, op: 'create', row })
+    return row
   }
 
   /** Add one row inside an open transaction (import adds many in one). */
@@ -281,7 +288,13 @@ export class EntityRepository {
   }
 
   async update(id: number, values: Row, auth: AuthContext, scope: RowScope): Promise<Row> {
-    return this.db.transaction().execute((tx) => this.updateIn(tx, id, values, auth, scope))
+    let before: Row = {}
+    const after = await this.db.transaction().execute(async (tx) => {
+      before = await this.fetchOne(tx, id, scope)
+      return this.updateIn(tx, id, values, auth, scope)
+    })
+    await this.hooks.afterCommit?.({ auth, op: 'update', before, after })
+    return after
   }
 
   /** Modify one row in scope inside an open transaction; undefined values are left as they are. */
@@ -309,7 +322,7 @@ export class EntityRepository {
 
   async remove(ids: number[], auth: AuthContext, scope: RowScope): Promise<number> {
     const e = this.entity
-    return this.db.transaction().execute(async (tx) => {
+    const removed = await this.db.transaction().execute(async (tx) => {
       const rows = (await tx
         .selectFrom(e.table)
         .select(e.columns)
@@ -325,8 +338,10 @@ export class EntityRepository {
       await this.hooks.beforeDelete?.({ tx, auth, rows })
       for (const f of this.links) await tx.deleteFrom(f.through.table).where(f.through.from, 'in', ids).execute()
       await tx.deleteFrom(e.table).where(e.idField, 'in', ids).execute()
-      return rows.length
+      return rows
     })
+    await this.hooks.afterCommit?.({ auth, op: 'remove', rows: removed })
+    return removed.length
   }
 }
 
