@@ -195,9 +195,10 @@ export const menu = defineEntity({
       help: { en_US: "Plain text, or an i18n key such as 'menu.system.user'", zh_CN: "纯文本，或国际化键，如 'menu.system.user'" },
     },
     { name: 'menuType', kind: 'dict', dict: 'sys_menu_type', label: { en_US: 'Type', zh_CN: '菜单类型' }, required: true, default: 'C' },
-    { name: 'icon', kind: 'text', label: { en_US: 'Icon', zh_CN: '菜单图标' }, max: 100, default: '#', widget: 'icon' },
+    { when: { field: 'menuType', is: ['M', 'C'] }, name: 'icon', kind: 'text', label: { en_US: 'Icon', zh_CN: '菜单图标' }, max: 100, default: '#', widget: 'icon' },
     { name: 'orderNum', kind: 'number', int: true, min: 0, max: 99999, label: { en_US: 'Order', zh_CN: '显示排序' }, required: true, default: 0, sort: true },
     {
+      when: { field: 'menuType', is: ['M', 'C'] },
       name: 'isFrame',
       kind: 'enum',
       options: [
@@ -208,13 +209,14 @@ export const menu = defineEntity({
       default: '1',
       list: false,
     },
-    { name: 'path', kind: 'text', label: { en_US: 'Route address', zh_CN: '路由地址' }, max: 200, list: false },
-    { name: 'component', kind: 'text', label: { en_US: 'Component path', zh_CN: '组件路径' }, max: 255 },
-    { name: 'query', kind: 'text', label: { en_US: 'Route parameters', zh_CN: '路由参数' }, max: 255, list: false },
-    { name: 'perms', kind: 'text', label: { en_US: 'Permission', zh_CN: '权限标识' }, max: 100, pattern: /^[A-Za-z0-9_:*]*$/ },
-    { name: 'visible', kind: 'dict', dict: 'sys_show_hide', label: { en_US: 'Visible', zh_CN: '显示状态' }, default: '0', search: 'eq' },
+    { when: { field: 'menuType', is: ['M', 'C'] }, name: 'path', kind: 'text', label: { en_US: 'Route address', zh_CN: '路由地址' }, max: 200, list: false },
+    { when: { field: 'menuType', is: ['C'] }, name: 'component', kind: 'text', label: { en_US: 'Component path', zh_CN: '组件路径' }, max: 255 },
+    { when: { field: 'menuType', is: ['C'] }, name: 'query', kind: 'text', label: { en_US: 'Route parameters', zh_CN: '路由参数' }, max: 255, list: false },
+    { when: { field: 'menuType', is: ['C', 'F'] }, name: 'perms', kind: 'text', label: { en_US: 'Permission', zh_CN: '权限标识' }, max: 100, pattern: /^[A-Za-z0-9_:*]*$/ },
+    { when: { field: 'menuType', is: ['M', 'C'] }, name: 'visible', kind: 'dict', dict: 'sys_show_hide', label: { en_US: 'Visible', zh_CN: '显示状态' }, default: '0', search: 'eq' },
     status,
     {
+      when: { field: 'menuType', is: ['C'] },
       name: 'isCache',
       kind: 'enum',
       options: [
@@ -226,6 +228,7 @@ export const menu = defineEntity({
       list: false,
     },
     {
+      when: { field: 'menuType', is: ['C'] },
       name: 'noClose',
       kind: 'enum',
       options: [

@@ -40,6 +40,7 @@ export function defineEntity(def: EntityDef): ResolvedEntity {
   const mustExist = (name: string, what: string) => {
     if (!fieldMap.has(name)) throw new Error(`${def.key}: ${what} ${name} is not a field`)
   }
+  for (const f of def.fields) if (f.when) mustExist(f.when.field, `${f.name}.when`)
   mustExist(def.idField, 'idField')
   mustExist(def.defaultSort.field, 'defaultSort')
   if (def.dataScope) {

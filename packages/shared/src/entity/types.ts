@@ -36,6 +36,8 @@ interface FieldBase {
   help?: Label
   /** A named custom input the web registers (e.g. 'icon' for the menu icon picker). */
   widget?: string
+  /** Shown in the form only while another field has one of these values (a menu's type decides its fields). */
+  when?: { field: string; is: readonly string[] }
 }
 
 /** One choice of a fixed list. */
