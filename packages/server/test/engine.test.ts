@@ -3,7 +3,7 @@ import { defineEntity, registerEntities } from '@velo/shared'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerEntityRoutes } from '../src/platform/crud/routes'
-import { createTestApp, deptId, readWorkbook, type TestApp } from './harness'
+import { addRole, addUser, createTestApp, deptId, readWorkbook, type TestApp } from './harness'
 
 // One test entity with every field kind, on its own table, served by the engine alone: what a
 // module gets from a definition without writing a route.
@@ -392,5 +392,24 @@ describe('trees', () => {
     expect(refused.msg).toBe('Cannot delete node: Child nodes exist')
     // A node and its children together may go.
     expect((await t.call({ method: 'DELETE', url: `/api/test/part/${fork},${crown}`, token: admin })).status).toBe(200)
+  })
+})
+
+describe('options for pickers', () => {
+  it('offers id and name of rows in scope to whoever may use a page that refers to the entity', async () => {
+    const sales = await deptId(t, 'Sales')
+    await addRole(t, { roleKey: 'userClerk', dataScope: '4', perms: ['system:user:add'] })
+    await addRole(t, { roleKey: 'dictClerk', dataScope: '1', perms: ['system:dict:list'] })
+    await addUser(t, { userName: 'userclerk', deptId: sales, roleKeys: ['userClerk'] })
+    await addUser(t, { userName: 'dictclerk', deptId: sales, roleKeys: ['dictClerk'] })
+    const clerk = await t.login('userclerk', 'secret12')
+    const depts = await t.call({ url: '/api/system/dept/options', token: clerk })
+    expect(depts.status, depts.msg).toBe(200)
+    expect(depts.data.map((o: { label: string }) => o.label).sort()).toEqual(['Sales', 'Sales China', 'Sales Europe'])
+    expect(depts.data[0]).toHaveProperty('parentId')
+    const roles = await t.call({ url: '/api/system/role/options?keyword=CLERK', token: clerk })
+    expect(roles.data.map((o: { label: string }) => o.label).sort()).toEqual(['dictClerk', 'userClerk'])
+    const other = await t.login('dictclerk', 'secret12')
+    expect((await t.call({ url: '/api/system/dept/options', token: other })).status).toBe(403)
   })
 })

@@ -119,25 +119,53 @@ export function filenameFromDisposition(header: string | null): string | undefin
   return plain?.[1]?.trim()
 }
 
+export interface FileResult {
+  blob: Blob
+  /** The name from Content-Disposition, when the server sent one. */
+  filename: string | undefined
+}
+
+/** Reads a body to the end, telling `onProgress` the bytes received so far (exports are streamed, with no length). */
+async function readWithProgress(response: Response, onProgress: (bytes: number) => void): Promise<Blob> {
+  const type = response.headers.get('Content-Type') ?? ''
+  if (!response.body) return response.blob()
+  const reader = response.body.getReader()
+  const chunks: Uint8Array<ArrayBuffer>[] = []
+  let received = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    chunks.push(value as Uint8Array<ArrayBuffer>)
+    received += value.byteLength
+    onProgress(received)
+  }
+  return new Blob(chunks, { type })
+}
+
 /**
- * POST a filter body and save the answer (an xlsx export) as a file. A JSON answer means the
+ * A call whose answer is a file (an export, a template, a stored image). A JSON answer means the
  * server refused; it is reported like any other failure.
  */
-export async function download(url: string, body: unknown, filename?: string): Promise<void> {
+export async function requestFile(opts: RequestOptions, onProgress?: (bytes: number) => void): Promise<FileResult> {
   let response: Response
   try {
-    response = await send({ method: 'POST', url, data: body })
+    response = await send(opts)
   } catch (error) {
-    return report(fromFetchFailure(error, false, 0), false)
+    return report(fromFetchFailure(error, false, 0), opts.silent)
   }
   const type = response.headers.get('Content-Type') ?? ''
   if (!response.ok || type.includes('application/json')) {
     const result = interpretResponse<unknown>(response.status, await readBody(response))
-    if (!result.ok) return report(result.error, false)
+    if (!result.ok) return report(result.error, opts.silent)
   }
-  const blob = await response.blob()
-  const name = filename ?? filenameFromDisposition(response.headers.get('Content-Disposition')) ?? 'download.xlsx'
-  saveBlob(blob, name)
+  const blob = onProgress ? await readWithProgress(response, onProgress) : await response.blob()
+  return { blob, filename: filenameFromDisposition(response.headers.get('Content-Disposition')) }
+}
+
+/** POST a filter body and save the answer (an xlsx export) as a file. */
+export async function download(url: string, body: unknown, filename?: string): Promise<void> {
+  const file = await requestFile({ method: 'POST', url, data: body })
+  saveBlob(file.blob, filename ?? file.filename ?? 'download.xlsx')
 }
 
 export function saveBlob(blob: Blob, filename: string): void {

@@ -1,6 +1,6 @@
 import i18n from 'i18next'
 import { initReactI18next } from 'react-i18next'
-import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '@velo/shared'
+import { DEFAULT_LANGUAGE, LANGUAGES, type Label, type Language } from '@velo/shared'
 import { LANGUAGE_KEY } from '../app/config'
 import { enUS } from './en_US'
 import { zhCN } from './zh_CN'
@@ -59,6 +59,11 @@ export function translateTitle(title: string | null | undefined): string {
   if (!title) return ''
   if (i18n.exists(title)) return i18n.t(title)
   return KEY_LIKE.test(title) ? prettifyKey(title) : title
+}
+
+/** A definition's text (field and entity labels) in the language of the page. */
+export function localized(label: Label): string {
+  return label[i18n.language as Language] ?? label[DEFAULT_LANGUAGE]
 }
 
 export default i18n

@@ -1,3 +1,9 @@
+import { afterEach } from 'vitest'
+import { cleanup } from '@testing-library/react'
+
+// Testing Library unmounts after each test only with vitest globals on; this suite imports them.
+afterEach(cleanup)
+
 // jsdom lacks matchMedia, which antd's responsive helpers read on import.
 if (!window.matchMedia) {
   window.matchMedia = (query: string) =>
@@ -11,4 +17,13 @@ if (!window.matchMedia) {
       removeEventListener: () => {},
       dispatchEvent: () => false,
     }) as MediaQueryList
+}
+
+// jsdom lacks ResizeObserver, which antd's tables, tabs and overflow lists observe; nothing resizes in tests.
+if (!globalThis.ResizeObserver) {
+  globalThis.ResizeObserver = class {
+    observe() {}
+    unobserve() {}
+    disconnect() {}
+  }
 }

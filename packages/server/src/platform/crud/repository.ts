@@ -169,6 +169,25 @@ export class EntityRepository {
     return { rows: await this.present(rows), total: Number(count.total) }
   }
 
+  /** Id, name (and parent, for a tree) of rows in scope, by name: what a picker offers. */
+  async options(scope: RowScope, keyword: string | undefined, limit: number): Promise<{ value: number; label: string; parentId?: number }[]> {
+    const e = this.entity
+    let q = this.db
+      .selectFrom(e.table)
+      .select([e.idField, e.labelField, ...(e.treeParent ? [e.treeParent] : [])])
+      .where((eb) => this.scoped(eb, scope))
+      .orderBy(e.treeParent ? e.defaultSort.field : e.labelField)
+      .orderBy(e.idField)
+      .limit(limit)
+    if (keyword) q = q.where(sql<boolean>`lower(${sql.ref(e.labelField)}) like ${`%${escapeLike(keyword.toLowerCase())}%`} escape '\\'`)
+    const rows = await q.execute()
+    return rows.map((r) => ({
+      value: Number(r[e.idField]),
+      label: String(r[e.labelField]),
+      ...(e.treeParent ? { parentId: Number(r[e.treeParent]) } : {}),
+    }))
+  }
+
   /** Rows for export, in pages so memory stays flat however many rows match. */
   async *stream(body: Record<string, unknown>, scope: RowScope, batch = 2000): AsyncGenerator<Row[]> {
     const e = this.entity

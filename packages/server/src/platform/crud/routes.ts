@@ -4,7 +4,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { BusinessType } from '../audit/operation-log'
 import { ok } from '../envelope'
 import { languageOf } from '../http'
-import { caller } from '../rbac/guard'
+import { forbidden } from '../errors'
+import { hasPermission } from '../rbac/auth-context'
+import { caller, SIGNED_IN } from '../rbac/guard'
 import { resolveRowScope } from '../rbac/data-scope'
 import type { Services } from '../services'
 import { z } from 'zod'
@@ -25,6 +27,8 @@ export function registerDefinedEntities(app: FastifyInstance, services: Services
   const done = registered.get(services) ?? new Set<string>()
   for (const e of allEntities()) if (!done.has(e.key)) registerEntityRoutes(app, services, e)
 }
+
+const OPTIONS_LIMIT = 1000
 
 const dictTypesOf = (fields: readonly FieldDef[]) => fields.flatMap((f) => (f.kind === 'dict' ? [f.dict] : []))
 const stamp = () => new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')
@@ -124,6 +128,26 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
       },
     )
   }
+  // Choices for the reference inputs of other entities' forms and search fields: whoever may list
+  // this entity, or use a page that refers to it, gets id and name of the rows in their scope.
+  const referrers = allEntities().filter((r) => r.fields.some((f) => (f.kind === 'reference' || f.kind === 'referenceMany') && f.entity === e.key))
+  const mayPick = [perm('list'), ...referrers.flatMap((r) => ['list', 'add', 'edit'].map((a) => `${r.permission}:${a}`))]
+  api.get(
+    `${e.path}/options`,
+    {
+      config: { permission: SIGNED_IN },
+      schema: {
+        tags,
+        summary: `Id and name of ${e.label.en_US} for pickers (at most ${OPTIONS_LIMIT}; keyword filters by name)`,
+        querystring: z.object({ keyword: z.string().max(100).optional() }),
+      },
+    },
+    async (req) => {
+      const auth = caller(req)
+      if (!mayPick.some((p) => hasPermission(auth, p))) throw forbidden('error.forbidden', { permission: perm('list') })
+      return repo.options(await scopeOf(req), req.query.keyword, OPTIONS_LIMIT)
+    },
+  )
   if (can('get')) {
     api.get(
       `${e.path}/:id`,

@@ -1,4 +1,16 @@
-import { DEFAULT_PAGE_SIZE, EMAIL_PATTERN, type FieldDef, IMAGE_EXTENSIONS, type Label, PASSWORD_PATTERN, PHONE_PATTERN, type ResolvedEntity } from '@velo/shared'
+import {
+  DEFAULT_PAGE_SIZE,
+  EMAIL_PATTERN,
+  type FieldDef,
+  IMAGE_EXTENSIONS,
+  isTimeZone,
+  type Label,
+  letterCodePattern,
+  PASSWORD_PATTERN,
+  PHONE_PATTERN,
+  type ResolvedEntity,
+  VERSION_PATTERN,
+} from '@velo/shared'
 import sanitizeHtml from 'sanitize-html'
 import { z } from 'zod'
 import { bilingual } from '../i18n/zod-messages'
@@ -8,25 +20,7 @@ const required = (label: Label) =>
 const invalid = (label: Label, en: string, zh: string) =>
   bilingual({ en_US: `${label.en_US} ${en}`, zh_CN: `${label.zh_CN}${zh}` })
 
-const VERSION_PATTERN = /^(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})$/
 const STORED_FILE = /^[A-Za-z0-9][A-Za-z0-9/_.-]*$/
-const TIME_ZONES = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC'])
-const ZONE_NAME = /^[A-Z][A-Za-z_]*(\/[A-Z][A-Za-z0-9_+-]*)+$/
-
-/**
- * The runtime's list keeps some zones under older names (Node 20 lists Asia/Calcutta, not
- * Asia/Kolkata), so a properly spelled name the runtime can use is accepted too.
- */
-function isTimeZone(name: string): boolean {
-  if (TIME_ZONES.has(name)) return true
-  if (!ZONE_NAME.test(name)) return false
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name })
-    return true
-  } catch {
-    return false
-  }
-}
 
 /** True for kinds sent as strings, where an optional field may come back blank (''). */
 export const isStringKind = (f: FieldDef) =>
@@ -100,7 +94,7 @@ export function valueSchema(f: FieldDef): z.ZodType {
       return z
         .string(err)
         .trim()
-        .regex(new RegExp(`^[A-Za-z]{1,${max}}$`), invalid(f.label, `must be 1 to ${max} letters`, `必须是 1 到 ${max} 个字母`))
+        .regex(letterCodePattern(max), invalid(f.label, `must be 1 to ${max} letters`, `必须是 1 到 ${max} 个字母`))
         .transform((v) => v.toUpperCase())
     }
     case 'email':

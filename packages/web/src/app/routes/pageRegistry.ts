@@ -1,8 +1,11 @@
-import { lazy, type ComponentType, type LazyExoticComponent } from 'react'
+import { createElement, lazy, type ComponentType } from 'react'
+import { entityForComponent, type ResolvedEntity } from '@velo/shared'
+import '../entities'
 
 // Server routes name their page by path ('system/dict/index'); the page modules under src/pages
 // are found at build time and loaded on demand, each in its own chunk. Page modules have lowercase
 // names (index.tsx, profile.tsx, 404.tsx); PascalCase files beside them are their parts, not pages.
+// A component with no page module but an entity definition at its path gets the generic list page.
 
 type PageModule = { default: ComponentType }
 
@@ -20,16 +23,31 @@ export function pageKeyCandidates(component: string): string[] {
   return [`${base}${stem}/index.tsx`, `${base}${stem}.tsx`]
 }
 
-const cache = new Map<string, LazyExoticComponent<ComponentType>>()
+// The list kit is its own chunk: only list pages download it.
+const EntityListPage = lazy(() => import('../../crud/EntityListPage').then((m) => ({ default: m.EntityListPage })))
 
-/** The lazily loaded page for a component name, or null when no page module has that name. */
-export function resolvePage(component: string): LazyExoticComponent<ComponentType> | null {
+function entityPage(entity: ResolvedEntity): ComponentType {
+  const Page = () => createElement(EntityListPage, { entity })
+  Page.displayName = `EntityPage(${entity.key})`
+  return Page
+}
+
+// One component per page, so a page keeps its identity (and its state) across renders.
+const cache = new Map<string, ComponentType>()
+
+/**
+ * The page for a component name: its page module (a custom page wins), else the generic list of the
+ * entity at that path, else null.
+ */
+export function resolvePage(component: string): ComponentType | null {
   const key = pageKeyCandidates(component).find((k) => k in modules)
-  if (!key) return null
-  let page = cache.get(key)
+  const entity = key ? undefined : entityForComponent(component)
+  const cacheKey = key ?? (entity ? `entity:${entity.key}` : null)
+  if (!cacheKey) return null
+  let page = cache.get(cacheKey)
   if (!page) {
-    page = lazy(modules[key] as () => Promise<PageModule>)
-    cache.set(key, page)
+    page = key ? lazy(modules[key] as () => Promise<PageModule>) : entityPage(entity as ResolvedEntity)
+    cache.set(cacheKey, page)
   }
   return page
 }

@@ -130,6 +130,9 @@ const icons: Record<string, ComponentType> = {
   wifi: WifiOutlined,
 }
 
+/** The icon names a menu may use, for the menu form's icon picker. */
+export const MENU_ICON_NAMES: readonly string[] = Object.keys(icons)
+
 export function MenuIcon({ name }: { name: string | null }) {
   const Icon = (name && icons[name]) || AppstoreOutlined
   return <Icon />

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest'
+import type { ComponentType } from 'react'
+import { resolvePage } from './pageRegistry'
+
+const nameOf = (page: ComponentType | null) => (page as { displayName?: string } | null)?.displayName
+
+describe('page lookup', () => {
+  it('falls back to the generic list page of the entity at the component path', () => {
+    expect(nameOf(resolvePage('system/country/index'))).toBe('EntityPage(country)')
+    expect(nameOf(resolvePage('system/dict/index'))).toBe('EntityPage(dictType)')
+    expect(nameOf(resolvePage('monitor/logininfor/index'))).toBe('EntityPage(loginLog)')
+  })
+
+  it('prefers a page module: a custom page wins over the generic one', () => {
+    const users = resolvePage('system/user/index')
+    expect(users).not.toBeNull()
+    expect(nameOf(users)).toBeUndefined()
+    expect(resolvePage('user/profile/index')).not.toBeNull()
+  })
+
+  it('finds nothing for a component with neither a page nor an entity', () => {
+    expect(resolvePage('iot/nothingHere/index')).toBeNull()
+  })
+
+  it('keeps one component per page so kept-alive pages keep their state', () => {
+    expect(resolvePage('system/country/index')).toBe(resolvePage('system/country/index'))
+    expect(resolvePage('system/user/index')).toBe(resolvePage('system/user/index'))
+  })
+})

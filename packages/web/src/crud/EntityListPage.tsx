@@ -1,0 +1,151 @@
+import { useMemo, useState, type Key } from 'react'
+import { Table } from 'antd'
+import type { ColumnType, SorterResult } from 'antd/es/table/interface'
+import { useTranslation } from 'react-i18next'
+import type { Filters, Row } from './api/crudApi'
+import { ImportDialog } from './excel/ImportDialog'
+import { useExport } from './excel/useExport'
+import { EntityForm } from './form/EntityForm'
+import { ColumnSettings } from './list/ColumnSettings'
+import { ListActions } from './list/ListActions'
+import { listColumns } from './list/columns'
+import { useHiddenColumns } from './list/columnVisibility'
+import { ListPager } from './list/ListPager'
+import { ListToolbar } from './list/ListToolbar'
+import { RowActions } from './list/RowActions'
+import { SearchForm } from './list/SearchForm'
+import { searchFieldsOf } from './list/searchFields'
+import { useDeleteRows } from './list/useDeleteRows'
+import { exportBody, useEntityList, type ListSort } from './list/useEntityList'
+import { useOperations } from './list/useOperations'
+import { nestRows, parentKeys } from './tree'
+import type { EntityListPageProps, FormRequest, ListContext } from './types'
+import './crud.css'
+
+const NO_FILTERS: Filters = {}
+
+/**
+ * The list page of an entity, built from its definition: search form, toolbar, table, pager, and the
+ * add/modify form, delete, export and import behind the user's permissions. Tree entities list as a
+ * nested table without a pager. Pages adapt it through the props (src/crud/README.md).
+ */
+export function EntityListPage(props: EntityListPageProps) {
+  const { entity, params = NO_FILTERS, left, extraColumns = [], rowActions, toolbarActions, form: FormComponent = EntityForm, formInputs, search = {} } = props
+  const { t } = useTranslation()
+  const allowed = useOperations(entity)
+  const { state, setState, body, query } = useEntityList(entity, params)
+  const [searchShown, setSearchShown] = useState(true)
+  const [selectedKeys, setSelectedKeys] = useState<Key[]>([])
+  const [formRequest, setFormRequest] = useState<FormRequest | null>(null)
+  const [importing, setImporting] = useState(false)
+  const [expandedKeys, setExpandedKeys] = useState<readonly Key[]>([])
+  const [hiddenColumns, setHiddenColumns] = useHiddenColumns(entity.key)
+  const exportRows = useExport(entity)
+  const tree = entity.treeParent
+
+  const rows = useMemo(() => query.data?.rows ?? [], [query.data])
+  const total = query.data?.total ?? 0
+  const dataSource = useMemo(() => (tree ? nestRows(rows, entity.idField, tree) : rows), [rows, tree, entity.idField])
+  const selectedRows = rows.filter((row) => selectedKeys.includes(row[entity.idField] as Key))
+  const searchFields = useMemo(() => searchFieldsOf(entity, { hide: search.hide, forced: params }), [entity, search.hide, params])
+
+  // A new page, search or sort starts with nothing ticked.
+  const bodyKey = JSON.stringify(body)
+  const [selectionFor, setSelectionFor] = useState(bodyKey)
+  if (selectionFor !== bodyKey) {
+    setSelectionFor(bodyKey)
+    setSelectedKeys([])
+  }
+  // Deleting the last rows of the last page steps back to the page that now is the last.
+  if (!tree && query.data && !query.isPlaceholderData && rows.length === 0 && total > 0 && state.pageNum > 1) {
+    setState({ ...state, pageNum: Math.ceil(total / state.pageSize) })
+  }
+
+  const list: ListContext = {
+    entity,
+    selectedRows,
+    filters: exportBody(state, params),
+    refresh: () => void query.refetch(),
+    openForm: (request = {}) => setFormRequest(request),
+  }
+  const confirmDelete = useDeleteRows(entity, () => setSelectedKeys([]))
+  const addPreset = tree ? { [tree]: 0 } : undefined
+
+  const columns = listColumns(entity, state.sort)
+  const shownColumns: ColumnType<Row>[] = [...columns.filter((c) => !hiddenColumns.has(c.key)), ...extraColumns]
+  if (allowed.edit || allowed.remove || (tree && allowed.add) || rowActions) {
+    shownColumns.push({
+      key: 'actions',
+      title: t('crud.actions'),
+      fixed: 'right',
+      align: 'center',
+      render: (_: unknown, row: Row) => (
+        <RowActions
+          allowed={allowed}
+          onEdit={() => setFormRequest({ id: row[entity.idField] })}
+          onAddChild={tree ? () => setFormRequest({ preset: { [tree]: row[entity.idField] } }) : undefined}
+          onDelete={() => confirmDelete([row])}
+          extra={rowActions?.(row, list)}
+        />
+      ),
+    })
+  }
+
+  const allExpanded = expandedKeys.length > 0
+  const actions = (
+    <ListActions
+      allowed={allowed}
+      selected={selectedRows.length}
+      tree={tree ? { expanded: allExpanded, onToggle: () => setExpandedKeys(allExpanded ? [] : parentKeys(dataSource, entity.idField)) } : undefined}
+      onAdd={() => setFormRequest({ preset: addPreset })}
+      onEdit={() => setFormRequest({ id: selectedRows[0]?.[entity.idField] })}
+      onDelete={() => confirmDelete(selectedRows)}
+      onImport={() => setImporting(true)}
+      onExport={() => exportRows(list.filters)}
+      extra={toolbarActions?.(list)}
+    />
+  )
+
+  const content = (
+    <div className="crud-main">
+      {searchShown && (
+        <SearchForm entity={entity} fields={searchFields} inputs={search.inputs} onSearch={(filters) => setState({ ...state, filters, pageNum: 1 })} />
+      )}
+      <ListToolbar
+        actions={actions}
+        searchShown={searchShown}
+        onToggleSearch={() => setSearchShown(!searchShown)}
+        onRefresh={list.refresh}
+        tools={<ColumnSettings columns={columns.map((c) => ({ key: c.key, title: String(c.title) }))} hidden={hiddenColumns} onChange={setHiddenColumns} />}
+      />
+      <Table<Row>
+        rowKey={entity.idField}
+        loading={query.isFetching}
+        dataSource={dataSource}
+        columns={shownColumns}
+        pagination={false}
+        scroll={{ x: 'max-content' }}
+        rowSelection={(!tree && (allowed.remove || allowed.edit)) || toolbarActions ? { selectedRowKeys: selectedKeys, onChange: setSelectedKeys } : undefined}
+        expandable={tree ? { expandedRowKeys: expandedKeys, onExpandedRowsChange: setExpandedKeys } : undefined}
+        onChange={(_pagination, _filters, sorter) => {
+          const { columnKey, order } = sorter as SorterResult<Row>
+          const sort: ListSort | null = order && columnKey ? { field: String(columnKey), order: order === 'ascend' ? 'asc' : 'desc' } : null
+          setState({ ...state, sort, pageNum: 1 })
+        }}
+        data-testid="crud-table"
+      />
+      {!tree && (
+        <ListPager total={total} pageNum={state.pageNum} pageSize={state.pageSize} onChange={(pageNum, pageSize) => setState({ ...state, pageNum, pageSize })} />
+      )}
+      {formRequest && <FormComponent entity={entity} id={formRequest.id} preset={formRequest.preset} inputs={formInputs} onClose={() => setFormRequest(null)} />}
+      {importing && <ImportDialog entity={entity} onClose={() => setImporting(false)} />}
+    </div>
+  )
+
+  return (
+    <div className={`crud-page${left ? ' crud-with-left' : ''}`} data-testid={`entity-list-${entity.key}`}>
+      {left && <aside className="crud-left">{left}</aside>}
+      {content}
+    </div>
+  )
+}

@@ -1,0 +1,53 @@
+import type { Paged, ResolvedEntity } from '@velo/shared'
+import { http, requestFile } from '../../api/http'
+
+// The standard calls of one entity (docs/entity-engine.md, HTTP contract) and the query keys under
+// which their answers are cached. Every key of an entity starts with ['crud', key], so one
+// invalidation after a change refreshes its lists, rows and the options other forms load from it.
+
+export type Row = Record<string, unknown>
+export type Filters = Record<string, unknown>
+
+export interface ListBody extends Filters {
+  pageNum?: number
+  pageSize?: number
+  orderByColumn?: string
+  isAsc?: 'asc' | 'desc'
+}
+
+export interface ImportResult {
+  inserted: number
+  updated: number
+}
+
+export const crudKeys = {
+  all: (e: ResolvedEntity) => ['crud', e.key] as const,
+  list: (e: ResolvedEntity, body: ListBody) => ['crud', e.key, 'list', body] as const,
+  row: (e: ResolvedEntity, id: unknown) => ['crud', e.key, 'row', id] as const,
+  options: (e: ResolvedEntity) => ['crud', e.key, 'options'] as const,
+}
+
+/** Reference options are a convenience: a user without the referenced list permission gets an empty list, not a red message. */
+const OPTIONS_PAGE = { pageNum: 1, pageSize: 500 }
+
+export function crudApi(e: ResolvedEntity) {
+  return {
+    list: (body: ListBody) => http.post<Paged<Row>>(`${e.path}/list`, body),
+    /** Every row a tree has, or the first page of a flat list, for selects of other forms. */
+    options: () => http.post<Paged<Row>>(`${e.path}/list`, e.treeParent ? {} : OPTIONS_PAGE, { silent: true }),
+    get: (id: unknown) => http.get<Row>(`${e.path}/${encodeURIComponent(String(id))}`),
+    // Field errors go onto the form; the form reports anything else itself.
+    add: (values: Row) => http.post<Row>(e.path, values, { silent: true }),
+    edit: (values: Row) => http.put<Row>(e.path, values, { silent: true }),
+    remove: (ids: readonly unknown[]) => http.delete<{ deleted: number }>(`${e.path}/${ids.map((id) => encodeURIComponent(String(id))).join(',')}`),
+    export: (filters: Filters, onProgress: (bytes: number) => void) =>
+      requestFile({ method: 'POST', url: `${e.path}/export`, data: filters }, onProgress),
+    importTemplate: () => requestFile({ url: `${e.path}/importTemplate` }),
+    import: (file: File, updateSupport: boolean) => {
+      const form = new FormData()
+      form.append('file', file, file.name)
+      form.append('updateSupport', String(updateSupport))
+      return http.post<ImportResult>(`${e.path}/import`, form, { silent: true })
+    },
+  }
+}

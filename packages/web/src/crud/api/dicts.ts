@@ -1,0 +1,28 @@
+import { useQuery } from '@tanstack/react-query'
+import { systemEntities } from '@velo/shared'
+import { http } from '../../api/http'
+import { crudKeys } from './crudApi'
+
+/** One enabled item of a dictionary type (GET /system/dict/getDicts/{type}). */
+export interface DictItem {
+  dictValue: string
+  dictLabel: string
+  /** '' when the item has no Chinese label. */
+  dictLabelZh: string
+  /** The list style: default, primary, success, info, warning, danger or ''. */
+  listClass: string
+  isDefault: string
+}
+
+// Under the dictionary items' own key: editing an item refreshes every list that shows the type.
+const dictKey = (type: string) => [...crudKeys.all(systemEntities.dictData), 'dict', type] as const
+
+/** The items of a dictionary type, fetched once per type and shared by every cell and select. */
+export function useDict(type: string | null) {
+  return useQuery({
+    queryKey: dictKey(type ?? ''),
+    queryFn: () => http.get<DictItem[]>(`/system/dict/getDicts/${encodeURIComponent(type ?? '')}`),
+    enabled: type !== null,
+    staleTime: Infinity,
+  })
+}

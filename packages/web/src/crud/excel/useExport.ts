@@ -1,0 +1,55 @@
+import { App } from 'antd'
+import type { ResolvedEntity } from '@velo/shared'
+import { useTranslation } from 'react-i18next'
+import { saveBlob } from '../../api/http'
+import { localized } from '../../i18n'
+import { crudApi, type Filters } from '../api/crudApi'
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`
+}
+
+/** How often the progress message is redrawn while a large export streams in. */
+const PROGRESS_INTERVAL_MS = 200
+
+/**
+ * Export after a confirmation (SPEC §8): the list's current filters go to POST {path}/export, the
+ * bytes received show while the streamed workbook arrives, and it is saved under the server's name.
+ */
+export function useExport(e: ResolvedEntity) {
+  const { t } = useTranslation()
+  const { modal, message } = App.useApp()
+  const key = `crud-export-${e.key}`
+
+  const progress = (bytes: number) =>
+    message.open({ key, type: 'loading', content: t('crud.exporting', { size: formatBytes(bytes) }), duration: 0 })
+
+  async function run(filters: Filters) {
+    void progress(0)
+    let shownAt = 0
+    try {
+      const file = await crudApi(e).export(filters, (bytes) => {
+        const now = Date.now()
+        if (now - shownAt < PROGRESS_INTERVAL_MS) return
+        shownAt = now
+        void progress(bytes)
+      })
+      saveBlob(file.blob, file.filename ?? `${e.key}.xlsx`)
+      void message.open({ key, type: 'success', content: t('crud.exportSuccess') })
+    } catch {
+      message.destroy(key) // the client showed why
+    }
+  }
+
+  return (filters: Filters) => {
+    modal.confirm({
+      title: t('crud.confirmTitle'),
+      content: t('crud.exportConfirm', { entity: localized(e.label) }),
+      onOk: () => {
+        void run(filters)
+      },
+    })
+  }
+}

@@ -1,0 +1,136 @@
+import { useState, type ReactNode } from 'react'
+import { App, Button, Col, Drawer, Form, Modal, Row as GridRow, Space, Spin } from 'antd'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import type { ResolvedEntity } from '@velo/shared'
+import { useTranslation } from 'react-i18next'
+import { localized } from '../../i18n'
+import { crudApi, crudKeys, type Row } from '../api/crudApi'
+import { showError } from '../../api/feedback'
+import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
+import { fieldRules, kindOf } from '../kinds/kindTable'
+import type { InputRenderer } from '../kinds/types'
+import { FieldControl } from './FieldControl'
+import { formFieldsFor, formPayload, initialFormValues, isLocked, type FormMode } from './formValues'
+import { widgetNamed } from './widgets'
+
+/** Up to this many fields the form is a dialog; longer forms get a drawer with two columns. */
+export const DIALOG_FIELD_LIMIT = 8
+
+export interface EntityFormProps {
+  entity: ResolvedEntity
+  /** The id of the row to modify; none adds a row. */
+  id?: unknown
+  /** Values an add form starts with, e.g. the parent of a new child node. */
+  preset?: Row
+  onClose: () => void
+  /** After a successful save; the lists of the entity refresh by themselves. */
+  onSaved?: (row: Row) => void
+  /** Inputs in place of the generated ones, by field name. */
+  inputs?: Readonly<Record<string, InputRenderer>>
+}
+
+/** The add/modify form of an entity, built from its form fields (docs/entity-engine.md). */
+export function EntityForm({ entity, id, preset, onClose, onSaved, inputs = {} }: EntityFormProps) {
+  const { t } = useTranslation()
+  const { message } = App.useApp()
+  const queryClient = useQueryClient()
+  const [form] = Form.useForm<Row>()
+  const [saving, setSaving] = useState(false)
+  const mode: FormMode = id === undefined ? 'add' : 'edit'
+  const fields = formFieldsFor(entity, mode)
+  const api = crudApi(entity)
+  const row = useQuery({ queryKey: crudKeys.row(entity, id), queryFn: () => api.get(id), enabled: mode === 'edit', gcTime: 0 })
+  const dialog = fields.length <= DIALOG_FIELD_LIMIT
+  const source = mode === 'edit' ? row.data : (preset ?? {})
+
+  async function save() {
+    let values: Row
+    try {
+      values = await form.validateFields()
+    } catch {
+      return // antd marks the fields
+    }
+    setSaving(true)
+    try {
+      const body = formPayload(entity, fields, values, mode, row.data)
+      const saved = mode === 'add' ? await api.add(body) : await api.edit(body)
+      void message.success(t(mode === 'add' ? 'crud.addSuccess' : 'crud.editSuccess'))
+      void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
+      onSaved?.(saved)
+      onClose()
+    } catch (error) {
+      placeErrors(error)
+    } finally {
+      setSaving(false)
+    }
+  }
+
+  /** The server's field errors go under their fields; the rest is said in a message. */
+  function placeErrors(error: unknown) {
+    const errors = fieldErrorsOf(error)
+    if (!errors) return showFailure(error)
+    const shown = new Set(fields.map((f) => f.name))
+    form.setFields(errors.filter((e) => shown.has(e.field)).map((e) => ({ name: e.field, errors: [e.message] })))
+    const elsewhere = errors.filter((e) => !shown.has(e.field))
+    if (elsewhere.length) showError(elsewhere.map((e) => e.message).join('; '))
+  }
+
+  const items = fields.map((f) => {
+    const kind = kindOf(f)
+    const item = (
+      <Form.Item
+        key={f.name}
+        name={f.name}
+        label={localized(f.label)}
+        rules={isLocked(f, mode) ? [] : fieldRules(f, t)}
+        validateFirst
+        extra={f.help ? localized(f.help) : undefined}
+        valuePropName={kind.valuePropName}
+        normalize={kind.normalize}
+      >
+        <FieldControl entity={entity} field={f} input={widgetNamed(f.widget) ?? kind.Input} override={inputs[f.name]} disabled={isLocked(f, mode)} rowId={id} />
+      </Form.Item>
+    )
+    return dialog ? item : (
+      <Col key={f.name} xs={24} md={kind.wide ? 24 : 12}>
+        {item}
+      </Col>
+    )
+  })
+
+  const body: ReactNode = !source ? (
+    <Spin spinning style={{ display: 'block', padding: 48 }} data-testid="entity-form-loading" />
+  ) : (
+    <Form<Row>
+      form={form}
+      name={`${entity.key}-form`}
+      layout={dialog ? 'horizontal' : 'vertical'}
+      labelCol={dialog ? { flex: '130px' } : undefined}
+      labelWrap
+      initialValues={initialFormValues(fields, mode, source)}
+      scrollToFirstError
+      data-testid="entity-form"
+    >
+      {dialog ? items : <GridRow gutter={16}>{items}</GridRow>}
+    </Form>
+  )
+
+  const title = t(mode === 'add' ? 'crud.addTitle' : 'crud.editTitle', { entity: localized(entity.label) })
+  const buttons = (
+    <Space>
+      <Button onClick={onClose}>{t('common.cancel')}</Button>
+      <Button type="primary" loading={saving} disabled={!source} onClick={() => void save()} data-testid="entity-form-save">
+        {t('common.save')}
+      </Button>
+    </Space>
+  )
+  return dialog ? (
+    <Modal open title={title} onCancel={onClose} footer={buttons} width={640} destroyOnHidden mask={{ closable: false }}>
+      {body}
+    </Modal>
+  ) : (
+    <Drawer open title={title} onClose={onClose} extra={buttons} size={760} destroyOnHidden>
+      {body}
+    </Drawer>
+  )
+}

@@ -1,0 +1,35 @@
+import { useMemo, type Key } from 'react'
+import { Spin, Tree } from 'antd'
+import { leafIds } from '../tree'
+import { referencedEntity, toDataNodes, useFieldOptions } from './options'
+import { OptionsSelect } from './inputs'
+import type { InputProps } from './types'
+
+/**
+ * Ids of several rows of another entity: a checkable tree for a tree entity (a role's menus), else a
+ * multiple select (a user's roles).
+ */
+export function ReferenceManyInput(props: InputProps) {
+  const { tree, nodes, loading } = useFieldOptions(props.entity, props.field)
+  const target = referencedEntity(props.entity, props.field)
+  const leaves = useMemo(() => leafIds(nodes, target?.idField ?? ''), [nodes, target])
+  const treeData = useMemo(() => toDataNodes(tree ?? []), [tree])
+  if (!tree) return <OptionsSelect {...props} multiple />
+  if (loading) return <Spin size="small" />
+  const ids: unknown[] = Array.isArray(props.value) ? props.value : []
+  return (
+    <div className="crud-check-tree" id={props.id} data-testid={`check-tree-${props.field.name}`}>
+      <Tree
+        checkable
+        disabled={props.disabled}
+        defaultExpandAll
+        treeData={treeData}
+        // A checked parent checks its whole subtree in antd, so only the saved leaves are marked and
+        // the parents follow from them.
+        checkedKeys={ids.filter((id) => leaves.has(id)) as Key[]}
+        // A menu cannot show without its folder: the half-checked parents are saved too.
+        onCheck={(checked, info) => props.onChange?.([...(checked as Key[]), ...(info.halfCheckedKeys ?? [])])}
+      />
+    </div>
+  )
+}

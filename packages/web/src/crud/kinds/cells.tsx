@@ -1,0 +1,97 @@
+import { Image, Spin, Tag, Typography } from 'antd'
+import { FileImageOutlined, PaperClipOutlined } from '@ant-design/icons'
+import dayjs from 'dayjs'
+import { saveBlob } from '../../api/http'
+import { fetchStoredFile, storedBaseName, useStoredImageUrl } from '../api/files'
+import { useFieldOptions } from './options'
+import type { CellProps } from './types'
+
+// List cells, one per way a value is shown; the kind table picks one for each kind.
+
+const isBlank = (value: unknown) => value === null || value === undefined || value === ''
+const shown = (value: unknown) => (isBlank(value) ? null : String(value))
+
+export function PlainCell({ value }: CellProps) {
+  return shown(value)
+}
+
+/** Long text stays on one line in a list; the whole text is in the tooltip. */
+export function ClippedCell({ value }: CellProps) {
+  const text = shown(value)
+  return text === null ? null : (
+    <span className="crud-cell-clip" title={text}>
+      {text}
+    </span>
+  )
+}
+
+export function MoneyCell({ value }: CellProps) {
+  return typeof value === 'number' ? value.toFixed(2) : shown(value)
+}
+
+const formatCell = (format: string) =>
+  function DateCell({ value }: CellProps) {
+    return isBlank(value) ? null : dayjs(value as string).format(format)
+  }
+
+export const DATE_FORMAT = 'YYYY-MM-DD'
+export const DATETIME_FORMAT = 'YYYY-MM-DD HH:mm:ss'
+export const DateCell = formatCell(DATE_FORMAT)
+/** Stored in UTC, shown in the browser's time zone. */
+export const DateTimeCell = formatCell(DATETIME_FORMAT)
+
+/** Values with choices: a tag in the choice's colour, or plain text for a choice without one. */
+export function OptionsCell({ entity, field, value }: CellProps) {
+  const { options } = useFieldOptions(entity, field)
+  if (isBlank(value)) return null
+  const values = Array.isArray(value) ? value : [value]
+  return (
+    <>
+      {values.map((v) => {
+        const option = options.find((o) => o.value === v || String(o.value) === String(v))
+        const label = option?.label ?? String(v)
+        return option?.color || values.length > 1 ? (
+          <Tag key={String(v)} color={option?.color}>
+            {label}
+          </Tag>
+        ) : (
+          <span key={String(v)}>{label}</span>
+        )
+      })}
+    </>
+  )
+}
+
+/** Lists carry the referenced row's label beside the id (`<name>Label`). */
+export function ReferenceCell({ field, value, row }: CellProps) {
+  const label = row[`${field.name}Label`]
+  return shown(isBlank(label) ? value : label)
+}
+
+export function ImageCell({ value }: CellProps) {
+  const name = typeof value === 'string' && value ? value : null
+  const image = useStoredImageUrl(name)
+  if (!name) return null
+  if (image.isError) return <FileImageOutlined title={storedBaseName(name)} />
+  if (!image.data) return <Spin size="small" />
+  return <Image src={image.data} width={40} height={40} style={{ objectFit: 'cover' }} alt={storedBaseName(name)} />
+}
+
+export function FileCell({ value }: CellProps) {
+  if (typeof value !== 'string' || !value) return null
+  const download = async () => {
+    const file = await fetchStoredFile(value, false)
+    saveBlob(file.blob, storedBaseName(value))
+  }
+  return (
+    <Typography.Link onClick={() => void download().catch(() => undefined)}>
+      <PaperClipOutlined /> {storedBaseName(value)}
+    </Typography.Link>
+  )
+}
+
+/** Rich text in a cell is its words only. */
+export function RichTextCell({ value, ...rest }: CellProps) {
+  const words = typeof value === 'string' ? new DOMParser().parseFromString(value, 'text/html').body.textContent : null
+  return <ClippedCell {...rest} value={words} />
+}

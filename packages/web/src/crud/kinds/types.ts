@@ -1,0 +1,64 @@
+import type { ComponentType, ReactNode } from 'react'
+import type { FormRule } from 'antd'
+import type { ColumnType } from 'antd/es/table'
+import type { FieldDef, FieldKind, ResolvedEntity } from '@velo/shared'
+import type { TFunction } from 'i18next'
+import type { Row } from '../api/crudApi'
+
+/** The definition of one kind of field ('dict' → its FieldDef with `dict`). */
+export type FieldOf<K extends FieldKind> = Extract<FieldDef, { kind: K }>
+
+export interface CellProps<F extends FieldDef = FieldDef> {
+  entity: ResolvedEntity
+  field: F
+  value: unknown
+  row: Row
+}
+
+/** An input of the form or the search form; Form.Item supplies value and onChange. */
+export interface InputProps<F extends FieldDef = FieldDef> {
+  entity: ResolvedEntity
+  field: F
+  value?: any
+  onChange?: (value: any) => void
+  id?: string
+  disabled?: boolean
+  placeholder?: string
+  /** The id of the row being modified (a tree parent cannot be the node itself or below it). */
+  rowId?: unknown
+}
+
+export type InputComponent<F extends FieldDef = FieldDef> = ComponentType<InputProps<F>>
+
+/** Everything the list page and the form need to know about one kind of field. */
+export interface KindUi<F extends FieldDef = FieldDef> {
+  /** A value in the list table. */
+  Cell: ComponentType<CellProps<F>>
+  /** The add/modify form's input. */
+  Input: InputComponent<F>
+  /** The search form's input for an exact (or subtree) match. */
+  Search: InputComponent<F>
+  /** Form rules besides "required", mirroring the server's checks. */
+  rules: (f: F, t: TFunction, label: string) => FormRule[]
+  /** How "required" is checked: a blank text, an empty list or a missing value. */
+  required: 'text' | 'list' | 'value'
+  /** Wire value → form value (a date string → dayjs). */
+  toForm?: (value: unknown) => unknown
+  /** Form value → wire value (dayjs → 'YYYY-MM-DD'). */
+  toWire?: (value: unknown) => unknown
+  /** Applied as the user types (letter codes are kept upper-case). */
+  normalize?: (value: any) => any
+  /** The prop the input's value binds to (Switch: checked). */
+  valuePropName?: string
+  /** The placeholder's verb for a text box or a list; none leaves the control's own. */
+  prompt?: 'enter' | 'choose'
+  /** Takes a whole row of the drawer's two-column grid. */
+  wide?: boolean
+  /** Column hints (width, alignment, ellipsis). */
+  column?: Partial<ColumnType<Row>>
+}
+
+export type KindTable = { [K in FieldKind]: KindUi<FieldOf<K>> }
+
+/** A custom input in place of a field's generated one. */
+export type InputRenderer = (props: InputProps) => ReactNode

@@ -1,0 +1,50 @@
+import { useMemo, useState } from 'react'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { DEFAULT_PAGE_SIZE, type ResolvedEntity } from '@velo/shared'
+import { crudApi, crudKeys, type Filters, type ListBody } from '../api/crudApi'
+
+export interface ListSort {
+  field: string
+  order: 'asc' | 'desc'
+}
+
+export interface ListState {
+  pageNum: number
+  pageSize: number
+  /** What the search form applied. */
+  filters: Filters
+  sort: ListSort | null
+}
+
+export const initialListState: ListState = { pageNum: 1, pageSize: DEFAULT_PAGE_SIZE, filters: {}, sort: null }
+
+/** The filters of a list and its export: the search, the page's forced ones on top, and the sort. */
+export function exportBody(state: ListState, forced: Filters = {}): ListBody {
+  return {
+    ...state.filters,
+    ...forced,
+    ...(state.sort ? { orderByColumn: state.sort.field, isAsc: state.sort.order } : {}),
+  }
+}
+
+/** The list call's body; a tree answers every matching row at once, so it is not paged. */
+export function listBody(e: ResolvedEntity, state: ListState, forced: Filters = {}): ListBody {
+  const body = exportBody(state, forced)
+  return e.treeParent ? body : { pageNum: state.pageNum, pageSize: state.pageSize, ...body }
+}
+
+/** A list's paging, filters and sort, and its rows. */
+export function useEntityList(e: ResolvedEntity, forced: Filters = {}) {
+  const [state, setState] = useState(initialListState)
+  // The page changing its forced filters (a tree beside the list) starts again from the first page.
+  const forcedKey = JSON.stringify(forced)
+  const [seenForced, setSeenForced] = useState(forcedKey)
+  if (seenForced !== forcedKey) {
+    setSeenForced(forcedKey)
+    setState((s) => ({ ...s, pageNum: 1 }))
+  }
+  // Keyed by the filters' text: a new object with the same filters must not refetch.
+  const body = useMemo(() => listBody(e, state, JSON.parse(forcedKey) as Filters), [e, state, forcedKey])
+  const query = useQuery({ queryKey: crudKeys.list(e, body), queryFn: () => crudApi(e).list(body), placeholderData: keepPreviousData })
+  return { state, setState, body, query }
+}

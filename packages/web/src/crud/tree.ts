@@ -1,0 +1,54 @@
+import type { Key } from 'react'
+import type { Row } from './api/crudApi'
+
+// A tree entity's list is every matching row with a parent id (0 for a root); the table and the
+// tree selects need them nested.
+
+export type TreeRow = Row & { children?: TreeRow[] }
+
+/**
+ * Nests rows under their parents, keeping the server's order among siblings. A row whose parent is
+ * not in the list (a search matched the child only) becomes a root, so no match is hidden.
+ */
+export function nestRows(rows: readonly Row[], idField: string, parentField: string): TreeRow[] {
+  const nodes = new Map<unknown, TreeRow>(rows.map((row) => [row[idField], { ...row }]))
+  const roots: TreeRow[] = []
+  for (const node of nodes.values()) {
+    const parent = nodes.get(node[parentField])
+    if (parent && parent !== node) (parent.children ??= []).push(node)
+    else roots.push(node)
+  }
+  return roots
+}
+
+/** Keys of every node that has children: what "expand all" opens. */
+export function parentKeys(nodes: readonly TreeRow[], idField: string): Key[] {
+  return nodes.flatMap((n) => (n.children?.length ? [n[idField] as Key, ...parentKeys(n.children, idField)] : []))
+}
+
+/** The ids of a node and everything below it. */
+export function subtreeIds(nodes: readonly TreeRow[], idField: string, rootId: unknown): Set<unknown> {
+  const ids = new Set<unknown>()
+  const collect = (list: readonly TreeRow[], inside: boolean) => {
+    for (const n of list) {
+      const here = inside || n[idField] === rootId
+      if (here) ids.add(n[idField])
+      if (n.children) collect(n.children, here)
+    }
+  }
+  collect(nodes, false)
+  return ids
+}
+
+/** Ids of the nodes without children. */
+export function leafIds(nodes: readonly TreeRow[], idField: string): Set<unknown> {
+  const ids = new Set<unknown>()
+  const walk = (list: readonly TreeRow[]) => {
+    for (const n of list) {
+      if (n.children?.length) walk(n.children)
+      else ids.add(n[idField])
+    }
+  }
+  walk(nodes)
+  return ids
+}

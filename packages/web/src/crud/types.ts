@@ -1,0 +1,50 @@
+import type { ComponentType, ReactNode } from 'react'
+import type { ColumnType } from 'antd/es/table'
+import type { ResolvedEntity } from '@velo/shared'
+import type { Filters, Row } from './api/crudApi'
+import type { EntityFormProps } from './form/EntityForm'
+import type { InputRenderer } from './kinds/types'
+
+/** What opens the form: a row to modify by id, or an add form with preset values. */
+export interface FormRequest {
+  id?: unknown
+  preset?: Row
+}
+
+/** The list as the page's own columns, actions and toolbar see it. */
+export interface ListContext {
+  entity: ResolvedEntity
+  /** The ticked rows (of the current page). */
+  selectedRows: readonly Row[]
+  /** The filters the list and its export use now: the search form's and the page's forced ones. */
+  filters: Filters
+  /** Fetches the list again. */
+  refresh: () => void
+  /** Opens the add/modify form. */
+  openForm: (request?: FormRequest) => void
+}
+
+/** The escape hatches of the generic list page; see src/crud/README.md. */
+export interface EntityListPageProps {
+  entity: ResolvedEntity
+  /** Filters sent with every list and export call (e.g. the department picked beside the list); their fields leave the search form. */
+  params?: Filters
+  /** Shown left of the list (e.g. a department tree that sets `params`). */
+  left?: ReactNode
+  /** Columns after the generated ones, before the actions. */
+  extraColumns?: readonly ColumnType<Row>[]
+  /** More buttons in each row's actions column. */
+  rowActions?: (row: Row, list: ListContext) => ReactNode
+  /** More buttons in the toolbar, after the standard ones. */
+  toolbarActions?: (list: ListContext) => ReactNode
+  /** A whole form of the page's own in place of the generated one. */
+  form?: ComponentType<EntityFormProps>
+  /** Inputs of the generated form in place of the kind's, by field name. */
+  formInputs?: Readonly<Record<string, InputRenderer>>
+  search?: {
+    /** Fields left out of the search form. */
+    hide?: readonly string[]
+    /** Inputs in place of the generated ones, by field name. */
+    inputs?: Readonly<Record<string, InputRenderer>>
+  }
+}
