@@ -228,6 +228,17 @@ describe('a role editor who is not an administrator', () => {
     expect(ok.status, ok.msg).toBe(200)
   })
 
+  it('keeps the menus of a role that it cannot see when it saves the role', async () => {
+    const editor = await limitedUser(t, { userName: 'roleeditor2', dataScope: '1', perms: ['system:role:list', 'system:role:edit'] })
+    const held = (await db().selectFrom('sysRoleMenu').select('menuId').where('roleId', '=', editor.roleId).execute()).map((m) => Number(m.menuId))
+    const unseen = await idOf(t, 'menu', 'menu.monitor.operlog')
+    const target = await addRoleViaApi('audited', { menuIds: [unseen, held[0]] })
+    const res = await put('', { roleId: target.roleId, menuIds: held.slice(0, 2) }, editor.token)
+    expect(res.status, res.msg).toBe(200)
+    const after = (await t.call({ url: `/api/system/role/${target.roleId}`, token: t.admin })).data.menuIds
+    expect([...after].sort()).toEqual([...new Set([unseen, ...held.slice(0, 2)])].sort())
+  })
+
   it('sets custom-scope departments only inside its own data scope', async () => {
     const lead = await limitedUser(t, { userName: 'scopeeditor', dataScope: '4', dept: 'Sales', perms: ['system:role:edit'] })
     const role = await addRoleViaApi('scoped3')

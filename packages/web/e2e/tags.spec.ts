@@ -10,6 +10,8 @@ async function openFromMenu(page: Page, folder: string, item: string) {
   const entry = sidebar.getByRole('menuitem').filter({ has: page.getByText(item, { exact: true }) })
   if (!(await entry.isVisible())) await sidebar.getByText(folder, { exact: true }).click()
   await entry.click()
+  // A navigation is committed once its page has loaded; one clicked away from before that never opens a tab.
+  await expect(tab(page, item)).toHaveClass(/active/)
 }
 
 async function contextMenu(page: Page, name: string, action: string) {

@@ -19,6 +19,8 @@ const dict = [
   { dictValue: '1', dictLabel: 'Disabled', dictLabelZh: '停用', listClass: 'danger', isDefault: 'N' },
 ]
 
+const items = [{ dictCode: 11, dictType: 'bike_colour', dictLabel: 'Red', dictLabelZh: '红', dictValue: 'red', dictSort: 1, status: '0' }]
+
 const fetchMock = vi.fn<typeof fetch>()
 const calls = (method: string, path: string) =>
   fetchMock.mock.calls.filter(([url, init]) => String(url) === `/api${path}` && (init?.method ?? 'GET') === method)
@@ -30,6 +32,7 @@ function serve() {
     if (path.startsWith('/system/dict/getDicts/')) return jsonResponse(dict)
     if (path === '/system/country/list') return jsonResponse({ rows: countries, total: 42 })
     if (path === '/system/dept/list') return jsonResponse({ rows: depts, total: depts.length })
+    if (path === '/system/dict/data/list') return jsonResponse({ rows: items, total: items.length })
     if (init?.method === 'DELETE') return jsonResponse({ deleted: 1 })
     return jsonResponse(null, 404)
   })
@@ -104,5 +107,30 @@ describe('EntityListPage', () => {
     fireEvent.click(screen.getByTestId('crud-expand'))
     expect(await screen.findByText('Firmware')).toBeTruthy()
     expect(screen.getAllByTestId('row-add-child')).toHaveLength(3)
+  })
+
+  it("draws the page's own cells, and a list fixed to a value adds rows with it", async () => {
+    signIn(['*:*:*'])
+    renderWithProviders(
+      <EntityListPage
+        entity={systemEntities.dictData}
+        params={{ dictType: 'bike_colour' }}
+        cells={{ dictLabel: ({ value, row }) => <b data-testid="own-cell">{`${String(value)} / ${String(row.dictLabelZh)}`}</b> }}
+      />,
+    )
+    expect((await screen.findByTestId('own-cell')).textContent).toBe('Red / 红')
+    expect(bodyOf(calls('POST', '/system/dict/data/list')[0]!)).toMatchObject({ dictType: 'bike_colour' })
+    fireEvent.click(screen.getByTestId('crud-add'))
+    const form = await screen.findByTestId('entity-form')
+    expect((within(form).getByLabelText('Dictionary type') as HTMLInputElement).value).toBe('bike_colour')
+  })
+
+  it("starts a child with the parent and the page's child preset", async () => {
+    signIn(['*:*:*'])
+    renderWithProviders(<EntityListPage entity={systemEntities.dept} childPreset={(parent) => ({ leader: `${String(parent.deptName)} lead` })} />)
+    await screen.findByText('HQ')
+    fireEvent.click(screen.getAllByTestId('row-add-child')[0]!)
+    const form = await screen.findByTestId('entity-form')
+    expect((within(form).getByLabelText('Leader') as HTMLInputElement).value).toBe('HQ lead')
   })
 })

@@ -24,13 +24,33 @@ import './crud.css'
 
 const NO_FILTERS: Filters = {}
 
+/** A list fixed to one value of a form field (a dictionary's items, a department's users) adds rows with that value. */
+function presetFrom(entity: EntityListPageProps['entity'], params: Filters): Row {
+  const form = new Set(entity.formFields.map((f) => f.name))
+  return Object.fromEntries(
+    Object.entries(params).filter(([name, value]) => form.has(name) && ['string', 'number', 'boolean'].includes(typeof value)),
+  )
+}
+
 /**
  * The list page of an entity, built from its definition: search form, toolbar, table, pager, and the
  * add/modify form, delete, export and import behind the user's permissions. Tree entities list as a
  * nested table without a pager. Pages adapt it through the props (src/crud/README.md).
  */
 export function EntityListPage(props: EntityListPageProps) {
-  const { entity, params = NO_FILTERS, left, extraColumns = [], rowActions, toolbarActions, form: FormComponent = EntityForm, formInputs, search = {} } = props
+  const {
+    entity,
+    params = NO_FILTERS,
+    left,
+    extraColumns = [],
+    cells,
+    childPreset,
+    rowActions,
+    toolbarActions,
+    form: FormComponent = EntityForm,
+    formInputs,
+    search = {},
+  } = props
   const { t } = useTranslation()
   const allowed = useOperations(entity)
   const { state, setState, body, query } = useEntityList(entity, params)
@@ -69,9 +89,9 @@ export function EntityListPage(props: EntityListPageProps) {
     openForm: (request = {}) => setFormRequest(request),
   }
   const confirmDelete = useDeleteRows(entity, () => setSelectedKeys([]))
-  const addPreset = tree ? { [tree]: 0 } : undefined
+  const addPreset = { ...(tree ? { [tree]: 0 } : {}), ...presetFrom(entity, params) }
 
-  const columns = listColumns(entity, state.sort)
+  const columns = listColumns(entity, state.sort, cells)
   const shownColumns: ColumnType<Row>[] = [...columns.filter((c) => !hiddenColumns.has(c.key)), ...extraColumns]
   if (allowed.edit || allowed.remove || (tree && allowed.add) || rowActions) {
     shownColumns.push({
@@ -83,7 +103,7 @@ export function EntityListPage(props: EntityListPageProps) {
         <RowActions
           allowed={allowed}
           onEdit={() => setFormRequest({ id: row[entity.idField] })}
-          onAddChild={tree ? () => setFormRequest({ preset: { [tree]: row[entity.idField] } }) : undefined}
+          onAddChild={tree ? () => setFormRequest({ preset: { ...childPreset?.(row), [tree]: row[entity.idField] } }) : undefined}
           onDelete={() => confirmDelete([row])}
           extra={rowActions?.(row, list)}
         />

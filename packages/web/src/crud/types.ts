@@ -3,7 +3,7 @@ import type { ColumnType } from 'antd/es/table'
 import type { ResolvedEntity } from '@velo/shared'
 import type { Filters, Row } from './api/crudApi'
 import type { EntityFormProps } from './form/EntityForm'
-import type { InputRenderer } from './kinds/types'
+import type { CellRenderer, InputRenderer } from './kinds/types'
 
 /** What opens the form: a row to modify by id, or an add form with preset values. */
 export interface FormRequest {
@@ -33,6 +33,10 @@ export interface EntityListPageProps {
   left?: ReactNode
   /** Columns after the generated ones, before the actions. */
   extraColumns?: readonly ColumnType<Row>[]
+  /** Cells of generated columns in place of the kind's, by field name (a switch for a status, an icon for an icon name). */
+  cells?: Readonly<Record<string, CellRenderer>>
+  /** Values an "add child" form starts with besides the parent (trees), e.g. a menu's child of a page is a button. */
+  childPreset?: (parent: Row) => Row
   /** More buttons in each row's actions column. */
   rowActions?: (row: Row, list: ListContext) => ReactNode
   /** More buttons in the toolbar, after the standard ones. */

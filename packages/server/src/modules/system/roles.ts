@@ -40,6 +40,18 @@ async function assertGrantable(tx: Tx, auth: AuthContext, values: Row, roleId?: 
   }
 }
 
+/**
+ * A non-admin's menu tree shows only the menus they hold; the role's other menus, which they could
+ * neither see nor untick, stay on it.
+ */
+async function keepUnseenMenus(tx: Tx, auth: AuthContext, values: Row, roleId: number) {
+  if (auth.isAdmin || !Array.isArray(values.menuIds)) return
+  const roleIds = auth.roles.map((r) => r.roleId)
+  const held = new Set(roleIds.length ? (await tx.selectFrom('sysRoleMenu').select('menuId').where('roleId', 'in', roleIds).execute()).map((r) => Number(r.menuId)) : [])
+  const current = (await tx.selectFrom('sysRoleMenu').select('menuId').where('roleId', '=', roleId).execute()).map((r) => Number(r.menuId))
+  values.menuIds = [...new Set([...values.menuIds.map(Number), ...current.filter((id) => !held.has(id))])]
+}
+
 const pageBody = z.object({
   pageNum: z.coerce.number().int().min(1).default(1),
   pageSize: z.coerce.number().int().min(1).max(500).default(DEFAULT_PAGE_SIZE),
@@ -65,6 +77,7 @@ export function registerRoles(app: FastifyInstance, services: Services) {
     beforeUpdate: async ({ tx, auth, before, values }) => {
       if (isAdminRole(before)) throw conflict('role.builtInAdmin')
       await assertGrantable(tx, auth, values, Number(before.roleId))
+      await keepUnseenMenus(tx, auth, values, Number(before.roleId))
     },
     // Departments only mean something for the custom scope.
     afterUpdate: async ({ tx, after }) => {

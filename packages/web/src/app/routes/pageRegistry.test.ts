@@ -7,14 +7,16 @@ const nameOf = (page: ComponentType | null) => (page as { displayName?: string }
 describe('page lookup', () => {
   it('falls back to the generic list page of the entity at the component path', () => {
     expect(nameOf(resolvePage('system/country/index'))).toBe('EntityPage(country)')
-    expect(nameOf(resolvePage('system/dict/index'))).toBe('EntityPage(dictType)')
-    expect(nameOf(resolvePage('monitor/logininfor/index'))).toBe('EntityPage(loginLog)')
+    expect(nameOf(resolvePage('system/config/index'))).toBe('EntityPage(config)')
+    expect(nameOf(resolvePage('system/dept/index'))).toBe('EntityPage(dept)')
   })
 
   it('prefers a page module: a custom page wins over the generic one', () => {
-    const users = resolvePage('system/user/index')
-    expect(users).not.toBeNull()
-    expect(nameOf(users)).toBeUndefined()
+    for (const component of ['system/user/index', 'system/dict/index', 'monitor/logininfor/index', 'monitor/online/index']) {
+      const page = resolvePage(component)
+      expect(page).not.toBeNull()
+      expect(nameOf(page)).toBeUndefined()
+    }
     expect(resolvePage('user/profile/index')).not.toBeNull()
   })
 

@@ -27,14 +27,21 @@ export const crudKeys = {
   options: (e: ResolvedEntity) => ['crud', e.key, 'options'] as const,
 }
 
-/** Reference options are a convenience: a user without the referenced list permission gets an empty list, not a red message. */
-const OPTIONS_PAGE = { pageNum: 1, pageSize: 500 }
+/** One choice of a picker: GET {path}/options answers id and name (and the parent, for a tree). */
+export interface PickOption {
+  value: number
+  label: string
+  parentId?: number
+}
 
 export function crudApi(e: ResolvedEntity) {
   return {
     list: (body: ListBody) => http.post<Paged<Row>>(`${e.path}/list`, body),
-    /** Every row a tree has, or the first page of a flat list, for selects of other forms. */
-    options: () => http.post<Paged<Row>>(`${e.path}/list`, e.treeParent ? {} : OPTIONS_PAGE, { silent: true }),
+    /**
+     * Id and name of the rows in the caller's scope, for the pickers of other forms. Open to whoever
+     * may use a page that refers to the entity; a refusal leaves the picker empty, without a red message.
+     */
+    options: () => http.get<PickOption[]>(`${e.path}/options`, undefined, { silent: true }),
     get: (id: unknown) => http.get<Row>(`${e.path}/${encodeURIComponent(String(id))}`),
     // Field errors go onto the form; the form reports anything else itself.
     add: (values: Row) => http.post<Row>(e.path, values, { silent: true }),

@@ -18,7 +18,7 @@ describe('import report', () => {
       />,
     )
     const report = screen.getByTestId('import-report')
-    expect(within(report).getByText('Nothing was imported: 3 problems were found. Correct the file and import it again.')).toBeTruthy()
+    expect(within(report).getByText('Nothing was imported. Problems found: 3. Correct the file and import it again.')).toBeTruthy()
     const rows = within(report).getAllByRole('row').slice(1).map((row) => within(row).getAllByRole('cell').map((c) => c.textContent))
     expect(rows).toEqual([
       ['3', 'Code', 'Code must be 1 to 2 letters'],

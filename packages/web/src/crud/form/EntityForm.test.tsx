@@ -68,4 +68,51 @@ describe('EntityForm', () => {
     expect(JSON.parse(String(put[1]!.body))).toEqual({ userId: 5, nickName: 'Ally' })
     expect(await screen.findByText('Modified successfully')).toBeTruthy()
   })
+
+  it('shows a field only while its `when` field has one of the values, and sends only the shown ones', async () => {
+    const menuTypes = [
+      { dictValue: 'M', dictLabel: 'Directory', dictLabelZh: '目录', listClass: '', isDefault: 'Y' },
+      { dictValue: 'C', dictLabel: 'Menu', dictLabelZh: '菜单', listClass: '', isDefault: 'N' },
+      { dictValue: 'F', dictLabel: 'Button', dictLabelZh: '按钮', listClass: '', isDefault: 'N' },
+    ]
+    fetchMock.mockImplementation(async (url, init) => {
+      const path = String(url)
+      if (path.includes('getDicts/sys_menu_type')) return jsonResponse(menuTypes)
+      if (path.includes('getDicts')) return jsonResponse([])
+      if (path === '/api/system/menu/options') return jsonResponse([{ value: 7, label: 'Pages', parentId: 0 }])
+      if (init?.method === 'POST') return jsonResponse({ menuId: 9 })
+      return jsonResponse(null, 404)
+    })
+    renderWithProviders(<EntityForm entity={systemEntities.menu} preset={{ parentId: 7, menuType: 'F' }} onClose={() => {}} />)
+    const perms = await screen.findByLabelText('Permission')
+    // A button: no icon, route or component.
+    expect(screen.queryByLabelText('Icon')).toBeNull()
+    expect(screen.queryByLabelText('Component path')).toBeNull()
+    expect(screen.queryByLabelText('Route address')).toBeNull()
+    fireEvent.click(await screen.findByLabelText('Menu'))
+    expect(await screen.findByLabelText('Component path')).toBeTruthy()
+    expect(screen.getByLabelText('Route address')).toBeTruthy()
+    fireEvent.click(screen.getByLabelText('Button'))
+    await waitFor(() => expect(screen.queryByLabelText('Component path')).toBeNull())
+    fireEvent.change(screen.getByLabelText('Menu name'), { target: { value: 'button.add' } })
+    fireEvent.change(perms, { target: { value: 'system:thing:add' } })
+    fireEvent.click(screen.getByTestId('entity-form-save'))
+    await waitFor(() => expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'POST')).toBe(true))
+    const post = fetchMock.mock.calls.find(([, init]) => init?.method === 'POST')!
+    expect(JSON.parse(String(post[1]!.body))).toEqual({ parentId: 7, menuName: 'button.add', menuType: 'F', orderNum: 0, perms: 'system:thing:add', status: '0' })
+  })
+
+  it('offers the rows of a referenced entity from GET {path}/options', async () => {
+    fetchMock.mockImplementation(async (url) => {
+      const path = String(url)
+      if (path.includes('getDicts')) return jsonResponse([])
+      if (path === '/api/system/role/options') return jsonResponse([{ value: 2, label: 'Common staff' }])
+      if (path === '/api/system/dept/options') return jsonResponse([{ value: 1, label: 'HQ', parentId: 0 }])
+      return jsonResponse(null, 404)
+    })
+    renderWithProviders(<EntityForm entity={systemEntities.user} onClose={() => {}} />)
+    fireEvent.mouseDown(await screen.findByLabelText('Roles'))
+    expect(await screen.findByText('Common staff')).toBeTruthy()
+    expect(fetchMock.mock.calls.some(([url]) => String(url).endsWith('/list'))).toBe(false)
+  })
 })

@@ -10,7 +10,7 @@ import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
 import { fieldRules, kindOf } from '../kinds/kindTable'
 import type { InputRenderer } from '../kinds/types'
 import { FieldControl } from './FieldControl'
-import { formFieldsFor, formPayload, initialFormValues, isLocked, type FormMode } from './formValues'
+import { formFieldsFor, formPayload, initialFormValues, isLocked, isShown, type FormMode } from './formValues'
 import { widgetNamed } from './widgets'
 
 /** Up to this many fields the form is a dialog; longer forms get a drawer with two columns. */
@@ -52,7 +52,9 @@ export function EntityForm({ entity, id, preset, onClose, onSaved, inputs = {} }
     }
     setSaving(true)
     try {
-      const body = formPayload(entity, fields, values, mode, row.data)
+      // Fields another field's value leaves out (`when`) are not sent.
+      const current = form.getFieldsValue(true) as Row
+      const body = formPayload(entity, fields.filter((f) => isShown(f, current)), values, mode, row.data)
       const saved = mode === 'add' ? await api.add(body) : await api.edit(body)
       void message.success(t(mode === 'add' ? 'crud.addSuccess' : 'crud.editSuccess'))
       void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
@@ -91,10 +93,18 @@ export function EntityForm({ entity, id, preset, onClose, onSaved, inputs = {} }
         <FieldControl entity={entity} field={f} input={widgetNamed(f.widget) ?? kind.Input} override={inputs[f.name]} disabled={isLocked(f, mode)} rowId={id} />
       </Form.Item>
     )
-    return dialog ? item : (
+    const placed = dialog ? item : (
       <Col key={f.name} xs={24} md={kind.wide ? 24 : 12}>
         {item}
       </Col>
+    )
+    const when = f.when
+    if (!when) return placed
+    // Shown, and checked, only while the other field has one of the values (a menu's type decides its fields).
+    return (
+      <Form.Item key={f.name} noStyle shouldUpdate={(before: Row, after: Row) => before[when.field] !== after[when.field]}>
+        {({ getFieldValue }) => (isShown(f, { [when.field]: getFieldValue(when.field) }) ? placed : null)}
+      </Form.Item>
     )
   })
 

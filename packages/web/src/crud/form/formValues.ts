@@ -10,6 +10,12 @@ export type FormMode = 'add' | 'edit'
 export const formFieldsFor = (e: ResolvedEntity, mode: FormMode): FieldDef[] =>
   e.formFields.filter((f) => mode === 'add' || f.kind !== 'password')
 
+/**
+ * Whether a field is part of the form for these values: always, or (with `when`) while the other
+ * field holds one of the listed values. A field left out is neither checked nor sent.
+ */
+export const isShown = (f: FieldDef, values: Row): boolean => !f.when || f.when.is.includes(String(values[f.when.field] ?? ''))
+
 /** On modify an immutable field is shown but not sent. */
 export const isLocked = (f: FieldDef, mode: FormMode) => mode === 'edit' && !!f.immutable
 

@@ -70,11 +70,22 @@ export function referencedEntity(owner: ResolvedEntity, f: FieldDef): ResolvedEn
   return null
 }
 
-/** Rows of an entity for other forms' selects, cached under that entity so its changes refresh them. */
+/**
+ * The choices of an entity for other forms' pickers (GET {path}/options), as rows of that entity
+ * (id, label field and, for a tree, the parent), cached under it so its changes refresh them.
+ */
 export function useEntityRows(e: ResolvedEntity | null) {
   return useQuery({
     queryKey: e ? crudKeys.options(e) : ['crud', 'none'],
-    queryFn: () => crudApi(e as ResolvedEntity).options(),
+    queryFn: async (): Promise<Row[]> => {
+      const entity = e as ResolvedEntity
+      const options = await crudApi(entity).options()
+      return options.map((o) => ({
+        [entity.idField]: o.value,
+        [entity.labelField]: o.label,
+        ...(entity.treeParent ? { [entity.treeParent]: o.parentId ?? 0 } : {}),
+      }))
+    },
     enabled: e !== null,
     staleTime: 60_000,
   })
@@ -101,7 +112,7 @@ const rowOption = (e: ResolvedEntity) => (row: Row): FieldOption => ({
 export function useEntityChoices(e: ResolvedEntity | null): FieldOptions {
   const rows = useEntityRows(e)
   return useMemo(() => {
-    const list = rows.data?.rows ?? []
+    const list = rows.data ?? []
     const nodes = e?.treeParent ? nestRows(list, e.idField, e.treeParent) : []
     return {
       options: e ? list.map(rowOption(e)) : [],

@@ -60,5 +60,8 @@ export interface KindUi<F extends FieldDef = FieldDef> {
 
 export type KindTable = { [K in FieldKind]: KindUi<FieldOf<K>> }
 
+/** A custom list cell in place of a field's generated one. */
+export type CellRenderer = (props: CellProps) => ReactNode
+
 /** A custom input in place of a field's generated one. */
 export type InputRenderer = (props: InputProps) => ReactNode

@@ -1,17 +1,63 @@
 import { useState } from 'react'
+import { Button } from 'antd'
+import { KeyOutlined } from '@ant-design/icons'
 import { systemEntities } from '@velo/shared'
+import { useTranslation } from 'react-i18next'
+import { changeUserStatus } from '../../../api/system'
+import { useAccess } from '../../../app/Access'
+import { sessionStore } from '../../../app/session/sessionStore'
+import type { Row } from '../../../crud/api/crudApi'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { EntityTreePanel } from '../../../crud/EntityTreePanel'
+import { StatusSwitch } from '../StatusSwitch'
+import { ResetPasswordDialog } from './ResetPasswordDialog'
 
-/** System users beside the department tree: picking a department lists the users in it and below it. */
+const user = systemEntities.user
+
+/** The built-in administrator (user 1, admin) stays enabled, as does the signed-in user: the server refuses both. */
+const isBuiltInAdmin = (row: Row) => Number(row.userId) === 1 || row.userName === 'admin'
+
+/**
+ * System users beside the department tree: picking a department lists the users in it and below it
+ * (and new users start in it). The status column switches a user on and off; a row resets the
+ * password. Roles are picked in the form (from GET /system/role/options).
+ */
 export default function UserPage() {
+  const { t } = useTranslation()
   const [deptId, setDeptId] = useState<unknown>()
+  const [resetting, setResetting] = useState<Row | null>(null)
+  const mayReset = useAccess({ permissions: ['system:user:resetPwd'] })
+  const me = sessionStore.use((s) => s.user?.username)
+  const lockOf = (row: Row) => (isBuiltInAdmin(row) ? t('user.builtInAdmin') : row.userName === me ? t('user.self') : undefined)
   return (
-    <EntityListPage
-      entity={systemEntities.user}
-      params={deptId === undefined ? undefined : { deptId }}
-      search={{ hide: ['deptId'] }}
-      left={<EntityTreePanel entity={systemEntities.dept} value={deptId} onChange={setDeptId} />}
-    />
+    <>
+      <EntityListPage
+        entity={user}
+        params={deptId === undefined ? undefined : { deptId }}
+        search={{ hide: ['deptId'] }}
+        left={<EntityTreePanel entity={systemEntities.dept} value={deptId} onChange={setDeptId} />}
+        cells={{
+          status: (props) => (
+            <StatusSwitch
+              {...props}
+              permission="system:user:edit"
+              locked={lockOf(props.row)}
+              change={(status) => changeUserStatus(Number(props.row.userId), status)}
+            />
+          ),
+        }}
+        // Without the permission there is no row action (and, without modify and delete, no actions column).
+        rowActions={
+          mayReset
+            ? (row) => (
+                <Button type="link" size="small" icon={<KeyOutlined />} onClick={() => setResetting(row)} data-testid="row-reset-password">
+                  {t('user.resetPwd')}
+                </Button>
+              )
+            : undefined
+        }
+      />
+      {resetting && <ResetPasswordDialog user={resetting} onClose={() => setResetting(null)} />}
+    </>
   )
 }

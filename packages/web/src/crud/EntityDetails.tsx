@@ -1,0 +1,67 @@
+import type { ReactNode } from 'react'
+import { Descriptions, Drawer, Modal, Spin } from 'antd'
+import { useQuery } from '@tanstack/react-query'
+import type { FieldDef, ResolvedEntity } from '@velo/shared'
+import { useTranslation } from 'react-i18next'
+import { localized } from '../i18n'
+import { crudApi, crudKeys, type Row } from './api/crudApi'
+import { kindOf } from './kinds/kindTable'
+import type { CellRenderer } from './kinds/types'
+
+export interface EntityDetailsProps {
+  entity: ResolvedEntity
+  /** The row's id: it is loaded with GET {path}/{id}, so fields the list leaves out show too. */
+  id: unknown
+  onClose: () => void
+  /** A drawer for long rows (an operation log with its parameters), else a dialog. */
+  as?: 'drawer' | 'modal'
+  /** Values shown the page's way, by field name (JSON formatted, say). */
+  cells?: Readonly<Record<string, CellRenderer>>
+  /** Fields left out. */
+  hide?: readonly string[]
+}
+
+/** Long values take a whole line of the description list. */
+const isLong = (f: FieldDef) => f.kind === 'longText' || f.kind === 'richText' || kindOf(f).wide === true
+
+function Value({ entity, field, row, cells }: { entity: ResolvedEntity; field: FieldDef; row: Row; cells: Readonly<Record<string, CellRenderer>> }): ReactNode {
+  const own = cells[field.name]
+  const props = { entity, field, value: row[field.name], row }
+  if (own) return own(props)
+  const { Cell } = kindOf(field)
+  return <Cell {...props} />
+}
+
+/** Every field of one row, read-only, labelled from the definition: the detail view of a log entry. */
+export function EntityDetails({ entity, id, onClose, as = 'modal', cells = {}, hide = [] }: EntityDetailsProps) {
+  const { t } = useTranslation()
+  const row = useQuery({ queryKey: crudKeys.row(entity, id), queryFn: () => crudApi(entity).get(id), gcTime: 0 })
+  const fields = entity.fields.filter((f) => f.kind !== 'password' && !hide.includes(f.name))
+  const body = !row.data ? (
+    <Spin spinning style={{ display: 'block', padding: 48 }} />
+  ) : (
+    <Descriptions
+      className="crud-details"
+      bordered
+      size="small"
+      column={2}
+      data-testid="entity-details"
+      items={fields.map((f) => ({
+        key: f.name,
+        label: localized(f.label),
+        span: isLong(f) ? 2 : 1,
+        children: <Value entity={entity} field={f} row={row.data} cells={cells} />,
+      }))}
+    />
+  )
+  const title = t('crud.detailsTitle', { entity: localized(entity.label) })
+  return as === 'drawer' ? (
+    <Drawer open title={title} onClose={onClose} size={820} destroyOnHidden>
+      {body}
+    </Drawer>
+  ) : (
+    <Modal open title={title} onCancel={onClose} footer={null} width={760} destroyOnHidden>
+      {body}
+    </Modal>
+  )
+}

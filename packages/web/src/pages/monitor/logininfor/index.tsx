@@ -1,0 +1,82 @@
+import { useState } from 'react'
+import { App, Button } from 'antd'
+import { EyeOutlined, UnlockOutlined } from '@ant-design/icons'
+import { systemEntities } from '@velo/shared'
+import { useTranslation } from 'react-i18next'
+import { cleanLoginLog, unlockAccount } from '../../../api/monitor'
+import { Access } from '../../../app/Access'
+import type { Row } from '../../../crud/api/crudApi'
+import { EntityDetails } from '../../../crud/EntityDetails'
+import { EntityListPage } from '../../../crud/EntityListPage'
+import { LogCleanButton } from '../LogCleanButton'
+
+const loginLog = systemEntities.loginLog
+/** sys_common_status: a failed sign-in, the only kind that can have locked an account. */
+const FAILED = '1'
+const UNLOCK = 'monitor:logininfor:unlock'
+
+/**
+ * The login log: details of an entry, unlocking the account of a failed sign-in (in its row, or the
+ * selected row from the toolbar), and clean-up.
+ */
+export default function LoginLogPage() {
+  const { t } = useTranslation()
+  const { modal, message } = App.useApp()
+  const [shown, setShown] = useState<unknown>()
+
+  const unlock = (row: Row) => {
+    const userName = String(row.userName)
+    modal.confirm({
+      title: t('crud.confirmTitle'),
+      content: t('log.unlockConfirm', { name: userName }),
+      onOk: async () => {
+        try {
+          await unlockAccount(userName)
+          void message.success(t('log.unlocked', { name: userName }))
+        } catch {
+          // The client showed why (no such account).
+        }
+      },
+    })
+  }
+
+  return (
+    <>
+      <EntityListPage
+        entity={loginLog}
+        rowActions={(row) => (
+          <>
+            <Access permissions={[`${loginLog.permission}:query`]}>
+              <Button type="link" size="small" icon={<EyeOutlined />} onClick={() => setShown(row.infoId)} data-testid="row-details">
+                {t('crud.details')}
+              </Button>
+            </Access>
+            {row.status === FAILED && row.userName ? (
+              <Access permissions={[UNLOCK]}>
+                <Button type="link" size="small" icon={<UnlockOutlined />} onClick={() => unlock(row)} data-testid="row-unlock">
+                  {t('log.unlock')}
+                </Button>
+              </Access>
+            ) : null}
+          </>
+        )}
+        toolbarActions={(list) => (
+          <>
+            <Access permissions={[UNLOCK]}>
+              <Button
+                icon={<UnlockOutlined />}
+                disabled={list.selectedRows.length !== 1 || !list.selectedRows[0]?.userName}
+                onClick={() => unlock(list.selectedRows[0]!)}
+                data-testid="log-unlock"
+              >
+                {t('log.unlock')}
+              </Button>
+            </Access>
+            <LogCleanButton entity={loginLog} clean={cleanLoginLog} />
+          </>
+        )}
+      />
+      {shown !== undefined && <EntityDetails entity={loginLog} id={shown} onClose={() => setShown(undefined)} />}
+    </>
+  )
+}

@@ -1,0 +1,48 @@
+import { App, Button } from 'antd'
+import { LogoutOutlined } from '@ant-design/icons'
+import { useQueryClient } from '@tanstack/react-query'
+import { useTranslation } from 'react-i18next'
+import { forceLogout } from '../../../api/monitor'
+import { useAccess } from '../../../app/Access'
+import { crudKeys, type Row } from '../../../crud/api/crudApi'
+import { EntityListPage } from '../../../crud/EntityListPage'
+import { onlineSession } from './session'
+
+/** Who is signed in now (search by IP and user name), and force logout of a session (confirmed). */
+export default function OnlinePage() {
+  const { t } = useTranslation()
+  const { modal, message } = App.useApp()
+  const queryClient = useQueryClient()
+  const mayForce = useAccess({ permissions: ['monitor:online:forceLogout'] })
+
+  const logout = (row: Row) =>
+    modal.confirm({
+      title: t('crud.confirmTitle'),
+      content: t('online.forceLogoutConfirm', { name: String(row.userName), ip: String(row.ipaddr ?? '') }),
+      okButtonProps: { danger: true },
+      onOk: async () => {
+        try {
+          await forceLogout(String(row.sessionId))
+          void message.success(t('online.forcedOut', { name: String(row.userName) }))
+          void queryClient.invalidateQueries({ queryKey: crudKeys.all(onlineSession) })
+        } catch {
+          // The client showed why (the session had ended already).
+        }
+      },
+    })
+
+  return (
+    <EntityListPage
+      entity={onlineSession}
+      rowActions={
+        mayForce
+          ? (row) => (
+              <Button type="link" size="small" danger icon={<LogoutOutlined />} onClick={() => logout(row)} data-testid="row-force-logout">
+                {t('online.forceLogout')}
+              </Button>
+            )
+          : undefined
+      }
+    />
+  )
+}

@@ -1,0 +1,37 @@
+import { useState } from 'react'
+import { Button } from 'antd'
+import { EyeOutlined } from '@ant-design/icons'
+import { systemEntities } from '@velo/shared'
+import { useTranslation } from 'react-i18next'
+import { cleanOperLog } from '../../../api/monitor'
+import { Access } from '../../../app/Access'
+import { EntityDetails } from '../../../crud/EntityDetails'
+import { EntityListPage } from '../../../crud/EntityListPage'
+import { JsonCell } from '../JsonCell'
+import { LogCleanButton } from '../LogCleanButton'
+
+const operLog = systemEntities.operLog
+
+/** The operation log: a drawer with every field of an entry (parameters and response as formatted JSON), and clean-up. */
+export default function OperLogPage() {
+  const { t } = useTranslation()
+  const [shown, setShown] = useState<unknown>()
+  return (
+    <>
+      <EntityListPage
+        entity={operLog}
+        rowActions={(row) => (
+          <Access permissions={[`${operLog.permission}:query`]}>
+            <Button type="link" size="small" icon={<EyeOutlined />} onClick={() => setShown(row.operId)} data-testid="row-details">
+              {t('crud.details')}
+            </Button>
+          </Access>
+        )}
+        toolbarActions={() => <LogCleanButton entity={operLog} clean={cleanOperLog} />}
+      />
+      {shown !== undefined && (
+        <EntityDetails entity={operLog} id={shown} as="drawer" cells={{ operParam: JsonCell, jsonResult: JsonCell }} onClose={() => setShown(undefined)} />
+      )}
+    </>
+  )
+}

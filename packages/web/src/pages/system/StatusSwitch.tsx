@@ -1,0 +1,56 @@
+import { useState } from 'react'
+import { App, Switch } from 'antd'
+import { useQueryClient } from '@tanstack/react-query'
+import { useTranslation } from 'react-i18next'
+import type { Status } from '../../api/system'
+import { useAccess } from '../../app/Access'
+import { crudKeys } from '../../crud/api/crudApi'
+import { OptionsCell } from '../../crud/kinds/cells'
+import type { CellProps } from '../../crud/kinds/types'
+
+export interface StatusSwitchProps extends CellProps {
+  /** Who may flip it; others see the status as a tag. */
+  permission: string
+  change: (status: Status) => Promise<unknown>
+  /** Shown but not switchable (the server refuses it anyway), with the reason as a tooltip. */
+  locked?: string
+}
+
+/**
+ * The status column of users and roles: a switch (on = normal '0') that asks first (SPEC §8) and
+ * then calls the entity's changeStatus endpoint.
+ */
+export function StatusSwitch(props: StatusSwitchProps) {
+  const { entity, row, value, permission, change, locked } = props
+  const { t } = useTranslation()
+  const { modal, message } = App.useApp()
+  const queryClient = useQueryClient()
+  const [busy, setBusy] = useState(false)
+  const allowed = useAccess({ permissions: [permission] })
+  if (!allowed) return <OptionsCell {...props} />
+
+  const enabled = value === '0'
+  const name = String(row[entity.labelField] ?? row[entity.idField])
+  const flip = () =>
+    modal.confirm({
+      title: t('crud.confirmTitle'),
+      content: t(enabled ? 'system.disableConfirm' : 'system.enableConfirm', { name }),
+      onOk: async () => {
+        setBusy(true)
+        try {
+          await change(enabled ? '1' : '0')
+          void message.success(t(enabled ? 'system.disabled' : 'system.enabled', { name }))
+          void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
+        } catch {
+          // The client showed why (e.g. the built-in administrator stays enabled).
+        } finally {
+          setBusy(false)
+        }
+      },
+    })
+  return (
+    <span title={locked}>
+      <Switch size="small" checked={enabled} loading={busy} disabled={!!locked} onChange={flip} data-testid={`status-switch-${name}`} />
+    </span>
+  )
+}

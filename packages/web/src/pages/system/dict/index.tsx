@@ -1,0 +1,43 @@
+import { useState } from 'react'
+import { Button, Drawer } from 'antd'
+import { UnorderedListOutlined } from '@ant-design/icons'
+import { systemEntities } from '@velo/shared'
+import { useTranslation } from 'react-i18next'
+import { Access } from '../../../app/Access'
+import type { Row } from '../../../crud/api/crudApi'
+import { EntityListPage } from '../../../crud/EntityListPage'
+import { TextInput } from '../../../crud/kinds/inputs'
+
+const { dictType, dictData } = systemEntities
+
+/**
+ * Dictionary types; "Items" opens the items of one type: the dictData list fixed to it (its add form
+ * starts with the type, which stays as it is).
+ */
+export default function DictPage() {
+  const { t } = useTranslation()
+  const [open, setOpen] = useState<Row | null>(null)
+  return (
+    <>
+      <EntityListPage
+        entity={dictType}
+        rowActions={(row) => (
+          <Access permissions={['system:dict:list']}>
+            <Button type="link" size="small" icon={<UnorderedListOutlined />} onClick={() => setOpen(row)} data-testid="row-dict-items">
+              {t('dict.items')}
+            </Button>
+          </Access>
+        )}
+      />
+      {open && (
+        <Drawer open title={t('dict.itemsTitle', { name: String(open.dictName), type: String(open.dictType) })} onClose={() => setOpen(null)} size={1000} destroyOnHidden data-testid="dict-items">
+          <EntityListPage
+            entity={dictData}
+            params={{ dictType: open.dictType }}
+            formInputs={{ dictType: (props) => <TextInput {...props} disabled /> }}
+          />
+        </Drawer>
+      )}
+    </>
+  )
+}

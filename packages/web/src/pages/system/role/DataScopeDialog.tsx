@@ -1,0 +1,86 @@
+import { useState } from 'react'
+import { App, Form, Modal, Select, Spin } from 'antd'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { systemEntities } from '@velo/shared'
+import { useTranslation } from 'react-i18next'
+import { deptTree, setRoleDataScope, systemKeys } from '../../../api/system'
+import { crudApi, crudKeys, type Row } from '../../../crud/api/crudApi'
+import { useDict } from '../../../crud/api/dicts'
+import { dictOption } from '../../../crud/kinds/options'
+import { TreeCheck } from '../TreeCheck'
+
+const role = systemEntities.role
+/** The data scope whose departments are picked by hand. */
+const CUSTOM = '2'
+
+interface Values {
+  dataScope: string
+  deptIds: number[]
+}
+
+/** A role's data scope (SPEC §6): all, custom departments, own department, department and below, self only. */
+export function DataScopeDialog({ roleRow, onClose }: { roleRow: Row; onClose: () => void }) {
+  const { t } = useTranslation()
+  const { message } = App.useApp()
+  const queryClient = useQueryClient()
+  const [form] = Form.useForm<Values>()
+  const [saving, setSaving] = useState(false)
+  const roleId = Number(roleRow.roleId)
+  const loaded = useQuery({ queryKey: crudKeys.row(role, roleId), queryFn: () => crudApi(role).get(roleId), gcTime: 0 })
+  const scopes = useDict('sys_data_scope')
+  const depts = useQuery({ queryKey: systemKeys.deptTree, queryFn: deptTree, staleTime: 60_000 })
+  const scope = Form.useWatch('dataScope', form)
+
+  async function save() {
+    const values = await form.validateFields().catch(() => null)
+    if (!values) return
+    setSaving(true)
+    try {
+      await setRoleDataScope(roleId, values.dataScope, values.dataScope === CUSTOM ? (values.deptIds ?? []) : [])
+      void message.success(t('crud.editSuccess'))
+      void queryClient.invalidateQueries({ queryKey: crudKeys.all(role) })
+      onClose()
+    } catch {
+      // The client showed why.
+    } finally {
+      setSaving(false)
+    }
+  }
+
+  return (
+    <Modal
+      open
+      title={t('role.dataScopeTitle', { name: String(roleRow.roleName) })}
+      okText={t('common.save')}
+      cancelText={t('common.cancel')}
+      onOk={() => void save()}
+      okButtonProps={{ disabled: !loaded.data }}
+      confirmLoading={saving}
+      onCancel={onClose}
+      destroyOnHidden
+      mask={{ closable: false }}
+      width={560}
+    >
+      {!loaded.data ? (
+        <Spin spinning style={{ display: 'block', padding: 48 }} />
+      ) : (
+        <Form<Values>
+          form={form}
+          name="role-data-scope"
+          layout="vertical"
+          initialValues={{ dataScope: String(loaded.data.dataScope ?? '1'), deptIds: (loaded.data.deptIds as number[] | undefined) ?? [] }}
+          data-testid="data-scope-form"
+        >
+          <Form.Item name="dataScope" label={t('role.dataScope')} rules={[{ required: true }]}>
+            <Select options={(scopes.data ?? []).map(dictOption).map(({ value, label }) => ({ value: String(value), label }))} loading={scopes.isPending} data-testid="data-scope-select" />
+          </Form.Item>
+          {scope === CUSTOM && (
+            <Form.Item name="deptIds" label={t('role.dataScopeDepts')} extra={t('role.dataScopeDeptsHelp')}>
+              <TreeCheck nodes={depts.data} loading={depts.isPending} mode="checked" testId="data-scope-depts" />
+            </Form.Item>
+          )}
+        </Form>
+      )}
+    </Modal>
+  )
+}

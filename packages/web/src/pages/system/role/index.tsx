@@ -1,0 +1,58 @@
+import { useState } from 'react'
+import { Button } from 'antd'
+import { SafetyOutlined, TeamOutlined } from '@ant-design/icons'
+import { ADMIN_ROLE, systemEntities } from '@velo/shared'
+import { useTranslation } from 'react-i18next'
+import { changeRoleStatus } from '../../../api/system'
+import { Access } from '../../../app/Access'
+import type { Row } from '../../../crud/api/crudApi'
+import { EntityListPage } from '../../../crud/EntityListPage'
+import { OptionsCell } from '../../../crud/kinds/cells'
+import { StatusSwitch } from '../StatusSwitch'
+import { DataScopeDialog } from './DataScopeDialog'
+import { MenuTreeInput } from './MenuTreeInput'
+import { RoleUsersDrawer } from './RoleUsersDrawer'
+
+const role = systemEntities.role
+
+/**
+ * Roles: the status switch, the data scope of a role (with the departments of a custom scope), the
+ * users holding it, and the form's menu permissions as a tree with translated titles.
+ */
+export default function RolePage() {
+  const { t } = useTranslation()
+  const [scoping, setScoping] = useState<Row | null>(null)
+  const [members, setMembers] = useState<Row | null>(null)
+  return (
+    <>
+      <EntityListPage
+        entity={role}
+        formInputs={{ menuIds: (props) => <MenuTreeInput {...props} /> }}
+        cells={{
+          status: (props) =>
+            props.row.roleKey === ADMIN_ROLE ? (
+              <OptionsCell {...props} />
+            ) : (
+              <StatusSwitch {...props} permission="system:role:edit" change={(status) => changeRoleStatus(Number(props.row.roleId), status)} />
+            ),
+        }}
+        rowActions={(row) => (
+          <>
+            {row.roleKey !== ADMIN_ROLE && (
+              <Access permissions={['system:role:edit']}>
+                <Button type="link" size="small" icon={<SafetyOutlined />} onClick={() => setScoping(row)} data-testid="row-data-scope">
+                  {t('role.dataScope')}
+                </Button>
+              </Access>
+            )}
+            <Button type="link" size="small" icon={<TeamOutlined />} onClick={() => setMembers(row)} data-testid="row-role-users">
+              {t('role.users')}
+            </Button>
+          </>
+        )}
+      />
+      {scoping && <DataScopeDialog roleRow={scoping} onClose={() => setScoping(null)} />}
+      {members && <RoleUsersDrawer roleRow={members} onClose={() => setMembers(null)} />}
+    </>
+  )
+}

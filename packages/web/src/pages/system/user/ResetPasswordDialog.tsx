@@ -1,0 +1,63 @@
+import { useState } from 'react'
+import { App, Form, Input, Modal, Typography } from 'antd'
+import { useTranslation } from 'react-i18next'
+import { resetUserPassword } from '../../../api/system'
+import type { Row } from '../../../crud/api/crudApi'
+import { confirmPasswordRules, newPasswordRules } from '../../../lib/validation'
+
+interface Values {
+  password: string
+  confirmPassword: string
+}
+
+/** Sets a user's password (the shared PASSWORD_PATTERN, typed twice); the server ends their sessions and lifts a lock. */
+export function ResetPasswordDialog({ user, onClose }: { user: Row; onClose: () => void }) {
+  const { t } = useTranslation()
+  const { message } = App.useApp()
+  const [form] = Form.useForm<Values>()
+  const [saving, setSaving] = useState(false)
+  const userName = String(user.userName)
+
+  async function save() {
+    let values: Values
+    try {
+      values = await form.validateFields()
+    } catch {
+      return
+    }
+    setSaving(true)
+    try {
+      await resetUserPassword(Number(user.userId), values.password)
+      void message.success(t('user.passwordReset', { name: userName }))
+      onClose()
+    } catch {
+      // The client showed why.
+    } finally {
+      setSaving(false)
+    }
+  }
+
+  return (
+    <Modal
+      open
+      title={t('user.resetPwd')}
+      okText={t('common.save')}
+      cancelText={t('common.cancel')}
+      onOk={() => void save()}
+      confirmLoading={saving}
+      onCancel={onClose}
+      destroyOnHidden
+      mask={{ closable: false }}
+    >
+      <Typography.Paragraph>{t('user.resetPwdFor', { name: userName })}</Typography.Paragraph>
+      <Form<Values> form={form} layout="vertical" name="reset-password" data-testid="reset-password-form">
+        <Form.Item name="password" label={t('profile.newPassword')} rules={newPasswordRules(t, 'validation.newPasswordRequired')} extra={t('validation.password')}>
+          <Input.Password autoComplete="new-password" />
+        </Form.Item>
+        <Form.Item name="confirmPassword" label={t('profile.confirmPassword')} dependencies={['password']} rules={confirmPasswordRules(t)}>
+          <Input.Password autoComplete="new-password" />
+        </Form.Item>
+      </Form>
+    </Modal>
+  )
+}
