@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream'
 import type { FieldDef, Language } from '@velo/shared'
 import ExcelJS from 'exceljs'
+import { writeXlsx, type XlsxCell } from './xlsx-stream'
 
 type Row = Record<string, unknown>
 
@@ -43,8 +44,8 @@ function columnsOf(fields: readonly FieldDef[], lang: Language): Partial<ExcelJS
 }
 
 /**
- * Streams an .xlsx of the given fields: rows are written and flushed batch by batch, so a million
- * rows never sit in memory at once.
+ * Streams an .xlsx of the given fields: rows are written, compressed and sent batch by batch as the
+ * client takes them, so a million rows never sit in memory at once.
  */
 export function streamWorkbook(options: {
   sheetName: string
@@ -54,24 +55,16 @@ export function streamWorkbook(options: {
   batches: AsyncIterable<Row[]>
 }): PassThrough {
   const out = new PassThrough()
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false })
-  const sheet = workbook.addWorksheet(options.sheetName.slice(0, 31))
-  sheet.columns = columnsOf(options.fields, options.lang)
-  sheet.getRow(1).font = { bold: true }
-  sheet.getRow(1).commit()
-  void (async () => {
-    try {
-      for await (const rows of options.batches) {
-        for (const row of rows) {
-          sheet.addRow(Object.fromEntries(options.fields.map((f) => [f.name, cellValue(f, row, options.lang, options.dicts)]))).commit()
-        }
-      }
-      sheet.commit()
-      await workbook.commit()
-    } catch (err) {
-      out.destroy(err instanceof Error ? err : new Error(String(err)))
-    }
-  })()
+  const { fields, lang, dicts } = options
+  async function* cells() {
+    for await (const rows of options.batches) yield rows.map((row) => fields.map((f) => cellValue(f, row, lang, dicts) as XlsxCell))
+  }
+  writeXlsx(out, {
+    sheetName: options.sheetName,
+    header: fields.map((f) => f.label[lang]),
+    widths: columnsOf(fields, lang).map((c) => c.width ?? 12),
+    rows: cells(),
+  }).catch((err: unknown) => out.destroy(err instanceof Error ? err : new Error(String(err))))
   return out
 }
 

@@ -263,14 +263,14 @@ export async function importWorkbook(options: {
   const result = { inserted: 0, updated: 0 }
   try {
     await options.db.transaction().execute(async (tx) => {
-      const memo: CheckMemo = new Set()
+      const memo: CheckMemo = { dictValues: new Set(), taken: await takenValues(tx, e, parsed) }
       const key = options.updateSupport ? e.importKey : null
       for (const { number, values } of parsed) {
         if (badRows.has(number)) continue
         try {
-          const existing = key && values[key] !== undefined ? await tx.selectFrom(e.table).select(e.idField).where(key, '=', values[key]).executeTakeFirst() : undefined
-          if (existing) {
-            await repo.updateIn(tx, Number(existing[e.idField]), values, options.auth, options.scope, memo)
+          const existing = key && values[key] !== undefined ? memo.taken.get(key)?.get(values[key]) : undefined
+          if (existing !== undefined) {
+            await repo.updateIn(tx, existing, values, options.auth, options.scope, memo)
             result.updated++
           } else {
             await repo.createIn(tx, values, options.auth, memo)
@@ -292,5 +292,20 @@ export async function importWorkbook(options: {
 }
 
 class RollBack extends Error {}
+
+/** For each unique field, the file's values that are already stored, with their rows: one query per 500 values. */
+async function takenValues(tx: AnyDb, e: ResolvedEntity, rows: { values: Row }[]): Promise<Map<string, Map<unknown, number>>> {
+  const out = new Map<string, Map<unknown, number>>()
+  for (const f of e.writable.filter((w) => w.unique)) {
+    const taken = new Map<unknown, number>()
+    const wanted = [...new Set(rows.map((r) => r.values[f.name]).filter((v) => v !== undefined && v !== null && v !== ''))]
+    for (let i = 0; i < wanted.length; i += 500) {
+      const found = await tx.selectFrom(e.table).select([e.idField, f.name]).where(f.name, 'in', wanted.slice(i, i + 500)).execute()
+      for (const r of found) taken.set(r[f.name], Number(r[e.idField]))
+    }
+    out.set(f.name, taken)
+  }
+  return out
+}
 
 export const updateSupportField = z.enum(['true', 'false', '1', '0']).optional()

@@ -29,8 +29,14 @@ export interface EntityHooks {
   afterCommit?: (args: { auth: AuthContext } & ({ op: 'create'; row: Row } | { op: 'update'; before: Row; after: Row } | { op: 'remove'; rows: Row[] })) => Promise<void>
 }
 
-/** Dictionary values already found valid in this batch (an import checks each once, not per row). */
-export type CheckMemo = Set<string>
+/**
+ * What a batch (an import) has already looked up: dictionary values found valid, and for each unique
+ * field the stored values with their row ids, so rows are checked without a query each.
+ */
+export interface CheckMemo {
+  dictValues: Set<string>
+  taken: Map<string, Map<unknown, number>>
+}
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
@@ -231,15 +237,19 @@ export class EntityRepository {
       const v = values[f.name]
       // '' is no dictionary value: one left blank without a default is refused, not stored.
       if (v === undefined || v === null || (v === '' && f.kind !== 'dict')) continue
-      if (f.unique) {
+      const taken = memo?.taken.get(f.name)
+      if (f.unique && taken) {
+        const owner = taken.get(v)
+        if (owner !== undefined && owner !== exceptId) throw conflict('error.unique', { fieldEn: f.label.en_US, fieldZh: f.label.zh_CN, value: String(v) }, f.name)
+      } else if (f.unique) {
         let q = tx.selectFrom(this.entity.table).select(this.entity.idField).where(f.name, '=', v)
         if (exceptId !== undefined) q = q.where(this.entity.idField, '<>', exceptId)
         if (await q.executeTakeFirst()) throw conflict('error.unique', { fieldEn: f.label.en_US, fieldZh: f.label.zh_CN, value: String(v) }, f.name)
       }
       if (f.kind === 'dict') {
         const known = `${f.dict}\u0000${String(v)}`
-        if (!memo?.has(known)) await assertDictValue(tx, f, String(v))
-        memo?.add(known)
+        if (!memo?.dictValues.has(known)) await assertDictValue(tx, f, String(v))
+        memo?.dictValues.add(known)
       }
       if (f.kind === 'reference') await assertExists(tx, f, entityByKey(f.entity), [v])
       if (f.kind === 'referenceMany') await assertExists(tx, f, entityByKey(f.entity), v as unknown[])
@@ -301,6 +311,7 @@ export class EntityRepository {
       .values({ ...toColumns(this.entity, row), ...(audited ? { createBy: auth.userName, createTime: new Date().toISOString() } : {}) })
       .returning(this.entity.columns)
       .executeTakeFirstOrThrow()) as Row
+    for (const [field, taken] of memo?.taken ?? []) if (row[field] !== undefined) taken.set(row[field], Number(inserted[this.entity.idField]))
     await this.writeLinks(tx, inserted[this.entity.idField], row)
     await this.hooks.afterCreate?.({ tx, auth, row: inserted, values: row })
     return (await this.present([inserted], tx))[0]!

@@ -1,0 +1,88 @@
+/**
+ * Entity engine benchmark (`npm run bench`): not a test, a measurement. For each database it
+ *
+ *  1. bundles the server as `npm run build` does and starts it (src/main.ts) in a child process on a
+ *     fresh database, so the memory read from /proc is the product's own;
+ *  2. writes BENCH_ROWS login-log rows (sys_login_log, the `loginLog` definition) through the app's
+ *     database layer in batched multi-row inserts;
+ *  3. loads POST /monitor/logininfor/list (two filters and a sort, 20 rows) with 50 keep-alive HTTP
+ *     clients (steady state only), then the same page for 1 client, then runs the very SQL the
+ *     engine's repository compiles for that request bare on the same database (SQLite: one
+ *     connection, back to back, as better-sqlite3 is synchronous; PostgreSQL: 50 workers on a pool of
+ *     50); the throughput ratio is the tracked figure;
+ *  4. restarts the server and exports every row (POST /monitor/logininfor/export), then restarts it
+ *     and imports BENCH_IMPORT_ROWS rows (POST /system/i18n/import, a file built from the import
+ *     template), taking the server's peak resident memory over each, while another client asks
+ *     something small every 100 ms (a long wait means the phase holds the event loop);
+ *
+ * and prints one markdown table. Progress goes to stderr, the table to stdout.
+ *
+ * SQLite always runs (in a temporary directory). PostgreSQL runs when BENCH_DATABASE_URL, or a
+ * DATABASE_URL starting with postgres://, names a server: a database bench_<random> is created there
+ * and dropped at the end. Sizes: BENCH_ROWS (1000000), BENCH_IMPORT_ROWS (100000), BENCH_SECONDS
+ * per load run (10), BENCH_CONNECTIONS (50). Smoke run: BENCH_ROWS=20000 BENCH_IMPORT_ROWS=2000
+ * BENCH_SECONDS=2. BENCH_SERVER_ARGS adds node flags to the server (e.g. --cpu-prof
+ * --cpu-prof-dir=/tmp/prof when looking into a figure).
+ */
+import { cpus, loadavg } from 'node:os'
+import { systemEntities } from '@velo/shared'
+import { type Bench, type Line, runTarget, type Target } from './run'
+import { buildServer } from './server'
+
+const int = (name: string, fallback: number) => {
+  const v = process.env[name]
+  if (v === undefined || v === '') return fallback
+  const n = Number(v.replace(/_/g, ''))
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, not ${JSON.stringify(v)}`)
+  return n
+}
+
+const bench: Bench = {
+  rows: int('BENCH_ROWS', 1_000_000),
+  importRows: int('BENCH_IMPORT_ROWS', 100_000),
+  seconds: int('BENCH_SECONDS', 10),
+  connections: int('BENCH_CONNECTIONS', 50),
+}
+
+function targets(): Target[] {
+  const out: Target[] = [{ name: 'SQLite', dialect: 'sqlite' }]
+  const pgUrl = process.env.BENCH_DATABASE_URL || (/^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL : undefined)
+  if (pgUrl) out.push({ name: 'PostgreSQL', dialect: 'postgres', serverUrl: pgUrl })
+  return out
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US')
+
+async function main() {
+  // Other work on the machine skews every figure: say how busy it was when the run began.
+  const load = loadavg()[0]!
+  const lines: Line[] = []
+  const notes: string[] = []
+  const server = await buildServer()
+  try {
+    for (const target of targets()) {
+      const result = await runTarget(target, bench, server.entry)
+      lines.push(...result.lines)
+      notes.push(...result.notes)
+    }
+  } finally {
+    await server.remove()
+  }
+  const cpu = cpus()
+  const table = [
+    `Entity engine benchmark: ${fmt(bench.rows)} login-log rows (\`${systemEntities.loginLog.key}\`), list under ${bench.connections} clients for ${bench.seconds} s, ` +
+      `import of ${fmt(bench.importRows)} rows (\`${systemEntities.i18n.key}\`); ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? 'unknown'}), ` +
+      `load average ${load.toFixed(1)} at the start, Node ${process.version}.`,
+    ...notes,
+    '',
+    '| database | measure | value | target | pass |',
+    '|---|---|---|---|---|',
+    ...lines.map((l) => `| ${l.db} | ${l.measure} | ${l.value} | ${l.target ?? ''} | ${l.pass === undefined ? '' : l.pass ? '✅' : '❌'} |`),
+  ]
+  process.stdout.write(`\n${table.join('\n')}\n`)
+}
+
+main().catch((err: unknown) => {
+  console.error(err)
+  process.exitCode = 1
+})

@@ -1,0 +1,396 @@
+import { randomBytes } from 'node:crypto'
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { systemEntities, type FieldDef } from '@velo/shared'
+import SQLite from 'better-sqlite3'
+import ExcelJS from 'exceljs'
+import { CamelCasePlugin, type CompiledQuery, Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely'
+import pg from 'pg'
+import type { DatabaseTarget } from '../src/config'
+import { createDatabase, type Db } from '../src/db/database'
+import { EntityRepository } from '../src/platform/crud/repository'
+import { listSchema } from '../src/platform/crud/schemas'
+import { importValue, loginLogRows, random } from './data'
+import { httpLoad, type LoadResult, loopLoad } from './measure'
+import { onCleanup, onExit } from './cleanup'
+import { ADMIN_PASSWORD, ServerProcess } from './server'
+
+export interface Bench {
+  rows: number
+  importRows: number
+  seconds: number
+  connections: number
+}
+export type Target = { name: string; dialect: 'sqlite' } | { name: string; dialect: 'postgres'; serverUrl: string }
+export interface Line {
+  db: string
+  measure: string
+  value: string
+  target?: string
+  pass?: boolean
+}
+
+const loginLog = systemEntities.loginLog
+const i18n = systemEntities.i18n
+const LIST_TARGET_P99_MS = 25
+const LIST_TARGET_RATIO = 0.5
+const EXPORT_TARGET_ROWS_PER_S = 50_000
+const EXPORT_TARGET_RSS = 300 * 1024 * 1024
+const IMPORT_TARGET_S = 20
+const WARMUP_SECONDS = 2
+
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`)
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 1)} ms`
+const mb = (bytes: number) => `${fmt(bytes / 1024 / 1024)} MB`
+
+/** What the list page asks: failed sign-ins of the last 90 days, newest first, first page. */
+function listBody(now: Date) {
+  const day = (d: Date) => d.toISOString().slice(0, 10)
+  return {
+    pageNum: 1,
+    pageSize: 20,
+    status: '1',
+    loginTime: [day(new Date(now.getTime() - 89 * 24 * 3600_000)), day(now)],
+    orderByColumn: 'loginTime',
+    isAsc: 'descending',
+  }
+}
+
+/** A fresh database for one target; `drop` removes it (and the temporary directory). */
+async function freshDatabase(target: Target, dir: string): Promise<{ url: string; config: DatabaseTarget; drop: () => Promise<void> }> {
+  if (target.dialect === 'sqlite') {
+    const file = join(dir, 'bench.db')
+    return { url: `sqlite:${file}`, config: { dialect: 'sqlite', file }, drop: async () => {} }
+  }
+  const name = `bench_${randomBytes(5).toString('hex')}`
+  const admin = new pg.Client({ connectionString: target.serverUrl })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const url = new URL(target.serverUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    config: { dialect: 'postgres', url: url.toString() },
+    drop: async () => {
+      const c = new pg.Client({ connectionString: target.serverUrl })
+      await c.connect()
+      await c.query(`drop database if exists ${name} with (force)`)
+      await c.end()
+    },
+  }
+}
+
+export async function runTarget(target: Target, bench: Bench, serverEntry: string): Promise<{ lines: Line[]; notes: string[] }> {
+  const lines: Line[] = []
+  const notes: string[] = []
+  const add = (measure: string, value: string, extra: { target?: string; pass?: boolean } = {}) => lines.push({ db: target.name, measure, value, ...extra })
+  const dir = mkdtempSync(join(tmpdir(), 'velo-bench-'))
+  const forgetDir = onExit(() => rmSync(dir, { recursive: true, force: true }))
+  const database = await freshDatabase(target, dir)
+  let server: ServerProcess | undefined
+  let db: Db | undefined
+  const cleanup = onCleanup(async () => {
+    await server?.stop()
+    await db?.destroy()
+    await database.drop()
+    rmSync(dir, { recursive: true, force: true })
+    forgetDir()
+  })
+  // A fresh server process for each phase, so each peak is that phase's own (V8 keeps what it grew to).
+  const restart = async () => {
+    const port = server?.port
+    await server?.stop()
+    server = await ServerProcess.start(serverEntry, { DATABASE_URL: database.url, STORAGE_DIR: join(dir, 'files') }, port)
+    return server
+  }
+  try {
+    log(`${target.name}: starting the server`)
+    const base = `${(await restart()).baseUrl}/api`
+    const token = await signIn(base)
+    const headers = { authorization: token, currentlanguage: 'en_US' }
+    db = createDatabase(database.config).db
+    const total = await generate(db, target, bench.rows)
+
+    // --- list, over HTTP and bare
+    const body = listBody(new Date())
+    const first = await api(base, `${loginLog.path}/list`, { method: 'POST', headers, body })
+    if (!Array.isArray(first.data?.rows) || first.data.rows.length === 0) throw new Error(`list answered no rows: ${JSON.stringify(first).slice(0, 300)}`)
+    notes.push(`${target.name}: list body \`${JSON.stringify(body)}\` matches ${fmt(first.data.total as number)} of ${fmt(total)} rows.`)
+    const listLoad = (connections: number, warmup: number, seconds: number) => {
+      collectGarbage()
+      return httpLoad({
+        url: `${base}${loginLog.path}/list`,
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        connections,
+        warmup,
+        seconds,
+      })
+    }
+    log(`${target.name}: list over HTTP, ${bench.connections} clients, warm-up (≥ ${WARMUP_SECONDS} s, until every client is answered) + ${bench.seconds} s`)
+    const http = await listLoad(bench.connections, WARMUP_SECONDS, bench.seconds)
+    log(`${target.name}: steady from ${fmt(http.warmup, 1)} s: ${fmt(http.count)} requests`)
+    if (http.errors) notes.push(`${target.name}: ${fmt(http.errors)} list requests failed or answered non-2xx.`)
+    // The same page for one client alone: the engine's latency without queueing behind 49 others.
+    const alone = await listLoad(1, 1, Math.min(bench.seconds, 5))
+    log(`${target.name}: the repository's SQL bare, ${WARMUP_SECONDS} s warm-up + ${bench.seconds} s`)
+    collectGarbage()
+    const bare = await bareLoad(database.config, body, bench)
+    const ratio = http.perSecond / bare.result.perSecond
+    add(`list p50 (${bench.connections} HTTP clients)`, ms(http.p50))
+    add('list p99', ms(http.p99), { target: `< ${LIST_TARGET_P99_MS} ms`, pass: http.p99 < LIST_TARGET_P99_MS })
+    add('list throughput', `${fmt(http.perSecond)} req/s`)
+    add('list p50 / p99, 1 client', `${ms(alone.p50)} / ${ms(alone.p99)}`)
+    add(`bare SQL p50 / p99 (${bare.model})`, `${ms(bare.result.p50)} / ${ms(bare.result.p99)}`)
+    add('bare SQL throughput', `${fmt(bare.result.perSecond)} q/s`)
+    add('list ÷ bare throughput', fmt(ratio, 2), { target: `≥ ${fmt(LIST_TARGET_RATIO, 2)}`, pass: ratio >= LIST_TARGET_RATIO })
+
+    // --- export
+    log(`${target.name}: export of ${fmt(total)} rows`)
+    try {
+      const s = await restart()
+      const { result, longestPing } = await whilePinging(base, () => exportAll(base, headers, s))
+      const rate = total / result.seconds
+      add(`export ${fmt(total)} rows`, `${fmt(rate)} rows/s (${fmt(result.seconds, 1)} s, ${mb(result.bytes)} .xlsx)`, {
+        target: `> ${fmt(EXPORT_TARGET_ROWS_PER_S)} rows/s`,
+        pass: rate > EXPORT_TARGET_ROWS_PER_S,
+      })
+      add('export peak RSS (server)', `${mb(result.peak)} (${mb(result.startRss)} at start)`, { target: `< ${mb(EXPORT_TARGET_RSS)}`, pass: result.peak < EXPORT_TARGET_RSS })
+      add('export: longest wait of another request', ms(longestPing))
+    } catch (err) {
+      add(`export ${fmt(total)} rows`, `failed: ${message(err, server)}`, { target: `> ${fmt(EXPORT_TARGET_ROWS_PER_S)} rows/s`, pass: false })
+    }
+
+    // --- import
+    log(`${target.name}: import of ${fmt(bench.importRows)} rows`)
+    try {
+      const s = await restart()
+      const file = await importFile(base, headers, db, dir, bench.importRows)
+      if (file === 'missing') {
+        add(`import ${fmt(bench.importRows)} rows`, 'n/a (endpoint missing)', { target: `< ${IMPORT_TARGET_S} s` })
+      } else {
+        const { result, longestPing } = await whilePinging(base, () => importAll(base, headers, file, bench.importRows, s))
+        if (result === 'missing') {
+          add(`import ${fmt(bench.importRows)} rows`, 'n/a (endpoint missing)', { target: `< ${IMPORT_TARGET_S} s` })
+        } else {
+          add(`import ${fmt(bench.importRows)} rows`, `${fmt(result.seconds, 1)} s (${mb(file.bytes)} .xlsx)`, {
+            target: `< ${IMPORT_TARGET_S} s`,
+            pass: result.seconds < IMPORT_TARGET_S,
+          })
+          add('import peak RSS (server)', `${mb(result.peak)} (${mb(result.startRss)} at start)`)
+          add('import: longest wait of another request', ms(longestPing))
+        }
+      }
+    } catch (err) {
+      add(`import ${fmt(bench.importRows)} rows`, `failed: ${message(err, server)}`, { target: `< ${IMPORT_TARGET_S} s`, pass: false })
+    }
+  } catch (err) {
+    add('run', `failed: ${message(err, server)}`, { pass: false })
+    log(`${target.name} failed: ${err instanceof Error ? err.stack : String(err)}`)
+  } finally {
+    await cleanup()
+  }
+  return { lines, notes }
+}
+
+/** With --expose-gc (the bench script sets it): each load starts without the last one's garbage. */
+function collectGarbage() {
+  ;(globalThis as { gc?: () => void }).gc?.()
+}
+
+/**
+ * Runs `fn` while another client asks the server something small every 100 ms, and answers the
+ * longest such wait: a long one means the phase holds the event loop and every user waits.
+ */
+async function whilePinging<T>(base: string, fn: () => Promise<T>): Promise<{ result: T; longestPing: number }> {
+  let longest = 0
+  let running = true
+  const pinger = (async () => {
+    while (running) {
+      const t = performance.now()
+      await fetch(`${base}/common/features`)
+        .then((r) => r.arrayBuffer())
+        .catch(() => undefined)
+      longest = Math.max(longest, performance.now() - t)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  })()
+  try {
+    const result = await fn()
+    return { result, longestPing: longest }
+  } finally {
+    running = false
+    await pinger
+  }
+}
+
+async function exportAll(base: string, headers: Record<string, string>, server: ServerProcess) {
+  const watch = server.watchMemory()
+  const started = performance.now()
+  const res = await fetch(`${base}${loginLog.path}/export`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' })
+  if (res.status !== 200 || !res.body) throw new Error(`export answered ${res.status}: ${(await res.text()).slice(0, 200)}`)
+  let bytes = 0
+  let magic = ''
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    if (!magic) magic = Buffer.from(chunk.subarray(0, 2)).toString('latin1')
+    bytes += chunk.byteLength
+  }
+  const seconds = (performance.now() - started) / 1000
+  const peak = watch.stop()
+  if (magic !== 'PK') throw new Error('export is not an .xlsx (zip) file')
+  return { seconds, bytes, peak, startRss: watch.startRss }
+}
+
+function message(err: unknown, server: ServerProcess | undefined): string {
+  const text = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/\|/g, '/').slice(0, 160)
+  return server && !server.alive ? `${text} (server exited)` : text
+}
+
+async function api(base: string, path: string, o: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
+  const res = await fetch(`${base}${path}`, {
+    method: o.method ?? 'GET',
+    headers: { ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}), ...o.headers },
+    body: o.body !== undefined ? JSON.stringify(o.body) : undefined,
+  })
+  const text = await res.text()
+  try {
+    return { status: res.status, ...(JSON.parse(text) as { code: number; msg: string; data: any }) }
+  } catch {
+    return { status: res.status, code: res.status, msg: text.slice(0, 200), data: undefined }
+  }
+}
+
+async function signIn(base: string): Promise<string> {
+  const res = await api(base, '/login', { method: 'POST', body: { username: 'admin', password: ADMIN_PASSWORD } })
+  if (res.code !== 200) throw new Error(`sign-in failed: ${res.status} ${res.msg}`)
+  return res.data.token as string
+}
+
+/** Writes the login log in batched multi-row inserts, a transaction per 50,000 rows; answers the row count. */
+async function generate(db: Db, target: Target, rows: number): Promise<number> {
+  const started = performance.now()
+  const any = db as unknown as Kysely<any>
+  // 8 columns: 1,000 rows a statement stays under both dialects' bind-parameter limits.
+  const batches = loginLogRows(rows, new Date(), 1000)
+  let done = 0
+  let next = batches.next()
+  while (!next.done) {
+    await any.transaction().execute(async (tx) => {
+      for (let i = 0; i < 50 && !next.done; i++) {
+        await tx.insertInto(loginLog.table).values(next.value).execute()
+        done += next.value.length
+        next = batches.next()
+      }
+    })
+    if (done % 200_000 === 0) log(`${target.name}: ${done.toLocaleString('en-US')} rows`)
+  }
+  if (target.dialect === 'postgres') await sql`vacuum analyze sys_login_log`.execute(any)
+  else await sql`pragma wal_checkpoint(truncate)`.execute(any)
+  const { count } = await any.selectFrom(loginLog.table).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()
+  log(`${target.name}: ${fmt(rows)} rows written in ${fmt((performance.now() - started) / 1000, 1)} s`)
+  return Number(count)
+}
+
+/**
+ * The SQL the engine runs for this list request, captured from the repository itself (so it follows
+ * the engine as it changes), then executed bare: prepared once, straight on the driver.
+ */
+async function bareLoad(config: DatabaseTarget, body: ReturnType<typeof listBody>, bench: Bench): Promise<{ result: LoadResult; model: string }> {
+  const captured: CompiledQuery[] = []
+  const capture = (dialect: SqliteDialect | PostgresDialect) =>
+    new Kysely<any>({ dialect, plugins: [new CamelCasePlugin()], log: (e) => void (e.level === 'query' && captured.push(e.query)) })
+  const parsed = listSchema(loginLog).parse(body)
+
+  if (config.dialect === 'sqlite') {
+    const raw = new SQLite(config.file, { readonly: true })
+    try {
+      const k = capture(new SqliteDialect({ database: new SQLite(config.file, { readonly: true }) }))
+      await new EntityRepository(k as unknown as Db, loginLog).list(parsed as never, { all: true })
+      await k.destroy()
+      const statements = captured.map((q) => ({ stmt: raw.prepare(q.sql), params: q.parameters as unknown[] }))
+      const once = () => statements.map(({ stmt, params }) => stmt.all(...params))
+      await loopLoad({ workers: 1, seconds: WARMUP_SECONDS, once })
+      return { result: await loopLoad({ workers: 1, seconds: bench.seconds, once }), model: '1 connection, back to back' }
+    } finally {
+      raw.close()
+    }
+  }
+
+  const pool = new pg.Pool({ connectionString: config.url, max: bench.connections })
+  try {
+    const k = capture(new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 2 }) }))
+    await new EntityRepository(k as unknown as Db, loginLog).list(parsed as never, { all: true })
+    await k.destroy()
+    // Unnamed statements, as the engine's driver sends them: the same plans, without the engine.
+    const statements = captured.map((q) => ({ text: q.sql, values: q.parameters as unknown[] }))
+    const once = () => Promise.all(statements.map((s) => pool.query(s)))
+    await loopLoad({ workers: bench.connections, seconds: WARMUP_SECONDS, once })
+    return { result: await loopLoad({ workers: bench.connections, seconds: bench.seconds, once }), model: `${bench.connections} workers, pool of ${bench.connections}` }
+  } finally {
+    await pool.end()
+  }
+}
+
+/** An .xlsx of `count` rows under the import template's header; 'missing' when there is no endpoint. */
+async function importFile(base: string, headers: Record<string, string>, db: Db, dir: string, count: number) {
+  const template = await fetch(`${base}${i18n.path}/importTemplate`, { headers })
+  if (template.status === 404) return 'missing' as const
+  if (template.status !== 200) throw new Error(`importTemplate answered ${template.status}: ${(await template.text()).slice(0, 200)}`)
+  const wb = new ExcelJS.Workbook()
+  await wb.xlsx.load((await template.arrayBuffer()) as ArrayBuffer)
+  const header = ((wb.worksheets[0]?.getRow(1).values ?? []) as unknown[]).slice(1).map((v) => String(v ?? ''))
+  if (!header.length) throw new Error('the import template has no header row')
+
+  // Header cells are field labels in the caller's language (en_US here); dictionary columns take labels.
+  const byLabel = new Map(i18n.fields.map((f) => [f.label.en_US, f]))
+  const dictTypes = i18n.fields.flatMap((f) => (f.kind === 'dict' ? [f.dict] : []))
+  const dictRows = dictTypes.length
+    ? await db.selectFrom('sysDictData').select(['dictType', 'dictLabel']).where('dictType', 'in', dictTypes).where('status', '=', '0').execute()
+    : []
+  const columns = header.map((label) => {
+    const f = byLabel.get(label)
+    if (!f) throw new Error(`import template column ${JSON.stringify(label)} is no field of ${i18n.key}`)
+    const extra = f.kind === 'dict' ? { dictLabels: dictRows.filter((d) => d.dictType === f.dict).map((d) => d.dictLabel) } : {}
+    return { ...(f as FieldDef & { max?: number; options?: readonly { label: { en_US: string } }[] }), ...extra }
+  })
+
+  const path = join(dir, 'import.xlsx')
+  const writer = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: createWriteStream(path), useStyles: false, useSharedStrings: false })
+  const sheet = writer.addWorksheet('import')
+  sheet.addRow(header).commit()
+  const r = random(7)
+  for (let i = 0; i < count; i++) sheet.addRow(columns.map((c) => importValue(c, i, r))).commit()
+  sheet.commit()
+  await writer.commit()
+  return { path, bytes: statSync(path).size }
+}
+
+/** Posts the file as the import page does (multipart `file` + `updateSupport`); every row must be inserted. */
+async function importAll(base: string, headers: Record<string, string>, file: { path: string }, count: number, server: ServerProcess) {
+  const form = new FormData()
+  form.append('updateSupport', 'false')
+  form.append('file', new Blob([await readFile(file.path)], { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' }), 'i18n.xlsx')
+  const watch = server.watchMemory()
+  const started = performance.now()
+  const res = await fetch(`${base}${i18n.path}/import`, { method: 'POST', headers, body: form })
+  const text = await res.text()
+  const seconds = (performance.now() - started) / 1000
+  const peak = watch.stop()
+  if (res.status === 404) return 'missing' as const
+  let answer: { code?: number; msg?: string; data?: { inserted?: number; errors?: unknown[] } } = {}
+  try {
+    answer = JSON.parse(text)
+  } catch {
+    throw new Error(`import answered ${res.status}: ${text.slice(0, 200)}`)
+  }
+  if (res.status !== 200 || answer.code !== 200) {
+    throw new Error(`import answered ${res.status} ${answer.msg ?? ''} ${JSON.stringify(answer.data?.errors?.slice(0, 3) ?? '')}`)
+  }
+  if (answer.data?.inserted !== count) throw new Error(`import inserted ${answer.data?.inserted} of ${count} rows`)
+  return { seconds, peak, startRss: watch.startRss }
+}
