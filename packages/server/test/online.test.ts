@@ -50,6 +50,7 @@ describe('POST /monitor/online/list', () => {
       userName: named('onlinea1'),
       deptName: 'Sales Europe',
       ipaddr: expect.stringMatching(/^127\./),
+      loginLocation: 'Intranet',
       browser: 'Chrome 126',
       os: 'Linux',
       loginTime: expect.any(String),

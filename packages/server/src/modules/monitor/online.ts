@@ -1,3 +1,4 @@
+import { locationOf } from '../../platform/audit/login-log'
 import { DEFAULT_PAGE_SIZE } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
@@ -55,6 +56,7 @@ export function registerOnline(app: FastifyInstance, services: Services) {
           userName: s.userName,
           deptName: byId.get(s.userId)?.deptName ?? '',
           ipaddr: s.ipaddr,
+          loginLocation: locationOf(s.ipaddr),
           browser: s.browser,
           os: s.os,
           loginTime: s.loginTime,

@@ -12,7 +12,7 @@ export async function writeLoginLog(
     .values({
       userName: entry.userName.slice(0, 64),
       ipaddr: entry.client.ipaddr,
-      loginLocation: isPrivateAddress(entry.client.ipaddr) ? 'Intranet' : '',
+      loginLocation: locationOf(entry.client.ipaddr),
       browser: entry.client.browser,
       os: entry.client.os,
       status: entry.status,
@@ -22,6 +22,7 @@ export async function writeLoginLog(
     .execute()
 }
 
-function isPrivateAddress(ip: string) {
-  return /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|::1$|::ffff:127\.|fc|fd)/.test(ip)
+/** Where a client is, as far as we can tell without a geo database: inside our network or not known. */
+export function locationOf(ip: string): string {
+  return /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|::1$|::ffff:127\.|fc|fd)/.test(ip) ? 'Intranet' : ''
 }
