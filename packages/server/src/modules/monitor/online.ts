@@ -1,5 +1,5 @@
 import { locationOf } from '../../platform/audit/login-log'
-import { DEFAULT_PAGE_SIZE } from '@velo/shared'
+import { pagingFields } from '../../platform/crud/schemas'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -28,8 +28,7 @@ export function registerOnline(app: FastifyInstance, services: Services) {
         tags,
         summary: 'Live sessions, newest sign-in first (filters: ipaddr, userName; paged)',
         body: z.strictObject({
-          pageNum: z.coerce.number().int().min(1).default(1),
-          pageSize: z.coerce.number().int().min(1).max(500).default(DEFAULT_PAGE_SIZE),
+          ...pagingFields,
           ipaddr: z.string().max(128).optional(),
           userName: z.string().max(64).optional(),
         }),

@@ -1,12 +1,12 @@
-import { ADMIN_ROLE, DEFAULT_PAGE_SIZE, systemEntities } from '@velo/shared'
+import { ADMIN_ROLE, systemEntities } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { Transaction } from 'kysely'
-import { sql } from 'kysely'
 import { z } from 'zod'
 import { BusinessType } from '../../platform/audit/operation-log'
 import { registerEntityRoutes } from '../../platform/crud/routes'
-import { idParam } from '../../platform/crud/schemas'
+import { containsText } from '../../platform/crud/repository'
+import { idParam, pagingFields } from '../../platform/crud/schemas'
 import { ok } from '../../platform/envelope'
 import { conflict, forbidden, notFound } from '../../platform/errors'
 import type { AuthContext } from '../../platform/rbac/auth-context'
@@ -20,6 +20,12 @@ type Tx = Transaction<any>
 
 const isAdminRole = (row: Row) => row.roleKey === ADMIN_ROLE
 
+/** The menus granted by any of these roles. */
+async function menusOf(tx: Tx, roleIds: number[]): Promise<Set<number>> {
+  if (!roleIds.length) return new Set()
+  return new Set((await tx.selectFrom('sysRoleMenu').select('menuId').where('roleId', 'in', roleIds).execute()).map((r) => Number(r.menuId)))
+}
+
 /**
  * A non-admin grants only what they have: menus of their own roles (or already on the role being
  * edited), and custom-scope departments inside their own data scope.
@@ -27,10 +33,7 @@ const isAdminRole = (row: Row) => row.roleKey === ADMIN_ROLE
 async function assertGrantable(tx: Tx, auth: AuthContext, values: Row, roleId?: number) {
   if (auth.isAdmin) return
   if (Array.isArray(values.menuIds) && values.menuIds.length) {
-    const owners = [...auth.roles.map((r) => r.roleId), ...(roleId ? [roleId] : [])]
-    const held = new Set(
-      owners.length ? (await tx.selectFrom('sysRoleMenu').select('menuId').where('roleId', 'in', owners).execute()).map((r) => Number(r.menuId)) : [],
-    )
+    const held = await menusOf(tx, [...auth.roles.map((r) => r.roleId), ...(roleId ? [roleId] : [])])
     if (values.menuIds.some((id) => !held.has(Number(id)))) throw forbidden('role.menuNotGranted')
   }
   if (Array.isArray(values.deptIds) && values.deptIds.length) {
@@ -46,20 +49,17 @@ async function assertGrantable(tx: Tx, auth: AuthContext, values: Row, roleId?: 
  */
 async function keepUnseenMenus(tx: Tx, auth: AuthContext, values: Row, roleId: number) {
   if (auth.isAdmin || !Array.isArray(values.menuIds)) return
-  const roleIds = auth.roles.map((r) => r.roleId)
-  const held = new Set(roleIds.length ? (await tx.selectFrom('sysRoleMenu').select('menuId').where('roleId', 'in', roleIds).execute()).map((r) => Number(r.menuId)) : [])
-  const current = (await tx.selectFrom('sysRoleMenu').select('menuId').where('roleId', '=', roleId).execute()).map((r) => Number(r.menuId))
-  values.menuIds = [...new Set([...values.menuIds.map(Number), ...current.filter((id) => !held.has(id))])]
+  const held = await menusOf(tx, auth.roles.map((r) => r.roleId))
+  const current = await menusOf(tx, [roleId])
+  values.menuIds = [...new Set([...values.menuIds.map(Number), ...[...current].filter((id) => !held.has(id))])]
 }
 
 const pageBody = z.object({
-  pageNum: z.coerce.number().int().min(1).default(1),
-  pageSize: z.coerce.number().int().min(1).max(500).default(DEFAULT_PAGE_SIZE),
+  ...pagingFields,
   userName: z.string().trim().max(64).optional(),
   phonenumber: z.string().trim().max(32).optional(),
 })
 
-const escapeLike = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 /**
  * Roles (SPEC §3, §6): the entity's routes with the admin role fixed and roles in use kept, plus
@@ -149,8 +149,8 @@ export function registerRoles(app: FastifyInstance, services: Services) {
         .leftJoin('sysDept as d', 'd.deptId', 'u.deptId')
         .where('ur.roleId', '=', role.roleId)
         .where((eb) => scopeCondition(eb, scope, 'u.deptId', 'u.userId'))
-        .$if(!!userName, (q) => q.where(sql<boolean>`lower(${sql.ref('u.userName')}) like ${escapeLike(userName!)} escape '\\'`))
-        .$if(!!phonenumber, (q) => q.where(sql<boolean>`${sql.ref('u.phonenumber')} like ${escapeLike(phonenumber!)} escape '\\'`))
+        .$if(!!userName, (q) => q.where(containsText('u.userName', userName!)))
+        .$if(!!phonenumber, (q) => q.where(containsText('u.phonenumber', phonenumber!)))
       const [count, rows] = await Promise.all([
         base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
         base

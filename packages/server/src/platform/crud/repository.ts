@@ -40,6 +40,11 @@ export interface CheckMemo {
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
+/** The column holds the text, in any case, with % and _ taken literally. */
+export function containsText(column: string, text: string) {
+  return sql<boolean>`lower(${sql.ref(column)}) like ${`%${escapeLike(text.toLowerCase())}%`} escape '\\'`
+}
+
 /** A tree entity answers its whole (filtered) tree at once; this caps a runaway one. */
 const TREE_LIMIT = 20_000
 
@@ -65,7 +70,7 @@ function filterConditions(e: ResolvedEntity, body: Record<string, unknown>, eb: 
     const col = sql.ref(f.name)
     switch (f.search) {
       case 'like':
-        out.push(sql<boolean>`lower(${col}) like ${`%${escapeLike(String(value).toLowerCase())}%`} escape '\\'`)
+        out.push(containsText(f.name, String(value)))
         break
       case 'range': {
         const [from, to] = value as [unknown, unknown]
@@ -185,7 +190,7 @@ export class EntityRepository {
       .orderBy(e.treeParent ? e.defaultSort.field : e.labelField)
       .orderBy(e.idField)
       .limit(limit)
-    if (keyword) q = q.where(sql<boolean>`lower(${sql.ref(e.labelField)}) like ${`%${escapeLike(keyword.toLowerCase())}%`} escape '\\'`)
+    if (keyword) q = q.where(containsText(e.labelField, keyword))
     const rows = await q.execute()
     return rows.map((r) => ({
       value: Number(r[e.idField]),
@@ -318,17 +323,17 @@ export class EntityRepository {
   }
 
   async update(id: number, values: Row, auth: AuthContext, scope: RowScope): Promise<Row> {
-    let before: Row = {}
-    const after = await this.db.transaction().execute(async (tx) => {
-      before = await this.fetchOne(tx, id, scope)
-      return this.updateIn(tx, id, values, auth, scope)
-    })
+    const { before, after } = await this.db.transaction().execute((tx) => this.change(tx, id, values, auth, scope))
     await this.hooks.afterCommit?.({ auth, op: 'update', before, after })
     return after
   }
 
   /** Modify one row in scope inside an open transaction; undefined values are left as they are. */
   async updateIn(tx: Transaction<any>, id: number, values: Row, auth: AuthContext, scope: RowScope, memo?: CheckMemo): Promise<Row> {
+    return (await this.change(tx, id, values, auth, scope, memo)).after
+  }
+
+  private async change(tx: Transaction<any>, id: number, values: Row, auth: AuthContext, scope: RowScope, memo?: CheckMemo): Promise<{ before: Row; after: Row }> {
     const e = this.entity
     const before = await this.fetchOne(tx, id, scope)
     const editable = (k: string) => {
@@ -347,7 +352,7 @@ export class EntityRepository {
     ) as Row
     await this.writeLinks(tx, id, changes)
     await this.hooks.afterUpdate?.({ tx, auth, before, after })
-    return (await this.present([after], tx))[0]!
+    return { before, after: (await this.present([after], tx))[0]! }
   }
 
   async remove(ids: number[], auth: AuthContext, scope: RowScope): Promise<number> {

@@ -169,11 +169,16 @@ function filterSchema(f: FieldDef): z.ZodType {
   }
 }
 
+/** The paging of every list body (SPEC §9: 20 by default). */
+export const pagingFields = {
+  pageNum: z.coerce.number().int().min(1).default(1),
+  pageSize: z.coerce.number().int().min(1).max(500).default(DEFAULT_PAGE_SIZE),
+}
+
 /** List body: paging, a whitelisted sort and one optional filter per searchable field; anything else is refused. */
 export function listSchema(e: ResolvedEntity) {
   return z.strictObject({
-    pageNum: z.coerce.number().int().min(1).default(1),
-    pageSize: z.coerce.number().int().min(1).max(500).default(DEFAULT_PAGE_SIZE),
+    ...pagingFields,
     orderByColumn: z.string().max(64).optional(),
     isAsc: z.enum(['asc', 'desc', 'ascending', 'descending']).optional(),
     ...Object.fromEntries(e.searchable.map((f) => [f.name, filterSchema(f)])),
