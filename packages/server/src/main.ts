@@ -18,6 +18,9 @@ async function main() {
     // Printed once, at the first start; it is not stored anywhere in clear.
     console.log(`\n  Initial administrator: admin / ${generatedAdminPassword}\n  (set ADMIN_PASSWORD before the first start to choose it)\n`)
   }
+  if (app.seedResult.demoRegistrationKey) {
+    console.log(`  Demo IoT model VELO-4G registration key: ${app.seedResult.demoRegistrationKey}\n  (simulated bikes: npm run sim -- --devices 20 --key <this key>)\n`)
+  }
   const { broker } = app
   if (broker && broker.port !== broker.requestedPort) {
     console.log(`MQTT port ${broker.requestedPort} is taken (another broker?): the embedded broker listens on ${broker.port} instead`)

@@ -4,6 +4,7 @@ import { foundation } from './migrations/2026-11-20T00-foundation'
 import { system } from './migrations/2026-11-21T00-system'
 import { listIndexes } from './migrations/2026-11-21T01-list-indexes'
 import { contentFaq } from './migrations/2026-11-21T02-content-faq'
+import { iot } from './migrations/2026-11-22T00-iot'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set.
 const all = (dialect: Dialect): Record<string, Migration> => ({
@@ -11,6 +12,7 @@ const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-21T00-system': system(dialect),
   '2026-11-21T01-list-indexes': listIndexes(dialect),
   '2026-11-21T02-content-faq': contentFaq(dialect),
+  '2026-11-22T00-iot': iot(dialect),
 })
 
 export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[]> {

@@ -200,6 +200,93 @@ export interface CountryTable extends Audited {
   status: string
 }
 
+// ---- IoT (migration 2026-11-22T00-iot). Booleans are real booleans here (SQLite answers 0/1:
+// compare with Boolean(...) when reading).
+
+export interface IotModelTable extends Audited {
+  modelId: Generated<number>
+  productId: string
+  name: string
+  provider: string
+  tag: string
+  productCode: string
+  snPrefix: string
+  supportsAudio: boolean | number
+  bikeModels: string
+  registrationKey: string
+  status: string
+}
+
+export interface IotFunctionTable extends Audited {
+  functionId: Generated<number>
+  name: string
+  command: string
+  description: string
+  firmwareVersions: string
+  minAppVersion: string | null
+  status: string
+}
+
+export interface IotFunctionModelTable {
+  functionId: number
+  modelId: number
+}
+
+export interface IotDeviceTable extends Audited {
+  deviceId: Generated<number>
+  sn: string
+  uuid: string
+  modelId: number
+  secretHash: string | null
+  state: string
+  online: boolean | number
+  activated: boolean | number
+  lastSeenAt: string | null
+  activatedAt: string | null
+  firmwareVersion: string
+  hardwareVersion: string
+  configVersion: string
+  thingModel: string
+  flowState: string
+  bindState: string
+  simNumber: string
+  simUsedMb: number | null
+  simLimitMb: number | null
+  remainingFlow: number | null
+  transportMode: string
+  battery: number | null
+  signal: number | null
+  latitude: number | null
+  longitude: number | null
+}
+
+export interface IotCommandTable extends Audited {
+  commandId: Generated<number>
+  requestId: string
+  deviceId: number
+  command: string
+  params: string
+  status: string
+  reply: string | null
+  timeoutSeconds: number
+  sentAt: string | null
+  deliveredAt: string | null
+  repliedAt: string | null
+  deadlineAt: string | null
+  expiresAt: string
+  roundTripMs: number | null
+}
+
+export interface IotMessageTable {
+  messageId: Generated<number>
+  deviceId: number | null
+  direction: string
+  kind: string
+  topic: string
+  payload: string
+  createTime: string
+}
+
 export interface Database {
   sysDept: DeptTable
   sysUser: UserTable
@@ -218,6 +305,12 @@ export interface Database {
   sysMailOutbox: MailOutboxTable
   sysI18n: I18nTable
   sysCountry: CountryTable
+  iotModel: IotModelTable
+  iotFunction: IotFunctionTable
+  iotFunctionModel: IotFunctionModelTable
+  iotDevice: IotDeviceTable
+  iotCommand: IotCommandTable
+  iotMessage: IotMessageTable
 }
 
 export type User = Selectable<UserTable>

@@ -66,4 +66,9 @@ export const SEED_CONFIGS: [string, string, string, string][] = [
   ['sys.account.maxRetryCount', 'Wrong passwords before lock', '5', 'attempts'],
   ['sys.account.lockTime', 'Lock duration', '10', 'minutes'],
   ['sys.account.singleSignOn', 'Single sign-in', 'false', 'true ends older sessions of a user when they sign in again'],
+  ['iot.heartbeat.seconds', 'Device heartbeat interval', '60', 'seconds; a device silent for 3 intervals is marked offline'],
+  ['iot.command.timeoutSeconds', 'Command timeout', '30', 'seconds from sending to the final reply'],
+  ['iot.command.expireMinutes', 'Queued command lifetime', '1440', 'minutes an offline device may take to come back for a command'],
+  ['iot.flow.warningPercent', 'SIM data warning', '10', 'flow state turns to warning below this % of the package left'],
+  ['iot.message.retentionDays', 'Device message retention', '7', 'days the message log keeps'],
 ]

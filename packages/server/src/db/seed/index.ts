@@ -14,6 +14,8 @@ export interface SeedResult {
   seeded: boolean
   /** Set only when the admin password was generated (no ADMIN_PASSWORD): print it once. */
   generatedAdminPassword?: string
+  /** Set when the demo IoT model was created: the key the device simulator registers with (README). */
+  demoRegistrationKey?: string
 }
 
 type Tx = Transaction<Database>
@@ -208,10 +210,51 @@ async function systemArea(tx: Tx) {
   }
 }
 
+/** The demo model the simulator's bikes register as, with the functions that open its commands. */
+export const DEMO_MODEL = { productId: 'VELO-4G', name: 'Velo 4G IoT module', provider: 'Velo', productCode: 'VL', snPrefix: 'VL' }
+const DEMO_FUNCTIONS: [name: string, command: string, description: string][] = [
+  ['Remote lock', 'lock', 'Lock the bike from the app'],
+  ['Remote unlock', 'unlock', 'Unlock the bike from the app'],
+  ['Find my bike', 'findBike', 'Beep and flash so the owner finds the bike'],
+  ['Locate now', 'locate', 'Report the GPS position at once'],
+  ['Anti-theft alarm', 'setAlarm', 'Turn the movement alarm on or off'],
+  ['Transport mode', 'transportMode', 'Sleep deeply while shipped'],
+]
+
+/** Version 3: the IoT area's configuration keys and a demo model with its functions. */
+async function iotArea(tx: Tx, result: SeedResult) {
+  const keys = new Set((await tx.selectFrom('sysConfig').select('configKey').execute()).map((r) => r.configKey))
+  const configs = SEED_CONFIGS.filter(([key]) => !keys.has(key))
+  if (configs.length) {
+    await tx
+      .insertInto('sysConfig')
+      .values(configs.map(([configKey, configName, configValue, remark]) => ({ ...audit(), configKey, configName, configValue, configType: 'Y', remark })))
+      .execute()
+  }
+  const existing = await tx.selectFrom('iotModel').select('modelId').where('productId', '=', DEMO_MODEL.productId).executeTakeFirst()
+  if (existing) return
+  const registrationKey = randomBytes(24).toString('base64url')
+  const model = await tx
+    .insertInto('iotModel')
+    .values({ ...audit(), ...DEMO_MODEL, tag: 'demo', supportsAudio: false, bikeModels: '', registrationKey, status: '0' })
+    .returning('modelId')
+    .executeTakeFirstOrThrow()
+  for (const [name, command, description] of DEMO_FUNCTIONS) {
+    const fn = await tx
+      .insertInto('iotFunction')
+      .values({ ...audit(), name, command, description, firmwareVersions: '1.0.0 and later', minAppVersion: null, status: '0' })
+      .returning('functionId')
+      .executeTakeFirstOrThrow()
+    await tx.insertInto('iotFunctionModel').values({ functionId: Number(fn.functionId), modelId: Number(model.modelId) }).execute()
+  }
+  result.demoRegistrationKey = registrationKey
+}
+
 /** Seed steps by version; the marker key holds the last one applied. */
-const STEPS: { version: number; apply: (tx: Tx, adminHash: string) => Promise<void> }[] = [
+const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedResult) => Promise<void> }[] = [
   { version: 1, apply: firstStart },
   { version: 2, apply: (tx) => systemArea(tx) },
+  { version: 3, apply: (tx, _hash, result) => iotArea(tx, result) },
 ]
 
 /**
@@ -230,8 +273,9 @@ export async function seed(services: Services): Promise<SeedResult> {
   const adminHash = fresh ? await hashPassword(config.adminPassword ?? generated!) : ''
   const version = String(STEPS.at(-1)!.version)
 
+  const result: SeedResult = { seeded: true, generatedAdminPassword: generated }
   await db.transaction().execute(async (tx) => {
-    for (const step of pending) await step.apply(tx, adminHash)
+    for (const step of pending) await step.apply(tx, adminHash, result)
     if (marker) {
       await tx.updateTable('sysConfig').set({ configValue: version, updateBy: 'system', updateTime: new Date().toISOString() }).where('configKey', '=', SEED_MARKER).execute()
     } else {
@@ -241,5 +285,5 @@ export async function seed(services: Services): Promise<SeedResult> {
         .execute()
     }
   })
-  return { seeded: true, generatedAdminPassword: generated }
+  return result
 }

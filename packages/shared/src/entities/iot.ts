@@ -1,0 +1,216 @@
+import { defineEntity, registerEntities } from '../entity/define'
+import type { EnumOption } from '../entity/types'
+import { COMMAND_STATUSES, COMMANDS, FUNCTION_COMMANDS, SN_PATTERN } from '../iot/protocol'
+import { createTime, idField, remark, status } from './common-fields'
+
+// The IoT area (SPEC §3): product models, the functions a model offers, the devices, and what the
+// gateway records of them (commands and messages). Device state fields are the gateway's: read-only here.
+
+const DEVICE_STATE_OPTIONS: readonly EnumOption[] = [
+  { value: 'inactive', label: { en_US: 'Inactive', zh_CN: '未激活' }, color: 'default' },
+  { value: 'online', label: { en_US: 'Online', zh_CN: '在线' }, color: 'processing' },
+  { value: 'offline', label: { en_US: 'Offline', zh_CN: '离线' }, color: 'warning' },
+  { value: 'activated', label: { en_US: 'Activated', zh_CN: '已激活' }, color: 'success' },
+  { value: 'activatedOffline', label: { en_US: 'Activated, offline', zh_CN: '已激活离线' }, color: 'orange' },
+]
+
+const COMMAND_STATUS_OPTIONS: readonly EnumOption[] = COMMAND_STATUSES.map((value) => ({
+  value,
+  label: {
+    queued: { en_US: 'Queued', zh_CN: '排队中' },
+    sent: { en_US: 'Sent', zh_CN: '已发送' },
+    delivered: { en_US: 'Delivered', zh_CN: '已送达' },
+    succeeded: { en_US: 'Succeeded', zh_CN: '成功' },
+    failed: { en_US: 'Failed', zh_CN: '失败' },
+    timedOut: { en_US: 'Timed out', zh_CN: '超时' },
+    expired: { en_US: 'Expired', zh_CN: '已过期' },
+  }[value],
+  color: { queued: 'default', sent: 'processing', delivered: 'cyan', succeeded: 'success', failed: 'error', timedOut: 'warning', expired: 'default' }[value],
+}))
+
+const commandOptions = (names: readonly string[]): EnumOption[] =>
+  names.map((name) => ({ value: name, label: COMMANDS.find((c) => c.name === name)!.label }))
+
+export const iotModel = defineEntity({
+  key: 'iotModel',
+  table: 'iotModel',
+  path: '/iot/model',
+  permission: 'iot:model',
+  label: { en_US: 'IoT model', zh_CN: '设备型号' },
+  idField: 'modelId',
+  labelField: 'name',
+  defaultSort: { field: 'modelId', order: 'desc' },
+  fields: [
+    idField('modelId'),
+    { name: 'productId', kind: 'text', label: { en_US: 'Product ID', zh_CN: '产品ID' }, required: true, unique: true, max: 64, pattern: /^[A-Za-z0-9_-]+$/, patternMessage: { en_US: 'Product ID may use letters, digits, - and _', zh_CN: '产品ID只能使用字母、数字、- 和 _' }, search: 'like', sort: true, immutable: true },
+    { name: 'name', kind: 'text', label: { en_US: 'Name', zh_CN: '名称' }, required: true, max: 100, search: 'like', sort: true },
+    { name: 'provider', kind: 'text', label: { en_US: 'Provider', zh_CN: '供应商' }, max: 100, default: '', search: 'like' },
+    { name: 'tag', kind: 'text', label: { en_US: 'Tag', zh_CN: '标签' }, max: 50, default: '' },
+    { name: 'productCode', kind: 'letterCode', max: 2, label: { en_US: 'Product code', zh_CN: '产品代码' }, required: true, search: 'eq' },
+    {
+      name: 'snPrefix',
+      kind: 'text',
+      label: { en_US: 'IoT SN prefix code', zh_CN: '设备SN前缀' },
+      required: true,
+      max: 8,
+      pattern: /^[A-Z0-9]{1,8}$/,
+      patternMessage: { en_US: 'SN prefix: 1 to 8 upper-case letters or digits', zh_CN: 'SN前缀：1 到 8 位大写字母或数字' },
+      help: { en_US: 'Serial numbers of this model start with it', zh_CN: '该型号设备序列号以此开头' },
+    },
+    { name: 'supportsAudio', kind: 'boolean', label: { en_US: 'Supports audio', zh_CN: '支持音频' }, default: false, search: 'eq' },
+    { name: 'bikeModels', kind: 'text', label: { en_US: 'Supported bike models', zh_CN: '适配车型' }, max: 500, default: '', help: { en_US: 'Comma-separated', zh_CN: '用逗号分隔' } },
+    status,
+    remark,
+    createTime,
+  ],
+})
+
+export const iotFunction = defineEntity({
+  key: 'iotFunction',
+  table: 'iotFunction',
+  path: '/iot/function',
+  permission: 'iot:function',
+  label: { en_US: 'IoT function', zh_CN: '设备功能' },
+  idField: 'functionId',
+  labelField: 'name',
+  defaultSort: { field: 'functionId', order: 'asc' },
+  fields: [
+    idField('functionId'),
+    { name: 'name', kind: 'text', label: { en_US: 'IoT function name', zh_CN: '功能名称' }, required: true, unique: true, max: 100, search: 'like', sort: true },
+    { name: 'command', kind: 'enum', options: commandOptions(FUNCTION_COMMANDS), label: { en_US: 'Command', zh_CN: '指令' }, required: true, search: 'eq', help: { en_US: 'The device command this function unlocks', zh_CN: '该功能开放的设备指令' } },
+    { name: 'description', kind: 'longText', label: { en_US: 'Description', zh_CN: '描述' }, max: 500, default: '' },
+    { name: 'modelIds', kind: 'referenceMany', entity: 'iotModel', through: { table: 'iotFunctionModel', from: 'functionId', to: 'modelId' }, label: { en_US: 'Supported models', zh_CN: '支持型号' }, required: true },
+    { name: 'firmwareVersions', kind: 'text', label: { en_US: 'Firmware versions', zh_CN: '固件版本' }, required: true, max: 200, help: { en_US: 'e.g. 1.2.0 and later, or a list', zh_CN: '例如 1.2.0 及以上，或版本列表' } },
+    { name: 'minAppVersion', kind: 'version', label: { en_US: 'Minimum app version', zh_CN: '最低App版本' } },
+    status,
+    createTime,
+  ],
+})
+
+export const iotDevice = defineEntity({
+  key: 'iotDevice',
+  table: 'iotDevice',
+  path: '/iot/device',
+  permission: 'iot:device',
+  label: { en_US: 'IoT device', zh_CN: '物联网设备' },
+  idField: 'deviceId',
+  labelField: 'sn',
+  defaultSort: { field: 'deviceId', order: 'desc' },
+  operations: ['list', 'get', 'add', 'edit', 'remove', 'export', 'import'],
+  fields: [
+    idField('deviceId'),
+    { name: 'sn', kind: 'text', label: { en_US: 'SN', zh_CN: 'SN' }, required: true, unique: true, immutable: true, max: 32, pattern: SN_PATTERN, patternMessage: { en_US: 'SN: 4 to 32 upper-case letters or digits', zh_CN: 'SN：4 到 32 位大写字母或数字' }, search: 'like', sort: true },
+    { name: 'uuid', kind: 'text', label: { en_US: 'UUID', zh_CN: 'UUID' }, readOnly: true, list: false },
+    { name: 'modelId', kind: 'reference', entity: 'iotModel', label: { en_US: 'Product model', zh_CN: '产品型号' }, required: true, search: 'eq' },
+    { name: 'state', kind: 'enum', options: DEVICE_STATE_OPTIONS, label: { en_US: 'State', zh_CN: '状态' }, readOnly: true, search: 'in', sort: true },
+    { name: 'lastSeenAt', kind: 'datetime', label: { en_US: 'Last seen', zh_CN: '最后在线' }, readOnly: true, sort: true, search: 'range' },
+    { name: 'firmwareVersion', kind: 'text', label: { en_US: 'Software/firmware version', zh_CN: '软件/固件版本' }, readOnly: true, search: 'eq', sort: true },
+    { name: 'hardwareVersion', kind: 'text', label: { en_US: 'Hardware version', zh_CN: '硬件版本' }, readOnly: true },
+    { name: 'configVersion', kind: 'text', label: { en_US: 'Config version', zh_CN: '配置版本' }, readOnly: true },
+    { name: 'thingModel', kind: 'text', label: { en_US: 'Thing model', zh_CN: '物模型' }, max: 64, default: '' },
+    {
+      name: 'flowState',
+      kind: 'enum',
+      options: [
+        { value: 'normal', label: { en_US: 'Normal', zh_CN: '正常' }, color: 'success' },
+        { value: 'warning', label: { en_US: 'Warning', zh_CN: '预警' }, color: 'error' },
+      ],
+      label: { en_US: 'Flow state', zh_CN: '流量状态' },
+      readOnly: true,
+      search: 'eq',
+    },
+    {
+      name: 'bindState',
+      kind: 'enum',
+      options: [
+        { value: 'unbound', label: { en_US: 'Unbound', zh_CN: '未绑定' }, color: 'default' },
+        { value: 'bound', label: { en_US: 'Bound', zh_CN: '已绑定' }, color: 'success' },
+      ],
+      label: { en_US: 'Bind state', zh_CN: '绑定状态' },
+      readOnly: true,
+      search: 'eq',
+    },
+    { name: 'simNumber', kind: 'text', label: { en_US: 'SIM number (ICCID)', zh_CN: 'SIM卡号' }, readOnly: true, search: 'like' },
+    {
+      name: 'transportMode',
+      kind: 'enum',
+      options: [
+        { value: 'off', label: { en_US: 'Off', zh_CN: '关闭' }, color: 'default' },
+        { value: 'on', label: { en_US: 'On', zh_CN: '开启' }, color: 'blue' },
+      ],
+      label: { en_US: 'Transport mode', zh_CN: '运输模式' },
+      readOnly: true,
+    },
+    { name: 'remainingFlow', kind: 'number', label: { en_US: 'Remaining flow (MB)', zh_CN: '剩余流量(MB)' }, readOnly: true, sort: true },
+    { name: 'battery', kind: 'number', label: { en_US: 'Battery %', zh_CN: '电量%' }, readOnly: true, sort: true },
+    { name: 'signal', kind: 'number', label: { en_US: 'Signal (dBm)', zh_CN: '信号(dBm)' }, readOnly: true, list: false },
+    { name: 'latitude', kind: 'number', label: { en_US: 'Latitude', zh_CN: '纬度' }, readOnly: true, list: false },
+    { name: 'longitude', kind: 'number', label: { en_US: 'Longitude', zh_CN: '经度' }, readOnly: true, list: false },
+    { name: 'activatedAt', kind: 'datetime', label: { en_US: 'Activated', zh_CN: '激活时间' }, readOnly: true, list: false },
+    remark,
+    createTime,
+  ],
+})
+
+/** Commands sent to devices, with their outcome: the gateway writes them; people read them. */
+export const iotCommand = defineEntity({
+  key: 'iotCommand',
+  table: 'iotCommand',
+  path: '/iot/command',
+  permission: 'iot:device',
+  label: { en_US: 'Device command', zh_CN: '设备指令' },
+  idField: 'commandId',
+  labelField: 'requestId',
+  defaultSort: { field: 'commandId', order: 'desc' },
+  operations: ['list', 'get', 'export'],
+  fields: [
+    idField('commandId'),
+    { name: 'requestId', kind: 'text', label: { en_US: 'Request ID', zh_CN: '请求ID' }, readOnly: true, search: 'eq' },
+    { name: 'deviceId', kind: 'reference', entity: 'iotDevice', label: { en_US: 'Device', zh_CN: '设备' }, readOnly: true, search: 'eq' },
+    { name: 'command', kind: 'enum', options: commandOptions(COMMANDS.map((c) => c.name)), label: { en_US: 'Command', zh_CN: '指令' }, readOnly: true, search: 'eq' },
+    { name: 'params', kind: 'longText', label: { en_US: 'Parameters', zh_CN: '参数' }, readOnly: true },
+    { name: 'status', kind: 'enum', options: COMMAND_STATUS_OPTIONS, label: { en_US: 'Status', zh_CN: '状态' }, readOnly: true, search: 'in' },
+    { name: 'reply', kind: 'longText', label: { en_US: 'Reply', zh_CN: '回复' }, readOnly: true },
+    { name: 'roundTripMs', kind: 'number', label: { en_US: 'Round trip (ms)', zh_CN: '往返耗时(ms)' }, readOnly: true, sort: true },
+    { name: 'timeoutSeconds', kind: 'number', label: { en_US: 'Timeout (s)', zh_CN: '超时(秒)' }, readOnly: true, list: false },
+    { name: 'sentAt', kind: 'datetime', label: { en_US: 'Sent', zh_CN: '发送时间' }, readOnly: true, list: false },
+    { name: 'repliedAt', kind: 'datetime', label: { en_US: 'Replied', zh_CN: '回复时间' }, readOnly: true, list: false },
+    { name: 'expiresAt', kind: 'datetime', label: { en_US: 'Expires', zh_CN: '过期时间' }, readOnly: true, list: false },
+    { name: 'createBy', kind: 'text', label: { en_US: 'Sent by', zh_CN: '发送人' }, readOnly: true },
+    { ...createTime, search: 'range' },
+  ],
+})
+
+/** What devices said and were told, for the device detail and debugging (heartbeats are not kept). */
+export const iotMessage = defineEntity({
+  key: 'iotMessage',
+  table: 'iotMessage',
+  path: '/iot/message',
+  permission: 'iot:device',
+  label: { en_US: 'Device message', zh_CN: '设备消息' },
+  idField: 'messageId',
+  labelField: 'topic',
+  defaultSort: { field: 'messageId', order: 'desc' },
+  operations: ['list', 'get', 'export'],
+  fields: [
+    idField('messageId'),
+    { name: 'deviceId', kind: 'reference', entity: 'iotDevice', label: { en_US: 'Device', zh_CN: '设备' }, readOnly: true, search: 'eq' },
+    {
+      name: 'direction',
+      kind: 'enum',
+      options: [
+        { value: 'up', label: { en_US: 'Up', zh_CN: '上行' }, color: 'green' },
+        { value: 'down', label: { en_US: 'Down', zh_CN: '下行' }, color: 'blue' },
+      ],
+      label: { en_US: 'Direction', zh_CN: '方向' },
+      readOnly: true,
+      search: 'eq',
+    },
+    { name: 'kind', kind: 'text', label: { en_US: 'Kind', zh_CN: '类型' }, readOnly: true, search: 'eq' },
+    { name: 'topic', kind: 'text', label: { en_US: 'Topic', zh_CN: '主题' }, readOnly: true },
+    { name: 'payload', kind: 'longText', label: { en_US: 'Payload', zh_CN: '内容' }, readOnly: true },
+    { ...createTime, label: { en_US: 'Time', zh_CN: '时间' } },
+  ],
+})
+
+registerEntities(iotModel, iotFunction, iotDevice, iotCommand, iotMessage)
