@@ -77,6 +77,11 @@ describe('first start', () => {
       await db.deleteFrom('sysI18n').execute()
       await db.deleteFrom('sysDictData').where('dictType', 'in', ['sys_i18n_type', 'sys_language']).execute()
       await db.deleteFrom('sysDictType').where('dictType', 'in', ['sys_i18n_type', 'sys_language']).execute()
+      // …nor the IoT area of version 3.
+      await db.deleteFrom('iotFunctionModel').execute()
+      await db.deleteFrom('iotFunction').execute()
+      await db.deleteFrom('iotModel').execute()
+      await db.deleteFrom('sysConfig').where('configKey', 'like', 'iot.%').execute()
       await db.updateTable('sysConfig').set({ configValue: '1' }).where('configKey', '=', 'sys.seed.version').execute()
       // Something an admin added meanwhile, clashing with a seeded code.
       await db.updateTable('sysCountry').set({ nameEn: 'Holland (ours)' }).where('code', '=', 'NL').execute()
@@ -84,8 +89,12 @@ describe('first start', () => {
 
       const second = await buildApp(loadConfig(env), { logger: false })
       const db2 = second.services.db
-      expect(second.seedResult).toEqual({ seeded: true, generatedAdminPassword: undefined })
-      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe('2')
+      expect(second.seedResult).toEqual({ seeded: true, generatedAdminPassword: undefined, demoRegistrationKey: expect.any(String) })
+      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe('3')
+      expect((await db2.selectFrom('sysConfig').select('configKey').where('configKey', 'like', 'iot.%').execute()).length).toBe(5)
+      const demo = await db2.selectFrom('iotModel').select(['modelId', 'registrationKey']).where('productId', '=', 'VELO-4G').executeTakeFirstOrThrow()
+      expect(demo.registrationKey).toBe(second.seedResult.demoRegistrationKey)
+      expect((await db2.selectFrom('iotFunctionModel').select('functionId').where('modelId', '=', demo.modelId).execute()).length).toBe(6)
       expect((await db2.selectFrom('sysCountry').select('code').execute()).length).toBeGreaterThanOrEqual(30)
       expect((await db2.selectFrom('sysCountry').select('nameEn').where('code', '=', 'NL').executeTakeFirstOrThrow()).nameEn).toBe('Holland (ours)')
       expect((await db2.selectFrom('sysI18n').select('sourceKey').execute()).length).toBeGreaterThan(0)

@@ -200,8 +200,8 @@ export interface CountryTable extends Audited {
   status: string
 }
 
-// ---- IoT (migration 2026-11-22T00-iot). Booleans are real booleans here (SQLite answers 0/1:
-// compare with Boolean(...) when reading).
+// ---- IoT (migration 2026-11-22T00-iot). Boolean columns are written as 1/0 (SQLite binds no
+// booleans; PostgreSQL casts the parameter) and read with Boolean(...) (SQLite answers 0/1).
 
 export interface IotModelTable extends Audited {
   modelId: Generated<number>

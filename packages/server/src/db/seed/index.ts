@@ -236,7 +236,7 @@ async function iotArea(tx: Tx, result: SeedResult) {
   const registrationKey = randomBytes(24).toString('base64url')
   const model = await tx
     .insertInto('iotModel')
-    .values({ ...audit(), ...DEMO_MODEL, tag: 'demo', supportsAudio: false, bikeModels: '', registrationKey, status: '0' })
+    .values({ ...audit(), ...DEMO_MODEL, tag: 'demo', supportsAudio: 0, bikeModels: '', registrationKey, status: '0' })
     .returning('modelId')
     .executeTakeFirstOrThrow()
   for (const [name, command, description] of DEMO_FUNCTIONS) {
