@@ -20,6 +20,7 @@ import { envelopeHook, errorHandler, notFoundHandler } from './platform/http'
 import { installGuard } from './platform/rbac/guard'
 import { createServices, type Services } from './platform/services'
 import { registerDefinedEntities } from './platform/crud/routes'
+import { closeEventStreams } from './platform/sse'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -62,6 +63,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   const services = createServices(config)
   app.decorate('services', services)
   app.addHook('onClose', () => services.close())
+  // Server-sent event streams never go idle: end them, or closing would wait for them.
+  app.addHook('preClose', async () => closeEventStreams(services))
   app.decorate('routeTable', [])
   app.addHook('onRoute', (r) => {
     app.routeTable.push({ method: r.method, url: r.url, config: r.config })

@@ -1,0 +1,65 @@
+import type { ServerResponse } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+
+export interface EventStream {
+  /** Sends one server-sent event; the data is JSON. False once the client has gone. */
+  send(event: string, data: unknown): boolean
+  /** Runs when the client goes away (or the server closes). */
+  onClose(fn: () => void): void
+}
+
+const KEEPALIVE_MS = 15_000
+
+/** Open streams per app (keyed by its services), so closing one app ends its streams and no other's. */
+const openStreams = new WeakMap<object, Set<ServerResponse>>()
+
+/** Ends an app's open streams: the server would otherwise wait for them when closing. */
+export function closeEventStreams(services: object) {
+  for (const res of openStreams.get(services) ?? []) res.end()
+  openStreams.delete(services)
+}
+
+/**
+ * Turns a GET into a server-sent event stream. The browser reads it with fetch (so the token travels
+ * in the Authorization header like every other call, not in the URL where logs would keep it).
+ * A comment line every 15 s keeps proxies from closing an idle stream.
+ */
+export function openEventStream(req: FastifyRequest, reply: FastifyReply): EventStream {
+  reply.hijack()
+  const res = reply.raw
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    // nginx buffers responses unless told not to.
+    'x-accel-buffering': 'no',
+  })
+  res.write(': connected\n\n')
+  let open = true
+  const closers: (() => void)[] = []
+  const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS)
+  const close = () => {
+    if (!open) return
+    open = false
+    clearInterval(keepalive)
+    for (const fn of closers) fn()
+  }
+  req.raw.on('close', close)
+  res.on('close', close)
+  const services = req.server.services
+  const streams = openStreams.get(services) ?? new Set()
+  openStreams.set(services, streams)
+  streams.add(res)
+  closers.push(() => streams.delete(res))
+  return {
+    send(event, data) {
+      if (!open) return false
+      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+      return true
+    },
+    onClose(fn) {
+      if (open) closers.push(fn)
+      else fn()
+    },
+  }
+}
