@@ -10,8 +10,16 @@ export function languageOf(req: FastifyRequest): Language {
   return pickLanguage(req.headers.currentlanguage)
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: the route answers another system in that system's format (EMQX's hooks), not in the envelope. */
+    envelope?: false
+  }
+}
+
 /** Wraps every JSON answer of the API in the envelope, with the success message in the caller's language. */
 export function envelopeHook(req: FastifyRequest, _reply: FastifyReply, payload: unknown) {
+  if (req.routeOptions.config.envelope === false) return Promise.resolve(payload)
   const lang = languageOf(req)
   if (isOk(payload)) return Promise.resolve({ code: 200, msg: t(lang, payload.messageKey, payload.params), data: payload.data ?? null })
   return Promise.resolve({ code: 200, msg: t(lang, 'ok'), data: payload ?? null })

@@ -1,4 +1,4 @@
-const SECRET_KEY = /pass(word)?|pwd|secret|token|^code$|resetcode|captcha/i
+const SECRET_KEY = /pass(word)?|pwd|secret|token|^code$|resetcode|captcha|registrationkey/i
 
 /** A copy of request params with every secret-looking value replaced, for the operation log. */
 export function maskSecrets(value: unknown, depth = 0): unknown {

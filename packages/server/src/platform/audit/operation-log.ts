@@ -69,11 +69,13 @@ export function installOperationLog(api: FastifyInstance, db: Db, apiPrefix: str
     let errorMsg = ''
     let jsonResult = req.auditResult ?? ''
     try {
-      const body = JSON.parse(jsonResult) as { code?: number; msg?: string }
+      const body = JSON.parse(jsonResult) as { code?: number; msg?: string; data?: unknown }
       if (body.code !== undefined && body.code !== 200) {
         status = '1'
         errorMsg = body.msg ?? ''
       }
+      // Answers carry secrets too (a device secret is shown once): the log keeps them masked.
+      if (body.data !== undefined) jsonResult = JSON.stringify({ ...body, data: maskSecrets(body.data) })
     } catch {
       jsonResult = jsonResult ? '(binary)' : ''
     }

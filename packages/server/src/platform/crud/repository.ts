@@ -16,7 +16,8 @@ export interface HookArgs {
   auth: AuthContext
 }
 export interface EntityHooks {
-  beforeCreate?: (args: HookArgs & { values: Row }) => Promise<void>
+  /** `columns`: stored columns the definition does not expose (keys, secret hashes) for the hook to set. */
+  beforeCreate?: (args: HookArgs & { values: Row; columns: Row }) => Promise<void>
   afterCreate?: (args: HookArgs & { row: Row; values: Row }) => Promise<void>
   beforeUpdate?: (args: HookArgs & { before: Row; values: Row }) => Promise<void>
   afterUpdate?: (args: HookArgs & { before: Row; after: Row }) => Promise<void>
@@ -309,11 +310,12 @@ export class EntityRepository {
   async createIn(tx: Transaction<any>, values: Row, auth: AuthContext, memo?: CheckMemo): Promise<Row> {
     const row = this.withDefaults(values, true)
     await this.checkValues(tx, row, undefined, memo)
-    await this.hooks.beforeCreate?.({ tx, auth, values: row })
+    const hidden: Row = {}
+    await this.hooks.beforeCreate?.({ tx, auth, values: row, columns: hidden })
     const audited = this.entity.fieldMap.has('createTime')
     const inserted = (await tx
       .insertInto(this.entity.table)
-      .values({ ...toColumns(this.entity, row), ...(audited ? { createBy: auth.userName, createTime: new Date().toISOString() } : {}) })
+      .values({ ...toColumns(this.entity, row), ...hidden, ...(audited ? { createBy: auth.userName, createTime: new Date().toISOString() } : {}) })
       .returning(this.entity.columns)
       .executeTakeFirstOrThrow()) as Row
     for (const [field, taken] of memo?.taken ?? []) if (row[field] !== undefined) taken.set(row[field], Number(inserted[this.entity.idField]))
