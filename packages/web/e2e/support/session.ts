@@ -12,7 +12,7 @@ interface Envelope<T> {
   data: T
 }
 
-export async function call<T>(request: APIRequestContext, method: 'GET' | 'POST' | 'PUT', path: string, token?: string, data?: unknown): Promise<T> {
+export async function call<T>(request: APIRequestContext, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, token?: string, data?: unknown): Promise<T> {
   const response = await request.fetch(`/api${path}`, {
     method,
     headers: token ? { Authorization: token } : {},
@@ -81,4 +81,45 @@ export async function createUserWithoutMenus(request: APIRequestContext): Promis
   await call(request, 'POST', '/register', undefined, { ...user, confirmPassword: user.password, code: '', uuid: '' })
   await setRegistration(request, false)
   return user
+}
+
+// ---- IoT -------------------------------------------------------------------------------------
+
+export interface GatewayInfo {
+  protocolVersion: number
+  embedded: boolean
+  port: number | null
+  connected: boolean
+  devicesOnline: number
+}
+
+/** Where simulated devices connect: the embedded broker's port from GET /iot/gateway. */
+export async function brokerUrl(request: APIRequestContext, token: string): Promise<string> {
+  const gateway = await call<GatewayInfo>(request, 'GET', '/iot/gateway', token)
+  expect(gateway.embedded, 'the e2e server runs the embedded broker').toBe(true)
+  expect(gateway.port, 'the embedded broker port').toBeTruthy()
+  return `mqtt://127.0.0.1:${gateway.port}`
+}
+
+/** The demo model seeded at first start (product VELO-4G, SN prefix VL). */
+export async function demoModel(request: APIRequestContext, token: string): Promise<{ modelId: number; name: string; snPrefix: string }> {
+  const page = await call<{ rows: Array<{ modelId: number; name: string; snPrefix: string; productId: string }> }>(request, 'POST', '/iot/model/list', token, {
+    pageNum: 1,
+    pageSize: 10,
+    productId: 'VELO-4G',
+  })
+  const model = page.rows.find((m) => m.productId === 'VELO-4G')
+  expect(model, 'the demo IoT model').toBeTruthy()
+  return model!
+}
+
+/** Adds a device as the console's add form does; the answer carries its secret, once. */
+export async function addDevice(request: APIRequestContext, token: string, sn: string, modelId: number): Promise<{ deviceId: number; sn: string; secret: string }> {
+  const device = await call<{ deviceId: number; sn: string; secret: string }>(request, 'POST', '/iot/device', token, { sn, modelId })
+  expect(device.secret, `the secret of ${sn}`).toBeTruthy()
+  return device
+}
+
+export async function removeDevices(request: APIRequestContext, token: string, ids: number[]): Promise<void> {
+  if (ids.length) await call(request, 'DELETE', `/iot/device/${ids.join(',')}`, token)
 }

@@ -32,11 +32,17 @@ export function buildUrl(url: string, params?: Query): string {
   return `${API_BASE_URL}${url}${qs ? `${url.includes('?') ? '&' : '?'}${qs}` : ''}`
 }
 
-function buildHeaders(data: unknown): Headers {
-  const headers = new Headers({ Accept: 'application/json' })
+/** The headers every call carries: the token (when signed in) and the language of messages (SPEC §7). */
+export function apiHeaders(accept = 'application/json'): Headers {
+  const headers = new Headers({ Accept: accept })
   const token = getToken()
   if (token) headers.set('Authorization', token)
   headers.set(LANGUAGE_HEADER, currentLanguage())
+  return headers
+}
+
+function buildHeaders(data: unknown): Headers {
+  const headers = apiHeaders()
   // FormData sets its own multipart boundary.
   if (data !== undefined && !(data instanceof FormData)) headers.set('Content-Type', 'application/json')
   return headers
@@ -89,16 +95,23 @@ function report(error: ApiError, silent: boolean | undefined): never {
   throw error
 }
 
-export async function request<T>(opts: RequestOptions): Promise<T> {
+/** A call whose success message matters too (the server's localized msg: "Reboot command sent"). */
+export async function requestWithMessage<T>(opts: RequestOptions): Promise<{ data: T; msg: string }> {
   let response: Response
   try {
     response = await send(opts)
   } catch (error) {
     return report(fromFetchFailure(error, false, 0), opts.silent)
   }
-  const result = interpretResponse<T>(response.status, await readBody(response))
-  if (result.ok) return result.data
-  return report(result.error, opts.silent)
+  const body = await readBody(response)
+  const result = interpretResponse<T>(response.status, body)
+  if (!result.ok) return report(result.error, opts.silent)
+  const msg = typeof body === 'object' && body !== null && typeof (body as { msg?: unknown }).msg === 'string' ? (body as { msg: string }).msg : ''
+  return { data: result.data, msg }
+}
+
+export async function request<T>(opts: RequestOptions): Promise<T> {
+  return (await requestWithMessage<T>(opts)).data
 }
 
 export const http = {

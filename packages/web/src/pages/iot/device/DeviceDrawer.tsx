@@ -1,0 +1,247 @@
+import { useMemo, type ReactNode } from 'react'
+import { Descriptions, Drawer, Empty, Result, Space, Spin, Table, Tabs, Tag, Tooltip } from 'antd'
+import type { ColumnsType } from 'antd/es/table'
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
+import { COMMANDS, iotEntities, type CommandEvent, type DeviceEvent, type FieldDef, type MessageEvent, type Paged, type ResolvedEntity } from '@velo/shared'
+import dayjs from 'dayjs'
+import { useTranslation } from 'react-i18next'
+import { eventData, useEventStream } from '../../../api/eventStream'
+import { crudApi, crudKeys, type ListBody, type Row } from '../../../crud/api/crudApi'
+import { DATETIME_FORMAT } from '../../../crud/kinds/cells'
+import { kindOf } from '../../../crud/kinds/kindTable'
+import { localized } from '../../../i18n'
+import { CommandStatusTag } from '../CommandStatusTag'
+import { LiveIndicator } from '../LiveIndicator'
+import { applyDeviceEvent } from '../deviceLive'
+import { prettyJson } from '../json'
+
+const { iotDevice: device, iotCommand: command, iotMessage: message } = iotEntities
+
+/** How many recent rows each table shows; live rows push the oldest out. */
+export const RECENT = 20
+
+export const telemetryBody = (deviceId: number): ListBody => ({ pageNum: 1, pageSize: RECENT, deviceId, kind: 'telemetry' })
+export const messagesBody = (deviceId: number): ListBody => ({ pageNum: 1, pageSize: RECENT, deviceId })
+export const commandsBody = (deviceId: number): ListBody => ({ pageNum: 1, pageSize: RECENT, deviceId })
+
+const time = (value: unknown) => (value ? dayjs(value as string).format(DATETIME_FORMAT) : '')
+const commandLabel = (name: unknown) => {
+  const spec = COMMANDS.find((c) => c.name === name)
+  return spec ? localized(spec.label) : String(name ?? '')
+}
+
+/** Puts a live row on top of a cached "recent" list (when it is loaded), keeping its length. */
+function prepend(queryClient: QueryClient, key: readonly unknown[], row: Row) {
+  queryClient.setQueryData<Paged<Row>>(key, (page) => (page?.rows ? { rows: [row, ...page.rows].slice(0, RECENT), total: page.total + 1 } : page))
+}
+
+let liveKey = 0
+
+/** A 'message' event as a row of the message log. */
+const messageRow = (m: MessageEvent): Row => ({
+  messageId: `live-${++liveKey}`,
+  deviceId: m.deviceId,
+  direction: m.direction,
+  kind: m.kind,
+  topic: m.topic,
+  payload: m.payload,
+  createTime: m.time,
+})
+
+/** A 'command' event applied to the recent commands: the row updated, or a new one on top. */
+function applyCommandEvent(queryClient: QueryClient, key: readonly unknown[], c: CommandEvent) {
+  const update = { status: c.status, reply: c.reply, roundTripMs: c.roundTripMs }
+  const page = queryClient.getQueryData<Paged<Row>>(key)
+  if (!page?.rows) return
+  if (page.rows.some((r) => Number(r.commandId) === c.commandId)) {
+    queryClient.setQueryData<Paged<Row>>(key, { ...page, rows: page.rows.map((r) => (Number(r.commandId) === c.commandId ? { ...r, ...update } : r)) })
+  } else {
+    prepend(queryClient, key, { commandId: c.commandId, deviceId: c.deviceId, command: c.command, ...update, createTime: new Date().toISOString() })
+  }
+}
+
+interface Telemetry {
+  battery?: number
+  signal?: number
+  gps?: { lat?: number; lng?: number }
+}
+
+function telemetryOf(row: Row): Telemetry {
+  try {
+    return JSON.parse(String(row.payload)) as Telemetry
+  } catch {
+    return {}
+  }
+}
+
+function RecentTable({ rows, columns, rowKey, loading, error, testId }: { rows: Row[] | undefined; columns: ColumnsType<Row>; rowKey: string; loading: boolean; error: boolean; testId: string }) {
+  const { t } = useTranslation()
+  if (error) return <Result status="warning" subTitle={t('iot.detail.loadFailed')} />
+  return (
+    <Table<Row>
+      size="small"
+      rowKey={rowKey}
+      loading={loading}
+      dataSource={rows ?? []}
+      columns={columns}
+      pagination={false}
+      scroll={{ x: 'max-content' }}
+      locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('iot.detail.none')} /> }}
+      data-testid={testId}
+    />
+  )
+}
+
+function useRecent(entity: ResolvedEntity, body: ListBody) {
+  return useQuery({ queryKey: crudKeys.list(entity, body), queryFn: () => crudApi(entity).list(body) })
+}
+
+function Value({ field, row }: { field: FieldDef; row: Row }): ReactNode {
+  const { Cell } = kindOf(field)
+  return <Cell entity={device} field={field} value={row[field.name]} row={row} />
+}
+
+/**
+ * One device, live: every field (state, versions and readings patched as 'device' events arrive),
+ * its recent telemetry, commands (statuses follow 'command' events) and messages (new ones on top).
+ */
+export function DeviceDrawer({ deviceId, onClose }: { deviceId: number; onClose: () => void }) {
+  const { t } = useTranslation()
+  const queryClient = useQueryClient()
+  const row = useQuery({ queryKey: crudKeys.row(device, deviceId), queryFn: () => crudApi(device).get(deviceId) })
+  const telemetry = useRecent(message, telemetryBody(deviceId))
+  const messages = useRecent(message, messagesBody(deviceId))
+  const commands = useRecent(command, commandsBody(deviceId))
+  const keys = useMemo(
+    () => ({
+      telemetry: crudKeys.list(message, telemetryBody(deviceId)),
+      messages: crudKeys.list(message, messagesBody(deviceId)),
+      commands: crudKeys.list(command, commandsBody(deviceId)),
+    }),
+    [deviceId],
+  )
+
+  const live = useEventStream('/iot/stream', {
+    params: { deviceId },
+    onEvent: (event) => {
+      if (event.event === 'device') {
+        const d = eventData<DeviceEvent>(event)
+        if (d?.deviceId === deviceId) applyDeviceEvent(queryClient, d)
+      } else if (event.event === 'command') {
+        const c = eventData<CommandEvent>(event)
+        if (c?.deviceId === deviceId) applyCommandEvent(queryClient, keys.commands, c)
+      } else if (event.event === 'message') {
+        const m = eventData<MessageEvent>(event)
+        if (!m || m.deviceId !== deviceId) return
+        const r = messageRow(m)
+        prepend(queryClient, keys.messages, r)
+        if (m.kind === 'telemetry' && m.direction === 'up') prepend(queryClient, keys.telemetry, r)
+      }
+    },
+    // Events missed while the stream was down: load the recent lists again.
+    onOpen: (again) => {
+      if (!again) return
+      void queryClient.invalidateQueries({ queryKey: crudKeys.row(device, deviceId) })
+      for (const key of Object.values(keys)) void queryClient.invalidateQueries({ queryKey: key })
+    },
+  })
+
+  const fields = device.fields.filter((f) => f.kind !== 'password')
+  const overview = row.isError ? (
+    <Result status="warning" subTitle={t('iot.detail.loadFailed')} />
+  ) : !row.data ? (
+    <Spin spinning style={{ display: 'block', padding: 48 }} />
+  ) : (
+    <Descriptions
+      className="crud-details"
+      bordered
+      size="small"
+      column={2}
+      data-testid="device-details"
+      items={fields.map((f) => ({
+        key: f.name,
+        label: localized(f.label),
+        span: f.kind === 'longText' ? 2 : 1,
+        children: <Value field={f} row={row.data} />,
+      }))}
+    />
+  )
+
+  const telemetryColumns: ColumnsType<Row> = [
+    { key: 'time', title: t('iot.detail.time'), render: (_, r) => time(r.createTime) },
+    { key: 'battery', title: t('iot.detail.battery'), align: 'right', render: (_, r) => telemetryOf(r).battery ?? '' },
+    { key: 'signal', title: t('iot.detail.signal'), align: 'right', render: (_, r) => telemetryOf(r).signal ?? '' },
+    { key: 'lat', title: t('iot.detail.lat'), align: 'right', render: (_, r) => telemetryOf(r).gps?.lat?.toFixed(5) ?? '' },
+    { key: 'lng', title: t('iot.detail.lng'), align: 'right', render: (_, r) => telemetryOf(r).gps?.lng?.toFixed(5) ?? '' },
+  ]
+  const commandColumns: ColumnsType<Row> = [
+    { key: 'time', title: t('iot.detail.time'), render: (_, r) => time(r.sentAt ?? r.createTime) },
+    { key: 'command', title: t('iot.detail.command'), render: (_, r) => commandLabel(r.command) },
+    { key: 'status', title: t('iot.detail.status'), render: (_, r) => <CommandStatusTag status={r.status as string} /> },
+    { key: 'rtt', title: t('iot.detail.roundTrip'), align: 'right', render: (_, r) => (r.roundTripMs === null || r.roundTripMs === undefined ? '' : `${String(r.roundTripMs)} ms`) },
+    {
+      key: 'reply',
+      title: t('iot.detail.reply'),
+      render: (_, r) =>
+        r.reply ? (
+          <Tooltip title={<pre className="iot-tooltip-json">{prettyJson(String(r.reply))}</pre>}>
+            <span className="crud-cell-clip">{String(r.reply)}</span>
+          </Tooltip>
+        ) : null,
+    },
+  ]
+  const messageColumns: ColumnsType<Row> = [
+    { key: 'time', title: t('iot.detail.time'), render: (_, r) => time(r.createTime) },
+    { key: 'direction', title: t('iot.detail.direction'), render: (_, r) => <Tag color={r.direction === 'up' ? 'green' : 'blue'}>{t(r.direction === 'up' ? 'iot.detail.up' : 'iot.detail.down')}</Tag> },
+    { key: 'kind', title: t('iot.detail.kind'), dataIndex: 'kind' },
+    {
+      key: 'payload',
+      title: t('iot.detail.payload'),
+      render: (_, r) => (
+        <Tooltip title={<pre className="iot-tooltip-json">{prettyJson(String(r.payload ?? ''))}</pre>}>
+          <span className="crud-cell-clip">{String(r.payload ?? '')}</span>
+        </Tooltip>
+      ),
+    },
+  ]
+
+  const sn = row.data ? String(row.data.sn) : ''
+  return (
+    <Drawer
+      open
+      title={sn ? t('iot.detail.title', { sn }) : t('iot.detail.loading')}
+      onClose={onClose}
+      size={960}
+      destroyOnHidden
+      extra={
+        <Space>
+          {row.data ? <Value field={device.fieldMap.get('state')!} row={row.data} /> : null}
+          <LiveIndicator state={live} testId="device-live" />
+        </Space>
+      }
+    >
+      <div data-testid="device-drawer">
+        <Tabs
+          items={[
+            { key: 'overview', label: t('iot.detail.overview'), children: overview },
+            {
+              key: 'telemetry',
+              label: t('iot.detail.telemetry'),
+              children: <RecentTable rows={telemetry.data?.rows} columns={telemetryColumns} rowKey="messageId" loading={telemetry.isPending} error={telemetry.isError} testId="device-telemetry" />,
+            },
+            {
+              key: 'commands',
+              label: t('iot.detail.commands'),
+              children: <RecentTable rows={commands.data?.rows} columns={commandColumns} rowKey="commandId" loading={commands.isPending} error={commands.isError} testId="device-commands" />,
+            },
+            {
+              key: 'messages',
+              label: t('iot.detail.messages'),
+              children: <RecentTable rows={messages.data?.rows} columns={messageColumns} rowKey="messageId" loading={messages.isPending} error={messages.isError} testId="device-messages" />,
+            },
+          ]}
+        />
+      </div>
+    </Drawer>
+  )
+}

@@ -1,0 +1,172 @@
+import { useEffect, useRef, useState } from 'react'
+import { App, Button, Space, Typography } from 'antd'
+import { EyeOutlined, KeyOutlined, PoweroffOutlined, SendOutlined } from '@ant-design/icons'
+import { useQueryClient } from '@tanstack/react-query'
+import { iotEntities, type DeviceEvent } from '@velo/shared'
+import { useTranslation } from 'react-i18next'
+import { eventData, useEventStream } from '../../../api/eventStream'
+import { iotApi } from '../../../api/iot'
+import { useAccess } from '../../../app/Access'
+import { crudKeys, type Row } from '../../../crud/api/crudApi'
+import { EntityListPage } from '../../../crud/EntityListPage'
+import { EntityForm, type EntityFormProps } from '../../../crud/form/EntityForm'
+import { GATEWAY_KEY, GatewayStatus } from '../GatewayStatus'
+import { LiveIndicator } from '../LiveIndicator'
+import { SecretDialog, type ShownSecret } from '../SecretDialog'
+import { applyDeviceEvent } from '../deviceLive'
+import { DeviceDrawer } from './DeviceDrawer'
+import { SendCommandDialog } from './SendCommandDialog'
+import '../iot.css'
+
+const device = iotEntities.iotDevice
+const COMMAND = 'iot:device:command'
+/** The devices-online count is fetched again at most this often while states change. */
+const GATEWAY_REFRESH_MS = 3000
+
+/**
+ * The IoT list: the generic device list, live. A 'device' event from GET /iot/stream patches the
+ * device's row where a cached page shows it (state, flow state, last seen, battery, versions), with
+ * no refetch. Selected devices can be rebooted or sent a command (each confirmed with the count);
+ * the SN opens the device drawer; a new device's secret, and a reset one, are shown once.
+ */
+export default function DevicePage() {
+  const { t } = useTranslation()
+  const { modal, message } = App.useApp()
+  const queryClient = useQueryClient()
+  const mayCommand = useAccess({ permissions: [COMMAND] })
+  const mayEdit = useAccess({ permissions: [`${device.permission}:edit`] })
+  const mayQuery = useAccess({ permissions: [`${device.permission}:query`] })
+  const [shownId, setShownId] = useState<number | null>(null)
+  const [secret, setSecret] = useState<ShownSecret | null>(null)
+  const [commanding, setCommanding] = useState<readonly Row[] | null>(null)
+
+  // The add form, with the secret the server answers once shown after it closes.
+  const [DeviceForm] = useState(
+    () =>
+      function DeviceForm(props: EntityFormProps) {
+        return (
+          <EntityForm
+            {...props}
+            onSaved={(saved) => {
+              if (props.id === undefined && typeof saved.secret === 'string') setSecret({ sn: String(saved.sn), secret: saved.secret })
+            }}
+          />
+        )
+      },
+  )
+
+  const gatewayTimer = useRef<ReturnType<typeof setTimeout> | null>(null)
+  useEffect(
+    () => () => {
+      if (gatewayTimer.current) clearTimeout(gatewayTimer.current)
+    },
+    [],
+  )
+  const live = useEventStream('/iot/stream', {
+    onEvent: (event) => {
+      if (event.event !== 'device') return
+      const data = eventData<DeviceEvent>(event)
+      if (!data) return
+      applyDeviceEvent(queryClient, data)
+      gatewayTimer.current ??= setTimeout(() => {
+        gatewayTimer.current = null
+        void queryClient.invalidateQueries({ queryKey: GATEWAY_KEY })
+      }, GATEWAY_REFRESH_MS)
+    },
+    // Back after a drop: what changed meanwhile is loaded once.
+    onOpen: (again) => {
+      if (again) void queryClient.invalidateQueries({ queryKey: [...crudKeys.all(device), 'list'] })
+    },
+  })
+
+  const ids = (rows: readonly Row[]) => rows.map((r) => Number(r.deviceId))
+
+  const reboot = (rows: readonly Row[]) =>
+    modal.confirm({
+      title: t('crud.confirmTitle'),
+      content: t('iot.reboot.confirm', { count: rows.length }),
+      okButtonProps: { danger: true },
+      onOk: async () => {
+        try {
+          const { msg } = await iotApi.reboot(ids(rows))
+          void message.success(msg || t('iot.reboot.sent'))
+        } catch {
+          // The client showed why.
+        }
+      },
+    })
+
+  const resetSecret = (row: Row) =>
+    modal.confirm({
+      title: t('crud.confirmTitle'),
+      content: t('iot.secret.resetConfirm', { sn: String(row.sn) }),
+      okButtonProps: { danger: true },
+      onOk: async () => {
+        try {
+          const { data, msg } = await iotApi.resetSecret(Number(row.deviceId))
+          setSecret({ sn: String(row.sn), secret: data.secret })
+          if (msg) void message.success(msg)
+        } catch {
+          // The client showed why.
+        }
+      },
+    })
+
+  return (
+    <>
+      <EntityListPage
+        entity={device}
+        form={DeviceForm}
+        cells={{
+          sn: ({ value, row }) =>
+            mayQuery ? (
+              <Typography.Link onClick={() => setShownId(Number(row.deviceId))} data-testid={`device-sn-${String(value)}`}>
+                {String(value)}
+              </Typography.Link>
+            ) : (
+              String(value)
+            ),
+        }}
+        rowActions={
+          mayQuery || mayEdit
+            ? (row) => (
+                <>
+                  {mayQuery && (
+                    <Button type="link" size="small" icon={<EyeOutlined />} onClick={() => setShownId(Number(row.deviceId))} data-testid="row-details">
+                      {t('crud.details')}
+                    </Button>
+                  )}
+                  {mayEdit && (
+                    <Button type="link" size="small" danger icon={<KeyOutlined />} onClick={() => resetSecret(row)} data-testid="row-reset-secret">
+                      {t('iot.secret.reset')}
+                    </Button>
+                  )}
+                </>
+              )
+            : undefined
+        }
+        toolbarActions={(list) => (
+          <>
+            {mayCommand && (
+              <>
+                <Button danger icon={<PoweroffOutlined />} disabled={!list.selectedRows.length} onClick={() => reboot(list.selectedRows)} data-testid="device-reboot">
+                  {t('iot.reboot.button')}
+                </Button>
+                <Button icon={<SendOutlined />} disabled={!list.selectedRows.length} onClick={() => setCommanding(list.selectedRows)} data-testid="device-send-command">
+                  {t('iot.command.button')}
+                </Button>
+              </>
+            )}
+            <Space className="iot-status" size="small">
+              <LiveIndicator state={live} />
+              <GatewayStatus />
+            </Space>
+          </>
+        )}
+      />
+      {shownId !== null && <DeviceDrawer deviceId={shownId} onClose={() => setShownId(null)} />}
+      {secret && <SecretDialog shown={secret} onClose={() => setSecret(null)} />}
+      {commanding && <SendCommandDialog devices={commanding} onClose={() => setCommanding(null)} />}
+    </>
+  )
+}
