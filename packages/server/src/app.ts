@@ -12,7 +12,8 @@ import Fastify, { type FastifyInstance, LogController, type RouteOptions } from 
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { AppConfig } from './config'
 import { migrateToLatest } from './db/migrate'
-import { type EmbeddedBroker, refuseUnregisteredDevices, startEmbeddedBroker } from './iot/embedded-broker'
+import type { EmbeddedBroker } from './iot/embedded-broker'
+import { type Iot, type IotOptions, startIot } from './iot'
 import { seed, type SeedResult } from './db/seed'
 import { registerModules } from './modules'
 import { installOperationLog } from './platform/audit/operation-log'
@@ -30,6 +31,8 @@ declare module 'fastify' {
     seedResult: SeedResult
     /** The in-process MQTT broker, when no external one is configured (MQTT_URL). */
     broker: EmbeddedBroker | null
+    /** The IoT gateway: broker authority, MQTT client, device state, message log, live events. */
+    iot: Iot
   }
 }
 
@@ -38,6 +41,8 @@ export interface BuildOptions {
   modules?: (api: FastifyInstance, services: Services) => Promise<void> | void
   /** Pino logger options, or false in tests. */
   logger?: boolean | object
+  /** Shorter intervals of the IoT gateway's buffers and sweeper (tests). */
+  iot?: IotOptions
 }
 
 /** Where the built web app is: WEB_DIR, else packages/web/dist beside this package. */
@@ -62,7 +67,11 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
 
   const services = createServices(config)
   app.decorate('services', services)
-  app.addHook('onClose', () => services.close())
+  // The gateway writes what it still holds before the database closes.
+  app.addHook('onClose', async () => {
+    if (app.hasDecorator('iot')) await app.iot.close()
+    await services.close()
+  })
   // Server-sent event streams never go idle: end them, or closing would wait for them.
   app.addHook('preClose', async () => closeEventStreams(services))
   app.decorate('routeTable', [])
@@ -73,9 +82,9 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   await migrateToLatest(services.db, services.dialect)
   app.decorate('seedResult', await seed(services))
 
-  const broker = config.mqttUrl ? null : await startEmbeddedBroker({ port: config.mqttPort, authenticate: refuseUnregisteredDevices })
-  app.decorate('broker', broker)
-  if (broker) app.addHook('onClose', () => broker.close())
+  const iot = await startIot(services, app.log, options.iot)
+  app.decorate('iot', iot)
+  app.decorate('broker', iot.broker)
 
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)

@@ -29,6 +29,15 @@ const EnvSchema = z.object({
     .regex(/^(mqtts?|wss?|tcp):\/\//, 'must start with mqtt:// (or mqtts, ws, wss, tcp)')
     .optional(),
   MQTT_PORT: port.default(1883),
+  MQTT_SHARE_GROUP: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _')
+    .default('velo'),
+  MQTT_PUBLIC_URL: z
+    .string()
+    .regex(/^(mqtts?|wss?):\/\/[^\s]+$/, 'must start with mqtt:// (or mqtts, ws, wss)')
+    .optional(),
+  MQTT_HOOK_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   STORAGE_DIR: z.string().min(1).default('./data/files'),
   WEB_DIR: z.string().min(1).optional(),
   ADMIN_PASSWORD: z
@@ -58,6 +67,12 @@ export interface AppConfig {
   redisUrl?: string
   mqttUrl?: string
   mqttPort: number
+  /** Servers sharing one external broker split device traffic in this shared-subscription group. */
+  mqttShareGroup: string
+  /** Where devices reach the broker, told to them on registration. */
+  mqttPublicUrl?: string
+  /** Secret EMQX sends (header x-velo-hook-token) to the auth/ACL hooks; unset = no hooks. */
+  mqttHookToken?: string
   storageDir: string
   webDir?: string
   adminPassword?: string
@@ -101,6 +116,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: e.REDIS_URL,
     mqttUrl: e.MQTT_URL,
     mqttPort: e.MQTT_PORT,
+    mqttShareGroup: e.MQTT_SHARE_GROUP,
+    mqttPublicUrl: e.MQTT_PUBLIC_URL,
+    mqttHookToken: e.MQTT_HOOK_TOKEN,
     storageDir: resolve(e.STORAGE_DIR),
     webDir: e.WEB_DIR ? resolve(e.WEB_DIR) : undefined,
     adminPassword: e.ADMIN_PASSWORD,

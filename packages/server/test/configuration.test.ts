@@ -42,6 +42,11 @@ const SEEDED_KEYS = [
   'sys.account.maxRetryCount',
   'sys.account.lockTime',
   'sys.account.singleSignOn',
+  'iot.heartbeat.seconds',
+  'iot.command.timeoutSeconds',
+  'iot.command.expireMinutes',
+  'iot.flow.warningPercent',
+  'iot.message.retentionDays',
   'sys.seed.version',
 ]
 

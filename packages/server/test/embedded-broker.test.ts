@@ -19,7 +19,8 @@ function connect(port: number, options: mqtt.IClientOptions = {}): Promise<{ ok:
 
 describe('embedded MQTT broker', () => {
   it('starts with the app when no MQTT_URL is set, and refuses devices nobody registered', async () => {
-    const t = await createTestApp()
+    // MQTT_PORT chosen: the embedded broker even when the suite runs on an external one (TEST_MQTT_URL).
+    const t = await createTestApp({ MQTT_PORT: '0' })
     try {
       const broker = t.app.broker!
       expect(broker.port).toBeGreaterThan(0)

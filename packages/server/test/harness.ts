@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import ExcelJS from 'exceljs'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import type { Selectable } from 'kysely'
@@ -17,6 +17,8 @@ export const ADMIN_PASSWORD = 'admin123!'
 
 export interface TestApp {
   app: FastifyInstance
+  /** Its database, for a second instance on the same one (createTestApp's databaseUrl). */
+  databaseUrl: string
   /** Sends a request from this app's own client address and parses the envelope. */
   call: (opts: CallOptions) => Promise<{ status: number; code: number; msg: string; data: any; headers: Record<string, unknown>; raw: Buffer }>
   login: (username?: string, password?: string) => Promise<string>
@@ -61,9 +63,22 @@ export async function freshDatabase(dir: string): Promise<{ url: string; drop: (
   }
 }
 
-export async function createTestApp(env: Record<string, string> = {}, options: Pick<BuildOptions, 'modules'> = {}): Promise<TestApp> {
+export interface TestAppOptions extends Pick<BuildOptions, 'modules' | 'iot'> {
+  /** Another app's database (several instances on one database); its owner drops it, not this app. */
+  databaseUrl?: string
+}
+
+export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'velo-test-'))
-  const database = await freshDatabase(dir)
+  const { databaseUrl, ...buildOptions } = options
+  const database = databaseUrl ? { url: databaseUrl, drop: async () => {} } : await freshDatabase(dir)
+  // TEST_MQTT_URL runs the apps on an external broker (Mosquitto), each in a shared-subscription
+  // group of its own so parallel test files do not take each other's device messages. A test that
+  // chooses its broker (MQTT_URL or MQTT_PORT) keeps its choice: the auth tests need the embedded one.
+  const externalMqtt =
+    process.env.TEST_MQTT_URL && env.MQTT_URL === undefined && env.MQTT_PORT === undefined
+      ? { MQTT_URL: process.env.TEST_MQTT_URL, MQTT_SHARE_GROUP: `test${randomBytes(6).toString('hex')}` }
+      : {}
   const config = loadConfig({
     DATABASE_URL: database.url,
     STORAGE_DIR: join(dir, 'files'),
@@ -73,10 +88,15 @@ export async function createTestApp(env: Record<string, string> = {}, options: P
     // Any free port: many apps run at once, and a local broker may hold 1883.
     MQTT_PORT: '0',
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    ...externalMqtt,
     ...env,
   })
-  const app = await buildApp(config, { logger: false, ...options })
+  // Apps of parallel test files share the Redis: each database gets its own event channel (two
+  // instances on one database share theirs, as a deployment's do).
+  const eventsChannel = `velo:iot:events:${createHash('sha256').update(database.url).digest('hex').slice(0, 16)}`
+  const app = await buildApp(config, { logger: false, ...buildOptions, iot: { eventsChannel, ...buildOptions.iot } })
   await app.ready()
+  if (externalMqtt.MQTT_URL) await app.iot.gateway.ready()
   // Each app gets its own client address, so per-address limits of one test file never touch another's.
   const remoteAddress = `127.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0]! % 250)}`
 
@@ -104,6 +124,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: P
 
   return {
     app,
+    databaseUrl: database.url,
     call,
     login,
     close: async () => {
@@ -227,11 +248,11 @@ export async function waitForOperLog(t: TestApp, match: (r: Selectable<OperLogTa
  * One app per test file, built before its tests and closed after them, with an admin token:
  * `const t = useTestApp()`, then `t.call(…)`, `t.admin`, `t.app.services.db` inside tests.
  */
-export function useTestApp(env: Record<string, string> = {}): TestApp & { readonly admin: string } {
+export function useTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): TestApp & { readonly admin: string } {
   let current: TestApp | undefined
   let token = ''
   beforeAll(async () => {
-    current = await createTestApp(env)
+    current = await createTestApp(env, options)
     token = await current.login()
   })
   afterAll(() => current?.close())
@@ -242,6 +263,9 @@ export function useTestApp(env: Record<string, string> = {}): TestApp & { readon
   return {
     get app() {
       return app().app
+    },
+    get databaseUrl() {
+      return app().databaseUrl
     },
     get admin() {
       return token

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:net'
-import { Aedes, type AuthenticateHandler } from 'aedes'
+import { Aedes, type AedesOptions, type Client } from 'aedes'
+import type { BrokerIdentity, DeviceAuthority } from './device-auth'
 
 export interface EmbeddedBroker {
   aedes: Aedes
@@ -7,6 +8,10 @@ export interface EmbeddedBroker {
   requestedPort: number
   /** The port it listens on: the requested one, or a free one when that was taken. */
   port: number
+  /** Closes a client's live connection (a deleted device, a reset secret); false if it was not connected. */
+  disconnect(clientId: string): boolean
+  /** Whether a client id holds a live connection. */
+  isConnected(clientId: string): boolean
   close(): Promise<void>
 }
 
@@ -27,12 +32,55 @@ function listen(server: Server, port: number): Promise<number> {
   })
 }
 
+const notAuthorized = () => Object.assign(new Error('Not authorized'), { returnCode: 5 as const })
+
+/** aedes's handlers, asking the device authority. */
+function brokerHandlers(authority: DeviceAuthority): Pick<AedesOptions, 'preConnect' | 'authenticate' | 'authorizePublish' | 'authorizeSubscribe'> {
+  const identities = new WeakMap<Client, BrokerIdentity>()
+  // aedes hands authenticate() no CONNECT packet: the will is taken from it here and checked there.
+  const willTopics = new WeakMap<Client, string>()
+  return {
+    preConnect(client, packet, done) {
+      if (packet.will) willTopics.set(client, packet.will.topic)
+      done(null, true)
+    },
+    authenticate(client, username, password, done) {
+      authority.authenticate(client.id, username, password).then(
+        (identity) => {
+          if (!identity || !authority.willAllowed(identity, willTopics.get(client))) return done(notAuthorized(), false)
+          identities.set(client, identity)
+          done(null, true)
+        },
+        // A database hiccup refuses the connection (the device retries) rather than letting it in.
+        () => done(Object.assign(new Error('Server unavailable'), { returnCode: 3 as const }), false),
+      )
+    },
+    authorizePublish(client, packet, done) {
+      // client is null for a will aedes publishes after a restart: it was checked when the device connected.
+      if (!client) return done(null)
+      const identity = identities.get(client)
+      done(identity && authority.authorize(identity, 'publish', packet.topic) ? null : new Error(`${client.id} may not publish to ${packet.topic}`))
+    },
+    authorizeSubscribe(client, subscription, done) {
+      const identity = identities.get(client)
+      // A null subscription answers this filter with a failure code in SUBACK; the connection stays.
+      done(null, identity && authority.authorize(identity, 'subscribe', subscription.topic) ? subscription : null)
+    },
+  }
+}
+
 /**
  * The in-process MQTT broker of the embedded defaults (no MQTT_URL). A machine that already runs a
  * broker on the port keeps it: ours then takes a free port and says which.
  */
-export async function startEmbeddedBroker(options: { port: number; authenticate: AuthenticateHandler }): Promise<EmbeddedBroker> {
-  const aedes = await Aedes.createBroker({ authenticate: options.authenticate })
+export async function startEmbeddedBroker(options: { port: number; authority: DeviceAuthority }): Promise<EmbeddedBroker> {
+  const aedes = await Aedes.createBroker(brokerHandlers(options.authority))
+  const clients = new Map<string, Client>()
+  aedes.on('client', (client) => clients.set(client.id, client))
+  aedes.on('clientDisconnect', (client) => {
+    // A takeover by the same client id registers the new connection before the old one is gone.
+    if (clients.get(client.id) === client) clients.delete(client.id)
+  })
   const server = createServer(aedes.handle)
   let port: number
   try {
@@ -45,18 +93,17 @@ export async function startEmbeddedBroker(options: { port: number; authenticate:
     aedes,
     requestedPort: options.port,
     port,
+    disconnect(clientId) {
+      const client = clients.get(clientId)
+      if (!client) return false
+      clients.delete(clientId)
+      client.close()
+      return true
+    },
+    isConnected: (clientId) => clients.has(clientId),
     close: () =>
       new Promise<void>((resolve) => {
         aedes.close(() => server.close(() => resolve()))
       }),
   }
-}
-
-/**
- * Until the IoT gateway issues device secrets there is nobody a device could prove to be: every
- * connection is refused as not authorized (CONNACK 5) rather than let in unchecked.
- */
-export const refuseUnregisteredDevices: AuthenticateHandler = (_client, _username, _password, done) => {
-  const error = Object.assign(new Error('No device is registered with this broker'), { returnCode: 5 })
-  done(error as never, false)
 }

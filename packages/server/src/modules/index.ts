@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { authRoutes } from '../platform/auth/routes'
 import type { Services } from '../platform/services'
 import { registerFiles } from './common/files'
+import { registerIot } from './iot'
 import { registerLogs } from './monitor/logs'
 import { registerOnline } from './monitor/online'
 import { registerConfiguration } from './system/configuration'
@@ -28,4 +29,5 @@ export async function registerModules(api: FastifyInstance, services: Services) 
   registerProfile(api, services)
   registerLogs(api, services)
   registerOnline(api, services)
+  registerIot(api, services)
 }

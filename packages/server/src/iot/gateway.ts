@@ -1,0 +1,326 @@
+import { randomBytes } from 'node:crypto'
+import { type DownKind, downTopic, parseTopic, PROTOCOL_VERSION, UP_FILTER, UP_SCHEMAS, type UpKind } from '@velo/shared'
+import type { FastifyBaseLogger } from 'fastify'
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
+import type { z } from 'zod'
+import type { Db } from '../db/database'
+import type { Credential } from './device-auth'
+import type { LoggedMessage } from './message-log'
+import type { Gateway, KnownDevice, ObservedMessage, UpHandler, UpMessage } from './types'
+
+export interface GatewayOptions {
+  /** mqtt://host:port of the embedded broker, or MQTT_URL. */
+  url: string
+  /** The embedded broker's internal credential (an external broker takes them from MQTT_URL). */
+  credential?: Credential
+  /** Several servers on one broker: each message goes to one of the group (shared subscription). */
+  shareGroup?: string
+  /** 5 where the broker may speak it (it falls back to 3.1.1 if refused); aedes speaks 3.1.1 only. */
+  protocolVersion: 4 | 5
+  db: Db
+  /** Where up and down messages are recorded. */
+  messageLog: { record(message: LoggedMessage): void }
+  logger: FastifyBaseLogger
+  /** How long a device found by SN is trusted (another instance may delete it meanwhile). */
+  cacheMs?: number
+  /** How long an unknown SN stays unknown before it is looked up again. */
+  unknownCacheMs?: number
+}
+
+/** Whether a topic matches an MQTT filter (+ one level, # the rest; wildcards never match $ topics at the start). */
+export function topicMatches(filter: string, topic: string): boolean {
+  const f = filter.split('/')
+  const t = topic.split('/')
+  const dollar = topic.startsWith('$')
+  for (let i = 0; i < f.length; i++) {
+    const level = f[i]!
+    if (level === '#') return !(i === 0 && dollar)
+    if (i >= t.length) return false
+    if (level === '+') {
+      if (i === 0 && dollar) return false
+    } else if (level !== t[i]) return false
+  }
+  return f.length === t.length
+}
+
+const newClientId = (role: string) => `velo-${role}-${randomBytes(6).toString('hex')}`
+const UNSUPPORTED_PROTOCOL = new Set([1, 132])
+const LOOKUP_CHUNK = 500
+const MAX_CACHED = 200_000
+
+interface CacheEntry {
+  device: KnownDevice | null
+  until: number
+}
+
+/**
+ * The server's side of the device protocol: one MQTT client that receives every device's up topics
+ * (as one member of a shared-subscription group when servers share a broker), finds the device,
+ * validates the payload against its kind's schema and hands it to the handlers of that kind.
+ * Watches of the message-queue debugger get clients of their own, so an overlapping filter never
+ * makes the broker deliver a device message to the gateway twice.
+ */
+export class MqttGateway implements Gateway {
+  private readonly client: MqttClient
+  private readonly handlers = new Map<UpKind, Set<UpHandler>>()
+  private readonly cache = new Map<string, CacheEntry>()
+  private readonly lookups = new Map<string, { promise: Promise<KnownDevice | null>; resolve: (d: KnownDevice | null) => void; reject: (err: unknown) => void }>()
+  private lookupScheduled = false
+  private readonly watches = new Map<string, { client: Promise<MqttClient>; listeners: Set<(m: ObservedMessage) => void> }>()
+  private readonly readyPromise: Promise<void>
+  private closed = false
+  private readonly cacheMs: number
+  private readonly unknownCacheMs: number
+
+  constructor(private readonly options: GatewayOptions) {
+    this.cacheMs = options.cacheMs ?? 30_000
+    this.unknownCacheMs = options.unknownCacheMs ?? 5_000
+    let resolveReady!: () => void
+    this.readyPromise = new Promise((resolve) => (resolveReady = resolve))
+    const client = mqtt.connect(options.url, {
+      ...this.clientOptions('gw'),
+      protocolVersion: options.protocolVersion,
+      // A clean session: what a device must get while the server is away is queued by the server.
+      clean: true,
+      // Subscribed on every connect below, so ready() can follow the subscription.
+      resubscribe: false,
+      // A refusal (protocol version, a broker not yet told about our credentials) is retried like a lost connection.
+      reconnectOnConnackError: true,
+    })
+    this.client = client
+    client.on('connect', () => {
+      this.subscribeUp().then(resolveReady, (err) => options.logger.error({ err }, 'MQTT gateway could not subscribe to device topics'))
+    })
+    client.on('message', (topic, payload) => this.receive(topic, payload))
+    client.on('error', (err: Error & { code?: number }) => {
+      if (client.options.protocolVersion === 5 && UNSUPPORTED_PROTOCOL.has(Number(err.code))) {
+        options.logger.info('The MQTT broker does not speak MQTT 5: the gateway uses 3.1.1')
+        client.options.protocolVersion = 4
+        return
+      }
+      options.logger.warn({ err: err.message }, 'MQTT gateway connection')
+    })
+    client.on('offline', () => options.logger.warn('MQTT gateway lost the broker; reconnecting'))
+  }
+
+  private clientOptions(role: string): IClientOptions {
+    return {
+      clientId: newClientId(role),
+      ...(this.options.credential ? { username: this.options.credential.username, password: this.options.credential.password } : {}),
+      reconnectPeriod: 1000,
+      connectTimeout: 10_000,
+      keepalive: 30,
+    }
+  }
+
+  private async subscribeUp() {
+    const filter = this.options.shareGroup ? `$share/${this.options.shareGroup}/${UP_FILTER}` : UP_FILTER
+    const granted = await this.client.subscribeAsync(filter, { qos: 1 })
+    if (granted.some((g) => g.qos === 128)) throw new Error(`The broker refused the subscription to ${filter}`)
+  }
+
+  get connected(): boolean {
+    return this.client.connected
+  }
+
+  ready(): Promise<void> {
+    return this.readyPromise
+  }
+
+  on(kind: UpKind, handler: UpHandler): void {
+    const set = this.handlers.get(kind) ?? new Set()
+    set.add(handler)
+    this.handlers.set(kind, set)
+  }
+
+  private receive(topic: string, payload: Buffer) {
+    const parsed = parseTopic(topic)
+    // A zero-length payload clears a retained message: nothing was said.
+    if (!parsed || parsed.direction !== 'up' || payload.length === 0) return
+    const receivedAt = Date.now()
+    const cached = this.cached(parsed.sn)
+    // Known devices are handled at once; the rest wait for one batched lookup, in arrival order.
+    if (cached !== undefined) return this.dispatch(cached, parsed.sn, parsed.kind, topic, payload, receivedAt)
+    this.findDevice(parsed.sn).then(
+      (device) => this.dispatch(device, parsed.sn, parsed.kind, topic, payload, receivedAt),
+      (err) => this.options.logger.error({ err, topic }, 'device lookup failed; message dropped'),
+    )
+  }
+
+  private dispatch(device: KnownDevice | null, sn: string, kind: string, topic: string, payload: Buffer, receivedAt: number) {
+    const { logger, messageLog } = this.options
+    if (!device) {
+      logger.debug({ sn, topic }, 'message of an unknown device dropped')
+      return
+    }
+    const raw = payload.toString('utf8')
+    const schema = (UP_SCHEMAS as Record<string, z.ZodType | undefined>)[kind]
+    let result: ReturnType<z.ZodType['safeParse']> | null = null
+    try {
+      result = schema ? schema.safeParse(JSON.parse(raw)) : null
+    } catch {
+      // not JSON: invalid like any other
+    }
+    if (!result?.success) {
+      logger.warn({ sn, topic, issues: result?.error?.issues.slice(0, 3) }, 'invalid device message dropped')
+      messageLog.record({ deviceId: device.deviceId, sn, direction: 'up', kind: 'invalid', topic, payload: raw })
+      return
+    }
+    // Heartbeats only say "still here": the device's last-seen time keeps that.
+    if (kind !== 'heartbeat') messageLog.record({ deviceId: device.deviceId, sn, direction: 'up', kind, topic, payload: raw })
+    const message: UpMessage = { device, kind: kind as UpKind, topic, payload: result.data as Record<string, unknown>, raw, receivedAt }
+    for (const handler of this.handlers.get(kind as UpKind) ?? []) {
+      try {
+        const pending = handler(message)
+        if (pending) pending.catch((err: unknown) => logger.error({ err, topic }, 'device message handler failed'))
+      } catch (err) {
+        logger.error({ err, topic }, 'device message handler failed')
+      }
+    }
+  }
+
+  async publishToDevice(device: KnownDevice, kind: DownKind, payload: Record<string, unknown>): Promise<void> {
+    const topic = downTopic(device.sn, kind)
+    const raw = JSON.stringify({ v: PROTOCOL_VERSION, ...payload })
+    await this.client.publishAsync(topic, raw, { qos: 1, retain: false })
+    this.options.messageLog.record({ deviceId: device.deviceId, sn: device.sn, direction: 'down', kind, topic, payload: raw })
+  }
+
+  async publishRaw(topic: string, payload: string | Buffer, options: { qos: 0 | 1 | 2; retain: boolean }): Promise<void> {
+    await this.client.publishAsync(topic, payload, options)
+    // What the debugger tells a device is part of its history (what it says comes back up the subscription).
+    const parsed = parseTopic(topic)
+    if (parsed?.direction !== 'down') return
+    const device = await this.findDevice(parsed.sn)
+    const raw = typeof payload === 'string' ? payload : payload.toString('utf8')
+    if (device) this.options.messageLog.record({ deviceId: device.deviceId, sn: device.sn, direction: 'down', kind: parsed.kind, topic, payload: raw })
+  }
+
+  async watch(filter: string, listener: (m: ObservedMessage) => void): Promise<() => Promise<void>> {
+    let watch = this.watches.get(filter)
+    if (!watch) {
+      watch = { client: this.openWatch(filter), listeners: new Set() }
+      this.watches.set(filter, watch)
+    }
+    watch.listeners.add(listener)
+    const current = watch
+    try {
+      await current.client
+    } catch (err) {
+      current.listeners.delete(listener)
+      if (this.watches.get(filter) === current) this.watches.delete(filter)
+      throw err
+    }
+    let done = false
+    return async () => {
+      if (done) return
+      done = true
+      current.listeners.delete(listener)
+      if (current.listeners.size > 0 || this.watches.get(filter) !== current) return
+      this.watches.delete(filter)
+      await (await current.client).endAsync().catch(() => {})
+    }
+  }
+
+  private async openWatch(filter: string): Promise<MqttClient> {
+    const client = await mqtt.connectAsync(this.options.url, { ...this.clientOptions('watch'), protocolVersion: this.client.options.protocolVersion ?? 4, clean: true }, false)
+    // An 'error' nobody listens to would end the process; the client reconnects by itself.
+    client.on('error', (err) => this.options.logger.warn({ err: err.message, filter }, 'MQTT watch connection'))
+    client.on('message', (topic, payload, packet) => {
+      const watch = this.watches.get(filter)
+      if (!watch || !topicMatches(filter, topic)) return
+      const observed: ObservedMessage = { topic, payload: payload.toString('utf8'), qos: packet.qos, retain: packet.retain, time: new Date().toISOString() }
+      for (const l of watch.listeners) l(observed)
+    })
+    try {
+      // QoS 2 so what arrives carries the QoS it was published with.
+      const granted = await client.subscribeAsync(filter, { qos: 2 })
+      if (granted.some((g) => g.qos === 128)) throw new Error(`The broker refused the subscription to ${filter}`)
+    } catch (err) {
+      await client.endAsync(true).catch(() => {})
+      throw err
+    }
+    return client
+  }
+
+  private cached(sn: string): KnownDevice | null | undefined {
+    const entry = this.cache.get(sn)
+    if (!entry) return undefined
+    if (entry.until > Date.now()) return entry.device
+    this.cache.delete(sn)
+    return undefined
+  }
+
+  findDevice(sn: string): Promise<KnownDevice | null> {
+    const cached = this.cached(sn)
+    if (cached !== undefined) return Promise.resolve(cached)
+    const pending = this.lookups.get(sn)
+    if (pending) return pending.promise
+    let resolve!: (d: KnownDevice | null) => void
+    let reject!: (err: unknown) => void
+    const promise = new Promise<KnownDevice | null>((res, rej) => {
+      resolve = res
+      reject = rej
+    })
+    this.lookups.set(sn, { promise, resolve, reject })
+    if (!this.lookupScheduled) {
+      this.lookupScheduled = true
+      // Every SN asked for in this tick is looked up together: 10,000 devices connecting at once cost 20 queries.
+      setImmediate(() => void this.lookUpPending())
+    }
+    return promise
+  }
+
+  private async lookUpPending() {
+    this.lookupScheduled = false
+    const batch = [...this.lookups.entries()]
+    this.lookups.clear()
+    for (let i = 0; i < batch.length; i += LOOKUP_CHUNK) {
+      const chunk = batch.slice(i, i + LOOKUP_CHUNK)
+      try {
+        const rows = await this.options.db
+          .selectFrom('iotDevice')
+          .select(['deviceId', 'sn', 'modelId'])
+          .where(
+            'sn',
+            'in',
+            chunk.map(([sn]) => sn),
+          )
+          .execute()
+        const found = new Map(rows.map((r) => [r.sn, { deviceId: Number(r.deviceId), sn: r.sn, modelId: Number(r.modelId) }]))
+        const now = Date.now()
+        // Expired entries are only dropped when read: a flood of made-up SNs must not grow the map forever.
+        if (this.cache.size > MAX_CACHED) this.cache.clear()
+        for (const [sn, waiter] of chunk) {
+          const device = found.get(sn) ?? null
+          this.cache.set(sn, { device, until: now + (device ? this.cacheMs : this.unknownCacheMs) })
+          waiter.resolve(device)
+        }
+      } catch (err) {
+        for (const [, waiter] of chunk) waiter.reject(err)
+      }
+    }
+  }
+
+  forget(sn: string): void {
+    this.cache.delete(sn)
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    const clients = [this.client, ...(await Promise.all([...this.watches.values()].map((w) => w.client.catch(() => null))))]
+    this.watches.clear()
+    await Promise.all(clients.map((c) => (c ? endSoon(c) : undefined)))
+  }
+}
+
+/** Ends a client, waiting briefly for messages in flight, never for a broker that is gone. */
+async function endSoon(client: MqttClient) {
+  let timer: NodeJS.Timeout | undefined
+  const forced = new Promise<void>((resolve) => {
+    timer = setTimeout(() => resolve(client.endAsync(true)), 2000)
+  })
+  await Promise.race([client.endAsync(), forced]).catch(() => {})
+  clearTimeout(timer)
+}

@@ -1,0 +1,123 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Services } from '../platform/services'
+import { type Credential, DeviceAuthority } from './device-auth'
+import { type EmbeddedBroker, startEmbeddedBroker } from './embedded-broker'
+import { createIotEvents, type IotEventBus } from './events'
+import { type GatewayOptions, MqttGateway } from './gateway'
+import { MessageLog, type MessageLogOptions } from './message-log'
+import { Presence, type PresenceOptions } from './presence'
+import { CommandService, type CommandServiceOptions } from './commands'
+import { MqDebugger } from './mq-debug'
+
+export interface IotOptions {
+  presence?: PresenceOptions
+  messageLog?: MessageLogOptions
+  gateway?: Pick<GatewayOptions, 'cacheMs' | 'unknownCacheMs'>
+  /** The Redis channel of live events (default velo:iot:events). */
+  eventsChannel?: string
+  commands?: Pick<CommandServiceOptions, 'sweepIntervalMs' | 'replyFlushMs'>
+}
+
+/** Something built on the gateway core (the commands service, the MQ debugger), closed before it. */
+export interface IotPart {
+  close(): Promise<void>
+}
+
+export interface Iot {
+  authority: DeviceAuthority
+  /** The in-process broker, or null with an external one (MQTT_URL). */
+  broker: EmbeddedBroker | null
+  gateway: MqttGateway
+  events: IotEventBus
+  presence: Presence
+  messageLog: MessageLog
+  /** Commands to devices: sending, queueing, replies, timeouts. */
+  commands: CommandService
+  /** The administrators' topic watcher and publisher. */
+  mqDebugger: MqDebugger
+  /** Adds a part to close (in reverse order) before the core closes; returns it. */
+  attach<P extends IotPart>(part: P): P
+  /**
+   * Ends a device's live connection (deleted, secret reset, model disabled). Only the embedded broker
+   * can be told to; an external one keeps the connection until it drops, but refuses the reconnect.
+   */
+  kick(sn: string): boolean
+  close(): Promise<void>
+}
+
+/** user:password of MQTT_URL, which EMQX's auth hook must let in as the server itself. */
+function urlCredential(url: string | undefined): Credential | undefined {
+  if (!url) return undefined
+  const parsed = new URL(url)
+  return parsed.username ? { username: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) } : undefined
+}
+
+/**
+ * Starts the IoT gateway: the broker's authority, the embedded broker when no MQTT_URL is set, the
+ * gateway's MQTT client, live events, device state and the message log.
+ */
+export async function startIot(services: Services, logger: FastifyBaseLogger, options: IotOptions = {}): Promise<Iot> {
+  const { config, db, configValues } = services
+  const external = config.mqttUrl
+  const internal = external ? undefined : DeviceAuthority.newInternalCredential()
+  const authority = new DeviceAuthority(db, [internal, urlCredential(external)])
+  const broker = external ? null : await startEmbeddedBroker({ port: config.mqttPort, authority })
+  const events = await createIotEvents(services.redis, logger, options.eventsChannel)
+  const messageLog = new MessageLog({ db, events, configValues, logger }, options.messageLog)
+  const gateway = new MqttGateway({
+    ...options.gateway,
+    url: external ?? `mqtt://127.0.0.1:${broker!.port}`,
+    credential: internal,
+    shareGroup: external ? config.mqttShareGroup : undefined,
+    protocolVersion: external ? 5 : 4,
+    db,
+    messageLog,
+    logger,
+  })
+  const presence = new Presence({ db, gateway, events, configValues, logger }, options.presence)
+  const commands = new CommandService({ ...options.commands, db, dialect: services.dialect, gateway, events, presence, configValues, log: logger })
+  const parts: IotPart[] = []
+
+  const iot: Iot = {
+    authority,
+    broker,
+    gateway,
+    events,
+    presence,
+    messageLog,
+    commands,
+    mqDebugger: new MqDebugger(gateway),
+    attach(part) {
+      parts.push(part)
+      return part
+    },
+    kick: (sn) => broker?.disconnect(sn) ?? false,
+    async close() {
+      for (const part of parts.splice(0).reverse()) await part.close().catch((err) => logger.error({ err }, 'closing an IoT part failed'))
+      await gateway.close()
+      await presence.close()
+      await messageLog.close()
+      await events.close()
+      await broker?.close()
+    },
+  }
+
+  try {
+    if (broker) {
+      // Nobody can be connected to a broker that has just started: whatever the rows say from the last run is over.
+      await presence.sweep(new Date().toISOString())
+      await gateway.ready()
+    } else {
+      // An external broker that is down must not stop the start: the gateway keeps trying.
+      void gateway.ready().then(() => logger.info(`IoT gateway subscribed at ${new URL(external!).host}`))
+    }
+    messageLog.start()
+    // Listening to replies and presence before presence starts, so no device's return is missed.
+    iot.attach(commands.start())
+    presence.start()
+  } catch (err) {
+    await iot.close()
+    throw err
+  }
+  return iot
+}

@@ -1,0 +1,113 @@
+import type { MessageEvent } from '@velo/shared'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Insertable } from 'kysely'
+import type { Db } from '../db/database'
+import type { IotMessageTable } from '../db/schema'
+import type { ConfigValues } from '../platform/config-keys'
+import type { IotEventBus } from './events'
+import { WriteBehind } from './write-behind'
+
+/** One message a device sent or was sent, as the gateway hands it over. */
+export interface LoggedMessage {
+  deviceId: number | null
+  sn: string
+  direction: 'up' | 'down'
+  /** The topic's kind (presence, reply, command, …), or 'invalid' for a payload that failed its schema. */
+  kind: string
+  topic: string
+  payload: string
+}
+
+export interface MessageLogOptions {
+  /** How long a message waits for others before they are written together. */
+  flushMs?: number
+  /** Written at once when this many are waiting. */
+  maxBatch?: number
+  /** How often rows older than iot.message.retentionDays are deleted. */
+  pruneEveryMs?: number
+}
+
+export const RETENTION_DAYS_KEY = 'iot.message.retentionDays'
+const DEFAULT_RETENTION_DAYS = 7
+/** Longer payloads are cut: the log is for reading, and a device must not fill the database. */
+export const MAX_LOGGED_PAYLOAD = 4096
+const INSERT_CHUNK = 500
+
+type Row = Insertable<IotMessageTable>
+interface Batch {
+  rows: Row[]
+  events: MessageEvent[]
+}
+
+const cut = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text)
+
+/**
+ * The device message log (iot_message): every message but heartbeats, written in batches, and a
+ * 'message' event for each once it is stored. Old rows are deleted now and then.
+ */
+export class MessageLog {
+  private readonly buffer: WriteBehind<Batch>
+  private pruneTimer: NodeJS.Timeout | null = null
+  private pruning: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    private readonly deps: { db: Db; events: IotEventBus; configValues: ConfigValues; logger: FastifyBaseLogger },
+    private readonly options: MessageLogOptions = {},
+  ) {
+    this.buffer = new WriteBehind<Batch>({
+      delayMs: options.flushMs ?? 50,
+      maxSize: options.maxBatch ?? 500,
+      empty: () => ({ rows: [], events: [] }),
+      size: (b) => b.rows.length,
+      write: (b) => this.write(b.rows, b.events),
+      onError: (err) => deps.logger.error({ err }, 'could not write the device message log'),
+    })
+  }
+
+  record(message: LoggedMessage): void {
+    const time = new Date().toISOString()
+    const payload = cut(message.payload, MAX_LOGGED_PAYLOAD)
+    const kind = cut(message.kind, 16)
+    const topic = cut(message.topic, 255)
+    this.buffer.add((b) => {
+      b.rows.push({ deviceId: message.deviceId, direction: message.direction, kind, topic, payload, createTime: time })
+      b.events.push({ deviceId: message.deviceId, sn: message.sn, direction: message.direction, kind, topic, payload, time })
+    })
+  }
+
+  private async write(rows: Row[], events: MessageEvent[]) {
+    await this.deps.db.transaction().execute(async (tx) => {
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) await tx.insertInto('iotMessage').values(rows.slice(i, i + INSERT_CHUNK)).execute()
+    })
+    await this.deps.events.publishBatch(events.map((data) => ({ type: 'message', data })))
+  }
+
+  /** Resolves when every message recorded so far is stored. */
+  flush(): Promise<void> {
+    return this.buffer.flush()
+  }
+
+  /** Deletes rows older than the retention period; returns how many. */
+  async prune(): Promise<number> {
+    const days = await this.deps.configValues.int(RETENTION_DAYS_KEY, DEFAULT_RETENTION_DAYS)
+    const cutoff = new Date(Date.now() - days * 86_400_000).toISOString()
+    const result = await this.deps.db.deleteFrom('iotMessage').where('createTime', '<', cutoff).executeTakeFirst()
+    return Number(result.numDeletedRows)
+  }
+
+  /** Prunes now and then every pruneEveryMs (default hourly). */
+  start(): void {
+    const prune = () => {
+      this.pruning = this.prune().catch((err) => this.deps.logger.error({ err }, 'could not prune the device message log'))
+    }
+    prune()
+    this.pruneTimer = setInterval(prune, this.options.pruneEveryMs ?? 3_600_000)
+    this.pruneTimer.unref()
+  }
+
+  async close(): Promise<void> {
+    if (this.pruneTimer) clearInterval(this.pruneTimer)
+    await this.pruning
+    await this.buffer.close()
+  }
+}

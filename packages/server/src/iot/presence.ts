@@ -1,0 +1,245 @@
+import { DEFAULT_FLOW_WARNING_PERCENT, type DeviceEvent, type DeviceState, deviceState, type PresencePayload, type StatusPayload, type TelemetryPayload } from '@velo/shared'
+import type { FastifyBaseLogger } from 'fastify'
+import { sql, type Updateable } from 'kysely'
+import type { Db } from '../db/database'
+import type { IotDeviceTable } from '../db/schema'
+import type { ConfigValues } from '../platform/config-keys'
+import type { IotEventBus } from './events'
+import type { Gateway, KnownDevice, UpMessage } from './types'
+import { WriteBehind } from './write-behind'
+
+export const HEARTBEAT_SECONDS_KEY = 'iot.heartbeat.seconds'
+export const FLOW_WARNING_PERCENT_KEY = 'iot.flow.warningPercent'
+const DEFAULT_HEARTBEAT_SECONDS = 60
+/** Silent for this many heartbeat intervals: offline, even without a last will (a broker restart loses wills). */
+const MISSED_HEARTBEATS = 3
+
+export interface PresenceOptions {
+  /** How long a report waits for others before they are written together. */
+  flushMs?: number
+  /** Written at once when this many devices have changes waiting. */
+  maxBatch?: number
+  /** How often silent devices are looked for. */
+  sweepEveryMs?: number
+}
+
+/** What the device reported since the last write, merged: the latest value of each field wins. */
+interface Pending {
+  device: KnownDevice
+  /** Set by presence: true online, false offline. */
+  online?: boolean
+  /** When the offline presence arrived. */
+  offlineAt?: string
+  /** Presence said online: the commands service delivers what waited for it. */
+  announcedOnline: boolean
+  /** The device spoke after its last presence message, so it is connected whatever the row says. */
+  spoke: boolean
+  /** It was connected at some point of the batch (an online and an offline may meet in one). */
+  wasConnected: boolean
+  changes: Updateable<IotDeviceTable>
+  activated?: boolean
+  sim?: NonNullable<StatusPayload['sim']>
+}
+
+/** The device's columns a DeviceEvent is made of. */
+const EVENT_COLUMNS = ['deviceId', 'sn', 'state', 'online', 'activated', 'flowState', 'lastSeenAt', 'battery', 'firmwareVersion', 'configVersion', 'remainingFlow'] as const
+
+type EventRow = { [K in (typeof EVENT_COLUMNS)[number]]: unknown }
+
+export function deviceEventOf(row: EventRow, state = row.state as DeviceState): DeviceEvent {
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v))
+  return {
+    deviceId: Number(row.deviceId),
+    sn: String(row.sn),
+    state,
+    flowState: row.flowState === 'warning' ? 'warning' : 'normal',
+    lastSeenAt: (row.lastSeenAt as string | null) ?? null,
+    battery: num(row.battery),
+    firmwareVersion: (row.firmwareVersion as string | null) ?? null,
+    configVersion: (row.configVersion as string | null) ?? null,
+    remainingFlow: num(row.remainingFlow),
+  }
+}
+
+/** remaining < percent % of the package: warning. */
+export function flowStateOf(usedMb: number, limitMb: number, warningPercent: number): { remainingFlow: number; flowState: 'normal' | 'warning' } {
+  const remainingFlow = Math.round((limitMb - usedMb) * 1000) / 1000
+  return { remainingFlow, flowState: remainingFlow < (limitMb * warningPercent) / 100 ? 'warning' : 'normal' }
+}
+
+/**
+ * Device state from what devices report (presence, heartbeat, status, telemetry), kept in iot_device
+ * through a write-behind buffer, with a 'device' event for every device written. A sweeper marks
+ * devices offline that have been silent too long; it is a conditional update, so every instance may
+ * run it.
+ */
+export class Presence {
+  private readonly buffer: WriteBehind<Map<number, Pending>>
+  private readonly onlineListeners = new Set<(device: KnownDevice) => void>()
+  private sweepTimer: NodeJS.Timeout | null = null
+  private sweeping: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    private readonly deps: { db: Db; gateway: Gateway; events: IotEventBus; configValues: ConfigValues; logger: FastifyBaseLogger },
+    private readonly options: PresenceOptions = {},
+  ) {
+    this.buffer = new WriteBehind({
+      delayMs: options.flushMs ?? 50,
+      maxSize: options.maxBatch ?? 500,
+      empty: () => new Map(),
+      size: (b) => b.size,
+      // In id order: instances writing the same devices at once then lock rows in one order, never deadlock.
+      write: (b) => this.write([...b.values()].sort((x, y) => x.device.deviceId - y.device.deviceId)),
+      onError: (err) => deps.logger.error({ err }, 'could not write device state'),
+    })
+    const { gateway } = deps
+    gateway.on('presence', (m) => this.presence(m as UpMessage<PresencePayload>))
+    gateway.on('heartbeat', (m) => this.pending(m, () => {}))
+    gateway.on('status', (m) => this.status(m as UpMessage<StatusPayload>))
+    gateway.on('telemetry', (m) => this.telemetry(m as UpMessage<TelemetryPayload>))
+  }
+
+  /** Called with each device whose presence said online, once its state is written. */
+  onOnline(listener: (device: KnownDevice) => void): () => void {
+    this.onlineListeners.add(listener)
+    return () => void this.onlineListeners.delete(listener)
+  }
+
+  private pending(m: UpMessage, fill: (p: Pending) => void) {
+    this.buffer.add((batch) => {
+      let p = batch.get(m.device.deviceId)
+      if (!p) {
+        p = { device: m.device, announcedOnline: false, spoke: false, wasConnected: false, changes: {} }
+        batch.set(m.device.deviceId, p)
+      }
+      if (m.kind !== 'presence') {
+        p.spoke = true
+        p.wasConnected = true
+        p.changes.lastSeenAt = new Date(m.receivedAt).toISOString()
+      }
+      fill(p)
+    })
+  }
+
+  private presence(m: UpMessage<PresencePayload>) {
+    this.pending(m, (p) => {
+      p.online = m.payload.state === 'online'
+      p.offlineAt = p.online ? undefined : new Date(m.receivedAt).toISOString()
+      p.announcedOnline = p.online
+      p.wasConnected ||= p.online
+      p.spoke = false
+      if (p.online) p.changes.lastSeenAt = new Date(m.receivedAt).toISOString()
+    })
+  }
+
+  private status(m: UpMessage<StatusPayload>) {
+    const s = m.payload
+    this.pending(m, (p) => {
+      if (s.firmwareVersion !== undefined) p.changes.firmwareVersion = s.firmwareVersion
+      if (s.hardwareVersion !== undefined) p.changes.hardwareVersion = s.hardwareVersion
+      if (s.configVersion !== undefined) p.changes.configVersion = s.configVersion
+      if (s.transportMode !== undefined) p.changes.transportMode = s.transportMode ? 'on' : 'off'
+      if (s.activated !== undefined) p.activated = s.activated
+      if (s.sim) p.sim = s.sim
+    })
+  }
+
+  private telemetry(m: UpMessage<TelemetryPayload>) {
+    const t = m.payload
+    this.pending(m, (p) => {
+      if (t.battery !== undefined) p.changes.battery = t.battery
+      if (t.signal !== undefined) p.changes.signal = t.signal
+      if (t.gps) {
+        p.changes.latitude = t.gps.lat
+        p.changes.longitude = t.gps.lng
+      }
+    })
+  }
+
+  private async write(batch: Pending[]) {
+    const { db, events, configValues } = this.deps
+    const warningPercent = batch.some((p) => p.sim) ? await configValues.int(FLOW_WARNING_PERCENT_KEY, DEFAULT_FLOW_WARNING_PERCENT, 0) : DEFAULT_FLOW_WARNING_PERCENT
+    const now = new Date().toISOString()
+    const written: DeviceEvent[] = []
+    const cameOnline: KnownDevice[] = []
+    await db.transaction().execute(async (tx) => {
+      for (const p of batch) {
+        // Typed loosely: online and activatedAt are set by expressions (activatedAt keeps its first value).
+        const set: Record<string, unknown> = { ...p.changes }
+        if (p.online) set.online = 1
+        // Another instance may have written a later message of the device first (a reboot's offline and
+        // online can go to different instances): offline only if nothing was heard since it arrived.
+        else if (p.online === false) set.online = sql`case when ${sql.ref('lastSeenAt')} > ${p.offlineAt} then ${sql.ref('online')} else ${0} end`
+        if (p.activated !== undefined) {
+          set.activated = p.activated ? 1 : 0
+          if (p.activated) set.activatedAt = sql<string>`coalesce(${sql.ref('activatedAt')}, ${now})`
+        }
+        if (p.sim) Object.assign(set, { simNumber: p.sim.iccid, simUsedMb: p.sim.usedMb, simLimitMb: p.sim.limitMb, ...flowStateOf(p.sim.usedMb, p.sim.limitMb, warningPercent) })
+        const row = await tx.updateTable('iotDevice').set(set).where('deviceId', '=', p.device.deviceId).returning(EVENT_COLUMNS).executeTakeFirst()
+        // Deleted meanwhile: nothing to keep.
+        if (!row) continue
+        // A device that speaks is connected, even if a sweep (or a lost presence message) said otherwise.
+        const revived = p.online === undefined && p.spoke && !row.online
+        const online = revived || Boolean(row.online)
+        const state = deviceState({ everConnected: row.state !== 'inactive' || p.wasConnected || online, online, activated: Boolean(row.activated) })
+        if (state !== row.state || revived) {
+          await tx
+            .updateTable('iotDevice')
+            .set({ state, ...(revived ? { online: 1 } : {}) })
+            .where('deviceId', '=', p.device.deviceId)
+            .execute()
+        }
+        written.push(deviceEventOf(row, state))
+        if (p.announcedOnline || revived) cameOnline.push(p.device)
+      }
+    })
+    await events.publishBatch(written.map((data) => ({ type: 'device', data })))
+    for (const device of cameOnline) {
+      for (const listener of this.onlineListeners) {
+        try {
+          listener(device)
+        } catch (err) {
+          this.deps.logger.error({ err, sn: device.sn }, 'online listener failed')
+        }
+      }
+    }
+  }
+
+  /** Resolves when every report received so far is written. */
+  flush(): Promise<void> {
+    return this.buffer.flush()
+  }
+
+  /**
+   * Marks online devices offline that have not been heard from since `before` (default: three
+   * heartbeat intervals ago) and publishes their events; returns how many.
+   */
+  async sweep(before?: string): Promise<number> {
+    const { db, events, configValues } = this.deps
+    const cutoff = before ?? new Date(Date.now() - MISSED_HEARTBEATS * 1000 * (await configValues.int(HEARTBEAT_SECONDS_KEY, DEFAULT_HEARTBEAT_SECONDS))).toISOString()
+    // Only rows still online are touched, so instances sweeping at once each mark a device once.
+    const rows = await db
+      .updateTable('iotDevice')
+      .set({ online: 0, state: sql<string>`case when ${sql.ref('activated')} then 'activatedOffline' else 'offline' end` })
+      .where('online', '=', 1)
+      .where((eb) => eb.or([eb('lastSeenAt', '<', cutoff), eb('lastSeenAt', 'is', null)]))
+      .returning(EVENT_COLUMNS)
+      .execute()
+    if (rows.length) await events.publishBatch(rows.map((row) => ({ type: 'device', data: deviceEventOf(row) })))
+    return rows.length
+  }
+
+  /** Sweeps every sweepEveryMs (default 10 s). */
+  start(): void {
+    this.sweepTimer = setInterval(() => {
+      this.sweeping = this.sweep().catch((err) => this.deps.logger.error({ err }, 'could not sweep silent devices'))
+    }, this.options.sweepEveryMs ?? 10_000)
+    this.sweepTimer.unref()
+  }
+
+  async close(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer)
+    await this.sweeping
+    await this.buffer.close()
+  }
+}

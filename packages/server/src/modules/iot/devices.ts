@@ -1,0 +1,184 @@
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { iotEntities, SN_PATTERN } from '@velo/shared'
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import type { Insertable, Kysely, Transaction } from 'kysely'
+import { z } from 'zod'
+import type { Database, IotDeviceTable } from '../../db/schema'
+import { issueSecret } from '../../iot/device-auth'
+import { BusinessType } from '../../platform/audit/operation-log'
+import { registerEntityRoutes } from '../../platform/crud/routes'
+import { idParam } from '../../platform/crud/schemas'
+import { ok } from '../../platform/envelope'
+import { AppError, badRequest, conflict, notFound } from '../../platform/errors'
+import { bilingual } from '../../platform/i18n/zod-messages'
+import { PUBLIC } from '../../platform/rbac/guard'
+import type { Services } from '../../platform/services'
+
+type Row = Record<string, unknown>
+
+/** How far a registration's timestamp may be from the server's clock. */
+export const REGISTRATION_WINDOW_MS = 5 * 60_000
+
+/** A device row as it starts: registered, never connected (state inactive). */
+export function newDeviceRow(d: { sn: string; modelId: number; secretHash: string; createBy: string }): Insertable<IotDeviceTable> {
+  return {
+    sn: d.sn,
+    uuid: randomUUID(),
+    modelId: d.modelId,
+    secretHash: d.secretHash,
+    state: 'inactive',
+    online: 0,
+    activated: 0,
+    lastSeenAt: null,
+    activatedAt: null,
+    firmwareVersion: '',
+    hardwareVersion: '',
+    configVersion: '',
+    thingModel: '',
+    flowState: 'normal',
+    bindState: 'unbound',
+    simNumber: '',
+    simUsedMb: null,
+    simLimitMb: null,
+    remainingFlow: null,
+    transportMode: 'off',
+    battery: null,
+    signal: null,
+    latitude: null,
+    longitude: null,
+    createBy: d.createBy,
+    createTime: new Date().toISOString(),
+    updateBy: '',
+    updateTime: null,
+    remark: '',
+  }
+}
+
+/** An SN starts with its model's prefix (VL000123 for prefix VL). */
+async function assertSnPrefix(db: Kysely<Database> | Transaction<any>, sn: string, modelId: number) {
+  const q = db as Kysely<Database>
+  const model = await q.selectFrom('iotModel').select('snPrefix').where('modelId', '=', modelId).executeTakeFirst()
+  if (model && !sn.startsWith(model.snPrefix)) throw badRequest('iot.device.snPrefix', { prefix: model.snPrefix }, { errors: [{ field: 'sn' }] })
+}
+
+const registrationBody = z.object({
+  productId: z.string().min(1).max(64),
+  sn: z.string().min(1).max(32),
+  timestamp: z.number().int().positive(),
+  sign: z.string().regex(/^[0-9a-fA-F]{64}$/, { message: bilingual({ en_US: 'sign must be 64 hex digits', zh_CN: 'sign 必须是 64 位十六进制' }) }),
+})
+
+/** hex(HMAC-SHA256(key, productId:sn:timestamp)), as devices sign (docs/iot-protocol.md, Registration). */
+export const registrationSignature = (key: string, productId: string, sn: string, timestamp: number) =>
+  createHmac('sha256', key).update(`${productId}:${sn}:${timestamp}`).digest('hex')
+
+/**
+ * IoT devices (SPEC §3): the entity's routes, where an added device gets its UUID and a secret shown
+ * once; a secret reset and a deletion end the device's live connection. Devices may also register
+ * themselves with a signature made with their model's registration key.
+ */
+export function registerDevices(app: FastifyInstance, services: Services) {
+  const { db, config } = services
+  const api = app.withTypeProvider<ZodTypeProvider>()
+  const tags = [iotEntities.iotDevice.label.en_US]
+  const module = iotEntities.iotDevice.label.en_US
+  // The plain secret of a row being added, from beforeCreate to the answer (only its hash is stored).
+  const issued = new WeakMap<Row, string>()
+
+  registerEntityRoutes(app, services, iotEntities.iotDevice, {
+    beforeCreate: async ({ tx, values, columns }) => {
+      await assertSnPrefix(tx, String(values.sn), Number(values.modelId))
+      values.uuid = randomUUID()
+      // Imported devices get one too: an admin resets it to learn it.
+      const { secret, secretHash } = issueSecret()
+      columns.secretHash = secretHash
+      issued.set(values, secret)
+    },
+    afterCreate: async ({ row, values }) => {
+      row.secret = issued.get(values)
+    },
+    beforeUpdate: async ({ tx, before, values }) => {
+      if (values.modelId !== undefined && Number(values.modelId) !== Number(before.modelId)) await assertSnPrefix(tx, String(before.sn), Number(values.modelId))
+    },
+    afterCommit: async (change) => {
+      if (change.op === 'update' && Number(change.after.modelId) !== Number(change.before.modelId)) app.iot.gateway.forget(String(change.after.sn))
+      if (change.op === 'remove') {
+        for (const row of change.rows) {
+          app.iot.gateway.forget(String(row.sn))
+          app.iot.kick(String(row.sn))
+        }
+      }
+    },
+  })
+
+  api.put(
+    '/iot/device/:id/secret',
+    {
+      config: { permission: 'iot:device:edit', audit: { module, businessType: BusinessType.update } },
+      schema: { tags, summary: 'Issue a new device secret (shown once); the device is disconnected and must connect with it', params: idParam },
+    },
+    async (req) => {
+      const { secret, secretHash } = issueSecret()
+      const device = await db
+        .updateTable('iotDevice')
+        .set({ secretHash, updateBy: req.auth?.userName ?? '', updateTime: new Date().toISOString() })
+        .where('deviceId', '=', req.params.id)
+        .returning('sn')
+        .executeTakeFirst()
+      if (!device) throw notFound()
+      app.iot.kick(device.sn)
+      return ok({ secret }, 'iot.device.secretReset')
+    },
+  )
+
+  api.post(
+    '/iot/register',
+    {
+      // Limited per address like sign-in, but a factory line registers a batch from one address, and
+      // guessing a signature of a 192-bit key gains nothing from speed: the limit only caps the load.
+      config: { permission: PUBLIC, audit: { module: 'IoT device registration', businessType: BusinessType.insert }, rateLimit: { max: 1200, timeWindow: '1 minute' } },
+      schema: {
+        tags,
+        security: [],
+        summary: 'A device registers itself: sign = hex(HMAC-SHA256(registrationKey, productId:sn:timestamp)); answers its secret and where to connect',
+        body: registrationBody,
+      },
+    },
+    async (req) => {
+      const { productId, sn, timestamp, sign } = req.body
+      if (Math.abs(Date.now() - timestamp) > REGISTRATION_WINDOW_MS) throw badRequest('iot.register.stale', {}, { errors: [{ field: 'timestamp' }] })
+      if (!SN_PATTERN.test(sn)) throw badRequest('iot.register.badSn', {}, { errors: [{ field: 'sn' }] })
+      const model = await db.selectFrom('iotModel').select(['modelId', 'snPrefix', 'registrationKey', 'status']).where('productId', '=', productId).executeTakeFirst()
+      // An unknown or disabled product is checked against a throwaway key: its answer and its time say nothing more than a bad signature's.
+      const key = model?.status === '0' ? model.registrationKey : randomBytes(24).toString('base64url')
+      const signed = timingSafeEqual(Buffer.from(registrationSignature(key, productId, sn, timestamp), 'hex'), Buffer.from(sign, 'hex'))
+      if (!model || model.status !== '0' || !signed) throw new AppError(403, 'iot.register.badSignature')
+      if (!sn.startsWith(model.snPrefix)) throw badRequest('iot.device.snPrefix', { prefix: model.snPrefix }, { errors: [{ field: 'sn' }] })
+
+      const { secret, secretHash } = issueSecret()
+      await db.transaction().execute(async (tx) => {
+        const existing = await tx.selectFrom('iotDevice').select(['deviceId', 'modelId', 'state']).where('sn', '=', sn).executeTakeFirst()
+        if (existing) {
+          // Only a device that never connected may register again: a leaked key must not take over a bike in use.
+          if (Number(existing.modelId) !== Number(model.modelId) || existing.state !== 'inactive') throw conflict('iot.register.taken', { sn }, 'sn')
+          await tx.updateTable('iotDevice').set({ secretHash, updateBy: 'register', updateTime: new Date().toISOString() }).where('deviceId', '=', existing.deviceId).execute()
+          return
+        }
+        const inserted = await tx
+          .insertInto('iotDevice')
+          .values(newDeviceRow({ sn, modelId: Number(model.modelId), secretHash, createBy: 'register' }))
+          .onConflict((oc) => oc.column('sn').doNothing())
+          .returning('deviceId')
+          .executeTakeFirst()
+        // Registered by another request a moment ago.
+        if (!inserted) throw conflict('iot.register.taken', { sn }, 'sn')
+      })
+      // A device that registers again drops the connection it may still hold with its old secret.
+      app.iot.kick(sn)
+      app.iot.gateway.forget(sn)
+      const mqtt = { ...(config.mqttPublicUrl ? { url: config.mqttPublicUrl } : {}), ...(app.iot.broker ? { port: app.iot.broker.port } : {}) }
+      return ok({ sn, secret, mqtt }, 'iot.register.done', { sn })
+    },
+  )
+}

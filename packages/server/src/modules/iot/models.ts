@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto'
+import { iotEntities } from '@velo/shared'
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { BusinessType } from '../../platform/audit/operation-log'
+import { registerEntityRoutes } from '../../platform/crud/routes'
+import { idParam } from '../../platform/crud/schemas'
+import { ok } from '../../platform/envelope'
+import { conflict, notFound } from '../../platform/errors'
+import type { Services } from '../../platform/services'
+
+/** Signs devices' self-registration (POST /iot/register): 192 random bits. */
+export const newRegistrationKey = () => randomBytes(24).toString('base64url')
+
+/**
+ * IoT models (SPEC §3): the entity's routes, with a registration key made on add, shown and reset
+ * only through its own routes (it is never listed), and no deleting a model devices still use.
+ */
+export function registerModels(app: FastifyInstance, services: Services) {
+  const { iotModel } = iotEntities
+  const { db } = services
+  const api = app.withTypeProvider<ZodTypeProvider>()
+  const tags = [iotModel.label.en_US]
+
+  registerEntityRoutes(app, services, iotModel, {
+    beforeCreate: async ({ columns }) => {
+      columns.registrationKey = newRegistrationKey()
+    },
+    beforeDelete: async ({ tx, rows }) => {
+      for (const model of rows) {
+        const used = await tx
+          .selectFrom('iotDevice')
+          .select((eb) => eb.fn.countAll<number>().as('count'))
+          .where('modelId', '=', Number(model.modelId))
+          .executeTakeFirstOrThrow()
+        if (Number(used.count) > 0) throw conflict('iot.model.inUse', { name: String(model.name), count: Number(used.count) })
+      }
+    },
+    // A disabled model's devices cannot connect again; the ones connected now are let go at once.
+    afterCommit: async (change) => {
+      if (change.op !== 'update' || change.after.status === '0' || change.before.status !== '0') return
+      const devices = await db.selectFrom('iotDevice').select('sn').where('modelId', '=', Number(change.after.modelId)).execute()
+      for (const d of devices) app.iot.kick(d.sn)
+    },
+  })
+
+  const keyOf = async (modelId: number) => {
+    const row = await db.selectFrom('iotModel').select('registrationKey').where('modelId', '=', modelId).executeTakeFirst()
+    if (!row) throw notFound()
+    return { registrationKey: row.registrationKey }
+  }
+
+  api.get(
+    '/iot/model/:id/registrationKey',
+    { config: { permission: 'iot:model:edit' }, schema: { tags, summary: "The model's registration key (devices sign their self-registration with it)", params: idParam } },
+    async (req) => keyOf(req.params.id),
+  )
+
+  api.put(
+    '/iot/model/:id/registrationKey',
+    {
+      config: { permission: 'iot:model:edit', audit: { module: iotModel.label.en_US, businessType: BusinessType.update } },
+      schema: { tags, summary: 'Issue a new registration key (the old one stops working; registered devices keep their secrets)', params: idParam },
+    },
+    async (req) => {
+      const registrationKey = newRegistrationKey()
+      const result = await db
+        .updateTable('iotModel')
+        .set({ registrationKey, updateBy: req.auth?.userName ?? '', updateTime: new Date().toISOString() })
+        .where('modelId', '=', req.params.id)
+        .executeTakeFirst()
+      if (Number(result.numUpdatedRows) === 0) throw notFound()
+      return ok({ registrationKey }, 'iot.model.keyReset')
+    },
+  )
+}

@@ -1,0 +1,237 @@
+import { registrationRequest } from '@velo/device-sim'
+import ExcelJS from 'exceljs'
+import { describe, expect, it } from 'vitest'
+import { limitedUser, useTestApp, waitForOperLog } from './harness'
+import { deviceRow, demoModelId, randomSn, simulated, waitFor } from './iot-helpers'
+
+// The embedded broker: the tests connect with the secrets the API hands out.
+const t = useTestApp({ MQTT_PORT: '0', MQTT_PUBLIC_URL: 'mqtts://iot.example.com:8883' }, { iot: { presence: { flushMs: 10 } } })
+
+async function addModel(productId: string, snPrefix: string) {
+  const res = await t.call({ method: 'POST', url: '/api/iot/model', token: t.admin, body: { productId, name: productId, productCode: 'T', snPrefix } })
+  expect(res.code).toBe(200)
+  return res.data.modelId as number
+}
+
+async function registrationKey(modelId: number): Promise<string> {
+  const res = await t.call({ url: `/api/iot/model/${modelId}/registrationKey`, token: t.admin })
+  expect(res.code).toBe(200)
+  return res.data.registrationKey
+}
+
+const register = (body: unknown, lang?: 'en_US' | 'zh_CN') => t.call({ method: 'POST', url: '/api/iot/register', body, lang })
+
+describe('IoT devices in the console', () => {
+  it('adding a device gives it a UUID and a secret shown once (never stored, listed or logged in clear)', async () => {
+    const modelId = await demoModelId(t)
+    const sn = randomSn()
+    const res = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId } })
+    expect(res.code).toBe(200)
+    expect(res.data).toMatchObject({ sn, modelId, state: 'inactive', flowState: 'normal', transportMode: 'off' })
+    expect(res.data.uuid).toMatch(/^[0-9a-f-]{36}$/)
+    expect(res.data.secret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    const { secret, deviceId } = res.data
+
+    const got = await t.call({ url: `/api/iot/device/${deviceId}`, token: t.admin })
+    expect(got.data.secret).toBeUndefined()
+    expect(got.data.secretHash).toBeUndefined()
+    const listed = await t.call({ method: 'POST', url: '/api/iot/device/list', token: t.admin, body: { pageNum: 1, pageSize: 10, sn } })
+    expect(JSON.stringify(listed.data)).not.toContain(secret)
+    const stored = await deviceRow(t, deviceId)
+    expect(stored.secretHash).toMatch(/^[0-9a-f]{64}$/)
+    expect(JSON.stringify(stored)).not.toContain(secret)
+    const log = await waitForOperLog(t, (r) => r.operUrl === '/api/iot/device' && r.operParam.includes(sn))
+    expect(log.jsonResult).not.toContain(secret)
+    expect(log.jsonResult).toContain('******')
+
+    const device = simulated(t.app, { sn, secret })
+    await device.connect()
+    await waitFor(async () => (await deviceRow(t, deviceId)).state === 'online', 'online')
+    await device.disconnect()
+  })
+
+  it("refuses an SN that does not start with its model's prefix, on the sn field, in the caller's language", async () => {
+    const modelId = await demoModelId(t)
+    const res = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn: 'XX000001', modelId } })
+    expect(res.status).toBe(400)
+    expect(res.msg).toBe('SN must start with VL, the SN prefix of its model')
+    expect(res.data).toEqual({ errors: [{ field: 'sn' }] })
+    const zh = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, lang: 'zh_CN', body: { sn: 'XX000001', modelId } })
+    expect(zh.msg).toBe('SN 必须以所属型号的 SN 前缀 VL 开头')
+    // Moving a device to a model with another prefix is refused the same way.
+    const other = await addModel(`P${randomSn()}`, 'QQ')
+    const added = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn: randomSn(), modelId } })
+    const moved = await t.call({ method: 'PUT', url: '/api/iot/device', token: t.admin, body: { deviceId: added.data.deviceId, modelId: other } })
+    expect(moved.status).toBe(400)
+    expect(moved.data).toEqual({ errors: [{ field: 'sn' }] })
+  })
+
+  it('imported devices get a UUID and a secret too (an admin resets it to learn it); a wrong prefix fails its row', async () => {
+    const wb = new ExcelJS.Workbook()
+    const ws = wb.addWorksheet('Sheet1')
+    const [good, bad] = [randomSn(), `XX${randomSn('')}`]
+    for (const row of [['SN', 'Product model'], [good, 'Velo 4G IoT module'], [bad, 'Velo 4G IoT module']]) ws.addRow(row)
+    const upload = async () => {
+      const boundary = `----velo${Date.now()}`
+      const payload = Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="devices.xlsx"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+        Buffer.from(await wb.xlsx.writeBuffer()),
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ])
+      return t.call({ method: 'POST', url: '/api/iot/device/import', token: t.admin, payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } })
+    }
+    const refused = await upload()
+    expect(refused.status).toBe(400)
+    expect(JSON.stringify(refused.data)).toContain('SN must start with VL')
+
+    ws.spliceRows(3, 1)
+    const res = await upload()
+    expect(res.status, JSON.stringify(res.data)).toBe(200)
+    expect(res.data).toEqual({ inserted: 1, updated: 0 })
+    const row = await t.app.services.db.selectFrom('iotDevice').selectAll().where('sn', '=', good).executeTakeFirstOrThrow()
+    expect(row).toMatchObject({ state: 'inactive', uuid: expect.stringMatching(/^[0-9a-f-]{36}$/), secretHash: expect.stringMatching(/^[0-9a-f]{64}$/) })
+  })
+
+  it('resets a secret only with iot:device:edit', async () => {
+    const added = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn: randomSn(), modelId: await demoModelId(t) } })
+    const viewer = await limitedUser(t, { userName: 'iotviewer', perms: ['iot:device:list', 'iot:device:query'], dataScope: '1' })
+    const refused = await t.call({ method: 'PUT', url: `/api/iot/device/${added.data.deviceId}/secret`, token: viewer.token })
+    expect(refused.status).toBe(403)
+    const editor = await limitedUser(t, { userName: 'iotdevedit', perms: ['iot:device:edit'], dataScope: '1' })
+    const reset = await t.call({ method: 'PUT', url: `/api/iot/device/${added.data.deviceId}/secret`, token: editor.token })
+    expect(reset.code).toBe(200)
+    expect(reset.data.secret).not.toBe(added.data.secret)
+    expect((await t.call({ method: 'PUT', url: '/api/iot/device/999999/secret', token: t.admin })).status).toBe(404)
+  })
+})
+
+describe('the live stream and the gateway status', () => {
+  it('need iot:device:list', async () => {
+    const other = await limitedUser(t, { userName: 'iotmodelonly', perms: ['iot:model:list'], dataScope: '1' })
+    expect((await t.call({ url: '/api/iot/stream', token: other.token })).status).toBe(403)
+    expect((await t.call({ url: '/api/iot/gateway', token: other.token })).status).toBe(403)
+    expect((await t.call({ url: '/api/iot/stream' })).status).toBe(401)
+    const lister = await limitedUser(t, { userName: 'iotlister', perms: ['iot:device:list'], dataScope: '1' })
+    expect((await t.call({ url: '/api/iot/gateway', token: lister.token })).data).toMatchObject({ protocolVersion: 1, embedded: true, port: t.app.broker!.port, connected: true })
+  })
+})
+
+describe('IoT models', () => {
+  it('get a registration key on add that only iot:model:edit reads or resets, and that no list shows', async () => {
+    const modelId = await addModel(`M${randomSn()}`, 'MK')
+    const key = await registrationKey(modelId)
+    expect(key).toMatch(/^[A-Za-z0-9_-]{32}$/)
+    const listed = await t.call({ method: 'POST', url: '/api/iot/model/list', token: t.admin, body: { pageNum: 1, pageSize: 100 } })
+    expect(JSON.stringify(listed.data)).not.toContain(key)
+    expect(JSON.stringify((await t.call({ url: `/api/iot/model/${modelId}`, token: t.admin })).data)).not.toContain(key)
+
+    const reader = await limitedUser(t, { userName: 'iotmodelreader', perms: ['iot:model:list', 'iot:model:query'], dataScope: '1' })
+    expect((await t.call({ url: `/api/iot/model/${modelId}/registrationKey`, token: reader.token })).status).toBe(403)
+    expect((await t.call({ method: 'PUT', url: `/api/iot/model/${modelId}/registrationKey`, token: reader.token })).status).toBe(403)
+    const editor = await limitedUser(t, { userName: 'iotmodeleditor', perms: ['iot:model:edit'], dataScope: '1' })
+    expect((await t.call({ url: `/api/iot/model/${modelId}/registrationKey`, token: editor.token })).data.registrationKey).toBe(key)
+
+    const reset = await t.call({ method: 'PUT', url: `/api/iot/model/${modelId}/registrationKey`, token: editor.token })
+    expect(reset.code).toBe(200)
+    expect(reset.data.registrationKey).not.toBe(key)
+    expect(await registrationKey(modelId)).toBe(reset.data.registrationKey)
+    const log = await waitForOperLog(t, (r) => r.operUrl === `/api/iot/model/${modelId}/registrationKey`)
+    expect(log.jsonResult).not.toContain(reset.data.registrationKey)
+    expect((await t.call({ url: '/api/iot/model/999999/registrationKey', token: t.admin })).status).toBe(404)
+    expect((await t.call({ method: 'PUT', url: '/api/iot/model/999999/registrationKey', token: t.admin })).status).toBe(404)
+  })
+
+  it('cannot be deleted while devices use them', async () => {
+    const modelId = await addModel(`D${randomSn()}`, 'DD')
+    const added = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn: `DD${randomSn('')}`, modelId } })
+    expect(added.code).toBe(200)
+    const refused = await t.call({ method: 'DELETE', url: `/api/iot/model/${modelId}`, token: t.admin })
+    expect(refused.status).toBe(409)
+    expect(refused.msg).toMatch(/is used by 1 device\(s\) and cannot be deleted/)
+    expect((await t.call({ method: 'DELETE', url: `/api/iot/model/${modelId}`, token: t.admin, lang: 'zh_CN' })).msg).toMatch(/已被 1 台设备使用/)
+    await t.call({ method: 'DELETE', url: `/api/iot/device/${added.data.deviceId}`, token: t.admin })
+    expect((await t.call({ method: 'DELETE', url: `/api/iot/model/${modelId}`, token: t.admin })).code).toBe(200)
+  })
+})
+
+describe('device self-registration', () => {
+  it('registers a new SN with a good signature: inactive, with a secret it connects with and where to connect', async () => {
+    const modelId = await demoModelId(t)
+    const key = await registrationKey(modelId)
+    const sn = randomSn()
+    const res = await register(registrationRequest('VELO-4G', key, sn))
+    expect(res.code).toBe(200)
+    expect(res.data).toEqual({ sn, secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), mqtt: { url: 'mqtts://iot.example.com:8883', port: t.app.broker!.port } })
+    const row = await t.app.services.db.selectFrom('iotDevice').selectAll().where('sn', '=', sn).executeTakeFirstOrThrow()
+    expect(row).toMatchObject({ state: 'inactive', modelId, createBy: 'register' })
+    const log = await waitForOperLog(t, (r) => r.operUrl === '/api/iot/register' && r.operParam.includes(sn))
+    expect(log.jsonResult).not.toContain(res.data.secret)
+
+    const device = simulated(t.app, { sn, secret: res.data.secret })
+    await device.connect()
+    await waitFor(async () => (await deviceRow(t, Number(row.deviceId))).state === 'online', 'online')
+    // It has connected: registering again could take over a bike in use.
+    const again = await register(registrationRequest('VELO-4G', key, sn))
+    expect(again.status).toBe(409)
+    expect(again.msg).toBe(`Device ${sn} is already registered`)
+    await device.disconnect()
+  })
+
+  it('gives an SN that never connected a new secret when it registers again; the old one stops working', async () => {
+    const key = await registrationKey(await demoModelId(t))
+    const sn = randomSn()
+    const first = await register(registrationRequest('VELO-4G', key, sn))
+    const second = await register(registrationRequest('VELO-4G', key, sn))
+    expect(second.code).toBe(200)
+    expect(second.data.secret).not.toBe(first.data.secret)
+    await expect(simulated(t.app, { sn, secret: first.data.secret }).connect()).rejects.toMatchObject({ code: 5 })
+    const device = simulated(t.app, { sn, secret: second.data.secret })
+    await device.connect()
+    await device.disconnect()
+  })
+
+  it('refuses an SN of another model', async () => {
+    const other = await addModel(`R${randomSn()}`, 'VL')
+    const sn = randomSn()
+    expect((await register(registrationRequest('VELO-4G', await registrationKey(await demoModelId(t)), sn))).code).toBe(200)
+    const otherKey = await registrationKey(other)
+    const res = await register(registrationRequest((await t.call({ url: `/api/iot/model/${other}`, token: t.admin })).data.productId, otherKey, sn))
+    expect(res.status).toBe(409)
+  })
+
+  it('answers a bad signature, an unknown product and a disabled model alike', async () => {
+    const modelId = await addModel(`S${randomSn()}`, 'SG')
+    const productId = (await t.call({ url: `/api/iot/model/${modelId}`, token: t.admin })).data.productId as string
+    const key = await registrationKey(modelId)
+    const sn = `SG${randomSn('')}`
+    const badSign = await register(registrationRequest(productId, `${key}x`, sn))
+    const unknown = await register(registrationRequest('NO-SUCH-PRODUCT', key, sn))
+    await t.call({ method: 'PUT', url: '/api/iot/model', token: t.admin, body: { modelId, status: '1' } })
+    const disabled = await register(registrationRequest(productId, key, sn))
+    for (const res of [badSign, unknown, disabled]) {
+      expect(res.status).toBe(403)
+      expect(res.msg).toBe('Unknown product or wrong signature')
+    }
+    expect((await register(registrationRequest(productId, key, sn), 'zh_CN')).msg).toBe('产品不存在或签名错误')
+    await t.call({ method: 'PUT', url: '/api/iot/model', token: t.admin, body: { modelId, status: '0' } })
+    expect((await register(registrationRequest(productId, key, sn))).code).toBe(200)
+    expect(await t.app.services.db.selectFrom('iotDevice').select('sn').where('sn', '=', sn).executeTakeFirst()).toBeDefined()
+  })
+
+  it('refuses a stale timestamp, a malformed SN and an SN without the model prefix', async () => {
+    const key = await registrationKey(await demoModelId(t))
+    const stale = await register(registrationRequest('VELO-4G', key, randomSn(), Date.now() - 6 * 60_000))
+    expect(stale.status).toBe(400)
+    expect(stale.msg).toBe('The timestamp is more than 5 minutes away from the server clock')
+    const future = await register(registrationRequest('VELO-4G', key, randomSn(), Date.now() + 6 * 60_000))
+    expect(future.status).toBe(400)
+    const lower = await register(registrationRequest('VELO-4G', key, 'vl-000001'))
+    expect(lower.status).toBe(400)
+    expect(lower.data).toEqual({ errors: [{ field: 'sn' }] })
+    const prefix = await register(registrationRequest('VELO-4G', key, 'AB000001'))
+    expect(prefix.status).toBe(400)
+    expect(prefix.msg).toBe('SN must start with VL, the SN prefix of its model')
+    const malformed = await register({ productId: 'VELO-4G', sn: randomSn(), timestamp: Date.now(), sign: 'nothex' })
+    expect(malformed.status).toBe(400)
+  })
+})
