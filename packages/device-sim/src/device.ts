@@ -1,7 +1,8 @@
-import { connectAsync, type IClientOptions, type MqttClient } from 'mqtt'
+import { connect as mqttConnect, type IClientOptions, type MqttClient } from 'mqtt'
 import {
   type CommandPayload,
   commandPayload,
+  commandSpec,
   downFilter,
   PROTOCOL_VERSION,
   type ReplyPayload,
@@ -36,6 +37,8 @@ export interface DeviceBehaviour {
   heartbeatSeconds: number
   /** 0 = no periodic telemetry (it is still sent on connect). */
   telemetrySeconds: number
+  /** 0 = status only on connect and when something changes; else also this often, with the SIM data used meanwhile. */
+  statusSeconds: number
 }
 
 export interface DeviceOptions extends Partial<DeviceBehaviour> {
@@ -45,6 +48,8 @@ export interface DeviceOptions extends Partial<DeviceBehaviour> {
   secret: string
   /** MQTT keepalive in seconds: how soon the broker notices a dead module and sends its last will. */
   keepalive?: number
+  /** Milliseconds connect() waits for the broker's answer before it gives up (default 30,000). */
+  connectTimeout?: number
   /** Extra MQTT.js options (tests pass reconnectPeriod: 0). */
   mqtt?: IClientOptions
 }
@@ -67,12 +72,30 @@ const DEFAULTS: DeviceBehaviour = {
   silentCommands: [],
   heartbeatSeconds: 60,
   telemetrySeconds: 0,
+  statusSeconds: 0,
 }
+
+/** How many received commands a device keeps in `received` (a long simulation must not grow without end). */
+export const RECEIVED_KEPT = 500
 
 export interface ReceivedCommand {
   command: CommandPayload
   receivedAt: number
 }
+
+/** What one device has done since it was created. */
+export interface DeviceCounters {
+  /** Commands received (including ones it does not answer). */
+  received: number
+  /** Commands given a final reply (succeeded, failed or expired). */
+  answered: number
+  failed: number
+  /** Connections lost after the first connect (socket closed, keepalive, refused reconnects). */
+  drops: number
+}
+
+type Timer = ReturnType<typeof setTimeout>
+type Periodic = 'heartbeat' | 'telemetry' | 'status'
 
 /**
  * One bike's IoT module speaking protocol v1 (docs/iot-protocol.md): connects as its SN with its
@@ -82,25 +105,40 @@ export interface ReceivedCommand {
 export class SimulatedDevice {
   readonly sn: string
   readonly behaviour: DeviceBehaviour
-  /** Every command received, newest last. */
+  /** The last RECEIVED_KEPT commands received, newest last. */
   readonly received: ReceivedCommand[] = []
+  readonly counters: DeviceCounters = { received: 0, answered: 0, failed: 0, drops: 0 }
+  /** Configuration values applied by setConfig commands (heartbeatSeconds and telemetrySeconds also take effect). */
+  readonly config: Record<string, string | number | boolean> = {}
+  /** The broker's last complaint (a refused reconnect, a socket error), for status lines. */
+  lastError: Error | null = null
   private client: MqttClient | null = null
-  private timers: NodeJS.Timeout[] = []
+  private timers = new Map<Periodic, Timer>()
   private commandListeners = new Set<(c: CommandPayload) => void>()
+  private replyListeners = new Set<(r: Omit<ReplyPayload, 'v' | 'ts'>) => void>()
+  private closing = false
 
   constructor(private readonly options: DeviceOptions) {
     this.sn = options.sn
-    this.behaviour = { ...DEFAULTS, ...options }
+    // Copied: `silentCommands` is changed per device by tests, so no two devices share the array.
+    this.behaviour = { ...DEFAULTS, ...pickBehaviour(options) }
+    this.behaviour.silentCommands = [...this.behaviour.silentCommands]
   }
 
   get connected(): boolean {
     return this.client?.connected ?? false
   }
 
-  /** Connects; rejects with the broker's refusal (MQTT.js error with `code`, 5 = not authorized). */
+  /**
+   * Connects, subscribes to its down topics and announces itself (presence online, status,
+   * telemetry). Rejects with the broker's refusal (MQTT.js error with `code`: 5 = not authorized,
+   * 'ECONNREFUSED' = nothing listens) or when the broker does not answer within `connectTimeout`.
+   */
   async connect(): Promise<void> {
-    const presence = upTopic(this.sn, 'presence')
-    const client = await connectAsync(this.options.url, {
+    if (this.client) throw new Error(`${this.sn} is already connected`)
+    this.closing = false
+    const timeout = this.options.connectTimeout ?? 30_000
+    const client = mqttConnect(this.options.url, {
       clientId: this.sn,
       username: this.sn,
       password: this.options.secret,
@@ -108,35 +146,90 @@ export class SimulatedDevice {
       clean: true,
       protocolVersion: 4,
       reconnectPeriod: 2000,
-      connectTimeout: 10_000,
-      will: { topic: presence, payload: Buffer.from(JSON.stringify({ v: PROTOCOL_VERSION, state: 'offline', reason: 'lost' })), qos: 1, retain: true },
+      connectTimeout: timeout,
+      will: { topic: upTopic(this.sn, 'presence'), payload: Buffer.from(JSON.stringify({ v: PROTOCOL_VERSION, state: 'offline', reason: 'lost' })), qos: 1, retain: true },
       ...this.options.mqtt,
     })
+    // Kept at once, so kill() and disconnect() also stop a connect that is under way.
     this.client = client
+    // Always listened to: an 'error' nobody listens to would end the whole process.
+    client.on('error', (err) => {
+      this.lastError = err
+    })
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const done = (err?: Error) => {
+          clearTimeout(timer)
+          if (err?.message === 'connack timeout') err = noAnswer()
+          client.off('connect', onConnect)
+          client.off('error', done)
+          client.off('end', onEnd)
+          if (err) reject(err)
+          else resolve()
+        }
+        const onConnect = () => done()
+        const onEnd = () => done(new Error(`${this.sn}: closed while connecting`))
+        const noAnswer = () => new Error(`${this.sn}: no answer from the broker at ${this.options.url} within ${timeout} ms`)
+        const timer = setTimeout(() => done(noAnswer()), timeout)
+        client.on('connect', onConnect)
+        client.on('error', done)
+        client.on('end', onEnd)
+      })
+      await this.announce(client)
+    } catch (err) {
+      if (this.client === client) this.client = null
+      client.end(true)
+      throw err
+    }
+    if (this.client !== client) return // killed or disconnected while announcing
+    this.lastError = null
     client.on('message', (topic, payload) => this.onMessage(topic, payload))
+    // A drop is a connection lost after it was up (not each refused or failed reconnect attempt).
+    let up = true
+    client.on('close', () => {
+      if (up && !this.closing) this.counters.drops++
+      up = false
+    })
     // After a reconnect (same clean session) the subscription and presence are renewed.
-    client.on('connect', () => void this.announce())
-    await this.announce()
-    const b = this.behaviour
-    if (b.heartbeatSeconds > 0) this.every(b.heartbeatSeconds, () => this.heartbeat())
-    if (b.telemetrySeconds > 0) this.every(b.telemetrySeconds, () => this.reportTelemetry())
+    client.on('connect', () => {
+      up = true
+      this.lastError = null
+      void this.announce(client).catch((err: unknown) => (this.lastError = asError(err)))
+    })
+    this.schedule('heartbeat', this.behaviour.heartbeatSeconds, true)
+    this.schedule('telemetry', this.behaviour.telemetrySeconds, true)
+    this.schedule('status', this.behaviour.statusSeconds, true)
   }
 
-  private async announce() {
-    const client = this.client!
+  private async announce(client: MqttClient) {
     await client.subscribeAsync(downFilter(this.sn), { qos: 1 })
-    await this.publish('presence', { state: 'online' }, { retain: true })
-    await this.reportStatus()
-    await this.reportTelemetry()
+    // One connection keeps the order, so these need not wait for each other's acknowledgement.
+    await Promise.all([this.publish('presence', { state: 'online' }, { retain: true }), this.reportStatus(), this.reportTelemetry()])
   }
 
-  private every(seconds: number, fn: () => Promise<unknown>) {
-    // Spread the fleet's reports over the interval instead of all at once.
-    const start = setTimeout(() => {
-      void fn().catch(() => {})
-      this.timers.push(setInterval(() => void fn().catch(() => {}), seconds * 1000))
-    }, Math.random() * seconds * 1000)
-    this.timers.push(start)
+  /**
+   * (Re)starts one periodic report. The first one comes at a random point of the interval, so a
+   * fleet started together spreads its reports instead of sending them all in the same second.
+   */
+  private schedule(kind: Periodic, seconds: number, spread: boolean) {
+    const old = this.timers.get(kind)
+    if (old) clearTimeout(old)
+    this.timers.delete(kind)
+    if (!(seconds > 0) || this.closing) return
+    const run = () => {
+      if (this.connected) void this.periodic(kind).catch(() => {})
+      this.timers.set(kind, setTimeout(run, seconds * 1000))
+    }
+    const first = spread ? Math.random() * seconds * 1000 : seconds * 1000
+    this.timers.set(kind, setTimeout(run, first))
+  }
+
+  private periodic(kind: Periodic) {
+    if (kind === 'heartbeat') return this.heartbeat()
+    if (kind === 'telemetry') return this.reportTelemetry()
+    // Some data used since the last report (telemetry, the odd map tile).
+    this.behaviour.simUsedMb = Math.round((this.behaviour.simUsedMb + Math.random() * 0.5) * 10) / 10
+    return this.reportStatus()
   }
 
   async publish(kind: Parameters<typeof upTopic>[1], body: Record<string, unknown>, opts: { retain?: boolean; qos?: 0 | 1 } = {}) {
@@ -183,6 +276,12 @@ export class SimulatedDevice {
     return () => this.commandListeners.delete(listener)
   }
 
+  /** Called for every reply once the broker has acknowledged it (benchmarks time the fleet's side with it). */
+  onReply(listener: (r: Omit<ReplyPayload, 'v' | 'ts'>) => void): () => void {
+    this.replyListeners.add(listener)
+    return () => this.replyListeners.delete(listener)
+  }
+
   /** Resolves with the next command received (optionally of one name). */
   nextCommand(name?: string, timeoutMs = 10_000): Promise<CommandPayload> {
     return new Promise((resolve, reject) => {
@@ -201,27 +300,47 @@ export class SimulatedDevice {
 
   private onMessage(topic: string, raw: Buffer) {
     if (!topic.endsWith('/down/command')) return
-    const parsed = commandPayload.safeParse(JSON.parse(raw.toString()))
+    let json: unknown
+    try {
+      json = JSON.parse(raw.toString())
+    } catch {
+      return
+    }
+    const parsed = commandPayload.safeParse(json)
     if (!parsed.success) return
     const command = parsed.data
+    this.counters.received++
     this.received.push({ command, receivedAt: Date.now() })
+    if (this.received.length > RECEIVED_KEPT) this.received.splice(0, this.received.length - RECEIVED_KEPT)
     for (const l of this.commandListeners) l(command)
-    void this.answer(command).catch(() => {})
+    void this.answer(command).catch((err: unknown) => (this.lastError = asError(err)))
   }
 
   private async reply(body: Omit<ReplyPayload, 'v' | 'ts'>) {
     await this.publish('reply', body)
+    if (body.status !== 'accepted') {
+      this.counters.answered++
+      if (body.status === 'failed') this.counters.failed++
+    }
+    for (const l of this.replyListeners) l(body)
   }
 
   private async answer(c: CommandPayload) {
     const b = this.behaviour
     if (c.expiresAt && c.expiresAt < Date.now()) return this.reply({ id: c.id, status: 'expired' })
     if (b.silentCommands.includes(c.name)) return
-    if (b.acknowledge) await this.reply({ id: c.id, status: 'accepted' })
+    // The protocol: a command the device does not know is answered failed, 404.
+    if (!commandSpec(c.name)) return this.reply({ id: c.id, status: 'failed', code: 404, message: `Unknown command ${c.name}` })
+    // One connection keeps the order: the final reply need not wait for the broker to acknowledge `accepted`.
+    const accepted = b.acknowledge ? this.reply({ id: c.id, status: 'accepted' }) : undefined
+    accepted?.catch(() => {})
     if (b.replyLatencyMs > 0) await new Promise((r) => setTimeout(r, b.replyLatencyMs))
-    if (Math.random() < b.failureRate) return this.reply({ id: c.id, status: 'failed', code: 500, message: 'Simulated failure' })
-    const result = await this.apply(c)
-    await this.reply({ id: c.id, status: 'succeeded', code: 0, ...(result ? { result } : {}) })
+    if (b.failureRate > 0 && Math.random() < b.failureRate) await this.reply({ id: c.id, status: 'failed', code: 500, message: 'Simulated failure' })
+    else {
+      const result = await this.apply(c)
+      await this.reply({ id: c.id, status: 'succeeded', code: 0, ...(result ? { result } : {}) })
+    }
+    await accepted
   }
 
   /** What each command does to the simulated bike. */
@@ -238,10 +357,19 @@ export class SimulatedDevice {
       case 'locate':
         await this.reportTelemetry()
         return { lat: b.lat, lng: b.lng }
-      case 'setConfig':
+      case 'setConfig': {
+        const values = (p.values ?? {}) as Record<string, string | number | boolean>
+        Object.assign(this.config, values)
         b.configVersion = String(p.version)
+        // The two intervals the module itself runs take effect at once.
+        const seconds = (v: unknown) => (typeof v === 'number' && v >= 0 ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null)
+        const heartbeat = seconds(values.heartbeatSeconds)
+        if (heartbeat !== null) this.schedule('heartbeat', (b.heartbeatSeconds = heartbeat), false)
+        const telemetry = seconds(values.telemetrySeconds)
+        if (telemetry !== null) this.schedule('telemetry', (b.telemetrySeconds = telemetry), false)
         await this.reportStatus()
         return { configVersion: b.configVersion }
+      }
       case 'transportMode':
         b.transportMode = Boolean(p.enabled)
         await this.reportStatus()
@@ -252,7 +380,7 @@ export class SimulatedDevice {
         return { locked: c.name === 'lock' }
       case 'reboot':
         // Answer first, then drop off and come back as a rebooted module does.
-        setTimeout(() => void this.reboot(), Number(p.delaySeconds ?? 0) * 1000 + 50)
+        setTimeout(() => void this.reboot().catch((err: unknown) => (this.lastError = asError(err))), Number(p.delaySeconds ?? 0) * 1000 + 50)
         return undefined
       default:
         return undefined
@@ -260,9 +388,10 @@ export class SimulatedDevice {
   }
 
   private async reboot() {
-    if (!this.client) return
+    const client = this.client
+    if (!client || this.closing) return
     await this.publish('presence', { state: 'offline', reason: 'reboot' }, { retain: true })
-    this.client.reconnect()
+    if (this.client === client && !this.closing) client.reconnect()
   }
 
   /** A clean goodbye: retained offline, then DISCONNECT (the broker then drops the will). */
@@ -270,9 +399,14 @@ export class SimulatedDevice {
     this.stopTimers()
     const client = this.client
     if (!client) return
-    if (client.connected) await this.publish('presence', { state: 'offline', reason: 'shutdown' }, { retain: true }).catch(() => {})
-    await client.endAsync()
+    this.closing = true
+    if (client.connected) {
+      // Bounded: a broker that stopped answering must not hold the goodbye forever.
+      const offline = this.publish('presence', { state: 'offline', reason: 'shutdown' }, { retain: true }).catch(() => {})
+      await Promise.race([offline, new Promise((r) => setTimeout(r, 5000).unref())])
+    }
     this.client = null
+    await client.endAsync(!client.connected)
   }
 
   /** Dies without a word (power cut, tunnel): the socket just closes, so the broker publishes the will. */
@@ -280,14 +414,28 @@ export class SimulatedDevice {
     this.stopTimers()
     const client = this.client
     if (!client) return
+    this.closing = true
     client.options.reconnectPeriod = 0
-    client.stream.destroy()
+    client.stream?.destroy()
     client.end(true)
     this.client = null
   }
 
   private stopTimers() {
-    for (const t of this.timers) clearTimeout(t)
-    this.timers = []
+    for (const t of this.timers.values()) clearTimeout(t)
+    this.timers.clear()
   }
+}
+
+const BEHAVIOUR_KEYS = Object.keys(DEFAULTS) as (keyof DeviceBehaviour)[]
+
+/** Only the behaviour fields of the options (not the URL, secret or MQTT.js options), without undefined ones. */
+function pickBehaviour(options: DeviceOptions): Partial<DeviceBehaviour> {
+  const out: Partial<Record<keyof DeviceBehaviour, unknown>> = {}
+  for (const key of BEHAVIOUR_KEYS) if (options[key] !== undefined) out[key] = options[key]
+  return out as Partial<DeviceBehaviour>
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err))
 }

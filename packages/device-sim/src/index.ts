@@ -1,2 +1,5 @@
 export * from './device'
+export * from './fleet'
+export * from './profile'
 export * from './register'
+export * from './secrets'
