@@ -22,7 +22,7 @@ async function main() {
     console.log(`  Demo IoT model VELO-4G registration key: ${app.seedResult.demoRegistrationKey}\n  (simulated bikes: npm run sim -- --devices 20 --key <this key>)\n`)
   }
   const { broker } = app
-  if (broker && broker.port !== broker.requestedPort) {
+  if (broker && broker.requestedPort !== 0 && broker.port !== broker.requestedPort) {
     console.log(`MQTT port ${broker.requestedPort} is taken (another broker?): the embedded broker listens on ${broker.port} instead`)
   } else if (broker) {
     console.log(`Embedded MQTT broker on port ${broker.port}`)

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:net'
 import { Aedes, type AedesOptions, type Client } from 'aedes'
 import type { BrokerIdentity, DeviceAuthority } from './device-auth'
+import { indexedMemoryPersistence } from './retained-index'
 
 export interface EmbeddedBroker {
   aedes: Aedes
@@ -74,7 +75,7 @@ function brokerHandlers(authority: DeviceAuthority): Pick<AedesOptions, 'preConn
  * broker on the port keeps it: ours then takes a free port and says which.
  */
 export async function startEmbeddedBroker(options: { port: number; authority: DeviceAuthority }): Promise<EmbeddedBroker> {
-  const aedes = await Aedes.createBroker(brokerHandlers(options.authority))
+  const aedes = await Aedes.createBroker({ ...brokerHandlers(options.authority), persistence: indexedMemoryPersistence() })
   const clients = new Map<string, Client>()
   aedes.on('client', (client) => clients.set(client.id, client))
   aedes.on('clientDisconnect', (client) => {
