@@ -23,9 +23,16 @@
  * per load run (10), BENCH_CONNECTIONS (50). Smoke run: BENCH_ROWS=20000 BENCH_IMPORT_ROWS=2000
  * BENCH_SECONDS=2. BENCH_SERVER_ARGS adds node flags to the server (e.g. --cpu-prof
  * --cpu-prof-dir=/tmp/prof when looking into a figure).
+ *
+ * Then the IoT gateway (bench/iot.ts): BENCH_IOT_DEVICES (10000) simulated devices connect to the
+ * embedded broker and to Mosquitto (BENCH_MQTT_URL, default mqtt://127.0.0.1:1883, when it answers;
+ * BENCH_IOT_BROKERS=embedded or external picks one), and one ping goes to all of them.
+ * BENCH_IOT_CONCURRENCY (200) connects at a time, BENCH_IOT_TIMEOUT (30) s command timeout.
+ * BENCH_ONLY=engine or BENCH_ONLY=iot runs one part.
  */
 import { cpus, loadavg } from 'node:os'
 import { systemEntities } from '@velo/shared'
+import { type IotBench, iotBrokers, runIot } from './iot'
 import { type Bench, type Line, runTarget, type Target } from './run'
 import { buildServer } from './server'
 
@@ -44,6 +51,15 @@ const bench: Bench = {
   connections: int('BENCH_CONNECTIONS', 50),
 }
 
+const iot: IotBench = {
+  devices: int('BENCH_IOT_DEVICES', 10_000),
+  concurrency: int('BENCH_IOT_CONCURRENCY', 200),
+  timeoutSeconds: int('BENCH_IOT_TIMEOUT', 30),
+}
+
+const only = process.env.BENCH_ONLY ?? ''
+if (only && only !== 'engine' && only !== 'iot') throw new Error(`BENCH_ONLY must be engine or iot, not ${JSON.stringify(only)}`)
+
 function targets(): Target[] {
   const out: Target[] = [{ name: 'SQLite', dialect: 'sqlite' }]
   const pgUrl = process.env.BENCH_DATABASE_URL || (/^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL : undefined)
@@ -58,21 +74,39 @@ async function main() {
   const load = loadavg()[0]!
   const lines: Line[] = []
   const notes: string[] = []
+  const headings: string[] = []
   const server = await buildServer()
   try {
-    for (const target of targets()) {
-      const result = await runTarget(target, bench, server.entry)
-      lines.push(...result.lines)
-      notes.push(...result.notes)
+    if (only !== 'iot') {
+      headings.push(
+        `Entity engine benchmark: ${fmt(bench.rows)} login-log rows (\`${systemEntities.loginLog.key}\`), list under ${bench.connections} clients for ${bench.seconds} s, ` +
+          `import of ${fmt(bench.importRows)} rows (\`${systemEntities.i18n.key}\`).`,
+      )
+      for (const target of targets()) {
+        const result = await runTarget(target, bench, server.entry)
+        lines.push(...result.lines)
+        notes.push(...result.notes)
+      }
+    }
+    if (only !== 'engine') {
+      const { brokers, notes: brokerNotes } = await iotBrokers()
+      headings.push(`IoT gateway benchmark: ${fmt(iot.devices)} simulated devices (${iot.concurrency} connecting at a time), one ping to all of them.`)
+      notes.push(...brokerNotes)
+      for (const target of targets()) {
+        for (const broker of brokers) {
+          const result = await runIot(target, broker, iot, server.entry)
+          lines.push(...result.lines)
+          notes.push(...result.notes)
+        }
+      }
     }
   } finally {
     await server.remove()
   }
   const cpu = cpus()
   const table = [
-    `Entity engine benchmark: ${fmt(bench.rows)} login-log rows (\`${systemEntities.loginLog.key}\`), list under ${bench.connections} clients for ${bench.seconds} s, ` +
-      `import of ${fmt(bench.importRows)} rows (\`${systemEntities.i18n.key}\`); ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? 'unknown'}), ` +
-      `load average ${load.toFixed(1)} at the start, Node ${process.version}.`,
+    ...headings,
+    `${cpu.length} CPUs (${cpu[0]?.model.trim() ?? 'unknown'}), load average ${load.toFixed(1)} at the start, Node ${process.version}.`,
     ...notes,
     '',
     '| database | measure | value | target | pass |',

@@ -60,7 +60,7 @@ function listBody(now: Date) {
 }
 
 /** A fresh database for one target; `drop` removes it (and the temporary directory). */
-async function freshDatabase(target: Target, dir: string): Promise<{ url: string; config: DatabaseTarget; drop: () => Promise<void> }> {
+export async function freshDatabase(target: Target, dir: string): Promise<{ url: string; config: DatabaseTarget; drop: () => Promise<void> }> {
   if (target.dialect === 'sqlite') {
     const file = join(dir, 'bench.db')
     return { url: `sqlite:${file}`, config: { dialect: 'sqlite', file }, drop: async () => {} }
@@ -246,12 +246,12 @@ async function exportAll(base: string, headers: Record<string, string>, server: 
   return { seconds, bytes, peak, startRss: watch.startRss }
 }
 
-function message(err: unknown, server: ServerProcess | undefined): string {
+export function message(err: unknown, server: ServerProcess | undefined): string {
   const text = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/\|/g, '/').slice(0, 160)
   return server && !server.alive ? `${text} (server exited)` : text
 }
 
-async function api(base: string, path: string, o: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
+export async function api(base: string, path: string, o: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
   const res = await fetch(`${base}${path}`, {
     method: o.method ?? 'GET',
     headers: { ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}), ...o.headers },
@@ -265,7 +265,7 @@ async function api(base: string, path: string, o: { method?: string; headers?: R
   }
 }
 
-async function signIn(base: string): Promise<string> {
+export async function signIn(base: string): Promise<string> {
   const res = await api(base, '/login', { method: 'POST', body: { username: 'admin', password: ADMIN_PASSWORD } })
   if (res.code !== 200) throw new Error(`sign-in failed: ${res.status} ${res.msg}`)
   return res.data.token as string
