@@ -95,7 +95,8 @@ describe('IoT gateway: device state from what devices report', () => {
       expect(stream.contentType).toContain('text/event-stream')
       device.kill()
       const event = await stream.next((e) => e.event === 'device' && e.data.sn === sn && e.data.state === 'activatedOffline', 'the offline event')
-      expect(event.data).toMatchObject({ deviceId, flowState: 'normal', firmwareVersion: '1.0.0' })
+      // Everything the list shows of a device's reports travels in the event, so the row updates without a refetch.
+      expect(event.data).toMatchObject({ deviceId, flowState: 'normal', firmwareVersion: '1.0.0', hardwareVersion: 'HW-A1', transportMode: 'off', simNumber: expect.stringMatching(/^\d{18,22}F?$/) })
       const row = await deviceRow(t, deviceId)
       expect(Boolean(row.online)).toBe(false)
       expect(row.state).toBe('activatedOffline')

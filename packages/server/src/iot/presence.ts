@@ -42,7 +42,7 @@ interface Pending {
 }
 
 /** The device's columns a DeviceEvent is made of. */
-const EVENT_COLUMNS = ['deviceId', 'sn', 'state', 'online', 'activated', 'flowState', 'lastSeenAt', 'battery', 'firmwareVersion', 'configVersion', 'remainingFlow'] as const
+const EVENT_COLUMNS = ['deviceId', 'sn', 'state', 'online', 'activated', 'flowState', 'lastSeenAt', 'battery', 'firmwareVersion', 'configVersion', 'hardwareVersion', 'transportMode', 'simNumber', 'remainingFlow'] as const
 
 type EventRow = { [K in (typeof EVENT_COLUMNS)[number]]: unknown }
 
@@ -57,6 +57,9 @@ export function deviceEventOf(row: EventRow, state = row.state as DeviceState): 
     battery: num(row.battery),
     firmwareVersion: (row.firmwareVersion as string | null) ?? null,
     configVersion: (row.configVersion as string | null) ?? null,
+    hardwareVersion: (row.hardwareVersion as string | null) ?? null,
+    transportMode: row.transportMode === 'on' ? 'on' : 'off',
+    simNumber: (row.simNumber as string | null) ?? null,
     remainingFlow: num(row.remainingFlow),
   }
 }

@@ -218,6 +218,9 @@ export interface DeviceEvent {
   battery?: number | null
   firmwareVersion?: string | null
   configVersion?: string | null
+  hardwareVersion?: string | null
+  transportMode?: 'on' | 'off'
+  simNumber?: string | null
   remainingFlow?: number | null
 }
 export interface CommandEvent {

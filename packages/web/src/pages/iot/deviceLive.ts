@@ -5,7 +5,7 @@ import { crudKeys, type Row } from '../../crud/api/crudApi'
 const device = iotEntities.iotDevice
 
 /** The device fields a 'device' event carries; optional ones only when the event has them. */
-const LIVE_FIELDS = ['state', 'flowState', 'lastSeenAt', 'battery', 'firmwareVersion', 'configVersion', 'remainingFlow'] as const
+const LIVE_FIELDS = ['state', 'flowState', 'lastSeenAt', 'battery', 'firmwareVersion', 'configVersion', 'hardwareVersion', 'transportMode', 'simNumber', 'remainingFlow'] as const
 
 export function devicePatch(event: DeviceEvent): Row {
   const patch: Row = {}

@@ -94,11 +94,12 @@ describe('IoT pages', () => {
     await waitFor(() => expect(screen.getByTestId('iot-live').dataset.status).toBe('open'))
     expect(await screen.findByText('Gateway: 0 devices online')).toBeTruthy()
 
-    streamFor('/iot/stream').send('device', { deviceId: 1, sn: 'VB0001', state: 'online', flowState: 'warning', lastSeenAt: '2026-01-01T09:00:00Z', battery: 77, firmwareVersion: '1.2.0' })
+    streamFor('/iot/stream').send('device', { deviceId: 1, sn: 'VB0001', state: 'online', flowState: 'warning', lastSeenAt: '2026-01-01T09:00:00Z', battery: 77, firmwareVersion: '1.2.0', hardwareVersion: 'HW-B2' })
     await waitFor(() => expect(within(rowOf('VB0001')).getByText('Online')).toBeTruthy())
     const row = rowOf('VB0001')
     expect(within(row).getByText('77')).toBeTruthy()
     expect(within(row).getByText('1.2.0')).toBeTruthy()
+    expect(within(row).getByText('HW-B2')).toBeTruthy()
     expect(within(row).getByText('Warning')).toBeTruthy()
     // Another device's row is left alone, and nothing was fetched again.
     expect(within(rowOf('VB0002')).getByText('Inactive')).toBeTruthy()
