@@ -146,6 +146,10 @@ describe('IoT gateway: device state from what devices report', () => {
 
     const cameOnline: number[] = []
     const stop = t.app.iot.presence.onOnline((d) => cameOnline.push(d.deviceId))
+    const events: { deviceId: number; state: string }[] = []
+    const unsubscribe = t.app.iot.events.subscribe((e) => {
+      if (e.type === 'device' && e.data.deviceId === deviceId) events.push(e.data)
+    })
     try {
       await device.heartbeat()
       const row = await waitFor(async () => {
@@ -154,8 +158,18 @@ describe('IoT gateway: device state from what devices report', () => {
       }, 'back online')
       expect(row.lastSeenAt! > longAgo).toBe(true)
       expect(cameOnline).toContain(deviceId)
+      await waitFor(async () => events.some((e) => e.state === 'online'), 'the back-online event')
+
+      // A heartbeat of a device that is online anyway moves its last-seen time and tells no console.
+      const before = events.length
+      const seen = row.lastSeenAt!
+      await device.heartbeat()
+      await waitFor(async () => (await deviceRow(t, deviceId)).lastSeenAt! > seen, 'last seen moved')
+      await t.app.iot.presence.flush()
+      expect(events.length).toBe(before)
     } finally {
       stop()
+      unsubscribe()
     }
   })
 

@@ -192,7 +192,10 @@ export class Presence {
             .where('deviceId', '=', p.device.deviceId)
             .execute()
         }
-        written.push(deviceEventOf(row, state))
+        // A heartbeat alone only moves the last-seen time: 10,000 devices would send every open console
+        // ~170 events a second for it. The time travels with the device's next real change.
+        const heartbeatOnly = p.online === undefined && p.activated === undefined && !p.sim && Object.keys(p.changes).every((k) => k === 'lastSeenAt')
+        if (!heartbeatOnly || state !== row.state || revived) written.push(deviceEventOf(row, state))
         if (p.announcedOnline || revived) cameOnline.push(p.device)
       }
     })
