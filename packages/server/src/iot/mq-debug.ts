@@ -1,9 +1,8 @@
+import { isValidTopicFilter, isValidTopicName, MAX_TOPIC_LENGTH } from '@velo/shared'
 import { z } from 'zod'
 import { bilingual } from '../platform/i18n/zod-messages'
 import type { Gateway, ObservedMessage } from './types'
 
-/** Longest topic or filter the debugger takes (MQTT allows 65,535 bytes; nobody types that). */
-export const MAX_TOPIC_LENGTH = 255
 /** Payloads shown in the browser are cut here: a firmware chunk on a watched topic would flood it. */
 export const SHOWN_PAYLOAD_BYTES = 16 * 1024
 /** The most an admin may publish by hand. */
@@ -13,26 +12,6 @@ export const MAX_PUBLISH_BYTES = 64 * 1024
  * reported as dropped.
  */
 export const WATCH_RATE_PER_SECOND = 200
-
-/**
- * An MQTT topic filter (MQTT 3.1.1 §4.7): `+` fills a whole level, `#` is alone in the last level.
- * Shared-subscription filters are refused: `$share/…` would join a server group and take messages
- * away from the gateway.
- */
-export function isValidTopicFilter(filter: string): boolean {
-  if (filter.length === 0 || filter.length > MAX_TOPIC_LENGTH || filter.includes('\u0000')) return false
-  if (/^\$(share|queue)\//i.test(filter)) return false
-  const levels = filter.split('/')
-  return levels.every((level, i) => {
-    if (level.includes('#')) return level === '#' && i === levels.length - 1
-    return !level.includes('+') || level === '+'
-  })
-}
-
-/** A topic to publish to: no wildcards, and not a broker-reserved `$` topic. */
-export function isValidTopicName(topic: string): boolean {
-  return topic.length > 0 && topic.length <= MAX_TOPIC_LENGTH && !/[+#\u0000]/.test(topic) && !topic.startsWith('$')
-}
 
 export const topicFilterSchema = z
   .string()

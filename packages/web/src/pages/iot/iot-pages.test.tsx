@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
-import { iotEntities, type SessionUser } from '@velo/shared'
+import { iotEntities, isValidTopicFilter, isValidTopicName, type SessionUser } from '@velo/shared'
 import { sessionStore } from '../../app/session/sessionStore'
 import { EntityForm } from '../../crud/form/EntityForm'
 import { jsonResponse, renderWithProviders } from '../../test/render'
@@ -10,7 +10,6 @@ import { clearHistory } from './commandTest/history'
 import DevicePage from './device/index'
 import ModelPage from './model/index'
 import MqDebugPage from './mqDebug/index'
-import { isValidFilter, isValidTopic } from './mqDebug/topics'
 
 const fetchMock = vi.fn<typeof fetch>()
 const signIn = (permissions: string[], roles = ['ops']) => sessionStore.setState({ user: { username: 'tester' } as SessionUser, roles, permissions })
@@ -320,9 +319,9 @@ describe('IoT pages', () => {
   })
 
   it('checks MQTT topic filters and topics as the broker does', () => {
-    for (const ok of ['velo/v1/+/up/#', '#', '+', 'a/+/b', 'velo/v1/VB0001/up/status']) expect(isValidFilter(ok), ok).toBe(true)
-    for (const bad of ['', 'a/#/b', 'a/b#', 'a/+b', 'velo/v1/x+/up', '$share/g/velo/#', 'x'.repeat(256)]) expect(isValidFilter(bad), bad).toBe(false)
-    expect(isValidTopic('velo/v1/VB0001/down/command')).toBe(true)
-    for (const bad of ['', 'velo/+/x', 'velo/#', '$SYS/x']) expect(isValidTopic(bad), bad).toBe(false)
+    for (const ok of ['velo/v1/+/up/#', '#', '+', 'a/+/b', 'velo/v1/VB0001/up/status']) expect(isValidTopicFilter(ok), ok).toBe(true)
+    for (const bad of ['', 'a/#/b', 'a/b#', 'a/+b', 'velo/v1/x+/up', '$share/g/velo/#', 'x'.repeat(256)]) expect(isValidTopicFilter(bad), bad).toBe(false)
+    expect(isValidTopicName('velo/v1/VB0001/down/command')).toBe(true)
+    for (const bad of ['', 'velo/+/x', 'velo/#', '$SYS/x']) expect(isValidTopicName(bad), bad).toBe(false)
   })
 })

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react'
 import { Alert, App, Badge, Button, Card, Form, Input, Radio, Result, Space, Switch, Table, Tag, Tooltip } from 'antd'
 import type { ColumnsType } from 'antd/es/table'
 import { ClearOutlined, PauseCircleOutlined, PlayCircleOutlined, SendOutlined } from '@ant-design/icons'
-import { UP_FILTER } from '@velo/shared'
+import { isValidTopicFilter, isValidTopicName, UP_FILTER } from '@velo/shared'
 import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
 import { eventData, useEventStream } from '../../../api/eventStream'
@@ -11,7 +11,6 @@ import { useAccess } from '../../../app/Access'
 import { LiveIndicator } from '../LiveIndicator'
 import { JsonEditor } from '../JsonEditor'
 import { prettyJson } from '../json'
-import { isValidFilter, isValidTopic } from './topics'
 import '../iot.css'
 
 /** What the debugger keeps; older messages drop off the end. */
@@ -85,7 +84,7 @@ function PublishForm() {
           label={t('iot.mq.topic')}
           rules={[
             { required: true, message: t('iot.mq.topicRequired') },
-            { validator: (_r, v: string) => (!v || isValidTopic(v) ? Promise.resolve() : Promise.reject(new Error(t('iot.mq.topicInvalid')))) },
+            { validator: (_r, v: string) => (!v || isValidTopicName(v) ? Promise.resolve() : Promise.reject(new Error(t('iot.mq.topicInvalid')))) },
           ]}
         >
           <Input placeholder="velo/v1/{SN}/down/command" data-testid="mq-publish-topic" />
@@ -160,7 +159,7 @@ export default function MqDebugPage() {
 
   if (!isAdmin) return <Result status="403" subTitle={t('iot.mq.adminOnly')} />
 
-  const filterValid = isValidFilter(filter.trim())
+  const filterValid = isValidTopicFilter(filter.trim())
   const subscribe = () => {
     if (!filterValid) return
     arrived.current = []
