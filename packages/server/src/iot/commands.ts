@@ -198,32 +198,22 @@ export class CommandService {
   async supportedCommands(deviceId: number): Promise<SupportedCommand[]> {
     const device = await this.db.selectFrom('iotDevice').select('modelId').where('deviceId', '=', deviceId).executeTakeFirst()
     if (!device) throw notFound()
-    const opened = await this.functionCommandsOf(Number(device.modelId))
+    const opened = new Set((await this.openings({ modelId: Number(device.modelId) })).map((o) => o.command))
     return COMMANDS.filter((c) => c.base || opened.has(c.name)).map((c) => ({ name: c.name, label: c.label, base: c.base, confirm: !!c.confirm, example: c.example }))
   }
 
-  private async functionCommandsOf(modelId: number): Promise<Set<string>> {
+  /** Which commands enabled IoT functions open for which models: for one model, or for one command. */
+  private async openings(filter: { modelId: number } | { command: string }): Promise<{ command: string; modelId: number }[]> {
     const rows = await this.db
       .selectFrom('iotFunction as f')
       .innerJoin('iotFunctionModel as fm', 'fm.functionId', 'f.functionId')
-      .select('f.command')
+      .select(['f.command', 'fm.modelId'])
       .distinct()
-      .where('fm.modelId', '=', modelId)
       .where('f.status', '=', '0')
+      .$if('modelId' in filter, (qb) => qb.where('fm.modelId', '=', (filter as { modelId: number }).modelId))
+      .$if('command' in filter, (qb) => qb.where('f.command', '=', (filter as { command: string }).command))
       .execute()
-    return new Set(rows.map((r) => r.command))
-  }
-
-  private async modelsOpening(command: string): Promise<Set<number>> {
-    const rows = await this.db
-      .selectFrom('iotFunctionModel as fm')
-      .innerJoin('iotFunction as f', 'f.functionId', 'fm.functionId')
-      .select('fm.modelId')
-      .distinct()
-      .where('f.command', '=', command)
-      .where('f.status', '=', '0')
-      .execute()
-    return new Set(rows.map((r) => Number(r.modelId)))
+    return rows.map((r) => ({ command: r.command, modelId: Number(r.modelId) }))
   }
 
   /** Timeout and queue lifetime when the caller names none (system configuration). */
@@ -273,7 +263,7 @@ export class CommandService {
     }
     const devices = deviceIds.map((id) => found.get(id)!)
     if (!spec.base) {
-      const models = await this.modelsOpening(spec.name)
+      const models = new Set((await this.openings({ command: spec.name })).map((o) => o.modelId))
       const unsupported = devices.filter((d) => !models.has(d.modelId)).map((d) => d.sn)
       if (unsupported.length) {
         const p = { command: spec.name, count: unsupported.length, sns: listed(unsupported) }
