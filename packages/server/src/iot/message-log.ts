@@ -7,16 +7,12 @@ import type { ConfigValues } from '../platform/config-keys'
 import type { IotEventBus } from './events'
 import { WriteBehind } from './write-behind'
 
-/** One message a device sent or was sent, as the gateway hands it over. */
-export interface LoggedMessage {
-  deviceId: number | null
-  sn: string
-  direction: 'up' | 'down'
-  /** The topic's kind (presence, reply, command, …), or 'invalid' for a payload that failed its schema. */
-  kind: string
-  topic: string
-  payload: string
-}
+/**
+ * One message a device sent or was sent, as the gateway hands it over: the 'message' event without its
+ * time, which the log stamps. Its kind is the topic's (presence, reply, command, …), or 'invalid' for a
+ * payload that failed its schema.
+ */
+export type LoggedMessage = Omit<MessageEvent, 'time'>
 
 export interface MessageLogOptions {
   /** How long a message waits for others before they are written together. */
