@@ -24,7 +24,8 @@ export interface EntityDetailsProps {
 /** Long values take a whole line of the description list. */
 const isLong = (f: FieldDef) => f.kind === 'longText' || f.kind === 'richText' || kindOf(f).wide === true
 
-function Value({ entity, field, row, cells }: { entity: ResolvedEntity; field: FieldDef; row: Row; cells: Readonly<Record<string, CellRenderer>> }): ReactNode {
+/** One field's value as the list shows it (or the page's own way, from `cells`). */
+export function FieldValue({ entity, field, row, cells = {} }: { entity: ResolvedEntity; field: FieldDef; row: Row; cells?: Readonly<Record<string, CellRenderer>> }): ReactNode {
   const own = cells[field.name]
   const props = { entity, field, value: row[field.name], row }
   if (own) return own(props)
@@ -32,28 +33,31 @@ function Value({ entity, field, row, cells }: { entity: ResolvedEntity; field: F
   return <Cell {...props} />
 }
 
-/** Every field of one row, read-only, labelled from the definition: the detail view of a log entry. */
-export function EntityDetails({ entity, id, onClose, as = 'modal', cells = {}, hide = [] }: EntityDetailsProps) {
-  const { t } = useTranslation()
-  const row = useQuery({ queryKey: crudKeys.row(entity, id), queryFn: () => crudApi(entity).get(id), gcTime: 0 })
+/** Every field of a loaded row but passwords and `hide`, labelled from the definition, in two columns. */
+export function EntityDescriptions({ entity, row, cells = {}, hide = [], testId = 'entity-details' }: { entity: ResolvedEntity; row: Row; cells?: Readonly<Record<string, CellRenderer>>; hide?: readonly string[]; testId?: string }) {
   const fields = entity.fields.filter((f) => f.kind !== 'password' && !hide.includes(f.name))
-  const body = !row.data ? (
-    <Spin spinning style={{ display: 'block', padding: 48 }} />
-  ) : (
+  return (
     <Descriptions
       className="crud-details"
       bordered
       size="small"
       column={2}
-      data-testid="entity-details"
+      data-testid={testId}
       items={fields.map((f) => ({
         key: f.name,
         label: localized(f.label),
         span: isLong(f) ? 2 : 1,
-        children: <Value entity={entity} field={f} row={row.data} cells={cells} />,
+        children: <FieldValue entity={entity} field={f} row={row} cells={cells} />,
       }))}
     />
   )
+}
+
+/** Every field of one row, read-only, labelled from the definition: the detail view of a log entry. */
+export function EntityDetails({ entity, id, onClose, as = 'modal', cells = {}, hide = [] }: EntityDetailsProps) {
+  const { t } = useTranslation()
+  const row = useQuery({ queryKey: crudKeys.row(entity, id), queryFn: () => crudApi(entity).get(id), gcTime: 0 })
+  const body = !row.data ? <Spin spinning style={{ display: 'block', padding: 48 }} /> : <EntityDescriptions entity={entity} row={row.data} cells={cells} hide={hide} />
   const title = t('crud.detailsTitle', { entity: localized(entity.label) })
   return as === 'drawer' ? (
     <Drawer open title={title} onClose={onClose} size={820} destroyOnHidden>

@@ -1,14 +1,14 @@
-import { useMemo, type ReactNode } from 'react'
-import { Descriptions, Drawer, Empty, Result, Space, Spin, Table, Tabs, Tag, Tooltip } from 'antd'
+import { useMemo } from 'react'
+import { Drawer, Empty, Result, Space, Spin, Table, Tabs, Tag, Tooltip } from 'antd'
 import type { ColumnsType } from 'antd/es/table'
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
-import { COMMANDS, iotEntities, type CommandEvent, type DeviceEvent, type FieldDef, type MessageEvent, type Paged, type ResolvedEntity } from '@velo/shared'
+import { COMMANDS, iotEntities, type CommandEvent, type DeviceEvent, type MessageEvent, type Paged, type ResolvedEntity } from '@velo/shared'
 import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
 import { eventData, useEventStream } from '../../../api/eventStream'
 import { crudApi, crudKeys, type ListBody, type Row } from '../../../crud/api/crudApi'
+import { EntityDescriptions, FieldValue } from '../../../crud/EntityDetails'
 import { DATETIME_FORMAT } from '../../../crud/kinds/cells'
-import { kindOf } from '../../../crud/kinds/kindTable'
 import { localized } from '../../../i18n'
 import { CommandStatusTag } from '../CommandStatusTag'
 import { LiveIndicator } from '../LiveIndicator'
@@ -96,11 +96,6 @@ function useRecent(entity: ResolvedEntity, body: ListBody) {
   return useQuery({ queryKey: crudKeys.list(entity, body), queryFn: () => crudApi(entity).list(body) })
 }
 
-function Value({ field, row }: { field: FieldDef; row: Row }): ReactNode {
-  const { Cell } = kindOf(field)
-  return <Cell entity={device} field={field} value={row[field.name]} row={row} />
-}
-
 /**
  * One device, live: every field (state, versions and readings patched as 'device' events arrive),
  * its recent telemetry, commands (statuses follow 'command' events) and messages (new ones on top).
@@ -146,25 +141,12 @@ export function DeviceDrawer({ deviceId, onClose }: { deviceId: number; onClose:
     },
   })
 
-  const fields = device.fields.filter((f) => f.kind !== 'password')
   const overview = row.isError ? (
     <Result status="warning" subTitle={t('iot.detail.loadFailed')} />
   ) : !row.data ? (
     <Spin spinning style={{ display: 'block', padding: 48 }} />
   ) : (
-    <Descriptions
-      className="crud-details"
-      bordered
-      size="small"
-      column={2}
-      data-testid="device-details"
-      items={fields.map((f) => ({
-        key: f.name,
-        label: localized(f.label),
-        span: f.kind === 'longText' ? 2 : 1,
-        children: <Value field={f} row={row.data} />,
-      }))}
-    />
+    <EntityDescriptions entity={device} row={row.data} testId="device-details" />
   )
 
   const telemetryColumns: ColumnsType<Row> = [
@@ -215,7 +197,7 @@ export function DeviceDrawer({ deviceId, onClose }: { deviceId: number; onClose:
       destroyOnHidden
       extra={
         <Space>
-          {row.data ? <Value field={device.fieldMap.get('state')!} row={row.data} /> : null}
+          {row.data ? <FieldValue entity={device} field={device.fieldMap.get('state')!} row={row.data} /> : null}
           <LiveIndicator state={live} testId="device-live" />
         </Space>
       }
