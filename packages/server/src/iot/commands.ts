@@ -1,6 +1,7 @@
 import {
   COMMANDS,
   type CommandEvent,
+  type CommandOutcome,
   type CommandSpec,
   type CommandStatus,
   commandSpec,
@@ -8,6 +9,8 @@ import {
   type Language,
   PROTOCOL_VERSION,
   type ReplyPayload,
+  type SendCommandResult,
+  type SentCommand,
 } from '@velo/shared'
 import { sql } from 'kysely'
 import type { Db, Dialect } from '../db/database'
@@ -71,33 +74,6 @@ export interface SendCommandInput {
   createBy: string
   /** Language of the field errors in a refusal (the message itself is localized by the error handler). */
   lang?: Language
-}
-
-export interface SentCommand {
-  commandId: number
-  deviceId: number
-  sn: string
-  requestId: string
-  status: Extract<CommandStatus, 'queued' | 'sent'>
-}
-
-export interface SendResult {
-  commands: SentCommand[]
-  sent: number
-  queued: number
-}
-
-/** A command as the command test page shows it. */
-export interface CommandRow {
-  commandId: number
-  requestId: string
-  deviceId: number
-  command: string
-  status: CommandStatus
-  reply: string | null
-  roundTripMs: number | null
-  sentAt: string | null
-  repliedAt: string | null
 }
 
 /** A command a device can be sent, as the console lists it. */
@@ -245,7 +221,7 @@ export class CommandService {
    * transaction, then those whose device is online are claimed (queued → sent) and published; the
    * others wait for their device to come back.
    */
-  async send(input: SendCommandInput): Promise<SendResult> {
+  async send(input: SendCommandInput): Promise<SendCommandResult> {
     const lang = input.lang ?? 'en_US'
     const { spec, params } = this.validate(input.command, input.params, lang)
     const deviceIds = [...new Set(input.deviceIds)]
@@ -555,7 +531,7 @@ export class CommandService {
 
   // ---- Reading ------------------------------------------------------------------------------
 
-  async get(commandId: number): Promise<CommandRow | undefined> {
+  async get(commandId: number): Promise<CommandOutcome | undefined> {
     const row = await this.db
       .selectFrom('iotCommand')
       .select(['commandId', 'requestId', 'deviceId', 'command', 'status', 'reply', 'roundTripMs', 'sentAt', 'repliedAt'])
@@ -568,7 +544,7 @@ export class CommandService {
    * Resolves with the command once it is final, or as it stands after timeoutMs. Listens to the live
    * events, so it also sees a reply another instance handled.
    */
-  async wait(commandId: number, timeoutMs: number): Promise<CommandRow | undefined> {
+  async wait(commandId: number, timeoutMs: number): Promise<CommandOutcome | undefined> {
     return new Promise((resolve, reject) => {
       let done = false
       const finish = () => {

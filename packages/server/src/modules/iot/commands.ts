@@ -1,8 +1,8 @@
-import { COMMANDS } from '@velo/shared'
+import { type CommandOutcome, COMMANDS, type DeviceCommandOption, type SendCommandResult } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { type CommandRow, type CommandService, MAX_DEVICES_PER_SEND, type SendResult } from '../../iot/commands'
+import { type CommandService, MAX_DEVICES_PER_SEND } from '../../iot/commands'
 import { BusinessType } from '../../platform/audit/operation-log'
 import { ok } from '../../platform/envelope'
 import { notFound } from '../../platform/errors'
@@ -20,7 +20,7 @@ const params = z.record(z.string(), z.unknown())
 const timeoutSeconds = z.number().int().min(1).max(600)
 const expireMinutes = z.number().int().min(1).max(10080)
 
-function sendMessage(result: SendResult, reboot: boolean): [MessageKey, MessageParams] {
+function sendMessage(result: SendCommandResult, reboot: boolean): [MessageKey, MessageParams] {
   const total = result.commands.length
   const { sent, queued } = result
   if (queued === 0) return reboot ? ['iot.reboot.sent', {}] : total === 1 ? ['iot.command.sentOne', {}] : ['iot.command.sent', { sent }]
@@ -31,7 +31,7 @@ function sendMessage(result: SendResult, reboot: boolean): [MessageKey, MessageP
   return [reboot ? 'iot.reboot.someQueued' : 'iot.command.sentSomeQueued', { total, queued }]
 }
 
-function testMessage(row: CommandRow, timeoutSeconds: number): [MessageKey, MessageParams] {
+function testMessage(row: CommandOutcome, timeoutSeconds: number): [MessageKey, MessageParams] {
   switch (row.status) {
     case 'succeeded':
       return ['iot.commandTest.succeeded', { ms: row.roundTripMs ?? 0 }]
@@ -63,7 +63,7 @@ export function registerCommandRoutes(app: FastifyInstance, commandService: () =
       config: { permission: 'iot:device:query' },
       schema: { tags, summary: "The commands a device supports: base commands and those its model's enabled functions open", params: z.object({ id: z.coerce.number().int().positive() }) },
     },
-    async (req) => {
+    async (req): Promise<DeviceCommandOption[]> => {
       const lang = languageOf(req)
       const list = await commandService().supportedCommands(req.params.id)
       return list.map((c) => ({ ...c, label: c.label[lang] }))

@@ -1,20 +1,9 @@
-import { PROTOCOL_VERSION } from '@velo/shared'
+import { type IotGatewayStatus, PROTOCOL_VERSION } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { Services } from '../../platform/services'
 import { openEventStream } from '../../platform/sse'
-
-export interface GatewayStatus {
-  protocolVersion: number
-  /** The in-process broker (no MQTT_URL). */
-  embedded: boolean
-  /** The embedded broker's port (devices connect there). */
-  port?: number
-  /** This instance's gateway client is connected to the broker. */
-  connected: boolean
-  devicesOnline: number
-}
 
 /** The console's live view of the fleet: device and command events as they happen, and the gateway's state. */
 export function registerIotStream(app: FastifyInstance, services: Services) {
@@ -46,7 +35,7 @@ export function registerIotStream(app: FastifyInstance, services: Services) {
   api.get(
     '/iot/gateway',
     { config: { permission: 'iot:device:list' }, schema: { tags, summary: 'The IoT gateway: protocol version, broker, connection and devices online' } },
-    async (): Promise<GatewayStatus> => {
+    async (): Promise<IotGatewayStatus> => {
       const { broker, gateway } = app.iot
       const online = await services.db
         .selectFrom('iotDevice')

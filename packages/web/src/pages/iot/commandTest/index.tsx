@@ -3,11 +3,11 @@ import { Alert, App, Button, Card, Col, Descriptions, Empty, Form, InputNumber, 
 import type { ColumnsType } from 'antd/es/table'
 import { ClearOutlined, SendOutlined } from '@ant-design/icons'
 import { useQuery } from '@tanstack/react-query'
-import { COMMANDS, iotEntities } from '@velo/shared'
+import { COMMANDS, type DeviceCommandOption, iotEntities } from '@velo/shared'
 import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
 import { failureMessage } from '../../../api/errors'
-import { iotApi, labelText, type DeviceCommand } from '../../../api/iot'
+import { iotApi, labelText } from '../../../api/iot'
 import { useAccess } from '../../../app/Access'
 import { DATETIME_FORMAT } from '../../../crud/kinds/cells'
 import { useEntityChoices } from '../../../crud/kinds/options'
@@ -29,7 +29,7 @@ interface Values {
   timeoutSeconds: number
 }
 
-const commandLabel = (name: string, supported?: readonly DeviceCommand[]) => {
+const commandLabel = (name: string, supported?: readonly DeviceCommandOption[]) => {
   const label = supported?.find((c) => c.name === name)?.label ?? COMMANDS.find((c) => c.name === name)?.label
   return label ? labelText(label) : name
 }
