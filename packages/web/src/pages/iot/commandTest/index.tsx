@@ -63,7 +63,7 @@ function Outcome({ send }: { send: TestSend }) {
       <div>
         <div className="ant-form-item-label">{t('iot.test.reply')}</div>
         {send.reply ? (
-          <pre className="iot-json" data-testid="command-reply">
+          <pre className="crud-json" data-testid="command-reply">
             {prettyJson(send.reply)}
           </pre>
         ) : (
@@ -246,11 +246,11 @@ export default function CommandTestPage() {
               <Row gutter={16}>
                 <Col xs={24} md={12}>
                   <div className="ant-form-item-label">{t('iot.test.params')}</div>
-                  <pre className="iot-json">{prettyJson(s.params)}</pre>
+                  <pre className="crud-json">{prettyJson(s.params)}</pre>
                 </Col>
                 <Col xs={24} md={12}>
                   <div className="ant-form-item-label">{t('iot.test.reply')}</div>
-                  <pre className="iot-json">{s.reply ? prettyJson(s.reply) : (s.error ?? t('iot.test.noReply'))}</pre>
+                  <pre className="crud-json">{s.reply ? prettyJson(s.reply) : (s.error ?? t('iot.test.noReply'))}</pre>
                 </Col>
               </Row>
             ),
