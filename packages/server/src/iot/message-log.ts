@@ -29,11 +29,6 @@ const DEFAULT_RETENTION_DAYS = 7
 export const MAX_LOGGED_PAYLOAD = 4096
 const INSERT_CHUNK = 500
 
-type Row = Insertable<IotMessageTable>
-interface Batch {
-  rows: Row[]
-  events: MessageEvent[]
-}
 
 const cut = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text)
 
@@ -42,7 +37,7 @@ const cut = (text: string, max: number) => (text.length > max ? text.slice(0, ma
  * 'message' event for each once it is stored. Old rows are deleted now and then.
  */
 export class MessageLog {
-  private readonly buffer: WriteBehind<Batch>
+  private readonly buffer: WriteBehind<MessageEvent[]>
   private pruneTimer: NodeJS.Timeout | null = null
   private pruning: Promise<unknown> = Promise.resolve()
 
@@ -50,12 +45,13 @@ export class MessageLog {
     private readonly deps: { db: Db; events: IotEventBus; configValues: ConfigValues; logger: FastifyBaseLogger },
     private readonly options: MessageLogOptions = {},
   ) {
-    this.buffer = new WriteBehind<Batch>({
+    // The batch holds the events; the rows are made from them when written.
+    this.buffer = new WriteBehind<MessageEvent[]>({
       delayMs: options.flushMs ?? 50,
       maxSize: options.maxBatch ?? 500,
-      empty: () => ({ rows: [], events: [] }),
-      size: (b) => b.rows.length,
-      write: (b) => this.write(b.rows, b.events),
+      empty: () => [],
+      size: (b) => b.length,
+      write: (b) => this.write(b),
       onError: (err) => deps.logger.error({ err }, 'could not write the device message log'),
     })
   }
@@ -65,13 +61,11 @@ export class MessageLog {
     const payload = cut(message.payload, MAX_LOGGED_PAYLOAD)
     const kind = cut(message.kind, 16)
     const topic = cut(message.topic, 255)
-    this.buffer.add((b) => {
-      b.rows.push({ deviceId: message.deviceId, direction: message.direction, kind, topic, payload, createTime: time })
-      b.events.push({ deviceId: message.deviceId, sn: message.sn, direction: message.direction, kind, topic, payload, time })
-    })
+    this.buffer.add((b) => b.push({ deviceId: message.deviceId, sn: message.sn, direction: message.direction, kind, topic, payload, time }))
   }
 
-  private async write(rows: Row[], events: MessageEvent[]) {
+  private async write(events: MessageEvent[]) {
+    const rows: Insertable<IotMessageTable>[] = events.map((e) => ({ deviceId: e.deviceId, direction: e.direction, kind: e.kind, topic: e.topic, payload: e.payload, createTime: e.time }))
     await this.deps.db.transaction().execute(async (tx) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) await tx.insertInto('iotMessage').values(rows.slice(i, i + INSERT_CHUNK)).execute()
     })
