@@ -25,20 +25,15 @@ function deliver(listeners: Iterable<Listener>, events: IotEvent[], logger: Fast
   }
 }
 
-/** One server: events go straight to this process's listeners. */
-class LocalIotEvents implements IotEventBus {
-  private readonly listeners = new Set<Listener>()
-
-  constructor(private readonly logger: FastifyBaseLogger) {}
+/** This process's listeners; how events reach them is the transport's. */
+abstract class ListeningBus implements IotEventBus {
+  protected readonly listeners = new Set<Listener>()
 
   publish(event: IotEvent) {
     return this.publishBatch([event])
   }
 
-  async publishBatch(events: IotEvent[]) {
-    // Delivered on a later tick, as through Redis: a publisher never runs listeners inside its own call.
-    if (events.length) setImmediate(() => deliver(this.listeners, events, this.logger))
-  }
+  abstract publishBatch(events: IotEvent[]): Promise<void>
 
   subscribe(listener: Listener) {
     this.listeners.add(listener)
@@ -50,19 +45,30 @@ class LocalIotEvents implements IotEventBus {
   }
 }
 
+/** One server: events go straight to this process's listeners. */
+class LocalIotEvents extends ListeningBus {
+  constructor(private readonly logger: FastifyBaseLogger) {
+    super()
+  }
+
+  async publishBatch(events: IotEvent[]) {
+    // Delivered on a later tick, as through Redis: a publisher never runs listeners inside its own call.
+    if (events.length) setImmediate(() => deliver(this.listeners, events, this.logger))
+  }
+}
+
 /**
  * Several servers: every event goes through one Redis channel, and each instance delivers what comes
  * back to its own listeners, so every browser sees every event once, whichever instance it reached.
  */
-class RedisIotEvents implements IotEventBus {
-  private readonly listeners = new Set<Listener>()
-
+class RedisIotEvents extends ListeningBus {
   private constructor(
     private readonly redis: Redis,
     private readonly subscriber: Redis,
     private readonly channel: string,
     private readonly logger: FastifyBaseLogger,
   ) {
+    super()
     subscriber.on('message', (from: string, message: string) => {
       if (from !== channel) return
       let events: IotEvent[]
@@ -85,21 +91,12 @@ class RedisIotEvents implements IotEventBus {
     return new RedisIotEvents(redis, subscriber, channel, logger)
   }
 
-  publish(event: IotEvent) {
-    return this.publishBatch([event])
-  }
-
   async publishBatch(events: IotEvent[]) {
     if (events.length) await this.redis.publish(this.channel, JSON.stringify(events))
   }
 
-  subscribe(listener: Listener) {
-    this.listeners.add(listener)
-    return () => void this.listeners.delete(listener)
-  }
-
-  async close() {
-    this.listeners.clear()
+  override async close() {
+    await super.close()
     await this.subscriber.quit().catch(() => this.subscriber.disconnect())
   }
 }
