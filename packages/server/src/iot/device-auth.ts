@@ -23,6 +23,9 @@ export type BrokerIdentity = { kind: 'device'; sn: string } | { kind: 'internal'
 // the check down, and 10,000 devices reconnecting at once must not cost tens of ms each.
 export const hashSecret = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex')
 
+/** A model's registration key: devices sign their self-registration with it (192 random bits). */
+export const newRegistrationKey = () => randomBytes(24).toString('base64url')
+
 export function issueSecret(): IssuedSecret {
   const secret = randomBytes(32).toString('base64url')
   return { secret, secretHash: hashSecret(secret) }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { MENU_CATALOGUE, type MenuSeed, STANDARD_ACTIONS } from '@velo/shared'
 import type { Transaction } from 'kysely'
+import { newRegistrationKey } from '../../iot/device-auth'
 import { newUserRow } from '../../platform/auth/new-user'
 import { hashPassword } from '../../platform/auth/passwords'
 import type { Services } from '../../platform/services'
@@ -233,7 +234,7 @@ async function iotArea(tx: Tx, result: SeedResult) {
   }
   const existing = await tx.selectFrom('iotModel').select('modelId').where('productId', '=', DEMO_MODEL.productId).executeTakeFirst()
   if (existing) return
-  const registrationKey = randomBytes(24).toString('base64url')
+  const registrationKey = newRegistrationKey()
   const model = await tx
     .insertInto('iotModel')
     .values({ ...audit(), ...DEMO_MODEL, tag: 'demo', supportsAudio: 0, bikeModels: '', registrationKey, status: '0' })

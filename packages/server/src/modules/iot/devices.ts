@@ -1,11 +1,11 @@
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
 import { iotEntities, SN_PATTERN } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { Insertable, Kysely, Transaction } from 'kysely'
 import { z } from 'zod'
 import type { Database, IotDeviceTable } from '../../db/schema'
-import { issueSecret } from '../../iot/device-auth'
+import { issueSecret, newRegistrationKey } from '../../iot/device-auth'
 import { BusinessType } from '../../platform/audit/operation-log'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { idParam } from '../../platform/crud/schemas'
@@ -151,7 +151,7 @@ export function registerDevices(app: FastifyInstance, services: Services) {
       if (!SN_PATTERN.test(sn)) throw badRequest('iot.register.badSn', {}, { errors: [{ field: 'sn' }] })
       const model = await db.selectFrom('iotModel').select(['modelId', 'snPrefix', 'registrationKey', 'status']).where('productId', '=', productId).executeTakeFirst()
       // An unknown or disabled product is checked against a throwaway key: its answer and its time say nothing more than a bad signature's.
-      const key = model?.status === '0' ? model.registrationKey : randomBytes(24).toString('base64url')
+      const key = model?.status === '0' ? model.registrationKey : newRegistrationKey()
       const signed = timingSafeEqual(Buffer.from(registrationSignature(key, productId, sn, timestamp), 'hex'), Buffer.from(sign, 'hex'))
       if (!model || model.status !== '0' || !signed) throw new AppError(403, 'iot.register.badSignature')
       if (!sn.startsWith(model.snPrefix)) throw badRequest('iot.device.snPrefix', { prefix: model.snPrefix }, { errors: [{ field: 'sn' }] })

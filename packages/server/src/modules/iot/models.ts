@@ -1,16 +1,13 @@
-import { randomBytes } from 'node:crypto'
 import { iotEntities } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { newRegistrationKey } from '../../iot/device-auth'
 import { BusinessType } from '../../platform/audit/operation-log'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { idParam } from '../../platform/crud/schemas'
 import { ok } from '../../platform/envelope'
 import { conflict, notFound } from '../../platform/errors'
 import type { Services } from '../../platform/services'
-
-/** Signs devices' self-registration (POST /iot/register): 192 random bits. */
-export const newRegistrationKey = () => randomBytes(24).toString('base64url')
 
 /**
  * IoT models (SPEC §3): the entity's routes, with a registration key made on add, shown and reset
