@@ -192,7 +192,7 @@ export default function MqDebugPage() {
   return (
     <div className="iot-page" data-testid="mq-debug">
       <Card title={t('iot.mq.watchTitle')}>
-        <div className="iot-mq-toolbar">
+        <div className="crud-toolbar">
           <Space wrap>
             <Space.Compact>
               <Input
