@@ -15,6 +15,7 @@ import { CommandStatusTag } from '../CommandStatusTag'
 import { JsonEditor, jsonObjectRule } from '../JsonEditor'
 import { parseJsonObject, prettyJson, toJsonText } from '../json'
 import { clearHistory, recordSend, testHistory, type TestSend } from './history'
+import '../../../crud/crud.css'
 import '../iot.css'
 
 const SEND = 'iot:commandTest:send'

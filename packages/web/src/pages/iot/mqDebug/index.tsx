@@ -11,6 +11,7 @@ import { useAccess } from '../../../app/Access'
 import { LiveIndicator } from '../LiveIndicator'
 import { JsonEditor } from '../JsonEditor'
 import { prettyJson } from '../json'
+import '../../../crud/crud.css'
 import '../iot.css'
 
 /** What the debugger keeps; older messages drop off the end. */
