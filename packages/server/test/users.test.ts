@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { verifyPassword } from '../src/platform/auth/passwords'
-import { addUser, deptId, idOf, limitedUser, snapshot, useTestApp, waitForOperLog } from './harness'
+import { addRole, addUser, deptId, idOf, limitedUser, snapshot, useTestApp, waitForOperLog } from './harness'
 
 const t = useTestApp()
 let adminRole: number
@@ -155,8 +155,13 @@ describe('a user manager who is not an administrator', () => {
     expect((await edit(manager.token, { userId: target, roleIds: [commonRole, adminRole] })).status).toBe(403)
     expect(await users()).toEqual(mid)
     expect(before.sysUser!.length + 1).toBe(mid.sysUser!.length)
-    // Other roles are fine, and an administrator may grant it.
-    expect((await edit(manager.token, { userId: target, roleIds: [commonRole] })).status).toBe(200)
+    // A role within the manager's own rights is fine; one giving more (common: dashboards) is not;
+    // an administrator may grant anything.
+    const narrow = await addRole(t, { roleKey: 'userreader', dataScope: '5', perms: ['system:user:list'] })
+    expect((await edit(manager.token, { userId: target, roleIds: [narrow] })).status).toBe(200)
+    const richer = await edit(manager.token, { userId: target, roleIds: [commonRole] })
+    expect(richer.status).toBe(403)
+    expect(richer.msg).toMatch(/^You cannot grant the permission "[^"]+"/)
     expect((await edit(t.admin, { userId: target, roleIds: [adminRole] })).status).toBe(200)
   })
 

@@ -33,6 +33,15 @@ export const LANGUAGE_HEADER = 'currentLanguage'
 
 export const ADMIN_ROLE = 'admin'
 export const ALL_PERMISSIONS = '*:*:*'
+/**
+ * Permissions that bypass every other rule (raw broker access, raw SQL): only administrators use
+ * them, so only administrators grant them, like the wildcard '*:*:*'.
+ */
+export const ADMIN_ONLY_PERMISSION_PREFIXES = ['iot:mqDebug:', 'tool:sql:'] as const
+/** Whether only an administrator may put this permission on a menu or into a role. */
+export function isAdminOnlyPermission(permission: string): boolean {
+  return permission.includes('*') || ADMIN_ONLY_PERMISSION_PREFIXES.some((p) => permission.startsWith(p))
+}
 export const DEFAULT_ROLE = 'ROLE_DEFAULT'
 
 export const DEFAULT_PAGE_SIZE = 20

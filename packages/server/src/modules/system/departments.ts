@@ -5,6 +5,7 @@ import { sql } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { conflict, forbidden } from '../../platform/errors'
 import type { AuthContext } from '../../platform/rbac/auth-context'
+import { grantCheckIn, holdersOfTreeScopes } from '../../platform/rbac/grants'
 import { caller, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { deptInScope, deptTree, scopeOf } from './access'
@@ -66,10 +67,18 @@ export function registerDepartments(app: FastifyInstance, services: Services) {
   const { db } = services
 
   registerEntityRoutes(app, services, systemEntities.dept, {
-    beforeCreate: async ({ tx, auth, values }) => assertPlaceable(tx, auth, values.parentId, values.status === ENABLED),
-    afterCreate: async ({ tx, row }) => rewriteAncestors(tx, Number(row.deptId)),
-    beforeUpdate: async ({ tx, auth, before, values }) => {
+    beforeCreate: async ({ tx, auth, context, values }) => {
+      await assertPlaceable(tx, auth, values.parentId, values.status === ENABLED)
+      await grantCheckIn.begin(context, tx, auth, { users: await holdersOfTreeScopes(tx) })
+    },
+    // A department placed in the tree widens what "department and below" shows to those above it.
+    afterCreate: async ({ tx, context, row }) => {
+      await rewriteAncestors(tx, Number(row.deptId))
+      await grantCheckIn.finish(context, tx, { departments: [Number(row.deptId)] })
+    },
+    beforeUpdate: async ({ tx, auth, context, before, values }) => {
       const moved = values.parentId !== undefined && Number(values.parentId) !== Number(before.parentId)
+      await grantCheckIn.begin(context, tx, auth, { users: moved ? await holdersOfTreeScopes(tx) : [] })
       const status = values.status ?? before.status
       if (moved || (status === ENABLED && before.status !== ENABLED)) {
         await assertPlaceable(tx, auth, values.parentId ?? before.parentId, status === ENABLED, moved)
@@ -78,8 +87,9 @@ export function registerDepartments(app: FastifyInstance, services: Services) {
         throw conflict('dept.enabledChildren', { deptName: String(before.deptName) }, 'status')
       }
     },
-    afterUpdate: async ({ tx, before, after }) => {
+    afterUpdate: async ({ tx, context, before, after }) => {
       if (Number(before.parentId) !== Number(after.parentId)) await rewriteAncestors(tx, Number(after.deptId))
+      await grantCheckIn.finish(context, tx)
     },
     beforeDelete: async ({ tx, rows }) => {
       const ids = rows.map((r: Row) => Number(r.deptId))

@@ -4,6 +4,8 @@ import type { Transaction } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { badRequest, conflict } from '../../platform/errors'
 import { languageOf } from '../../platform/http'
+import { splitPermissions } from '../../platform/rbac/auth-context'
+import { assertPermissionsGrantable, grantCheckIn, holdersOfMenus } from '../../platform/rbac/grants'
 import { caller, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { toTree } from './access'
@@ -39,8 +41,18 @@ export function registerMenus(app: FastifyInstance, services: Services) {
   const { db } = services
 
   registerEntityRoutes(app, services, systemEntities.menu, {
-    beforeCreate: async ({ tx, values }) => checkMenu(tx, values),
-    beforeUpdate: async ({ tx, before, values }) => checkMenu(tx, { ...before, ...values }, Number(before.menuId)),
+    beforeCreate: async ({ tx, auth, values }) => {
+      await checkMenu(tx, values)
+      assertPermissionsGrantable(auth, splitPermissions(values.perms as string | undefined))
+    },
+    beforeUpdate: async ({ tx, auth, context, before, values }) => {
+      await checkMenu(tx, { ...before, ...values }, Number(before.menuId))
+      // A permission string is defined by someone who holds it; the roles holding the menu then hold it too.
+      if (values.perms !== undefined && values.perms !== before.perms) assertPermissionsGrantable(auth, splitPermissions(values.perms as string))
+      await grantCheckIn.begin(context, tx, auth, { users: await holdersOfMenus(tx, [Number(before.menuId)]) })
+    },
+    // Switching a menu back on, or changing what it carries, changes what its roles' users hold.
+    afterUpdate: async ({ tx, context }) => grantCheckIn.finish(context, tx),
     beforeDelete: async ({ tx, rows }) => {
       const ids = rows.map((r) => Number(r.menuId))
       const used = await tx.selectFrom('sysRoleMenu').select('menuId').where('menuId', 'in', ids).executeTakeFirst()

@@ -73,6 +73,8 @@ export function registerProfile(app: FastifyInstance, services: Services) {
         .set({ password: await hashPassword(req.body.newPassword), updateBy: auth.userName, updateTime: new Date().toISOString() })
         .where('userId', '=', auth.userId)
         .execute()
+      // Whoever knew the old password is signed out everywhere else.
+      await services.sessions.displaceOthers(auth.userId, req.token!, 'revoked')
       return ok(null, 'profile.passwordChanged')
     },
   )

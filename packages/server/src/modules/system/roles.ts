@@ -11,6 +11,7 @@ import { ok } from '../../platform/envelope'
 import { conflict, forbidden, notFound } from '../../platform/errors'
 import type { AuthContext } from '../../platform/rbac/auth-context'
 import { DataScope, scopeCondition } from '../../platform/rbac/data-scope'
+import { grantCheckIn, holdersOfRoles } from '../../platform/rbac/grants'
 import { caller } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { adminRoleIds, deptInScope, isBuiltInAdmin, scopeOf, statusChange } from './access'
@@ -73,15 +74,24 @@ export function registerRoles(app: FastifyInstance, services: Services) {
   const module = e.label.en_US
 
   const repo = registerEntityRoutes(app, services, e, {
-    beforeCreate: async ({ tx, auth, values }) => assertGrantable(tx, auth, values),
-    beforeUpdate: async ({ tx, auth, before, values }) => {
-      if (isAdminRole(before)) throw conflict('role.builtInAdmin')
-      await assertGrantable(tx, auth, values, Number(before.roleId))
-      await keepUnseenMenus(tx, auth, values, Number(before.roleId))
+    beforeCreate: async ({ tx, auth, context, values }) => {
+      await assertGrantable(tx, auth, values)
+      await grantCheckIn.begin(context, tx, auth, {})
     },
-    // Departments only mean something for the custom scope.
-    afterUpdate: async ({ tx, after }) => {
+    afterCreate: async ({ tx, context, row }) => grantCheckIn.finish(context, tx, { roles: [Number(row.roleId)] }),
+    beforeUpdate: async ({ tx, auth, context, before, values }) => {
+      const roleId = Number(before.roleId)
+      if (isAdminRole(before)) throw conflict('role.builtInAdmin')
+      // Whoever could edit their own role would only need one right to widen it.
+      if (auth.roles.some((r) => r.roleId === roleId)) throw forbidden('role.ownRole')
+      await assertGrantable(tx, auth, values, roleId)
+      await keepUnseenMenus(tx, auth, values, roleId)
+      await grantCheckIn.begin(context, tx, auth, { roles: [roleId], users: await holdersOfRoles(tx, [roleId]) })
+    },
+    afterUpdate: async ({ tx, context, after }) => {
+      // Departments only mean something for the custom scope.
       if (after.dataScope !== DataScope.custom) await tx.deleteFrom('sysRoleDept').where('roleId', '=', after.roleId).execute()
+      await grantCheckIn.finish(context, tx)
     },
     beforeDelete: async ({ tx, rows }) => {
       if (rows.some(isAdminRole)) throw conflict('role.builtInAdmin')

@@ -11,6 +11,7 @@ import { registerEntityRoutes } from '../../platform/crud/routes'
 import { ok } from '../../platform/envelope'
 import { conflict, forbidden } from '../../platform/errors'
 import type { AuthContext } from '../../platform/rbac/auth-context'
+import { grantCheckIn, grantorOf, rightsOfUsers, withinGrantor } from '../../platform/rbac/grants'
 import { caller } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { adminRoleIds, assertDeptInScope, deptTree, holdsAdminRole, isBuiltInAdmin, scopeOf, statusChange, userInScope } from './access'
@@ -18,16 +19,31 @@ import { adminRoleIds, assertDeptInScope, deptTree, holdsAdminRole, isBuiltInAdm
 type Row = Record<string, unknown>
 type Tx = Transaction<any>
 
-/** Only an admin grants the admin role. */
+/** Only an admin grants the admin role (the grant check would refuse it too; this says it plainly first). */
 async function assertRolesGrantable(tx: Tx, auth: AuthContext, roleIds: unknown) {
   if (auth.isAdmin || !Array.isArray(roleIds) || roleIds.length === 0) return
   const admins = await adminRoleIds(tx)
   if (roleIds.some((id) => admins.includes(Number(id)))) throw forbidden('user.grantAdmin')
 }
 
-/** Only an admin changes an account that holds the admin role (else a user manager could take it over). */
+/**
+ * Only someone who holds all of an account's rights changes it (edit, status, password, delete):
+ * else one narrow right would reach a richer account by resetting its password. Admin accounts
+ * therefore only by admins.
+ */
 async function assertMayChange(tx: Tx, auth: AuthContext, target: Row) {
-  if (!auth.isAdmin && (await holdsAdminRole(tx, Number(target.userId)))) throw forbidden('user.adminTarget')
+  if (auth.isAdmin) return
+  if (await holdsAdminRole(tx, Number(target.userId))) throw forbidden('user.adminTarget')
+  const rights = (await rightsOfUsers(tx, [Number(target.userId)])).get(Number(target.userId))
+  if (rights && !withinGrantor(await grantorOf(tx, auth), rights)) throw forbidden('user.richerTarget')
+}
+
+/** Nobody changes their own roles, not even within their own rights. */
+async function assertNotOwnRoles(tx: Tx, auth: AuthContext, target: Row, roleIds: unknown) {
+  if (!Array.isArray(roleIds) || Number(target.userId) !== auth.userId) return
+  const current = (await tx.selectFrom('sysUserRole').select('roleId').where('userId', '=', auth.userId).execute()).map((r) => Number(r.roleId))
+  const wanted = new Set(roleIds.map(Number))
+  if (wanted.size !== current.length || current.some((id) => !wanted.has(id))) throw forbidden('user.ownRoles')
 }
 
 function assertMayDisable(auth: AuthContext, target: Row) {
@@ -47,14 +63,16 @@ export function registerUsers(app: FastifyInstance, services: Services) {
   const module = e.label.en_US
 
   const repo = registerEntityRoutes(app, services, e, {
-    beforeCreate: async ({ tx, auth, values }) => {
+    beforeCreate: async ({ tx, auth, context, values }) => {
       await assertDeptInScope(tx, auth, values.deptId ?? null)
       await assertRolesGrantable(tx, auth, values.roleIds)
+      await grantCheckIn.begin(context, tx, auth, {})
       // Imported rows carry no password: they get an unusable random one until an admin resets it.
       const given = typeof values.password === 'string' && PASSWORD_PATTERN.test(values.password) ? values.password : randomBytes(24).toString('base64url')
       values.password = await hashPassword(given)
     },
-    beforeUpdate: async ({ tx, auth, before, values }) => {
+    afterCreate: async ({ tx, context, row }) => grantCheckIn.finish(context, tx, { users: [Number(row.userId)] }),
+    beforeUpdate: async ({ tx, auth, context, before, values }) => {
       await assertMayChange(tx, auth, before)
       if (values.status === '1' && before.status !== '1') assertMayDisable(auth, before)
       if (values.deptId !== undefined && values.deptId !== before.deptId) await assertDeptInScope(tx, auth, values.deptId)
@@ -62,8 +80,11 @@ export function registerUsers(app: FastifyInstance, services: Services) {
         const admins = await adminRoleIds(tx)
         if (!values.roleIds.some((id) => admins.includes(Number(id)))) throw conflict('user.adminKeepsRole')
       }
+      await assertNotOwnRoles(tx, auth, before, values.roleIds)
       await assertRolesGrantable(tx, auth, values.roleIds)
+      await grantCheckIn.begin(context, tx, auth, { users: [Number(before.userId)] })
     },
+    afterUpdate: async ({ tx, context }) => grantCheckIn.finish(context, tx),
     // Disabled or deleted, through any route: their sessions end now, not at their expiry.
     afterCommit: async (change) => {
       if (change.op === 'update' && change.after.status === '1' && change.before.status !== '1') await services.sessions.revokeUser(Number(change.after.userId))
@@ -89,7 +110,7 @@ export function registerUsers(app: FastifyInstance, services: Services) {
     async (req) => {
       const auth = caller(req)
       const user = await userInScope(db, auth, req.body.userId)
-      if (!auth.isAdmin && (await holdsAdminRole(db, user.userId))) throw forbidden('user.adminTarget')
+      await db.transaction().execute((tx) => assertMayChange(tx, auth, user))
       await db
         .updateTable('sysUser')
         .set({ password: await hashPassword(req.body.password), failedLogins: 0, lockedUntil: null, updateBy: auth.userName, updateTime: new Date().toISOString() })

@@ -14,6 +14,8 @@ type AnyEb = ExpressionBuilder<any, any>
 export interface HookArgs {
   tx: Transaction<any>
   auth: AuthContext
+  /** One per write, shared by its before- and after-hooks: what a before-hook measured reaches the after-hook. */
+  context: Record<string, unknown>
 }
 export interface EntityHooks {
   /** `columns`: stored columns the definition does not expose (keys, secret hashes) for the hook to set. */
@@ -311,7 +313,8 @@ export class EntityRepository {
     const row = this.withDefaults(values, true)
     await this.checkValues(tx, row, undefined, memo)
     const hidden: Row = {}
-    await this.hooks.beforeCreate?.({ tx, auth, values: row, columns: hidden })
+    const context = {}
+    await this.hooks.beforeCreate?.({ tx, auth, context, values: row, columns: hidden })
     const audited = this.entity.fieldMap.has('createTime')
     const inserted = (await tx
       .insertInto(this.entity.table)
@@ -320,7 +323,7 @@ export class EntityRepository {
       .executeTakeFirstOrThrow()) as Row
     for (const [field, taken] of memo?.taken ?? []) if (row[field] !== undefined) taken.set(row[field], Number(inserted[this.entity.idField]))
     await this.writeLinks(tx, inserted[this.entity.idField], row)
-    await this.hooks.afterCreate?.({ tx, auth, row: inserted, values: row })
+    await this.hooks.afterCreate?.({ tx, auth, context, row: inserted, values: row })
     return (await this.present([inserted], tx))[0]!
   }
 
@@ -344,7 +347,8 @@ export class EntityRepository {
     }
     const changes = this.withDefaults(Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== undefined && editable(k))), false)
     await this.checkValues(tx, changes, id, memo)
-    await this.hooks.beforeUpdate?.({ tx, auth, before, values: changes })
+    const context = {}
+    await this.hooks.beforeUpdate?.({ tx, auth, context, before, values: changes })
     const audited = e.fieldMap.has('createTime')
     const set = { ...toColumns(e, changes), ...(audited ? { updateBy: auth.userName, updateTime: new Date().toISOString() } : {}) }
     const after = (
@@ -353,7 +357,7 @@ export class EntityRepository {
         : before
     ) as Row
     await this.writeLinks(tx, id, changes)
-    await this.hooks.afterUpdate?.({ tx, auth, before, after })
+    await this.hooks.afterUpdate?.({ tx, auth, context, before, after })
     return { before, after: (await this.present([after], tx))[0]! }
   }
 
@@ -372,7 +376,7 @@ export class EntityRepository {
         const child = await tx.selectFrom(e.table).select(e.idField).where(e.treeParent, 'in', ids).where(e.idField, 'not in', ids).executeTakeFirst()
         if (child) throw conflict('tree.hasChildren')
       }
-      await this.hooks.beforeDelete?.({ tx, auth, rows })
+      await this.hooks.beforeDelete?.({ tx, auth, context: {}, rows })
       for (const f of this.links) await tx.deleteFrom(f.through.table).where(f.through.from, 'in', ids).execute()
       await tx.deleteFrom(e.table).where(e.idField, 'in', ids).execute()
       return rows

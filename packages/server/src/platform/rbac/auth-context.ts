@@ -39,28 +39,34 @@ export async function loadAuthContext(db: Db, userId: number): Promise<AuthConte
     .execute()
   const roleKeys = roles.map((r) => r.roleKey)
   const isAdmin = roleKeys.includes(ADMIN_ROLE)
-  let permissions: string[]
-  if (isAdmin) permissions = [ALL_PERMISSIONS]
-  else if (roles.length === 0) permissions = []
-  else {
-    const rows = await db
-      .selectFrom('sysRoleMenu as rm')
-      .innerJoin('sysMenu as m', 'm.menuId', 'rm.menuId')
-      .select('m.perms')
-      .distinct()
-      .where(
-        'rm.roleId',
-        'in',
-        roles.map((r) => r.roleId),
-      )
-      .where('m.status', '=', '0')
-      .where('m.perms', 'is not', null)
-      .where('m.perms', '<>', '')
-      .execute()
-    // A menu may list several permissions separated by commas.
-    permissions = [...new Set(rows.flatMap((r) => (r.perms ?? '').split(',').map((p) => p.trim()).filter(Boolean)))]
-  }
+  const permissions = await permissionsOf(db, roles, isAdmin)
   return { userId: user.userId, userName: user.userName, deptId: user.deptId, deptName: user.deptName ?? '', roles, roleKeys, permissions, isAdmin }
+}
+
+/** The permission strings enabled roles give through their enabled menus (everything for the admin role). */
+export async function permissionsOf(db: Db, roles: readonly RoleGrant[], isAdmin: boolean): Promise<string[]> {
+  if (isAdmin) return [ALL_PERMISSIONS]
+  if (roles.length === 0) return []
+  const rows = await db
+    .selectFrom('sysRoleMenu as rm')
+    .innerJoin('sysMenu as m', 'm.menuId', 'rm.menuId')
+    .select('m.perms')
+    .distinct()
+    .where(
+      'rm.roleId',
+      'in',
+      roles.map((r) => r.roleId),
+    )
+    .where('m.status', '=', '0')
+    .where('m.perms', 'is not', null)
+    .where('m.perms', '<>', '')
+    .execute()
+  return [...new Set(rows.flatMap((r) => splitPermissions(r.perms)))]
+}
+
+/** A menu may list several permissions separated by commas. */
+export function splitPermissions(perms: string | null | undefined): string[] {
+  return (perms ?? '').split(',').map((p) => p.trim()).filter(Boolean)
 }
 
 export function hasPermission(ctx: AuthContext, permission: string): boolean {
