@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { addUser, createTestApp, type TestApp } from './harness'
+import { addUser, createTestApp, limitedUser, sentMails, type TestApp } from './harness'
 
 let t: TestApp
 beforeAll(async () => {
@@ -32,11 +32,20 @@ describe('registration', () => {
     expect((await t.call({ url: '/api/getUserInfo', token })).data.roles).toEqual(['ROLE_DEFAULT'])
   })
 
-  it('refuses a taken name, a bad name, a bad password and a mismatch, adding nobody', async () => {
+  it('answers a taken name, in any case, exactly as a free one, and the taken account keeps its password', async () => {
     const before = await userCount()
-    const taken = await t.call({ method: 'POST', url: '/api/register', body })
-    expect(taken.status).toBe(409)
-    expect(taken.msg).toBe('The user name "newbie1" is already taken')
+    const free = await t.call({ method: 'POST', url: '/api/register', body: { ...body, username: 'freshname1' } })
+    for (const username of ['newbie1', 'NEWBIE1', 'admin', 'Admin']) {
+      const taken = await t.call({ method: 'POST', url: '/api/register', body: { ...body, username, password: 'hijack99', confirmPassword: 'hijack99' } })
+      expect({ status: taken.status, msg: taken.msg, data: taken.data }).toEqual({ status: free.status, msg: free.msg, data: free.data })
+    }
+    expect(await userCount()).toBe(before + 1)
+    await t.login('newbie1', 'secret12')
+    expect((await t.call({ method: 'POST', url: '/api/login', body: { username: 'NEWBIE1', password: 'hijack99' } })).status).toBe(400)
+  })
+
+  it('refuses a bad name, a bad password and a mismatch, adding nobody', async () => {
+    const before = await userCount()
     const badName = await t.call({ method: 'POST', url: '/api/register', body: { ...body, username: 'ab!' } })
     expect(badName.status).toBe(400)
     expect(badName.data.errors).toEqual([{ field: 'username', message: 'User name must be 4 to 20 letters and digits' }])
@@ -54,17 +63,55 @@ describe('registration', () => {
 describe('forgotten password', () => {
   const outbox = () => t.app.services.db.selectFrom('sysMailOutbox').selectAll().orderBy('mailId', 'desc').execute()
   const codeFrom = (body: string) => /\b(\d{6})\b/.exec(body)![1]!
+  /** The code as the recipient reads it: the newest mail to the address (the mail goes out just after the answer). */
+  const mailedCode = async (to: string) => {
+    for (let i = 0; i < 200; i++) {
+      const mail = sentMails(t).filter((m) => m.to === to).at(-1)
+      if (mail && (await outbox()).length) return codeFrom(mail.text)
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    throw new Error(`no mail to ${to}`)
+  }
+  // These routes are rate-limited per address: the takeover test asks from one of its own.
+  const fromElsewhere = async (url: string, body: object) => {
+    const res = await t.app.inject({ method: 'POST', url, payload: body, remoteAddress: '10.88.0.1' })
+    return { status: res.statusCode, ...(res.json() as { code: number; msg: string }) }
+  }
+  const sendCode = async (email: string, elsewhere = false) => {
+    const count = sentMails(t).length
+    const url = '/api/forgetPassword/sendCode'
+    const res = elsewhere ? await fromElsewhere(url, { email }) : await t.call({ method: 'POST', url, body: { email } })
+    for (let i = 0; i < 200 && sentMails(t).length === count; i++) await new Promise((r) => setTimeout(r, 10))
+    return res
+  }
 
-  it('mails a reset code to the outbox when no SMTP is set, and the admin can read it', async () => {
+  it('mails a reset code; the outbox shows that a code was sent but never the code', async () => {
     await addUser(t, { userName: 'forgetful', password: 'secret12', email: 'Forgetful@Example.com' })
-    const res = await t.call({ method: 'POST', url: '/api/forgetPassword/sendCode', body: { email: 'forgetful@example.com' } })
+    const res = await sendCode('forgetful@example.com', true)
     expect(res.code).toBe(200)
+    const code = await mailedCode('forgetful@example.com')
     const [mail] = await outbox()
-    expect(mail).toMatchObject({ mailTo: 'forgetful@example.com', status: 'outbox', subject: 'Velo Admin password reset code' })
+    expect(mail).toMatchObject({ mailTo: 'forgetful@example.com', status: 'file', subject: 'Velo Admin password reset code' })
+    expect(mail!.body).not.toContain(code)
+    expect(mail!.body).toMatch(/Your password reset code is ••••••/)
     const admin = await t.login()
     const list = await t.call({ method: 'POST', url: '/api/monitor/outbox/list', token: admin, body: { mailTo: 'forgetful' } })
     expect(list.data.total).toBe(1)
-    expect((await t.call({ url: `/api/monitor/outbox/${mail!.mailId}`, token: admin })).data.body).toContain(codeFrom(mail!.body))
+    expect(JSON.stringify(list.data)).not.toContain(code)
+    expect((await t.call({ url: `/api/monitor/outbox/${mail!.mailId}`, token: admin })).data.body).not.toContain(code)
+  })
+
+  it('gives an outbox reader no way to take over the admin account', async () => {
+    const reader = await limitedUser(t, { userName: 'mailreader', perms: ['monitor:outbox:list', 'monitor:outbox:query'], dataScope: '5' })
+    await t.app.services.db.updateTable('sysUser').set({ email: 'root@example.com' }).where('userName', '=', 'admin').execute()
+    await sendCode('root@example.com', true)
+    const list = await t.call({ method: 'POST', url: '/api/monitor/outbox/list', token: reader.token, body: { mailTo: 'root' } })
+    const mail = await t.call({ url: `/api/monitor/outbox/${list.data.rows[0].mailId}`, token: reader.token })
+    expect(/\b\d{6}\b/.test(mail.data.body)).toBe(false)
+    for (const guess of ['000000', '123456']) {
+      expect((await fromElsewhere('/api/forgetPassword/reset', { email: 'root@example.com', resetCode: guess, password: 'Owned1234' })).status).toBe(400)
+    }
+    await t.login()
   })
 
   it('answers the same for an unknown address and mails nothing', async () => {
@@ -77,8 +124,8 @@ describe('forgotten password', () => {
 
   it('resets with the right code once, ends old sessions, and the new password works', async () => {
     const oldSession = await t.login('forgetful', 'secret12')
-    await t.call({ method: 'POST', url: '/api/forgetPassword/sendCode', body: { email: 'forgetful@example.com' } })
-    const code = codeFrom((await outbox())[0]!.body)
+    await sendCode('forgetful@example.com')
+    const code = await mailedCode('forgetful@example.com')
     const wrong = await t.call({ method: 'POST', url: '/api/forgetPassword/reset', body: { email: 'forgetful@example.com', resetCode: code === '000000' ? '111111' : '000000', password: 'newpass99' } })
     expect(wrong.status).toBe(400)
     expect(wrong.msg).toBe('The reset code is wrong or has expired')
@@ -91,8 +138,8 @@ describe('forgotten password', () => {
   })
 
   it('burns the code after five wrong tries', async () => {
-    await t.call({ method: 'POST', url: '/api/forgetPassword/sendCode', body: { email: 'forgetful@example.com' } })
-    const code = codeFrom((await outbox())[0]!.body)
+    await sendCode('forgetful@example.com')
+    const code = await mailedCode('forgetful@example.com')
     const wrongCode = code === '000000' ? '111111' : '000000'
     for (let i = 0; i < 5; i++) {
       await t.call({ method: 'POST', url: '/api/forgetPassword/reset', body: { email: 'forgetful@example.com', resetCode: wrongCode, password: 'newpass77' } })

@@ -237,10 +237,11 @@ describe('login log: every sign-in attempt, good or bad', () => {
     // Newest first.
     expect(rows.map((r) => r.status)).toEqual(['0', '1'])
     expect(rows[1]).toMatchObject({ userName: 'failuser', status: '1', browser: 'Chrome 120', os: 'Windows 10' })
-    expect(rows[1]!.msg).toMatch(/^User name or password is incorrect, 4 attempts left/)
+    expect(rows[1]!.msg).toMatch(/^User name or password is incorrect/)
     const unknown = await loginLog('nosuchuser')
     expect(unknown).toHaveLength(1)
-    expect(unknown[0]).toMatchObject({ userName: 'nosuchuser', status: '1', msg: 'User name or password is incorrect' })
+    expect(unknown[0]).toMatchObject({ userName: 'nosuchuser', status: '1' })
+    expect(unknown[0]!.msg).toBe(rows[1]!.msg)
     expect(unknown[0]!.ipaddr).toMatch(/^127\./)
 
     const failures = await t.call({ method: 'POST', url: '/api/monitor/logininfor/list', token: admin, body: { status: '1', pageSize: 100 } })

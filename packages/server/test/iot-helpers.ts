@@ -107,6 +107,8 @@ export async function openStream(app: FastifyInstance, url: string, token: strin
     contentType: res.headers.get('content-type'),
     events,
     next: (match: (e: StreamEvent) => boolean, what = 'a stream event') => waitFor(() => events.find(match), what),
+    /** Settles when the server ends the stream (or it is closed here). */
+    ended: reading,
     close: async () => {
       controller.abort()
       await reading

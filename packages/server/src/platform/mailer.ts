@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import nodemailer from 'nodemailer'
 import type { Db } from '../db/database'
 
@@ -5,11 +7,23 @@ export interface Mail {
   to: string
   subject: string
   body: string
+  /** Values in the body that only the recipient may read (codes): the outbox keeps them masked. */
+  secrets?: string[]
+}
+
+const MASK = '••••••'
+
+/** The body as the outbox keeps it: every secret replaced, so reading the outbox gives no one a code. */
+export function maskedBody(mail: Mail): string {
+  let body = mail.body
+  for (const secret of mail.secrets ?? []) if (secret) body = body.split(secret).join(MASK)
+  return body
 }
 
 /**
- * Sends mail over SMTP when SMTP_URL is set. Every mail is also written to sys_mail_outbox, which is
- * the only delivery without SMTP: an administrator reads it there.
+ * Sends mail over SMTP when SMTP_URL is set, else writes it as an .eml file into MAIL_DIR, where
+ * whoever runs the server (not a console user) reads it. Every mail is also recorded in
+ * sys_mail_outbox, with its secrets masked.
  */
 export class Mailer {
   private readonly transport
@@ -17,8 +31,9 @@ export class Mailer {
     private readonly db: Db,
     smtpUrl: string | undefined,
     private readonly from: string,
+    private readonly mailDir?: string,
   ) {
-    this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : undefined
+    this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : mailDir ? nodemailer.createTransport({ streamTransport: true, buffer: true }) : undefined
   }
 
   async send(mail: Mail): Promise<void> {
@@ -26,8 +41,12 @@ export class Mailer {
     let error = ''
     if (this.transport) {
       try {
-        await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.body })
-        status = 'sent'
+        const info = await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.body })
+        if ('message' in info && Buffer.isBuffer(info.message) && this.mailDir) {
+          await mkdir(this.mailDir, { recursive: true })
+          await writeFile(join(this.mailDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^\w.@-]/g, '')}.eml`), info.message)
+          status = 'file'
+        } else status = 'sent'
       } catch (e) {
         status = 'failed'
         error = e instanceof Error ? e.message : String(e)
@@ -35,7 +54,7 @@ export class Mailer {
     }
     await this.db
       .insertInto('sysMailOutbox')
-      .values({ mailTo: mail.to, subject: mail.subject, body: mail.body, status, error, createTime: new Date().toISOString() })
+      .values({ mailTo: mail.to, subject: mail.subject, body: maskedBody(mail), status, error, createTime: new Date().toISOString() })
       .execute()
   }
 }

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { stillAuthorized } from './rbac/guard'
 
 export interface EventStream {
   /** Sends one server-sent event; the data is JSON. False once the client has gone. */
@@ -9,6 +10,8 @@ export interface EventStream {
 }
 
 const KEEPALIVE_MS = 15_000
+/** How often a stream asks whether its session and right still stand (SSE_RECHECK_MS in tests). */
+const RECHECK_MS = Number(process.env.SSE_RECHECK_MS) || 2_000
 
 /** Open streams per app (keyed by its services), so closing one app ends its streams and no other's. */
 const openStreams = new WeakMap<object, Set<ServerResponse>>()
@@ -38,15 +41,27 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply): Event
   let open = true
   const closers: (() => void)[] = []
   const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS)
+  const services = req.server.services
+  let checking = false
+  const recheck = setInterval(() => {
+    if (checking) return
+    checking = true
+    stillAuthorized(services, req)
+      .then((allowed) => {
+        if (!allowed) res.end()
+      })
+      .catch(() => res.end())
+      .finally(() => (checking = false))
+  }, RECHECK_MS)
   const close = () => {
     if (!open) return
     open = false
     clearInterval(keepalive)
+    clearInterval(recheck)
     for (const fn of closers) fn()
   }
   req.raw.on('close', close)
   res.on('close', close)
-  const services = req.server.services
   const streams = openStreams.get(services) ?? new Set()
   openStreams.set(services, streams)
   streams.add(res)

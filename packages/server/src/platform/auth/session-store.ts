@@ -41,9 +41,11 @@ export interface SessionStore {
   create(token: string, session: NewSession, ttlMinutes: number): Promise<void>
   /** Finds the session and, when valid, slides its expiry forward. */
   lookup(token: string, ttlMinutes: number): Promise<SessionLookup>
+  /** Finds the session without sliding it (an open event stream is no activity of the user's). */
+  peek(token: string): Promise<SessionLookup>
   revoke(token: string): Promise<void>
-  /** Ends every other live session of the user (single sign-in). */
-  displaceOthers(userId: number, keepToken: string): Promise<void>
+  /** Ends every other live session of the user: displaced by a single sign-in, or revoked by a password change. */
+  displaceOthers(userId: number, keepToken: string, reason?: EndReason): Promise<void>
   /** Ends every live session of the user (password reset, disabled account). */
   revokeUser(userId: number): Promise<void>
   /** Ends one session by its token hash, keeping the reason for the client's next call. */
@@ -109,6 +111,10 @@ export class SqlSessionStore implements SessionStore {
     return found
   }
 
+  async peek(token: string) {
+    return classify(await this.db.selectFrom('sysSession').selectAll().where('tokenHash', '=', hashToken(token)).executeTakeFirst(), new Date())
+  }
+
   async revoke(token: string) {
     await this.end(hashToken(token), 'revoked')
   }
@@ -117,10 +123,10 @@ export class SqlSessionStore implements SessionStore {
     await this.db.updateTable('sysSession').set({ endedReason: reason }).where('tokenHash', '=', tokenHash).execute()
   }
 
-  async displaceOthers(userId: number, keepToken: string) {
+  async displaceOthers(userId: number, keepToken: string, reason: EndReason = 'displaced') {
     await this.db
       .updateTable('sysSession')
-      .set({ endedReason: 'displaced' })
+      .set({ endedReason: reason })
       .where('userId', '=', userId)
       .where('endedReason', '=', '')
       .where('tokenHash', '<>', hashToken(keepToken))
@@ -189,6 +195,10 @@ export class RedisSessionStore implements SessionStore {
     return found
   }
 
+  async peek(token: string) {
+    return classify(await this.load(hashToken(token)), new Date())
+  }
+
   async revoke(token: string) {
     await this.end(hashToken(token), 'revoked')
   }
@@ -203,10 +213,10 @@ export class RedisSessionStore implements SessionStore {
     return (await Promise.all(hashes.map((h) => this.load(h)))).filter((s): s is Session => !!s)
   }
 
-  async displaceOthers(userId: number, keepToken: string) {
+  async displaceOthers(userId: number, keepToken: string, reason: EndReason = 'displaced') {
     const keep = hashToken(keepToken)
     for (const s of await this.userSessions(userId)) {
-      if (s.tokenHash !== keep && !s.endedReason) await this.end(s.tokenHash, 'displaced')
+      if (s.tokenHash !== keep && !s.endedReason) await this.end(s.tokenHash, reason)
     }
   }
 

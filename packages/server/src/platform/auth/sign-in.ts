@@ -3,7 +3,7 @@ import { writeLoginLog, LoginStatus } from '../audit/login-log'
 import type { ClientInfo } from '../client-info'
 import { ConfigKey } from '../config-keys'
 import { AppError, badRequest } from '../errors'
-import { t } from '../i18n'
+import { type MessageKey, t } from '../i18n'
 import { dummyPasswordHash, verifyPassword } from './passwords'
 import { newToken } from './session-store'
 
@@ -34,8 +34,9 @@ export interface SignInInput {
 export async function signIn(services: Services, input: SignInInput, client: ClientInfo): Promise<string> {
   const { db, configValues } = services
   const userName = input.username.trim()
-  const fail = async (error: AppError): Promise<never> => {
-    await writeLoginLog(db, { userName, status: LoginStatus.failure, msg: t('en_US', error.messageKey, error.params), client })
+  // The log says what really happened (staff read it); the client only hears `error`.
+  const fail = async (error: AppError, logKey: MessageKey = error.messageKey): Promise<never> => {
+    await writeLoginLog(db, { userName, status: LoginStatus.failure, msg: t('en_US', logKey, error.params), client })
     throw error
   }
 
@@ -48,47 +49,75 @@ export async function signIn(services: Services, input: SignInInput, client: Cli
 
   const maxRetry = await configValues.int(ConfigKey.maxRetryCount, 5)
   const lockMinutes = await configValues.int(ConfigKey.lockMinutes, 10)
+  // One answer for every refusal before the password is known to be right: an unknown name, a wrong
+  // password and a locked account read alike, so neither accounts nor locks can be probed.
+  const refused = badRequest('auth.badCredentials', { max: maxRetry, minutes: lockMinutes })
   const user = await db
     .selectFrom('sysUser')
-    .select(['userId', 'userName', 'password', 'status', 'failedLogins', 'lockedUntil'])
+    .select(['userId', 'userName', 'password', 'status'])
     .where('userName', '=', userName)
     .where('delFlag', '=', '0')
     .executeTakeFirst()
-
-  const now = new Date()
-  if (user?.lockedUntil && user.lockedUntil > now.toISOString()) {
-    const minutes = Math.max(1, Math.ceil((Date.parse(user.lockedUntil) - now.getTime()) / 60_000))
-    await fail(new AppError(423, 'auth.locked', { minutes }))
+  if (!user) {
+    // The same work as for a real account, so the answer takes as long.
+    await verifyPassword(await dummyPasswordHash(), input.password)
+    await fail(refused)
   }
 
-  const passwordOk = await verifyPassword(user?.password ?? (await dummyPasswordHash()), input.password)
-  if (!user || !passwordOk) {
-    if (!user) await fail(badRequest('auth.badCredentials'))
-    // A lock that has run out starts a fresh count.
-    const previous = user!.lockedUntil ? 0 : user!.failedLogins
-    const failures = previous + 1
-    const locked = failures >= maxRetry
-    await db
-      .updateTable('sysUser')
-      .set({
-        failedLogins: locked ? 0 : failures,
-        lockedUntil: locked ? new Date(now.getTime() + lockMinutes * 60_000).toISOString() : null,
-      })
-      .where('userId', '=', user!.userId)
-      .execute()
-    if (locked) await fail(new AppError(423, 'auth.locked', { minutes: lockMinutes }))
-    await fail(badRequest('auth.badCredentialsLeft', { left: maxRetry - failures }))
+  // The attempt is counted before the password is checked, in one statement: parallel guesses each
+  // take a slot, and only the first maxRetry of them are checked at all.
+  const now = new Date()
+  const attempt = await reserveAttempt(services, user!.userId, now)
+  if (attempt === 'locked') return fail(refused, 'auth.lockedLog')
+  if (attempt > maxRetry) {
+    await lockAccount(services, user!.userId, now, lockMinutes)
+    await fail(refused, 'auth.lockedLog')
+  }
+  if (!(await verifyPassword(user!.password, input.password))) {
+    if (attempt >= maxRetry) await lockAccount(services, user!.userId, now, lockMinutes)
+    await fail(refused)
   }
   if (user!.status !== '0') await fail(new AppError(403, 'auth.disabled'))
 
   const token = newToken()
   await services.sessions.create(token, { userId: user!.userId, userName: user!.userName, ...client }, services.config.sessionTtlMinutes)
   if (await configValues.bool(ConfigKey.singleSignOn, false)) await services.sessions.displaceOthers(user!.userId, token)
+  // A lock that parallel guesses set meanwhile stays: the right password was within the budget, the rest were not.
   await db
     .updateTable('sysUser')
-    .set({ failedLogins: 0, lockedUntil: null, loginIp: client.ipaddr, loginDate: now.toISOString() })
+    .set({ failedLogins: 0 })
     .where('userId', '=', user!.userId)
+    .where('lockedUntil', 'is', null)
     .execute()
+  await db.updateTable('sysUser').set({ loginIp: client.ipaddr, loginDate: now.toISOString() }).where('userId', '=', user!.userId).execute()
   await writeLoginLog(db, { userName: user!.userName, status: LoginStatus.success, msg: t('en_US', 'auth.loginSuccess'), client })
   return token
+}
+
+/**
+ * Takes one attempt slot of the account atomically: the slot's number (a lock that has run out
+ * starts a fresh count), or 'locked' while a lock holds.
+ */
+async function reserveAttempt(services: Services, userId: number, now: Date): Promise<number | 'locked'> {
+  const at = now.toISOString()
+  const row = await services.db
+    .updateTable('sysUser')
+    .set((eb) => ({
+      failedLogins: eb.case().when('lockedUntil', 'is not', null).then(1).else(eb('failedLogins', '+', 1)).end(),
+      lockedUntil: null,
+    }))
+    .where('userId', '=', userId)
+    .where((eb) => eb.or([eb('lockedUntil', 'is', null), eb('lockedUntil', '<=', at)]))
+    .returning('failedLogins')
+    .executeTakeFirst()
+  return row ? Number(row.failedLogins) : 'locked'
+}
+
+async function lockAccount(services: Services, userId: number, now: Date, minutes: number) {
+  await services.db
+    .updateTable('sysUser')
+    .set({ failedLogins: 0, lockedUntil: new Date(now.getTime() + minutes * 60_000).toISOString() })
+    .where('userId', '=', userId)
+    .where((eb) => eb.or([eb('lockedUntil', 'is', null), eb('lockedUntil', '<=', now.toISOString())]))
+    .execute()
 }
