@@ -1,9 +1,10 @@
-import { createHmac } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
+import { registrationSigningText } from '@velo/shared'
 
-/** The signed body of POST {api}/iot/register (docs/iot-protocol.md, "Registration"). */
-export function registrationRequest(productId: string, key: string, sn: string, timestamp = Date.now()) {
-  const sign = createHmac('sha256', key).update(`${productId}:${sn}:${timestamp}`).digest('hex')
-  return { productId, sn, timestamp, sign }
+/** The signed body of POST {api}/iot/register (docs/iot-protocol.md, "Registration"), with a fresh nonce unless given. */
+export function registrationRequest(productId: string, key: string, sn: string, timestamp = Date.now(), nonce = randomBytes(16).toString('base64url')) {
+  const sign = createHmac('sha256', key).update(registrationSigningText({ productId, sn, timestamp, nonce })).digest('hex')
+  return { productId, sn, timestamp, nonce, sign }
 }
 
 export interface Registration {

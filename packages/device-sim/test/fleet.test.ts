@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { statusPayload, upTopic } from '@velo/shared'
-import { demoBehaviour, Fleet, FleetAbort, givenCredentials, Registrar, SecretStore, snFor } from '../src'
+import { registrationSigningText, statusPayload, upTopic } from '@velo/shared'
+import { demoBehaviour, Fleet, FleetAbort, givenCredentials, Registrar, registrationRequest, SecretStore, snFor } from '../src'
 import { closedPort, secretOf, startBroker, type TestBroker, waitFor } from './helpers'
 
 let broker: TestBroker
@@ -24,11 +24,12 @@ const KEY = 'test-registration-key'
 
 /**
  * The server's POST /iot/register as docs/iot-protocol.md describes it, in miniature: checks the
- * signature, issues secretOf(sn) (the test broker's secret) or a bad one for SNs in `badSecret`,
+ * signature, refuses a nonce it has seen (409), issues secretOf(sn) (the test broker's secret) or a bad one for SNs in `badSecret`,
  * and answers 429 to the first `limited` requests.
  */
 async function registrationServer(o: { brokerPort: number; limited?: number; badSecret?: Set<string> }) {
   const calls: string[] = []
+  const nonces = new Set<string>()
   let limited = o.limited ?? 0
   const server: Server = createServer((req, res) => {
     let body = ''
@@ -43,9 +44,11 @@ async function registrationServer(o: { brokerPort: number; limited?: number; bad
         limited--
         return send(429, { code: 429, msg: 'Too many requests' }, { 'retry-after': '1' })
       }
-      const { productId, sn, timestamp, sign } = JSON.parse(body) as Record<string, string>
-      const expected = createHmac('sha256', KEY).update(`${productId}:${sn}:${timestamp}`).digest('hex')
-      if (productId !== 'VELO-4G' || sign !== expected) return send(401, { code: 401, msg: 'The registration signature is wrong' })
+      const { productId, sn, timestamp, nonce, sign } = JSON.parse(body) as { productId: string; sn: string; timestamp: number; nonce: string; sign: string }
+      const expected = createHmac('sha256', KEY).update(registrationSigningText({ productId, sn, timestamp, nonce })).digest('hex')
+      if (productId !== 'VELO-4G' || !nonce || sign !== expected) return send(401, { code: 401, msg: 'The registration signature is wrong' })
+      if (nonces.has(nonce)) return send(409, { code: 409, msg: 'This registration request was already used' })
+      nonces.add(nonce)
       calls.push(sn!)
       send(200, { code: 200, msg: 'ok', data: { sn, secret: o.badSecret?.has(sn!) ? 'wrong' : secretOf(sn!), mqtt: { port: o.brokerPort } } })
     })
@@ -130,6 +133,15 @@ describe('Fleet', () => {
     } finally {
       await server.close()
     }
+  })
+
+  it('signs a fresh nonce into every registration request, so none can be sent twice', () => {
+    const a = registrationRequest('VELO-4G', KEY, 'FG000001', 1763600000000)
+    const b = registrationRequest('VELO-4G', KEY, 'FG000001', 1763600000000)
+    expect(a.nonce).toMatch(/^[A-Za-z0-9_-]{22}$/)
+    expect(b.nonce).not.toBe(a.nonce)
+    expect(b.sign).not.toBe(a.sign)
+    expect(a.sign).toBe(createHmac('sha256', KEY).update(`VELO-4G:FG000001:1763600000000:${a.nonce}`).digest('hex'))
   })
 
   it('waits out a 429 and goes on', async () => {

@@ -1,7 +1,7 @@
 import { registrationRequest } from '@velo/device-sim'
 import ExcelJS from 'exceljs'
 import { describe, expect, it } from 'vitest'
-import { limitedUser, useTestApp, waitForOperLog } from './harness'
+import { createTestApp, limitedUser, useTestApp, waitForOperLog } from './harness'
 import { deviceRow, demoModelId, randomSn, simulated, waitFor } from './iot-helpers'
 
 // The embedded broker: the tests connect with the secrets the API hands out.
@@ -188,6 +188,56 @@ describe('device self-registration', () => {
     const device = simulated(t.app, { sn, secret: second.data.secret })
     await device.connect()
     await device.disconnect()
+  })
+
+  it('refuses a replayed request, on any instance, and changes nothing: the first secret keeps working', async () => {
+    const key = await registrationKey(await demoModelId(t))
+    const sn = randomSn()
+    const signed = registrationRequest('VELO-4G', key, sn)
+    const first = await register(signed)
+    expect(first.code).toBe(200)
+    const { secretHash } = await t.app.services.db.selectFrom('iotDevice').select('secretHash').where('sn', '=', sn).executeTakeFirstOrThrow()
+
+    const replay = await register(signed)
+    expect(replay.status).toBe(409)
+    expect(replay.msg).toBe(`This registration request of ${sn} was already used: sign a new one with a new nonce`)
+    expect(replay.data).toEqual({ errors: [{ field: 'nonce' }] })
+    expect((await register(signed, 'zh_CN')).msg).toBe(`设备 ${sn} 的这个注册请求已经使用过，请用新的 nonce 重新签名`)
+    // The same signature spelt in upper case is the same request.
+    expect((await register({ ...signed, sign: signed.sign.toUpperCase() })).status).toBe(409)
+    // The nonce is signed: a copy with another one is not a request of the device's.
+    expect((await register({ ...signed, nonce: registrationRequest('VELO-4G', key, sn).nonce })).status).toBe(403)
+    // Another instance of the deployment knows the nonce too (the key-value store: SQL, or Redis).
+    const other = await createTestApp({ MQTT_PORT: '0' }, { databaseUrl: t.databaseUrl })
+    try {
+      expect((await other.call({ method: 'POST', url: '/api/iot/register', body: signed })).status).toBe(409)
+    } finally {
+      await other.close()
+    }
+    expect((await t.app.services.db.selectFrom('iotDevice').select('secretHash').where('sn', '=', sn).executeTakeFirstOrThrow()).secretHash).toBe(secretHash)
+
+    const device = simulated(t.app, { sn, secret: first.data.secret })
+    await device.connect()
+    await waitFor(async () => (await t.app.services.db.selectFrom('iotDevice').select('state').where('sn', '=', sn).executeTakeFirstOrThrow()).state === 'online', 'online')
+    await device.disconnect()
+    // A fresh request of a device that has connected is refused as before.
+    expect((await register(registrationRequest('VELO-4G', key, sn))).msg).toBe(`Device ${sn} is already registered`)
+  })
+
+  it('takes two requests with different nonces, even of the same millisecond, and requires a nonce', async () => {
+    const key = await registrationKey(await demoModelId(t))
+    const sn = randomSn()
+    const timestamp = Date.now()
+    const first = await register(registrationRequest('VELO-4G', key, sn, timestamp))
+    const second = await register(registrationRequest('VELO-4G', key, sn, timestamp))
+    expect([first.code, second.code]).toEqual([200, 200])
+    expect(second.data.secret).not.toBe(first.data.secret)
+
+    const { nonce: _, ...withoutNonce } = registrationRequest('VELO-4G', key, randomSn())
+    expect((await register(withoutNonce)).status).toBe(400)
+    const short = await register(registrationRequest('VELO-4G', key, randomSn(), Date.now(), 'tooShort'))
+    expect(short.status).toBe(400)
+    expect(short.data.errors[0].field).toBe('nonce')
   })
 
   it('refuses an SN of another model', async () => {

@@ -1,7 +1,25 @@
 import { createServer, type Server } from 'node:net'
 import { Aedes, type AedesOptions, type Client } from 'aedes'
 import type { BrokerIdentity, DeviceAuthority } from './device-auth'
+import { GuardedSocket, type PacketLimits } from './packet-guard'
 import { indexedMemoryPersistence } from './retained-index'
+
+/**
+ * What a client may send (docs/iot-protocol.md, Limits). A CONNECT carries an SN, a secret and a
+ * presence will: a few hundred bytes. After it, the largest message is an administrator's test
+ * publish from the message-queue debugger (64 kB, MAX_PUBLISH_BYTES, on a topic of up to 255
+ * characters); a device's own messages are under 1 kB.
+ */
+export const PACKET_LIMITS: PacketLimits = { connectBytes: 4 * 1024, packetBytes: 128 * 1024 }
+
+/** A connection without its CONNECT by then is closed (aedes waits 30 s by default). */
+export const CONNECT_TIMEOUT_MS = 10_000
+
+export interface EmbeddedBrokerOptions {
+  port: number
+  authority: DeviceAuthority
+  connectTimeoutMs?: number
+}
 
 export interface EmbeddedBroker {
   aedes: Aedes
@@ -74,15 +92,19 @@ function brokerHandlers(authority: DeviceAuthority): Pick<AedesOptions, 'preConn
  * The in-process MQTT broker of the embedded defaults (no MQTT_URL). A machine that already runs a
  * broker on the port keeps it: ours then takes a free port and says which.
  */
-export async function startEmbeddedBroker(options: { port: number; authority: DeviceAuthority }): Promise<EmbeddedBroker> {
-  const aedes = await Aedes.createBroker({ ...brokerHandlers(options.authority), persistence: indexedMemoryPersistence() })
+export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promise<EmbeddedBroker> {
+  const aedes = await Aedes.createBroker({
+    ...brokerHandlers(options.authority),
+    persistence: indexedMemoryPersistence(),
+    connectTimeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+  })
   const clients = new Map<string, Client>()
   aedes.on('client', (client) => clients.set(client.id, client))
   aedes.on('clientDisconnect', (client) => {
     // A takeover by the same client id registers the new connection before the old one is gone.
     if (clients.get(client.id) === client) clients.delete(client.id)
   })
-  const server = createServer(aedes.handle)
+  const server = createServer((socket) => aedes.handle(new GuardedSocket(socket, PACKET_LIMITS)))
   let port: number
   try {
     port = await listen(server, options.port)

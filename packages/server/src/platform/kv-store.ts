@@ -4,23 +4,44 @@ import type { Db } from '../db/database'
 /** Short-lived values (captcha answers, reset codes): the database by default, Redis when configured. */
 export interface KeyValueStore {
   set(key: string, value: string, ttlSeconds: number): Promise<void>
+  /** Sets a key that holds no live value, in one step even across instances; false when it held one (and keeps it). */
+  setIfAbsent(key: string, value: string, ttlSeconds: number): Promise<boolean>
   get(key: string): Promise<string | null>
   /** Reads and deletes in one step, so a value can be used once only, even across instances. */
   take(key: string): Promise<string | null>
   delete(key: string): Promise<void>
 }
 
+const deadline = (ttlSeconds: number) => new Date(Date.now() + ttlSeconds * 1000).toISOString()
+
 export class SqlKeyValueStore implements KeyValueStore {
   constructor(private readonly db: Db) {}
 
   async set(key: string, value: string, ttlSeconds: number) {
-    const expiresAt = new Date(Date.now() + ttlSeconds * 1000).toISOString()
+    const expiresAt = deadline(ttlSeconds)
     await this.db
       .insertInto('sysCache')
       .values({ cacheKey: key, cacheValue: value, expiresAt })
       .onConflict((oc) => oc.column('cacheKey').doUpdateSet({ cacheValue: value, expiresAt }))
       .execute()
-    // Sweep expired rows now and then rather than on a timer the tests would have to stop.
+    await this.sweepNowAndThen()
+  }
+
+  async setIfAbsent(key: string, value: string, ttlSeconds: number) {
+    const expiresAt = deadline(ttlSeconds)
+    // An expired row is taken over; a live one is left alone, and then no row comes back.
+    const row = await this.db
+      .insertInto('sysCache')
+      .values({ cacheKey: key, cacheValue: value, expiresAt })
+      .onConflict((oc) => oc.column('cacheKey').doUpdateSet({ cacheValue: value, expiresAt }).where('sysCache.expiresAt', '<=', new Date().toISOString()))
+      .returning('cacheKey')
+      .executeTakeFirst()
+    await this.sweepNowAndThen()
+    return row !== undefined
+  }
+
+  // Now and then rather than on a timer the tests would have to stop.
+  private async sweepNowAndThen() {
     if (Math.random() < 0.05) {
       await this.db.deleteFrom('sysCache').where('expiresAt', '<', new Date().toISOString()).execute()
     }
@@ -64,8 +85,15 @@ export class RedisKeyValueStore implements KeyValueStore {
     return Number(raw.slice(0, bar)) > Date.now() ? raw.slice(bar + 1) : null
   }
 
+  private static stamped(value: string, ttlSeconds: number) {
+    return `${Date.now() + ttlSeconds * 1000}|${value}`
+  }
+
   async set(key: string, value: string, ttlSeconds: number) {
-    await this.redis.set(this.prefix + key, `${Date.now() + ttlSeconds * 1000}|${value}`, 'EX', ttlSeconds)
+    await this.redis.set(this.prefix + key, RedisKeyValueStore.stamped(value, ttlSeconds), 'EX', ttlSeconds)
+  }
+  async setIfAbsent(key: string, value: string, ttlSeconds: number) {
+    return (await this.redis.set(this.prefix + key, RedisKeyValueStore.stamped(value, ttlSeconds), 'EX', ttlSeconds, 'NX')) === 'OK'
   }
   async get(key: string) {
     return RedisKeyValueStore.live(await this.redis.get(this.prefix + key))

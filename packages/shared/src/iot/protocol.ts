@@ -36,6 +36,18 @@ export function parseTopic(topic: string): { sn: string; direction: 'up' | 'down
   return { sn: sn!, direction, kind: kind! }
 }
 
+// ---- Self-registration (POST {api}/iot/register) --------------------------------------------
+
+/** A registration's nonce: 16 to 64 letters, digits, - or _ (a device sends 16 random bytes in base64url). */
+export const REGISTRATION_NONCE_PATTERN = /^[A-Za-z0-9_-]{16,64}$/
+
+/**
+ * What a device signs, hex(HMAC-SHA256(registrationKey, this)). The nonce makes each request
+ * single-use: the server refuses one it has seen within the timestamp window.
+ */
+export const registrationSigningText = (r: { productId: string; sn: string; timestamp: number; nonce: string }) =>
+  `${r.productId}:${r.sn}:${r.timestamp}:${r.nonce}`
+
 const envelope = { v: z.literal(PROTOCOL_VERSION), ts: z.number().int().positive().optional() }
 
 /** Retained; the device's last will is the same topic with state offline. */

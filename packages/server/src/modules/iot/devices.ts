@@ -1,5 +1,5 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
-import { iotEntities, SN_PATTERN } from '@velo/shared'
+import { iotEntities, REGISTRATION_NONCE_PATTERN, registrationSigningText, SN_PATTERN } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { Insertable, Kysely, Transaction } from 'kysely'
@@ -19,6 +19,11 @@ type Row = Record<string, unknown>
 
 /** How far a registration's timestamp may be from the server's clock. */
 export const REGISTRATION_WINDOW_MS = 5 * 60_000
+/**
+ * How long a registration's nonce is remembered: its request is accepted from a window before its
+ * timestamp to a window after, so a copy may come up to twice the window after the original.
+ */
+const NONCE_TTL_SECONDS = (2 * REGISTRATION_WINDOW_MS) / 1000
 
 /** A device row as it starts: registered, never connected (state inactive). */
 export function newDeviceRow(d: { sn: string; modelId: number; secretHash: string; createBy: string }): Insertable<IotDeviceTable> {
@@ -66,12 +71,15 @@ const registrationBody = z.object({
   productId: z.string().min(1).max(64),
   sn: z.string().min(1).max(32),
   timestamp: z.number().int().positive(),
+  nonce: z.string().regex(REGISTRATION_NONCE_PATTERN, {
+    message: bilingual({ en_US: 'nonce must be 16 to 64 letters, digits, - or _', zh_CN: 'nonce 必须是 16 到 64 位字母、数字、- 或 _' }),
+  }),
   sign: z.string().regex(/^[0-9a-fA-F]{64}$/, { message: bilingual({ en_US: 'sign must be 64 hex digits', zh_CN: 'sign 必须是 64 位十六进制' }) }),
 })
 
-/** hex(HMAC-SHA256(key, productId:sn:timestamp)), as devices sign (docs/iot-protocol.md, Registration). */
-export const registrationSignature = (key: string, productId: string, sn: string, timestamp: number) =>
-  createHmac('sha256', key).update(`${productId}:${sn}:${timestamp}`).digest('hex')
+/** hex(HMAC-SHA256(key, productId:sn:timestamp:nonce)), as devices sign (docs/iot-protocol.md, Registration). */
+export const registrationSignature = (key: string, request: Parameters<typeof registrationSigningText>[0]) =>
+  createHmac('sha256', key).update(registrationSigningText(request)).digest('hex')
 
 /**
  * IoT devices (SPEC §3): the entity's routes, where an added device gets its UUID and a secret shown
@@ -79,7 +87,7 @@ export const registrationSignature = (key: string, productId: string, sn: string
  * themselves with a signature made with their model's registration key.
  */
 export function registerDevices(app: FastifyInstance, services: Services) {
-  const { db, config } = services
+  const { db, config, kv } = services
   const api = app.withTypeProvider<ZodTypeProvider>()
   const tags = [iotEntities.iotDevice.label.en_US]
   const module = iotEntities.iotDevice.label.en_US
@@ -141,20 +149,24 @@ export function registerDevices(app: FastifyInstance, services: Services) {
       schema: {
         tags,
         security: [],
-        summary: 'A device registers itself: sign = hex(HMAC-SHA256(registrationKey, productId:sn:timestamp)); answers its secret and where to connect',
+        summary:
+          'A device registers itself: sign = hex(HMAC-SHA256(registrationKey, productId:sn:timestamp:nonce)), each nonce once; answers its secret and where to connect',
         body: registrationBody,
       },
     },
     async (req) => {
-      const { productId, sn, timestamp, sign } = req.body
+      const { productId, sn, timestamp, nonce, sign } = req.body
       if (Math.abs(Date.now() - timestamp) > REGISTRATION_WINDOW_MS) throw badRequest('iot.register.stale', {}, { errors: [{ field: 'timestamp' }] })
       if (!SN_PATTERN.test(sn)) throw badRequest('iot.register.badSn', {}, { errors: [{ field: 'sn' }] })
       const model = await db.selectFrom('iotModel').select(['modelId', 'snPrefix', 'registrationKey', 'status']).where('productId', '=', productId).executeTakeFirst()
       // An unknown or disabled product is checked against a throwaway key: its answer and its time say nothing more than a bad signature's.
       const key = model?.status === '0' ? model.registrationKey : newRegistrationKey()
-      const signed = timingSafeEqual(Buffer.from(registrationSignature(key, productId, sn, timestamp), 'hex'), Buffer.from(sign, 'hex'))
+      const signed = timingSafeEqual(Buffer.from(registrationSignature(key, { productId, sn, timestamp, nonce }), 'hex'), Buffer.from(sign, 'hex'))
       if (!model || model.status !== '0' || !signed) throw new AppError(403, 'iot.register.badSignature')
       if (!sn.startsWith(model.snPrefix)) throw badRequest('iot.device.snPrefix', { prefix: model.snPrefix }, { errors: [{ field: 'sn' }] })
+      // A copy of a signed request (from a log, a proxy, the wire) would otherwise issue a new secret
+      // and lock the real device out. Remembered in the shared store, so no other instance takes it either.
+      if (!(await kv.setIfAbsent(`iot:register:${sn}:${nonce}`, String(timestamp), NONCE_TTL_SECONDS))) throw conflict('iot.register.replayed', { sn }, 'nonce')
 
       const { secret, secretHash } = issueSecret()
       await db.transaction().execute(async (tx) => {
