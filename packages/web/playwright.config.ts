@@ -5,6 +5,11 @@ import { defineConfig } from '@playwright/test'
 const PORT = Number(process.env.E2E_PORT ?? 18080)
 /** A second server with the captcha on, for the specs of the captcha itself. */
 export const CAPTCHA_PORT = PORT + 1
+/** How every spec launches Chromium; a spec that adds arguments of its own starts from these. */
+export const LAUNCH_OPTIONS = {
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+}
 
 export default defineConfig({
   testDir: './e2e',
@@ -20,17 +25,7 @@ export default defineConfig({
     viewport: { width: 1400, height: 900 },
     locale: 'en-US',
     trace: 'retain-on-failure',
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    },
+    launchOptions: LAUNCH_OPTIONS,
   },
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
   webServer: [

@@ -1,4 +1,4 @@
-import { defineEntity, registerEntities } from '../entity/define'
+import { defineEntity } from '../entity/define'
 import { createTime, idField, status } from './common-fields'
 
 /** Help centre questions the app shows (SPEC §3 FAQ): a whole module is this, a migration and a menu row. */
@@ -34,5 +34,3 @@ export const faq = defineEntity({
     createTime,
   ],
 })
-
-registerEntities(faq)

@@ -1,4 +1,4 @@
-import { defineEntity, registerEntities } from '../entity/define'
+import { defineEntity } from '../entity/define'
 import type { EnumOption } from '../entity/types'
 import { COMMAND_STATUSES, COMMANDS, FUNCTION_COMMANDS, SN_PATTERN } from '../iot/protocol'
 import { createTime, idField, remark, status } from './common-fields'
@@ -212,5 +212,3 @@ export const iotMessage = defineEntity({
     { ...createTime, label: { en_US: 'Time', zh_CN: '时间' } },
   ],
 })
-
-registerEntities(iotModel, iotFunction, iotDevice, iotCommand, iotMessage)

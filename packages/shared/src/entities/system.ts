@@ -1,5 +1,5 @@
 import { USERNAME_PATTERN } from '../validation'
-import { defineEntity, registerEntities } from '../entity/define'
+import { defineEntity } from '../entity/define'
 import { createTime, idField, remark, status } from './common-fields'
 
 export const dictType = defineEntity({
@@ -269,7 +269,7 @@ export const role = defineEntity({
       sort: true,
     },
     { name: 'roleSort', kind: 'number', int: true, min: 0, max: 99999, label: { en_US: 'Order', zh_CN: '显示顺序' }, required: true, default: 0, sort: true },
-    { name: 'dataScope', kind: 'dict', dict: 'sys_data_scope', label: { en_US: 'Data scope', zh_CN: '数据范围' }, default: '1' },
+    { name: 'dataScope', kind: 'dict', dict: 'sys_data_scope', label: { en_US: 'Data scope', zh_CN: '数据范围' }, default: '5' },
     { name: 'deptIds', kind: 'referenceMany', entity: 'dept', through: { table: 'sysRoleDept', from: 'roleId', to: 'deptId' }, label: { en_US: 'Departments', zh_CN: '数据权限' }, form: false },
     { name: 'menuIds', kind: 'referenceMany', entity: 'menu', through: { table: 'sysRoleMenu', from: 'roleId', to: 'menuId' }, label: { en_US: 'Menu permissions', zh_CN: '菜单权限' } },
     status,
@@ -379,5 +379,3 @@ export const country = defineEntity({
     createTime,
   ],
 })
-
-registerEntities(dictType, dictData, config, loginLog, operLog, mailOutbox, dept, menu, role, user, i18n, country)

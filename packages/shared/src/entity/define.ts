@@ -73,33 +73,3 @@ export function defineEntity(def: EntityDef): ResolvedEntity {
     treeParent: parents[0]?.name ?? null,
   }
 }
-
-/**
- * Every entity by key, so references can be resolved ("dept" → its table and label field) on both
- * sides. Modules register their definitions here at import time.
- */
-const registry = new Map<string, ResolvedEntity>()
-
-export function registerEntities(...entities: ResolvedEntity[]): void {
-  for (const e of entities) {
-    const prior = registry.get(e.key)
-    if (prior && prior !== e) throw new Error(`entity ${e.key} is defined twice`)
-    registry.set(e.key, e)
-  }
-}
-
-export function entityByKey(key: string): ResolvedEntity {
-  const e = registry.get(key)
-  if (!e) throw new Error(`no entity ${key}`)
-  return e
-}
-
-export function allEntities(): ResolvedEntity[] {
-  return [...registry.values()]
-}
-
-/** The entity whose generic page serves a menu component ('system/dict/index' → path '/system/dict'). */
-export function entityForComponent(component: string): ResolvedEntity | undefined {
-  const path = `/${component.replace(/^\/+/, '').replace(/\/index$/, '')}`
-  return [...registry.values()].find((e) => e.path === path)
-}

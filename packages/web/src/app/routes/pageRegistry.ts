@@ -1,6 +1,5 @@
 import { createElement, lazy, type ComponentType } from 'react'
 import { entityForComponent, type ResolvedEntity } from '@velo/shared'
-import '../entities'
 
 // Server routes name their page by path ('system/dict/index'); the page modules under src/pages
 // are found at build time and loaded on demand, each in its own chunk. Page modules have lowercase

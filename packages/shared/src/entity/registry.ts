@@ -1,0 +1,46 @@
+import * as contentEntities from '../entities/content'
+import * as iotEntities from '../entities/iot'
+import * as systemEntities from '../entities/system'
+import type { ResolvedEntity } from './define'
+
+/**
+ * Every built-in definition, named module by module. Definitions used to register themselves when
+ * their module loaded; the package is side-effect free, so a bundler dropped a module nobody named
+ * and its entity with it (the production server lost the FAQ). A list read by the lookups below
+ * cannot be dropped without them. A new area's module of definitions is added here.
+ */
+const BUILT_IN_ENTITIES: readonly ResolvedEntity[] = [
+  ...Object.values(systemEntities),
+  ...Object.values(contentEntities),
+  ...Object.values(iotEntities),
+]
+
+/** Every entity by key, so references can be resolved ("dept" → its table and label field) on both sides. */
+const registry = new Map<string, ResolvedEntity>()
+
+/** Adds definitions beyond the built-in ones (a test's own entities); a key names one definition. */
+export function registerEntities(...entities: ResolvedEntity[]): void {
+  for (const e of entities) {
+    const prior = registry.get(e.key)
+    if (prior && prior !== e) throw new Error(`entity ${e.key} is defined twice`)
+    registry.set(e.key, e)
+  }
+}
+
+registerEntities(...BUILT_IN_ENTITIES)
+
+export function entityByKey(key: string): ResolvedEntity {
+  const e = registry.get(key)
+  if (!e) throw new Error(`no entity ${key}`)
+  return e
+}
+
+export function allEntities(): ResolvedEntity[] {
+  return [...registry.values()]
+}
+
+/** The entity whose generic page serves a menu component ('system/dict/index' → path '/system/dict'). */
+export function entityForComponent(component: string): ResolvedEntity | undefined {
+  const path = `/${component.replace(/^\/+/, '').replace(/\/index$/, '')}`
+  return [...registry.values()].find((e) => e.path === path)
+}
