@@ -10,7 +10,7 @@ afterAll(() => t.close())
 async function solveCaptcha(): Promise<{ uuid: string; code: string }> {
   const res = await t.call({ url: '/api/common/captcha' })
   // The answer is only on the server; tests read it where the server keeps it.
-  const code = await t.app.services.kv.get(`captcha:${res.data.uuid}`)
+  const code = await t.app.services.captchas.store.get(`captcha:${res.data.uuid}`)
   return { uuid: res.data.uuid, code: code! }
 }
 

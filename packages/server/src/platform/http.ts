@@ -57,6 +57,42 @@ export function errorHandler(this: FastifyInstance, err: FastifyError | AppError
   return send(reply, 500, 500, t(lang, 'error.unknown', { requestId: req.id }))
 }
 
+/** Far deeper than any body the API takes (the deepest, IoT command parameters, nest 3 levels). */
+export const MAX_JSON_DEPTH = 32
+
+/** Whether arrays and objects in JSON text nest deeper than `limit`, counting brackets outside strings only. */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true
+    } else if (c === 0x7d || c === 0x5d) depth--
+  }
+  return false
+}
+
+/**
+ * The API's JSON parser. An empty body is no body: many clients send the content type on a bare
+ * POST or DELETE. Nesting is bounded before parsing, so that nothing after it (validation, the
+ * operation log) ever walks a value thousands of levels deep. Fastify's own parser does the rest,
+ * refusing __proto__ and constructor.prototype keys as it does by default.
+ */
+export function installJsonParser(api: FastifyInstance) {
+  const parse = api.getDefaultJsonParser('error', 'error')
+  api.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = body as string
+    if (text.trim() === '') return done(null, undefined)
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return done(new AppError(400, 'error.bodyTooDeep', { max: MAX_JSON_DEPTH }), undefined)
+    parse(req, text, (err, value) => done(err ? new AppError(400, 'error.badJson') : null, value))
+  })
+}
+
 export function notFoundHandler(req: FastifyRequest, reply: FastifyReply) {
   return send(reply, 404, 404, t(languageOf(req), 'error.notFound', { url: req.url.split('?')[0] ?? '' }))
 }

@@ -33,10 +33,13 @@ export async function readOneFile(req: FastifyRequest, maxBytes: number): Promis
     }
   } catch (err) {
     // The parser's own limits surface as errors of the part stream; say what went wrong in the client's terms.
+    if (err instanceof AppError) throw err
     const code = (err as { code?: unknown }).code
     if (code === 'FST_FILES_LIMIT') throw badRequest('upload.oneFile')
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError(413, 'upload.tooLarge', { maxMb: Number((maxBytes / 1024 / 1024).toPrecision(3)) })
-    throw err
+    // Nothing but parsing runs in the loop: any other failure (no boundary, a broken one, a body cut
+    // short, too many fields) is the request's, and busboy says so only in plain Errors.
+    throw badRequest('upload.badMultipart')
   }
   if (!found) throw badRequest('upload.noFile')
   return found

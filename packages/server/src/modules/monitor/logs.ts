@@ -21,8 +21,11 @@ export function registerLogs(app: FastifyInstance, services: Services) {
         config: { permission: `${e.permission}:remove`, audit: { module: e.label.en_US, businessType: BusinessType.clean } },
         schema: { tags: [e.label.en_US], summary: `Delete every entry of the ${e.label.en_US}` },
       },
-      async () => {
-        const { numDeletedRows } = await db.deleteFrom(table).executeTakeFirst()
+      async (req) => {
+        // The clean-up's own row, written before it ran, stays: its outcome goes into it.
+        const own = table === 'sysOperLog' ? req.auditRowId : undefined
+        const query = own === undefined ? db.deleteFrom(table) : db.deleteFrom('sysOperLog').where('operId', '<>', own)
+        const { numDeletedRows } = await query.executeTakeFirst()
         return ok({ deleted: Number(numDeletedRows) }, 'log.cleaned', { count: Number(numDeletedRows) })
       },
     )

@@ -3,6 +3,43 @@ import svgCaptcha from 'svg-captcha'
 import type { KeyValueStore } from '../kv-store'
 
 export const CAPTCHA_TTL_SECONDS = 120
+/** Live captchas one instance keeps: far more than people sign in within two minutes. */
+export const CAPTCHA_MEMORY_ENTRIES = 10_000
+
+/** Where answers wait for their one attempt. */
+export type CaptchaStore = Pick<KeyValueStore, 'set' | 'get' | 'take'>
+
+/**
+ * Answers in memory, for a single instance (no Redis): a captcha costs no database write, and a flood
+ * of them costs no more than CAPTCHA_MEMORY_ENTRIES, the oldest giving way first.
+ */
+export class MemoryCaptchaStore implements CaptchaStore {
+  // Insertion order is expiry order (one TTL for all), so the oldest entries are always first.
+  private readonly entries = new Map<string, { value: string; expiresAt: number }>()
+
+  constructor(private readonly maxEntries = CAPTCHA_MEMORY_ENTRIES) {}
+
+  async set(key: string, value: string, ttlSeconds: number) {
+    const now = Date.now()
+    for (const [k, e] of this.entries) {
+      if (e.expiresAt > now && this.entries.size < this.maxEntries) break
+      this.entries.delete(k)
+    }
+    this.entries.delete(key)
+    this.entries.set(key, { value, expiresAt: now + ttlSeconds * 1000 })
+  }
+
+  async get(key: string) {
+    const e = this.entries.get(key)
+    return e && e.expiresAt > Date.now() ? e.value : null
+  }
+
+  async take(key: string) {
+    const value = await this.get(key)
+    this.entries.delete(key)
+    return value
+  }
+}
 
 export interface IssuedCaptcha {
   uuid: string
@@ -12,7 +49,7 @@ export interface IssuedCaptcha {
 export type CaptchaCheck = 'ok' | 'missing' | 'expired' | 'wrong'
 
 export class Captchas {
-  constructor(private readonly store: KeyValueStore) {}
+  constructor(readonly store: CaptchaStore) {}
 
   async issue(type: 'math' | 'char'): Promise<IssuedCaptcha> {
     const captcha =
