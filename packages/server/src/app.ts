@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import helmet from '@fastify/helmet'
 import multipart from '@fastify/multipart'
-import rateLimit from '@fastify/rate-limit'
+import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import fastifyStatic from '@fastify/static'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
@@ -17,7 +17,7 @@ import { type Iot, type IotOptions, startIot } from './iot'
 import { seed, type SeedResult } from './db/seed'
 import { registerModules } from './modules'
 import { installOperationLog } from './platform/audit/operation-log'
-import { envelopeHook, errorHandler, notFoundHandler } from './platform/http'
+import { envelopeHook, errorHandler, installJsonParser, notFoundHandler } from './platform/http'
 import { installGuard } from './platform/rbac/guard'
 import { createServices, type Services } from './platform/services'
 import { registerDefinedEntities } from './platform/crud/routes'
@@ -90,18 +90,23 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   app.setSerializerCompiler(serializerCompiler)
   app.setErrorHandler(errorHandler)
 
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:', 'blob:'],
-        // antd writes its styles at run time (CSS-in-JS).
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        scriptSrc: ["'self'"],
-        connectSrc: ["'self'"],
-      },
-    },
-    crossOriginEmbedderPolicy: false,
+  const directives = {
+    defaultSrc: ["'self'"],
+    imgSrc: ["'self'", 'data:', 'blob:'],
+    // antd writes its styles at run time (CSS-in-JS).
+    styleSrc: ["'self'", "'unsafe-inline'"],
+    scriptSrc: ["'self'"],
+    connectSrc: ["'self'"],
+    // Over plain HTTP (the server opened by its address) it would send the browser for the scripts
+    // over https, which this port does not speak: a blank page. Only an https request gets it, below.
+    upgradeInsecureRequests: null,
+  }
+  // Not global: the hook below applies it once per request, with the policy for the request's protocol.
+  await app.register(helmet, { global: false, contentSecurityPolicy: { directives }, crossOriginEmbedderPolicy: false })
+  const overHttps = { contentSecurityPolicy: { directives: { ...directives, upgradeInsecureRequests: [] } } }
+  // req.protocol is https on a TLS socket, or from X-Forwarded-Proto when TRUST_PROXY trusts the proxy.
+  app.addHook('onRequest', async (req, reply) => {
+    reply.helmet(req.protocol === 'https' ? overHttps : undefined)
   })
 
   await app.register(swagger, {
@@ -113,14 +118,20 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     },
     transform: jsonSchemaTransform,
   })
-  await app.register(swaggerUi, { routePrefix: `${config.apiPrefix}/docs`, staticCSP: true })
+  // No staticCSP of its own: that one always upgrades insecure requests; the policy above serves the docs.
+  await app.register(swaggerUi, { routePrefix: `${config.apiPrefix}/docs` })
 
   await app.register(
     async (api) => {
       await api.register(multipart, { limits: { fileSize: config.uploadMaxBytes, files: 1, fields: 20 } })
       // Only the routes that ask for it (sign-in, registration, reset) are limited, per client address.
       await api.register(rateLimit, { global: false, hook: 'preHandler', redis: services.redis })
-      installGuard(api, services)
+      installJsonParser(api)
+      // Anonymous refusals, per address (shared by the instances through Redis): far more than an
+      // expired session's burst of calls, or an office behind one address, ever causes. A count that
+      // cannot be kept (Redis away) leaves the plain 401.
+      const refusals = api.createRateLimit({ max: 60, timeWindow: '1 minute', keyGenerator: (req) => `refused:${normalizeIP(req.ip)}`, skipOnError: true })
+      installGuard(api, services, refusals)
       installOperationLog(api, services.db, config.apiPrefix)
       api.addHook('preSerialization', envelopeHook)
       api.setNotFoundHandler(notFoundHandler)

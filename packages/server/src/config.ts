@@ -52,6 +52,7 @@ const EnvSchema = z.object({
     .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
     .optional(),
   MAIL_FROM: z.string().default('Velo Admin <no-reply@velo.local>'),
+  MAIL_DIR: z.string().min(1).default('./data/mail'),
   UPLOAD_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024).default(10),
   IMPORT_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024).default(50),
   TRUST_PROXY: bool.default(false),
@@ -82,6 +83,8 @@ export interface AppConfig {
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL']
   smtpUrl?: string
   mailFrom: string
+  /** Without SMTP, mails are written here as .eml files (read by whoever runs the server). */
+  mailDir: string
   uploadMaxBytes: number
   /** Excel imports are larger than images: 100,000 rows is about 10 MB. */
   importMaxBytes: number
@@ -127,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    mailDir: resolve(e.MAIL_DIR),
     uploadMaxBytes: Math.round(e.UPLOAD_MAX_MB * 1024 * 1024),
     importMaxBytes: Math.round(e.IMPORT_MAX_MB * 1024 * 1024),
     trustProxy: e.TRUST_PROXY,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
@@ -82,6 +82,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const config = loadConfig({
     DATABASE_URL: database.url,
     STORAGE_DIR: join(dir, 'files'),
+    MAIL_DIR: join(dir, 'mail'),
     ADMIN_PASSWORD,
     CAPTCHA_ENABLED: 'false',
     LOG_LEVEL: 'silent',
@@ -176,6 +177,20 @@ export async function addRole(t: TestApp, r: { roleKey: string; dataScope: strin
   }
   for (const deptId of r.deptIds ?? []) await db.insertInto('sysRoleDept').values({ roleId, deptId }).execute()
   return roleId
+}
+
+/** The mails written to MAIL_DIR (no SMTP in tests), oldest first: what a recipient would read. */
+export function sentMails(t: Pick<TestApp, 'app'>): { to: string; text: string }[] {
+  const dir = t.app.services.config.mailDir
+  if (!existsSync(dir)) return []
+  return readdirSync(dir)
+    .sort()
+    .map((f) => {
+      const raw = readFileSync(join(dir, f), 'utf8')
+      const [head, ...body] = raw.split(/\r?\n\r?\n/)
+      const text = body.join('\n\n').replace(/=\r?\n/g, '')
+      return { to: /^To: (.*)$/m.exec(head ?? '')?.[1]?.trim() ?? '', text }
+    })
 }
 
 export async function deptId(t: TestApp, name: string): Promise<number> {

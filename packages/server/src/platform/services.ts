@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis'
 import type { AppConfig } from '../config'
 import { createDatabase, type Db, type Dialect } from '../db/database'
-import { Captchas } from './auth/captcha'
+import { Captchas, MemoryCaptchaStore } from './auth/captcha'
 import { RedisSessionStore, type SessionStore, SqlSessionStore } from './auth/session-store'
 import { ConfigValues } from './config-keys'
 import { type KeyValueStore, RedisKeyValueStore, SqlKeyValueStore } from './kv-store'
@@ -34,9 +34,10 @@ export function createServices(config: AppConfig): Services {
     redis,
     kv,
     sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
-    captchas: new Captchas(kv),
+    // Kept out of the database: every visit to the sign-in page asks for one, signed in or not.
+    captchas: new Captchas(redis ? kv : new MemoryCaptchaStore()),
     configValues: new ConfigValues(db),
-    mailer: new Mailer(db, config.smtpUrl, config.mailFrom),
+    mailer: new Mailer(db, config.smtpUrl, config.mailFrom, config.mailDir),
     storage: new Storage(config.storageDir),
     async close() {
       await db.destroy()

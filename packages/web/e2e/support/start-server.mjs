@@ -7,6 +7,8 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const web = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+/** Where the server on this port writes its mails (support/mail.ts reads them). */
+export const mailDirOf = (port) => join(tmpdir(), `velo-e2e-mail-${port}`)
 const serverMain = resolve(web, '../server/dist/main.js')
 for (const [what, file] of [['web app', join(web, 'dist/index.html')], ['server', serverMain]]) {
   if (!existsSync(file)) {
@@ -16,6 +18,7 @@ for (const [what, file] of [['web app', join(web, 'dist/index.html')], ['server'
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'velo-e2e-'))
+rmSync(mailDirOf(process.env.E2E_PORT ?? '18080'), { recursive: true, force: true })
 const server = spawn(process.execPath, [serverMain], {
   cwd: resolve(web, '../..'),
   stdio: 'inherit',
@@ -26,6 +29,8 @@ const server = spawn(process.execPath, [serverMain], {
     ADMIN_PASSWORD: 'admin123',
     CAPTCHA_ENABLED: process.env.E2E_CAPTCHA === 'true' ? 'true' : 'false',
     STORAGE_DIR: join(dir, 'files'),
+    // No SMTP: mails land as .eml files where the specs read them, as the person running a server would.
+    MAIL_DIR: mailDirOf(process.env.E2E_PORT ?? '18080'),
     WEB_DIR: join(web, 'dist'),
     // Stay off the default MQTT port, which a local broker may hold.
     MQTT_PORT: process.env.E2E_MQTT_PORT ?? '18883',

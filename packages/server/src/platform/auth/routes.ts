@@ -1,12 +1,12 @@
 import { randomInt } from 'node:crypto'
-import { DEFAULT_ROLE, PASSWORD_PATTERN, USERNAME_PATTERN, type AccountFeatures, type UserInfo } from '@velo/shared'
+import { DEFAULT_ROLE, PASSWORD_PATTERN, USERNAME_PATTERN, type AccountFeatures, type Language, type UserInfo } from '@velo/shared'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { LoginStatus, writeLoginLog } from '../audit/login-log'
 import { clientInfo } from '../client-info'
 import { ConfigKey } from '../config-keys'
 import { ok } from '../envelope'
-import { badRequest, conflict, forbidden } from '../errors'
+import { badRequest, forbidden } from '../errors'
 import { languageOf } from '../http'
 import { t } from '../i18n'
 import { bilingual } from '../i18n/zod-messages'
@@ -32,11 +32,24 @@ export const passwordRule = z
 const emailRule = z.email({ message: bilingual({ en_US: 'Please enter a valid email address', zh_CN: '请输入正确的邮箱地址' }) }).max(128)
 const captchaFields = { code: z.string().max(16).optional(), uuid: z.string().max(64).optional() }
 
+/** Stores a fresh reset code for the account and mails it; the outbox keeps the mail with the code masked. */
+async function mailResetCode(services: Services, email: string, userId: number, lang: Language) {
+  const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
+  await services.kv.set(`reset:${email}`, JSON.stringify({ userId, code, tries: 0 }), RESET_CODE_MINUTES * 60)
+  await services.mailer.send({
+    to: email,
+    subject: t(lang, 'auth.resetMailSubject'),
+    body: t(lang, 'auth.resetMailBody', { code, minutes: RESET_CODE_MINUTES }),
+    secrets: [code],
+  })
+}
+
 /** Sign-in, session and account self-service routes (SPEC §2, §7). */
 export function authRoutes(services: Services): FastifyPluginAsyncZod {
   const { db, configValues } = services
   return async (api) => {
-    api.get('/common/captcha', { config: { permission: PUBLIC }, schema: { tags: ['auth'], summary: 'A captcha image to sign in with' } }, async () => {
+    // As often as sign-in itself: each attempt takes a fresh captcha.
+    api.get('/common/captcha', { config: { permission: PUBLIC, rateLimit: { max: 30, timeWindow: '1 minute' } }, schema: { tags: ['auth'], summary: 'A captcha image to sign in with' } }, async () => {
       if (!(await captchaEnabled(services))) return { captchaEnabled: false }
       const type = (await configValues.get(ConfigKey.captchaType)) === 'char' ? 'char' : 'math'
       return { captchaEnabled: true, ...(await services.captchas.issue(type)) }
@@ -97,12 +110,21 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
         const { username, password, confirmPassword } = req.body
         if (password !== confirmPassword) throw badRequest('auth.passwordMismatch', {}, { errors: [{ field: 'confirmPassword', message: t(languageOf(req), 'auth.passwordMismatch') }] })
         await requireCaptcha(services, req.body.uuid, req.body.code)
-        const exists = await db.selectFrom('sysUser').select('userId').where('userName', '=', username).executeTakeFirst()
-        if (exists) throw conflict('auth.userExists', { username })
-        await db
-          .insertInto('sysUser')
-          .values(newUserRow({ userName: username, passwordHash: await hashPassword(password), createBy: 'register', remark: 'Registered' }))
-          .execute()
+        // A name taken in any case gets the same answer as a free one, after the same work: the
+        // form must not tell who has an account. Whoever took it signs in; anyone else cannot.
+        const passwordHash = await hashPassword(password)
+        const taken = await db
+          .selectFrom('sysUser')
+          .select('userId')
+          .where((eb) => eb(eb.fn('lower', ['userName']), '=', username.toLowerCase()))
+          .executeTakeFirst()
+        if (!taken) {
+          await db
+            .insertInto('sysUser')
+            .values(newUserRow({ userName: username, passwordHash, createBy: 'register', remark: 'Registered' }))
+            .onConflict((oc) => oc.column('userName').doNothing())
+            .execute()
+        }
         return ok(null, 'auth.registerSuccess')
       },
     )
@@ -128,15 +150,12 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
           .where('delFlag', '=', '0')
           .where('status', '=', '0')
           .executeTakeFirst()
-        // The answer is the same whether or not the address is known, so it reveals no accounts.
+        // The answer is the same whether or not the address is known, and so is its time: the code is
+        // stored and mailed after the answer has gone, so a slow mail server tells nothing either.
         if (user) {
-          const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
-          await services.kv.set(`reset:${email}`, JSON.stringify({ userId: user.userId, code, tries: 0 }), RESET_CODE_MINUTES * 60)
           const lang = languageOf(req)
-          await services.mailer.send({
-            to: email,
-            subject: t(lang, 'auth.resetMailSubject'),
-            body: t(lang, 'auth.resetMailBody', { code, minutes: RESET_CODE_MINUTES }),
+          setImmediate(() => {
+            mailResetCode(services, email, user.userId, lang).catch((err: unknown) => req.log.error({ err }, 'could not send a password reset code'))
           })
         }
         return ok(null, 'auth.resetCodeSent')

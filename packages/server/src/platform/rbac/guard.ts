@@ -35,11 +35,16 @@ const SESSION_ERRORS = {
   unknown: new AppError(401, 'auth.tokenIllegal', {}, ResultCode.ILLEGAL_TOKEN),
 } as const
 
+/** Counts one refusal against the caller's address: the rate-limit plugin's createRateLimit(). */
+export type RefusalLimit = (req: FastifyRequest) => Promise<{ isAllowed: true } | { isAllowed: false; isExceeded: boolean; ttlInSeconds: number }>
+
 /**
  * Inside the API scope: refuses at start any route that declares no permission, then on each request
  * authenticates the token and checks the route's permission before the body is even validated.
+ * Callers who are not signed in are refused with 401 up to `limitRefusals` per address, then with 429:
+ * a signed-in caller from the same address is never held back by it.
  */
-export function installGuard(api: FastifyInstance, services: Services) {
+export function installGuard(api: FastifyInstance, services: Services, limitRefusals?: RefusalLimit) {
   api.decorateRequest('auth', null)
   api.decorateRequest('token', null)
 
@@ -47,7 +52,7 @@ export function installGuard(api: FastifyInstance, services: Services) {
     if (!route.config?.permission) throw new Error(`Route ${route.method} ${route.url} declares no permission`)
   })
 
-  api.addHook('onRequest', async (req) => {
+  const authenticate = async (req: FastifyRequest) => {
     const permission = req.routeOptions.config.permission
     // An unknown route is answered 404 by the not-found handler, whoever asks.
     if (permission === PUBLIC || req.is404) return
@@ -63,6 +68,18 @@ export function installGuard(api: FastifyInstance, services: Services) {
     req.auth = auth
     req.token = token
     if (permission !== SIGNED_IN && !hasPermission(auth, permission!)) throw forbidden('error.forbidden', { permission: permission! })
+  }
+
+  api.addHook('onRequest', async (req, reply) => {
+    try {
+      await authenticate(req)
+    } catch (err) {
+      if (!limitRefusals || !(err instanceof AppError) || err.status !== 401) throw err
+      const limit = await limitRefusals(req)
+      if (limit.isAllowed || !limit.isExceeded) throw err
+      reply.header('retry-after', limit.ttlInSeconds)
+      throw new AppError(429, 'error.rateLimited')
+    }
   })
 }
 
@@ -70,4 +87,17 @@ export function installGuard(api: FastifyInstance, services: Services) {
 export function caller(req: FastifyRequest): AuthContext {
   if (!req.auth) throw new AppError(401, 'auth.notLoggedIn', {}, ResultCode.ILLEGAL_TOKEN)
   return req.auth
+}
+
+/**
+ * Whether the request's session still stands and still holds the route's permission: a long-lived
+ * answer (an event stream) asks again and again, so signing out, a password change, a disabled
+ * account or a lost right ends it too.
+ */
+export async function stillAuthorized(services: Services, req: FastifyRequest): Promise<boolean> {
+  if (!req.token) return true
+  if ((await services.sessions.peek(req.token)).state !== 'valid') return false
+  const auth = await loadAuthContext(services.db, req.auth?.userId ?? 0)
+  const permission = req.routeOptions.config.permission
+  return !!auth && (permission === SIGNED_IN || permission === PUBLIC || hasPermission(auth, permission!))
 }
