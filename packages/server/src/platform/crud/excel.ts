@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream'
 import type { FieldDef, Language } from '@velo/shared'
 import ExcelJS from 'exceljs'
-import { writeXlsx, type XlsxCell } from './xlsx-stream'
+import { writeXlsx, xmlSafe, type XlsxCell } from './xlsx-stream'
 
 type Row = Record<string, unknown>
 
@@ -95,7 +95,7 @@ export async function templateWorkbook(options: {
     if (f.required) header.getCell(i + 1).font = { bold: true, color: { argb: 'FFC00000' } }
     if (choices?.length && choices.join(',').length < 250) {
       for (let r = 2; r <= 1000; r++) {
-        sheet.getCell(r, i + 1).dataValidation = { type: 'list', allowBlank: !f.required, formulae: [`"${choices.map((c) => c.replace(/"/g, '')).join(',')}"`] }
+        sheet.getCell(r, i + 1).dataValidation = { type: 'list', allowBlank: !f.required, formulae: [`"${choices.map((c) => xmlSafe(c).replace(/"/g, '')).join(',')}"`] }
       }
     }
   })

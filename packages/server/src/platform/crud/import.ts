@@ -1,6 +1,4 @@
-import { Readable } from 'node:stream'
 import { entityByKey, type FieldDef, type Language, type ResolvedEntity } from '@velo/shared'
-import ExcelJS from 'exceljs'
 import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import { AppError, badRequest } from '../errors'
@@ -11,6 +9,7 @@ import type { RowScope } from '../rbac/data-scope'
 import { BOOLEAN_LABELS } from './excel'
 import type { CheckMemo, EntityRepository } from './repository'
 import { importRowSchema } from './schemas'
+import { readFirstSheet } from './xlsx-read'
 
 type Row = Record<string, unknown>
 type AnyDb = Kysely<any>
@@ -22,8 +21,6 @@ export interface ImportIssue {
   message: string
 }
 
-/** Rows in one import: a 100,000-row file is fine; a runaway one is refused before it is read whole. */
-export const IMPORT_MAX_ROWS = 200_000
 /** The report lists this many problems; the count says how many rows had any. */
 const MAX_REPORTED = 1000
 
@@ -35,48 +32,6 @@ export function checkWorkbookFile(nameExtension: string, bytes: Buffer) {
   if (nameExtension !== 'xls' && nameExtension !== 'xlsx') throw badRequest('import.badType')
   if (bytes.subarray(0, 4).equals(OLE_MAGIC)) throw badRequest('import.oldXls')
   if (!bytes.subarray(0, 2).equals(ZIP_MAGIC)) throw badRequest('import.unreadable')
-}
-
-/** What a cell holds, without exceljs's wrappers (rich text, hyperlinks, formulas). */
-function plain(v: ExcelJS.CellValue): string | number | boolean | Date | null {
-  if (v === null || v === undefined) return null
-  if (typeof v !== 'object' || v instanceof Date) return v as string | number | boolean | Date
-  if ('richText' in v) return v.richText.map((r) => r.text).join('')
-  if ('text' in v && typeof v.text === 'string') return v.text
-  if ('result' in v) return plain(v.result as ExcelJS.CellValue)
-  return null
-}
-
-/** Reads the first sheet: the header row, then each non-empty row with its number. */
-async function readSheet(bytes: Buffer): Promise<{ header: string[]; rows: { number: number; cells: (ReturnType<typeof plain>)[] }[] }> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from(bytes), {
-    sharedStrings: 'cache',
-    hyperlinks: 'cache',
-    styles: 'cache',
-    worksheets: 'emit',
-  })
-  let header: string[] | null = null
-  const rows: { number: number; cells: (ReturnType<typeof plain>)[] }[] = []
-  try {
-    for await (const sheet of reader) {
-      for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
-        const values = (row.values as ExcelJS.CellValue[]).slice(1).map(plain)
-        if (!header) {
-          header = values.map((v) => (v === null ? '' : String(v).trim()))
-          continue
-        }
-        if (values.every((v) => v === null || v === '')) continue
-        if (rows.length >= IMPORT_MAX_ROWS) throw badRequest('import.tooMany', { max: IMPORT_MAX_ROWS })
-        rows.push({ number: row.number, cells: values })
-      }
-      break // only the first sheet
-    }
-  } catch (err) {
-    if (err instanceof AppError) throw err
-    throw badRequest('import.unreadable')
-  }
-  if (!header || header.every((h) => h === '')) throw badRequest('import.noHeader')
-  return { header, rows }
 }
 
 /** Header text → field: the label in either language, or the field name itself. */
@@ -212,8 +167,7 @@ export async function importWorkbook(options: {
 }): Promise<ImportResult> {
   const { repo, lang } = options
   const e = repo.entity
-  const { header, rows } = await readSheet(options.bytes)
-  const fields = mapHeader(e, header)
+  const { columns: fields, rows } = await readFirstSheet(options.bytes, (header) => mapHeader(e, header))
   if (rows.length === 0) throw badRequest('import.empty')
 
   const issues: ImportIssue[] = []

@@ -1,21 +1,28 @@
 // A minimal streaming .xlsx writer for exports. exceljs's streaming writer has no backpressure: on a
 // million rows it buffered ~470 MB and, on SQLite, starved every other request for ~20 s while it ran
 // (npm run bench). This one deflates the sheet as it is produced and waits for the client to take
-// each chunk, so memory stays flat and other requests get their turns. exceljs still reads imports
-// and writes the (small) templates.
+// each chunk, so memory stays flat and other requests get their turns. exceljs still writes the
+// (small) templates; imports are read by xlsx-read.ts.
 import { once } from 'node:events'
 import type { Writable } from 'node:stream'
 import { crc32, createDeflateRaw } from 'node:zlib'
 
 export type XlsxCell = string | number | Date | null | undefined
 
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&quot;')).replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, '')
+/**
+ * Characters XML 1.0 does not allow even as references: C0 controls but tab, LF and CR; U+FFFE and
+ * U+FFFF; and surrogates not in a pair. One of them in any text makes the whole sheet unreadable.
+ */
+const NOT_XML = /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+export const xmlSafe = (s: string) => s.replace(NOT_XML, '')
+const esc = (s: string) => xmlSafe(s).replace(/[&<>"]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&quot;'))
 const colName = (i: number) => {
   let s = ''
   for (let n = i + 1; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s
   return s
 }
-const EXCEL_EPOCH = Date.UTC(1899, 11, 30)
+/** Day 0 of Excel's 1900 date system for dates from March 1900 on (it counts a 29 February 1900 that never was). */
+export const EXCEL_EPOCH = Date.UTC(1899, 11, 30)
 
 /** Zip entries written one after another, each deflated as it streams, sizes in data descriptors. */
 class ZipWriter {
