@@ -12,8 +12,10 @@
  *     50); the throughput ratio is the tracked figure;
  *  4. restarts the server and exports every row (POST /monitor/logininfor/export), then restarts it
  *     and imports BENCH_IMPORT_ROWS rows (POST /system/i18n/import, a file built from the import
- *     template), taking the server's peak resident memory over each, while another client asks
- *     something small every 100 ms (a long wait means the phase holds the event loop);
+ *     template), taking the server's peak resident memory over each, while another client lists the
+ *     dictionary types (POST /system/dict/list, page 1, as the signed-in admin) every 100 ms: its
+ *     longest wait, target 100 ms, shows whether the phase holds the event loop or the database
+ *     (on SQLite, the one writer connection) from everyone else;
  *
  * and prints one markdown table. Progress goes to stderr, the table to stdout.
  *

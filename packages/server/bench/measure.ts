@@ -89,3 +89,47 @@ export async function loopLoad(o: { workers: number; seconds: number; once: () =
   await Promise.all(Array.from({ length: o.workers }, worker))
   return summarize(latencies, (performance.now() - started) / 1000, errors)
 }
+
+export interface ProbeResult {
+  longest: number
+  p99: number
+  count: number
+  failed: number
+}
+
+/**
+ * Runs `fn` while another client sends `ask` every `everyMs` (a pause after each answer, so a stalled
+ * server is not flooded), and answers how long those requests waited: a long wait means `fn` holds
+ * the event loop or a lock every user needs. `ask` answers whether the request succeeded.
+ */
+export async function whileProbing<T>(ask: () => Promise<boolean>, fn: () => Promise<T>, everyMs = 100): Promise<{ result: T; probe: ProbeResult }> {
+  // One request first, not counted: a cold route's first answer (JIT, statement preparation) is not what this measures.
+  await ask().catch(() => false)
+  const waits: number[] = []
+  let failed = 0
+  let running = true
+  const prober = (async () => {
+    while (running) {
+      const t = performance.now()
+      const good = await ask().catch(() => false)
+      waits.push(performance.now() - t)
+      if (!good) failed++
+      await new Promise((r) => setTimeout(r, everyMs))
+    }
+  })()
+  try {
+    const result = await fn()
+    // The request in flight when `fn` ends waited during it: it counts.
+    running = false
+    await prober
+    return { result, probe: probeResult(waits, failed) }
+  } finally {
+    running = false
+    await prober
+  }
+}
+
+function probeResult(waits: number[], failed: number): ProbeResult {
+  const sorted = Float64Array.from(waits).sort()
+  return { longest: sorted.at(-1) ?? NaN, p99: percentile(sorted, 99), count: waits.length, failed }
+}

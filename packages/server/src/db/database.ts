@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
-import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { DatabaseTarget } from '../config'
 import type { Database } from './schema'
+import { SqliteReadWriteDialect } from './sqlite-driver'
 
 export type Db = Kysely<Database>
 export type Dialect = DatabaseTarget['dialect']
@@ -23,9 +24,14 @@ export function createDatabase(target: DatabaseTarget): { db: Db; dialect: Diale
     return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins }), dialect: 'postgres' }
   }
   if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true })
-  const sqlite = new SQLite(target.file)
-  sqlite.pragma('journal_mode = WAL')
-  sqlite.pragma('foreign_keys = ON')
-  sqlite.pragma('busy_timeout = 5000')
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins }), dialect: 'sqlite' }
+  const writer = new SQLite(target.file)
+  const wal = writer.pragma('journal_mode = WAL', { simple: true }) === 'wal'
+  // Only WAL lets a reader go on beside a writer; outside it a read could wait for the write lock,
+  // and better-sqlite3 would wait with the event loop held. An in-memory database has no second connection.
+  const reader = wal ? new SQLite(target.file, { readonly: true, fileMustExist: true }) : undefined
+  for (const connection of [writer, reader]) {
+    connection?.pragma('foreign_keys = ON')
+    connection?.pragma('busy_timeout = 5000')
+  }
+  return { db: new Kysely<Database>({ dialect: new SqliteReadWriteDialect({ writer, reader }), plugins }), dialect: 'sqlite' }
 }

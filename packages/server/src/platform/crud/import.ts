@@ -2,6 +2,7 @@ import { entityByKey, type FieldDef, type Language, type ResolvedEntity } from '
 import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import { AppError, badRequest } from '../errors'
+import { yieldWhenDue } from '../event-loop'
 import { t } from '../i18n'
 import { localizeIssue } from '../i18n/zod-messages'
 import type { AuthContext } from '../rbac/auth-context'
@@ -184,6 +185,8 @@ export async function importWorkbook(options: {
   const parsed: { number: number; values: Row }[] = []
   const seen = new Map<string, Map<string, number>>()
   for (const r of rows) {
+    // Checking 100,000 rows is seconds of work that answers at once: let other requests in between.
+    await yieldWhenDue()
     const cells = reader.values(r.cells)
     const unknown = Object.entries(cells).filter((entry): entry is [string, UnknownName] => entry[1] instanceof UnknownName)
     for (const [name, { name: value }] of unknown) {

@@ -1,0 +1,197 @@
+import type SQLite from 'better-sqlite3'
+import {
+  CompiledQuery,
+  createQueryId,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  IdentifierNode,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+  RawNode,
+  SelectQueryNode,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely'
+import { yieldWhenDue } from '../platform/event-loop'
+
+/**
+ * SQLite for a server, after Kysely's SqliteDialect (its adapter, introspector and compiler) with one
+ * difference: beside the one writer connection, whose mutex serializes every write and holds it for
+ * a whole transaction, a read-only connection to the same file answers reads made outside any
+ * transaction. In WAL mode that reader never waits for the writer and sees only committed data, so
+ * a long all-or-nothing import no longer keeps every other request waiting for its commit.
+ *
+ * Without a reader (an in-memory database cannot have a second connection) every statement takes
+ * the writer, as Kysely's own driver does.
+ */
+export class SqliteReadWriteDialect implements Dialect {
+  constructor(private readonly connections: { writer: SQLite.Database; reader?: SQLite.Database }) {}
+
+  createDriver(): Driver {
+    return new SqliteReadWriteDriver(this.connections.writer, this.connections.reader)
+  }
+
+  createQueryCompiler(): QueryCompiler {
+    return new SqliteQueryCompiler()
+  }
+
+  createAdapter(): DialectAdapter {
+    return new SqliteAdapter()
+  }
+
+  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new SqliteIntrospector(db)
+  }
+}
+
+class SqliteReadWriteDriver implements Driver {
+  private readonly writerLock = new Mutex()
+
+  constructor(
+    private readonly writer: SQLite.Database,
+    private readonly reader: SQLite.Database | undefined,
+  ) {}
+
+  async init() {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const session = new Session(this.writer, this.reader, this.writerLock)
+    if (!this.reader) await session.takeWriter()
+    return session
+  }
+
+  async beginTransaction(connection: DatabaseConnection) {
+    await (connection as Session).takeWriter()
+    await connection.executeQuery(CompiledQuery.raw('begin'))
+  }
+
+  async commitTransaction(connection: DatabaseConnection) {
+    await connection.executeQuery(CompiledQuery.raw('commit'))
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection) {
+    await connection.executeQuery(CompiledQuery.raw('rollback'))
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    await connection.executeQuery(compile(savepointCommand('savepoint', name), createQueryId()))
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    await connection.executeQuery(compile(savepointCommand('rollback to', name), createQueryId()))
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    await connection.executeQuery(compile(savepointCommand('release', name), createQueryId()))
+  }
+
+  async releaseConnection(connection: DatabaseConnection) {
+    ;(connection as Session).release()
+  }
+
+  async destroy() {
+    // The writer last: closing the file's last connection checkpoints the WAL into it.
+    this.reader?.close()
+    this.writer.close()
+  }
+}
+
+/** As Kysely's parseSavepointCommand, which it does not export: the name goes in as an identifier. */
+function savepointCommand(command: string, name: string) {
+  return RawNode.createWithChildren([RawNode.createWithSql(`${command} `), IdentifierNode.create(name)])
+}
+
+/**
+ * One acquired connection as Kysely sees it. It starts on the reader and moves to the writer, for
+ * good, at its first statement that may write, at a transaction or at a stream; so a
+ * `db.connection()` that has written keeps the writer, and reads after its writes, as before.
+ */
+class Session implements DatabaseConnection {
+  private writing = false
+
+  constructor(
+    private readonly writer: SQLite.Database,
+    private readonly reader: SQLite.Database | undefined,
+    private readonly writerLock: Mutex,
+  ) {}
+
+  async takeWriter() {
+    if (this.writing) return
+    await this.writerLock.lock()
+    this.writing = true
+  }
+
+  release() {
+    if (!this.writing) return
+    this.writing = false
+    this.writerLock.unlock()
+  }
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    // Statements answer synchronously: an import's thousands would otherwise hold the event loop.
+    await yieldWhenDue()
+    const { sql, parameters } = compiledQuery
+    if (!this.writing && this.reader) {
+      const stmt = prepareOrNull(this.reader, sql)
+      if (stmt && readsOnly(stmt, sql)) return run<R>(stmt, parameters)
+      await this.takeWriter()
+    }
+    return run<R>(this.writer.prepare(sql), parameters)
+  }
+
+  async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    const { sql, parameters, query } = compiledQuery
+    if (!SelectQueryNode.is(query)) throw new Error('Sqlite driver only supports streaming of select queries')
+    // An open iterator keeps its connection busy between rows: only the writer's mutex guards that.
+    await this.takeWriter()
+    for (const row of this.writer.prepare(sql).iterate(parameters as unknown[])) yield { rows: [row as R] }
+  }
+}
+
+/** A statement the reader may run for anyone: no write, and no pragma, which sets or reads a connection's own state. */
+function readsOnly(stmt: SQLite.Statement, sql: string) {
+  return stmt.reader && stmt.readonly && !/^\s*pragma\b/i.test(sql)
+}
+
+/**
+ * The reader's schema may lag behind an open transaction's (a table it created): such a statement
+ * is left to the writer, which prepares it after the commit or says what is wrong with it.
+ */
+function prepareOrNull(db: SQLite.Database, sql: string): SQLite.Statement | null {
+  try {
+    return db.prepare(sql)
+  } catch {
+    return null
+  }
+}
+
+function run<R>(stmt: SQLite.Statement, parameters: readonly unknown[]): QueryResult<R> {
+  if (stmt.reader) return { rows: stmt.all(parameters) as R[] }
+  const { changes, lastInsertRowid } = stmt.run(parameters)
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] }
+}
+
+/** First come, first served: the writer goes to waiters in the order they asked. */
+class Mutex {
+  private locked = false
+  private readonly waiting: (() => void)[] = []
+
+  async lock() {
+    if (!this.locked) {
+      this.locked = true
+      return
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve))
+  }
+
+  unlock() {
+    const next = this.waiting.shift()
+    if (next) next()
+    else this.locked = false
+  }
+}
