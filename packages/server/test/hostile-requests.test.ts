@@ -1,19 +1,13 @@
 import { sql, type Selectable } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { OperLogTable } from '../src/db/schema'
 import { maskSecrets } from '../src/platform/audit/mask'
 import { MemoryCaptchaStore } from '../src/platform/auth/captcha'
-import { ADMIN_PASSWORD, addUser, createTestApp, type TestApp } from './harness'
+import { ADMIN_PASSWORD, addUser, createTestApp, type TestApp, useTestApp } from './harness'
 
 type OperRow = Selectable<OperLogTable>
 
-let t: TestApp
-let admin: string
-beforeAll(async () => {
-  t = await createTestApp()
-  admin = await t.login()
-})
-afterAll(() => t.close())
+const t = useTestApp()
 
 const JSON_TYPE = { 'content-type': 'application/json' }
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
@@ -24,7 +18,7 @@ async function operRows(app: TestApp, afterId = 0): Promise<OperRow[]> {
 const lastOperId = async (app: TestApp) => (await operRows(app)).at(-1)?.operId ?? 0
 
 async function addDict(dictType: string): Promise<number> {
-  const res = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName: dictType, dictType } })
+  const res = await t.call({ method: 'POST', url: '/api/system/dict', token: t.admin, body: { dictName: dictType, dictType } })
   expect(res.status, res.msg).toBe(200)
   return res.data.dictId
 }
@@ -99,10 +93,10 @@ describe('JSON bodies', () => {
   it('refuses a 20,000-level body before parsing it, and still logs the refused delete', async () => {
     const dictId = await addDict('deep_body')
     const before = await lastOperId(t)
-    const res = await t.call({ method: 'DELETE', url: `/api/system/dict/${dictId}`, token: admin, headers: JSON_TYPE, payload: nested(20_000) })
+    const res = await t.call({ method: 'DELETE', url: `/api/system/dict/${dictId}`, token: t.admin, headers: JSON_TYPE, payload: nested(20_000) })
     expect(res.status).toBe(400)
     expect(res.msg).toBe('The request body nests too deeply (at most 32 levels)')
-    const zh = await t.call({ method: 'DELETE', url: `/api/system/dict/${dictId}`, token: admin, lang: 'zh_CN', headers: JSON_TYPE, payload: `{"a":${nested(20_000)}}` })
+    const zh = await t.call({ method: 'DELETE', url: `/api/system/dict/${dictId}`, token: t.admin, lang: 'zh_CN', headers: JSON_TYPE, payload: `{"a":${nested(20_000)}}` })
     expect(zh.status).toBe(400)
     expect(zh.msg).toBe('请求内容嵌套层级过深（最多 32 层）')
     expect(await dictExists(dictId)).toBe(true)
@@ -113,21 +107,21 @@ describe('JSON bodies', () => {
 
   it('counts brackets only outside strings, and takes 32 levels', async () => {
     const tricky = `[x] "\\" [[[ ${'['.repeat(100)}`
-    const res = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName: 'Brackets', dictType: 'brackets_in_text', remark: tricky } })
+    const res = await t.call({ method: 'POST', url: '/api/system/dict', token: t.admin, body: { dictName: 'Brackets', dictType: 'brackets_in_text', remark: tricky } })
     expect(res.status, res.msg).toBe(200)
     expect(res.data.remark).toBe(tricky)
     const dictId = await addDict('deep_enough')
-    const ok = await t.call({ method: 'DELETE', url: `/api/system/dict/${dictId}`, token: admin, headers: JSON_TYPE, payload: nested(32) })
+    const ok = await t.call({ method: 'DELETE', url: `/api/system/dict/${dictId}`, token: t.admin, headers: JSON_TYPE, payload: nested(32) })
     expect(ok.status, ok.msg).toBe(200)
     expect(await dictExists(dictId)).toBe(false)
-    expect((await t.call({ method: 'DELETE', url: '/api/system/dict/999999', token: admin, headers: JSON_TYPE, payload: nested(33) })).status).toBe(400)
+    expect((await t.call({ method: 'DELETE', url: '/api/system/dict/999999', token: t.admin, headers: JSON_TYPE, payload: nested(33) })).status).toBe(400)
   })
 
   it('still refuses prototype poisoning and malformed JSON, in the caller language', async () => {
-    const poisoned = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, headers: JSON_TYPE, payload: '{"dictName":"P","dictType":"poisoned","__proto__":{"isAdmin":true}}' })
+    const poisoned = await t.call({ method: 'POST', url: '/api/system/dict', token: t.admin, headers: JSON_TYPE, payload: '{"dictName":"P","dictType":"poisoned","__proto__":{"isAdmin":true}}' })
     expect(poisoned.status).toBe(400)
     expect(poisoned.msg).toBe('The request body is not valid JSON')
-    const broken = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, lang: 'zh_CN', headers: JSON_TYPE, payload: '{"dictName":' })
+    const broken = await t.call({ method: 'POST', url: '/api/system/dict', token: t.admin, lang: 'zh_CN', headers: JSON_TYPE, payload: '{"dictName":' })
     expect(broken.status).toBe(400)
     expect(broken.msg).toBe('请求内容不是有效的 JSON')
     expect(await t.app.services.db.selectFrom('sysDictType').select('dictId').where('dictType', '=', 'poisoned').executeTakeFirst()).toBeUndefined()
@@ -141,13 +135,13 @@ describe('JSON bodies', () => {
 
     for (const payload of ['', ' \r\n\t']) {
       const dictId = await addDict(`empty_body_${payload.length}`)
-      const res = await t.call({ method: 'DELETE', url: `/api/system/dict/${dictId}`, token: admin, headers: { 'content-type': 'application/json; charset=utf-8' }, payload })
+      const res = await t.call({ method: 'DELETE', url: `/api/system/dict/${dictId}`, token: t.admin, headers: { 'content-type': 'application/json; charset=utf-8' }, payload })
       expect(res.status, res.msg).toBe(200)
       expect(await dictExists(dictId)).toBe(false)
     }
 
     // A route that needs a body still says so as it always did.
-    const add = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, headers: JSON_TYPE, payload: '' })
+    const add = await t.call({ method: 'POST', url: '/api/system/dict', token: t.admin, headers: JSON_TYPE, payload: '' })
     expect(add.status).toBe(400)
     expect(add.msg).toMatch(/^Invalid request: /)
   })
@@ -156,7 +150,7 @@ describe('JSON bodies', () => {
 describe('the operation log row is written before the handler runs', () => {
   it('logs a mutation once, complete with its outcome by the time the answer arrives', async () => {
     const before = await lastOperId(t)
-    const res = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName: 'Logged once', dictType: 'logged_once' } })
+    const res = await t.call({ method: 'POST', url: '/api/system/dict', token: t.admin, body: { dictName: 'Logged once', dictType: 'logged_once' } })
     expect(res.status).toBe(200)
     // No waiting: the row is final before the answer is sent.
     const rows = (await operRows(t, before)).filter((r) => r.operUrl === '/api/system/dict')
@@ -164,7 +158,7 @@ describe('the operation log row is written before the handler runs', () => {
     expect(rows[0]).toMatchObject({ status: '0', errorMsg: '', businessType: '1', operName: 'admin' })
     expect(JSON.parse(rows[0]!.jsonResult)).toMatchObject({ code: 200, data: { dictType: 'logged_once' } })
 
-    const again = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName: 'Logged once', dictType: 'logged_once' } })
+    const again = await t.call({ method: 'POST', url: '/api/system/dict', token: t.admin, body: { dictName: 'Logged once', dictType: 'logged_once' } })
     expect(again.status).toBe(409)
     const failed = (await operRows(t, rows[0]!.operId)).filter((r) => r.operUrl === '/api/system/dict')
     expect(failed).toHaveLength(1)
@@ -176,21 +170,21 @@ describe('the operation log row is written before the handler runs', () => {
     const dictId = await addDict('unaudited_delete')
     await sql`alter table sys_oper_log rename to sys_oper_log_away`.execute(db)
     try {
-      const removed = await t.call({ method: 'DELETE', url: `/api/system/dict/${dictId}`, token: admin })
+      const removed = await t.call({ method: 'DELETE', url: `/api/system/dict/${dictId}`, token: t.admin })
       expect(removed.status).toBe(500)
       expect(removed.msg).toMatch(/^The operation could not be written to the operation log, so it was not carried out \(request id [0-9a-f-]{36}\)$/)
-      const added = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, lang: 'zh_CN', body: { dictName: 'Unaudited', dictType: 'unaudited_add' } })
+      const added = await t.call({ method: 'POST', url: '/api/system/dict', token: t.admin, lang: 'zh_CN', body: { dictName: 'Unaudited', dictType: 'unaudited_add' } })
       expect(added.status).toBe(500)
       expect(added.msg).toMatch(/^无法写入操作日志，操作未执行/)
       expect(await dictExists(dictId)).toBe(true)
       expect(await db.selectFrom('sysDictType').select('dictId').where('dictType', '=', 'unaudited_add').executeTakeFirst()).toBeUndefined()
       // Queries do not need the log.
-      expect((await t.call({ url: `/api/system/dict/${dictId}`, token: admin })).status).toBe(200)
+      expect((await t.call({ url: `/api/system/dict/${dictId}`, token: t.admin })).status).toBe(200)
     } finally {
       await sql`alter table sys_oper_log_away rename to sys_oper_log`.execute(db)
     }
     const before = await lastOperId(t)
-    expect((await t.call({ method: 'DELETE', url: `/api/system/dict/${dictId}`, token: admin })).status).toBe(200)
+    expect((await t.call({ method: 'DELETE', url: `/api/system/dict/${dictId}`, token: t.admin })).status).toBe(200)
     expect((await operRows(t, before)).filter((r) => r.operUrl === `/api/system/dict/${dictId}`)).toMatchObject([{ status: '0' }])
   })
 
@@ -216,11 +210,11 @@ describe('multipart requests the parser cannot read', () => {
 
   it('answers 400 with a clear message for a missing boundary, on every kind of upload route', async () => {
     for (const url of routes) {
-      const res = await t.call({ method: 'POST', url, token: admin, headers: { 'content-type': 'multipart/form-data' }, payload: 'whatever' })
+      const res = await t.call({ method: 'POST', url, token: t.admin, headers: { 'content-type': 'multipart/form-data' }, payload: 'whatever' })
       expect(res.status, url).toBe(400)
       expect(res.msg, url).toBe(BAD)
     }
-    const zh = await t.call({ method: 'POST', url: routes[1]!, token: admin, lang: 'zh_CN', headers: { 'content-type': 'multipart/form-data' }, payload: 'x' })
+    const zh = await t.call({ method: 'POST', url: routes[1]!, token: t.admin, lang: 'zh_CN', headers: { 'content-type': 'multipart/form-data' }, payload: 'x' })
     expect(zh.msg).toBe('无法读取上传内容：必须是带 boundary 的 multipart/form-data 请求')
   })
 
@@ -234,7 +228,7 @@ describe('multipart requests the parser cannot read', () => {
     ]
     for (const url of routes) {
       for (const [type, payload] of cases) {
-        const res = await t.call({ method: 'POST', url, token: admin, headers: { 'content-type': type }, payload })
+        const res = await t.call({ method: 'POST', url, token: t.admin, headers: { 'content-type': type }, payload })
         expect(res.status, `${url} ${type} ${JSON.stringify(payload)}`).toBeGreaterThanOrEqual(400)
         expect(res.status, `${url} ${type} ${JSON.stringify(payload)}`).toBeLessThan(500)
         expect(res.code).toBe(res.status)
