@@ -125,7 +125,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     async (api) => {
       await api.register(multipart, { limits: { fileSize: config.uploadMaxBytes, files: 1, fields: 20 } })
       // Only the routes that ask for it (sign-in, registration, reset) are limited, per client address.
-      await api.register(rateLimit, { global: false, hook: 'preHandler', redis: services.redis })
+      await api.register(rateLimit, { global: false, hook: 'preHandler', redis: services.redis, nameSpace: `${config.redisPrefix}rate:` })
       installJsonParser(api)
       // Anonymous refusals, per address (shared by the instances through Redis): far more than an
       // expired session's burst of calls, or an office behind one address, ever causes. A count that

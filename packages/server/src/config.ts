@@ -24,6 +24,7 @@ const EnvSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
     .optional(),
+  REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'must be 1 to 64 letters, digits or _ : . -').default('velo:'),
   MQTT_URL: z
     .string()
     .regex(/^(mqtts?|wss?|tcp):\/\//, 'must start with mqtt:// (or mqtts, ws, wss, tcp)')
@@ -66,6 +67,8 @@ export interface AppConfig {
   apiPrefix: string
   database: DatabaseTarget
   redisUrl?: string
+  /** Prefix of every Redis key and channel: deployments (or test databases) sharing one Redis keep apart. */
+  redisPrefix: string
   mqttUrl?: string
   mqttPort: number
   /** Servers sharing one external broker split device traffic in this shared-subscription group. */
@@ -117,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     apiPrefix: e.API_PREFIX,
     database: databaseTarget(e.DATABASE_URL),
     redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
     mqttUrl: e.MQTT_URL,
     mqttPort: e.MQTT_PORT,
     mqttShareGroup: e.MQTT_SHARE_GROUP,

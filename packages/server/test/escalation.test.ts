@@ -4,7 +4,11 @@ import { addRole, addUser, deptId, idOf, limitedUser, snapshot, useTestApp } fro
 // The grant rule, attacked the ways a penetration test did: a narrow right raised to every right.
 const t = useTestApp()
 const db = () => t.app.services.db
-const perms = async (token: string) => ((await t.call({ url: '/api/getUserInfo', token })).data.permissions as string[]).sort()
+const perms = async (token: string) => {
+  const info = await t.call({ url: '/api/getUserInfo', token })
+  expect(info.code, info.msg).toBe(200)
+  return (info.data.permissions as string[]).sort()
+}
 const rights = () => snapshot(t, 'sysMenu', 'sysRole', 'sysRoleMenu', 'sysRoleDept', 'sysUserRole', 'sysUser')
 const menuOf = async (perm: string) => (await db().selectFrom('sysMenu').select('menuId').where('perms', '=', perm).executeTakeFirstOrThrow()).menuId
 

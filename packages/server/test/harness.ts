@@ -88,7 +88,8 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     LOG_LEVEL: 'silent',
     // Any free port: many apps run at once, and a local broker may hold 1883.
     MQTT_PORT: '0',
-    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    // Parallel test files share the Redis: each database keeps its sessions, codes and counters apart.
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `velo:${createHash('sha256').update(database.url).digest('hex').slice(0, 12)}:` } : {}),
     ...externalMqtt,
     ...env,
   })

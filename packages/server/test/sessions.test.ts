@@ -125,8 +125,9 @@ describe('lockout', () => {
   const REFUSED = 'User name or password is incorrect (after 5 wrong attempts an account is locked for 10 minutes)'
   // Sign-in is rate-limited per address: each of these tests signs in from its own.
   let nextAddress = 1
+  const run = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`
   const signInFrom = () => {
-    const remoteAddress = `10.77.0.${nextAddress++}`
+    const remoteAddress = `${run}.${nextAddress++}`
     return async (body: { username: string; password: string }) => {
       const res = await t.app.inject({ method: 'POST', url: '/api/login', payload: body, remoteAddress })
       const parsed = res.json() as { code: number; msg: string }

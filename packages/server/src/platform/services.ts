@@ -26,14 +26,14 @@ export interface Services {
 export function createServices(config: AppConfig): Services {
   const { db, dialect } = createDatabase(config.database)
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined
-  const kv = redis ? new RedisKeyValueStore(redis) : new SqlKeyValueStore(db)
+  const kv = redis ? new RedisKeyValueStore(redis, `${config.redisPrefix}kv:`) : new SqlKeyValueStore(db)
   return {
     config,
     db,
     dialect,
     redis,
     kv,
-    sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
+    sessions: redis ? new RedisSessionStore(redis, `${config.redisPrefix}session:`) : new SqlSessionStore(db),
     // Kept out of the database: every visit to the sign-in page asks for one, signed in or not.
     captchas: new Captchas(redis ? kv : new MemoryCaptchaStore()),
     configValues: new ConfigValues(db),
