@@ -137,7 +137,8 @@ class Session implements DatabaseConnection {
     await yieldWhenDue()
     const { sql, parameters } = compiledQuery
     if (!this.writing && this.reader) {
-      const stmt = prepareOrNull(this.reader, sql)
+      // Only a query can be a read: an insert, update or delete goes straight to the writer, prepared once.
+      const stmt = MAY_READ.test(sql) ? prepareOrNull(this.reader, sql) : null
       if (stmt && readsOnly(stmt, sql)) return run<R>(stmt, parameters)
       await this.takeWriter()
     }
@@ -152,6 +153,8 @@ class Session implements DatabaseConnection {
     for (const row of this.writer.prepare(sql).iterate(parameters as unknown[])) yield { rows: [row as R] }
   }
 }
+
+const MAY_READ = /^\s*(select|with)\b/i
 
 /** A statement the reader may run for anyone: no write, and no pragma, which sets or reads a connection's own state. */
 function readsOnly(stmt: SQLite.Statement, sql: string) {

@@ -85,11 +85,13 @@ export async function signIn(services: Services, input: SignInInput, client: Cli
   // A lock that parallel guesses set meanwhile stays: the right password was within the budget, the rest were not.
   await db
     .updateTable('sysUser')
-    .set({ failedLogins: 0 })
+    .set((eb) => ({
+      failedLogins: eb.case().when('lockedUntil', 'is', null).then(0).else(eb.ref('failedLogins')).end(),
+      loginIp: client.ipaddr,
+      loginDate: now.toISOString(),
+    }))
     .where('userId', '=', user!.userId)
-    .where('lockedUntil', 'is', null)
     .execute()
-  await db.updateTable('sysUser').set({ loginIp: client.ipaddr, loginDate: now.toISOString() }).where('userId', '=', user!.userId).execute()
   await writeLoginLog(db, { userName: user!.userName, status: LoginStatus.success, msg: t('en_US', 'auth.loginSuccess'), client })
   return token
 }

@@ -67,7 +67,7 @@ export function installGuard(api: FastifyInstance, services: Services, limitRefu
     }
     req.auth = auth
     req.token = token
-    if (permission !== SIGNED_IN && !hasPermission(auth, permission!)) throw forbidden('error.forbidden', { permission: permission! })
+    if (!routeAllows(auth, permission!)) throw forbidden('error.forbidden', { permission: permission! })
   }
 
   api.addHook('onRequest', async (req, reply) => {
@@ -81,6 +81,11 @@ export function installGuard(api: FastifyInstance, services: Services, limitRefu
       throw new AppError(429, 'error.rateLimited')
     }
   })
+}
+
+/** Whether a signed-in caller may use a route that declares this permission. */
+function routeAllows(auth: AuthContext, permission: string): boolean {
+  return permission === PUBLIC || permission === SIGNED_IN || hasPermission(auth, permission)
 }
 
 /** The caller of a route that is not PUBLIC; the guard has made sure there is one. */
@@ -99,5 +104,5 @@ export async function stillAuthorized(services: Services, req: FastifyRequest): 
   if ((await services.sessions.peek(req.token)).state !== 'valid') return false
   const auth = await loadAuthContext(services.db, req.auth?.userId ?? 0)
   const permission = req.routeOptions.config.permission
-  return !!auth && (permission === SIGNED_IN || permission === PUBLIC || hasPermission(auth, permission!))
+  return !!auth && routeAllows(auth, permission!)
 }
