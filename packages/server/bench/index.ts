@@ -30,10 +30,16 @@
  * embedded broker and to Mosquitto (BENCH_MQTT_URL, default mqtt://127.0.0.1:1883, when it answers;
  * BENCH_IOT_BROKERS=embedded or external picks one), and one ping goes to all of them.
  * BENCH_IOT_CONCURRENCY (200) connects at a time, BENCH_IOT_TIMEOUT (30) s command timeout.
- * BENCH_ONLY=engine or BENCH_ONLY=iot runs one part.
+ *
+ * Then the browser (bench/browser.ts): the built web app (BENCH_WEB_DIR, default packages/web/dist;
+ * `npm run build` first) in headless Chromium: the time until the sign-in page's password field is
+ * visible (median of BENCH_BROWSER_LOADS, 10, cold loads) and the bytes of the five most used pages.
+ *
+ * BENCH_ONLY=engine, BENCH_ONLY=iot or BENCH_ONLY=browser runs one part.
  */
 import { cpus, loadavg } from 'node:os'
 import { systemEntities } from '@velo/shared'
+import { type BrowserBench, runBrowser } from './browser'
 import { type IotBench, iotBrokers, runIot } from './iot'
 import { type Bench, type Line, runTarget, type Target } from './run'
 import { buildServer } from './server'
@@ -59,8 +65,14 @@ const iot: IotBench = {
   timeoutSeconds: int('BENCH_IOT_TIMEOUT', 30),
 }
 
+const browser: BrowserBench = {
+  loads: int('BENCH_BROWSER_LOADS', 10),
+}
+
+const PARTS = ['engine', 'iot', 'browser'] as const
 const only = process.env.BENCH_ONLY ?? ''
-if (only && only !== 'engine' && only !== 'iot') throw new Error(`BENCH_ONLY must be engine or iot, not ${JSON.stringify(only)}`)
+if (only && !(PARTS as readonly string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, not ${JSON.stringify(only)}`)
+const runs = (part: (typeof PARTS)[number]) => !only || only === part
 
 function targets(): Target[] {
   const out: Target[] = [{ name: 'SQLite', dialect: 'sqlite' }]
@@ -79,7 +91,7 @@ async function main() {
   const headings: string[] = []
   const server = await buildServer()
   try {
-    if (only !== 'iot') {
+    if (runs('engine')) {
       headings.push(
         `Entity engine benchmark: ${fmt(bench.rows)} login-log rows (\`${systemEntities.loginLog.key}\`), list under ${bench.connections} clients for ${bench.seconds} s, ` +
           `import of ${fmt(bench.importRows)} rows (\`${systemEntities.i18n.key}\`).`,
@@ -90,7 +102,7 @@ async function main() {
         notes.push(...result.notes)
       }
     }
-    if (only !== 'engine') {
+    if (runs('iot')) {
       const { brokers, notes: brokerNotes } = await iotBrokers()
       headings.push(`IoT gateway benchmark: ${fmt(iot.devices)} simulated devices (${iot.concurrency} connecting at a time), one ping to all of them.`)
       notes.push(...brokerNotes)
@@ -101,6 +113,12 @@ async function main() {
           notes.push(...result.notes)
         }
       }
+    }
+    if (runs('browser')) {
+      headings.push(`Browser benchmark: the sign-in page in headless Chromium, ${browser.loads} cold loads, then the bytes of the five most used pages.`)
+      const result = await runBrowser(browser, server.entry)
+      lines.push(...result.lines)
+      notes.push(...result.notes)
     }
   } finally {
     await server.remove()

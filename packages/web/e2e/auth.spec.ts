@@ -25,7 +25,7 @@ test('a wrong password shows the server message', async ({ page }) => {
   await page.getByPlaceholder('Username').fill(ADMIN.username)
   await page.getByPlaceholder('Password').fill('not-the-password')
   await page.getByTestId('login-submit').click()
-  await expect(page.locator('.ant-message-error')).toContainText(/password is incorrect/i)
+  await expect(page.getByTestId('auth-toast-error')).toContainText(/password is incorrect/i)
   await expect(page).toHaveURL(/\/login$/)
   // A good sign-in afterwards resets the failure count.
   await apiLogin(page.request)
@@ -119,7 +119,7 @@ test('register and forgot-password pages follow the server switches', async ({ p
     await page.getByPlaceholder('Password', { exact: true }).fill('secret123')
     await page.getByPlaceholder('Confirm password').fill('secret123')
     await page.getByRole('button', { name: 'Register' }).click()
-    await expect(page.locator('.ant-message-success')).toContainText(username)
+    await expect(page.getByTestId('auth-toast-success')).toContainText(username)
     await expect(page).toHaveURL(/\/login$/)
   } finally {
     await setRegistration(page.request, false)

@@ -18,7 +18,7 @@ test('the captcha image shows, refreshes on click, and a wrong code shows the se
   const beforeSubmit = await img.getAttribute('src')
   await page.locator('.captcha-row input').fill('999')
   await page.getByTestId('login-submit').click()
-  await expect(page.locator('.ant-message-error')).toContainText('The verification code is wrong')
+  await expect(page.getByTestId('auth-toast-error')).toContainText('The verification code is wrong')
   await expect(page).toHaveURL(/\/login$/)
   // A used captcha is gone on the server: the page fetches a fresh one.
   await expect(img).not.toHaveAttribute('src', beforeSubmit!)

@@ -24,7 +24,7 @@ test('a forgotten password is reset with the mailed code, and the new one signs 
   await page.getByPlaceholder('New password').fill('fresh-pass1')
   await page.getByPlaceholder('Confirm password').fill('fresh-pass1')
   await page.getByRole('button', { name: 'Reset password' }).click()
-  await expect(page.locator('.ant-message-success').filter({ hasText: 'Password reset' })).toBeVisible()
+  await expect(page.getByTestId('auth-toast-success').filter({ hasText: 'Password reset' })).toBeVisible()
   await expect(page).toHaveURL(/\/login$/)
 
   await page.goto('/login')

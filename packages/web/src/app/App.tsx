@@ -1,5 +1,5 @@
-import { lazy, Suspense } from 'react'
-import { BrowserRouter, Navigate, Route, Routes, useSearchParams } from 'react-router'
+import { lazy, Suspense, useMemo, type ReactNode } from 'react'
+import { BrowserRouter, Navigate, Route, Routes, useLocation, useNavigate, useSearchParams } from 'react-router'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { ThemeProvider } from './ThemeProvider'
 import { FeedbackBinder } from './FeedbackBinder'
@@ -7,11 +7,13 @@ import { RouteProgress } from './RouteProgress'
 import { AuthGuard } from './AuthGuard'
 import { sessionStore } from './session/sessionStore'
 import { safeRedirect } from './redirectTarget'
+import { AuthNavContext, type AuthNavigation } from '../layout/auth/AuthNav'
+// The public pages are in the entry chunk (main.tsx shows them without the console); the console
+// shows the same ones when it moves to them itself (sign-out, a session that ended).
+import LoginPage from '../pages/login'
+import RegisterPage from '../pages/register'
+import ForgetPasswordPage from '../pages/forgetPassword'
 
-// Public pages and the shell are separate chunks: the login page never downloads the layout.
-const LoginPage = lazy(() => import('../pages/login'))
-const RegisterPage = lazy(() => import('../pages/register'))
-const ForgetPasswordPage = lazy(() => import('../pages/forgetPassword'))
 const Shell = lazy(() => import('../layout/Shell'))
 
 const queryClient = new QueryClient({
@@ -21,6 +23,14 @@ const queryClient = new QueryClient({
   },
 })
 
+/** The public pages move with the router here. */
+function RouterAuthNav({ children }: { children: ReactNode }) {
+  const navigate = useNavigate()
+  const { search } = useLocation()
+  const value = useMemo<AuthNavigation>(() => ({ search, navigate: (to, options) => void navigate(to, options) }), [search, navigate])
+  return <AuthNavContext.Provider value={value}>{children}</AuthNavContext.Provider>
+}
+
 /**
  * A signed-in user opening /login goes to / (SPEC §2), or to the page named by ?redirect — which is
  * also where the sign-in form sends them the moment the token is stored.
@@ -28,7 +38,13 @@ const queryClient = new QueryClient({
 function LoginRoute() {
   const token = sessionStore.use((s) => s.token)
   const [params] = useSearchParams()
-  return token ? <Navigate to={safeRedirect(params.get('redirect'))} replace /> : <LoginPage />
+  return token ? (
+    <Navigate to={safeRedirect(params.get('redirect'))} replace />
+  ) : (
+    <RouterAuthNav>
+      <LoginPage />
+    </RouterAuthNav>
+  )
 }
 
 export function App() {
@@ -40,8 +56,22 @@ export function App() {
           <Suspense fallback={<RouteProgress />}>
             <Routes>
               <Route path="/login" element={<LoginRoute />} />
-              <Route path="/register" element={<RegisterPage />} />
-              <Route path="/forgetPassword" element={<ForgetPasswordPage />} />
+              <Route
+                path="/register"
+                element={
+                  <RouterAuthNav>
+                    <RegisterPage />
+                  </RouterAuthNav>
+                }
+              />
+              <Route
+                path="/forgetPassword"
+                element={
+                  <RouterAuthNav>
+                    <ForgetPasswordPage />
+                  </RouterAuthNav>
+                }
+              />
               <Route
                 path="*"
                 element={

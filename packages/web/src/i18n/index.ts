@@ -1,27 +1,13 @@
 import i18n from 'i18next'
 import { initReactI18next } from 'react-i18next'
 import { DEFAULT_LANGUAGE, LANGUAGES, type Label, type Language } from '@velo/shared'
-import { LANGUAGE_KEY } from '../app/config'
+import { authEnUS, authZhCN } from './auth'
+import { currentLanguage } from './language'
 import { enUS } from './en_US'
 import { zhCN } from './zh_CN'
 import { menuEnUS, menuZhCN } from './menus'
 
-/** The stored language (SPEC §1: key user_lang, default en_US). */
-export function currentLanguage(): Language {
-  let stored: string | null = null
-  try {
-    stored = localStorage.getItem(LANGUAGE_KEY)
-  } catch {
-    // Storage may be blocked; fall back to the default.
-  }
-  return (LANGUAGES as readonly string[]).includes(stored ?? '') ? (stored as Language) : DEFAULT_LANGUAGE
-}
-
-/** Changing language reloads the page so every module, antd and dayjs pick it up together. */
-export function switchLanguage(language: Language): void {
-  localStorage.setItem(LANGUAGE_KEY, language)
-  window.location.reload()
-}
+export { currentLanguage, switchLanguage } from './language'
 
 // Keys are flat ('menu.system' and 'menu.system.dict' both exist), so '.' is not a separator.
 void i18n.use(initReactI18next).init({
@@ -34,8 +20,9 @@ void i18n.use(initReactI18next).init({
   initAsync: false,
   interpolation: { escapeValue: false },
   resources: {
-    en_US: { translation: { ...enUS, ...menuEnUS } },
-    zh_CN: { translation: { ...zhCN, ...menuZhCN } },
+    // The public pages' texts live apart so the sign-in page loads only them (see ./auth.ts).
+    en_US: { translation: { ...authEnUS, ...enUS, ...menuEnUS } },
+    zh_CN: { translation: { ...authZhCN, ...zhCN, ...menuZhCN } },
   },
 })
 

@@ -11,9 +11,63 @@ export function pickLanguage(header: string | string[] | undefined): Language {
 }
 
 export function t(lang: Language, key: MessageKey, params: MessageParams = {}): string {
-  return catalogs[lang][key].replace(/\{(\w+)\}/g, (whole, name: string) =>
-    params[name] === undefined ? whole : String(params[name]),
-  )
+  return formatMessage(lang, catalogs[lang][key], params)
+}
+
+const pluralRules = new Map<Language, Intl.PluralRules>()
+const pluralOf = (lang: Language, n: number) => {
+  let rules = pluralRules.get(lang)
+  if (!rules) pluralRules.set(lang, (rules = new Intl.PluralRules(lang.replace('_', '-'))))
+  return rules.select(n)
+}
+
+/** The text between the brace at `open` and its matching close, and the index after that close. */
+function braced(text: string, open: number): { inner: string; end: number } | null {
+  let depth = 0
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === '{') depth++
+    else if (text[i] === '}' && --depth === 0) return { inner: text.slice(open + 1, i), end: i + 1 }
+  }
+  return null
+}
+
+/**
+ * Fills a message: `{name}` takes the parameter; `{name, plural, one {# minute} other {# minutes}}`
+ * picks the branch for the number by the language's plural rules (`=0 {…}` matches exactly), with
+ * `#` standing for the number. A placeholder without its parameter is left as it is.
+ */
+export function formatMessage(lang: Language, template: string, params: MessageParams): string {
+  let out = ''
+  let i = 0
+  while (i < template.length) {
+    const open = template.indexOf('{', i)
+    if (open < 0) break
+    out += template.slice(i, open)
+    const block = braced(template, open)
+    if (!block) return out + template.slice(open)
+    i = block.end
+    const plural = /^\s*(\w+)\s*,\s*plural\s*,([\s\S]*)$/.exec(block.inner)
+    const name = plural ? plural[1]! : block.inner.trim()
+    const value = params[name]
+    if (!plural) {
+      out += /^\w+$/.test(name) && value !== undefined ? String(value) : `{${block.inner}}`
+      continue
+    }
+    const n = Number(value)
+    const branches = new Map<string, string>()
+    const body = plural[2]!
+    for (let k = 0; k < body.length; ) {
+      const selector = /^\s*(=?\w+)\s*/.exec(body.slice(k))
+      if (!selector || body[k + selector[0].length] !== '{') break
+      const branch = braced(body, k + selector[0].length)
+      if (!branch) break
+      branches.set(selector[1]!, branch.inner)
+      k = branch.end
+    }
+    const chosen = value === undefined || Number.isNaN(n) ? undefined : (branches.get(`=${n}`) ?? branches.get(pluralOf(lang, n)) ?? branches.get('other'))
+    out += chosen === undefined ? `{${block.inner}}` : formatMessage(lang, chosen.replace(/#/g, String(value)), params)
+  }
+  return out + template.slice(i)
 }
 
 /** A bilingual label: the entity definitions and seed data carry both. */

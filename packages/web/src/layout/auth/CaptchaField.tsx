@@ -1,18 +1,20 @@
-import { Form, Input } from 'antd'
-import { SafetyOutlined } from '@ant-design/icons'
-import { useTranslation } from 'react-i18next'
+import { AuthInput, AuthItem } from './AuthFields'
+import type { FieldProps, Rule } from './authForm'
+import { required } from './authForm'
+import { t } from './authI18n'
+import { SafetyOutlined } from './icons'
 import type { CaptchaState } from './useCaptcha'
 
+/** The rules of the code field: required while the server asks for a captcha. */
+export const captchaRules = <V,>(captcha: CaptchaState): Rule<V>[] => (captcha.enabled ? [required(t('login.codeRequired'))] : [])
+
 /** Code input plus the captcha image (click for a new one); renders nothing when captcha is off. */
-export function CaptchaField({ captcha }: { captcha: CaptchaState }) {
-  const { t } = useTranslation()
+export function CaptchaField({ captcha, field }: { captcha: CaptchaState; field: FieldProps }) {
   if (!captcha.enabled) return null
   return (
-    <Form.Item>
+    <AuthItem error={field.error}>
       <div className="captcha-row">
-        <Form.Item name="code" noStyle rules={[{ required: true, message: t('login.codeRequired') }]}>
-          <Input prefix={<SafetyOutlined />} placeholder={t('login.code')} autoComplete="off" maxLength={8} />
-        </Form.Item>
+        <AuthInput field={field} icon={SafetyOutlined} placeholder={t('login.code')} autoComplete="off" maxLength={8} />
         <img
           className="captcha-img"
           src={captcha.img}
@@ -22,6 +24,6 @@ export function CaptchaField({ captcha }: { captcha: CaptchaState }) {
           data-testid="captcha-img"
         />
       </div>
-    </Form.Item>
+    </AuthItem>
   )
 }

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react'
-import { getCaptcha } from '../../api/auth'
+import { authApi, errorText } from './authApi'
+import { toast } from './toast'
 
 export interface CaptchaState {
   enabled: boolean
@@ -12,9 +13,10 @@ export interface CaptchaState {
 export function useCaptcha(): CaptchaState {
   const [state, setState] = useState({ enabled: false, uuid: '', img: '' })
   const refresh = useCallback(() => {
-    getCaptcha()
+    authApi
+      .captcha()
       .then((c) => setState({ enabled: c.captchaEnabled, uuid: c.uuid ?? '', img: c.img ?? '' }))
-      .catch(() => undefined) // already reported by the client
+      .catch((error: unknown) => toast('error', errorText(error)))
   }, [])
   useEffect(refresh, [refresh])
   return { ...state, refresh }

@@ -1,46 +1,56 @@
 import { useState } from 'react'
-import { Link, useNavigate, useSearchParams } from 'react-router'
-import { Button, Checkbox, Form, Input } from 'antd'
-import { LockOutlined, UserOutlined } from '@ant-design/icons'
-import { useTranslation } from 'react-i18next'
-import { login } from '../../api/auth'
 import { REMEMBERED_USERNAME_KEY } from '../../app/config'
+import { preloadConsole } from '../../app/loadConsole'
 import { safeRedirect } from '../../app/redirectTarget'
 import { sessionActions } from '../../app/session/sessionStore'
+import { authApi, errorText } from '../../layout/auth/authApi'
+import { AuthCheckbox, AuthPasswordField, AuthSubmit, AuthTextField } from '../../layout/auth/AuthFields'
 import { AuthFrame } from '../../layout/auth/AuthFrame'
-import { CaptchaField } from '../../layout/auth/CaptchaField'
+import { required, useAuthForm } from '../../layout/auth/authForm'
+import { t } from '../../layout/auth/authI18n'
+import { AuthLink, useAuthNav } from '../../layout/auth/AuthNav'
+import { CaptchaField, captchaRules } from '../../layout/auth/CaptchaField'
+import { LockOutlined, UserOutlined } from '../../layout/auth/icons'
+import { toast } from '../../layout/auth/toast'
 import { useCaptcha } from '../../layout/auth/useCaptcha'
 import { useFeatures } from '../../layout/auth/useFeatures'
 
-interface LoginForm {
-  username: string
-  password: string
-  code?: string
-  remember: boolean
-}
+type LoginValues = { username: string; password: string; code: string }
+
+// The sign-in page is part of the entry chunk and loads no antd (see main.tsx): it paints at once,
+// and the console it leads to starts loading as soon as the user begins to fill the form.
 
 export default function LoginPage() {
-  const { t } = useTranslation()
-  const navigate = useNavigate()
-  const [params] = useSearchParams()
+  const nav = useAuthNav()
   const captcha = useCaptcha()
   const features = useFeatures().data
-  const [form] = Form.useForm<LoginForm>()
+  const [remembered] = useState(() => localStorage.getItem(REMEMBERED_USERNAME_KEY))
+  const [remember, setRemember] = useState(remembered !== null)
   const [submitting, setSubmitting] = useState(false)
-  const remembered = localStorage.getItem(REMEMBERED_USERNAME_KEY)
+  const form = useAuthForm<LoginValues>(
+    { username: remembered ?? '', password: '', code: '' },
+    {
+      username: [required(t('login.usernameRequired'), { whitespace: true })],
+      password: [required(t('login.passwordRequired'))],
+      code: captchaRules(captcha),
+    },
+  )
 
-  async function submit(values: LoginForm) {
+  async function submit(values: LoginValues) {
     setSubmitting(true)
+    preloadConsole()
     const username = values.username.trim()
     try {
-      // The client shows the server's message (wrong password, locked account, bad code) on failure.
-      const { token } = await login({ username, password: values.password, code: values.code ?? '', uuid: captcha.uuid })
-      if (values.remember) localStorage.setItem(REMEMBERED_USERNAME_KEY, username)
+      const { token } = await authApi.login({ username, password: values.password, code: values.code, uuid: captcha.uuid })
+      if (remember) localStorage.setItem(REMEMBERED_USERNAME_KEY, username)
       else localStorage.removeItem(REMEMBERED_USERNAME_KEY)
       sessionActions.signedIn(token)
-      navigate(safeRedirect(params.get('redirect')), { replace: true })
-    } catch {
-      form.setFieldValue('code', '')
+      // Out of the public pages this opens the console (already loading), still showing this form meanwhile.
+      nav.navigate(safeRedirect(new URLSearchParams(nav.search).get('redirect')), { replace: true })
+    } catch (error) {
+      // The server's message: wrong password, locked account, bad code.
+      toast('error', errorText(error))
+      form.reset('code', '')
       captcha.refresh()
       setSubmitting(false)
     }
@@ -48,35 +58,37 @@ export default function LoginPage() {
 
   return (
     <AuthFrame title={t('login.title')}>
-      <Form<LoginForm>
-        form={form}
-        size="large"
-        initialValues={{ username: remembered ?? '', remember: remembered !== null }}
-        onFinish={(v) => void submit(v)}
+      <form
+        className="auth-form"
+        noValidate
+        onSubmit={form.onSubmit((v) => void submit(v))}
+        // The user is about to sign in: load the console meanwhile (not before, so the page alone stays light).
+        onPointerDown={preloadConsole}
+        onKeyDown={preloadConsole}
+        onFocus={preloadConsole}
+        onInput={preloadConsole}
         data-testid="login-form"
       >
-        <Form.Item name="username" rules={[{ required: true, whitespace: true, message: t('login.usernameRequired') }]}>
-          <Input prefix={<UserOutlined />} placeholder={t('login.username')} autoComplete="username" />
-        </Form.Item>
-        <Form.Item name="password" rules={[{ required: true, message: t('login.passwordRequired') }]}>
-          <Input.Password prefix={<LockOutlined />} placeholder={t('login.password')} autoComplete="current-password" />
-        </Form.Item>
-        <CaptchaField captcha={captcha} />
-        <Form.Item name="remember" valuePropName="checked">
-          <Checkbox>{t('login.remember')}</Checkbox>
-        </Form.Item>
-        <Form.Item>
-          <Button type="primary" htmlType="submit" block loading={submitting} data-testid="login-submit">
+        <AuthTextField field={form.field('username')} icon={UserOutlined} placeholder={t('login.username')} autoComplete="username" />
+        <AuthPasswordField field={form.field('password')} icon={LockOutlined} placeholder={t('login.password')} autoComplete="current-password" />
+        <CaptchaField captcha={captcha} field={form.field('code')} />
+        <div className="auth-item">
+          <AuthCheckbox checked={remember} onChange={setRemember}>
+            {t('login.remember')}
+          </AuthCheckbox>
+        </div>
+        <div className="auth-item">
+          <AuthSubmit busy={submitting} testId="login-submit">
             {submitting ? t('login.signingIn') : t('login.submit')}
-          </Button>
-        </Form.Item>
+          </AuthSubmit>
+        </div>
         {(features?.registerEnabled || features?.forgetPasswordEnabled) && (
           <div className="auth-links">
-            {features.forgetPasswordEnabled ? <Link to="/forgetPassword">{t('login.forgetPassword')}</Link> : <span />}
-            {features.registerEnabled && <Link to="/register">{t('login.register')}</Link>}
+            {features.forgetPasswordEnabled ? <AuthLink to="/forgetPassword">{t('login.forgetPassword')}</AuthLink> : <span />}
+            {features.registerEnabled && <AuthLink to="/register">{t('login.register')}</AuthLink>}
           </div>
         )}
-      </Form>
+      </form>
     </AuthFrame>
   )
 }

@@ -1,0 +1,29 @@
+// The console (antd, the router, the shell and the pages) is loaded apart from the public pages:
+// the sign-in page paints from the entry chunk alone and starts loading the console when the user
+// begins to type, so it is there by the time they press Sign in (see main.tsx).
+
+type ConsoleModule = typeof import('./console')
+
+let loading: Promise<ConsoleModule> | null = null
+
+/** The console's module, loaded once (a failed load may be tried again). */
+export function loadConsole(): Promise<ConsoleModule> {
+  loading ??= import('./console').catch((error: unknown) => {
+    loading = null
+    throw error
+  })
+  return loading
+}
+
+let preloading = false
+
+/** Starts loading the console and its shell without waiting for them (once); failures wait for the real load. */
+export function preloadConsole(): void {
+  if (preloading) return
+  preloading = true
+  loadConsole()
+    .then((m) => m.preloadShell())
+    .catch(() => {
+      preloading = false
+    })
+}

@@ -1,0 +1,37 @@
+import { createContext, useContext, type MouseEvent, type ReactNode } from 'react'
+
+// How the public pages move: the light sign-in app (./AuthApp.tsx) moves with the History API
+// itself; inside the console, the same pages move with react-router (app/App.tsx provides it).
+
+export interface AuthNavigation {
+  /** The query string of the page, '?redirect=…' or ''. */
+  search: string
+  navigate: (to: string, options?: { replace?: boolean }) => void
+}
+
+export const AuthNavContext = createContext<AuthNavigation>({
+  search: '',
+  navigate: (to, options) => (options?.replace ? window.location.replace(to) : window.location.assign(to)),
+})
+
+export const useAuthNav = (): AuthNavigation => useContext(AuthNavContext)
+
+/** The public pages: they run without the console (see main.tsx). */
+export const PUBLIC_PATHS = ['/login', '/register', '/forgetPassword'] as const
+
+export const isPublicPath = (path: string): boolean => (PUBLIC_PATHS as readonly string[]).includes(path)
+
+/** A link between the public pages: a real <a> (middle-click opens a tab), moved in page otherwise. */
+export function AuthLink({ to, children }: { to: string; children: ReactNode }) {
+  const { navigate } = useAuthNav()
+  const onClick = (e: MouseEvent<HTMLAnchorElement>) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return
+    e.preventDefault()
+    navigate(to)
+  }
+  return (
+    <a className="auth-link" href={to} onClick={onClick}>
+      {children}
+    </a>
+  )
+}
