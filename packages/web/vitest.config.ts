@@ -7,5 +7,8 @@ export default defineConfig({
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['src/test/setup.ts'],
+    // Whole pages in jsdom (antd tables, dialogs, several user steps) take seconds on a loaded 2-core
+    // CI machine; 5 s failed them there while they pass in 1–2 s on a quiet one.
+    testTimeout: 20_000,
   },
 })

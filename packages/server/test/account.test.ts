@@ -1,3 +1,4 @@
+import { EMAIL_PATTERN, PHONE_PATTERN } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addUser, createTestApp, limitedUser, sentMails, type TestApp } from './harness'
 
@@ -178,12 +179,46 @@ describe('personal centre', () => {
     expect((await t.call({ url: '/api/getUserInfo', token })).data.user.nickName).toBe('Pro Filed')
   })
 
+  it('lets the seeded admin save their profile unchanged: the seed meets the user rules', async () => {
+    const token = await t.login()
+    const { user } = (await t.call({ url: '/api/system/user/profile', token })).data
+    expect(user.phone).toMatch(PHONE_PATTERN)
+    expect(user.email).toMatch(EMAIL_PATTERN)
+    const res = await t.call({ method: 'PUT', url: '/api/system/user/profile', token, body: { nickName: user.nickName, email: user.email, phone: user.phone, sex: user.sex } })
+    expect(res.status, res.msg).toBe(200)
+    // The same row passes the user form's rules too (phone and email required and valid).
+    const row = (await t.call({ url: `/api/system/user/${user.userId}`, token })).data
+    const edit = await t.call({ method: 'PUT', url: '/api/system/user', token, body: { userId: row.userId, nickName: row.nickName, email: row.email, phonenumber: row.phonenumber, sex: row.sex } })
+    expect(edit.status, edit.msg).toBe(200)
+  })
+
+  it('saves what is sent, keeps what is left out, and does not block on a phone the account never had', async () => {
+    const userId = await addUser(t, { userName: 'nophone1' })
+    const token = await t.login('nophone1', 'secret12')
+    const phoneOf = async () => (await t.app.services.db.selectFrom('sysUser').select(['phonenumber', 'nickName', 'email', 'sex']).where('userId', '=', userId).executeTakeFirstOrThrow())
+    // As the profile form sends it back: the blank phone is unchanged, the nickname is new.
+    const saved = await t.call({ method: 'PUT', url: '/api/system/user/profile', token, body: { nickName: 'No Phone', email: 'nophone1@example.com', phone: '', sex: '2' } })
+    expect(saved.status, saved.msg).toBe(200)
+    expect(await phoneOf()).toMatchObject({ nickName: 'No Phone', phonenumber: '' })
+    const partial = await t.call({ method: 'PUT', url: '/api/system/user/profile', token, body: { sex: '1' } })
+    expect(partial.status, partial.msg).toBe(200)
+    expect(await phoneOf()).toEqual({ nickName: 'No Phone', email: 'nophone1@example.com', phonenumber: '', sex: '1' })
+    expect((await t.call({ method: 'PUT', url: '/api/system/user/profile', token, body: { phone: '+31 6 1234 5678' } })).status).toBe(200)
+    const cleared = await t.call({ method: 'PUT', url: '/api/system/user/profile', token, lang: 'zh_CN', body: { phone: '', email: '' } })
+    expect(cleared.status).toBe(400)
+    expect(cleared.data.errors).toEqual([
+      { field: 'email', message: '邮箱不能为空' },
+      { field: 'phone', message: '手机号码不能为空' },
+    ])
+    expect(await phoneOf()).toMatchObject({ phonenumber: '+31 6 1234 5678', email: 'nophone1@example.com' })
+  })
+
   it('changes the password only with the right old one', async () => {
     await addUser(t, { userName: 'changer1', password: 'secret12' })
     const token = await t.login('changer1', 'secret12')
     const wrong = await t.call({ method: 'PUT', url: '/api/system/user/profile/updatePwd', token, body: { oldPassword: 'nope', newPassword: 'better12' } })
     expect(wrong.status).toBe(400)
-    expect(wrong.msg).toBe('Change password failed: the old password is wrong')
+    expect(wrong.msg).toBe('The old password is wrong')
     const weak = await t.call({ method: 'PUT', url: '/api/system/user/profile/updatePwd', token, body: { oldPassword: 'secret12', newPassword: '123' } })
     expect(weak.status).toBe(400)
     const ok = await t.call({ method: 'PUT', url: '/api/system/user/profile/updatePwd', token, body: { oldPassword: 'secret12', newPassword: 'better12' } })

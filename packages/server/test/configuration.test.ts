@@ -1,4 +1,7 @@
+import ExcelJS from 'exceljs'
+import { CONFIG_VALUE_TYPES, checkTypedValue, configValueType } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ConfigKey } from '../src/platform/config-keys'
 import { addUser, createTestApp, readWorkbook, type TestApp } from './harness'
 
 interface ConfigRow {
@@ -190,6 +193,93 @@ describe('PUT /system/config (update)', () => {
     expect(blank.status).toBe(400)
     expect(blank.data.errors[0].field).toBe('configValue')
     expect(await configs()).toEqual(before)
+  })
+})
+
+describe('values of built-in keys are checked against their type', () => {
+  const put = (configKey: string, configValue: string, lang?: 'en_US' | 'zh_CN') =>
+    idOf(configKey).then((configId) => t.call({ method: 'PUT', url: '/api/system/config', token: admin, lang, body: { configId, configValue } }))
+
+  it('refuses a value that is not of the type (400, naming the key and the field) and changes nothing', async () => {
+    const before = await configs()
+    const cases: [key: string, value: string, en: string, zh: string][] = [
+      ['sys.account.captchaEnabled', 'maybe', 'Value of sys.account.captchaEnabled must be true or false', 'sys.account.captchaEnabled 的值必须是 true 或 false'],
+      ['sys.account.singleSignOn', '1', 'Value of sys.account.singleSignOn must be true or false', 'sys.account.singleSignOn 的值必须是 true 或 false'],
+      ['sys.account.lockTime', 'ten', 'Value of sys.account.lockTime must be a whole number from 1 to 1440', 'sys.account.lockTime 的值必须是 1 到 1440 之间的整数'],
+      ['sys.account.lockTime', '0', 'Value of sys.account.lockTime must be a whole number from 1 to 1440', 'sys.account.lockTime 的值必须是 1 到 1440 之间的整数'],
+      ['sys.account.lockTime', '2.5', 'Value of sys.account.lockTime must be a whole number from 1 to 1440', 'sys.account.lockTime 的值必须是 1 到 1440 之间的整数'],
+      ['iot.flow.warningPercent', '101', 'Value of iot.flow.warningPercent must be a whole number from 0 to 100', 'iot.flow.warningPercent 的值必须是 0 到 100 之间的整数'],
+      ['sys.account.captchaType', 'image', 'Value of sys.account.captchaType must be one of: math, char', 'sys.account.captchaType 的值必须是以下之一：math, char'],
+    ]
+    for (const [key, value, en, zh] of cases) {
+      const res = await put(key, value)
+      expect(res.status, `${key}=${value}`).toBe(400)
+      expect(res.msg).toBe(en)
+      expect(res.data.errors).toEqual([{ field: 'configValue' }])
+      expect((await put(key, value, 'zh_CN')).msg).toBe(zh)
+    }
+    expect(await configs()).toEqual(before)
+  })
+
+  it('accepts values of the type, stored in their plain form, and takes effect', async () => {
+    const cases: [key: string, value: string, stored: string][] = [
+      ['sys.account.captchaType', 'char', 'char'],
+      ['sys.account.captchaEnabled', ' TRUE ', 'true'],
+      ['sys.account.lockTime', '1440', '1440'],
+      ['sys.account.lockTime', '015', '15'],
+      ['iot.flow.warningPercent', '0', '0'],
+    ]
+    try {
+      for (const [key, value, stored] of cases) {
+        const res = await put(key, value)
+        expect(res.status, `${key}=${value}: ${res.msg}`).toBe(200)
+        expect(res.data.configValue).toBe(stored)
+      }
+      expect((await t.call({ url: '/api/common/features' })).status).toBe(200)
+    } finally {
+      for (const [key, value] of [['sys.account.captchaType', 'math'], ['sys.account.captchaEnabled', 'true'], ['sys.account.lockTime', '10'], ['iot.flow.warningPercent', '10']]) {
+        await db().updateTable('sysConfig').set({ configValue: value! }).where('configKey', '=', key!).execute()
+      }
+    }
+  })
+
+  it('checks a row of the admins own too once it takes a typed key, on add, on rename and on import', async () => {
+    const before = await configs()
+    const add = await t.call({ method: 'POST', url: '/api/system/config', token: admin, body: { configName: 'Initial password', configKey: 'sys.user.initPassword', configValue: 'a b' } })
+    expect(add.status).toBe(400)
+    expect(add.msg).toBe('Value of sys.user.initPassword must be 6 to 20 letters, digits and special characters')
+    const mine = await addConfig('free.text', 'anything goes')
+    const renamed = await t.call({ method: 'PUT', url: '/api/system/config', token: admin, body: { configId: mine.configId, configKey: 'sys.user.initPassword' } })
+    expect(renamed.status).toBe(400)
+    expect(renamed.msg).toBe('Value of sys.user.initPassword must be 6 to 20 letters, digits and special characters')
+
+    const wb = new ExcelJS.Workbook()
+    const ws = wb.addWorksheet('Sheet1')
+    ws.addRow(['Name', 'Key', 'Value'])
+    ws.addRow(['Lock', 'sys.account.lockTime', 'forever'])
+    const form = new FormData()
+    form.append('updateSupport', 'true')
+    form.append('file', new Blob([Buffer.from(await wb.xlsx.writeBuffer())]), 'config.xlsx')
+    const imported = await t.call({ method: 'POST', url: '/api/system/config/import', token: admin, payload: form })
+    expect(imported.status).toBe(400)
+    expect(imported.data.errors).toEqual([{ row: 2, field: 'configValue', message: 'Value of sys.account.lockTime must be a whole number from 1 to 1440' }])
+    await t.call({ method: 'DELETE', url: `/api/system/config/${mine.configId}`, token: admin })
+    expect(await configs()).toEqual(before)
+
+    const good = await t.call({ method: 'POST', url: '/api/system/config', token: admin, body: { configName: 'Initial password', configKey: 'sys.user.initPassword', configValue: 'Velo123!' } })
+    expect(good.status, good.msg).toBe(200)
+    await t.call({ method: 'DELETE', url: `/api/system/config/${good.data.configId}`, token: admin })
+  })
+
+  it('every seeded value fits the type its key declares, and every declared key but one is seeded', async () => {
+    for (const row of await configs()) {
+      const type = configValueType(row.configKey)
+      if (type) expect(checkTypedValue(type, row.configValue), row.configKey).toMatchObject({ ok: true, value: row.configValue })
+    }
+    const seeded = new Set((await configs()).map((c) => c.configKey))
+    expect(Object.keys(CONFIG_VALUE_TYPES).filter((k) => !seeded.has(k))).toEqual(['sys.user.initPassword'])
+    // Every key the platform reads has its type declared.
+    for (const key of Object.values(ConfigKey)) expect(configValueType(key), key).toBeDefined()
   })
 })
 

@@ -63,7 +63,23 @@ const part = defineEntity({
     { name: 'partName', kind: 'text', label: { en_US: 'Part', zh_CN: '部件' }, required: true, max: 50 },
   ],
 })
-registerEntities(gadget, part)
+// Its table is stricter than its definition (a weight NOT NULL, a name UNIQUE): what the database
+// refuses during an import is answered as a row error, never as a 500.
+const loose = defineEntity({
+  key: 'testLoose',
+  table: 'testLoose',
+  path: '/test/loose',
+  permission: 'test:loose',
+  label: { en_US: 'Loose things', zh_CN: '松散' },
+  idField: 'looseId',
+  defaultSort: { field: 'looseId', order: 'asc' },
+  fields: [
+    { name: 'looseId', kind: 'number', int: true, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true },
+    { name: 'name', kind: 'text', label: { en_US: 'Name', zh_CN: '名称' }, required: true, max: 50 },
+    { name: 'weight', kind: 'number', int: true, label: { en_US: 'Weight', zh_CN: '重量' } },
+  ],
+})
+registerEntities(gadget, part, loose)
 
 let t: TestApp
 let admin: string
@@ -83,8 +99,10 @@ beforeAll(async () => {
         create_by varchar(64) not null default '', create_time ${sql.raw(time)} not null, update_by varchar(64) not null default '', update_time ${sql.raw(time)})`.execute(db)
       await sql`create table test_gadget_role (gadget_id bigint not null, role_id bigint not null, primary key (gadget_id, role_id))`.execute(db)
       await sql`create table test_part (part_id ${sql.raw(pk)}, parent_id bigint not null default 0, part_name varchar(50) not null)`.execute(db)
+      await sql`create table test_loose (loose_id ${sql.raw(pk)}, name varchar(50) not null unique, weight integer not null)`.execute(db)
       registerEntityRoutes(api, services, gadget)
       registerEntityRoutes(api, services, part)
+      registerEntityRoutes(api, services, loose)
     },
   })
   admin = await t.login()
@@ -361,6 +379,24 @@ describe('import', () => {
     expect(two.status).toBe(400)
     expect(two.msg).toBe('Only one file can be uploaded at a time')
     expect(await gadgets()).toEqual(before)
+  })
+})
+
+describe('import into a table stricter than its definition', () => {
+  const importLoose = async (rows: unknown[][]) =>
+    t.call({ method: 'POST', url: '/api/test/loose/import', token: admin, ...multipart(await workbook(rows), 'loose.xlsx') })
+  const looseRows = () => db().selectFrom('testLoose').selectAll().execute()
+
+  it('answers a NOT NULL or UNIQUE refusal of the database as a row error (400) and writes nothing', async () => {
+    const missing = await importLoose([['Name'], ['light']])
+    expect(missing.status, missing.msg).toBe(400)
+    expect(missing.data.errors).toEqual([{ row: 2, field: '', message: 'The database refused this row (a required value is missing or a unique value is taken); nothing was imported' }])
+    const twice = await importLoose([['Name', 'Weight'], ['heavy', 9], ['Heavy', 3], ['heavy', 4]])
+    expect(twice.status, twice.msg).toBe(400)
+    expect(twice.data.errors[0]).toMatchObject({ row: 4, field: '' })
+    expect(await looseRows()).toEqual([])
+    const fine = await importLoose([['Name', 'Weight'], ['heavy', 9]])
+    expect(fine.data).toEqual({ inserted: 1, updated: 0 })
   })
 })
 

@@ -147,7 +147,7 @@ describe('IoT models', () => {
     expect(added.code).toBe(200)
     const refused = await t.call({ method: 'DELETE', url: `/api/iot/model/${modelId}`, token: t.admin })
     expect(refused.status).toBe(409)
-    expect(refused.msg).toMatch(/is used by 1 device\(s\) and cannot be deleted/)
+    expect(refused.msg).toMatch(/is used by 1 device and cannot be deleted/)
     expect((await t.call({ method: 'DELETE', url: `/api/iot/model/${modelId}`, token: t.admin, lang: 'zh_CN' })).msg).toMatch(/已被 1 台设备使用/)
     await t.call({ method: 'DELETE', url: `/api/iot/device/${added.data.deviceId}`, token: t.admin })
     expect((await t.call({ method: 'DELETE', url: `/api/iot/model/${modelId}`, token: t.admin })).code).toBe(200)

@@ -81,7 +81,7 @@ describe('delete', () => {
     const before = await roles()
     const res = await t.call({ method: 'DELETE', url: `/api/system/role/${role.roleId}`, token: t.admin })
     expect(res.status).toBe(409)
-    expect(res.msg).toBe('Role "Role shortlived" is assigned to 2 user(s) and cannot be deleted')
+    expect(res.msg).toBe('Role "Role shortlived" is assigned to 2 users and cannot be deleted')
     expect((await t.call({ method: 'DELETE', url: `/api/system/role/${role.roleId}`, token: t.admin, lang: 'zh_CN' })).msg).toBe('角色“Role shortlived”已分配给 2 个用户，不能删除')
     expect(await roles()).toEqual(before)
 

@@ -1,6 +1,8 @@
 export * from './api'
 export * from './validation'
 export * from './entity/types'
+export * from './entity/value-types'
+export * from './config-keys'
 export * from './entity/define'
 export * from './entity/registry'
 export * as systemEntities from './entities/system'

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import { expect, test, type Download, type Page } from '@playwright/test'
 import ExcelJS from 'exceljs'
 import { openSignedIn } from './support/session'
@@ -87,4 +88,47 @@ test('export, template, import, and a rejected import that changes nothing', asy
   await list(page).getByTestId('crud-refresh').click()
   await expect(rows(page)).toHaveCount(2)
   await expect(list(page)).not.toContainText('E2E Oman')
+})
+
+test('an exported file imports back: refused as existing without update, updating the rows with it', async ({ page, baseURL }) => {
+  // Issue 12: Dictionaries › Export, then Import of that file said 'Unknown column "ID"'.
+  await openSignedIn(page, baseURL!, '/system/dict')
+  const dicts = page.getByTestId('entity-list-dictType')
+  const dictRows = dicts.getByTestId('crud-table').locator('tbody tr.ant-table-row')
+  await expect(dictRows.first()).toBeVisible()
+
+  await dicts.getByTestId('crud-export').click()
+  const exported = page.waitForEvent('download')
+  await page.getByRole('dialog').getByRole('button', { name: 'OK' }).click()
+  const file = await exported
+  const sheet = await workbookOf(file)
+  expect(texts(sheet.getRow(1))).toEqual(expect.arrayContaining(['ID', 'Dictionary name', 'Dictionary type', 'Created']))
+  const count = sheet.rowCount - 1
+  // The very bytes downloaded, not a copy rewritten.
+  const bytes = await readFile(await file.path())
+
+  const open = async () => {
+    await dicts.getByTestId('crud-import').click()
+    const dialog = page.getByRole('dialog')
+    await dialog.locator('input[type=file]').setInputFiles({ name: file.suggestedFilename(), mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer: bytes })
+    return dialog
+  }
+
+  // Without "update": every row exists already, and each is named as such.
+  let dialog = await open()
+  await dialog.getByRole('button', { name: 'Import', exact: true }).click()
+  const report = page.getByTestId('import-report')
+  await expect(report).toContainText('Nothing was imported')
+  await expect(report).toContainText('already exists: choose "Update rows that already exist" to change it')
+  await expect(report).not.toContainText('Unknown column')
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+
+  // With it: the rows the file names are updated, none added.
+  dialog = await open()
+  await dialog.getByTestId('import-update').check()
+  await dialog.getByRole('button', { name: 'Import', exact: true }).click()
+  await expect(page.getByTestId('import-done')).toContainText(`0 rows added, ${count} rows updated`)
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  await dicts.getByTestId('crud-refresh').click()
+  await expect(dictRows.first()).toBeVisible()
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ApiError, failureMessage, fromFetchFailure, interpretResponse } from './errors'
+import { actionFailureText, ApiError, failureMessage, fromFetchFailure, interpretResponse } from './errors'
 import { filenameFromDisposition } from './http'
 
 describe('interpretResponse', () => {
@@ -47,5 +47,23 @@ describe('filenameFromDisposition', () => {
     expect(filenameFromDisposition(`attachment; filename="dict.xlsx"; filename*=UTF-8''%E5%AD%97%E5%85%B8.xlsx`)).toBe('字典.xlsx')
     expect(filenameFromDisposition('attachment; filename="dict.xlsx"')).toBe('dict.xlsx')
     expect(filenameFromDisposition(null)).toBeUndefined()
+  })
+})
+
+describe('actionFailureText', () => {
+  it('puts the action once before the reason, with the colon of the language', () => {
+    expect(actionFailureText('Change password failed', 'The old password is wrong', 'en_US')).toBe('Change password failed: The old password is wrong')
+    expect(actionFailureText('修改密码失败', '旧密码错误', 'zh_CN')).toBe('修改密码失败：旧密码错误')
+  })
+
+  it('does not repeat an action the reason already starts with', () => {
+    expect(actionFailureText('Change password failed', 'Change password failed: the old password is wrong', 'en_US')).toBe('Change password failed: the old password is wrong')
+    expect(actionFailureText('Change password failed', 'change password failed.', 'en_US')).toBe('change password failed.')
+    expect(actionFailureText('修改密码失败', '修改密码失败，旧密码错误', 'zh_CN')).toBe('修改密码失败，旧密码错误')
+  })
+
+  it('says the action alone when there is no reason', () => {
+    expect(actionFailureText('Upload failed', '', 'en_US')).toBe('Upload failed')
+    expect(actionFailureText('Upload failed', 'Error', 'en_US')).toBe('Upload failed')
   })
 })

@@ -52,3 +52,21 @@ export function fromFetchFailure(error: unknown, timedOut: boolean, timeoutMs: n
 /** Text for the red error message: the server's msg, else 'Error' (SPEC §8). */
 export const failureMessage = (error: unknown): string =>
   error instanceof Error && error.message ? error.message : 'Error'
+
+/** End punctuation and case do not make two texts different for the prefix check. */
+const bare = (s: string) => s.trim().toLowerCase().replace(/[\s:：,，.。!！;；]+$/u, '')
+
+/**
+ * The red message of an action that failed: "<action>: <reason>" (full-width colon in Chinese). The
+ * server's messages give the reason only; this is the one place an action's name is put before it,
+ * and a reason that already starts with the action (an older server's "Change password failed: …")
+ * is shown as it is, never as "Change password failed: Change password failed: …".
+ */
+export function actionFailureText(action: string, reason: string, language: string): string {
+  const a = action.trim()
+  const r = reason.trim()
+  if (!a) return r
+  if (!r || r === 'Error') return a
+  if (bare(r).startsWith(bare(a))) return r
+  return `${a}${language.startsWith('zh') ? '：' : ': '}${r}`
+}

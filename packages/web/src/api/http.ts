@@ -3,7 +3,7 @@ import { API_BASE_URL, REQUEST_TIMEOUT_MS } from '../app/config'
 import { getToken } from '../app/session/token'
 import { currentLanguage } from '../i18n'
 import i18n from '../i18n'
-import { ApiError, failureMessage, fromFetchFailure, interpretResponse } from './errors'
+import { actionFailureText, ApiError, failureMessage, fromFetchFailure, interpretResponse } from './errors'
 import { confirmSessionEnd, showError } from './feedback'
 
 export { ApiError } from './errors'
@@ -86,6 +86,11 @@ async function readBody(response: Response): Promise<unknown> {
 export function feedbackText(error: ApiError): string {
   if (error.kind === 'business' || error.kind === 'session') return failureMessage(error)
   return i18n.t(`request.${error.kind}`, { code: error.code, defaultValue: failureMessage(error) })
+}
+
+/** The red message of a silent call whose page names the action: "Change password failed: the old password is wrong". */
+export function actionFailedText(action: string, error: unknown): string {
+  return actionFailureText(action, error instanceof ApiError ? feedbackText(error) : failureMessage(error), currentLanguage())
 }
 
 /** Feedback for a failed call (SPEC §8), then the error is rethrown to the caller. */

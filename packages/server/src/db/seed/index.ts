@@ -10,6 +10,8 @@ import { SEED_CONFIGS, SEED_DICTIONARIES } from './dictionaries'
 import { SEED_COUNTRIES, SEED_I18N } from './system-data'
 
 const SEED_MARKER = 'sys.seed.version'
+/** The built-in administrator's phone until they enter their own (a placeholder, valid by PHONE_PATTERN). */
+export const ADMIN_PHONE = '+86 158 8888 8888'
 
 export interface SeedResult {
   seeded: boolean
@@ -159,6 +161,8 @@ async function firstStart(tx: Tx, adminHash: string) {
         passwordHash: adminHash,
         deptId: hq,
         email: 'admin@velo.local',
+        // The user rules (SPEC §5) require a valid email and phone: the admin's profile saves as seeded.
+        phonenumber: ADMIN_PHONE,
         createBy: 'system',
         remark: 'Built-in administrator',
       }),

@@ -7,6 +7,8 @@ import { hashPassword, verifyPassword } from '../../platform/auth/passwords'
 import { passwordRule } from '../../platform/auth/routes'
 import { ok } from '../../platform/envelope'
 import { badRequest } from '../../platform/errors'
+import { languageOf } from '../../platform/http'
+import { t } from '../../platform/i18n'
 import { bilingual } from '../../platform/i18n/zod-messages'
 import { caller, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
@@ -30,29 +32,51 @@ export function registerProfile(app: FastifyInstance, services: Services) {
     return { user: await loadSessionUser(db, auth.userId), roleGroup: roles.map((r) => r.roleName).join(', ') }
   })
 
+  // What a user may change about themselves, each optional: a field left out stays as it is. A
+  // field sent is checked, except that a phone or email sent blank while none is stored changes
+  // nothing and is accepted, so an account made without them (self-registration) can still save
+  // its other details; clearing a stored one is refused (SPEC §5: email and phone are required).
+  const blankOr = (rule: z.ZodString) => z.union([z.literal(''), rule]).optional()
   api.put(
     '/system/user/profile',
     {
       config: { permission: SIGNED_IN, audit: { module } },
       schema: {
         tags,
-        summary: 'Change my profile',
+        summary: 'Change my profile (nickname, email, phone, gender; fields left out stay as they are)',
         body: z.object({
-          nickName: z.string().trim().min(1, bilingual({ en_US: 'Nickname is required', zh_CN: '用户昵称不能为空' })).max(64),
-          email: z.string().trim().regex(EMAIL_PATTERN, bilingual({ en_US: 'Please enter a valid email address', zh_CN: '请输入正确的邮箱地址' })).max(128),
-          phone: z.string().trim().regex(PHONE_PATTERN, bilingual({ en_US: 'Please enter a valid phone number', zh_CN: '请输入正确的手机号码' })),
-          sex: z.enum(['0', '1', '2']).default('2'),
+          nickName: z.string().trim().min(1, bilingual({ en_US: 'Nickname is required', zh_CN: '用户昵称不能为空' })).max(64).optional(),
+          email: blankOr(z.string().trim().regex(EMAIL_PATTERN, bilingual({ en_US: 'Please enter a valid email address', zh_CN: '请输入正确的邮箱地址' })).max(128)),
+          phone: blankOr(z.string().trim().regex(PHONE_PATTERN, bilingual({ en_US: 'Please enter a valid phone number', zh_CN: '请输入正确的手机号码' }))),
+          sex: z.enum(['0', '1', '2']).optional(),
         }),
       },
     },
     async (req) => {
       const auth = caller(req)
       const { nickName, email, phone, sex } = req.body
-      await db
-        .updateTable('sysUser')
-        .set({ nickName, email, phonenumber: phone, sex, updateBy: auth.userName, updateTime: new Date().toISOString() })
-        .where('userId', '=', auth.userId)
-        .execute()
+      const stored = await db.selectFrom('sysUser').select(['email', 'phonenumber']).where('userId', '=', auth.userId).executeTakeFirstOrThrow()
+      const cleared = [
+        ...(email === '' && stored.email !== '' ? [{ field: 'email', key: 'profile.emailRequired' as const }] : []),
+        ...(phone === '' && stored.phonenumber !== '' ? [{ field: 'phone', key: 'profile.phoneRequired' as const }] : []),
+      ]
+      if (cleared.length) {
+        const lang = languageOf(req)
+        throw badRequest(cleared[0]!.key, {}, { errors: cleared.map((c) => ({ field: c.field, message: t(lang, c.key) })) })
+      }
+      const set = {
+        ...(nickName !== undefined ? { nickName } : {}),
+        ...(email ? { email } : {}),
+        ...(phone ? { phonenumber: phone } : {}),
+        ...(sex !== undefined ? { sex } : {}),
+      }
+      if (Object.keys(set).length) {
+        await db
+          .updateTable('sysUser')
+          .set({ ...set, updateBy: auth.userName, updateTime: new Date().toISOString() })
+          .where('userId', '=', auth.userId)
+          .execute()
+      }
       return ok(await loadSessionUser(db, auth.userId))
     },
   )

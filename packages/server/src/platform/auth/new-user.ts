@@ -9,6 +9,7 @@ export function newUserRow(u: {
   nickName?: string
   deptId?: number | null
   email?: string
+  phonenumber?: string
   status?: string
   remark?: string
 }): Insertable<UserTable> {
@@ -19,7 +20,7 @@ export function newUserRow(u: {
     deptId: u.deptId ?? null,
     userType: '00',
     email: u.email ?? '',
-    phonenumber: '',
+    phonenumber: u.phonenumber ?? '',
     sex: '2',
     avatar: '',
     status: u.status ?? '0',

@@ -35,17 +35,45 @@ export function checkWorkbookFile(nameExtension: string, bytes: Buffer) {
   if (!bytes.subarray(0, 2).equals(ZIP_MAGIC)) throw badRequest('import.unreadable')
 }
 
-/** Header text → field: the label in either language, or the field name itself. */
-function mapHeader(e: ResolvedEntity, header: string[]): (FieldDef | null)[] {
-  const byName = new Map<string, FieldDef>()
-  for (const f of e.imported) for (const key of [f.name, f.label.en_US, f.label.zh_CN]) byName.set(key.toLowerCase(), f)
+/**
+ * What a column of the file is: a value to import; the row's id, which names the row to update; or
+ * a column the export writes that import does not take (read-only values such as times and
+ * counters, computed ones, long texts kept out of the template), recognised and skipped so that an
+ * exported file imports back.
+ */
+type Column = { use: 'value'; field: FieldDef } | { use: 'id'; field: FieldDef } | { use: 'ignored'; field: FieldDef } | null
+
+/** Header text → column: the label in either language, or the field name itself. */
+function mapHeader(e: ResolvedEntity, header: string[]): Column[] {
+  const byName = new Map<string, Column>()
+  const add = (f: FieldDef, column: Column) => {
+    for (const key of [f.name, f.label.en_US, f.label.zh_CN]) byName.set(key.toLowerCase(), column)
+  }
+  for (const f of e.exported) add(f, { use: 'ignored', field: f })
+  add(e.fieldMap.get(e.idField)!, { use: 'id', field: e.fieldMap.get(e.idField)! })
+  // Importable columns win a name they share with another.
+  for (const f of e.imported) add(f, { use: 'value', field: f })
   return header.map((h) => {
     if (h === '') return null
-    const f = byName.get(h.toLowerCase())
-    if (!f) throw badRequest('import.unknownColumn', { column: h.slice(0, 100) })
-    return f
+    const column = byName.get(h.toLowerCase())
+    if (!column) throw badRequest('import.unknownColumn', { column: h.slice(0, 100) })
+    return column
   })
 }
+
+/** The id in a cell of the id column: a positive whole number, else none. */
+function idIn(cell: unknown): number | undefined {
+  const n = typeof cell === 'number' ? cell : typeof cell === 'string' && cell.trim() !== '' ? Number(cell.trim()) : Number.NaN
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined
+}
+
+/** A database's own refusal (NOT NULL, UNIQUE, CHECK, foreign key): SQLite's and PostgreSQL's codes. */
+function isConstraintError(err: unknown): boolean {
+  const code = String((err as { code?: unknown } | null)?.code ?? '')
+  return code.startsWith('SQLITE_CONSTRAINT') || /^23\d{3}$/.test(code)
+}
+
+const quoted = (fields: readonly FieldDef[], lang: Language) => fields.map((f) => (lang === 'zh_CN' ? `“${f.label.zh_CN}”` : `"${f.label.en_US}"`)).join(lang === 'zh_CN' ? '、' : ', ')
 
 const YES = new Set([BOOLEAN_LABELS.en_US[0].toLowerCase(), BOOLEAN_LABELS.zh_CN[0], 'true', '1', 'y'])
 const NO = new Set([BOOLEAN_LABELS.en_US[1].toLowerCase(), BOOLEAN_LABELS.zh_CN[1], 'false', '0', 'n'])
@@ -168,8 +196,20 @@ export async function importWorkbook(options: {
 }): Promise<ImportResult> {
   const { repo, lang } = options
   const e = repo.entity
-  const { columns: fields, rows } = await readFirstSheet(options.bytes, (header) => mapHeader(e, header))
+  const { columns, rows } = await readFirstSheet(options.bytes, (header) => mapHeader(e, header))
   if (rows.length === 0) throw badRequest('import.empty')
+  const fields = columns.map((c) => (c?.use === 'value' ? c.field : null))
+  // The id names the stored row only where the entity has no natural key; otherwise the column is skipped.
+  const idColumn = e.importKey ? -1 : columns.findIndex((c) => c?.use === 'id')
+  const idDef = e.fieldMap.get(e.idField)!
+
+  // Values a new row cannot do without: a file without their column adds no row. Without the
+  // update option every row is new, so the file is refused at once; with it, only rows that match
+  // none are.
+  const present = new Set(fields.flatMap((f) => (f ? [f.name] : [])))
+  const missing = e.imported.filter((f) => f.required && !('default' in f && f.default !== undefined) && !present.has(f.name))
+  const missingParams = () => ({ columnsEn: quoted(missing, 'en_US'), columnsZh: quoted(missing, 'zh_CN') })
+  if (missing.length && !options.updateSupport) throw badRequest('import.missingColumns', missingParams())
 
   const issues: ImportIssue[] = []
   const badRows = new Set<number>()
@@ -182,11 +222,17 @@ export async function importWorkbook(options: {
   const reader = new CellReader(options.db, fields)
   await reader.prepare(rows)
   const schema = importRowSchema(fields.filter((f): f is FieldDef => f !== null))
-  const parsed: { number: number; values: Row }[] = []
+  const parsed: { number: number; values: Row; id?: number }[] = []
   const seen = new Map<string, Map<string, number>>()
+  const seenIds = new Set<number>()
   for (const r of rows) {
     // Checking 100,000 rows is seconds of work that answers at once: let other requests in between.
     await yieldWhenDue()
+    const id = idColumn >= 0 ? idIn(r.cells[idColumn]) : undefined
+    if (id !== undefined) {
+      if (seenIds.has(id)) report(r.number, e.idField, t(lang, 'import.duplicateInFile', { fieldEn: idDef.label.en_US, fieldZh: idDef.label.zh_CN, value: String(id) }))
+      seenIds.add(id)
+    }
     const cells = reader.values(r.cells)
     const unknown = Object.entries(cells).filter((entry): entry is [string, UnknownName] => entry[1] instanceof UnknownName)
     for (const [name, { name: value }] of unknown) {
@@ -213,27 +259,48 @@ export async function importWorkbook(options: {
       if (first.has(key)) report(r.number, f.name, t(lang, 'import.duplicateInFile', { fieldEn: f.label.en_US, fieldZh: f.label.zh_CN, value: String(v) }))
       else first.set(key, r.number)
     }
-    parsed.push({ number: r.number, values })
+    parsed.push({ number: r.number, values, id })
   }
 
-  // 2. All rows against the database in one transaction, rolled back if any row is refused.
+  // 2. All rows against the database in one transaction, rolled back if any row is refused. A row
+  // names a stored one by the entity's natural key (its first unique field) or, for an entity
+  // without one, by the id column an export writes. With the update option that row is updated;
+  // without it the row is refused as existing (RuoYi's updateSupport), so importing a file twice
+  // never doubles its rows.
   const result = { inserted: 0, updated: 0 }
+  const changes: ({ op: 'create'; row: Row } | { op: 'update'; before: Row; after: Row })[] = []
+  const key = e.importKey
   try {
     await options.db.transaction().execute(async (tx) => {
       const memo: CheckMemo = { dictValues: new Set(), taken: await takenValues(tx, e, parsed) }
-      const key = options.updateSupport ? e.importKey : null
-      for (const { number, values } of parsed) {
+      const storedIds = key ? new Set<number>() : await existingIds(tx, e, parsed)
+      for (const { number, values, id } of parsed) {
         if (badRows.has(number)) continue
+        const keyed = key && values[key] !== undefined && values[key] !== null && values[key] !== ''
+        const existing = keyed ? memo.taken.get(key)?.get(values[key]) : id !== undefined && storedIds.has(id) ? id : undefined
+        if (existing !== undefined && !options.updateSupport) {
+          const named = keyed ? e.fieldMap.get(key)! : idDef
+          report(number, named.name, t(lang, 'import.exists', { fieldEn: named.label.en_US, fieldZh: named.label.zh_CN, value: String(keyed ? values[key] : id) }))
+          continue
+        }
+        if (existing === undefined && missing.length) {
+          report(number, missing[0]!.name, t(lang, 'import.missingColumns', missingParams()))
+          continue
+        }
         try {
-          const existing = key && values[key] !== undefined ? memo.taken.get(key)?.get(values[key]) : undefined
           if (existing !== undefined) {
-            await repo.updateIn(tx, existing, values, options.auth, options.scope, memo)
+            changes.push({ op: 'update', ...(await repo.updateIn(tx, existing, values, options.auth, options.scope, memo)) })
             result.updated++
           } else {
-            await repo.createIn(tx, values, options.auth, memo)
+            changes.push({ op: 'create', row: await repo.createIn(tx, values, options.auth, memo) })
             result.inserted++
           }
         } catch (err) {
+          if (isConstraintError(err)) {
+            // The database refused the row; PostgreSQL takes no more statements in this transaction.
+            report(number, '', t(lang, 'import.rowRefused'))
+            break
+          }
           if (!(err instanceof AppError)) throw err
           const field = (err.data as { errors?: { field?: string }[] } | null)?.errors?.[0]?.field ?? ''
           report(number, field, t(lang, err.messageKey, err.params))
@@ -245,7 +312,20 @@ export async function importWorkbook(options: {
     if (!(err instanceof RollBack)) throw err
   }
   if (badRows.size) throw badRequest('import.failed', { count: badRows.size }, { errors: issues })
+  // What a single change does once committed (a disabled user's sessions end), the import's rows do too.
+  await repo.committed(options.auth, changes)
   return result
+}
+
+/** The ids of the file that name stored rows: one query per 500. */
+async function existingIds(tx: AnyDb, e: ResolvedEntity, rows: { id?: number }[]): Promise<Set<number>> {
+  const wanted = [...new Set(rows.flatMap((r) => (r.id === undefined ? [] : [r.id])))]
+  const out = new Set<number>()
+  for (let i = 0; i < wanted.length; i += 500) {
+    const found = await tx.selectFrom(e.table).select(e.idField).where(e.idField, 'in', wanted.slice(i, i + 500)).execute()
+    for (const r of found) out.add(Number(r[e.idField]))
+  }
+  return out
 }
 
 class RollBack extends Error {}

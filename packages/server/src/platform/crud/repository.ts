@@ -1,4 +1,4 @@
-import { entityByKey, type FieldDef, type Language, type ResolvedEntity } from '@velo/shared'
+import { checkTypedValue, entityByKey, type FieldDef, type Language, type ResolvedEntity } from '@velo/shared'
 import { type ExpressionBuilder, type Kysely, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
 import type { Db } from '../../db/database'
 import { badRequest, conflict, notFound } from '../errors'
@@ -239,6 +239,38 @@ export class EntityRepository {
     return (await this.present([row], db))[0]!
   }
 
+  /**
+   * Values typed by another field (`typedBy`: a configuration value by its key) against that type,
+   * whenever the value or the field that types it changes; `row` is the row as it will be. A fitting
+   * value is stored in its canonical form ('TRUE' → 'true').
+   */
+  private checkTypedValues(changes: Row, row: Row) {
+    for (const f of this.entity.fields) {
+      if (!f.typedBy || !(f.name in changes || f.typedBy.field in changes)) continue
+      const value = row[f.name]
+      const type = f.typedBy.typeOf(row[f.typedBy.field])
+      if (!type || value === undefined || value === null || value === '') continue
+      const checked = checkTypedValue(type, String(value))
+      if (checked.ok) {
+        if (f.name in changes) changes[f.name] = checked.value
+        continue
+      }
+      const key = String(row[f.typedBy.field]).trim()
+      const p = checked.problem
+      const errors = { errors: [{ field: f.name }] }
+      switch (p.type) {
+        case 'boolean':
+          throw badRequest('value.boolean', { key }, errors)
+        case 'integer':
+          throw badRequest('value.integer', { key, min: p.min, max: p.max }, errors)
+        case 'enum':
+          throw badRequest('value.enum', { key, values: p.values.join(', ') }, errors)
+        case 'text':
+          throw badRequest('value.text', { key, ruleEn: p.rule?.en_US ?? 'has a wrong format', ruleZh: p.rule?.zh_CN ?? '格式不正确' }, errors)
+      }
+    }
+  }
+
   /** Database rules on values that passed the schema: unique, dictionary, reference and tree. */
   async checkValues(tx: AnyDb, values: Row, exceptId?: number, memo?: CheckMemo) {
     for (const f of this.entity.writable) {
@@ -312,6 +344,7 @@ export class EntityRepository {
   async createIn(tx: Transaction<any>, values: Row, auth: AuthContext, memo?: CheckMemo): Promise<Row> {
     const row = this.withDefaults(values, true)
     await this.checkValues(tx, row, undefined, memo)
+    this.checkTypedValues(row, row)
     const hidden: Row = {}
     const context = {}
     await this.hooks.beforeCreate?.({ tx, auth, context, values: row, columns: hidden })
@@ -334,8 +367,14 @@ export class EntityRepository {
   }
 
   /** Modify one row in scope inside an open transaction; undefined values are left as they are. */
-  async updateIn(tx: Transaction<any>, id: number, values: Row, auth: AuthContext, scope: RowScope, memo?: CheckMemo): Promise<Row> {
-    return (await this.change(tx, id, values, auth, scope, memo)).after
+  async updateIn(tx: Transaction<any>, id: number, values: Row, auth: AuthContext, scope: RowScope, memo?: CheckMemo): Promise<{ before: Row; after: Row }> {
+    return this.change(tx, id, values, auth, scope, memo)
+  }
+
+  /** The effects after commit of changes made with createIn/updateIn (an import's rows), as create and update run them. */
+  async committed(auth: AuthContext, changes: readonly ({ op: 'create'; row: Row } | { op: 'update'; before: Row; after: Row })[]) {
+    if (!this.hooks.afterCommit) return
+    for (const change of changes) await this.hooks.afterCommit({ auth, ...change })
   }
 
   private async change(tx: Transaction<any>, id: number, values: Row, auth: AuthContext, scope: RowScope, memo?: CheckMemo): Promise<{ before: Row; after: Row }> {
@@ -347,6 +386,7 @@ export class EntityRepository {
     }
     const changes = this.withDefaults(Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== undefined && editable(k))), false)
     await this.checkValues(tx, changes, id, memo)
+    this.checkTypedValues(changes, { ...before, ...changes })
     const context = {}
     await this.hooks.beforeUpdate?.({ tx, auth, context, before, values: changes })
     const audited = e.fieldMap.has('createTime')

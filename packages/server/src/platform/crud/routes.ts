@@ -106,7 +106,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
         config: { permission: perm('import'), audit: { module, businessType: BusinessType.import } },
         schema: {
           tags,
-          summary: `Import ${e.label.en_US} from .xlsx: all rows or none; updateSupport updates rows matched by ${e.importKey ?? 'nothing'}`,
+          summary: `Import ${e.label.en_US} from .xlsx (the template or an export): all rows or none; updateSupport updates the rows matched by ${e.importKey ?? 'the ID column'}`,
           querystring: z.object({ updateSupport: updateSupportField }),
           consumes: ['multipart/form-data'],
         },

@@ -5,9 +5,7 @@ import { useQueryClient } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import { updateProfile, type ProfileUpdate } from '../../../api/profile'
 import { sessionActions } from '../../../app/session/sessionStore'
-import { EMAIL_PATTERN } from '../../../lib/validation'
-
-const PHONE_PATTERN = /^\+?[\d\s-]{5,20}$/
+import { EMAIL_PATTERN, PHONE_PATTERN } from '../../../lib/validation'
 
 export function BasicInfoForm({ user }: { user: SessionUser }) {
   const { t } = useTranslation()
@@ -38,13 +36,14 @@ export function BasicInfoForm({ user }: { user: SessionUser }) {
       data-testid="profile-form"
     >
       <Form.Item name="nickName" label={t('profile.nickName')} rules={[{ required: true, whitespace: true, message: t('validation.nickNameRequired') }]}>
-        <Input maxLength={30} />
+        <Input maxLength={64} />
       </Form.Item>
       <Form.Item
         name="phone"
         label={t('profile.phone')}
         rules={[
-          { required: true, message: t('validation.phoneRequired') },
+          // Required once given (SPEC §5); an account made without one still saves its other details.
+          { required: !!user.phone, whitespace: true, message: t('validation.phoneRequired') },
           { pattern: PHONE_PATTERN, message: t('validation.phone') },
         ]}
       >
@@ -54,11 +53,11 @@ export function BasicInfoForm({ user }: { user: SessionUser }) {
         name="email"
         label={t('profile.email')}
         rules={[
-          { required: true, message: t('validation.emailRequired') },
+          { required: !!user.email, whitespace: true, message: t('validation.emailRequired') },
           { pattern: EMAIL_PATTERN, message: t('validation.email') },
         ]}
       >
-        <Input maxLength={50} />
+        <Input maxLength={128} />
       </Form.Item>
       <Form.Item name="sex" label={t('profile.sex')}>
         <Radio.Group

@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { App, Button, Form, Input } from 'antd'
 import { useTranslation } from 'react-i18next'
 import { updatePassword } from '../../../api/profile'
-import { failureMessage } from '../../../api/errors'
+import { actionFailedText } from '../../../api/http'
 import { MESSAGE_DURATION_S } from '../../../app/config'
 import { confirmPasswordRules, newPasswordRules } from '../../../lib/validation'
 
@@ -26,7 +26,7 @@ export function PasswordForm() {
       void message.success(t('profile.passwordChanged'))
     } catch (error) {
       // This call is silent in the client so the failure reads as one message, with the server's reason.
-      void message.error(`${t('profile.passwordFailed')}: ${failureMessage(error)}`, MESSAGE_DURATION_S)
+      void message.error(actionFailedText(t('profile.passwordFailed'), error), MESSAGE_DURATION_S)
     } finally {
       setSaving(false)
     }

@@ -1,0 +1,42 @@
+import type { ValueType } from './entity/value-types'
+import { PASSWORD_PATTERN } from './validation'
+
+// The configuration keys the platform reads (rows of sys_config), with the type of their values:
+// one list for the server, which checks every write of a row with one of these keys, and for the
+// web, whose form offers the input of the type.
+
+const BOOLEAN: ValueType = { type: 'boolean' }
+const minutes = { en_US: 'minutes', zh_CN: '分钟' }
+const seconds = { en_US: 'seconds', zh_CN: '秒' }
+
+export const CONFIG_VALUE_TYPES: Readonly<Record<string, ValueType>> = {
+  'sys.account.captchaEnabled': BOOLEAN,
+  'sys.account.captchaType': {
+    type: 'enum',
+    options: [
+      { value: 'math', label: { en_US: 'Arithmetic (math)', zh_CN: '算术（math）' } },
+      { value: 'char', label: { en_US: 'Characters (char)', zh_CN: '字符（char）' } },
+    ],
+  },
+  'sys.account.registerUser': BOOLEAN,
+  'sys.account.forgetPassword': BOOLEAN,
+  'sys.account.maxRetryCount': { type: 'integer', min: 1, max: 100, unit: { en_US: 'attempts', zh_CN: '次' } },
+  'sys.account.lockTime': { type: 'integer', min: 1, max: 1440, unit: minutes },
+  'sys.account.singleSignOn': BOOLEAN,
+  'sys.user.initPassword': {
+    type: 'text',
+    pattern: PASSWORD_PATTERN,
+    rule: { en_US: 'must be 6 to 20 letters, digits and special characters', zh_CN: '必须是 6 到 20 位字母、数字和特殊字符' },
+  },
+  'sys.seed.version': { type: 'integer', min: 1, max: 9999 },
+  'iot.heartbeat.seconds': { type: 'integer', min: 10, max: 3600, unit: seconds },
+  'iot.command.timeoutSeconds': { type: 'integer', min: 1, max: 600, unit: seconds },
+  'iot.command.expireMinutes': { type: 'integer', min: 1, max: 10080, unit: minutes },
+  'iot.flow.warningPercent': { type: 'integer', min: 0, max: 100, unit: { en_US: '%', zh_CN: '%' } },
+  'iot.message.retentionDays': { type: 'integer', min: 1, max: 3650, unit: { en_US: 'days', zh_CN: '天' } },
+}
+
+/** The type of a configuration key's value; none for keys of the admins' own (free text). */
+export function configValueType(key: unknown): ValueType | undefined {
+  return typeof key === 'string' && Object.hasOwn(CONFIG_VALUE_TYPES, key.trim()) ? CONFIG_VALUE_TYPES[key.trim()] : undefined
+}
