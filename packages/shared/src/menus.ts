@@ -176,3 +176,12 @@ export const BUTTON_TITLES: Record<string, Label> = {
 export function menuTitle(name: string, lang: Language): string {
   return (MENU_TITLES[name] ?? BUTTON_TITLES[name])?.[lang] ?? name
 }
+
+const CATALOGUE_COMPONENTS = new Set(
+  MENU_CATALOGUE.flatMap((a) => (a.children ?? []).map((c) => c.component).filter((c): c is string => !!c)),
+)
+
+/** Whether a page component belongs to the product's own menu (as opposed to a menu an admin added). */
+export function isCataloguePage(component: string): boolean {
+  return CATALOGUE_COMPONENTS.has(component.replace(/^\/+/, '').replace(/\.(tsx|vue)$/, ''))
+}

@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { SimulatedDevice } from '@velo/device-sim'
 import { addDevice, apiLogin, brokerUrl, call, demoModel, openSignedIn, removeDevices } from './support/session'
+import { clickRowAction } from './support/rows'
 import { saveScreen } from './support/screens'
 
 // The IoT pages against the real server and its embedded MQTT broker, with simulated bikes from
@@ -133,7 +134,7 @@ test('every IoT page opens in English; the registration key and the message-queu
   const model = await demoModel(page.request, token)
   const { registrationKey } = await call<{ registrationKey: string }>(page.request, 'GET', `/iot/model/${model.modelId}/registrationKey`, token)
   await page.goto('/iot/model')
-  await page.getByTestId('entity-list-iotModel').locator('tbody tr.ant-table-row').filter({ hasText: model.name }).getByTestId('row-registration-key').click()
+  await clickRowAction(page.getByTestId('entity-list-iotModel').locator('tbody tr.ant-table-row').filter({ hasText: model.name }), 'row-registration-key')
   await expect(page.getByTestId('registration-key')).toHaveText(registrationKey)
   await page.getByRole('dialog').getByRole('button', { name: 'Close' }).last().click()
 

@@ -6,7 +6,7 @@ const cookie = async (page: Page, name: string) => (await page.context().cookies
 
 test('the dashboard and the navbar items', async ({ page, baseURL }) => {
   await openSignedIn(page, baseURL!)
-  await expect(page).toHaveTitle('Dashboard - Velo Admin')
+  await expect(page).toHaveTitle('Home - Velo Admin')
   await expect(page.getByTestId('dashboard')).toContainText('User engagement')
   await saveScreen(page, 'dashboard')
 
@@ -37,7 +37,8 @@ test('the dashboard and the navbar items', async ({ page, baseURL }) => {
 
   // Avatar menu: Home, Profile, Layout setting (Logout is covered in auth.spec).
   await page.getByTestId('avatar-menu').click()
-  await page.getByRole('menuitem', { name: 'Home' }).click()
+  // The sidebar has a Home item too: the avatar menu's.
+  await page.locator('.ant-dropdown:visible').getByRole('menuitem', { name: 'Home' }).click()
   await expect(page).toHaveURL(/\/dashboard$/)
   await page.getByTestId('avatar-menu').click()
   await page.getByRole('menuitem', { name: 'Profile' }).click()
@@ -110,15 +111,15 @@ test('breadcrumb: dashboard first, folders as text, links where there is somewhe
   await openSignedIn(page, baseURL!)
   const crumbs = page.getByTestId('breadcrumb')
   await expect(crumbs.locator('li')).toHaveCount(1)
-  await expect(crumbs).toHaveText('Dashboard')
+  await expect(crumbs).toHaveText('Home')
   await expect(crumbs.locator('a')).toHaveCount(0)
 
   await page.getByTestId('sidebar').getByText('System', { exact: true }).click()
   await page.getByTestId('sidebar').getByText('Dictionaries', { exact: true }).click()
-  await expect(crumbs.locator('li:not(.ant-breadcrumb-separator)')).toHaveText(['Dashboard', 'System', 'Dictionaries'])
-  await expect(crumbs.locator('a')).toHaveText(['Dashboard'])
+  await expect(crumbs.locator('li:not(.ant-breadcrumb-separator)')).toHaveText(['Home', 'System', 'Dictionaries'])
+  await expect(crumbs.locator('a')).toHaveText(['Home'])
   await saveScreen(page, 'breadcrumb')
-  await crumbs.getByRole('link', { name: 'Dashboard' }).click()
+  await crumbs.getByRole('link', { name: 'Home' }).click()
   await expect(page).toHaveURL(/\/dashboard$/)
 })
 
@@ -157,9 +158,11 @@ test('settings drawer: the theme colour applies everywhere and is kept; click ou
   await page.reload()
   await expect(page.locator('.tags-view-item.active')).toHaveCSS('background-color', 'rgb(245, 34, 45)')
 
-  // Dark mode, then back.
-  await page.getByTestId('avatar-menu').click()
-  await page.getByRole('menuitem', { name: 'Layout setting' }).click()
+  // Dark mode, then back; the navbar's gear opens the drawer too (nothing floats over the page).
+  await page.getByTestId('settings-button').click()
+  await expect(drawer).toContainText('Tags view')
+  await expect(drawer).toContainText('Fixed header')
+  await expect(drawer).toContainText('Sidebar logo')
   await page.getByTestId('setting-darkMode').click()
   await expect(page.getByTestId('navbar')).toHaveCSS('background-color', 'rgb(20, 20, 20)')
   await page.getByTestId('setting-darkMode').click()
@@ -195,11 +198,13 @@ test('language switch to Chinese and back', async ({ page, baseURL }) => {
   await expect(page.getByRole('menuitem', { name: '布局设置' })).toBeVisible()
   await page.getByRole('menuitem', { name: '布局设置' }).click()
   await expect(page.locator('.ant-drawer-title')).toHaveText('系统布局配置')
+  await expect(page.locator('.ant-drawer-section')).toContainText('显示标签栏')
+  await expect(page.locator('.ant-drawer-section')).toContainText('固定头部')
   await saveScreen(page, 'chinese')
   await page.keyboard.press('Escape')
 
   await page.getByTestId('navbar').getByTestId('language-select').click()
   await page.getByRole('menuitem', { name: 'English' }).click()
   await expect(page.getByTestId('sidebar')).toContainText('System')
-  await expect(page).toHaveTitle('Dashboard - Velo Admin')
+  await expect(page).toHaveTitle('Home - Velo Admin')
 })

@@ -1,5 +1,6 @@
 import { expect, test, type Locator, type Page } from '@playwright/test'
 import { apiLogin, call, openSignedIn, useToken } from './support/session'
+import { clickRowAction } from './support/rows'
 import { saveScreen } from './support/screens'
 
 // A role made through the UI limits what its users see: the sidebar, the rows (data scope
@@ -61,7 +62,7 @@ test('a role made in the UI limits menus, rows and buttons of its users', async 
   await expect(page.locator('.ant-message-success').filter({ hasText: 'Added successfully' })).toBeVisible()
 
   // Its data scope: the user's department and below.
-  await rows(page, 'role').filter({ hasText: ROLE.name }).getByTestId('row-data-scope').click()
+  await clickRowAction(rows(page, 'role').filter({ hasText: ROLE.name }), 'row-data-scope')
   await page.getByTestId('data-scope-select').click()
   await page.locator('.ant-select-dropdown:visible').getByText('Department and below', { exact: true }).click()
   await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click()
@@ -94,8 +95,8 @@ test('a role made in the UI limits menus, rows and buttons of its users', async 
   const sidebar = clerk.getByTestId('sidebar')
   await expect(sidebar.getByRole('menuitem', { name: 'System users' })).toBeVisible()
   await expect(sidebar.getByRole('menuitem', { name: 'Dictionaries' })).toBeVisible()
-  // Only the fixed Dashboard, the System directory and its two pages.
-  await expect(sidebar.getByRole('menuitem')).toHaveText([/Dashboard/, /System/, /System users/, /Dictionaries/])
+  // Only the fixed Home, the System directory and its two pages.
+  await expect(sidebar.getByRole('menuitem')).toHaveText([/Home/, /System/, /System users/, /Dictionaries/])
 
   // Rows: Sales and below (the clerk, Sales Europe), not R&D nor the admin at HQ.
   const users = clerk.getByTestId('entity-list-user')
@@ -107,7 +108,7 @@ test('a role made in the UI limits menus, rows and buttons of its users', async 
 
   // Buttons: add only; no modify, delete, export, import, reset password, status switch.
   await expect(users.getByTestId('crud-add')).toBeVisible()
-  for (const id of ['crud-edit', 'crud-delete', 'crud-export', 'crud-import', 'row-edit', 'row-delete', 'row-reset-password']) {
+  for (const id of ['crud-edit', 'crud-delete', 'crud-export', 'crud-import', 'row-edit', 'row-delete', 'row-reset-password', 'row-more']) {
     await expect(users.getByTestId(id)).toHaveCount(0)
   }
   await expect(users.locator('.ant-switch')).toHaveCount(0)
@@ -116,7 +117,7 @@ test('a role made in the UI limits menus, rows and buttons of its users', async 
   await sidebar.getByRole('menuitem', { name: 'Dictionaries' }).click()
   const dicts = clerk.getByTestId('entity-list-dictType')
   await expect(rows(clerk, 'dictType').first()).toBeVisible()
-  for (const id of ['crud-add', 'crud-delete', 'crud-export', 'row-edit', 'row-delete']) {
+  for (const id of ['crud-add', 'crud-delete', 'crud-export', 'row-edit', 'row-delete', 'row-more']) {
     await expect(dicts.getByTestId(id)).toHaveCount(0)
   }
   await expect(clerk.locator('.ant-message-error')).toHaveCount(0)

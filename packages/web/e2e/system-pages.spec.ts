@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test'
 import { ADMIN, apiLogin, call, openSignedIn } from './support/session'
+import { clickRowAction } from './support/rows'
 import { saveScreen } from './support/screens'
 
 // Every page of the System and Monitoring menus opens for admin with rows and without an error, in
@@ -52,7 +53,7 @@ test('every system and monitor page opens in English with rows, and their dialog
   await expect(users.getByTestId('tree-panel-dept')).toContainText('Sales Europe')
   await expect(users.getByTestId('status-switch-admin')).toBeVisible()
   await saveScreen(page, 'system-users')
-  await users.getByTestId('row-reset-password').first().click()
+  await clickRowAction(rows(page, 'user').first(), 'row-reset-password')
   await expect(page.getByTestId('reset-password-form')).toBeVisible()
   await page.getByTestId('reset-password-form').getByLabel('New password').fill('ab')
   await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click()
@@ -74,7 +75,7 @@ test('every system and monitor page opens in English with rows, and their dialog
   await expect(page.getByTestId('role-menu-tree')).toContainText('Reset password')
   await saveScreen(page, 'system-roles-form')
   await page.getByRole('button', { name: 'Cancel' }).click()
-  await common.getByTestId('row-data-scope').click()
+  await clickRowAction(common, 'row-data-scope')
   await expect(page.getByTestId('data-scope-form')).toContainText('Department and below')
   // The custom scope picks departments.
   await page.getByTestId('data-scope-select').click()
@@ -82,7 +83,7 @@ test('every system and monitor page opens in English with rows, and their dialog
   await expect(page.getByTestId('data-scope-depts')).toContainText('Sales Europe')
   await saveScreen(page, 'system-roles-data-scope')
   await page.getByRole('button', { name: 'Cancel' }).click()
-  await rows(page, 'role').filter({ hasText: 'Administrator' }).getByTestId('row-role-users').click()
+  await clickRowAction(rows(page, 'role').filter({ hasText: 'Administrator' }), 'row-role-users')
   await expect(page.getByTestId('role-users').locator('tbody tr.ant-table-row')).toContainText(['admin'])
   await saveScreen(page, 'system-roles-users')
   await page.getByTestId('role-users').getByRole('button', { name: 'Close' }).click()
@@ -96,7 +97,7 @@ test('every system and monitor page opens in English with rows, and their dialog
   await expect(menus).toContainText('System users')
   await expect(menus.getByTestId('menu-icon-setting').first()).toBeVisible()
   await expect(menus).not.toContainText('menu.system.user')
-  await rows(page, 'menu').filter({ hasText: 'System users' }).getByTestId('row-add-child').click()
+  await clickRowAction(rows(page, 'menu').filter({ hasText: 'System users' }), 'row-add-child')
   const form = page.getByTestId('entity-form')
   await expect(form.getByLabel('Permission')).toBeVisible()
   await expect(form.getByLabel('Component path')).toHaveCount(0)
@@ -109,7 +110,7 @@ test('every system and monitor page opens in English with rows, and their dialog
 
   // Dictionaries: the items of a type.
   await open('/system/dict')
-  await rows(page, 'dictType').filter({ hasText: 'sys_user_sex' }).getByTestId('row-dict-items').click()
+  await clickRowAction(rows(page, 'dictType').filter({ hasText: 'sys_user_sex' }), 'row-dict-items')
   const items = page.getByTestId('dict-items')
   await expect(rows(page, 'dictData')).toHaveCount(3)
   await expect(items).toContainText('Female')
@@ -121,12 +122,15 @@ test('every system and monitor page opens in English with rows, and their dialog
 
   // Logs: details; the operation log's parameters as formatted JSON.
   await open('/monitor/operlog')
-  await rows(page, 'operLog').first().getByTestId('row-details').click()
+  await clickRowAction(rows(page, 'operLog').first(), 'row-details')
   await expect(page.getByTestId('entity-details')).toContainText('Parameters')
   await saveScreen(page, 'monitor-operlog-details')
   await open('/monitor/logininfor')
-  await expect(rows(page, 'loginLog').filter({ has: page.getByTestId('row-unlock') }).first()).toBeVisible()
-  await rows(page, 'loginLog').first().getByTestId('row-details').click()
+  // A failed sign-in offers Unlock (beyond delete and details, in More).
+  await rows(page, 'loginLog').filter({ has: page.getByTestId('row-more') }).first().getByTestId('row-more').click()
+  await expect(page.locator('.ant-dropdown:visible').getByTestId('row-unlock')).toBeVisible()
+  await page.keyboard.press('Escape')
+  await clickRowAction(rows(page, 'loginLog').first(), 'row-details')
   await expect(page.getByTestId('entity-details')).toContainText('Browser')
   await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click()
   await open('/monitor/online')

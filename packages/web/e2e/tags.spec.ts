@@ -21,13 +21,13 @@ async function contextMenu(page: Page, name: string, action: string) {
 
 test('tabs open per page, keep their state, and survive a reload', async ({ page, baseURL }) => {
   await openSignedIn(page, baseURL!)
-  await expect(tabs(page)).toHaveText(['Dashboard'])
+  await expect(tabs(page)).toHaveText(['Home'])
 
   await page.getByTestId('navbar-nickname').click()
   await openFromMenu(page, 'System', 'Dictionaries')
   await openFromMenu(page, 'System', 'Roles')
   await openFromMenu(page, 'System', 'Dictionaries') // same path: no second tab
-  await expect(tabs(page)).toHaveText(['Dashboard', 'Personal Center', 'Dictionaries', 'Roles'])
+  await expect(tabs(page)).toHaveText(['Home', 'Personal Center', 'Dictionaries', 'Roles'])
   await expect(tab(page, 'Dictionaries')).toHaveClass(/active/)
 
   // A cached page keeps unsaved input when you come back to its tab.
@@ -57,7 +57,7 @@ test('tabs open per page, keep their state, and survive a reload', async ({ page
   await expect(page.getByTestId('profile-form').getByLabel('Nickname')).toHaveValue('Administrator')
 
   await page.reload()
-  await expect(tabs(page)).toHaveText(['Dashboard', 'Personal Center', 'Dictionaries', 'Roles'])
+  await expect(tabs(page)).toHaveText(['Home', 'Personal Center', 'Dictionaries', 'Roles'])
 })
 
 test('close, close others, close all', async ({ page, baseURL }) => {
@@ -65,32 +65,32 @@ test('close, close others, close all', async ({ page, baseURL }) => {
   await openFromMenu(page, 'System', 'Dictionaries')
   await openFromMenu(page, 'System', 'Roles')
   await openFromMenu(page, 'System', 'Menus')
-  await expect(tabs(page)).toHaveText(['Dashboard', 'Dictionaries', 'Roles', 'Menus'])
+  await expect(tabs(page)).toHaveText(['Home', 'Dictionaries', 'Roles', 'Menus'])
 
-  // The pinned Dashboard tab has no close button and no Close item.
-  await expect(tab(page, 'Dashboard').locator('.tags-view-close')).toHaveCount(0)
-  await tab(page, 'Dashboard').click({ button: 'right' })
+  // The pinned Home tab has no close button and no Close item.
+  await expect(tab(page, 'Home').locator('.tags-view-close')).toHaveCount(0)
+  await tab(page, 'Home').click({ button: 'right' })
   await expect(page.locator('.ant-dropdown:visible').getByRole('menuitem', { name: 'Close', exact: true })).toHaveCount(0)
   await page.keyboard.press('Escape')
   await page.mouse.click(700, 500)
 
   // Closing the active tab goes to the last remaining one.
   await tab(page, 'Menus').locator('.tags-view-close').click()
-  await expect(tabs(page)).toHaveText(['Dashboard', 'Dictionaries', 'Roles'])
+  await expect(tabs(page)).toHaveText(['Home', 'Dictionaries', 'Roles'])
   await expect(page).toHaveURL(/\/system\/role$/)
 
   // Closing an inactive tab stays put.
   await contextMenu(page, 'Dictionaries', 'Close')
-  await expect(tabs(page)).toHaveText(['Dashboard', 'Roles'])
+  await expect(tabs(page)).toHaveText(['Home', 'Roles'])
   await expect(page).toHaveURL(/\/system\/role$/)
 
   await openFromMenu(page, 'System', 'Dictionaries')
   await openFromMenu(page, 'System', 'Menus')
   await contextMenu(page, 'Dictionaries', 'Close Others')
-  await expect(tabs(page)).toHaveText(['Dashboard', 'Dictionaries'])
+  await expect(tabs(page)).toHaveText(['Home', 'Dictionaries'])
   await expect(page).toHaveURL(/\/system\/dict$/)
 
   await contextMenu(page, 'Dictionaries', 'Close All')
-  await expect(tabs(page)).toHaveText(['Dashboard'])
+  await expect(tabs(page)).toHaveText(['Home'])
   await expect(page).toHaveURL(/\/dashboard$/)
 })

@@ -8,6 +8,7 @@ export const faq = defineEntity({
   path: '/content/faq',
   permission: 'content:faq',
   label: { en_US: 'Help centre FAQ', zh_CN: '帮助中心' },
+  singular: { en_US: 'FAQ', zh_CN: '常见问题' },
   idField: 'faqId',
   labelField: 'title',
   defaultSort: { field: 'orderNum', order: 'asc' },

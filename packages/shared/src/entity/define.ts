@@ -1,8 +1,9 @@
-import type { EntityDef, FieldDef, Operation } from './types'
+import type { EntityDef, FieldDef, Label, Operation } from './types'
 
 const ALL_OPERATIONS: readonly Operation[] = ['list', 'get', 'add', 'edit', 'remove', 'export', 'import']
 
 export interface ResolvedEntity extends EntityDef {
+  singular: Label
   operations: readonly Operation[]
   labelField: string
   fieldMap: ReadonlyMap<string, FieldDef>
@@ -26,6 +27,21 @@ export interface ResolvedEntity extends EntityDef {
 
 const isWritable = (f: FieldDef, idField: string) => !f.readOnly && f.name !== idField
 
+/**
+ * One row's name from a list's label, for definitions that do not give one: English in sentence
+ * case and singular ('System users' → 'system user', 'Countries' → 'country'; 'IoT model' stays),
+ * Chinese without a trailing 管理 ('用户管理' → '用户').
+ */
+export function singularOf(label: Label): Label {
+  const words = label.en_US.split(' ')
+  const last = words.at(-1) ?? ''
+  words[words.length - 1] = /ies$/.test(last) ? last.replace(/ies$/, 'y') : /[^su]s$/.test(last) ? last.slice(0, -1) : last
+  const first = words[0] ?? ''
+  // An acronym or a name (IoT, FAQ) keeps its capitals.
+  if (!/^[A-Z][A-Z]/.test(first) && !/[A-Z]/.test(first.slice(1))) words[0] = first.charAt(0).toLowerCase() + first.slice(1)
+  return { en_US: words.join(' '), zh_CN: label.zh_CN.replace(/管理$/, '') || label.zh_CN }
+}
+
 /** Checks a definition once and precomputes what its consumers need; a bad definition fails at start. */
 export function defineEntity(def: EntityDef): ResolvedEntity {
   const fieldMap = new Map<string, FieldDef>()
@@ -41,6 +57,11 @@ export function defineEntity(def: EntityDef): ResolvedEntity {
     if (!fieldMap.has(name)) throw new Error(`${def.key}: ${what} ${name} is not a field`)
   }
   for (const f of def.fields) if (f.when) mustExist(f.when.field, `${f.name}.when`)
+  for (const f of def.fields) {
+    if (!f.typedBy) continue
+    mustExist(f.typedBy.field, `${f.name}.typedBy`)
+    if (f.kind !== 'text' && f.kind !== 'longText') throw new Error(`${def.key}: ${f.name} is typed by another field, so it must be text`)
+  }
   mustExist(def.idField, 'idField')
   mustExist(def.defaultSort.field, 'defaultSort')
   if (def.dataScope) {
@@ -58,6 +79,7 @@ export function defineEntity(def: EntityDef): ResolvedEntity {
   const stored = readable.filter((f) => f.kind !== 'referenceMany')
   return {
     ...def,
+    singular: def.singular ?? singularOf(def.label),
     operations: def.operations ?? ALL_OPERATIONS,
     labelField,
     fieldMap,

@@ -1,4 +1,5 @@
 import type { Language } from '../api'
+import type { ValueType } from './value-types'
 
 /** A text in every language of the product. */
 export type Label = Record<Language, string>
@@ -38,6 +39,13 @@ interface FieldBase {
   widget?: string
   /** Shown in the form only while another field has one of these values (a menu's type decides its fields). */
   when?: { field: string; is: readonly string[] }
+  /**
+   * A text whose type another field's value decides (a configuration value is a boolean, a whole
+   * number or a choice according to its key): `typeOf` answers that type, or nothing for free text.
+   * The server checks every write against it, and the form offers the type's input (a switch, a
+   * number with limits, a select). The value still travels and is stored as text ('true', '10').
+   */
+  typedBy?: { field: string; typeOf: (other: unknown) => ValueType | undefined }
 }
 
 /** One choice of a fixed list. */
@@ -102,7 +110,13 @@ export interface EntityDef {
   path: string
   /** Permission prefix 'area:entity'; actions are appended (list, query, add, edit, remove, export, import). */
   permission: string
+  /** The name of the list, as menus and page titles show it ('System users', '用户管理'). */
   label: Label
+  /**
+   * One row's name as it reads inside a sentence ('user', 'IoT model'; '用户'): dialog titles say
+   * "Add user" and "新增用户". Default: derived from the label (singularOf).
+   */
+  singular?: Label
   idField: string
   /** The field that names a row to people (references, delete confirmations); default the first text field. */
   labelField?: string

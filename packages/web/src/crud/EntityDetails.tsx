@@ -58,7 +58,7 @@ export function EntityDetails({ entity, id, onClose, as = 'modal', cells = {}, h
   const { t } = useTranslation()
   const row = useQuery({ queryKey: crudKeys.row(entity, id), queryFn: () => crudApi(entity).get(id), gcTime: 0 })
   const body = !row.data ? <Spin spinning style={{ display: 'block', padding: 48 }} /> : <EntityDescriptions entity={entity} row={row.data} cells={cells} hide={hide} />
-  const title = t('crud.detailsTitle', { entity: localized(entity.label) })
+  const title = t('crud.detailsTitle', { entity: localized(entity.singular) })
   return as === 'drawer' ? (
     <Drawer open title={title} onClose={onClose} size={820} destroyOnHidden>
       {body}

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { systemEntities, type SessionUser } from '@velo/shared'
+import i18n from '../i18n'
 import { sessionStore } from '../app/session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../test/render'
 import { EntityListPage } from './EntityListPage'
@@ -80,6 +81,68 @@ describe('EntityListPage', () => {
     fireEvent.click(screen.getByTestId('crud-search-submit'))
     await waitFor(() => expect(calls('POST', '/system/country/list')).toHaveLength(3))
     expect(bodyOf(calls('POST', '/system/country/list')[2]!)).toMatchObject({ pageNum: 1, name: 'Deu', status: '0' })
+  })
+
+  it('Search always reloads, from the first page, even when the filters did not change', async () => {
+    signIn(['*:*:*'])
+    renderWithProviders(<EntityListPage entity={systemEntities.country} />)
+    await screen.findByText('Germany')
+    const lists = () => calls('POST', '/system/country/list')
+    expect(lists()).toHaveLength(1)
+    // Unchanged (empty) filters: a new request all the same.
+    fireEvent.click(screen.getByTestId('crud-search-submit'))
+    await waitFor(() => expect(lists()).toHaveLength(2))
+    fireEvent.click(screen.getByTestId('crud-search-submit'))
+    await waitFor(() => expect(lists()).toHaveLength(3))
+    // Reset with nothing to reset reloads too.
+    fireEvent.click(screen.getByTestId('crud-search-reset'))
+    await waitFor(() => expect(lists()).toHaveLength(4))
+
+    // On page 2, Search goes back to page 1 (one request, not one per change).
+    fireEvent.click(screen.getByTitle('2'))
+    await waitFor(() => expect(lists()).toHaveLength(5))
+    expect(bodyOf(lists()[4]!)).toMatchObject({ pageNum: 2 })
+    fireEvent.click(screen.getByTestId('crud-search-submit'))
+    await waitFor(() => expect(lists()).toHaveLength(6))
+    expect(bodyOf(lists()[5]!)).toMatchObject({ pageNum: 1 })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(lists()).toHaveLength(6)
+  })
+
+  it("puts a row's actions beyond two into More", async () => {
+    signIn(['*:*:*'])
+    const audit = vi.fn()
+    renderWithProviders(
+      <EntityListPage entity={systemEntities.country} rowActions={(row) => [{ key: 'audit', label: 'Audit', onClick: () => audit(row.code), testId: 'row-audit' }, false]} />,
+    )
+    await screen.findByText('Germany')
+    const germany = screen.getByText('Germany').closest('tr')!
+    expect(within(germany).getByTestId('row-edit')).toBeTruthy()
+    expect(within(germany).getByTestId('row-delete')).toBeTruthy()
+    expect(within(germany).queryByTestId('row-audit')).toBeNull()
+    fireEvent.click(within(germany).getByTestId('row-more'))
+    fireEvent.click(await screen.findByTestId('row-audit'))
+    expect(audit).toHaveBeenCalledWith('DE')
+  })
+
+  it("titles the add and modify dialogs with one row's name, in both languages", async () => {
+    signIn(['*:*:*'])
+    const { unmount } = renderWithProviders(<EntityListPage entity={systemEntities.country} />)
+    await screen.findByText('Germany')
+    fireEvent.click(screen.getByTestId('crud-add'))
+    expect((await screen.findByRole('dialog')).textContent).toContain('Add country')
+    unmount()
+
+    await i18n.changeLanguage('zh_CN')
+    try {
+      renderWithProviders(<EntityListPage entity={systemEntities.user} />)
+      fireEvent.click(await screen.findByTestId('crud-add'))
+      const dialog = await screen.findByRole('dialog')
+      expect(within(dialog).getByText('新增用户')).toBeTruthy()
+      expect(dialog.textContent).not.toContain('用户管理')
+    } finally {
+      await i18n.changeLanguage('en_US')
+    }
   })
 
   it('deletes the selected rows after a confirmation that names them', async () => {

@@ -12,7 +12,7 @@ import { listColumns } from './list/columns'
 import { useHiddenColumns } from './list/columnVisibility'
 import { ListPager } from './list/ListPager'
 import { ListToolbar } from './list/ListToolbar'
-import { RowActions } from './list/RowActions'
+import { RowActions, standardRowActions, type RowActionList } from './list/RowActions'
 import { SearchForm } from './list/SearchForm'
 import { searchFieldsOf } from './list/searchFields'
 import { useDeleteRows } from './list/useDeleteRows'
@@ -53,7 +53,7 @@ export function EntityListPage(props: EntityListPageProps) {
   } = props
   const { t } = useTranslation()
   const allowed = useOperations(entity)
-  const { state, setState, body, query } = useEntityList(entity, params)
+  const { state, setState, body, query, search: applySearch } = useEntityList(entity, params)
   const [searchShown, setSearchShown] = useState(true)
   const [selectedKeys, setSelectedKeys] = useState<Key[]>([])
   const [formRequest, setFormRequest] = useState<FormRequest | null>(null)
@@ -93,21 +93,21 @@ export function EntityListPage(props: EntityListPageProps) {
 
   const columns = listColumns(entity, state.sort, cells)
   const shownColumns: ColumnType<Row>[] = [...columns.filter((c) => !hiddenColumns.has(c.key)), ...extraColumns]
+  const actionsOf = (row: Row): RowActionList => [
+    ...standardRowActions(t, allowed, {
+      onEdit: () => setFormRequest({ id: row[entity.idField] }),
+      onAddChild: tree ? () => setFormRequest({ preset: { ...childPreset?.(row), [tree]: row[entity.idField] } }) : undefined,
+      onDelete: () => confirmDelete([row]),
+    }),
+    ...(rowActions?.(row, list) ?? []),
+  ]
   if (allowed.edit || allowed.remove || (tree && allowed.add) || rowActions) {
     shownColumns.push({
       key: 'actions',
       title: t('crud.actions'),
       fixed: 'right',
       align: 'center',
-      render: (_: unknown, row: Row) => (
-        <RowActions
-          allowed={allowed}
-          onEdit={() => setFormRequest({ id: row[entity.idField] })}
-          onAddChild={tree ? () => setFormRequest({ preset: { ...childPreset?.(row), [tree]: row[entity.idField] } }) : undefined}
-          onDelete={() => confirmDelete([row])}
-          extra={rowActions?.(row, list)}
-        />
-      ),
+      render: (_: unknown, row: Row) => <RowActions actions={actionsOf(row)} />,
     })
   }
 
@@ -129,7 +129,15 @@ export function EntityListPage(props: EntityListPageProps) {
   const content = (
     <div className="crud-main">
       {searchShown && (
-        <SearchForm entity={entity} fields={searchFields} inputs={search.inputs} onSearch={(filters) => setState({ ...state, filters, pageNum: 1 })} />
+        <SearchForm
+          entity={entity}
+          fields={searchFields}
+          inputs={search.inputs}
+          onSearch={(filters) => {
+            setSelectedKeys([])
+            applySearch(filters)
+          }}
+        />
       )}
       <ListToolbar
         actions={actions}

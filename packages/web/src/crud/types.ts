@@ -4,6 +4,7 @@ import type { ResolvedEntity } from '@velo/shared'
 import type { Filters, Row } from './api/crudApi'
 import type { EntityFormProps } from './form/EntityForm'
 import type { CellRenderer, InputRenderer } from './kinds/types'
+import type { RowActionList } from './list/RowActions'
 
 /** What opens the form: a row to modify by id, or an add form with preset values. */
 export interface FormRequest {
@@ -37,8 +38,11 @@ export interface EntityListPageProps {
   cells?: Readonly<Record<string, CellRenderer>>
   /** Values an "add child" form starts with besides the parent (trees), e.g. a menu's child of a page is a button. */
   childPreset?: (parent: Row) => Row
-  /** More buttons in each row's actions column. */
-  rowActions?: (row: Row, list: ListContext) => ReactNode
+  /**
+   * More actions of each row, after modify, add child and delete; a row shows two and puts the rest
+   * in a More menu. Leave one out with `false` (no permission, not for this row).
+   */
+  rowActions?: (row: Row, list: ListContext) => RowActionList
   /** More buttons in the toolbar, after the standard ones. */
   toolbarActions?: (list: ListContext) => ReactNode
   /** A whole form of the page's own in place of the generated one. */

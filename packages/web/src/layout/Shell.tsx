@@ -1,7 +1,5 @@
 import { lazy, Suspense, useRef, type CSSProperties } from 'react'
 import { theme } from 'antd'
-import { SettingOutlined } from '@ant-design/icons'
-import { useTranslation } from 'react-i18next'
 import { layoutActions, layoutStore } from '../app/layoutStore'
 import { settingsStore } from '../app/settingsStore'
 import { AppMain } from './main/AppMain'
@@ -17,9 +15,11 @@ import './layout.css'
 // The colour picker is only needed once someone opens the drawer.
 const SettingsDrawer = lazy(() => import('./settings/SettingsDrawer').then((m) => ({ default: m.SettingsDrawer })))
 
-/** The signed-in layout: sidebar, navbar, tags view, the page area and the settings drawer. */
+/**
+ * The signed-in layout: sidebar, navbar, tags view, the page area and the settings drawer. The drawer
+ * opens from the navbar's gear (and the avatar menu), not from a handle floating over the page.
+ */
 export default function Shell() {
-  const { t } = useTranslation()
   const { token } = theme.useToken()
   const { table, current } = useCurrentPage()
   const opened = layoutStore.use((s) => s.sidebarOpened)
@@ -28,7 +28,6 @@ export default function Shell() {
   const settingsOpen = layoutStore.use((s) => s.settingsOpen)
   const tagsView = settingsStore.use((s) => s.tagsView)
   const fixedHeader = settingsStore.use((s) => s.fixedHeader)
-  const showSettings = settingsStore.use((s) => s.showSettings)
   const scroller = useRef<HTMLDivElement>(null)
   // Load the drawer on first open, then keep it so it can animate closed.
   const drawerLoaded = useRef(false)
@@ -68,11 +67,6 @@ export default function Shell() {
           <AppMain />
         </main>
       </div>
-      {showSettings && (
-        <button type="button" className="right-panel-handle" onClick={() => layoutActions.openSettings(true)} aria-label={t('navbar.layoutSetting')}>
-          <SettingOutlined />
-        </button>
-      )}
       {drawerLoaded.current && (
         <Suspense fallback={null}>
           <SettingsDrawer />

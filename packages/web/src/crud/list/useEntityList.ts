@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react'
-import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { hashKey, keepPreviousData, useQuery } from '@tanstack/react-query'
 import { DEFAULT_PAGE_SIZE, type ResolvedEntity } from '@velo/shared'
 import { crudApi, crudKeys, type Filters, type ListBody } from '../api/crudApi'
 
@@ -46,5 +46,15 @@ export function useEntityList(e: ResolvedEntity, forced: Filters = {}) {
   // Keyed by the filters' text: a new object with the same filters must not refetch.
   const body = useMemo(() => listBody(e, state, JSON.parse(forcedKey) as Filters), [e, state, forcedKey])
   const query = useQuery({ queryKey: crudKeys.list(e, body), queryFn: () => crudApi(e).list(body), placeholderData: keepPreviousData })
-  return { state, setState, body, query }
+  /**
+   * Search (and Reset) as RuoYi's handleQuery: back to the first page and always a new request. When
+   * neither the filters nor the page change, the query key stays the same and nothing would be sent,
+   * leaving a stale list; so the same key is fetched again.
+   */
+  const search = (filters: Filters) => {
+    const next = { ...state, filters, pageNum: 1 }
+    if (hashKey([listBody(e, next, JSON.parse(forcedKey) as Filters)]) === hashKey([body])) void query.refetch()
+    else setState(next)
+  }
+  return { state, setState, body, query, search }
 }

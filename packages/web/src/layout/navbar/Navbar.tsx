@@ -1,8 +1,9 @@
 import { Tooltip } from 'antd'
-import { GithubOutlined, MenuFoldOutlined, MenuUnfoldOutlined, QuestionCircleOutlined } from '@ant-design/icons'
+import { GithubOutlined, MenuFoldOutlined, MenuUnfoldOutlined, QuestionCircleOutlined, SettingOutlined } from '@ant-design/icons'
 import { useTranslation } from 'react-i18next'
 import { API_DOCS_URL, SOURCE_REPOSITORY_URL } from '../../app/config'
 import { layoutActions, layoutStore } from '../../app/layoutStore'
+import { settingsStore } from '../../app/settingsStore'
 import { LanguageSelect } from '../LanguageSelect'
 import { Breadcrumbs } from './Breadcrumbs'
 import { FullscreenToggle } from './FullscreenToggle'
@@ -14,6 +15,7 @@ export function Navbar() {
   const { t } = useTranslation()
   const opened = layoutStore.use((s) => s.sidebarOpened)
   const mobile = layoutStore.use((s) => s.device) === 'mobile'
+  const showSettings = settingsStore.use((s) => s.showSettings)
   const Hamburger = opened ? MenuFoldOutlined : MenuUnfoldOutlined
   return (
     <div className="navbar" data-testid="navbar">
@@ -45,6 +47,13 @@ export function Navbar() {
           </>
         )}
         <LanguageSelect />
+        {showSettings && (
+          <Tooltip title={t('navbar.layoutSetting')} placement="bottom">
+            <button type="button" className="navbar-icon navbar-button" onClick={() => layoutActions.openSettings(true)} aria-label={t('navbar.layoutSetting')} data-testid="settings-button">
+              <SettingOutlined />
+            </button>
+          </Tooltip>
+        )}
         <UserMenu />
       </div>
     </div>

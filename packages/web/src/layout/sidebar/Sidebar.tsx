@@ -1,6 +1,6 @@
-import { useEffect, useMemo, useState } from 'react'
+import { useEffect, useMemo, useState, type MouseEvent } from 'react'
 import { useNavigate } from 'react-router'
-import { Menu, type MenuProps } from 'antd'
+import { Menu, Tooltip, type MenuProps } from 'antd'
 import { useTranslation } from 'react-i18next'
 import { translateTitle } from '../../i18n'
 import { layoutStore } from '../../app/layoutStore'
@@ -12,11 +12,31 @@ import { MenuIcon } from './menuIcons'
 
 type Items = NonNullable<MenuProps['items']>
 
+/**
+ * A menu title; when the sidebar (or a collapsed sidebar's popup) cuts it ("Internationalis…"),
+ * hovering shows the whole title beside it.
+ */
+export function MenuTitle({ text }: { text: string }) {
+  const [open, setOpen] = useState(false)
+  const onEnter = (e: MouseEvent<HTMLElement>) => {
+    // antd ellipsises the title's box, the span's parent.
+    const box = e.currentTarget.parentElement ?? e.currentTarget
+    setOpen(box.scrollWidth > box.clientWidth + 1)
+  }
+  return (
+    <Tooltip title={text} placement="right" open={open}>
+      <span className="sidebar-title" onMouseEnter={onEnter} onMouseLeave={() => setOpen(false)}>
+        {text}
+      </span>
+    </Tooltip>
+  )
+}
+
 function toItems(entries: readonly MenuEntry[]): Items {
   return entries.map((entry) => ({
     key: entry.key,
     icon: <MenuIcon name={entry.icon} />,
-    label: <span title={translateTitle(entry.title)}>{translateTitle(entry.title)}</span>,
+    label: <MenuTitle text={translateTitle(entry.title)} />,
     children: entry.children ? toItems(entry.children) : undefined,
   }))
 }

@@ -7,6 +7,7 @@ import { jsonResponse, renderWithProviders } from '../../test/render'
 import { prettyJson } from '../monitor/JsonCell'
 import { StatusSwitch } from './StatusSwitch'
 import { TreeCheck } from './TreeCheck'
+import { RoleUsersDrawer } from './role/RoleUsersDrawer'
 
 const fetchMock = vi.fn<typeof fetch>()
 const tick = (title: string) => fireEvent.click(screen.getByText(title).closest('.ant-tree-treenode')!.querySelector('.ant-tree-checkbox')!)
@@ -59,6 +60,21 @@ describe('system pages', () => {
     renderWithProviders(<TreeCheck nodes={nodes} mode="checked" value={[]} onChange={onDepts} />)
     tick('List')
     expect(onDepts).toHaveBeenLastCalledWith([3])
+  })
+
+  it("the role's users: Search always reloads, even with the same filters", async () => {
+    signIn(['system:role:edit'])
+    fetchMock.mockImplementation(async (url) => (String(url).endsWith('/users/list') ? jsonResponse({ rows: [{ userId: 7, userName: 'carol', status: '0' }], total: 1 }) : jsonResponse([])))
+    const lists = () => fetchMock.mock.calls.filter(([url]) => String(url) === '/api/system/role/2/users/list')
+    renderWithProviders(<RoleUsersDrawer roleRow={{ roleId: 2, roleName: 'Staff' }} onClose={() => {}} />)
+    await screen.findByText('carol')
+    expect(lists()).toHaveLength(1)
+    const search = screen.getByRole('button', { name: /Search/ })
+    fireEvent.click(search)
+    await waitFor(() => expect(lists()).toHaveLength(2))
+    fireEvent.click(search)
+    await waitFor(() => expect(lists()).toHaveLength(3))
+    expect(JSON.parse(String(lists()[2]![1]!.body))).toEqual({ pageNum: 1, pageSize: 20 })
   })
 
   it('formats JSON for reading and leaves other text alone', () => {

@@ -129,20 +129,10 @@ export default function DevicePage() {
         }}
         rowActions={
           mayQuery || mayEdit
-            ? (row) => (
-                <>
-                  {mayQuery && (
-                    <Button type="link" size="small" icon={<EyeOutlined />} onClick={() => setShownId(Number(row.deviceId))} data-testid="row-details">
-                      {t('crud.details')}
-                    </Button>
-                  )}
-                  {mayEdit && (
-                    <Button type="link" size="small" danger icon={<KeyOutlined />} onClick={() => resetSecret(row)} data-testid="row-reset-secret">
-                      {t('iot.secret.reset')}
-                    </Button>
-                  )}
-                </>
-              )
+            ? (row) => [
+                mayQuery && { key: 'details', label: t('crud.details'), icon: <EyeOutlined />, onClick: () => setShownId(Number(row.deviceId)), testId: 'row-details' },
+                mayEdit && { key: 'resetSecret', label: t('iot.secret.reset'), icon: <KeyOutlined />, danger: true, onClick: () => resetSecret(row), testId: 'row-reset-secret' },
+              ]
             : undefined
         }
         toolbarActions={(list) => (

@@ -1,5 +1,4 @@
 import { useState } from 'react'
-import { Button } from 'antd'
 import { KeyOutlined } from '@ant-design/icons'
 import { iotEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
@@ -22,11 +21,7 @@ export default function ModelPage() {
         entity={model}
         rowActions={
           mayEdit
-            ? (row) => (
-                <Button type="link" size="small" icon={<KeyOutlined />} onClick={() => setKeyFor(row)} data-testid="row-registration-key">
-                  {t('iot.regKey.button')}
-                </Button>
-              )
+            ? (row) => [{ key: 'regKey', label: t('iot.regKey.button'), icon: <KeyOutlined />, onClick: () => setKeyFor(row), testId: 'row-registration-key' }]
             : undefined
         }
       />

@@ -4,7 +4,7 @@ import { EyeOutlined, UnlockOutlined } from '@ant-design/icons'
 import { systemEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { cleanLoginLog, unlockAccount } from '../../../api/monitor'
-import { Access } from '../../../app/Access'
+import { Access, useAccess } from '../../../app/Access'
 import type { Row } from '../../../crud/api/crudApi'
 import { EntityDetails } from '../../../crud/EntityDetails'
 import { EntityListPage } from '../../../crud/EntityListPage'
@@ -23,6 +23,8 @@ export default function LoginLogPage() {
   const { t } = useTranslation()
   const { modal, message } = App.useApp()
   const [shown, setShown] = useState<unknown>()
+  const mayQuery = useAccess({ permissions: [`${loginLog.permission}:query`] })
+  const mayUnlock = useAccess({ permissions: [UNLOCK] })
 
   const unlock = (row: Row) => {
     const userName = String(row.userName)
@@ -44,22 +46,10 @@ export default function LoginLogPage() {
     <>
       <EntityListPage
         entity={loginLog}
-        rowActions={(row) => (
-          <>
-            <Access permissions={[`${loginLog.permission}:query`]}>
-              <Button type="link" size="small" icon={<EyeOutlined />} onClick={() => setShown(row.infoId)} data-testid="row-details">
-                {t('crud.details')}
-              </Button>
-            </Access>
-            {row.status === FAILED && row.userName ? (
-              <Access permissions={[UNLOCK]}>
-                <Button type="link" size="small" icon={<UnlockOutlined />} onClick={() => unlock(row)} data-testid="row-unlock">
-                  {t('log.unlock')}
-                </Button>
-              </Access>
-            ) : null}
-          </>
-        )}
+        rowActions={(row) => [
+          mayQuery && { key: 'details', label: t('crud.details'), icon: <EyeOutlined />, onClick: () => setShown(row.infoId), testId: 'row-details' },
+          mayUnlock && row.status === FAILED && !!row.userName && { key: 'unlock', label: t('log.unlock'), icon: <UnlockOutlined />, onClick: () => unlock(row), testId: 'row-unlock' },
+        ]}
         toolbarActions={(list) => (
           <>
             <Access permissions={[UNLOCK]}>

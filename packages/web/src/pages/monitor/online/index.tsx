@@ -1,4 +1,4 @@
-import { App, Button } from 'antd'
+import { App } from 'antd'
 import { LogoutOutlined } from '@ant-design/icons'
 import { useQueryClient } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
@@ -36,11 +36,7 @@ export default function OnlinePage() {
       entity={onlineSession}
       rowActions={
         mayForce
-          ? (row) => (
-              <Button type="link" size="small" danger icon={<LogoutOutlined />} onClick={() => logout(row)} data-testid="row-force-logout">
-                {t('online.forceLogout')}
-              </Button>
-            )
+          ? (row) => [{ key: 'forceLogout', label: t('online.forceLogout'), icon: <LogoutOutlined />, danger: true, onClick: () => logout(row), testId: 'row-force-logout' }]
           : undefined
       }
     />

@@ -11,6 +11,7 @@ export const onlineSession = defineEntity({
   path: '/monitor/online',
   permission: 'monitor:online',
   label: { en_US: 'Online users', zh_CN: '在线用户' },
+  singular: { en_US: 'session', zh_CN: '在线会话' },
   idField: 'sessionId',
   labelField: 'userName',
   defaultSort: { field: 'sessionId', order: 'asc' },

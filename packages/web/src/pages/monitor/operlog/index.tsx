@@ -1,10 +1,9 @@
 import { useState } from 'react'
-import { Button } from 'antd'
 import { EyeOutlined } from '@ant-design/icons'
 import { systemEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { cleanOperLog } from '../../../api/monitor'
-import { Access } from '../../../app/Access'
+import { useAccess } from '../../../app/Access'
 import { EntityDetails } from '../../../crud/EntityDetails'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { JsonCell } from '../JsonCell'
@@ -16,17 +15,14 @@ const operLog = systemEntities.operLog
 export default function OperLogPage() {
   const { t } = useTranslation()
   const [shown, setShown] = useState<unknown>()
+  const mayQuery = useAccess({ permissions: [`${operLog.permission}:query`] })
   return (
     <>
       <EntityListPage
         entity={operLog}
-        rowActions={(row) => (
-          <Access permissions={[`${operLog.permission}:query`]}>
-            <Button type="link" size="small" icon={<EyeOutlined />} onClick={() => setShown(row.operId)} data-testid="row-details">
-              {t('crud.details')}
-            </Button>
-          </Access>
-        )}
+        rowActions={(row) => [
+          mayQuery && { key: 'details', label: t('crud.details'), icon: <EyeOutlined />, onClick: () => setShown(row.operId), testId: 'row-details' },
+        ]}
         toolbarActions={() => <LogCleanButton entity={operLog} clean={cleanOperLog} />}
       />
       {shown !== undefined && (

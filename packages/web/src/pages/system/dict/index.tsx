@@ -1,9 +1,9 @@
 import { useState } from 'react'
-import { Button, Drawer } from 'antd'
+import { Drawer } from 'antd'
 import { UnorderedListOutlined } from '@ant-design/icons'
 import { systemEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
-import { Access } from '../../../app/Access'
+import { useAccess } from '../../../app/Access'
 import type { Row } from '../../../crud/api/crudApi'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { TextInput } from '../../../crud/kinds/inputs'
@@ -17,17 +17,14 @@ const { dictType, dictData } = systemEntities
 export default function DictPage() {
   const { t } = useTranslation()
   const [open, setOpen] = useState<Row | null>(null)
+  const mayListItems = useAccess({ permissions: ['system:dict:list'] })
   return (
     <>
       <EntityListPage
         entity={dictType}
-        rowActions={(row) => (
-          <Access permissions={['system:dict:list']}>
-            <Button type="link" size="small" icon={<UnorderedListOutlined />} onClick={() => setOpen(row)} data-testid="row-dict-items">
-              {t('dict.items')}
-            </Button>
-          </Access>
-        )}
+        rowActions={(row) => [
+          mayListItems && { key: 'items', label: t('dict.items'), icon: <UnorderedListOutlined />, onClick: () => setOpen(row), testId: 'row-dict-items' },
+        ]}
       />
       {open && (
         <Drawer open title={t('dict.itemsTitle', { name: String(open.dictName), type: String(open.dictType) })} onClose={() => setOpen(null)} size={1000} destroyOnHidden data-testid="dict-items">

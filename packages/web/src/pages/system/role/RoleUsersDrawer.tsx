@@ -2,7 +2,7 @@ import { useState, type Key } from 'react'
 import { App, Button, Drawer, Form, Input, Space, Table } from 'antd'
 import type { ColumnType } from 'antd/es/table'
 import { DisconnectOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons'
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
+import { hashKey, keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
 import { DEFAULT_PAGE_SIZE, systemEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { cancelRoleUsers, roleUsers, systemKeys, type RoleUsersQuery } from '../../../api/system'
@@ -83,7 +83,10 @@ export function RoleUsersDrawer({ roleRow, onClose }: { roleRow: Row; onClose: (
   const search = (values: Filters) => {
     const trimmed = Object.fromEntries(Object.entries(values).filter(([, v]) => typeof v === 'string' && v.trim()).map(([k, v]) => [k, (v as string).trim()]))
     setSelected([])
-    setQuery({ pageNum: 1, pageSize: query.pageSize, ...trimmed })
+    const next: RoleUsersQuery = { pageNum: 1, pageSize: query.pageSize, ...trimmed }
+    // Search always reloads: the same filters keep the query key, so fetch that key again.
+    if (hashKey([next]) === hashKey([query])) void page.refetch()
+    else setQuery(next)
   }
 
   return (

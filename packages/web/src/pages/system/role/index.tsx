@@ -1,10 +1,9 @@
 import { useState } from 'react'
-import { Button } from 'antd'
 import { SafetyOutlined, TeamOutlined } from '@ant-design/icons'
 import { ADMIN_ROLE, systemEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { changeRoleStatus } from '../../../api/system'
-import { Access } from '../../../app/Access'
+import { useAccess } from '../../../app/Access'
 import type { Row } from '../../../crud/api/crudApi'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { OptionsCell } from '../../../crud/kinds/cells'
@@ -23,6 +22,7 @@ export default function RolePage() {
   const { t } = useTranslation()
   const [scoping, setScoping] = useState<Row | null>(null)
   const [members, setMembers] = useState<Row | null>(null)
+  const mayEdit = useAccess({ permissions: ['system:role:edit'] })
   return (
     <>
       <EntityListPage
@@ -36,20 +36,10 @@ export default function RolePage() {
               <StatusSwitch {...props} permission="system:role:edit" change={(status) => changeRoleStatus(Number(props.row.roleId), status)} />
             ),
         }}
-        rowActions={(row) => (
-          <>
-            {row.roleKey !== ADMIN_ROLE && (
-              <Access permissions={['system:role:edit']}>
-                <Button type="link" size="small" icon={<SafetyOutlined />} onClick={() => setScoping(row)} data-testid="row-data-scope">
-                  {t('role.dataScope')}
-                </Button>
-              </Access>
-            )}
-            <Button type="link" size="small" icon={<TeamOutlined />} onClick={() => setMembers(row)} data-testid="row-role-users">
-              {t('role.users')}
-            </Button>
-          </>
-        )}
+        rowActions={(row) => [
+          mayEdit && row.roleKey !== ADMIN_ROLE && { key: 'dataScope', label: t('role.dataScope'), icon: <SafetyOutlined />, onClick: () => setScoping(row), testId: 'row-data-scope' },
+          { key: 'users', label: t('role.users'), icon: <TeamOutlined />, onClick: () => setMembers(row), testId: 'row-role-users' },
+        ]}
       />
       {scoping && <DataScopeDialog roleRow={scoping} onClose={() => setScoping(null)} />}
       {members && <RoleUsersDrawer roleRow={members} onClose={() => setMembers(null)} />}

@@ -1,5 +1,4 @@
 import { useState } from 'react'
-import { Button } from 'antd'
 import { KeyOutlined } from '@ant-design/icons'
 import { systemEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
@@ -49,11 +48,7 @@ export default function UserPage() {
         // Without the permission there is no row action (and, without modify and delete, no actions column).
         rowActions={
           mayReset
-            ? (row) => (
-                <Button type="link" size="small" icon={<KeyOutlined />} onClick={() => setResetting(row)} data-testid="row-reset-password">
-                  {t('user.resetPwd')}
-                </Button>
-              )
+            ? (row) => [{ key: 'resetPwd', label: t('user.resetPwd'), icon: <KeyOutlined />, onClick: () => setResetting(row), testId: 'row-reset-password' }]
             : undefined
         }
       />
