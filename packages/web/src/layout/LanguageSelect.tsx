@@ -6,7 +6,7 @@ import { currentLanguage, switchLanguage } from '../i18n'
 
 const names: Record<Language, string> = { en_US: 'English', zh_CN: '中文' }
 
-/** Language switch (stored as user_lang; the page reloads). Used in the navbar and on sign-in pages. */
+/** Language switch (stored as user_lang; the page reloads). Used in the navbar; the sign-in pages have a light one of their own (layout/auth/AuthFrame.tsx). */
 export function LanguageSelect({ className = 'navbar-icon' }: { className?: string }) {
   const { t } = useTranslation()
   const language = currentLanguage()
