@@ -268,7 +268,9 @@ export async function importWorkbook(options: {
   // without it the row is refused as existing (RuoYi's updateSupport), so importing a file twice
   // never doubles its rows.
   const result = { inserted: 0, updated: 0 }
+  // Kept only for a module that acts after commit: 100,000 imported log rows need not stay in memory.
   const changes: ({ op: 'create'; row: Row } | { op: 'update'; before: Row; after: Row })[] = []
+  const track = repo.actsAfterCommit
   const key = e.importKey
   try {
     await options.db.transaction().execute(async (tx) => {
@@ -289,10 +291,12 @@ export async function importWorkbook(options: {
         }
         try {
           if (existing !== undefined) {
-            changes.push({ op: 'update', ...(await repo.updateIn(tx, existing, values, options.auth, options.scope, memo)) })
+            const change = await repo.updateIn(tx, existing, values, options.auth, options.scope, memo)
+            if (track) changes.push({ op: 'update', ...change })
             result.updated++
           } else {
-            changes.push({ op: 'create', row: await repo.createIn(tx, values, options.auth, memo) })
+            const row = await repo.createIn(tx, values, options.auth, memo)
+            if (track) changes.push({ op: 'create', row })
             result.inserted++
           }
         } catch (err) {

@@ -372,6 +372,11 @@ export class EntityRepository {
   }
 
   /** The effects after commit of changes made with createIn/updateIn (an import's rows), as create and update run them. */
+  /** Whether the module does anything once a change is committed (import keeps its changes only then). */
+  get actsAfterCommit(): boolean {
+    return !!this.hooks.afterCommit
+  }
+
   async committed(auth: AuthContext, changes: readonly ({ op: 'create'; row: Row } | { op: 'update'; before: Row; after: Row })[]) {
     if (!this.hooks.afterCommit) return
     for (const change of changes) await this.hooks.afterCommit({ auth, ...change })
