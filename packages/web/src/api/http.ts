@@ -1,85 +1,15 @@
-import { LANGUAGE_HEADER } from '@velo/shared'
-import { API_BASE_URL, REQUEST_TIMEOUT_MS } from '../app/config'
-import { getToken } from '../app/session/token'
 import { currentLanguage } from '../i18n'
 import i18n from '../i18n'
 import { actionFailureText, ApiError, failureMessage, fromFetchFailure, interpretResponse } from './errors'
 import { confirmSessionEnd, showError } from './feedback'
+import { exchange, readBody, send, type Query, type TransportOptions } from './transport'
 
 export { ApiError } from './errors'
+export { apiHeaders, buildUrl, type Query } from './transport'
 
-export type Query = Record<string, string | number | boolean | null | undefined>
-
-export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE'
-  /** Path under the API prefix, e.g. '/getUserInfo'. */
-  url: string
-  params?: Query
-  /** JSON body, or FormData for uploads. */
-  data?: unknown
-  timeout?: number
+export interface RequestOptions extends TransportOptions {
   /** Skip the automatic red message; the caller shows its own. Session dialogs still appear. */
   silent?: boolean
-  signal?: AbortSignal
-}
-
-export function buildUrl(url: string, params?: Query): string {
-  const search = new URLSearchParams()
-  for (const [key, value] of Object.entries(params ?? {})) {
-    if (value !== undefined && value !== null && value !== '') search.set(key, String(value))
-  }
-  const qs = search.toString()
-  return `${API_BASE_URL}${url}${qs ? `${url.includes('?') ? '&' : '?'}${qs}` : ''}`
-}
-
-/** The headers every call carries: the token (when signed in) and the language of messages (SPEC §7). */
-export function apiHeaders(accept = 'application/json'): Headers {
-  const headers = new Headers({ Accept: accept })
-  const token = getToken()
-  if (token) headers.set('Authorization', token)
-  headers.set(LANGUAGE_HEADER, currentLanguage())
-  return headers
-}
-
-function buildHeaders(data: unknown): Headers {
-  const headers = apiHeaders()
-  // FormData sets its own multipart boundary.
-  if (data !== undefined && !(data instanceof FormData)) headers.set('Content-Type', 'application/json')
-  return headers
-}
-
-/** fetch with the client's timeout (SPEC §7: 120000 ms) and the caller's own abort signal. */
-async function send(opts: RequestOptions): Promise<Response> {
-  const timeout = opts.timeout ?? REQUEST_TIMEOUT_MS
-  const controller = new AbortController()
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    controller.abort()
-  }, timeout)
-  const onCallerAbort = () => controller.abort()
-  opts.signal?.addEventListener('abort', onCallerAbort)
-  try {
-    return await fetch(buildUrl(opts.url, opts.params), {
-      method: opts.method ?? 'GET',
-      headers: buildHeaders(opts.data),
-      body: opts.data === undefined ? undefined : opts.data instanceof FormData ? opts.data : JSON.stringify(opts.data),
-      credentials: 'omit',
-      signal: controller.signal,
-    })
-  } catch (error) {
-    throw fromFetchFailure(error, timedOut, timeout, opts.signal?.aborted === true)
-  } finally {
-    clearTimeout(timer)
-    opts.signal?.removeEventListener('abort', onCallerAbort)
-  }
-}
-
-async function readBody(response: Response): Promise<unknown> {
-  const type = response.headers.get('Content-Type') ?? ''
-  if (type.includes('json')) return response.json().catch(() => null)
-  const text = await response.text()
-  return text === '' ? null : text
 }
 
 /** The server's msg for envelope failures; our own localized text for transport failures. */
@@ -102,17 +32,11 @@ function report(error: ApiError, silent: boolean | undefined): never {
 
 /** A call whose success message matters too (the server's localized msg: "Reboot command sent"). */
 export async function requestWithMessage<T>(opts: RequestOptions): Promise<{ data: T; msg: string }> {
-  let response: Response
   try {
-    response = await send(opts)
+    return await exchange<T>(opts)
   } catch (error) {
-    return report(fromFetchFailure(error, false, 0), opts.silent)
+    return report(error instanceof ApiError ? error : fromFetchFailure(error, false, 0), opts.silent)
   }
-  const body = await readBody(response)
-  const result = interpretResponse<T>(response.status, body)
-  if (!result.ok) return report(result.error, opts.silent)
-  const msg = typeof body === 'object' && body !== null && typeof (body as { msg?: unknown }).msg === 'string' ? (body as { msg: string }).msg : ''
-  return { data: result.data, msg }
 }
 
 export async function request<T>(opts: RequestOptions): Promise<T> {
