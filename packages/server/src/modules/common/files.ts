@@ -8,6 +8,7 @@ import { badRequest, forbidden, notFound } from '../../platform/errors'
 import { PUBLIC, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { readOneImage } from '../../platform/uploads'
+import { isEntityFile } from '../../platform/files/routes'
 
 const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
@@ -52,6 +53,8 @@ export function registerFiles(app: FastifyInstance, services: Services) {
     },
     async (req, reply) => {
       if (!storage.resolve(req.query.fileName)) throw badRequest('download.badName')
+      // A record's file is kept to that record's permission and data scope: its own route serves it.
+      if (isEntityFile(posix.normalize(req.query.fileName))) throw forbidden('download.entityFile')
       // Uploaded images and avatars are shared; only one-off generated files may go with the download.
       if (req.query.delete === 'true' && !posix.normalize(req.query.fileName).startsWith('download/')) throw forbidden('download.deleteRefused')
       const bytes = await storage.read(req.query.fileName)

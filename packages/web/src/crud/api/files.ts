@@ -1,5 +1,9 @@
 import { useQuery } from '@tanstack/react-query'
-import { http, requestFile } from '../../api/http'
+import type { ResolvedEntity } from '@velo/shared'
+import { ApiError, interpretResponse } from '../../api/errors'
+import { confirmSessionEnd, showError } from '../../api/feedback'
+import { feedbackText, http, requestFile, saveBlob } from '../../api/http'
+import { apiHeaders, buildUrl } from '../../api/transport'
 
 /** What POST /common/upload answers. */
 export interface UploadResult {
@@ -30,3 +34,69 @@ export function useStoredImageUrl(fileName: string | null | undefined) {
 
 /** The last segment of a stored name ('upload/2024/ab12.png' → 'ab12.png'). */
 export const storedBaseName = (fileName: string) => fileName.slice(fileName.lastIndexOf('/') + 1)
+
+/** What POST {path}/file/{field} answers for a `file` field: the stored name and what the server made of the file. */
+export interface StoredFileInfo {
+  fileName: string
+  originalName: string
+  size: number
+  contentType: string
+  sha256: string
+  md5: string
+  crc8: { variant: string; value: string }
+}
+
+/** The upload route of a `file` field, and its download route below it. */
+export const entityFileUrl = (entity: Pick<ResolvedEntity, 'path'>, field: string) => `${entity.path}/file/${field}`
+
+/** The red message (and the session dialog) a failed upload gets, as every other call's. */
+function reportUploadFailure(error: ApiError): never {
+  if (error.kind !== 'canceled') showError(feedbackText(error))
+  if (error.kind === 'session') confirmSessionEnd()
+  throw error
+}
+
+/**
+ * Uploads one file to a `file` field's route. XMLHttpRequest rather than fetch: only it reports how
+ * much of the body has been sent, and a firmware image or a video takes minutes. No timeout: the
+ * progress shows it is moving, and the caller's signal cancels it.
+ */
+export function uploadEntityFile(
+  entity: Pick<ResolvedEntity, 'path'>,
+  field: string,
+  file: File,
+  o: { onProgress?: (sent: number, total: number) => void; signal?: AbortSignal } = {},
+): Promise<StoredFileInfo> {
+  return new Promise<StoredFileInfo>((resolve, reject) => {
+    const xhr = new XMLHttpRequest()
+    xhr.open('POST', buildUrl(entityFileUrl(entity, field)))
+    apiHeaders().forEach((value, key) => xhr.setRequestHeader(key, value))
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable) o.onProgress?.(event.loaded, event.total)
+    }
+    xhr.onload = () => {
+      let body: unknown = null
+      try {
+        body = xhr.responseText ? JSON.parse(xhr.responseText) : null
+      } catch {
+        body = xhr.responseText
+      }
+      const result = interpretResponse<StoredFileInfo>(xhr.status, body)
+      if (result.ok) resolve(result.data)
+      else reject(result.error)
+    }
+    xhr.onerror = () => reject(new ApiError('Network Error', 'network', 0))
+    xhr.onabort = () => reject(new ApiError('canceled', 'canceled', 0))
+    if (o.signal?.aborted) return reject(new ApiError('canceled', 'canceled', 0))
+    o.signal?.addEventListener('abort', () => xhr.abort(), { once: true })
+    const form = new FormData()
+    form.append('file', file, file.name)
+    xhr.send(form)
+  }).catch((error: unknown) => reportUploadFailure(error instanceof ApiError ? error : new ApiError(String(error), 'network', 0)))
+}
+
+/** Fetches a `file` field's stored file (with the session token) and saves it under its original name. */
+export async function downloadEntityFile(entity: Pick<ResolvedEntity, 'path'>, field: string, fileName: string): Promise<void> {
+  const file = await requestFile({ url: `${entityFileUrl(entity, field)}/${fileName.split('/').map(encodeURIComponent).join('/')}` })
+  saveBlob(file.blob, file.filename ?? storedBaseName(fileName))
+}
