@@ -2,6 +2,7 @@ import { App } from 'antd'
 import type { ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { saveBlob } from '../../api/http'
+import { showJob, startExportJob } from '../../api/jobs'
 import { localized } from '../../i18n'
 import { crudApi, type Filters } from '../api/crudApi'
 
@@ -13,10 +14,17 @@ export function formatBytes(bytes: number): string {
 
 /** How often the progress message is redrawn while a large export streams in. */
 const PROGRESS_INTERVAL_MS = 200
+/**
+ * Above this many rows the export runs as a job on the server: the browser does not hold a request
+ * open for minutes, the user may leave the page, and the file is kept to download from the top bar.
+ */
+export const EXPORT_JOB_THRESHOLD = 50_000
 
 /**
  * Export after a confirmation (SPEC §8): the list's current filters go to POST {path}/export, the
  * bytes received show while the streamed workbook arrives, and it is saved under the server's name.
+ * When the list says more than EXPORT_JOB_THRESHOLD rows match, they go to POST {path}/export/job
+ * instead, and the jobs button of the top bar opens on the new job.
  */
 export function useExport(e: ResolvedEntity) {
   const { t } = useTranslation()
@@ -43,12 +51,24 @@ export function useExport(e: ResolvedEntity) {
     }
   }
 
-  return (filters: Filters) => {
+  async function runAsJob(filters: Filters) {
+    try {
+      const { data, msg } = await startExportJob(e.path, filters)
+      showJob(data)
+      void message.success(msg)
+    } catch {
+      // The client showed why.
+    }
+  }
+
+  /** `total`: the rows the list says match; unknown keeps the direct download. */
+  return (filters: Filters, total?: number) => {
+    const asJob = total !== undefined && total > EXPORT_JOB_THRESHOLD
     modal.confirm({
       title: t('crud.confirmTitle'),
-      content: t('crud.exportConfirm', { entity: localized(e.label) }),
+      content: asJob ? t('crud.exportAsJob', { entity: localized(e.label), total: total.toLocaleString() }) : t('crud.exportConfirm', { entity: localized(e.label) }),
       onOk: () => {
-        void run(filters)
+        void (asJob ? runAsJob(filters) : run(filters))
       },
     })
   }

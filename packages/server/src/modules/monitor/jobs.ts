@@ -1,0 +1,126 @@
+import { createReadStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
+import { extname } from 'node:path'
+import { type JobInfo, JOB_STATES, type Paged } from '@velo/shared'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { BusinessType } from '../../platform/audit/operation-log'
+import { attachment, XLSX_TYPE } from '../../platform/crud/excel'
+import { idParam, pagingFields } from '../../platform/crud/schemas'
+import { ok } from '../../platform/envelope'
+import { forbidden, notFound } from '../../platform/errors'
+import { languageOf } from '../../platform/http'
+import { jobInfo, type JobRow } from '../../platform/jobs'
+import { hasPermission } from '../../platform/rbac/auth-context'
+import { caller, SIGNED_IN } from '../../platform/rbac/guard'
+import type { Services } from '../../platform/services'
+import { openEventStream } from '../../platform/sse'
+
+/** Sees (and downloads the files of) every user's jobs; without it, a user sees their own. */
+export const JOB_LIST_PERMISSION = 'monitor:job:list'
+/** Cancels any user's job; without it, a user cancels their own. */
+export const JOB_CANCEL_PERMISSION = 'monitor:job:cancel'
+
+const CONTENT_TYPES: Record<string, string> = { '.xlsx': XLSX_TYPE, '.csv': 'text/csv; charset=utf-8', '.zip': 'application/zip', '.pdf': 'application/pdf' }
+const tags = ['Jobs']
+
+/**
+ * Background jobs (Monitoring › Jobs and the jobs button of the top bar): every signed-in user follows,
+ * cancels and downloads their own; monitor:job:list shows everyone's, monitor:job:cancel cancels them.
+ * Another user's job is answered as not found, so its existence is not told either.
+ */
+export function registerJobs(app: FastifyInstance, services: Services) {
+  const { jobs } = services
+  const api = app.withTypeProvider<ZodTypeProvider>()
+
+  const visible = async (req: FastifyRequest, jobId: number): Promise<JobRow> => {
+    const auth = caller(req)
+    const row = await jobs.get(jobId)
+    if (!row || (row.createById !== auth.userId && !hasPermission(auth, JOB_LIST_PERMISSION))) throw notFound('job.notFound')
+    return row
+  }
+
+  api.post(
+    '/monitor/job/list',
+    {
+      config: { permission: SIGNED_IN, audit: false },
+      schema: {
+        tags,
+        summary: `Jobs, newest first: the caller's own, or everyone's with ${JOB_LIST_PERMISSION} (mine=true: own only)`,
+        body: z.strictObject({
+          ...pagingFields,
+          state: z.enum(JOB_STATES).optional(),
+          kind: z.string().max(64).optional(),
+          mine: z.boolean().optional(),
+        }),
+      },
+    },
+    async (req): Promise<Paged<JobInfo>> => {
+      const auth = caller(req)
+      const { pageNum, pageSize, state, kind, mine } = req.body
+      const all = !mine && hasPermission(auth, JOB_LIST_PERMISSION)
+      const { rows, total } = await jobs.list({ pageNum, pageSize, state, kind, ownerId: all ? undefined : auth.userId })
+      const lang = languageOf(req)
+      return { rows: rows.map((r) => jobInfo(r, lang)), total }
+    },
+  )
+
+  // Static segments win over /:id, so "stream" is never read as an id.
+  api.get(
+    '/monitor/job/stream',
+    { config: { permission: SIGNED_IN }, schema: { tags, summary: "Server-sent events: 'job' each time one of the caller's jobs changes (queued, progress, outcome)" } },
+    async (req, reply) => {
+      const { userId } = caller(req)
+      const lang = languageOf(req)
+      const stream = openEventStream(req, reply)
+      const stop = jobs.bus.subscribe((message) => {
+        if (message.type === 'job' && Number(message.job.createById) === userId) stream.send('job', jobInfo(message.job, lang))
+      })
+      stream.onClose(stop)
+    },
+  )
+
+  api.get(
+    '/monitor/job/:id',
+    { config: { permission: SIGNED_IN }, schema: { tags, summary: 'One job: state, progress, result or error', params: idParam } },
+    async (req): Promise<JobInfo> => jobInfo(await visible(req, req.params.id), languageOf(req)),
+  )
+
+  api.post(
+    '/monitor/job/:id/cancel',
+    {
+      config: { permission: SIGNED_IN, audit: { module: 'Jobs', businessType: BusinessType.update } },
+      schema: { tags, summary: `Cancel a job: a queued one at once, a running one at its next step (own jobs, or any with ${JOB_CANCEL_PERMISSION})`, params: idParam },
+    },
+    async (req) => {
+      const auth = caller(req)
+      const row = await visible(req, req.params.id)
+      if (row.createById !== auth.userId && !hasPermission(auth, JOB_CANCEL_PERMISSION)) throw forbidden('job.notYours')
+      const now = await jobs.cancel(row.jobId)
+      return ok(jobInfo(now, languageOf(req)), now.state === 'cancelled' ? 'job.cancelled' : 'job.cancelRequested')
+    },
+  )
+
+  api.get(
+    '/monitor/job/:id/file',
+    { config: { permission: SIGNED_IN }, schema: { tags, summary: `Download the file a finished job left (an export's .xlsx): its owner, or with ${JOB_LIST_PERMISSION}`, params: idParam } },
+    async (req, reply) => {
+      const row = await visible(req, req.params.id)
+      const path = jobs.filePath(row)
+      if (!path) throw notFound('job.noFile')
+      const size = await stat(path).then(
+        (s) => (s.isFile() ? s.size : undefined),
+        () => undefined,
+      )
+      if (size === undefined) throw notFound('job.fileGone')
+      const name = row.resultFileName ?? `job_${row.jobId}${extname(path)}`
+      // Streamed: a million-row export is tens of megabytes.
+      return reply
+        .type(CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream')
+        .header('Content-Length', size)
+        .header('Content-Disposition', attachment(name))
+        .send(createReadStream(path))
+    },
+  )
+}

@@ -1,0 +1,96 @@
+import { entityByKey, type FieldDef, type Language, type ResolvedEntity } from '@velo/shared'
+import type { Kysely } from 'kysely'
+import { AppError, forbidden } from '../errors'
+import { yieldWhenDue } from '../event-loop'
+import { t } from '../i18n'
+import { hasPermission } from '../rbac/auth-context'
+import { resolveRowScope } from '../rbac/data-scope'
+import type { Services } from '../services'
+import { streamWorkbook } from '../crud/excel'
+import { dictLabels, type EntityRepository, sortColumn } from '../crud/repository'
+import { defineJobKind } from './registry'
+
+/** What POST {path}/export/job queues: the export's body as validated, and the language of its headers. */
+export interface ExportJobParams {
+  entity: string
+  body: Record<string, unknown>
+  lang: Language
+}
+
+interface ExportSource {
+  entity: ResolvedEntity
+  repo: EntityRepository
+  /** The export permission, checked again when the job runs: the starter may have lost it meanwhile. */
+  permission: string
+}
+
+/** The exportable entities of each app, with the repository its routes use (and so its hooks). */
+const sources = new WeakMap<Services, Map<string, ExportSource>>()
+
+/** Called where an entity's export route is registered, so a job can run the same export. */
+export function registerExportSource(services: Services, source: ExportSource) {
+  const map = sources.get(services) ?? new Map<string, ExportSource>()
+  sources.set(services, map)
+  map.set(source.entity.key, source)
+}
+
+const dictTypesOf = (fields: readonly FieldDef[]) => fields.flatMap((f) => (f.kind === 'dict' ? [f.dict] : []))
+const stamp = () => new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')
+
+/**
+ * POST {path}/export as a job: the same rows (the starter's filters, within the starter's data scope as
+ * it is when the job runs) in the same workbook, written to storage and kept for download. It counts
+ * first so its progress has a total. Resumable: after its instance died it starts again with a fresh file.
+ */
+export const exportJob = defineJobKind<ExportJobParams>({
+  kind: 'export',
+  resumable: true,
+  title: (params, lang) => {
+    let entity = params.entity
+    try {
+      entity = entityByKey(params.entity).label[lang]
+    } catch {
+      // An entity since removed: its key still says what was exported.
+    }
+    return t(lang, 'job.export.title', { entity })
+  },
+  async run(ctx) {
+    const { entity: key, body, lang } = ctx.params
+    const source = sources.get(ctx.services)?.get(key)
+    if (!source) throw new AppError(404, 'job.export.gone', { entity: key })
+    const { entity: e, repo, permission } = source
+    if (!hasPermission(ctx.auth, permission)) throw forbidden('error.forbidden', { permission })
+    sortColumn(e, body.orderByColumn as string | undefined)
+    const db = ctx.services.db
+    const scope = await resolveRowScope(db, ctx.auth)
+    const counted = await (db as unknown as Kysely<any>)
+      .selectFrom(e.table)
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .where(repo.where(body, scope))
+      .executeTakeFirstOrThrow()
+    const total = Number(counted.total)
+    ctx.progress(0, total)
+    let done = 0
+    const { signal } = ctx
+    async function* batches() {
+      for await (const rows of repo.stream(body, scope)) {
+        signal.throwIfAborted()
+        // No browser paces a job (a file takes bytes as fast as they come): requests get their turn between batches.
+        await yieldWhenDue()
+        yield rows
+        done += rows.length
+        // Rows added since the count make it more than the total: the bar stays full, not past it.
+        ctx.progress(done, Math.max(done, total))
+      }
+    }
+    const workbook = streamWorkbook({
+      sheetName: e.label[lang],
+      fields: e.exported,
+      lang,
+      dicts: await dictLabels(db, dictTypesOf(e.exported), lang),
+      batches: batches(),
+    })
+    await ctx.writeFile(`${e.key}_${stamp()}.xlsx`, workbook)
+    return { rows: done }
+  },
+})

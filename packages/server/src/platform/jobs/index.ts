@@ -1,0 +1,9 @@
+import { registerTestJobKinds } from './test-kinds'
+
+// The job system (docs/entity-engine.md, Jobs): kinds are defined once per process; the Jobs service
+// of each app queues, cancels and runs them.
+export { defineJobKind, jobKind, type JobContext, type JobKind } from './registry'
+export { jobInfo, Jobs, JOBS_PER_USER, type JobRow } from './jobs'
+export { exportJob, registerExportSource, type ExportJobParams } from './export-job'
+
+if (process.env.VELO_TEST_JOBS === '1') registerTestJobKinds()

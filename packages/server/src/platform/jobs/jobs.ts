@@ -1,0 +1,648 @@
+import { randomUUID } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
+import { mkdir, readdir, rm } from 'node:fs/promises'
+import { hostname } from 'node:os'
+import { basename, dirname, extname, join } from 'node:path'
+import type { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { type JobInfo, type JobState, type Language, FINAL_JOB_STATES } from '@velo/shared'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Redis } from 'ioredis'
+import type { Selectable, Updateable } from 'kysely'
+import { pino } from 'pino'
+import type { JobTable } from '../../db/schema'
+import { AppError, conflict, notFound } from '../errors'
+import { type MessageKey, type MessageParams, t } from '../i18n'
+import { catalogs } from '../i18n/messages'
+import { type AuthContext, loadAuthContext } from '../rbac/auth-context'
+import type { Services } from '../services'
+import { type JobBus, LocalJobBus, type JobMessage, RedisJobBus } from './events'
+import { jobKind, jobKindNames, maxAttemptsOf } from './registry'
+
+export type JobRow = Selectable<JobTable>
+
+/** Progress reaches the database and the browsers at most this often per job. */
+const PROGRESS_WRITE_MS = 500
+/** Queued or running jobs one user may have at once: a click-happy user cannot fill every worker. */
+export const JOBS_PER_USER = 10
+/** How long a stopping server waits for its jobs to notice the abort before it writes their outcome itself. */
+const SHUTDOWN_WAIT_MS = 5000
+/** Retention is enforced at most this often (per instance). */
+const RETENTION_EVERY_MS = 3600_000
+
+/** Why a running job's signal was aborted; the outcome follows from it. */
+class JobAbort extends Error {
+  constructor(readonly why: 'cancel' | 'shutdown' | 'lost') {
+    super(`job ${why}`)
+    this.name = 'AbortError'
+  }
+}
+
+interface RunningJob {
+  row: JobRow
+  controller: AbortController
+  /** The result file written so far, removed unless the job succeeds. */
+  file?: { name: string; fileName: string }
+  done: Promise<void>
+}
+
+const now = () => new Date().toISOString()
+const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, n))
+
+function parseJson(text: string | null): unknown {
+  if (text === null) return null
+  try {
+    return JSON.parse(text)
+  } catch {
+    return null
+  }
+}
+
+/** A stored error as the caller reads it: a server message in their language, or the stored text. */
+function errorText(stored: string | null, lang: Language): string | null {
+  const e = parseJson(stored) as { key?: string; params?: MessageParams; text?: string } | null
+  if (!e) return stored
+  if (e.key && e.key in catalogs[lang]) return t(lang, e.key as MessageKey, e.params ?? {})
+  return e.text ?? e.key ?? null
+}
+
+const storedError = (key: MessageKey, params: MessageParams = {}) => JSON.stringify({ key, params })
+
+/** A job row as a browser reads it, in the caller's language. */
+export function jobInfo(row: JobRow, lang: Language): JobInfo {
+  const kind = jobKind(row.kind)
+  let title = row.kind
+  try {
+    if (kind?.title) title = kind.title((parseJson(row.params) ?? {}) as never, lang)
+  } catch {
+    // A title from params that changed shape since: the kind's name still says what it was.
+  }
+  return {
+    jobId: Number(row.jobId),
+    kind: row.kind,
+    title,
+    state: row.state as JobState,
+    done: Number(row.progressDone),
+    total: row.progressTotal === null ? null : Number(row.progressTotal),
+    result: parseJson(row.result),
+    error: errorText(row.error, lang),
+    fileName: row.state === 'succeeded' && row.resultFile ? (row.resultFileName ?? basename(row.resultFile)) : null,
+    createById: Number(row.createById),
+    createBy: row.createBy,
+    createTime: row.createTime,
+    startTime: row.startTime,
+    finishTime: row.finishTime,
+    attempts: row.attempts,
+    cancelRequested: row.cancelRequestedAt !== null,
+  }
+}
+
+export interface JobListQuery {
+  pageNum: number
+  pageSize: number
+  state?: JobState
+  kind?: string
+  /** Only this user's jobs. */
+  ownerId?: number
+}
+
+/**
+ * The job system of one app: queueing, cancelling and listing (any instance), and the worker that
+ * claims and runs queued jobs (JOB_CONCURRENCY at a time; none with 0).
+ *
+ * Each job is claimed by exactly one worker: on PostgreSQL the claim locks the rows it picks with
+ * FOR UPDATE SKIP LOCKED, so concurrent claims on other instances pass over them; on SQLite the claim
+ * is one UPDATE … RETURNING, which the database runs alone. A running job's holder writes a heartbeat;
+ * any instance finding an old one (at its start and every few seconds) takes the job over when its
+ * kind is resumable and runs remain, and fails it with "the server stopped while this job ran"
+ * otherwise: a job is never left running after its instance died.
+ */
+export class Jobs {
+  /** Names the holder of a running job; a new one at every start. */
+  readonly instanceId = `${hostname().slice(0, 40)}:${process.pid}:${randomUUID().slice(0, 8)}`
+  readonly bus: JobBus
+  private log: FastifyBaseLogger = pino({ level: 'silent' })
+  private readonly running = new Map<number, RunningJob>()
+  private timers: NodeJS.Timeout[] = []
+  private started = false
+  private claiming: Promise<void> | null = null
+  private claimAgain = false
+  /** Heartbeats and sweeps under way: stop waits for them before the database closes. */
+  private readonly ticks = new Set<Promise<unknown>>()
+  private lastRetention = 0
+
+  /** `servicesOf`: the app's services, which hold this object (so they are read when used, not when built). */
+  constructor(
+    private readonly servicesOf: () => Services,
+    redis: Redis | undefined,
+    redisPrefix: string,
+  ) {
+    const onError = (err: unknown) => this.log.warn({ err }, 'job event bus')
+    this.bus = redis ? new RedisJobBus(redis, `${redisPrefix}jobs`, onError) : new LocalJobBus(onError)
+    this.bus.subscribe((message) => this.onMessage(message))
+  }
+
+  private get services() {
+    return this.servicesOf()
+  }
+
+  private get db() {
+    return this.services.db
+  }
+
+  /** Timings derived from JOB_STALE_SECONDS: a few heartbeats fit in it before a job counts as dead. */
+  private get timing() {
+    const staleMs = this.services.config.jobStaleMs
+    return {
+      staleMs,
+      heartbeatMs: clamp(staleMs / 4, 200, 15_000),
+      sweepMs: clamp(staleMs / 2, 500, 30_000),
+      pollMs: clamp(staleMs / 4, 200, 1000),
+    }
+  }
+
+  /** Whether this instance's worker runs (started and JOB_CONCURRENCY above 0). */
+  get working(): boolean {
+    return this.started && this.services.config.jobConcurrency > 0
+  }
+
+  // --- queueing, reading, cancelling: any instance, whether its worker runs or not
+
+  /** Queues a job for `auth`; answers its row. The starter's rights are checked again when it runs. */
+  async enqueue(kind: string, params: unknown, auth: AuthContext): Promise<JobRow> {
+    if (!jobKind(kind)) throw new Error(`unknown job kind "${kind}"`)
+    const { active } = await this.db
+      .selectFrom('sysJob')
+      .select((eb) => eb.fn.countAll<number>().as('active'))
+      .where('createById', '=', auth.userId)
+      .where('state', 'in', ['queued', 'running'])
+      .executeTakeFirstOrThrow()
+    if (Number(active) >= JOBS_PER_USER) throw new AppError(429, 'job.tooMany', { max: JOBS_PER_USER })
+    const row = await this.db
+      .insertInto('sysJob')
+      .values({
+        kind,
+        state: 'queued',
+        progressDone: 0,
+        progressTotal: null,
+        params: JSON.stringify(params ?? {}),
+        createById: auth.userId,
+        createBy: auth.userName,
+        deptId: auth.deptId,
+        createTime: now(),
+        attempts: 0,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+    await this.announce(row)
+    // This worker looks at once; the others hear of it (an idle one would otherwise wait for its poll).
+    this.kick()
+    await this.bus.publish({ type: 'wake' }).catch((err: unknown) => this.log.warn({ err }, 'could not announce a new job'))
+    return row
+  }
+
+  async get(jobId: number): Promise<JobRow | undefined> {
+    return this.db.selectFrom('sysJob').selectAll().where('jobId', '=', jobId).executeTakeFirst()
+  }
+
+  async list(q: JobListQuery): Promise<{ rows: JobRow[]; total: number }> {
+    let where = this.db.selectFrom('sysJob')
+    if (q.ownerId !== undefined) where = where.where('createById', '=', q.ownerId)
+    if (q.state) where = where.where('state', '=', q.state)
+    if (q.kind) where = where.where('kind', '=', q.kind)
+    const [count, rows] = await Promise.all([
+      where.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      where
+        .selectAll()
+        .orderBy('jobId', 'desc')
+        .limit(q.pageSize)
+        .offset((q.pageNum - 1) * q.pageSize)
+        .execute(),
+    ])
+    return { rows, total: Number(count.total) }
+  }
+
+  /**
+   * Cancels a job: a queued one at once; a running one is signalled (on whichever instance holds it)
+   * and ends cancelled at its next step. Answers the row as it is now.
+   */
+  async cancel(jobId: number): Promise<JobRow> {
+    const at = now()
+    const queued = await this.db
+      .updateTable('sysJob')
+      .set({ state: 'cancelled', finishTime: at, cancelRequestedAt: at })
+      .where('jobId', '=', jobId)
+      .where('state', '=', 'queued')
+      .returningAll()
+      .executeTakeFirst()
+    if (queued) {
+      await this.announce(queued)
+      return queued
+    }
+    const running = await this.db
+      .updateTable('sysJob')
+      .set({ cancelRequestedAt: at })
+      .where('jobId', '=', jobId)
+      .where('state', '=', 'running')
+      .returningAll()
+      .executeTakeFirst()
+    if (running) {
+      // The holder also sees the request at its next heartbeat, should this message be lost.
+      await this.bus.publish({ type: 'cancel', jobId }).catch((err: unknown) => this.log.warn({ err }, 'could not send a cancel'))
+      await this.announce(running)
+      return running
+    }
+    if (!(await this.get(jobId))) throw notFound('job.notFound')
+    throw conflict('job.finished')
+  }
+
+  /** The absolute path of a succeeded job's result file. */
+  filePath(row: JobRow): string | undefined {
+    return row.state === 'succeeded' && row.resultFile ? this.services.storage.resolve(row.resultFile) : undefined
+  }
+
+  // --- the worker
+
+  /** Starts the worker and the sweeper; `log` is the app's. Idempotent. */
+  async start(log?: FastifyBaseLogger): Promise<void> {
+    if (log) this.log = log
+    if (this.started) return
+    this.started = true
+    if (this.bus instanceof RedisJobBus) await this.bus.ready
+    const { pollMs, heartbeatMs, sweepMs } = this.timing
+    // At start first: what died with this server's previous run is taken over or failed now (a
+    // database that does not answer yet is logged and tried again at the next sweep).
+    await this.track(this.sweep())
+    // Stopped meanwhile (an app closed as soon as it was ready): no timers to outlive it.
+    if (!this.started) return
+    const every = (ms: number, fn: () => void) => {
+      const timer = setInterval(fn, ms)
+      // The HTTP server keeps a process alive, not this.
+      timer.unref()
+      this.timers.push(timer)
+    }
+    every(pollMs, () => this.kick())
+    every(heartbeatMs, () => void this.track(this.heartbeat()))
+    every(sweepMs, () => void this.track(this.sweep()))
+    this.kick()
+  }
+
+  /**
+   * Stops claiming and aborts this instance's running jobs: a resumable one goes back to the queue
+   * (another instance, or this one after its restart, runs it again), any other fails with "the server
+   * stopped while this job ran". Idempotent; the database stays open.
+   */
+  async stop(): Promise<void> {
+    if (!this.started) return
+    this.started = false
+    for (const timer of this.timers) clearInterval(timer)
+    this.timers = []
+    await this.claiming
+    const jobs = [...this.running.values()]
+    for (const job of jobs) job.controller.abort(new JobAbort('shutdown'))
+    let waited: NodeJS.Timeout | undefined
+    await Promise.race([
+      Promise.allSettled(jobs.map((j) => j.done)),
+      new Promise((r) => (waited = setTimeout(r, SHUTDOWN_WAIT_MS))),
+    ])
+    clearTimeout(waited)
+    await Promise.allSettled([...this.ticks])
+  }
+
+  /** Stops the worker and the event bus; the app closes the database after it. */
+  async close(): Promise<void> {
+    await this.stop()
+    await this.bus.close()
+  }
+
+  private track<T>(p: Promise<T>): Promise<T | undefined> {
+    const tracked = p.catch((err: unknown) => {
+      this.log.warn({ err }, 'job worker')
+      return undefined
+    })
+    this.ticks.add(tracked)
+    void tracked.finally(() => this.ticks.delete(tracked))
+    return tracked
+  }
+
+  private onMessage(message: JobMessage) {
+    if (message.type === 'wake') this.kick()
+    else if (message.type === 'cancel') this.running.get(message.jobId)?.controller.abort(new JobAbort('cancel'))
+  }
+
+  /** Claims what this worker has room for, again while there may be more; calls made meanwhile fold into one. */
+  private kick() {
+    if (!this.working) return
+    if (this.claiming) {
+      this.claimAgain = true
+      return
+    }
+    this.claiming = (async () => {
+      do {
+        this.claimAgain = false
+        const free = this.services.config.jobConcurrency - this.running.size
+        if (free <= 0 || !this.started) break
+        let rows: JobRow[]
+        try {
+          rows = await this.claim(free)
+        } catch (err) {
+          this.log.warn({ err }, 'could not claim jobs')
+          break
+        }
+        for (const row of rows) this.execute(row)
+        if (rows.length === free) this.claimAgain = true
+      } while (this.claimAgain && this.started)
+    })().finally(() => (this.claiming = null))
+  }
+
+  private async claim(n: number): Promise<JobRow[]> {
+    const kinds = jobKindNames()
+    if (!kinds.length) return []
+    const queued = () => this.db.selectFrom('sysJob').select('jobId').where('state', '=', 'queued').where('kind', 'in', kinds)
+    const at = now()
+    const claimed = { state: 'running', instanceId: this.instanceId, startTime: at, heartbeatTime: at } as const
+    let rows: JobRow[]
+    if (this.services.dialect === 'postgres') {
+      // Picked and locked once, in a materialized CTE: as `IN (subquery … LIMIT)` PostgreSQL may
+      // run the subquery again for every row it updates, and claim far more than asked.
+      rows = await this.db
+        .with(
+          (cte) => cte('picked').materialized(),
+          () => queued().orderBy('jobId').limit(n).forUpdate().skipLocked(),
+        )
+        .updateTable('sysJob')
+        .from('picked')
+        .set((eb) => ({ ...claimed, attempts: eb('sysJob.attempts', '+', 1) }))
+        .whereRef('sysJob.jobId', '=', 'picked.jobId')
+        .where('sysJob.state', '=', 'queued')
+        .returningAll('sysJob')
+        .execute()
+    } else {
+      // A read first: an idle poll must not take the one writer connection. The UPDATE then runs
+      // alone (SQLite has one writer), its subquery evaluated once.
+      if (!(await queued().limit(1).executeTakeFirst())) return []
+      rows = await this.db
+        .updateTable('sysJob')
+        .set((eb) => ({ ...claimed, attempts: eb('attempts', '+', 1) }))
+        .where('jobId', 'in', queued().orderBy('jobId').limit(n))
+        .where('state', '=', 'queued')
+        .returningAll()
+        .execute()
+    }
+    return rows.sort((a, b) => a.jobId - b.jobId)
+  }
+
+  private execute(row: JobRow) {
+    const job: RunningJob = { row, controller: new AbortController(), done: Promise.resolve() }
+    this.running.set(row.jobId, job)
+    job.done = this.run(job)
+      .catch((err: unknown) => this.log.error({ err, jobId: row.jobId }, 'job outcome could not be written'))
+      .finally(() => {
+        this.running.delete(row.jobId)
+        this.kick()
+      })
+  }
+
+  private async run(job: RunningJob) {
+    const { row, controller } = job
+    const kind = jobKind(row.kind)!
+    const log = this.log.child({ jobId: row.jobId, kind: row.kind })
+    const reporter = this.progressReporter(job)
+    await this.announce(row)
+    let outcome: Updateable<JobTable>
+    try {
+      const auth = await loadAuthContext(this.db, row.createById)
+      if (!auth) throw new AppError(403, 'job.starterGone')
+      const result = await kind.run({
+        jobId: row.jobId,
+        attempt: row.attempts,
+        params: (parseJson(row.params) ?? {}) as Record<string, unknown>,
+        auth,
+        progress: reporter.report,
+        signal: controller.signal,
+        services: this.services,
+        log,
+        writeFile: (fileName, content) => this.writeFile(job, fileName, content),
+      })
+      outcome = { state: 'succeeded', result: JSON.stringify(result ?? null), resultFile: job.file?.name ?? null, resultFileName: job.file?.fileName ?? null }
+    } catch (err) {
+      const why = controller.signal.aborted && controller.signal.reason instanceof JobAbort ? controller.signal.reason.why : undefined
+      if (why === 'lost') {
+        // Another instance took it over (this one looked dead): the outcome is theirs to write.
+        log.warn('job was taken over by another instance; stopped here')
+        await reporter.close()
+        await this.removeFile(job)
+        return
+      }
+      if (why === 'cancel') outcome = { state: 'cancelled' }
+      // A stop the job did not cause does not count against its runs: a resumable job simply waits for the next worker.
+      else if (why === 'shutdown') outcome = kind.resumable ? { state: 'queued', instanceId: null, heartbeatTime: null, attempts: Math.max(0, row.attempts - 1) } : { state: 'failed', error: storedError('job.serverStopped') }
+      else if (err instanceof AppError) outcome = { state: 'failed', error: storedError(err.messageKey, err.params) }
+      else {
+        log.error({ err }, 'job failed')
+        outcome = { state: 'failed', error: storedError('job.failedUnexpectedly', { jobId: row.jobId }) }
+      }
+    }
+    await reporter.close()
+    await this.settle(job, outcome)
+  }
+
+  /**
+   * Writes a job's outcome, only while this instance still holds it (another may have taken it over
+   * meanwhile), and tells the owner's browsers.
+   */
+  private async settle(job: RunningJob, changes: Updateable<JobTable>) {
+    const final = FINAL_JOB_STATES.includes(changes.state as JobState)
+    const row = await this.db
+      .updateTable('sysJob')
+      .set({ ...changes, progressDone: job.row.progressDone, progressTotal: job.row.progressTotal, ...(final ? { finishTime: now() } : {}) })
+      .where('jobId', '=', job.row.jobId)
+      .where('instanceId', '=', this.instanceId)
+      .where('state', '=', 'running')
+      .returningAll()
+      .executeTakeFirst()
+    if (!row || row.state !== 'succeeded') await this.removeFile(job)
+    // An ended job keeps its result file and nothing else: what runs before a crash left goes now.
+    if (row && final) await this.clearJobFolder(row.jobId, row.state === 'succeeded' ? row.resultFile : null)
+    if (row) await this.announce(row)
+  }
+
+  /** Progress in memory at once; to the database and the browsers at most every PROGRESS_WRITE_MS. */
+  private progressReporter(job: RunningJob) {
+    let timer: NodeJS.Timeout | undefined
+    let writing: Promise<void> | undefined
+    let lastWrite = 0
+    let closed = false
+    const write = async () => {
+      timer = undefined
+      lastWrite = Date.now()
+      const { progressDone, progressTotal } = job.row
+      try {
+        await this.db
+          .updateTable('sysJob')
+          .set({ progressDone, progressTotal })
+          .where('jobId', '=', job.row.jobId)
+          .where('instanceId', '=', this.instanceId)
+          .where('state', '=', 'running')
+          .execute()
+        if (!closed) await this.announce(job.row)
+      } catch (err) {
+        this.log.warn({ err, jobId: job.row.jobId }, 'could not write job progress')
+      }
+      writing = undefined
+      // Reported while it was being written: that goes out too, in its turn.
+      if (!closed && (job.row.progressDone !== progressDone || job.row.progressTotal !== progressTotal)) schedule()
+    }
+    const schedule = () => {
+      if (closed || timer || writing) return
+      timer = setTimeout(() => (writing = write()), Math.max(0, lastWrite + PROGRESS_WRITE_MS - Date.now()))
+    }
+    return {
+      report: (done: number, total?: number | null) => {
+        job.row.progressDone = Math.max(0, Math.floor(done))
+        if (total !== undefined) job.row.progressTotal = total === null ? null : Math.max(0, Math.floor(total))
+        schedule()
+      },
+      /** No more writes; the outcome's own write carries the last progress. */
+      close: async () => {
+        closed = true
+        clearTimeout(timer)
+        await writing
+      },
+    }
+  }
+
+  private async writeFile(job: RunningJob, fileName: string, content: Readable): Promise<string> {
+    const extension = extname(fileName).slice(1).toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 10) || 'bin'
+    // One folder per job: whatever a dead run left there goes with the job.
+    const name = `jobs/${job.row.jobId}/${randomUUID()}.${extension}`
+    const full = this.services.storage.resolve(name)!
+    await mkdir(dirname(full), { recursive: true })
+    try {
+      await pipeline(content, createWriteStream(full), { signal: job.controller.signal })
+    } catch (err) {
+      await rm(full, { force: true })
+      throw err
+    }
+    await this.removeFile(job)
+    job.file = { name, fileName: basename(fileName).slice(0, 255) }
+    return name
+  }
+
+  private async removeFile(job: RunningJob) {
+    if (job.file) await this.services.storage.remove(job.file.name)
+    job.file = undefined
+  }
+
+  /** Empties a job's files folder but for the file it keeps (none: the folder goes). */
+  private async clearJobFolder(jobId: number, keep: string | null = null) {
+    const folder = this.services.storage.resolve(`jobs/${jobId}`)
+    if (!folder) return
+    if (!keep) {
+      await rm(folder, { recursive: true, force: true }).catch(() => undefined)
+      return
+    }
+    const names = await readdir(folder).catch(() => [] as string[])
+    for (const name of names) if (`jobs/${jobId}/${name}` !== keep) await rm(join(folder, name), { force: true }).catch(() => undefined)
+  }
+
+  /** Renews this instance's hold on its running jobs, and learns of cancels and of jobs taken from it. */
+  private async heartbeat() {
+    const ids = [...this.running.keys()]
+    if (!ids.length) return
+    const held = await this.db
+      .updateTable('sysJob')
+      .set({ heartbeatTime: now() })
+      .where('jobId', 'in', ids)
+      .where('instanceId', '=', this.instanceId)
+      .where('state', '=', 'running')
+      .returning(['jobId', 'cancelRequestedAt'])
+      .execute()
+    const byId = new Map(held.map((r) => [r.jobId, r]))
+    for (const id of ids) {
+      const job = this.running.get(id)
+      const row = byId.get(id)
+      if (!job || job.controller.signal.aborted) continue
+      if (!row) job.controller.abort(new JobAbort('lost'))
+      else if (row.cancelRequestedAt) job.controller.abort(new JobAbort('cancel'))
+    }
+  }
+
+  /**
+   * Running jobs whose holder stopped writing its heartbeat died with their instance: resumable ones
+   * with runs left go back to the queue, cancelled ones end cancelled, the rest fail clearly.
+   * Every change is conditional on the heartbeat still being old, so two sweeping instances agree.
+   */
+  private async sweep() {
+    const cutoff = new Date(Date.now() - this.timing.staleMs).toISOString()
+    const stale = await this.db
+      .selectFrom('sysJob')
+      .select(['jobId', 'kind', 'attempts', 'cancelRequestedAt'])
+      .where('state', '=', 'running')
+      .where((eb) => eb.or([eb('heartbeatTime', '<', cutoff), eb('heartbeatTime', 'is', null)]))
+      .execute()
+    let requeued = false
+    for (const s of stale) {
+      const kind = jobKind(s.kind)
+      const again = !s.cancelRequestedAt && !!kind?.resumable && s.attempts < maxAttemptsOf(kind)
+      const changes: Updateable<JobTable> = s.cancelRequestedAt
+        ? { state: 'cancelled', finishTime: now() }
+        : again
+          ? { state: 'queued', instanceId: null, heartbeatTime: null }
+          : { state: 'failed', finishTime: now(), error: storedError('job.serverStopped') }
+      const row = await this.db
+        .updateTable('sysJob')
+        .set(changes)
+        .where('jobId', '=', s.jobId)
+        .where('state', '=', 'running')
+        .where((eb) => eb.or([eb('heartbeatTime', '<', cutoff), eb('heartbeatTime', 'is', null)]))
+        .returningAll()
+        .executeTakeFirst()
+      if (!row) continue
+      this.log.warn({ jobId: row.jobId, kind: row.kind, state: row.state }, 'job of a stopped instance taken over')
+      // A requeued job's folder is left to its next run (which may already be writing there), cleared when it ends.
+      if (row.state !== 'queued') await this.clearJobFolder(row.jobId)
+      await this.announce(row)
+      requeued ||= row.state === 'queued'
+    }
+    if (requeued) {
+      this.kick()
+      await this.bus.publish({ type: 'wake' }).catch(() => undefined)
+    }
+    if (Date.now() - this.lastRetention > RETENTION_EVERY_MS) {
+      this.lastRetention = Date.now()
+      await this.removeExpired()
+    }
+  }
+
+  /** Finished jobs older than JOB_RETENTION_DAYS go, with their files. */
+  private async removeExpired() {
+    const cutoff = new Date(Date.now() - this.services.config.jobRetentionMs).toISOString()
+    for (;;) {
+      const old = await this.db
+        .selectFrom('sysJob')
+        .select('jobId')
+        .where('state', 'in', FINAL_JOB_STATES)
+        .where('finishTime', '<', cutoff)
+        .limit(500)
+        .execute()
+      if (!old.length) return
+      for (const { jobId } of old) await this.clearJobFolder(jobId)
+      await this.db
+        .deleteFrom('sysJob')
+        .where(
+          'jobId',
+          'in',
+          old.map((r) => r.jobId),
+        )
+        .execute()
+      if (old.length < 500) return
+    }
+  }
+
+  /** Tells the owner's browsers (on every instance) what the job looks like now. */
+  private async announce(row: JobRow) {
+    // A copy: the running job's row changes in memory while the message waits for its tick.
+    await this.bus.publish({ type: 'job', job: { ...row } }).catch((err: unknown) => this.log.warn({ err }, 'could not publish a job event'))
+  }
+}

@@ -1,0 +1,45 @@
+// Background jobs as the server answers them (GET /monitor/job/:id, the 'job' events of
+// GET /monitor/job/stream) and the console shows them.
+
+export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const
+export type JobState = (typeof JOB_STATES)[number]
+
+/** States a job never leaves. */
+export const FINAL_JOB_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled']
+export const isFinalJobState = (state: JobState) => FINAL_JOB_STATES.includes(state)
+
+export interface JobInfo {
+  jobId: number
+  kind: string
+  /** What it does, in the caller's language: "Export Login logs". */
+  title: string
+  state: JobState
+  /** Progress: `done` of `total` (null until the job knows how much there is). */
+  done: number
+  total: number | null
+  /** What the job answered once it succeeded (an export: the rows written). */
+  result: unknown
+  /** Why it failed, in the caller's language. */
+  error: string | null
+  /** It left a file to download (GET /monitor/job/:id/file), under this name. */
+  fileName: string | null
+  createById: number
+  createBy: string
+  createTime: string
+  startTime: string | null
+  finishTime: string | null
+  /** How many times a worker took it up (more than one after a server died under it). */
+  attempts: number
+  /** A cancel was asked while it ran; it stops at its next step. */
+  cancelRequested: boolean
+}
+
+/** POST /monitor/job/list */
+export interface JobListBody {
+  pageNum?: number
+  pageSize?: number
+  state?: JobState
+  kind?: string
+  /** Only the caller's own jobs, even for a holder of monitor:job:list. */
+  mine?: boolean
+}
