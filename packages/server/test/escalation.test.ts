@@ -238,6 +238,8 @@ describe('every route, one right at a time', () => {
       await d.insertInto('sysRoleMenu').values({ roleId: attacker.roleId, menuId: dormantMenu }).execute()
       // Their own account as it was (a reset of their own password is theirs to make).
       await d.updateTable('sysUser').set({ status: '0', delFlag: '0', lockedUntil: null, failedLogins: 0, password: attackerPassword }).where('userId', '=', attacker.userId).execute()
+      // Written behind the app's back: told to every instance, as the app's own writes are.
+      await t.app.services.authCache.changed({ all: true })
       // One session for the walk, renewed (from an address of its own: sign-in is rate-limited) if a call ended it.
       if ((await t.call({ url: '/api/getUserInfo', token })).code !== 200) {
         const res = await t.app.inject({ method: 'POST', url: '/api/login', payload: { username: 'walker1', password: 'secret12' }, remoteAddress: `10.99.0.${++renewals}` })

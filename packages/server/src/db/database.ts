@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3'
 import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { DatabaseTarget } from '../config'
+import { namingPool } from './pg-named'
 import type { Database } from './schema'
 import { SqliteReadWriteDialect } from './sqlite-driver'
 
@@ -21,7 +22,7 @@ export function createDatabase(target: DatabaseTarget): { db: Db; dialect: Diale
   const plugins = [new CamelCasePlugin()]
   if (target.dialect === 'postgres') {
     const pool = new pg.Pool({ connectionString: target.url, max: 10 })
-    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins }), dialect: 'postgres' }
+    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool) }), plugins }), dialect: 'postgres' }
   }
   if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true })
   const writer = new SQLite(target.file)

@@ -51,11 +51,13 @@ export class SqliteReadWriteDialect implements Dialect {
 
 class SqliteReadWriteDriver implements Driver {
   private readonly writerLock = new Mutex()
+  private readonly writer: Statements
+  private readonly reader: Statements | undefined
 
-  constructor(
-    private readonly writer: SQLite.Database,
-    private readonly reader: SQLite.Database | undefined,
-  ) {}
+  constructor(writer: SQLite.Database, reader: SQLite.Database | undefined) {
+    this.writer = new Statements(writer)
+    this.reader = reader && new Statements(reader)
+  }
 
   async init() {}
 
@@ -96,8 +98,8 @@ class SqliteReadWriteDriver implements Driver {
 
   async destroy() {
     // The writer last: closing the file's last connection checkpoints the WAL into it.
-    this.reader?.close()
-    this.writer.close()
+    this.reader?.db.close()
+    this.writer.db.close()
   }
 }
 
@@ -115,8 +117,8 @@ class Session implements DatabaseConnection {
   private writing = false
 
   constructor(
-    private readonly writer: SQLite.Database,
-    private readonly reader: SQLite.Database | undefined,
+    private readonly writer: Statements,
+    private readonly reader: Statements | undefined,
     private readonly writerLock: Mutex,
   ) {}
 
@@ -138,11 +140,11 @@ class Session implements DatabaseConnection {
     const { sql, parameters } = compiledQuery
     if (!this.writing && this.reader) {
       // Only a query can be a read: an insert, update or delete goes straight to the writer, prepared once.
-      const stmt = MAY_READ.test(sql) ? prepareOrNull(this.reader, sql) : null
-      if (stmt && readsOnly(stmt, sql)) return run<R>(stmt, parameters)
+      const prepared = MAY_READ.test(sql) ? this.reader.preparedOrNull(sql) : null
+      if (prepared?.readsOnly) return run<R>(prepared.stmt, parameters)
       await this.takeWriter()
     }
-    return run<R>(this.writer.prepare(sql), parameters)
+    return run<R>(this.writer.prepared(sql).stmt, parameters)
   }
 
   async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
@@ -150,7 +152,8 @@ class Session implements DatabaseConnection {
     if (!SelectQueryNode.is(query)) throw new Error('Sqlite driver only supports streaming of select queries')
     // An open iterator keeps its connection busy between rows: only the writer's mutex guards that.
     await this.takeWriter()
-    for (const row of this.writer.prepare(sql).iterate(parameters as unknown[])) yield { rows: [row as R] }
+    // Prepared afresh: a statement that iterates is busy until the stream ends, and a kept one may be asked for meanwhile.
+    for (const row of this.writer.db.prepare(sql).iterate(parameters as unknown[])) yield { rows: [row as R] }
   }
 }
 
@@ -161,15 +164,46 @@ function readsOnly(stmt: SQLite.Statement, sql: string) {
   return stmt.reader && stmt.readonly && !/^\s*pragma\b/i.test(sql)
 }
 
+/** Statements kept per connection, by SQL text. */
+const KEEP_STATEMENTS = 500
+
 /**
- * The reader's schema may lag behind an open transaction's (a table it created): such a statement
- * is left to the writer, which prepares it after the commit or says what is wrong with it.
+ * One connection with its statements prepared once and kept, the most recently used, by SQL text:
+ * compiling a statement costs about as much as running a short one, and the engine runs the same
+ * few shapes again and again. SQLite prepares a kept statement again by itself when the schema
+ * changes (a migration), and better-sqlite3 binds fresh values at each run.
  */
-function prepareOrNull(db: SQLite.Database, sql: string): SQLite.Statement | null {
-  try {
-    return db.prepare(sql)
-  } catch {
-    return null
+class Statements {
+  private readonly kept = new Map<string, { stmt: SQLite.Statement; readsOnly: boolean }>()
+
+  constructor(readonly db: SQLite.Database) {}
+
+  prepared(sql: string) {
+    const found = this.kept.get(sql)
+    if (found) {
+      // Most recently used last: the first key is the one to drop.
+      this.kept.delete(sql)
+      this.kept.set(sql, found)
+      return found
+    }
+    const stmt = this.db.prepare(sql)
+    const made = { stmt, readsOnly: readsOnly(stmt, sql) }
+    this.kept.set(sql, made)
+    if (this.kept.size > KEEP_STATEMENTS) this.kept.delete(this.kept.keys().next().value!)
+    return made
+  }
+
+  /**
+   * The reader's schema may lag behind an open transaction's (a table it created): such a statement
+   * is left to the writer, which prepares it after the commit or says what is wrong with it; it is
+   * not kept, so the reader tries again next time.
+   */
+  preparedOrNull(sql: string) {
+    try {
+      return this.prepared(sql)
+    } catch {
+      return null
+    }
   }
 }
 

@@ -6,7 +6,8 @@ import type { SessionTable } from '../../db/schema'
 export type Session = SessionTable
 
 export type SessionLookup =
-  | { state: 'valid'; session: Session }
+  /** `stamp`: the stamp of everyone's rights, read with the session (Redis; see rbac/auth-cache.ts). */
+  | { state: 'valid'; session: Session; stamp?: string }
   | { state: 'expired' | 'revoked' | 'displaced' | 'forced' | 'unknown' }
 
 /** Why a session ended: signed out, displaced by a newer sign-in, or signed out by an administrator. */
@@ -153,11 +154,15 @@ export class SqlSessionStore implements SessionStore {
   }
 }
 
-/** Sessions in Redis: one JSON value per token hash, plus a set of token hashes per user. */
+/**
+ * Sessions in Redis: one JSON value per token hash, plus a set of token hashes per user. With a
+ * `stampKey`, a lookup reads that key in the same round trip and answers it as the session's stamp.
+ */
 export class RedisSessionStore implements SessionStore {
   constructor(
     private readonly redis: Redis,
     private readonly prefix = 'velo:session:',
+    private readonly stampKey?: string,
   ) {}
 
   private key(tokenHash: string) {
@@ -186,7 +191,10 @@ export class RedisSessionStore implements SessionStore {
 
   async lookup(token: string, ttlMinutes: number) {
     const now = new Date()
-    const found = classify(await this.load(hashToken(token)), now)
+    const key = this.key(hashToken(token))
+    const [raw, stamp] = this.stampKey ? await this.redis.mget(key, this.stampKey) : [await this.redis.get(key), null]
+    const found = classify(raw ? (JSON.parse(raw) as Session) : undefined, now)
+    if (found.state === 'valid') found.stamp = stamp ?? ''
     if (found.state === 'valid' && now.getTime() - Date.parse(found.session.lastSeen) > TOUCH_EVERY_MS) {
       found.session.lastSeen = now.toISOString()
       found.session.expiresAt = new Date(now.getTime() + ttlMinutes * 60_000).toISOString()
@@ -239,5 +247,34 @@ export class RedisSessionStore implements SessionStore {
       }
     } while (cursor !== '0')
     return sessions.sort((a, b) => b.loginTime.localeCompare(a.loginTime))
+  }
+}
+
+/**
+ * The store, telling `announce` (every instance's signed-in cache) after each session it ends, so no
+ * instance keeps serving one from memory.
+ */
+export function announcingEnds(store: SessionStore, announce: (change: { sessions: string[] } | { users: number[] }) => Promise<void>): SessionStore {
+  return {
+    create: (token, session, ttlMinutes) => store.create(token, session, ttlMinutes),
+    lookup: (token, ttlMinutes) => store.lookup(token, ttlMinutes),
+    peek: (token) => store.peek(token),
+    listActive: () => store.listActive(),
+    async revoke(token) {
+      await store.revoke(token)
+      await announce({ sessions: [hashToken(token)] })
+    },
+    async end(tokenHash, reason) {
+      await store.end(tokenHash, reason)
+      await announce({ sessions: [tokenHash] })
+    },
+    async displaceOthers(userId, keepToken, reason) {
+      await store.displaceOthers(userId, keepToken, reason)
+      await announce({ users: [userId] })
+    },
+    async revokeUser(userId) {
+      await store.revokeUser(userId)
+      await announce({ users: [userId] })
+    },
   }
 }

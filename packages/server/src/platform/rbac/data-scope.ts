@@ -68,3 +68,13 @@ export function scopeCondition<DB, TB extends keyof DB>(
   if (scope.userId !== null && userColumn) parts.push(sql<boolean>`${sql.ref(userColumn)} = ${scope.userId}`)
   return parts.length === 0 ? sql<boolean>`1 = 0` : eb.or(parts)
 }
+
+/**
+ * What scopeCondition makes of a scope, without building it: the shape of its SQL and the values it
+ * binds, in order (a list statement prepared once per shape takes the values of each request).
+ */
+export function scopeShape(scope: RowScope, hasUserColumn: boolean): { shape: string; values: unknown[] } {
+  if (scope.all) return { shape: 'all', values: [] }
+  const withUser = scope.userId !== null && hasUserColumn
+  return { shape: `d${scope.deptIds.length}u${withUser ? 1 : 0}`, values: withUser ? [...scope.deptIds, scope.userId] : [...scope.deptIds] }
+}

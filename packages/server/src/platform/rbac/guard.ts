@@ -47,6 +47,7 @@ export type RefusalLimit = (req: FastifyRequest) => Promise<{ isAllowed: true } 
 export function installGuard(api: FastifyInstance, services: Services, limitRefusals?: RefusalLimit) {
   api.decorateRequest('auth', null)
   api.decorateRequest('token', null)
+  services.authCache.onError = (err) => api.log.error({ err }, 'could not renew the rights stamp in Redis')
 
   api.addHook('onRoute', (route) => {
     if (!route.config?.permission) throw new Error(`Route ${route.method} ${route.url} declares no permission`)
@@ -58,13 +59,14 @@ export function installGuard(api: FastifyInstance, services: Services, limitRefu
     if (permission === PUBLIC || req.is404) return
     const token = readToken(req)
     if (!token) throw new AppError(401, 'auth.notLoggedIn', {}, ResultCode.ILLEGAL_TOKEN)
-    const found = await services.sessions.lookup(token, services.config.sessionTtlMinutes)
-    if (found.state !== 'valid') throw SESSION_ERRORS[found.state]
-    const auth = await loadAuthContext(services.db, found.session.userId)
-    if (!auth) {
+    // Kept in memory per session, dropped by every change to it (rbac/auth-cache.ts).
+    const found = await services.authCache.signedIn(token)
+    if (found.state === 'gone') {
       await services.sessions.revoke(token)
       throw SESSION_ERRORS.revoked
     }
+    if (found.state !== 'valid') throw SESSION_ERRORS[found.state]
+    const { auth } = found
     req.auth = auth
     req.token = token
     if (!routeAllows(auth, permission!)) throw forbidden('error.forbidden', { permission: permission! })
