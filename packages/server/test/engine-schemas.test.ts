@@ -1,5 +1,7 @@
-import { contentEntities, systemEntities } from '@velo/shared'
+import { contentEntities, fieldIssueOf, systemEntities } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
+import { VALUE_CASES, valueCaseEntity } from '../../shared/test/value-cases'
+import { localizeIssue } from '../src/platform/i18n/zod-messages'
 import { addSchema, editSchema, importRowSchema, listSchema } from '../src/platform/crud/schemas'
 
 // The definition → zod mapping on its own, without a database or HTTP.
@@ -50,5 +52,23 @@ describe('list schema', () => {
     expect(schema.safeParse({ remark: 'x' }).success).toBe(false)
     expect(schema.safeParse({ pageSize: 501 }).success).toBe(false)
     expect(schema.safeParse({ createTime: ['2026-01-01', null] }).success).toBe(true)
+  })
+})
+
+describe('the value table the web form is tested with too (shared/test/value-cases.ts)', () => {
+  // The form runs the same table through its rules (web crud/kinds/valueRules.test.tsx): what one refuses, so does the other.
+  const schema = addSchema(valueCaseEntity)
+  const required = { mustName: 'x', mustCount: 1, mustModels: [1], mustVersion: '1.0.0' }
+  it.each(VALUE_CASES.map((c) => [c.field.kind, c.field.name, c] as const))('%s (%s): a request takes the good values and refuses the bad ones, said in both languages', (_kind, name, c) => {
+    for (const value of c.good) expect(schema.safeParse({ ...required, [name]: value }).success, JSON.stringify(value)).toBe(true)
+    for (const [value, problem] of c.bad) {
+      const result = schema.safeParse({ ...required, [name]: value })
+      const issue = result.error?.issues.find((i) => i.path[0] === name)
+      expect(issue, JSON.stringify(value)).toBeDefined()
+      expect(fieldIssueOf(issue!.message)).toEqual({ ...problem, label: c.field.label })
+      const raw = { code: issue!.code, path: name, message: issue!.message, params: {} }
+      expect(localizeIssue(raw, 'en_US')).toMatch(problem.rule === 'pattern' ? /only/ : new RegExp(`^${c.field.label.en_US} `))
+      expect(localizeIssue(raw, 'zh_CN')).toMatch(/[\u4e00-\u9fff]/)
+    }
   })
 })

@@ -1,5 +1,8 @@
+import { onlineSession } from '@velo/shared'
 import { locationOf } from '../../platform/audit/login-log'
+import { attachment, streamWorkbook, XLSX_TYPE } from '../../platform/crud/excel'
 import { pagingFields } from '../../platform/crud/schemas'
+import { languageOf } from '../../platform/http'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -19,6 +22,36 @@ const contains = (value: string, part: string | undefined) => !part || value.toL
 export function registerOnline(app: FastifyInstance, services: Services) {
   const { db, sessions } = services
   const api = app.withTypeProvider<ZodTypeProvider>()
+  const filters = { ipaddr: z.string().max(128).optional(), userName: z.string().max(64).optional() }
+
+  /** The live sessions matching the filters, as the list shows them. */
+  async function liveRows({ ipaddr, userName }: { ipaddr?: string; userName?: string }) {
+    const live = (await sessions.listActive()).filter((s) => contains(s.ipaddr, ipaddr) && contains(s.userName, userName))
+    const userIds = [...new Set(live.map((s) => s.userId))]
+    const users = userIds.length
+      ? await db
+          .selectFrom('sysUser as u')
+          .leftJoin('sysDept as d', 'd.deptId', 'u.deptId')
+          .select(['u.userId', 'u.status', 'd.deptName'])
+          .where('u.userId', 'in', userIds)
+          .execute()
+      : []
+    const byId = new Map(users.map((u) => [Number(u.userId), u]))
+    // A disabled or deleted user's session dies on its next call: it is not "online".
+    return live
+      .filter((s) => byId.get(s.userId)?.status === '0')
+      .map((s) => ({
+        sessionId: sessionIdOf(s),
+        userName: s.userName,
+        deptName: byId.get(s.userId)?.deptName ?? '',
+        ipaddr: s.ipaddr,
+        loginLocation: locationOf(s.ipaddr),
+        browser: s.browser,
+        os: s.os,
+        loginTime: s.loginTime,
+        lastAccessTime: s.lastSeen,
+      }))
+  }
 
   api.post(
     '/monitor/online/list',
@@ -27,41 +60,32 @@ export function registerOnline(app: FastifyInstance, services: Services) {
       schema: {
         tags,
         summary: 'Live sessions, newest sign-in first (filters: ipaddr, userName; paged)',
-        body: z.strictObject({
-          ...pagingFields,
-          ipaddr: z.string().max(128).optional(),
-          userName: z.string().max(64).optional(),
-        }),
+        body: z.strictObject({ ...pagingFields, ...filters }),
       },
     },
     async (req) => {
-      const { pageNum, pageSize, ipaddr, userName } = req.body
-      const live = (await sessions.listActive()).filter((s) => contains(s.ipaddr, ipaddr) && contains(s.userName, userName))
-      const userIds = [...new Set(live.map((s) => s.userId))]
-      const users = userIds.length
-        ? await db
-            .selectFrom('sysUser as u')
-            .leftJoin('sysDept as d', 'd.deptId', 'u.deptId')
-            .select(['u.userId', 'u.status', 'd.deptName'])
-            .where('u.userId', 'in', userIds)
-            .execute()
-        : []
-      const byId = new Map(users.map((u) => [Number(u.userId), u]))
-      // A disabled or deleted user's session dies on its next call: it is not "online".
-      const rows = live
-        .filter((s) => byId.get(s.userId)?.status === '0')
-        .map((s) => ({
-          sessionId: sessionIdOf(s),
-          userName: s.userName,
-          deptName: byId.get(s.userId)?.deptName ?? '',
-          ipaddr: s.ipaddr,
-          loginLocation: locationOf(s.ipaddr),
-          browser: s.browser,
-          os: s.os,
-          loginTime: s.loginTime,
-          lastAccessTime: s.lastSeen,
-        }))
+      const { pageNum, pageSize } = req.body
+      const rows = await liveRows(req.body)
       return { rows: rows.slice((pageNum - 1) * pageSize, pageNum * pageSize), total: rows.length }
+    },
+  )
+
+  // Every list exports (SPEC §1): the sessions of the list's filters, with its columns.
+  api.post(
+    '/monitor/online/export',
+    {
+      config: { permission: 'monitor:online:export', audit: { module: 'Online users', businessType: BusinessType.export } },
+      schema: { tags, summary: 'Live sessions as .xlsx (the list filters, every matching session)', body: z.strictObject({ ...pagingFields, ...filters }) },
+    },
+    async (req, reply) => {
+      const lang = languageOf(req)
+      const rows = await liveRows(req.body)
+      async function* batches() {
+        yield rows
+      }
+      const stream = streamWorkbook({ sheetName: onlineSession.label[lang], fields: onlineSession.exported, lang, dicts: new Map(), batches: batches() })
+      const stamp = new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')
+      return reply.type(XLSX_TYPE).header('Content-Disposition', attachment(`online_${stamp}.xlsx`)).send(stream)
     },
   )
 

@@ -1,6 +1,5 @@
-import type { Language } from '@velo/shared'
+import { fieldIssueOf, type FieldIssue, type FieldProblem, type FieldProblemRule, type Label, type Language } from '@velo/shared'
 import { z } from 'zod'
-import type { Label } from '@velo/shared'
 import { t } from './index'
 
 // Validation runs before the request's language is known, so a schema carries both texts in its
@@ -20,7 +19,55 @@ export interface RawIssue {
 
 const zhLocale = z.locales.zhCN()
 
+type Said = { en_US: string; zh_CN: string }
+const list = (values: readonly string[]): Said => ({ en_US: values.join(', '), zh_CN: values.join('、') })
+
+/**
+ * What each problem of the shared value schemas says after the field's label, in both languages
+ * (the web says the same problems in its own i18n files). A new problem does not compile until it
+ * has its words here.
+ */
+const FIELD_PROBLEMS: { [R in FieldProblemRule]: (p: Extract<FieldProblem, { rule: R }>) => Said } = {
+  required: () => ({ en_US: 'is required', zh_CN: '不能为空' }),
+  type: (p) =>
+    ({
+      text: { en_US: 'must be text', zh_CN: '必须是文本' },
+      number: { en_US: 'must be a number', zh_CN: '必须是数字' },
+      boolean: { en_US: 'must be true or false', zh_CN: '必须是 true 或 false' },
+      list: { en_US: 'must be a list of ids', zh_CN: '必须是编号列表' },
+    })[p.expected],
+  minLength: (p) => ({ en_US: `must be at least ${p.min} characters`, zh_CN: `不能少于 ${p.min} 个字符` }),
+  maxLength: (p) => ({ en_US: `must be at most ${p.max} characters`, zh_CN: `不能超过 ${p.max} 个字符` }),
+  min: (p) => ({ en_US: `must be at least ${p.min}`, zh_CN: `不能小于 ${p.min}` }),
+  max: (p) => ({ en_US: `must be at most ${p.max}`, zh_CN: `不能大于 ${p.max}` }),
+  integer: () => ({ en_US: 'must be a whole number', zh_CN: '必须是整数' }),
+  decimals: (p) => ({ en_US: `has more than ${p.places} decimal places`, zh_CN: `最多 ${p.places} 位小数` }),
+  pattern: () => ({ en_US: 'has a wrong format', zh_CN: '格式不正确' }),
+  enum: (p) => ({ en_US: `must be one of ${list(p.values).en_US}`, zh_CN: `必须是 ${list(p.values).zh_CN} 之一` }),
+  date: () => ({ en_US: 'must be a date YYYY-MM-DD', zh_CN: '必须是日期 YYYY-MM-DD' }),
+  datetime: () => ({ en_US: 'must be an ISO date and time', zh_CN: '必须是 ISO 日期时间' }),
+  storedFile: () => ({ en_US: 'is not a stored file name', zh_CN: '不是有效的文件名' }),
+  fileType: (p) => ({ en_US: `must be a ${list(p.accept).en_US} file`, zh_CN: `必须是 ${list(p.accept).zh_CN} 文件` }),
+  version: () => ({ en_US: 'must be a version 0.0.0 to 999.999.999', zh_CN: '必须是 0.0.0 到 999.999.999 的版本号' }),
+  letterCode: (p) => ({ en_US: `must be 1 to ${p.max} letters`, zh_CN: `必须是 1 到 ${p.max} 个字母` }),
+  email: () => ({ en_US: 'must be a valid email address', zh_CN: '格式不正确' }),
+  phone: () => ({ en_US: 'must be a valid phone number', zh_CN: '格式不正确' }),
+  password: () => ({ en_US: 'must be 6 to 20 letters, digits and special characters', zh_CN: '必须是 6 到 20 位字母、数字和特殊字符' }),
+  choose: () => ({ en_US: 'must be chosen', zh_CN: '必须选择' }),
+  timeZone: () => ({ en_US: 'must be an IANA time zone such as Europe/Amsterdam', zh_CN: '必须是 IANA 时区，如 Asia/Shanghai' }),
+}
+
+/** A problem of the shared value schemas in the reader's language: "Price has more than 2 decimals". */
+export function fieldProblemText(issue: FieldIssue, lang: Language): string {
+  // A definition's own words for its pattern say the whole sentence.
+  if (issue.rule === 'pattern' && issue.message) return issue.message[lang]
+  const said = (FIELD_PROBLEMS[issue.rule] as (p: FieldProblem) => Said)(issue)
+  return lang === 'zh_CN' ? `${issue.label.zh_CN}${said.zh_CN}` : `${issue.label.en_US} ${said.en_US}`
+}
+
 export function localizeIssue(issue: RawIssue, lang: Language): string {
+  const problem = fieldIssueOf(issue.message)
+  if (problem) return fieldProblemText(problem, lang)
   if (issue.message.startsWith(MARK)) {
     const label = JSON.parse(issue.message.slice(MARK.length)) as Label
     return label[lang]

@@ -1,49 +1,71 @@
 import type { FormRule } from 'antd'
+import { fieldIssueOf, writeSchema, type FieldDef, type FieldIssue, type FieldProblem, type FieldProblemRule } from '@velo/shared'
 import type { TFunction } from 'i18next'
 import { localized } from '../../i18n'
-import { isTimeZone } from '@velo/shared'
-import type { FieldOf } from './types'
 
-// Form rules mirroring the server's checks (its zod schemas have the last word). Each kind of the
-// kind table combines these.
+// The form checks each field with the very schema the server checks it with (shared
+// entity/value-schema.ts, in its 'form' mode: a required field must be filled in, default or not),
+// so the two cannot drift apart; only the words are the web's, from its i18n files.
 
+type Say<R extends FieldProblemRule> = (p: Extract<FieldProblem, { rule: R }>, t: TFunction, label: string) => string
 
-export const lengthRules = (t: TFunction, label: string, min?: number, max?: number): FormRule[] => [
-  ...(min ? [{ min, message: t('crud.minLength', { label, min }) }] : []),
-  ...(max ? [{ max, message: t('crud.maxLength', { label, max }) }] : []),
-]
-
-export const patternRule = (pattern: RegExp, message: string): FormRule[] => [{ pattern, message }]
-
-export function numberRules(f: FieldOf<'number'> | FieldOf<'money'>, t: TFunction, label: string): FormRule[] {
-  const rules: FormRule[] = []
-  if (f.min !== undefined) rules.push({ type: 'number', min: f.min, message: t('crud.min', { label, min: f.min }) })
-  if (f.max !== undefined) rules.push({ type: 'number', max: f.max, message: t('crud.max', { label, max: f.max }) })
-  if (f.kind === 'number' && f.int) {
-    rules.push({
-      validator: (_, value) => (value === null || value === undefined || Number.isInteger(value) ? Promise.resolve() : Promise.reject(new Error(t('crud.integer', { label })))),
-    })
-  }
-  return rules
+/** The words for each problem; a new problem in shared does not compile until it has them here. */
+const PROBLEM_TEXT: { [R in FieldProblemRule]: Say<R> } = {
+  required: (_p, t, label) => t('crud.required', { label }),
+  type: (p, t, label) =>
+    t({ text: 'crud.notText', number: 'crud.notNumber', boolean: 'crud.notBoolean', list: 'crud.notList' }[p.expected], { label }),
+  minLength: (p, t, label) => t('crud.minLength', { label, min: p.min }),
+  maxLength: (p, t, label) => t('crud.maxLength', { label, max: p.max }),
+  min: (p, t, label) => t('crud.min', { label, min: p.min }),
+  max: (p, t, label) => t('crud.max', { label, max: p.max }),
+  integer: (_p, t, label) => t('crud.integer', { label }),
+  decimals: (p, t, label) => t('crud.decimals', { label, places: p.places }),
+  // A definition's own words for its pattern say the whole sentence.
+  pattern: (p, t, label) => (p.message ? localized(p.message) : t('crud.pattern', { label })),
+  enum: (p, t, label) => t('crud.oneOf', { label, values: p.values.join(', ') }),
+  date: (_p, t, label) => t('crud.date', { label }),
+  datetime: (_p, t, label) => t('crud.datetime', { label }),
+  storedFile: (_p, t, label) => t('crud.storedFile', { label }),
+  fileType: (p, t, label) => t('crud.fileType', { label, types: p.accept.join(', ') }),
+  version: (_p, t, label) => t('crud.version', { label }),
+  letterCode: (p, t, label) => t('crud.letterCode', { label, max: p.max }),
+  email: (_p, t) => t('validation.email'),
+  phone: (_p, t) => t('validation.phone'),
+  password: (_p, t) => t('validation.password'),
+  choose: (_p, t, label) => t('crud.mustChoose', { label }),
+  timeZone: (_p, t, label) => t('crud.timeZone', { label }),
 }
 
-export const textRules = (f: FieldOf<'text'>, t: TFunction, label: string): FormRule[] => [
-  ...lengthRules(t, label, f.min, f.max),
-  ...(f.pattern ? patternRule(f.pattern, f.patternMessage ? localized(f.patternMessage) : t('crud.pattern', { label })) : []),
-]
+/** A problem of the shared schema in the page's language. */
+export function problemText(issue: FieldIssue, t: TFunction): string {
+  return (PROBLEM_TEXT[issue.rule] as Say<FieldProblemRule>)(issue as never, t, localized(issue.label))
+}
 
-export const timeZoneRules = (t: TFunction, label: string): FormRule[] => [
-  {
-    validator: (_, value) =>
-      !value || isTimeZone(value) ? Promise.resolve() : Promise.reject(new Error(t('crud.timeZone', { label }))),
+/** Schemas are built once per field: a form checks on every change. */
+const schemas = new WeakMap<FieldDef, ReturnType<typeof writeSchema>>()
+const formSchemaOf = (f: FieldDef) => {
+  let schema = schemas.get(f)
+  if (!schema) schemas.set(f, (schema = writeSchema(f, 'form')))
+  return schema
+}
+
+/** The first problem the shared schema finds with a value as it would be sent, in words; null when it passes. */
+export function valueProblem(f: FieldDef, wire: unknown, t: TFunction): string | null {
+  const result = formSchemaOf(f).safeParse(wire)
+  if (result.success) return null
+  const issue = result.error.issues[0]!
+  const problem = fieldIssueOf(issue.message)
+  return problem ? problemText(problem, t) : t('crud.pattern', { label: localized(f.label) })
+}
+
+/**
+ * The one rule of a field: the shared schema run on the value as it would be sent (`toWire`: trimmed
+ * text, a date as 'YYYY-MM-DD'). `required` marks the label; the schema decides what "filled in" means.
+ */
+export const schemaRule = (f: FieldDef, t: TFunction, toWire: (value: unknown) => unknown): FormRule => ({
+  required: !!f.required,
+  validator: (_, value) => {
+    const problem = valueProblem(f, toWire(value), t)
+    return problem === null ? Promise.resolve() : Promise.reject(new Error(problem))
   },
-]
-
-const REQUIRED_KIND: Record<'text' | 'list' | 'value', Partial<FormRule>> = {
-  text: { whitespace: true },
-  list: { type: 'array', min: 1 },
-  value: {},
-}
-
-export const requiredRule = (how: 'text' | 'list' | 'value', t: TFunction, label: string): FormRule =>
-  ({ required: true, message: t('crud.required', { label }), ...REQUIRED_KIND[how] }) as FormRule
+})

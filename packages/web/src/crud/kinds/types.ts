@@ -1,8 +1,6 @@
 import type { ComponentType, ReactNode } from 'react'
-import type { FormRule } from 'antd'
 import type { ColumnType } from 'antd/es/table'
 import type { FieldDef, FieldKind, ResolvedEntity } from '@velo/shared'
-import type { TFunction } from 'i18next'
 import type { Row } from '../api/crudApi'
 
 /** The definition of one kind of field ('dict' → its FieldDef with `dict`). */
@@ -38,10 +36,6 @@ export interface KindUi<F extends FieldDef = FieldDef> {
   Input: InputComponent<F>
   /** The search form's input for an exact (or subtree) match. */
   Search: InputComponent<F>
-  /** Form rules besides "required", mirroring the server's checks. */
-  rules: (f: F, t: TFunction, label: string) => FormRule[]
-  /** How "required" is checked: a blank text, an empty list or a missing value. */
-  required: 'text' | 'list' | 'value'
   /** Wire value → form value (a date string → dayjs). */
   toForm?: (value: unknown) => unknown
   /** Form value → wire value (dayjs → 'YYYY-MM-DD'). */

@@ -1,0 +1,492 @@
+import ExcelJS from 'exceljs'
+import { allEntities, editableFields, entityByKey, type FieldDef, type Operation, type ResolvedEntity, upTopic, writeSchema } from '@velo/shared'
+import { type Kysely, sql } from 'kysely'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { limitedUser, readWorkbook, useTestApp } from './harness'
+
+// The engine's contract, held by every registered entity through the HTTP API (issue 13): list,
+// get, add, modify, delete, export and import where the definition offers them, 403 for a user
+// whose role lacks the right, and bad input answered 4xx with nothing changed. Values come from
+// the definition alone, so a new module is tested by being defined; module tests keep only the
+// module's own rules. Runs on SQLite, and on PostgreSQL with TEST_DATABASE_URL.
+
+const t = useTestApp()
+const db = () => t.app.services.db as unknown as Kysely<any>
+type Row = Record<string, any>
+
+/** What a module's own rules need beyond generic values; each entry says why. Keep it short. */
+interface Override {
+  /** Values the module insists on, in place of generated ones (add, modify and import). */
+  values?: (n: number) => Row | Promise<Row>
+  /** Makes one row of an entity the API cannot add to, as the product would. */
+  row?: () => Promise<void>
+  /** The requests of the test itself add rows: "nothing changed" means no row that was there changed. */
+  grows?: boolean
+}
+const OVERRIDES: Record<string, Override> = {
+  // An item belongs to a dictionary type that exists (dictionaries module); generic text names none.
+  dictData: { values: () => ({ dictType: 'sys_yes_no' }) },
+  // A device's SN starts with its model's SN prefix (IoT devices module).
+  iotDevice: {
+    values: async (n) => {
+      const model = await newest(entityByKey('iotModel'))
+      const row = await db().selectFrom('iotModel').select(['modelId', 'snPrefix']).where('modelId', '=', model).executeTakeFirstOrThrow()
+      return { modelId: Number(row.modelId), sn: `${row.snPrefix}${String(n).padStart(6, '0')}` }
+    },
+  },
+  // Every request, refused or not, is written to the operation log.
+  operLog: { grows: true },
+  // Only the mailer writes the outbox.
+  mailOutbox: { row: () => t.app.services.mailer.send({ to: 'contract@example.com', subject: 'Contract test', body: 'Hello' }) },
+  // Only the command service writes commands: a reboot waits queued for an offline device.
+  iotCommand: {
+    row: async () => {
+      const res = await t.call({ method: 'POST', url: '/api/iot/device/reboot', token: t.admin, body: { deviceIds: [await newest(entityByKey('iotDevice'))] } })
+      expect(res.status, res.msg).toBe(200)
+    },
+  },
+  // Only devices' traffic writes messages, through the gateway's message log.
+  iotMessage: {
+    row: async () => {
+      const deviceId = await newest(entityByKey('iotDevice'))
+      const { sn } = await db().selectFrom('iotDevice').select('sn').where('deviceId', '=', deviceId).executeTakeFirstOrThrow()
+      t.app.iot.messageLog.record({ deviceId, sn, direction: 'up', kind: 'status', topic: upTopic(sn, 'status'), payload: '{"v":1}' })
+      await t.app.iot.messageLog.flush()
+    },
+  },
+}
+
+let serial = 0
+const SKIP = Symbol('no value')
+const has = (e: ResolvedEntity, op: Operation) => e.operations.includes(op)
+const ACTION: Record<Operation, string> = { list: 'list', get: 'query', add: 'add', edit: 'edit', remove: 'remove', export: 'export', import: 'import' }
+const perm = (e: ResolvedEntity, op: Operation) => `${e.permission}:${ACTION[op]}`
+/** The field whose value only named steps change (a workflow's status): never written directly. */
+const stepField = (e: ResolvedEntity) => e.transitions?.field
+const count = async (e: ResolvedEntity, upTo?: number) => {
+  let q = db().selectFrom(e.table).select((eb) => eb.fn.countAll<number>().as('n'))
+  if (upTo !== undefined) q = q.where(e.idField, '<=', upTo)
+  return Number((await q.executeTakeFirstOrThrow()).n)
+}
+
+/** Counts the rows as "nothing changed" means it: for a table the test's own requests add to, those there now. */
+async function rowCounter(e: ResolvedEntity): Promise<() => Promise<number>> {
+  if (!OVERRIDES[e.key]?.grows) return () => count(e)
+  const top = await db().selectFrom(e.table).select(e.idField).orderBy(e.idField, 'desc').limit(1).executeTakeFirst()
+  const upTo = Number(top?.[e.idField] ?? 0)
+  return () => count(e, upTo)
+}
+
+/** The newest row of an entity (seeded or made by an earlier entity's test), made if there is none. */
+async function newest(e: ResolvedEntity): Promise<number> {
+  const row = await db().selectFrom(e.table).select(e.idField).orderBy(e.idField, 'desc').limit(1).executeTakeFirst()
+  if (row) return Number(row[e.idField])
+  return Number((await addRow(e))[e.idField])
+}
+
+/** A text that fits the field's length, in a few shapes: one of them fits most patterns. */
+function textShapes(f: { min?: number; max?: number }, n: number): string[] {
+  const fit = (s: string) => {
+    const long = f.min && s.length < f.min ? s + s.charAt(0).repeat(f.min - s.length) : s
+    return f.max && long.length > f.max ? long.slice(-f.max) : long
+  }
+  return [`ct${n}`, `CT${n}`, `Ct_${n}`, `ct.${n}`, `ct-${n}`, `${n}`, `https://example.com/ct${n}`].map(fit)
+}
+
+function letterCode(n: number, max: number): string {
+  const letter = (i: number) => String.fromCharCode(90 - (i % 26))
+  return max === 1 ? letter(n) : letter(Math.floor(n / 26)) + letter(n)
+}
+
+/** Already stored, in any case (unique checks ignore case). */
+async function taken(e: ResolvedEntity, f: FieldDef, value: unknown): Promise<boolean> {
+  const stored = writeSchema(f, 'add').parse(value)
+  const q = db().selectFrom(e.table).select(e.idField)
+  const row = await (typeof stored === 'string' ? q.where(sql`lower(${sql.ref(f.name)})`, '=', stored.toLowerCase()) : q.where(f.name, '=', stored)).executeTakeFirst()
+  return !!row
+}
+
+/** The first candidate the shared value schema takes (and, for a unique field, no row holds). */
+async function fitting(e: ResolvedEntity, f: FieldDef, candidates: (n: number) => unknown[]): Promise<unknown> {
+  for (let tries = 0; tries < 50; tries++) {
+    for (const v of candidates(++serial)) {
+      if (!writeSchema(f, 'add').safeParse(v).success) continue
+      if (f.unique && (await taken(e, f, v))) continue
+      return v
+    }
+  }
+  throw new Error(`${e.key}.${f.name}: no generic value fits the definition; give one in OVERRIDES`)
+}
+
+async function dictValue(dict: string): Promise<string> {
+  const item = await db().selectFrom('sysDictData').select('dictValue').where('dictType', '=', dict).orderBy('dictSort').orderBy('dictCode').executeTakeFirst()
+  if (!item) throw new Error(`dictionary ${dict} has no items: seed it`)
+  return String(item.dictValue)
+}
+
+/** Small files whose content is what their extension says (uploads sniff it). */
+const SAMPLE_FILES: Record<string, Buffer> = {
+  png: Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex'),
+  pdf: Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n'),
+  txt: Buffer.from('contract test\n'),
+}
+
+/** Uploads a sample file the way the field's input does; SKIP when no sample fits its types. */
+async function uploaded(e: ResolvedEntity, f: FieldDef & { kind: 'image' | 'file' }): Promise<unknown> {
+  const accept = f.kind === 'file' ? f.accept : ['png']
+  const extension = accept.find((x) => SAMPLE_FILES[x])
+  if (!extension) {
+    if (f.required) throw new Error(`${e.key}.${f.name}: no sample file of ${accept.join(', ')}; give one in OVERRIDES`)
+    return SKIP
+  }
+  const boundary = `----contract${++serial}`
+  const payload = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="sample.${extension}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+    SAMPLE_FILES[extension]!,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ])
+  // Images go to the common upload; a file field has its own route, which ties the file to it.
+  const url = f.kind === 'image' ? '/api/common/upload' : `/api${e.path}/file/${f.name}`
+  const res = await t.call({ method: 'POST', url, token: t.admin, payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } })
+  expect(res.status, `${url}: ${res.msg}`).toBe(200)
+  return res.data.fileName
+}
+
+/**
+ * A valid value of a field from its definition: a default where it has one, a seeded dictionary's
+ * item, the newest row of a referenced entity, an uploaded sample file; 'edit' gives another value
+ * where one can change freely (text, numbers, dates, yes/no) and SKIP where a change could touch a
+ * module's rules.
+ */
+async function valueOf(e: ResolvedEntity, f: FieldDef, purpose: 'add' | 'edit'): Promise<unknown> {
+  const edit = purpose === 'edit'
+  const fixed = (v: unknown) => (edit ? SKIP : v)
+  switch (f.kind) {
+    case 'text':
+      return fitting(e, f, (n) => textShapes(f, n))
+    case 'longText':
+      return fitting(e, f, (n) => textShapes({ max: f.max }, n).map((s) => `Contract ${s}`.slice(0, f.max ?? 100)))
+    case 'richText':
+      return fitting(e, f, (n) => [`<p>Contract ${n}</p>`])
+    case 'email':
+      return fitting(e, f, (n) => [`ct${n}@example.com`])
+    case 'phone':
+      return fitting(e, f, (n) => [`+31 20 ${1_000_000 + n}`])
+    case 'password':
+      return fixed('Secret12!')
+    case 'version':
+      return fitting(e, f, (n) => [`1.${n % 1000}.0`])
+    case 'letterCode':
+      return fitting(e, f, (n) => [letterCode(n, f.max ?? 2)])
+    case 'number': {
+      const low = f.min ?? 0
+      const high = f.max ?? 1_000_000
+      const unique = f.unique ? ++serial : 0
+      return Math.min(high, Math.max(low, (edit ? 2 : 1) + unique))
+    }
+    case 'money':
+      return Math.min(f.max ?? 1_000_000, Math.max(f.min ?? 0, edit ? 23.45 : 12.34))
+    case 'boolean':
+      return edit ? !(f.default ?? true) : (f.default ?? true)
+    case 'date':
+      return edit ? '2026-03-02' : '2026-03-01'
+    case 'datetime':
+      return edit ? '2026-03-02T08:00:00.000Z' : '2026-03-01T08:00:00.000Z'
+    case 'dict':
+      return fixed(f.default ?? (await dictValue(f.dict)))
+    case 'enum':
+      return fixed(f.default ?? f.options[0]!.value)
+    case 'timeZone':
+      return fixed(f.default ?? 'Europe/Amsterdam')
+    case 'reference':
+      return fixed(await newest(entityByKey(f.entity)))
+    case 'referenceMany':
+      return fixed([await newest(entityByKey(f.entity))])
+    case 'treeParent':
+      return fixed(0)
+    case 'image':
+    case 'file':
+      return edit ? SKIP : uploaded(e, f)
+  }
+}
+
+/** Valid values for a new row (purpose 'add') or a change of one ('edit'), as the API takes them. */
+async function valuesFor(e: ResolvedEntity, purpose: 'add' | 'edit'): Promise<Row> {
+  const fields = (purpose === 'add' ? e.writable : editableFields(e)).filter((f) => f.name !== stepField(e))
+  const out: Row = {}
+  for (const f of fields) {
+    const v = await valueOf(e, f, purpose)
+    if (v !== SKIP) out[f.name] = v
+  }
+  const own = await OVERRIDES[e.key]?.values?.(++serial)
+  // In place of generated values only: a modify leaves what it does not generate (references) as it is.
+  for (const [name, v] of Object.entries(own ?? {})) if (name in out) out[name] = v
+  return out
+}
+
+async function addRow(e: ResolvedEntity): Promise<Row> {
+  const res = await t.call({ method: 'POST', url: `/api/${e.path.slice(1)}`, token: t.admin, body: await valuesFor(e, 'add') })
+  expect(res.status, `${e.key}: ${res.msg} ${JSON.stringify(res.data)}`).toBe(200)
+  return res.data
+}
+
+const getRow = async (e: ResolvedEntity, id: unknown) => t.call({ url: `/api${e.path}/${id}`, token: t.admin })
+
+/** Each value sent reads back as the schema normalizes it (trimmed, upper-case codes, UTC instants). */
+function expectStored(e: ResolvedEntity, sent: Row, got: Row) {
+  for (const [name, value] of Object.entries(sent)) {
+    const f = e.fieldMap.get(name)!
+    if (f.kind === 'password' || !(name in got)) continue
+    const want = writeSchema(f, 'add').parse(value)
+    if (f.kind === 'referenceMany') expect([...got[name]].map(Number).sort(), `${e.key}.${name}`).toEqual([...(want as number[])].sort())
+    else expect(got[name], `${e.key}.${name}`).toEqual(want)
+  }
+}
+
+/** A value the field's rules refuse, kind by kind. */
+function badValueOf(f: FieldDef): unknown {
+  switch (f.kind) {
+    case 'text':
+    case 'longText':
+    case 'richText':
+      return f.max ? 'x'.repeat(f.max + 1) : { not: 'text' }
+    case 'number':
+      return f.max !== undefined ? f.max + 1 : f.min !== undefined ? f.min - 1 : f.int ? 1.5 : 'many'
+    case 'money':
+      return 1.234
+    case 'boolean':
+      return 'yes'
+    case 'dict':
+      return 'no-such-item'
+    case 'enum':
+      return 'no-such-option'
+    case 'date':
+      return '2026-02-30'
+    case 'datetime':
+      return 'soon'
+    case 'image':
+      return 'upload/x.gif'
+    case 'file':
+      return '../../etc/passwd'
+    case 'version':
+      return '1.2'
+    case 'letterCode':
+      return 'A1'
+    case 'email':
+      return 'not-mail'
+    case 'phone':
+      return 'call me'
+    case 'password':
+      return 'short'
+    case 'reference':
+    case 'treeParent':
+      return 999_999_999
+    case 'referenceMany':
+      return [999_999_999]
+    case 'timeZone':
+      return 'Mars/Olympus'
+  }
+}
+
+/** 4xx, naming the field when the answer lists field errors. */
+function expectRefused(res: { status: number; msg: string; data: any }, what: string, field?: string) {
+  expect(res.status, `${what}: ${res.status} ${res.msg}`).toBeGreaterThanOrEqual(400)
+  expect(res.status, `${what}: ${res.status} ${res.msg}`).toBeLessThan(500)
+  if (field && Array.isArray(res.data?.errors)) expect(res.data.errors.map((x: { field: string }) => x.field), what).toContain(field)
+}
+
+/** A workbook as a user fills in the template: the columns by label, then rows. */
+async function workbook(e: ResolvedEntity, rows: Row[]): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook()
+  const ws = wb.addWorksheet('Sheet1')
+  const columns = e.imported.filter((f) => rows.some((r) => r[f.name] !== undefined))
+  ws.addRow(columns.map((f) => f.label.en_US))
+  for (const r of rows) ws.addRow(columns.map((f) => r[f.name] ?? null))
+  return Buffer.from(await wb.xlsx.writeBuffer())
+}
+
+function multipart(file: Buffer) {
+  const boundary = `----contract${++serial}`
+  const payload = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="rows.xlsx"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+    file,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ])
+  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
+}
+
+/** Polls for a row of an entity that only the product's own doings write (logs). */
+async function someRow(e: ResolvedEntity): Promise<Row | undefined> {
+  const deadline = Date.now() + 5000
+  for (;;) {
+    const res = await t.call({ method: 'POST', url: `/api${e.path}/list`, token: t.admin, body: { pageSize: 1 } })
+    if (res.data?.rows?.length) return res.data.rows[0]
+    if (Date.now() > deadline) return undefined
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+const entities = allEntities()
+let reader = ''
+let nobody = ''
+
+beforeAll(async () => {
+  // Every right the entities' routes ask for is a button some role can hold.
+  const rights = entities.flatMap((e) => e.operations.map((op) => perm(e, op)))
+  const held = new Set((await db().selectFrom('sysMenu').select('perms').execute()).map((r) => r.perms))
+  for (const perms of [...new Set(rights)].filter((p) => !held.has(p))) {
+    const res = await t.call({ method: 'POST', url: '/api/system/menu', token: t.admin, body: { menuName: perms, parentId: 0, menuType: 'F', orderNum: 0, perms } })
+    expect(res.status, res.msg).toBe(200)
+  }
+  // One may list and read every entity and nothing more; the other may do nothing at all.
+  const readRights = entities.flatMap((e) => [perm(e, 'list'), perm(e, 'get')])
+  reader = (await limitedUser(t, { userName: 'contractreader', perms: readRights, dataScope: '1' })).token
+  nobody = (await limitedUser(t, { userName: 'contractnobody', perms: [], dataScope: '1' })).token
+})
+
+describe.each(entities.map((e) => [e.key, e] as const))('%s', (_key, e) => {
+  const url = `/api${e.path}`
+  /** The row the operations are tried on: one this suite added, else one the product wrote. */
+  let subject: Row | undefined
+  const id = () => subject?.[e.idField]
+
+  it('lists, pages and refuses an unknown filter', async () => {
+    const res = await t.call({ method: 'POST', url: `${url}/list`, token: t.admin, body: {} })
+    expect(res.status, res.msg).toBe(200)
+    expect(Array.isArray(res.data.rows)).toBe(true)
+    expect(res.data.total).toBeGreaterThanOrEqual(res.data.rows.length)
+    if (!e.treeParent) {
+      const page = await t.call({ method: 'POST', url: `${url}/list`, token: t.admin, body: { pageNum: 1, pageSize: 1 } })
+      expect(page.data.rows.length).toBeLessThanOrEqual(1)
+    }
+    expectRefused(await t.call({ method: 'POST', url: `${url}/list`, token: t.admin, body: { noSuchFilter: 1 } }), 'unknown filter')
+  })
+
+  it.runIf(has(e, 'add'))('adds a row of generated values and reads it back', async () => {
+    const before = await count(e)
+    const values = await valuesFor(e, 'add')
+    const res = await t.call({ method: 'POST', url, token: t.admin, body: values })
+    expect(res.status, `${res.msg} ${JSON.stringify(res.data)}`).toBe(200)
+    expect(await count(e)).toBe(before + 1)
+    const got = await getRow(e, res.data[e.idField])
+    expect(got.status, got.msg).toBe(200)
+    expectStored(e, values, got.data)
+    subject = got.data
+  })
+
+  it('gets one row by id, and 404 for an id that names none', async () => {
+    if (!subject) {
+      await OVERRIDES[e.key]?.row?.()
+      subject = await someRow(e)
+    }
+    expect(subject, `${e.key}: no row to try the operations on; give OVERRIDES a row maker`).toBeDefined()
+    if (!has(e, 'get')) return
+    const got = await getRow(e, id())
+    expect(got.status, got.msg).toBe(200)
+    expect(got.data[e.idField]).toEqual(id())
+    expect((await getRow(e, 999_999_999)).status).toBe(404)
+  })
+
+  it.runIf(has(e, 'edit'))('modifies a row with other generated values', async () => {
+    const values = await valuesFor(e, 'edit')
+    const res = await t.call({ method: 'PUT', url, token: t.admin, body: { ...values, [e.idField]: id() } })
+    expect(res.status, `${res.msg} ${JSON.stringify(res.data)}`).toBe(200)
+    const got = await getRow(e, id())
+    expectStored(e, values, got.data)
+    subject = got.data
+  })
+
+  it.runIf(has(e, 'export'))('exports every column it lists in the caller language, with the row in it', async () => {
+    const res = await t.call({ method: 'POST', url: `${url}/export`, token: t.admin, lang: 'zh_CN', body: {} })
+    expect(res.status, res.msg).toBe(200)
+    expect(String(res.headers['content-type'])).toContain('spreadsheetml')
+    const sheet = await readWorkbook(res.raw)
+    expect(sheet.header).toEqual(e.exported.map((f) => f.label.zh_CN))
+    const idColumn = sheet.header.indexOf(e.fieldMap.get(e.idField)!.label.zh_CN)
+    if (idColumn >= 0) expect(sheet.rows.map((r) => Number(r[idColumn]))).toContain(Number(id()))
+  })
+
+  it.runIf(has(e, 'import'))('offers the template and imports a row of generated values', async () => {
+    const template = await t.call({ url: `${url}/importTemplate`, token: t.admin })
+    expect(template.status, template.msg).toBe(200)
+    expect((await readWorkbook(template.raw)).header).toEqual(e.imported.map((f) => f.label.en_US))
+    const before = await count(e)
+    const res = await t.call({ method: 'POST', url: `${url}/import`, token: t.admin, ...multipart(await workbook(e, [await valuesFor(e, 'add')])) })
+    expect(res.status, `${res.msg} ${JSON.stringify(res.data)}`).toBe(200)
+    expect(res.data).toEqual({ inserted: 1, updated: 0 })
+    expect(await count(e)).toBe(before + 1)
+  })
+
+  it('answers bad input with 4xx and changes nothing', async () => {
+    const rowsNow = await rowCounter(e)
+    const rows = await rowsNow()
+    const stored = has(e, 'get') ? (await getRow(e, id())).data : undefined
+    const step = stepField(e)
+    // One field wrong at a time, the rest valid: each field's own rule answers. The requests are
+    // independent, so they go at once.
+    if (has(e, 'add')) {
+      const good = await valuesFor(e, 'add')
+      const fields = e.writable.filter((w) => w.name !== step)
+      const answers = await Promise.all(fields.map((f) => t.call({ method: 'POST', url, token: t.admin, body: { ...good, [f.name]: badValueOf(f) } })))
+      fields.forEach((f, i) => expectRefused(answers[i]!, `add with a bad ${f.name}`, f.name))
+      expectRefused(await t.call({ method: 'POST', url, token: t.admin, body: [] }), 'add with no object')
+    }
+    if (has(e, 'edit')) {
+      const fields = editableFields(e).filter((w) => w.name !== step)
+      const answers = await Promise.all(fields.map((f) => t.call({ method: 'PUT', url, token: t.admin, body: { [e.idField]: id(), [f.name]: badValueOf(f) } })))
+      fields.forEach((f, i) => expectRefused(answers[i]!, `modify with a bad ${f.name}`, f.name))
+      expectRefused(await t.call({ method: 'PUT', url, token: t.admin, body: { [e.idField]: 999_999_999 } }), 'modify of no row')
+    }
+    if (has(e, 'import')) {
+      const good = await valuesFor(e, 'add')
+      const bad = e.imported.find((f) => ['string', 'number'].includes(typeof badValueOf(f)))
+      if (bad) {
+        const res = await t.call({ method: 'POST', url: `${url}/import`, token: t.admin, ...multipart(await workbook(e, [good, { ...good, [bad.name]: badValueOf(bad) }])) })
+        expectRefused(res, `import with a bad ${bad.name}`)
+      }
+    }
+    if (has(e, 'remove')) expectRefused(await t.call({ method: 'DELETE', url: `${url}/999999999`, token: t.admin }), 'delete of no row')
+    expectRefused(await t.call({ url: `${url}/not-a-number`, token: t.admin }), 'get by a bad id')
+    expect(await rowsNow()).toBe(rows)
+    if (stored) expect((await getRow(e, id())).data).toEqual(stored)
+  })
+
+  it('refuses a user whose role lacks the right (403) and changes nothing', async () => {
+    const rowsNow = await rowCounter(e)
+    const rows = await rowsNow()
+    const stored = has(e, 'get') ? (await getRow(e, id())).data : undefined
+    // Reading is the reader's right; nobody has none. Writing is no one's but the admin's here:
+    // refused with valid values, not for bad ones. The calls are independent, so they go at once.
+    const calls: [what: string, status: number, call: Promise<{ status: number; msg: string }>][] = [
+      ['list by the reader', 200, t.call({ method: 'POST', url: `${url}/list`, token: reader, body: {} })],
+      ['list', 403, t.call({ method: 'POST', url: `${url}/list`, token: nobody, body: {} })],
+    ]
+    if (has(e, 'get')) {
+      calls.push(['get by the reader', 200, t.call({ url: `${url}/${id()}`, token: reader })])
+      calls.push(['get', 403, t.call({ url: `${url}/${id()}`, token: nobody })])
+    }
+    if (has(e, 'add')) calls.push(['add', 403, t.call({ method: 'POST', url, token: reader, body: await valuesFor(e, 'add') })])
+    if (has(e, 'edit')) calls.push(['modify', 403, t.call({ method: 'PUT', url, token: reader, body: { ...(await valuesFor(e, 'edit')), [e.idField]: id() } })])
+    if (has(e, 'remove')) calls.push(['delete', 403, t.call({ method: 'DELETE', url: `${url}/${id()}`, token: reader })])
+    if (has(e, 'export')) calls.push(['export', 403, t.call({ method: 'POST', url: `${url}/export`, token: reader, body: {} })])
+    if (has(e, 'import')) {
+      calls.push(['import template', 403, t.call({ url: `${url}/importTemplate`, token: reader })])
+      calls.push(['import', 403, t.call({ method: 'POST', url: `${url}/import`, token: reader, ...multipart(await workbook(e, [await valuesFor(e, 'add')])) })])
+    }
+    for (const [what, status, call] of calls) {
+      const res = await call
+      expect(res.status, `${what}: ${res.msg}`).toBe(status)
+    }
+    expect(await rowsNow()).toBe(rows)
+    if (stored) expect((await getRow(e, id())).data).toEqual(stored)
+  })
+
+  it.runIf(has(e, 'remove'))('deletes the row', async () => {
+    const rowsNow = await rowCounter(e)
+    const rows = await rowsNow()
+    const res = await t.call({ method: 'DELETE', url: `${url}/${id()}`, token: t.admin })
+    expect(res.status, res.msg).toBe(200)
+    expect(await rowsNow()).toBe(rows - 1)
+    if (has(e, 'get')) expect((await getRow(e, id())).status).toBe(404)
+  })
+})
