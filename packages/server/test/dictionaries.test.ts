@@ -511,9 +511,9 @@ describe('dictionary items: /system/dict/data', () => {
 
   it('refuses an isDefault outside sys_yes_no (400, naming the field) and missing fields', async () => {
     const before = await snapshot()
-    const res = await t.call({ method: 'POST', url: '/api/system/dict/data', token: admin, body: { dictType: 'wheel_size', dictValue: '27', dictLabel: '27 inch', isDefault: 'maybe' } })
+    const res = await t.call({ method: 'POST', url: '/api/system/dict/data', token: admin, body: { dictType: 'wheel_size', dictValue: '27', dictLabel: '27 inch', isDefault: 'M' } })
     expect(res.status).toBe(400)
-    expect(res.msg).toBe('Default: "maybe" is not one of the allowed values')
+    expect(res.msg).toBe('Default: "M" is not one of the allowed values')
     expect(res.data.errors[0].field).toBe('isDefault')
     const missing = await t.call({ method: 'POST', url: '/api/system/dict/data', token: admin, body: { dictType: 'wheel_size' } })
     expect(missing.status).toBe(400)

@@ -1,76 +1,27 @@
+import type { ColumnInfo, ColumnsOf, contentEntities, iotEntities, serviceEntities, systemEntities } from '@velo/shared'
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
 
 // Columns are snake_case in the database and camelCase here (Kysely's CamelCasePlugin maps them).
-// Datetimes are ISO-8601 strings on both dialects; flags are '0'/'1' strings as RuoYi keeps them.
+// A table with an entity definition takes its shape from it (TableOf; the rules are in
+// shared/src/entity/row-types.ts): its fields, its `storage` columns and the audit columns. Only
+// tables without a definition (sessions, cache, join tables, jobs, …) are written out here. The
+// schema agreement test holds both to what the migrations made.
 
-interface Audited {
-  createBy: string
-  createTime: string
-  updateBy: string
-  updateTime: string | null
-  remark: string
+/** A defined entity's table as Kysely sees it: columns the database fills on insert are Generated. */
+export type TableOf<E> = {
+  [K in keyof ColumnsOf<E>]: ColumnsOf<E>[K] extends ColumnInfo<infer V, infer N, infer G>
+    ? G extends true
+      ? Generated<N extends true ? V | null : V>
+      : N extends true
+        ? V | null
+        : V
+    : never
 }
 
-export interface DeptTable extends Audited {
-  deptId: Generated<number>
-  parentId: number
-  /** Comma-separated ids of all ancestors, root first: "0,100,101". */
-  ancestors: string
-  deptName: string
-  orderNum: number
-  leader: string
-  phone: string
-  email: string
-  status: string
-  delFlag: string
-}
-
-export interface UserTable extends Audited {
-  userId: Generated<number>
-  deptId: number | null
-  userName: string
-  nickName: string
-  userType: string
-  email: string
-  phonenumber: string
-  sex: string
-  avatar: string
-  password: string
-  status: string
-  delFlag: string
-  loginIp: string | null
-  loginDate: string | null
-  failedLogins: number
-  lockedUntil: string | null
-}
-
-export interface RoleTable extends Audited {
-  roleId: Generated<number>
-  roleName: string
-  roleKey: string
-  roleSort: number
-  dataScope: string
-  status: string
-  delFlag: string
-}
-
-export interface MenuTable extends Audited {
-  menuId: Generated<number>
-  menuName: string
-  parentId: number
-  orderNum: number
-  path: string
-  component: string | null
-  query: string | null
-  isFrame: string
-  isCache: string
-  menuType: string
-  visible: string
-  status: string
-  perms: string | null
-  icon: string
-  noClose: string
-}
+export type DeptTable = TableOf<typeof systemEntities.dept>
+export type UserTable = TableOf<typeof systemEntities.user>
+export type RoleTable = TableOf<typeof systemEntities.role>
+export type MenuTable = TableOf<typeof systemEntities.menu>
 
 export interface UserRoleTable {
   userId: number
@@ -85,64 +36,11 @@ export interface RoleDeptTable {
   deptId: number
 }
 
-export interface DictTypeTable extends Audited {
-  dictId: Generated<number>
-  dictName: string
-  dictType: string
-  status: string
-}
-
-export interface DictDataTable extends Audited {
-  dictCode: Generated<number>
-  dictSort: number
-  dictLabel: string
-  dictLabelZh: string
-  dictValue: string
-  dictType: string
-  cssClass: string
-  listClass: string
-  isDefault: string
-  status: string
-}
-
-export interface ConfigTable extends Audited {
-  configId: Generated<number>
-  configName: string
-  configKey: string
-  configValue: string
-  configType: string
-}
-
-export interface LoginLogTable {
-  infoId: Generated<number>
-  userName: string
-  ipaddr: string
-  loginLocation: string
-  browser: string
-  os: string
-  status: string
-  msg: string
-  loginTime: string
-}
-
-export interface OperLogTable {
-  operId: Generated<number>
-  title: string
-  businessType: string
-  method: string
-  requestMethod: string
-  operName: string
-  deptName: string
-  operUrl: string
-  operIp: string
-  operParam: string
-  jsonResult: string
-  status: string
-  errorMsg: string
-  operTime: string
-  costTime: number
-  requestId: string
-}
+export type DictTypeTable = TableOf<typeof systemEntities.dictType>
+export type DictDataTable = TableOf<typeof systemEntities.dictData>
+export type ConfigTable = TableOf<typeof systemEntities.config>
+export type LoginLogTable = TableOf<typeof systemEntities.loginLog>
+export type OperLogTable = TableOf<typeof systemEntities.operLog>
 
 export interface SessionTable {
   tokenHash: string
@@ -164,130 +62,93 @@ export interface CacheTable {
   expiresAt: string
 }
 
-export interface MailOutboxTable {
-  mailId: Generated<number>
-  mailTo: string
-  subject: string
-  body: string
-  status: string
-  error: string
-  createTime: string
-}
+export type MailOutboxTable = TableOf<typeof systemEntities.mailOutbox>
+export type I18nTable = TableOf<typeof systemEntities.i18n>
+export type CountryTable = TableOf<typeof systemEntities.country>
+export type FaqTable = TableOf<typeof contentEntities.faq>
+export type RepairOrderTable = TableOf<typeof serviceEntities.repairOrder>
 
-export interface I18nTable extends Audited {
-  i18nId: Generated<number>
-  name: string
-  /** sys_i18n_type: app, web, server, iot, email, push. */
-  type: string
-  sourceKey: string
-  /** sys_language: the language the source text was written in. */
-  language: string
-  valueEnUs: string
-  valueZhCn: string
-  valueDeDe: string
-  valueNlNl: string
-  valueFrFr: string
-}
-
-export interface CountryTable extends Audited {
-  countryId: Generated<number>
-  /** ISO 3166-1 alpha-2. */
-  code: string
-  name: string
-  nameEn: string
-  /** IANA time zone name. */
-  timeZone: string
-  status: string
-}
-
-// ---- IoT (migration 2026-11-22T00-iot). Boolean columns are written as 1/0 (SQLite binds no
-// booleans; PostgreSQL casts the parameter) and read with Boolean(...) (SQLite answers 0/1).
-
-export interface IotModelTable extends Audited {
-  modelId: Generated<number>
-  productId: string
-  name: string
-  provider: string
-  tag: string
-  productCode: string
-  snPrefix: string
-  supportsAudio: boolean | number
-  bikeModels: string
-  registrationKey: string
-  status: string
-}
-
-export interface IotFunctionTable extends Audited {
-  functionId: Generated<number>
-  name: string
-  command: string
-  description: string
-  firmwareVersions: string
-  minAppVersion: string | null
-  status: string
-}
+// IoT. Boolean columns are written as 1/0 (SQLite binds no booleans; PostgreSQL casts the
+// parameter) and read with Boolean(...) (SQLite answers 0/1).
+export type IotModelTable = TableOf<typeof iotEntities.iotModel>
+export type IotFunctionTable = TableOf<typeof iotEntities.iotFunction>
 
 export interface IotFunctionModelTable {
   functionId: number
   modelId: number
 }
 
-export interface IotDeviceTable extends Audited {
-  deviceId: Generated<number>
-  sn: string
-  uuid: string
-  modelId: number
-  secretHash: string | null
-  state: string
-  online: boolean | number
-  activated: boolean | number
-  lastSeenAt: string | null
-  activatedAt: string | null
-  firmwareVersion: string
-  hardwareVersion: string
-  configVersion: string
-  thingModel: string
-  flowState: string
-  bindState: string
-  simNumber: string
-  simUsedMb: number | null
-  simLimitMb: number | null
-  remainingFlow: number | null
-  transportMode: string
-  battery: number | null
-  signal: number | null
-  latitude: number | null
-  longitude: number | null
+export type IotDeviceTable = TableOf<typeof iotEntities.iotDevice>
+export type IotCommandTable = TableOf<typeof iotEntities.iotCommand>
+export type IotMessageTable = TableOf<typeof iotEntities.iotMessage>
+
+/** One transition of a row of an entity with a status machine (platform/crud/transitions.ts). */
+export interface TransitionLogTable {
+  logId: Generated<number>
+  entity: string
+  rowId: number
+  step: string
+  fromState: string
+  toState: string
+  /** JSON of the step's input. */
+  input: string
+  userId: number
+  userName: string
+  operTime: string
 }
 
-export interface IotCommandTable extends Audited {
-  commandId: Generated<number>
-  requestId: string
-  deviceId: number
-  command: string
-  params: string
-  status: string
-  reply: string | null
-  timeoutSeconds: number
-  sentAt: string | null
-  deliveredAt: string | null
-  repliedAt: string | null
-  deadlineAt: string | null
-  expiresAt: string
-  roundTripMs: number | null
-}
-
-export interface IotMessageTable {
-  messageId: Generated<number>
-  deviceId: number | null
-  direction: string
-  kind: string
-  topic: string
-  payload: string
+/** One file uploaded through a `file` field (migration 2026-11-24T02-files, platform/files). */
+export interface FileTable {
+  fileId: Generated<number>
+  /** Relative to STORAGE_DIR: file/<entity>/yyyy/mm/dd/<uuid>.<ext>. */
+  fileName: string
+  originalName: string
+  size: number
+  contentType: string
+  sha256: string
+  md5: string
+  /** Two upper-case hex digits of the CRC-8 named by crc8Variant. */
+  crc8: string
+  crc8Variant: string
+  /** The entity key and field name it was uploaded for. */
+  entity: string
+  field: string
+  createBy: string
   createTime: string
 }
 
+/** A background job (migration 2026-11-24T01-jobs, platform/jobs). */
+export interface JobTable {
+  jobId: Generated<number>
+  kind: string
+  /** queued, running, succeeded, failed or cancelled (JobState in shared). */
+  state: string
+  progressDone: number
+  progressTotal: number | null
+  /** JSON text. */
+  params: string
+  /** JSON text of what the job answered. */
+  result: string | null
+  /** JSON text: {key, params} of a server message, or {text}. */
+  error: string | null
+  /** Stored name under STORAGE_DIR, and the name it downloads under. */
+  resultFile: string | null
+  resultFileName: string | null
+  createById: number
+  createBy: string
+  deptId: number | null
+  createTime: string
+  startTime: string | null
+  finishTime: string | null
+  /** Written by the holder every few seconds; an old one means its instance died. */
+  heartbeatTime: string | null
+  cancelRequestedAt: string | null
+  instanceId: string | null
+  attempts: number
+}
+
 export interface Database {
+  sysFile: FileTable
   sysDept: DeptTable
   sysUser: UserTable
   sysRole: RoleTable
@@ -311,6 +172,10 @@ export interface Database {
   iotDevice: IotDeviceTable
   iotCommand: IotCommandTable
   iotMessage: IotMessageTable
+  contentFaq: FaqTable
+  serviceRepairOrder: RepairOrderTable
+  sysJob: JobTable
+  sysTransitionLog: TransitionLogTable
 }
 
 export type User = Selectable<UserTable>

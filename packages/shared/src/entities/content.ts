@@ -19,6 +19,7 @@ export const faq = defineEntity({
       kind: 'enum',
       label: { en_US: 'Type', zh_CN: '类型' },
       required: true,
+      max: 16,
       search: 'eq',
       options: [
         { value: 'riding', label: { en_US: 'Riding', zh_CN: '骑行' }, color: 'blue' },
