@@ -10,8 +10,9 @@
  *     engine's repository compiles for that request bare on the same database (SQLite: one
  *     connection, back to back, as better-sqlite3 is synchronous; PostgreSQL: 50 workers on a pool of
  *     50); the throughput ratio is the tracked figure;
- *  4. restarts the server and exports every row (POST /monitor/logininfor/export), then restarts it
- *     and imports BENCH_IMPORT_ROWS rows (POST /system/i18n/import, a file built from the import
+ *  4. restarts the server and exports every row (POST /monitor/logininfor/export), restarts it and
+ *     exports them again as a job (POST …/export/job: the worker writes the file, which then
+ *     downloads; bench/export-job.ts), then restarts it and imports BENCH_IMPORT_ROWS rows (POST /system/i18n/import, a file built from the import
  *     template), taking the server's peak resident memory over each, while another client lists the
  *     dictionary types (POST /system/dict/list, page 1, as the signed-in admin) every 100 ms: its
  *     longest wait, target 100 ms, shows whether the phase holds the event loop or the database
@@ -35,11 +36,15 @@
  * `npm run build` first) in headless Chromium: the time until the sign-in page's password field is
  * visible (median of BENCH_BROWSER_LOADS, 10, cold loads) and the bytes of the five most used pages.
  *
- * BENCH_ONLY=engine, BENCH_ONLY=iot or BENCH_ONLY=browser runs one part.
+ * Then a file upload (bench/files.ts): one BENCH_FILE_MB (200) MB file through a `file` field's route,
+ * with the server's RSS growth, the rate and the digests against sha256sum/md5sum.
+ *
+ * BENCH_ONLY=engine, BENCH_ONLY=iot, BENCH_ONLY=browser or BENCH_ONLY=files runs one part.
  */
 import { cpus, loadavg } from 'node:os'
 import { systemEntities } from '@velo/shared'
 import { type BrowserBench, runBrowser } from './browser'
+import { buildFilesServer, type FilesBench, runFiles } from './files'
 import { type IotBench, iotBrokers, runIot } from './iot'
 import { type Bench, type Line, runTarget, type Target } from './run'
 import { buildServer } from './server'
@@ -69,7 +74,11 @@ const browser: BrowserBench = {
   loads: int('BENCH_BROWSER_LOADS', 10),
 }
 
-const PARTS = ['engine', 'iot', 'browser'] as const
+const files: FilesBench = {
+  megabytes: int('BENCH_FILE_MB', 200),
+}
+
+const PARTS = ['engine', 'iot', 'browser', 'files'] as const
 const only = process.env.BENCH_ONLY ?? ''
 if (only && !(PARTS as readonly string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, not ${JSON.stringify(only)}`)
 const runs = (part: (typeof PARTS)[number]) => !only || only === part
@@ -119,6 +128,19 @@ async function main() {
       const result = await runBrowser(browser, server.entry)
       lines.push(...result.lines)
       notes.push(...result.notes)
+    }
+    if (runs('files')) {
+      headings.push(`File upload benchmark: one ${fmt(files.megabytes)} MB file through a definition's \`file\` field route (POST …/file/{field}), streamed to storage.`)
+      const filesServer = await buildFilesServer()
+      try {
+        for (const target of targets()) {
+          const result = await runFiles(target, files, filesServer.entry)
+          lines.push(...result.lines)
+          notes.push(...result.notes)
+        }
+      } finally {
+        await filesServer.remove()
+      }
     }
   } finally {
     await server.remove()

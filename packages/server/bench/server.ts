@@ -14,18 +14,19 @@ const SERVER_DIR = join(dirname(fileURLToPath(import.meta.url)), '..')
  * goes to a temporary folder under this package's node_modules, where the dependencies resolve,
  * and is removed with the returned clean-up.
  */
-export async function buildServer(): Promise<{ entry: string; remove: () => Promise<void> }> {
+/** Bundles an entry of the server (default the product's src/main.ts) as `npm run build` does, into a temporary folder. */
+export async function buildServer(source = 'src/main.ts', name = 'main'): Promise<{ entry: string; remove: () => Promise<void> }> {
   const pkg = JSON.parse(readFileSync(join(SERVER_DIR, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
-  const dir = mkdtempSync(join(SERVER_DIR, 'node_modules', '.velo-bench-'))
+  const dir = mkdtempSync(join(SERVER_DIR, 'node_modules', `.velo-bench-${name}-`))
   const rm = () => rmSync(dir, { recursive: true, force: true })
   const forget = onExit(rm)
   const remove = onCleanup(() => {
     forget()
     rm()
   })
-  const entry = join(dir, 'main.js')
+  const entry = join(dir, `${name}.js`)
   await build({
-    entryPoints: [join(SERVER_DIR, 'src/main.ts')],
+    entryPoints: [join(SERVER_DIR, source)],
     outfile: entry,
     bundle: true,
     platform: 'node',

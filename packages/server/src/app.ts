@@ -74,6 +74,9 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   })
   // Server-sent event streams never go idle: end them, or closing would wait for them.
   app.addHook('preClose', async () => closeEventStreams(services))
+  // The job worker starts once every route, and so every export a job may run, is registered; it
+  // stops with services.close() (JOB_CONCURRENCY=0 keeps it from running jobs on this instance).
+  app.addHook('onReady', async () => services.jobs.start(app.log))
   app.decorate('routeTable', [])
   app.addHook('onRoute', (r) => {
     app.routeTable.push({ method: r.method, url: r.url, config: r.config })

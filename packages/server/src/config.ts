@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { DEFAULT_FILE_MAX_BYTES } from '@velo/shared'
 import { z } from 'zod'
 
 const bool = z
@@ -56,7 +57,11 @@ const EnvSchema = z.object({
   MAIL_DIR: z.string().min(1).default('./data/mail'),
   UPLOAD_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024).default(10),
   IMPORT_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024).default(50),
+  FILE_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024 * 1024).default(DEFAULT_FILE_MAX_BYTES / 1024 / 1024),
   TRUST_PROXY: bool.default(false),
+  JOB_CONCURRENCY: z.coerce.number({ message: 'must be a whole number' }).int().min(0).max(64).default(2),
+  JOB_STALE_SECONDS: z.coerce.number({ message: 'must be a number of seconds' }).min(1).max(3600).default(60),
+  JOB_RETENTION_DAYS: z.coerce.number({ message: 'must be a number of days' }).positive().max(3650).default(7),
 })
 
 export type DatabaseTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string }
@@ -91,7 +96,15 @@ export interface AppConfig {
   uploadMaxBytes: number
   /** Excel imports are larger than images: 100,000 rows is about 10 MB. */
   importMaxBytes: number
+  /** Largest file a `file` field takes when its definition sets no maxBytes (firmware, videos). */
+  fileMaxBytes: number
   trustProxy: boolean
+  /** Jobs this instance runs at once; 0 runs none here (the instance only queues them). */
+  jobConcurrency: number
+  /** A running job whose holder has not written its heartbeat for this long is taken over or failed. */
+  jobStaleMs: number
+  /** Finished jobs, and their result files, are removed after this long. */
+  jobRetentionMs: number
 }
 
 export class ConfigError extends Error {}
@@ -137,6 +150,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mailDir: resolve(e.MAIL_DIR),
     uploadMaxBytes: Math.round(e.UPLOAD_MAX_MB * 1024 * 1024),
     importMaxBytes: Math.round(e.IMPORT_MAX_MB * 1024 * 1024),
+    fileMaxBytes: Math.round(e.FILE_MAX_MB * 1024 * 1024),
     trustProxy: e.TRUST_PROXY,
+    jobConcurrency: e.JOB_CONCURRENCY,
+    jobStaleMs: Math.round(e.JOB_STALE_SECONDS * 1000),
+    jobRetentionMs: Math.round(e.JOB_RETENTION_DAYS * 24 * 3600 * 1000),
   }
 }

@@ -50,6 +50,8 @@ const SEEDED_KEYS = [
   'iot.command.expireMinutes',
   'iot.flow.warningPercent',
   'iot.message.retentionDays',
+  'service.repairOrder.reviewDays',
+  'service.repairOrder.repairDays',
   'sys.seed.version',
 ]
 

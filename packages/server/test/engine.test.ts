@@ -51,6 +51,8 @@ const gadget = defineEntity({
 
 const part = defineEntity({
   key: 'testPart',
+  // Its table (made by hand below) has no audit columns.
+  storage: { audited: false },
   table: 'testPart',
   path: '/test/part',
   permission: 'test:part',
@@ -67,6 +69,8 @@ const part = defineEntity({
 // refuses during an import is answered as a row error, never as a 500.
 const loose = defineEntity({
   key: 'testLoose',
+  // Its table (made by hand below) has no audit columns.
+  storage: { audited: false },
   table: 'testLoose',
   path: '/test/loose',
   permission: 'test:loose',
@@ -106,6 +110,11 @@ beforeAll(async () => {
     },
   })
   admin = await t.login()
+  // full()'s manual stands for a file uploaded through the field's own route (platform/files), which a file field requires.
+  await t.app.services.db
+    .insertInto('sysFile')
+    .values({ fileName: 'upload/2026/11/manual.pdf', originalName: 'manual.pdf', size: 1, contentType: 'application/pdf', sha256: '', md5: '', crc8: '00', crc8Variant: 'CRC-8/SMBUS', entity: 'testGadget', field: 'manual', createBy: 'test', createTime: new Date().toISOString() })
+    .execute()
 })
 afterAll(() => t.close())
 

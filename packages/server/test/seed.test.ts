@@ -83,6 +83,8 @@ describe('first start', () => {
       await db.deleteFrom('iotModel').execute()
       await db.deleteFrom('sysConfig').where('configKey', 'like', 'iot.%').execute()
       await db.updateTable('sysConfig').set({ configValue: '1' }).where('configKey', '=', 'sys.seed.version').execute()
+      // …nor the buttons of steps a definition gained later (version 4).
+      await db.deleteFrom('sysMenu').where('perms', 'in', ['service:repairOrder:receive', 'service:repairOrder:evaluate']).execute()
       // Something an admin added meanwhile, clashing with a seeded code.
       await db.updateTable('sysCountry').set({ nameEn: 'Holland (ours)' }).where('code', '=', 'NL').execute()
       await first.close()
@@ -90,7 +92,10 @@ describe('first start', () => {
       const second = await buildApp(loadConfig(env), { logger: false })
       const db2 = second.services.db
       expect(second.seedResult).toEqual({ seeded: true, generatedAdminPassword: undefined, demoRegistrationKey: expect.any(String) })
-      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe('3')
+      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe('4')
+      const buttons = await db2.selectFrom('sysMenu').select(['menuName', 'perms']).where('perms', 'like', 'service:repairOrder:%').execute()
+      expect(buttons.map((b) => b.perms)).toEqual(expect.arrayContaining(['service:repairOrder:receive', 'service:repairOrder:evaluate', 'service:repairOrder:review']))
+      expect(buttons.find((b) => b.perms === 'service:repairOrder:receive')?.menuName).toBe('button.receive')
       expect((await db2.selectFrom('sysConfig').select('configKey').where('configKey', 'like', 'iot.%').execute()).length).toBe(5)
       const demo = await db2.selectFrom('iotModel').select(['modelId', 'registrationKey']).where('productId', '=', 'VELO-4G').executeTakeFirstOrThrow()
       expect(demo.registrationKey).toBe(second.seedResult.demoRegistrationKey)

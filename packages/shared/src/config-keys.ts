@@ -34,6 +34,8 @@ export const CONFIG_VALUE_TYPES: Readonly<Record<string, ValueType>> = {
   'iot.command.expireMinutes': { type: 'integer', min: 1, max: 10080, unit: minutes },
   'iot.flow.warningPercent': { type: 'integer', min: 0, max: 100, unit: { en_US: '%', zh_CN: '%' } },
   'iot.message.retentionDays': { type: 'integer', min: 1, max: 3650, unit: { en_US: 'days', zh_CN: '天' } },
+  'service.repairOrder.reviewDays': { type: 'integer', min: 0, max: 365, unit: { en_US: 'working days', zh_CN: '个工作日' } },
+  'service.repairOrder.repairDays': { type: 'integer', min: 0, max: 365, unit: { en_US: 'working days', zh_CN: '个工作日' } },
 }
 
 /** The type of a configuration key's value; none for keys of the admins' own (free text). */

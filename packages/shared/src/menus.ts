@@ -1,5 +1,8 @@
 import type { Language } from './api'
+import type { ResolvedEntity } from './entity/define'
+import { allEntities } from './entity/registry'
 import type { Label } from './entity/types'
+import { actionPermission, stepPermission } from './entity/workflow'
 
 /**
  * The menu catalogue seeded at first start: one directory per product area (SPEC §1) and one page
@@ -174,7 +177,37 @@ export const BUTTON_TITLES: Record<string, Label> = {
 
 /** A menu name as people read it: i18n keys ('menu.system.user', 'button.add') translated, plain text as is. */
 export function menuTitle(name: string, lang: Language): string {
-  return (MENU_TITLES[name] ?? BUTTON_TITLES[name])?.[lang] ?? name
+  return (MENU_TITLES[name] ?? BUTTON_TITLES[name] ?? definedButtonTitle(name))?.[lang] ?? name
+}
+
+/**
+ * The permission buttons of a page served by a definition: its operations, then its steps and
+ * actions, each as [permission, menu name]. A log (list and export only) gets no add or modify.
+ */
+export function definedButtons(e: ResolvedEntity): [perms: string, name: string][] {
+  const op: Record<string, string> = { list: 'list', get: 'query', add: 'add', edit: 'edit', remove: 'remove', export: 'export', import: 'import' }
+  const out = new Map<string, string>()
+  for (const o of e.operations) out.set(`${e.permission}:${op[o]}`, `button.${op[o]}`)
+  for (const step of e.transitions?.steps ?? []) {
+    const perms = stepPermission(e, step)
+    if (!out.has(perms)) out.set(perms, `button.${perms.split(':').at(-1)}`)
+  }
+  for (const action of e.actions ?? []) {
+    const perms = actionPermission(e, action)
+    if (!out.has(perms)) out.set(perms, `button.${perms.split(':').at(-1)}`)
+  }
+  return [...out]
+}
+
+/** 'button.receive' of a definition's step or action, when no standard title has the name. */
+function definedButtonTitle(name: string): Label | undefined {
+  if (!name.startsWith('button.')) return undefined
+  const key = name.slice('button.'.length)
+  for (const e of allEntities()) {
+    const found = [...(e.transitions?.steps ?? []), ...(e.actions ?? [])].find((s) => s.name === key)
+    if (found) return found.label
+  }
+  return undefined
 }
 
 const CATALOGUE_COMPONENTS = new Set(

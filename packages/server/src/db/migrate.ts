@@ -5,6 +5,10 @@ import { system } from './migrations/2026-11-21T00-system'
 import { listIndexes } from './migrations/2026-11-21T01-list-indexes'
 import { contentFaq } from './migrations/2026-11-21T02-content-faq'
 import { iot } from './migrations/2026-11-22T00-iot'
+import { transitions } from './migrations/2026-11-24T00-transitions'
+import { jobs } from './migrations/2026-11-24T01-jobs'
+import { files } from './migrations/2026-11-24T02-files'
+import { serviceOrders } from './migrations/2026-11-24T03-service-orders'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set.
 const all = (dialect: Dialect): Record<string, Migration> => ({
@@ -13,6 +17,10 @@ const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-21T01-list-indexes': listIndexes(dialect),
   '2026-11-21T02-content-faq': contentFaq(dialect),
   '2026-11-22T00-iot': iot(dialect),
+  '2026-11-24T00-transitions': transitions(dialect),
+  '2026-11-24T01-jobs': jobs(dialect),
+  '2026-11-24T02-files': files(dialect),
+  '2026-11-24T03-service-orders': serviceOrders(dialect),
 })
 
 export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[]> {

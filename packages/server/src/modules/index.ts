@@ -3,8 +3,10 @@ import { authRoutes } from '../platform/auth/routes'
 import type { Services } from '../platform/services'
 import { registerFiles } from './common/files'
 import { registerIot } from './iot'
+import { registerJobs } from './monitor/jobs'
 import { registerLogs } from './monitor/logs'
 import { registerOnline } from './monitor/online'
+import { registerRepairOrders } from './service/repair-orders'
 import { registerConfiguration } from './system/configuration'
 import { registerDepartments } from './system/departments'
 import { registerDictionaries } from './system/dictionaries'
@@ -29,5 +31,7 @@ export async function registerModules(api: FastifyInstance, services: Services) 
   registerProfile(api, services)
   registerLogs(api, services)
   registerOnline(api, services)
+  registerJobs(api, services)
   registerIot(api, services)
+  registerRepairOrders(api, services)
 }

@@ -2,10 +2,13 @@ import { Redis } from 'ioredis'
 import type { AppConfig } from '../config'
 import { createDatabase, type Db, type Dialect } from '../db/database'
 import { Captchas, MemoryCaptchaStore } from './auth/captcha'
-import { RedisSessionStore, type SessionStore, SqlSessionStore } from './auth/session-store'
+import { announcingEnds, RedisSessionStore, type SessionStore, SqlSessionStore } from './auth/session-store'
 import { ConfigValues } from './config-keys'
 import { type KeyValueStore, RedisKeyValueStore, SqlKeyValueStore } from './kv-store'
+import { Jobs } from './jobs'
 import { Mailer } from './mailer'
+import { AuthCache } from './rbac/auth-cache'
+import { loadAuthContext } from './rbac/auth-context'
 import { Storage } from './storage'
 
 /** Everything a route needs, built once from the configuration. */
@@ -16,10 +19,14 @@ export interface Services {
   redis?: Redis
   kv: KeyValueStore
   sessions: SessionStore
+  /** Signed-in contexts kept per session; changes to what they are made of are announced to it, after commit. */
+  authCache: AuthCache
   captchas: Captchas
   configValues: ConfigValues
   mailer: Mailer
   storage: Storage
+  /** Background jobs: queue, cancel, list, and this instance's worker (started with the app). */
+  jobs: Jobs
   close(): Promise<void>
 }
 
@@ -27,21 +34,36 @@ export function createServices(config: AppConfig): Services {
   const { db, dialect } = createDatabase(config.database)
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined
   const kv = redis ? new RedisKeyValueStore(redis, `${config.redisPrefix}kv:`) : new SqlKeyValueStore(db)
-  return {
+  // With Redis, every instance reads the stamp of everyone's rights beside each session (rbac/auth-cache.ts).
+  const stampKey = `${config.redisPrefix}auth:stamp`
+  const sessions = redis ? new RedisSessionStore(redis, `${config.redisPrefix}session:`, stampKey) : new SqlSessionStore(db)
+  const authCache = new AuthCache({
+    sessions,
+    context: (userId) => loadAuthContext(db, userId),
+    sessionTtlMinutes: config.sessionTtlMinutes,
+    redis: redis && { client: redis, stampKey },
+  })
+  const services: Services = {
     config,
     db,
     dialect,
     redis,
     kv,
-    sessions: redis ? new RedisSessionStore(redis, `${config.redisPrefix}session:`) : new SqlSessionStore(db),
+    sessions: announcingEnds(sessions, (change) => authCache.changed(change)),
+    authCache,
     // Kept out of the database: every visit to the sign-in page asks for one, signed in or not.
     captchas: new Captchas(redis ? kv : new MemoryCaptchaStore()),
     configValues: new ConfigValues(db),
     mailer: new Mailer(db, config.smtpUrl, config.mailFrom, config.mailDir),
     storage: new Storage(config.storageDir),
+    jobs: new Jobs(() => services, redis, config.redisPrefix),
     async close() {
+      // Running jobs first write their outcome (or go back to the queue) while the database is open.
+      await services.jobs.close()
+      await authCache.close()
       await db.destroy()
       if (redis) await redis.quit().catch(() => redis.disconnect())
     },
   }
+  return services
 }

@@ -1,8 +1,13 @@
 import type { EntityDef, FieldDef, Label, Operation } from './types'
+import { checkWorkflow } from './workflow'
 
 const ALL_OPERATIONS: readonly Operation[] = ['list', 'get', 'add', 'edit', 'remove', 'export', 'import']
 
-export interface ResolvedEntity extends EntityDef {
+/** Type only: the key under which a resolved entity's type keeps its definition as written (row-types.ts). */
+declare const DEFINITION: unique symbol
+
+/** A checked definition with what its consumers need; `D` is the definition as written (for `RowOf`). */
+export interface ResolvedEntity<D extends EntityDef = EntityDef> extends EntityDef {
   singular: Label
   operations: readonly Operation[]
   labelField: string
@@ -23,9 +28,12 @@ export interface ResolvedEntity extends EntityDef {
   importKey: string | null
   /** The parent field when the entity is a tree. */
   treeParent: string | null
+  /** Never set: carries the literal type of the definition, so `RowOf<typeof faq>` can read its fields. */
+  readonly [DEFINITION]?: D
 }
 
-const isWritable = (f: FieldDef, idField: string) => !f.readOnly && f.name !== idField
+// The status of an entity with transitions changes only through its steps, never by add, modify or import.
+const isWritable = (f: FieldDef, def: EntityDef) => !f.readOnly && f.name !== def.idField && f.name !== def.transitions?.field
 
 /**
  * One row's name from a list's label, for definitions that do not give one: English in sentence
@@ -42,8 +50,19 @@ export function singularOf(label: Label): Label {
   return { en_US: words.join(' '), zh_CN: label.zh_CN.replace(/管理$/, '') || label.zh_CN }
 }
 
+type FieldOfKind<F> = F extends { kind: infer K } ? Extract<FieldDef, { kind: K }> : FieldDef
+
+/**
+ * Type only: with the definition's literal type inferred (for RowOf), TypeScript no longer refuses
+ * unknown properties; this does, on the definition and on each field (a misspelt `lable: …` is an
+ * error at that property, "not assignable to type 'never'").
+ */
+type KnownKeysOnly<D extends EntityDef> = Record<Exclude<keyof D, keyof ResolvedEntity>, never> & { fields: KnownFieldKeysOnly<D['fields']> }
+// Fields given as a fixed list are checked one by one; a list with a spread in it (`[...base, x]`) is not.
+type KnownFieldKeysOnly<T> = T extends readonly unknown[] ? (number extends T['length'] ? unknown : { [I in keyof T]: Record<Exclude<keyof T[I], keyof FieldOfKind<T[I]>>, never> }) : unknown
+
 /** Checks a definition once and precomputes what its consumers need; a bad definition fails at start. */
-export function defineEntity(def: EntityDef): ResolvedEntity {
+export function defineEntity<const D extends EntityDef>(def: D & KnownKeysOnly<D>): ResolvedEntity<D> {
   const fieldMap = new Map<string, FieldDef>()
   for (const f of def.fields) {
     if (fieldMap.has(f.name)) throw new Error(`${def.key}: field ${f.name} is defined twice`)
@@ -62,6 +81,7 @@ export function defineEntity(def: EntityDef): ResolvedEntity {
     mustExist(f.typedBy.field, `${f.name}.typedBy`)
     if (f.kind !== 'text' && f.kind !== 'longText') throw new Error(`${def.key}: ${f.name} is typed by another field, so it must be text`)
   }
+  checkWorkflow(def, fieldMap)
   mustExist(def.idField, 'idField')
   mustExist(def.defaultSort.field, 'defaultSort')
   if (def.dataScope) {
@@ -74,7 +94,7 @@ export function defineEntity(def: EntityDef): ResolvedEntity {
   if (parents.length > 1) throw new Error(`${def.key}: a tree has one parent field`)
   const sortable = new Set(def.fields.filter((f) => f.sort).map((f) => f.name))
   sortable.add(def.defaultSort.field)
-  const writable = def.fields.filter((f) => isWritable(f, def.idField))
+  const writable = def.fields.filter((f) => isWritable(f, def))
   const readable = def.fields.filter((f) => f.kind !== 'password')
   const stored = readable.filter((f) => f.kind !== 'referenceMany')
   return {

@@ -1,5 +1,6 @@
 import * as contentEntities from '../entities/content'
 import * as iotEntities from '../entities/iot'
+import * as serviceEntities from '../entities/service'
 import * as systemEntities from '../entities/system'
 import type { ResolvedEntity } from './define'
 
@@ -13,6 +14,7 @@ const BUILT_IN_ENTITIES: readonly ResolvedEntity[] = [
   ...Object.values(systemEntities),
   ...Object.values(contentEntities),
   ...Object.values(iotEntities),
+  ...Object.values(serviceEntities),
 ]
 
 /** Every entity by key, so references can be resolved ("dept" → its table and label field) on both sides. */

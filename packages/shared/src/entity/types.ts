@@ -46,6 +46,11 @@ interface FieldBase {
    * number with limits, a select). The value still travels and is stored as text ('true', '10').
    */
   typedBy?: { field: string; typeOf: (other: unknown) => ValueType | undefined }
+  /**
+   * The column may hold null. A text-like field's column is otherwise NOT NULL (an optional one
+   * defaults to ''), as the engine stores '' for a blank one (docs/entity-engine.md › Table shape).
+   */
+  nullable?: boolean
 }
 
 /** One choice of a fixed list. */
@@ -67,17 +72,20 @@ export type FieldDef = FieldBase &
     | { kind: 'money'; min?: number; max?: number; default?: number }
     | { kind: 'boolean'; default?: boolean }
     /** Values from a dictionary type (sys_dict_data), shown by their labels. */
-    | { kind: 'dict'; dict: string; default?: string }
+    | { kind: 'dict'; dict: string; default?: string; /** The column's length (default 100, as sys_dict_data.dict_value). */ max?: number }
     /** Values from a fixed list in the definition. */
-    | { kind: 'enum'; options: readonly EnumOption[]; default?: string }
+    | { kind: 'enum'; options: readonly EnumOption[]; default?: string; /** The column's length (default the longest option). */ max?: number }
     /** A calendar date 'YYYY-MM-DD'. */
     | { kind: 'date' }
     /** An instant, ISO 8601 with offset; stored and returned in UTC. */
     | { kind: 'datetime' }
     /** A stored file name from POST /common/upload (jpg, jpeg, png), shown as a thumbnail. */
     | { kind: 'image' }
-    /** A stored file name from POST /common/upload with one of these extensions. */
-    | { kind: 'file'; accept: readonly string[] }
+    /**
+     * A stored file name from the entity's own upload route (POST {path}/file/{name}) with one of
+     * these extensions (lower-case, no dot); at most `maxBytes` (default the server's FILE_MAX_MB, 512 MB).
+     */
+    | { kind: 'file'; accept: readonly string[]; maxBytes?: number }
     /** A version 'major.minor.patch', each part 0–999 (SPEC §5). */
     | { kind: 'version'; default?: string }
     /** A code of 1 to `max` (default 2) letters, kept upper-case (SPEC §5). */
@@ -100,6 +108,77 @@ export type FieldDef = FieldBase &
   )
 
 export type FieldKind = FieldDef['kind']
+
+/** The size limit of a `file` field without its own `maxBytes` (the server's FILE_MAX_MB default). */
+export const DEFAULT_FILE_MAX_BYTES = 512 * 1024 * 1024
+
+/**
+ * One named step of a status field (hawkBit's verbs, Fastify's workflow demo): the only way the
+ * status changes. The engine derives its route `POST {path}/{id}/{name}`, its permission and menu
+ * button, OpenAPI, the operation log, the history row and the row button with its input dialog.
+ */
+export interface TransitionStep {
+  /** camelCase: the route segment and the last part of the default permission. */
+  name: string
+  /** The button and the history's wording ('Review', '审核'). */
+  label: Label
+  /** States the step may start from. */
+  from: readonly string[]
+  /**
+   * The state it leads to, or the states the caller chooses from (a review decides the return way).
+   * A step whose only target is its only source records its input without advancing (a remark).
+   */
+  to: string | readonly string[]
+  /** Default `${entity.permission}:${name}`. */
+  permission?: string
+  /** What the caller enters (a reason, a tracking number); kept in the history row. */
+  input?: readonly FieldDef[]
+  /** Asked before the step runs; {label} is the row's name. */
+  confirm?: Label
+  /** Shown as a dangerous button (reject, withdraw). */
+  danger?: boolean
+}
+
+/** How long a state may last before the row is overdue: calendar or working days (Mon–Fri), configurable by key. */
+export interface StateDeadline {
+  days: number
+  workingDays?: boolean
+  /** A system configuration key whose whole-number value overrides `days`. */
+  configKey?: string
+}
+
+export interface Transitions {
+  /** An `enum` field: its options are the states; it is never written by add, modify or import. */
+  field: string
+  /** The state a new row starts in; default the first option. */
+  initial?: string
+  steps: readonly TransitionStep[]
+  /**
+   * Due times: a `datetime` field the engine sets on entering a state listed in `due` (and clears
+   * otherwise); a row past it is overdue while its state is not final.
+   */
+  deadline?: { field: string; due: Partial<Record<string, StateDeadline>> }
+}
+
+/**
+ * A named operation beyond add/modify/delete (generate, push, publish, unbind, evaluate): a toolbar
+ * button, a row button or a button for the selected rows. The server module supplies its handler.
+ */
+export interface ActionDef {
+  name: string
+  label: Label
+  /** toolbar: no rows; row: one row (`POST {path}/{id}/action/{name}`); selection: `ids`. */
+  on: 'toolbar' | 'row' | 'selection'
+  /** sync: answered at once; job: queued, its progress shown while it runs. */
+  mode?: 'sync' | 'job'
+  /** Default `${entity.permission}:${name}`. */
+  permission?: string
+  input?: readonly FieldDef[]
+  confirm?: Label
+  danger?: boolean
+  /** Offered for rows whose field has one of these values only (evaluate a finished order); the server checks it too. */
+  when?: { field: string; is: readonly string[] }
+}
 export type Operation = 'list' | 'get' | 'add' | 'edit' | 'remove' | 'export' | 'import'
 
 export interface EntityDef {
@@ -126,4 +205,42 @@ export interface EntityDef {
   operations?: readonly Operation[]
   /** Rows are owned by a department (and optionally a user): the role's data scope filters them. */
   dataScope?: { deptField: string; userField?: string }
+  /** The table beyond the fields: audit columns, columns no field shows, indexes (docs/entity-engine.md › Table shape). */
+  storage?: StorageDef
+  /** A status that changes only through named steps. */
+  transitions?: Transitions
+  actions?: readonly ActionDef[]
+}
+
+/**
+ * A column the table keeps that no field shows (a key, a secret's hash, a counter, a soft-delete
+ * flag): only the server reads and writes it. Stored as a field of the same kind would be.
+ */
+export interface ColumnDef {
+  /** camelCase, as a field's name. */
+  name: string
+  kind: 'text' | 'longText' | 'number' | 'boolean' | 'date' | 'datetime' | 'reference'
+  /** Text: the varchar length (none: unbounded text). Number: the largest value (beyond 2^31 a bigint). */
+  max?: number
+  int?: boolean
+  /** Always written: NOT NULL without a default unless one is given. */
+  required?: boolean
+  nullable?: boolean
+  default?: string | number | boolean
+  unique?: boolean
+}
+
+/** An index of the table; `name` defaults to `<table>_<columns>` in snake_case. */
+export interface IndexDef {
+  name?: string
+  /** Field or column names (camelCase), in index order. */
+  columns: readonly string[]
+  unique?: boolean
+}
+
+export interface StorageDef {
+  /** create_by, create_time, update_by, update_time and remark, as every audited table has them; default true. */
+  audited?: boolean
+  columns?: readonly ColumnDef[]
+  indexes?: readonly IndexDef[]
 }

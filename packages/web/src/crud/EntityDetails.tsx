@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react'
-import { Descriptions, Drawer, Modal, Spin } from 'antd'
+import { Descriptions, Drawer, Modal, Spin, Typography } from 'antd'
 import { useQuery } from '@tanstack/react-query'
 import type { FieldDef, ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
@@ -7,6 +7,8 @@ import { localized } from '../i18n'
 import { crudApi, crudKeys, type Row } from './api/crudApi'
 import { kindOf } from './kinds/kindTable'
 import type { CellRenderer } from './kinds/types'
+import { workflowCells } from './workflow/cells'
+import { TransitionTimeline } from './workflow/TransitionTimeline'
 
 export interface EntityDetailsProps {
   entity: ResolvedEntity
@@ -36,6 +38,7 @@ export function FieldValue({ entity, field, row, cells = {} }: { entity: Resolve
 /** Every field of a loaded row but passwords and `hide`, labelled from the definition, in two columns. */
 export function EntityDescriptions({ entity, row, cells = {}, hide = [], testId = 'entity-details' }: { entity: ResolvedEntity; row: Row; cells?: Readonly<Record<string, CellRenderer>>; hide?: readonly string[]; testId?: string }) {
   const fields = entity.fields.filter((f) => f.kind !== 'password' && !hide.includes(f.name))
+  const shownCells = { ...workflowCells(entity), ...cells }
   return (
     <Descriptions
       className="crud-details"
@@ -47,17 +50,32 @@ export function EntityDescriptions({ entity, row, cells = {}, hide = [], testId 
         key: f.name,
         label: localized(f.label),
         span: isLong(f) ? 2 : 1,
-        children: <FieldValue entity={entity} field={f} row={row} cells={cells} />,
+        children: <FieldValue entity={entity} field={f} row={row} cells={shownCells} />,
       }))}
     />
   )
 }
 
-/** Every field of one row, read-only, labelled from the definition: the detail view of a log entry. */
+/**
+ * Every field of one row, read-only, labelled from the definition: the detail view of a log entry;
+ * for a row with states, its timeline below.
+ */
 export function EntityDetails({ entity, id, onClose, as = 'modal', cells = {}, hide = [] }: EntityDetailsProps) {
   const { t } = useTranslation()
   const row = useQuery({ queryKey: crudKeys.row(entity, id), queryFn: () => crudApi(entity).get(id), gcTime: 0 })
-  const body = !row.data ? <Spin spinning style={{ display: 'block', padding: 48 }} /> : <EntityDescriptions entity={entity} row={row.data} cells={cells} hide={hide} />
+  const body = !row.data ? (
+    <Spin spinning style={{ display: 'block', padding: 48 }} />
+  ) : (
+    <>
+      <EntityDescriptions entity={entity} row={row.data} cells={cells} hide={hide} />
+      {entity.transitions && (
+        <section className="crud-details-history">
+          <Typography.Title level={5}>{t('crud.history')}</Typography.Title>
+          <TransitionTimeline entity={entity} id={id} />
+        </section>
+      )}
+    </>
+  )
   const title = t('crud.detailsTitle', { entity: localized(entity.singular) })
   return as === 'drawer' ? (
     <Drawer open title={title} onClose={onClose} size={820} destroyOnHidden>

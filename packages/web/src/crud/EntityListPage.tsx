@@ -20,6 +20,9 @@ import { exportBody, useEntityList, type ListSort } from './list/useEntityList'
 import { useOperations } from './list/useOperations'
 import { nestRows, parentKeys } from './tree'
 import type { EntityListPageProps, FormRequest, ListContext } from './types'
+import { workflowCells } from './workflow/cells'
+import { StateFilterBar, useStateCounts, useStateFilter } from './workflow/StateFilterBar'
+import { useWorkflow } from './workflow/useWorkflow'
 import './crud.css'
 
 const NO_FILTERS: Filters = {}
@@ -34,8 +37,10 @@ function presetFrom(entity: EntityListPageProps['entity'], params: Filters): Row
 
 /**
  * The list page of an entity, built from its definition: search form, toolbar, table, pager, and the
- * add/modify form, delete, export and import behind the user's permissions. Tree entities list as a
- * nested table without a pager. Pages adapt it through the props (src/crud/README.md).
+ * add/modify form, delete, export and import behind the user's permissions; for a definition with
+ * transitions or actions also their buttons, a status filter with counts and the details with the
+ * timeline. Tree entities list as a nested table without a pager. Pages adapt it through the props
+ * (src/crud/README.md).
  */
 export function EntityListPage(props: EntityListPageProps) {
   const {
@@ -53,7 +58,11 @@ export function EntityListPage(props: EntityListPageProps) {
   } = props
   const { t } = useTranslation()
   const allowed = useOperations(entity)
-  const { state, setState, body, query, search: applySearch } = useEntityList(entity, params)
+  const workflow = useWorkflow(entity)
+  const stateFilter = useStateFilter(entity, params)
+  const { state, setState, body, query, search: applySearch } = useEntityList(entity, stateFilter.forced)
+  // The other filters decide the counts; the status is the bar's to choose.
+  const stateCounts = useStateCounts(entity, exportBody(state, params), !!stateFilter.field)
   const [searchShown, setSearchShown] = useState(true)
   const [selectedKeys, setSelectedKeys] = useState<Key[]>([])
   const [formRequest, setFormRequest] = useState<FormRequest | null>(null)
@@ -67,7 +76,10 @@ export function EntityListPage(props: EntityListPageProps) {
   const total = query.data?.total ?? 0
   const dataSource = useMemo(() => (tree ? nestRows(rows, entity.idField, tree) : rows), [rows, tree, entity.idField])
   const selectedRows = rows.filter((row) => selectedKeys.includes(row[entity.idField] as Key))
-  const searchFields = useMemo(() => searchFieldsOf(entity, { hide: search.hide, forced: params }), [entity, search.hide, params])
+  const searchFields = useMemo(
+    () => searchFieldsOf(entity, { hide: stateFilter.field ? [...(search.hide ?? []), stateFilter.field] : search.hide, forced: params }),
+    [entity, search.hide, params, stateFilter.field],
+  )
 
   // A new page, search or sort starts with nothing ticked.
   const bodyKey = JSON.stringify(body)
@@ -84,24 +96,30 @@ export function EntityListPage(props: EntityListPageProps) {
   const list: ListContext = {
     entity,
     selectedRows,
-    filters: exportBody(state, params),
-    refresh: () => void query.refetch(),
+    filters: exportBody(state, stateFilter.forced),
+    refresh: () => {
+      void query.refetch()
+      stateCounts.reload()
+    },
     openForm: (request = {}) => setFormRequest(request),
   }
   const confirmDelete = useDeleteRows(entity, () => setSelectedKeys([]))
   const addPreset = { ...(tree ? { [tree]: 0 } : {}), ...presetFrom(entity, params) }
 
-  const columns = listColumns(entity, state.sort, cells)
+  const columns = listColumns(entity, state.sort, { ...workflowCells(entity), ...cells })
   const shownColumns: ColumnType<Row>[] = [...columns.filter((c) => !hiddenColumns.has(c.key)), ...extraColumns]
+  // The steps the row's state allows come first: they are what the row waits for.
   const actionsOf = (row: Row): RowActionList => [
+    ...workflow.rowActions(row),
     ...standardRowActions(t, allowed, {
       onEdit: () => setFormRequest({ id: row[entity.idField] }),
       onAddChild: tree ? () => setFormRequest({ preset: { ...childPreset?.(row), [tree]: row[entity.idField] } }) : undefined,
       onDelete: () => confirmDelete([row]),
     }),
+    workflow.detailsAction(row),
     ...(rowActions?.(row, list) ?? []),
   ]
-  if (allowed.edit || allowed.remove || (tree && allowed.add) || rowActions) {
+  if (allowed.edit || allowed.remove || (tree && allowed.add) || rowActions || workflow.offersRowActions) {
     shownColumns.push({
       key: 'actions',
       title: t('crud.actions'),
@@ -121,8 +139,13 @@ export function EntityListPage(props: EntityListPageProps) {
       onEdit={() => setFormRequest({ id: selectedRows[0]?.[entity.idField] })}
       onDelete={() => confirmDelete(selectedRows)}
       onImport={() => setImporting(true)}
-      onExport={() => exportRows(list.filters)}
-      extra={toolbarActions?.(list)}
+      onExport={() => exportRows(list.filters, total)}
+      extra={
+        <>
+          {workflow.toolbar(selectedRows)}
+          {toolbarActions?.(list)}
+        </>
+      }
     />
   )
 
@@ -136,9 +159,11 @@ export function EntityListPage(props: EntityListPageProps) {
           onSearch={(filters) => {
             setSelectedKeys([])
             applySearch(filters)
+            stateCounts.reload()
           }}
         />
       )}
+      {stateFilter.field && <StateFilterBar entity={entity} counts={stateCounts.counts} value={stateFilter.chosen} onChange={stateFilter.choose} />}
       <ListToolbar
         actions={actions}
         searchShown={searchShown}
@@ -153,7 +178,9 @@ export function EntityListPage(props: EntityListPageProps) {
         columns={shownColumns}
         pagination={false}
         scroll={{ x: 'max-content' }}
-        rowSelection={(!tree && (allowed.remove || allowed.edit)) || toolbarActions ? { selectedRowKeys: selectedKeys, onChange: setSelectedKeys } : undefined}
+        rowSelection={
+          (!tree && (allowed.remove || allowed.edit)) || toolbarActions || workflow.selects ? { selectedRowKeys: selectedKeys, onChange: setSelectedKeys } : undefined
+        }
         expandable={tree ? { expandedRowKeys: expandedKeys, onExpandedRowsChange: setExpandedKeys } : undefined}
         onChange={(_pagination, _filters, sorter) => {
           const { columnKey, order } = sorter as SorterResult<Row>
@@ -167,6 +194,7 @@ export function EntityListPage(props: EntityListPageProps) {
       )}
       {formRequest && <FormComponent entity={entity} id={formRequest.id} preset={formRequest.preset} inputs={formInputs} onClose={() => setFormRequest(null)} />}
       {importing && <ImportDialog entity={entity} onClose={() => setImporting(false)} />}
+      {workflow.dialogs}
     </div>
   )
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { MENU_CATALOGUE, type MenuSeed, STANDARD_ACTIONS } from '@velo/shared'
+import { definedButtons, entityForComponent, MENU_CATALOGUE, type MenuSeed, STANDARD_ACTIONS } from '@velo/shared'
 import type { Transaction } from 'kysely'
 import { newRegistrationKey } from '../../iot/device-auth'
 import { newUserRow } from '../../platform/auth/new-user'
@@ -50,6 +50,18 @@ async function seedDepartments(tx: Tx) {
   return { hq, rd }
 }
 
+/**
+ * The buttons of a catalogue page: from its definition where the page has one (its operations,
+ * steps and actions: a log gets no add), else the standard set; with the catalogue's extras.
+ */
+function pageButtons(seed: MenuSeed): [perms: string, name: string][] {
+  const entity = seed.component ? entityForComponent(seed.component) : undefined
+  const standard = [...STANDARD_ACTIONS, ...(seed.imports ? ['import'] : [])].map((a): [string, string] => [`${seed.permission}:${a}`, `button.${a}`])
+  const buttons = new Map(entity ? definedButtons(entity) : standard)
+  for (const perms of seed.extra ?? []) if (!buttons.has(perms)) buttons.set(perms, `button.${perms.split(':').at(-1)}`)
+  return [...buttons]
+}
+
 /** Inserts the menu tree; returns the ids of pages and buttons the common role gets. */
 async function seedMenus(tx: Tx): Promise<number[]> {
   const common: number[] = []
@@ -92,11 +104,9 @@ async function seedMenus(tx: Tx): Promise<number[]> {
     const readable = seed.key.startsWith('dashboard.') || seed.key === 'system.dict' || seed.key === 'system.config'
     if (readable) common.push(menuId)
     if (!seed.permission) return
-    const actions = [...STANDARD_ACTIONS, ...(seed.imports ? ['import'] : [])]
-    const buttons = [...actions.map((a) => `${seed.permission}:${a}`), ...(seed.extra ?? [])]
-    for (const [i, perms] of buttons.entries()) {
+    for (const [i, [perms, menuName]] of pageButtons(seed).entries()) {
       const action = perms.split(':').at(-1)!
-      const id = await insert({ menuName: `button.${action}`, parentId: menuId, orderNum: i + 1, path: '', component: null, menuType: 'F', perms, icon: '#' })
+      const id = await insert({ menuName, parentId: menuId, orderNum: i + 1, path: '', component: null, menuType: 'F', perms, icon: '#' })
       if (readable && (action === 'query' || action === 'export')) common.push(id)
     }
   }
@@ -227,7 +237,8 @@ const DEMO_FUNCTIONS: [name: string, command: string, description: string][] = [
 ]
 
 /** Version 3: the IoT area's configuration keys and a demo model with its functions. */
-async function iotArea(tx: Tx, result: SeedResult) {
+/** The configuration keys of the list that the database does not have yet. */
+async function missingConfigs(tx: Tx) {
   const keys = new Set((await tx.selectFrom('sysConfig').select('configKey').execute()).map((r) => r.configKey))
   const configs = SEED_CONFIGS.filter(([key]) => !keys.has(key))
   if (configs.length) {
@@ -236,6 +247,10 @@ async function iotArea(tx: Tx, result: SeedResult) {
       .values(configs.map(([configKey, configName, configValue, remark]) => ({ ...audit(), configKey, configName, configValue, configType: 'Y', remark })))
       .execute()
   }
+}
+
+async function iotArea(tx: Tx, result: SeedResult) {
+  await missingConfigs(tx)
   const existing = await tx.selectFrom('iotModel').select('modelId').where('productId', '=', DEMO_MODEL.productId).executeTakeFirst()
   if (existing) return
   const registrationKey = newRegistrationKey()
@@ -255,11 +270,36 @@ async function iotArea(tx: Tx, result: SeedResult) {
   result.demoRegistrationKey = registrationKey
 }
 
+/**
+ * Version 4: the buttons definitions have gained since their page was seeded (steps and actions of
+ * Engine 2, an export), and new configuration keys. Only adds: an admin's own buttons stay.
+ */
+async function definedButtonsArea(tx: Tx) {
+  const pages = await tx.selectFrom('sysMenu').select(['menuId', 'component']).where('menuType', '=', 'C').where('component', 'is not', null).execute()
+  const held = new Set((await tx.selectFrom('sysMenu').select('perms').where('menuType', '=', 'F').execute()).map((r) => r.perms))
+  const catalogue = new Map(MENU_CATALOGUE.flatMap((a) => a.children ?? []).map((c) => [c.component, c]))
+  for (const page of pages) {
+    const seed = catalogue.get(page.component!)
+    if (!seed?.permission) continue
+    const missing = pageButtons(seed).filter(([perms]) => !held.has(perms))
+    const last = await tx.selectFrom('sysMenu').select((eb) => eb.fn.max('orderNum').as('n')).where('parentId', '=', page.menuId).executeTakeFirst()
+    let order = Number(last?.n ?? 0)
+    for (const [perms, menuName] of missing) {
+      await tx
+        .insertInto('sysMenu')
+        .values({ ...audit(), menuName, parentId: page.menuId, orderNum: ++order, path: '', component: null, query: null, isFrame: '1', isCache: '0', menuType: 'F', visible: '0', status: '0', perms, icon: '#', noClose: '0' })
+        .execute()
+    }
+  }
+  await missingConfigs(tx)
+}
+
 /** Seed steps by version; the marker key holds the last one applied. */
 const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedResult) => Promise<void> }[] = [
   { version: 1, apply: firstStart },
   { version: 2, apply: (tx) => systemArea(tx) },
   { version: 3, apply: (tx, _hash, result) => iotArea(tx, result) },
+  { version: 4, apply: (tx) => definedButtonsArea(tx) },
 ]
 
 /**

@@ -15,8 +15,6 @@ import { bilingual } from '../../platform/i18n/zod-messages'
 import { PUBLIC } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 
-type Row = Record<string, unknown>
-
 /** How far a registration's timestamp may be from the server's clock. */
 export const REGISTRATION_WINDOW_MS = 5 * 60_000
 /**
@@ -91,20 +89,18 @@ export function registerDevices(app: FastifyInstance, services: Services) {
   const api = app.withTypeProvider<ZodTypeProvider>()
   const tags = [iotEntities.iotDevice.label.en_US]
   const module = iotEntities.iotDevice.label.en_US
-  // The plain secret of a row being added, from beforeCreate to the answer (only its hash is stored).
-  const issued = new WeakMap<Row, string>()
-
   registerEntityRoutes(app, services, iotEntities.iotDevice, {
-    beforeCreate: async ({ tx, values, columns }) => {
+    beforeCreate: async ({ tx, values, columns, context }) => {
       await assertSnPrefix(tx, String(values.sn), Number(values.modelId))
       values.uuid = randomUUID()
       // Imported devices get one too: an admin resets it to learn it.
       const { secret, secretHash } = issueSecret()
       columns.secretHash = secretHash
-      issued.set(values, secret)
+      // Only the hash is stored; the plain secret reaches the answer through the write's context.
+      context.secret = secret
     },
-    afterCreate: async ({ row, values }) => {
-      row.secret = issued.get(values)
+    afterCreate: async ({ row, context }) => {
+      row.secret = context.secret
     },
     beforeUpdate: async ({ tx, before, values }) => {
       if (values.modelId !== undefined && Number(values.modelId) !== Number(before.modelId)) await assertSnPrefix(tx, String(before.sn), Number(values.modelId))

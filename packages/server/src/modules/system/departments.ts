@@ -91,6 +91,8 @@ export function registerDepartments(app: FastifyInstance, services: Services) {
       if (Number(before.parentId) !== Number(after.parentId)) await rewriteAncestors(tx, Number(after.deptId))
       await grantCheckIn.finish(context, tx)
     },
+    // The tree is what "department and below" scopes read, and a name is in each member's context.
+    afterCommit: () => services.authCache.changed({ all: true }),
     beforeDelete: async ({ tx, rows }) => {
       const ids = rows.map((r: Row) => Number(r.deptId))
       const member = await tx.selectFrom('sysUser').select('deptId').where('deptId', 'in', ids).executeTakeFirst()

@@ -53,6 +53,8 @@ export function registerMenus(app: FastifyInstance, services: Services) {
     },
     // Switching a menu back on, or changing what it carries, changes what its roles' users hold.
     afterUpdate: async ({ tx, context }) => grantCheckIn.finish(context, tx),
+    // A menu's permission or status is what its roles' holders may do, on every instance.
+    afterCommit: () => services.authCache.changed({ all: true }),
     beforeDelete: async ({ tx, rows }) => {
       const ids = rows.map((r) => Number(r.menuId))
       const used = await tx.selectFrom('sysRoleMenu').select('menuId').where('menuId', 'in', ids).executeTakeFirst()

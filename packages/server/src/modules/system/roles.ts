@@ -93,6 +93,8 @@ export function registerRoles(app: FastifyInstance, services: Services) {
       if (after.dataScope !== DataScope.custom) await tx.deleteFrom('sysRoleDept').where('roleId', '=', after.roleId).execute()
       await grantCheckIn.finish(context, tx)
     },
+    // Its menus, scope or status changed what its holders may do, on every instance.
+    afterCommit: () => services.authCache.changed({ all: true }),
     beforeDelete: async ({ tx, rows }) => {
       if (rows.some(isAdminRole)) throw conflict('role.builtInAdmin')
       for (const r of rows) {
@@ -202,6 +204,7 @@ export function registerRoles(app: FastifyInstance, services: Services) {
         if (users.some(isBuiltInAdmin)) throw conflict('user.adminKeepsRole')
       }
       const removed = await db.deleteFrom('sysUserRole').where('roleId', '=', role.roleId).where('userId', 'in', userIds).executeTakeFirst()
+      await services.authCache.changed({ users: userIds })
       return ok({ removed: Number(removed.numDeletedRows) })
     },
   )

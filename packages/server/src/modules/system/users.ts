@@ -87,6 +87,8 @@ export function registerUsers(app: FastifyInstance, services: Services) {
     afterUpdate: async ({ tx, context }) => grantCheckIn.finish(context, tx),
     // Disabled or deleted, through any route: their sessions end now, not at their expiry.
     afterCommit: async (change) => {
+      // Roles, department, status: what every instance keeps of their signed-in context is stale.
+      if (change.op !== 'create') await services.authCache.changed({ users: change.op === 'update' ? [Number(change.after.userId)] : change.rows.map((r) => Number(r.userId)) })
       if (change.op === 'update' && change.after.status === '1' && change.before.status !== '1') await services.sessions.revokeUser(Number(change.after.userId))
       if (change.op === 'remove') for (const r of change.rows) await services.sessions.revokeUser(Number(r.userId))
     },

@@ -1,10 +1,14 @@
 import { checkTypedValue, entityByKey, type FieldDef, type Language, type ResolvedEntity } from '@velo/shared'
-import { type ExpressionBuilder, type Kysely, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
+import { type CompiledQuery, createQueryId, type ExpressionBuilder, type Kysely, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
 import type { Db } from '../../db/database'
+import { runsOften } from '../../db/pg-named'
 import { badRequest, conflict, notFound } from '../errors'
 import type { AuthContext } from '../rbac/auth-context'
-import { type RowScope, scopeCondition } from '../rbac/data-scope'
+import { type RowScope, scopeCondition, scopeShape } from '../rbac/data-scope'
+import { assertStoredFile } from '../files/check'
 import { isStringKind, type ListBody } from './schemas'
+import { inTreeOrder } from './tree-order'
+import { initialState, markOverdue, refuseDirectStatusChange } from './workflow'
 
 // The engine works on any table its definition names; column names only ever come from definitions.
 type AnyDb = Kysely<any>
@@ -17,19 +21,31 @@ export interface HookArgs {
   /** One per write, shared by its before- and after-hooks: what a before-hook measured reaches the after-hook. */
   context: Record<string, unknown>
 }
+/** A hook: one object in, so what a before-hook leaves in `context` reaches the after-hooks of the same write. */
+type Hook<A> = (args: A) => Promise<void>
+export type CommittedChange = { op: 'create'; row: Row } | { op: 'update'; before: Row; after: Row } | { op: 'remove'; rows: Row[] }
+
+/** A list of hooks run in order (Payload's hooks arrays), so a module and the platform can both hook one write; one alone needs no brackets. */
+type Hooks<A> = Hook<A> | readonly Hook<A>[]
+
 export interface EntityHooks {
   /** `columns`: stored columns the definition does not expose (keys, secret hashes) for the hook to set. */
-  beforeCreate?: (args: HookArgs & { values: Row; columns: Row }) => Promise<void>
-  afterCreate?: (args: HookArgs & { row: Row; values: Row }) => Promise<void>
-  beforeUpdate?: (args: HookArgs & { before: Row; values: Row }) => Promise<void>
-  afterUpdate?: (args: HookArgs & { before: Row; after: Row }) => Promise<void>
+  beforeCreate?: Hooks<HookArgs & { values: Row; columns: Row }>
+  afterCreate?: Hooks<HookArgs & { row: Row; values: Row }>
+  beforeUpdate?: Hooks<HookArgs & { before: Row; values: Row }>
+  afterUpdate?: Hooks<HookArgs & { before: Row; after: Row }>
   /** Throw an AppError to refuse (e.g. "in use"); runs in the delete's transaction. */
-  beforeDelete?: (args: HookArgs & { rows: Row[] }) => Promise<void>
+  beforeDelete?: Hooks<HookArgs & { rows: Row[] }>
   /**
    * After the change is committed: for effects outside the database transaction (ending sessions,
-   * notifying devices). On SQLite the store may share the connection the transaction held.
+   * notifying devices). On SQLite the store may share the connection the transaction held. `context`
+   * is the one the write's before- and after-hooks shared (empty for an import's rows).
    */
-  afterCommit?: (args: { auth: AuthContext } & ({ op: 'create'; row: Row } | { op: 'update'; before: Row; after: Row } | { op: 'remove'; rows: Row[] })) => Promise<void>
+  afterCommit?: Hooks<{ auth: AuthContext; context: Record<string, unknown> } & CommittedChange>
+}
+
+async function runHooks<A>(hooks: Hooks<A> | undefined, args: A) {
+  for (const hook of typeof hooks === 'function' ? [hooks] : (hooks ?? [])) await hook(args)
 }
 
 /**
@@ -43,10 +59,15 @@ export interface CheckMemo {
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
+/** The LIKE pattern of containsText: the text anywhere, in any case, with % and _ taken literally. */
+const containsPattern = (text: string) => `%${escapeLike(text.toLowerCase())}%`
+
 /** The column holds the text, in any case, with % and _ taken literally. */
 export function containsText(column: string, text: string) {
-  return sql<boolean>`lower(${sql.ref(column)}) like ${`%${escapeLike(text.toLowerCase())}%`} escape '\\'`
+  return likePattern(column, containsPattern(text))
 }
+
+const likePattern = (column: string, pattern: string) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`
 
 /** A tree entity answers its whole (filtered) tree at once; this caps a runaway one. */
 const TREE_LIMIT = 20_000
@@ -65,38 +86,80 @@ function subtreeIds(tree: ResolvedEntity, rootId: unknown) {
   return sql`(with recursive subtree(node) as (select r.${id} from ${sql.table(tree.table)} r where r.${id} = ${Number(rootId)} union all select t.${id} from ${sql.table(tree.table)} t join subtree on t.${parent} = subtree.node) select node from subtree)`
 }
 
-function filterConditions(e: ResolvedEntity, body: Record<string, unknown>, eb: AnyEb): Expression<SqlBool>[] {
-  const out: Expression<SqlBool>[] = []
+/**
+ * One filter of a list request: the shape of its SQL (which field, which test, how many values), the
+ * values it binds, in order, and the condition itself. Requests of one shape share one statement.
+ */
+interface Filter {
+  shape: string
+  values: unknown[]
+  condition: (eb: AnyEb) => Expression<SqlBool>
+}
+
+function filtersOf(e: ResolvedEntity, body: Record<string, unknown>): Filter[] {
+  const out: Filter[] = []
   for (const f of e.searchable) {
     const value = body[f.name]
     if (value === undefined || value === null || value === '') continue
     const col = sql.ref(f.name)
     switch (f.search) {
-      case 'like':
-        out.push(containsText(f.name, String(value)))
+      case 'like': {
+        const pattern = containsPattern(String(value))
+        out.push({ shape: `${f.name} like`, values: [pattern], condition: () => likePattern(f.name, pattern) })
         break
+      }
       case 'range': {
         const [from, to] = value as [unknown, unknown]
         // A bare date on a datetime field means the whole day, in UTC like every stored time.
         const day = (v: unknown, time: string) => (f.kind === 'datetime' && /^\d{4}-\d{2}-\d{2}$/.test(String(v)) ? `${v}T${time}Z` : v)
-        if (from !== null && from !== '') out.push(eb(col, '>=', day(from, '00:00:00.000')))
-        if (to !== null && to !== '') out.push(eb(col, '<=', day(to, '23:59:59.999')))
+        if (from !== null && from !== '') {
+          const v = day(from, '00:00:00.000')
+          out.push({ shape: `${f.name} >=`, values: [v], condition: (eb) => eb(col, '>=', v) })
+        }
+        if (to !== null && to !== '') {
+          const v = day(to, '23:59:59.999')
+          out.push({ shape: `${f.name} <=`, values: [v], condition: (eb) => eb(col, '<=', v) })
+        }
         break
       }
-      case 'in':
-        if ((value as unknown[]).length) out.push(eb(col, 'in', value as unknown[]))
+      case 'in': {
+        const values = value as unknown[]
+        if (values.length) out.push({ shape: `${f.name} in ${values.length}`, values, condition: (eb) => eb(col, 'in', values) })
         break
+      }
       case 'subtree': {
         const tree = f.kind === 'reference' ? entityByKey(f.entity) : e
-        out.push(sql<boolean>`${col} in ${subtreeIds(tree, value)}`)
+        const root = Number(value)
+        out.push({ shape: `${f.name} subtree`, values: [root], condition: () => sql<boolean>`${col} in ${subtreeIds(tree, root)}` })
         break
       }
-      default:
-        out.push(eb(col, '=', f.kind === 'boolean' ? (value ? 1 : 0) : value))
+      default: {
+        const v = f.kind === 'boolean' ? (value ? 1 : 0) : value
+        out.push({ shape: `${f.name} =`, values: [v], condition: (eb) => eb(col, '=', v) })
+      }
     }
   }
   return out
 }
+
+function filterConditions(e: ResolvedEntity, body: Record<string, unknown>, eb: AnyEb): Expression<SqlBool>[] {
+  return filtersOf(e, body).map((f) => f.condition(eb))
+}
+
+/**
+ * A list page's rows bring the count of every matching row in this column (a subquery the database
+ * runs once per statement), dropped before they are answered: one round trip instead of two, which
+ * on PostgreSQL is the larger part of the server's own work for a list.
+ */
+const TOTAL = '$total'
+
+/** Shapes kept per entity: filters × sort × scope stay few, but `in` lists and department scopes vary in length. */
+const KEEP_LIST_SHAPES = 200
+const listShapes = new WeakMap<EntityRepository, Map<string, CompiledQuery | null>>()
+
+/** Whether Kysely bound exactly these values, in this order: only then may the statement take another request's. */
+const bindsExactly = (compiled: CompiledQuery, values: readonly unknown[]) =>
+  compiled.parameters.length === values.length && compiled.parameters.every((p, i) => Object.is(p, values[i]))
 
 /** Values as the database takes them: booleans as 1/0 (SQLite binds no booleans; PostgreSQL reads '1'/'0'). */
 function toColumns(e: ResolvedEntity, values: Row): Row {
@@ -155,32 +218,75 @@ export class EntityRepository {
       }
       for (const r of rows) r[`${f.name}Label`] = labels.get(r[f.name]) ?? null
     }
+    markOverdue(this.entity, rows)
     return rows
   }
 
   async list(body: ListBody, scope: RowScope): Promise<{ rows: Row[]; total: number }> {
     const e = this.entity
-    const where = this.where(body, scope)
+    const filters = filtersOf(e, body)
+    const where = (eb: AnyEb) => eb.and([...filters.map((f) => f.condition(eb)), this.scoped(eb, scope)])
     const sort = sortColumn(e, body.orderByColumn)
     const desc = body.isAsc ? body.isAsc.startsWith('desc') : sort === e.defaultSort.field && e.defaultSort.order === 'desc'
-    const page = this.db
-      .selectFrom(e.table)
-      .select(e.columns)
-      .where(where)
-      .orderBy(sort, desc ? 'desc' : 'asc')
-      .orderBy(e.idField, 'asc')
+    const page = () =>
+      this.db
+        .selectFrom(e.table)
+        .select(e.columns)
+        .where(where)
+        .orderBy(sort, desc ? 'desc' : 'asc')
+        .orderBy(e.idField, 'asc')
     if (e.treeParent) {
-      const rows = await page.limit(TREE_LIMIT).execute()
+      const rows = await page().limit(TREE_LIMIT).execute()
       return { rows: await this.present(rows), total: rows.length }
     }
-    const [count, rows] = await Promise.all([
-      this.db.selectFrom(e.table).select((eb) => eb.fn.countAll<number>().as('total')).where(where).executeTakeFirstOrThrow(),
-      page
-        .limit(body.pageSize)
-        .offset((body.pageNum - 1) * body.pageSize)
-        .execute(),
-    ])
-    return { rows: await this.present(rows), total: Number(count.total) }
+    const limit = body.pageSize
+    const offset = (body.pageNum - 1) * body.pageSize
+    const statement = this.listStatement(filters, scope, `${sort} ${desc ? 'desc' : 'asc'}`, [limit, offset], () =>
+      page()
+        .select((eb) => eb.selectFrom(e.table).select(eb.fn.countAll<number>().as('total')).where(where).as(TOTAL))
+        .limit(limit)
+        .offset(offset)
+        .compile(),
+    )
+    const { rows } = await this.db.executeQuery<Row>(statement)
+    let total: number
+    if (rows.length) {
+      total = Number(rows[0]![TOTAL])
+      // The last column: deleting it leaves the rows as fast to serialize as if it had never been there.
+      for (const r of rows) delete r[TOTAL]
+    } else {
+      // A page past the last has no row to bring the count: asked apart (none at all when it is the first).
+      const count = offset === 0 ? undefined : await this.db.selectFrom(e.table).select((eb) => eb.fn.countAll<number>().as('total')).where(where).executeTakeFirstOrThrow()
+      total = Number(count?.total ?? 0)
+    }
+    return { rows: await this.present(rows), total }
+  }
+
+  /**
+   * The statement of a list request's shape (filters, scope, order): compiled by Kysely the first time
+   * the shape comes, then kept, so later requests only bind their values (building and compiling a
+   * query costs more than running it on an index). A shape whose compiled values do not come out
+   * exactly as filtersOf and scopeShape list them (the count's, the page's, then limit and offset) is
+   * compiled afresh every time instead.
+   */
+  private listStatement(filters: readonly Filter[], scope: RowScope, order: string, paging: [limit: number, offset: number], compile: () => CompiledQuery): CompiledQuery {
+    const ds = this.entity.dataScope
+    const scoped = ds ? scopeShape(scope, !!ds.userField) : { shape: 'none', values: [] }
+    const key = `${filters.map((f) => f.shape).join(', ')} | ${scoped.shape} | ${order}`
+    const values = [...filters.flatMap((f) => f.values), ...scoped.values]
+    let shapes = listShapes.get(this)
+    if (!shapes) listShapes.set(this, (shapes = new Map()))
+    const parameters = [...values, ...values, ...paging]
+    const kept = shapes.get(key)
+    if (kept) return { ...kept, parameters, queryId: createQueryId() }
+    const compiled = compile()
+    if (kept === undefined) {
+      const keep = bindsExactly(compiled, parameters)
+      shapes.set(key, keep ? compiled : null)
+      if (shapes.size > KEEP_LIST_SHAPES) shapes.delete(shapes.keys().next().value!)
+      if (keep) runsOften(compiled.sql)
+    }
+    return compiled
   }
 
   /** Id, name (and parent, for a tree) of rows in scope, by name: what a picker offers. */
@@ -206,6 +312,14 @@ export class EntityRepository {
   async *stream(body: Record<string, unknown>, scope: RowScope, batch = 2000): AsyncGenerator<Row[]> {
     const e = this.entity
     const where = this.where(body, scope)
+    if (e.treeParent) {
+      // A tree exports as its page shows it, each node followed by what is below it: it is read
+      // whole anyway (the list is too), and capped the same way.
+      const rows = await this.db.selectFrom(e.table).select(e.columns).where(where).orderBy(e.defaultSort.field, e.defaultSort.order).orderBy(e.idField, 'asc').limit(TREE_LIMIT).execute()
+      const ordered = inTreeOrder(rows, e.idField, e.treeParent)
+      for (let i = 0; i < ordered.length; i += batch) yield await this.present(ordered.slice(i, i + batch))
+      return
+    }
     let after: unknown
     for (;;) {
       let q = this.db.selectFrom(e.table).select(e.columns).where(where).orderBy(e.idField, 'asc').limit(batch)
@@ -228,7 +342,7 @@ export class EntityRepository {
   }
 
   /** One row in scope, read through the given executor (the database or an open transaction). */
-  private async fetchOne(db: AnyDb, id: number, scope: RowScope): Promise<Row> {
+  async fetchOne(db: AnyDb, id: number, scope: RowScope): Promise<Row> {
     const row = await db
       .selectFrom(this.entity.table)
       .select(this.entity.columns)
@@ -291,6 +405,7 @@ export class EntityRepository {
         if (!memo?.dictValues.has(known)) await assertDictValue(tx, f, String(v))
         memo?.dictValues.add(known)
       }
+      if (f.kind === 'file') await assertStoredFile(tx, this.entity, f, String(v), exceptId)
       if (f.kind === 'reference') await assertExists(tx, f, entityByKey(f.entity), [v])
       if (f.kind === 'referenceMany') await assertExists(tx, f, entityByKey(f.entity), v as unknown[])
       if (f.kind === 'treeParent' && v !== 0) {
@@ -335,20 +450,21 @@ export class EntityRepository {
   }
 
   async create(values: Row, auth: AuthContext): Promise<Row> {
-    const row = await this.db.transaction().execute((tx) => this.createIn(tx, values, auth))
-    await this.hooks.afterCommit?.({ auth, op: 'create', row })
+    const context: Record<string, unknown> = {}
+    const row = await this.db.transaction().execute((tx) => this.createIn(tx, values, auth, undefined, context))
+    await runHooks(this.hooks.afterCommit, { auth, context, op: 'create', row })
     return row
   }
 
   /** Add one row inside an open transaction (import adds many in one). */
-  async createIn(tx: Transaction<any>, values: Row, auth: AuthContext, memo?: CheckMemo): Promise<Row> {
+  async createIn(tx: Transaction<any>, values: Row, auth: AuthContext, memo?: CheckMemo, context: Record<string, unknown> = {}): Promise<Row> {
     const row = this.withDefaults(values, true)
     await this.checkValues(tx, row, undefined, memo)
     this.checkTypedValues(row, row)
-    const hidden: Row = {}
-    const context = {}
-    await this.hooks.beforeCreate?.({ tx, auth, context, values: row, columns: hidden })
-    const audited = this.entity.fieldMap.has('createTime')
+    const hidden: Row = { ...(await initialState(tx, this.entity)) }
+    await runHooks(this.hooks.beforeCreate, { tx, auth, context, values: row, columns: hidden })
+    // The table has the audit columns unless its definition says otherwise (storage.audited, as the migration made it).
+    const audited = this.entity.storage?.audited !== false
     const inserted = (await tx
       .insertInto(this.entity.table)
       .values({ ...toColumns(this.entity, row), ...hidden, ...(audited ? { createBy: auth.userName, createTime: new Date().toISOString() } : {}) })
@@ -356,13 +472,14 @@ export class EntityRepository {
       .executeTakeFirstOrThrow()) as Row
     for (const [field, taken] of memo?.taken ?? []) if (row[field] !== undefined) taken.set(row[field], Number(inserted[this.entity.idField]))
     await this.writeLinks(tx, inserted[this.entity.idField], row)
-    await this.hooks.afterCreate?.({ tx, auth, context, row: inserted, values: row })
+    await runHooks(this.hooks.afterCreate, { tx, auth, context, row: inserted, values: row })
     return (await this.present([inserted], tx))[0]!
   }
 
   async update(id: number, values: Row, auth: AuthContext, scope: RowScope): Promise<Row> {
-    const { before, after } = await this.db.transaction().execute((tx) => this.change(tx, id, values, auth, scope))
-    await this.hooks.afterCommit?.({ auth, op: 'update', before, after })
+    const context: Record<string, unknown> = {}
+    const { before, after } = await this.db.transaction().execute((tx) => this.change(tx, id, values, auth, scope, undefined, context))
+    await runHooks(this.hooks.afterCommit, { auth, context, op: 'update', before, after })
     return after
   }
 
@@ -371,30 +488,37 @@ export class EntityRepository {
     return this.change(tx, id, values, auth, scope, memo)
   }
 
-  /** The effects after commit of changes made with createIn/updateIn (an import's rows), as create and update run them. */
   /** Whether the module does anything once a change is committed (import keeps its changes only then). */
   get actsAfterCommit(): boolean {
-    return !!this.hooks.afterCommit
+    return typeof this.hooks.afterCommit === 'function' || !!this.hooks.afterCommit?.length
   }
 
+  /** The effects after commit of changes made with createIn/updateIn (an import's rows), as create and update run them. */
   async committed(auth: AuthContext, changes: readonly ({ op: 'create'; row: Row } | { op: 'update'; before: Row; after: Row })[]) {
-    if (!this.hooks.afterCommit) return
-    for (const change of changes) await this.hooks.afterCommit({ auth, ...change })
+    for (const change of changes) await runHooks(this.hooks.afterCommit, { auth, context: {}, ...change })
   }
 
-  private async change(tx: Transaction<any>, id: number, values: Row, auth: AuthContext, scope: RowScope, memo?: CheckMemo): Promise<{ before: Row; after: Row }> {
+  private async change(
+    tx: Transaction<any>,
+    id: number,
+    values: Row,
+    auth: AuthContext,
+    scope: RowScope,
+    memo?: CheckMemo,
+    context: Record<string, unknown> = {},
+  ): Promise<{ before: Row; after: Row }> {
     const e = this.entity
     const before = await this.fetchOne(tx, id, scope)
+    refuseDirectStatusChange(e, before, values)
     const editable = (k: string) => {
       const f = e.fieldMap.get(k)
-      return !!f && k !== e.idField && !f.readOnly && !f.immutable && f.kind !== 'password'
+      return !!f && k !== e.idField && !f.readOnly && !f.immutable && f.kind !== 'password' && k !== e.transitions?.field
     }
     const changes = this.withDefaults(Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== undefined && editable(k))), false)
     await this.checkValues(tx, changes, id, memo)
     this.checkTypedValues(changes, { ...before, ...changes })
-    const context = {}
-    await this.hooks.beforeUpdate?.({ tx, auth, context, before, values: changes })
-    const audited = e.fieldMap.has('createTime')
+    await runHooks(this.hooks.beforeUpdate, { tx, auth, context, before, values: changes })
+    const audited = e.storage?.audited !== false
     const set = { ...toColumns(e, changes), ...(audited ? { updateBy: auth.userName, updateTime: new Date().toISOString() } : {}) }
     const after = (
       Object.keys(set).length
@@ -402,12 +526,13 @@ export class EntityRepository {
         : before
     ) as Row
     await this.writeLinks(tx, id, changes)
-    await this.hooks.afterUpdate?.({ tx, auth, context, before, after })
+    await runHooks(this.hooks.afterUpdate, { tx, auth, context, before, after })
     return { before, after: (await this.present([after], tx))[0]! }
   }
 
   async remove(ids: number[], auth: AuthContext, scope: RowScope): Promise<number> {
     const e = this.entity
+    const context: Record<string, unknown> = {}
     const removed = await this.db.transaction().execute(async (tx) => {
       const rows = (await tx
         .selectFrom(e.table)
@@ -421,12 +546,12 @@ export class EntityRepository {
         const child = await tx.selectFrom(e.table).select(e.idField).where(e.treeParent, 'in', ids).where(e.idField, 'not in', ids).executeTakeFirst()
         if (child) throw conflict('tree.hasChildren')
       }
-      await this.hooks.beforeDelete?.({ tx, auth, context: {}, rows })
+      await runHooks(this.hooks.beforeDelete, { tx, auth, context, rows })
       for (const f of this.links) await tx.deleteFrom(f.through.table).where(f.through.from, 'in', ids).execute()
       await tx.deleteFrom(e.table).where(e.idField, 'in', ids).execute()
       return rows
     })
-    await this.hooks.afterCommit?.({ auth, op: 'remove', rows: removed })
+    await runHooks(this.hooks.afterCommit, { auth, context, op: 'remove', rows: removed })
     return removed.length
   }
 }

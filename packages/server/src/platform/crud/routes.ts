@@ -11,10 +11,13 @@ import { resolveRowScope } from '../rbac/data-scope'
 import type { Services } from '../services'
 import { z } from 'zod'
 import { readOneFile } from '../uploads'
+import { jobInfo, registerExportSource, type ExportJobParams } from '../jobs'
+import { registerFileRoutes } from '../files/routes'
 import { attachment, streamWorkbook, templateWorkbook, XLSX_TYPE } from './excel'
 import { checkWorkbookFile, importWorkbook, updateSupportField } from './import'
 import { EntityRepository, dictLabels, sortColumn, type EntityHooks } from './repository'
 import { addSchema, editSchema, idParam, idsParam, listSchema } from './schemas'
+import { registerWorkflowRoutes, type WorkflowHandlers } from './workflow'
 
 /** Entities whose routes an app has, so the rest can be served as plain definitions. */
 const registered = new WeakMap<Services, Set<string>>()
@@ -40,7 +43,7 @@ const ACTION: Record<Operation, string> = { list: 'list', get: 'query', add: 'ad
  * POST path/list, GET path/:id, POST path, PUT path, DELETE path/:ids, POST path/export.
  * Custom behaviour comes in as hooks; custom endpoints are added beside, not by copying this.
  */
-export function registerEntityRoutes(app: FastifyInstance, services: Services, e: ResolvedEntity, hooks: EntityHooks = {}) {
+export function registerEntityRoutes(app: FastifyInstance, services: Services, e: ResolvedEntity, hooks: EntityHooks & WorkflowHandlers = {}) {
   const done = registered.get(services) ?? new Set<string>()
   registered.set(services, done)
   if (done.has(e.key)) throw new Error(`entity ${e.key} is registered twice`)
@@ -51,7 +54,11 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   const perm = (op: Operation) => `${e.permission}:${ACTION[op]}`
   const module = e.label.en_US
   const tags = [e.label.en_US]
-  const scopeOf = (req: Parameters<typeof caller>[0]) => resolveRowScope(services.db, caller(req))
+  // Kept with the caller's signed-in context, and dropped with it when roles or departments change.
+  const scopeOf = (req: Parameters<typeof caller>[0]) => {
+    const auth = caller(req)
+    return services.authCache.rowScope(auth, () => resolveRowScope(services.db, auth))
+  }
 
   if (can('list')) {
     api.post(
@@ -79,6 +86,23 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
           batches: repo.stream(body, await scopeOf(req)),
         })
         return reply.type(XLSX_TYPE).header('Content-Disposition', attachment(`${e.key}_${stamp()}.xlsx`)).send(stream)
+      },
+    )
+    // The same export as a job, for more rows than a browser should wait for: the file is kept for
+    // download, and the job checks the starter's right and data scope again when it runs.
+    registerExportSource(services, { entity: e, repo, permission: perm('export') })
+    api.post(
+      `${e.path}/export/job`,
+      {
+        config: { permission: perm('export'), audit: { module, businessType: BusinessType.export } },
+        schema: { tags, summary: `Export ${e.label.en_US} as a job (same body as export); answers the job, whose file downloads from GET /monitor/job/:id/file`, body: listSchema(e) },
+      },
+      async (req) => {
+        const body = req.body as Record<string, unknown>
+        sortColumn(e, body.orderByColumn as string | undefined)
+        const params: ExportJobParams = { entity: e.key, body, lang: languageOf(req) }
+        const job = await services.jobs.enqueue('export', params, caller(req))
+        return ok(jobInfo(job, params.lang), 'job.queued')
       },
     )
   }
@@ -179,5 +203,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
       async (req) => ok({ deleted: await repo.remove(req.params.ids, caller(req), await scopeOf(req)) }),
     )
   }
+  registerWorkflowRoutes(app, services, e, repo, hooks, scopeOf)
+  registerFileRoutes(app, services, e)
   return repo
 }

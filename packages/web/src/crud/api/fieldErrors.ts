@@ -1,3 +1,4 @@
+import type { FormInstance } from 'antd'
 import { ApiError } from '../../api/errors'
 import { showError } from '../../api/feedback'
 import { feedbackText } from '../../api/http'
@@ -24,4 +25,17 @@ export function fieldErrorsOf(error: unknown): FieldError[] | null {
 /** The red message a silent call skipped (SPEC §8), for failures that are not field errors. */
 export function showFailure(error: unknown): void {
   if (error instanceof ApiError && error.kind !== 'canceled') showError(feedbackText(error))
+}
+
+/**
+ * The server's field errors under the form's fields (SPEC §8); errors of fields the form does not
+ * show, and any other failure, in a red message.
+ */
+export function placeFieldErrors(form: FormInstance, shownFields: readonly string[], error: unknown): void {
+  const errors = fieldErrorsOf(error)
+  if (!errors) return showFailure(error)
+  const shown = new Set(shownFields)
+  form.setFields(errors.filter((e) => shown.has(e.field)).map((e) => ({ name: e.field, errors: [e.message] })))
+  const elsewhere = errors.filter((e) => !shown.has(e.field))
+  if (elsewhere.length) showError(elsewhere.map((e) => e.message).join('; '))
 }

@@ -5,8 +5,7 @@ import type { ResolvedEntity, ValueType } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import { crudApi, crudKeys, type Row } from '../api/crudApi'
-import { showError } from '../../api/feedback'
-import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
+import { placeFieldErrors } from '../api/fieldErrors'
 import { fieldRules, kindOf } from '../kinds/kindTable'
 import type { InputComponent, InputProps, InputRenderer } from '../kinds/types'
 import { FieldControl } from './FieldControl'
@@ -77,14 +76,7 @@ export function EntityForm({ entity, id, preset, onClose, onSaved, inputs = {} }
   }
 
   /** The server's field errors go under their fields; the rest is said in a message. */
-  function placeErrors(error: unknown) {
-    const errors = fieldErrorsOf(error)
-    if (!errors) return showFailure(error)
-    const shown = new Set(fields.map((f) => f.name))
-    form.setFields(errors.filter((e) => shown.has(e.field)).map((e) => ({ name: e.field, errors: [e.message] })))
-    const elsewhere = errors.filter((e) => !shown.has(e.field))
-    if (elsewhere.length) showError(elsewhere.map((e) => e.message).join('; '))
-  }
+  const placeErrors = (error: unknown) => placeFieldErrors(form, fields.map((f) => f.name), error)
 
   const items = fields.map((f) => {
     const kind = kindOf(f)

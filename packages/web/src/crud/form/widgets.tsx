@@ -1,4 +1,4 @@
-import { Select, Space } from 'antd'
+import { Rate, Select, Space } from 'antd'
 import { useTranslation } from 'react-i18next'
 import { MENU_ICON_NAMES, MenuIcon } from '../../layout/sidebar/menuIcons'
 import { controlProps } from '../kinds/inputs'
@@ -29,7 +29,18 @@ export function IconPicker(props: InputProps) {
   return <Select allowClear showSearch={{ optionFilterProp: 'search' }} options={options} {...controlProps(props)} />
 }
 
-const widgets = new Map<string, InputComponent>([['icon', IconPicker]])
+/** Stars for a whole number from 1 to the field's max (an evaluation); a text box's placeholder means nothing here. */
+export function RateInput(props: InputProps) {
+  const { placeholder: _placeholder, onChange, ...rest } = controlProps(props)
+  const f = props.field
+  // Clicking the chosen star again clears it: no value, not 0 stars.
+  return <Rate count={f.kind === 'number' && f.max ? f.max : 5} {...rest} onChange={(stars) => onChange?.(stars || undefined)} />
+}
+
+const widgets = new Map<string, InputComponent>([
+  ['icon', IconPicker],
+  ['rate', RateInput],
+])
 
 export function registerWidget(name: string, input: InputComponent): void {
   widgets.set(name, input)

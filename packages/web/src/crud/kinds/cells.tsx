@@ -1,8 +1,7 @@
 import { Image, Spin, Tag, Typography } from 'antd'
 import { FileImageOutlined, PaperClipOutlined } from '@ant-design/icons'
 import dayjs from 'dayjs'
-import { saveBlob } from '../../api/http'
-import { fetchStoredFile, storedBaseName, useStoredImageUrl } from '../api/files'
+import { downloadEntityFile, storedBaseName, useStoredImageUrl } from '../api/files'
 import { useFieldOptions } from './options'
 import type { CellProps } from './types'
 
@@ -77,12 +76,10 @@ export function ImageCell({ value }: CellProps) {
   return <Image src={image.data} width={40} height={40} style={{ objectFit: 'cover' }} alt={storedBaseName(name)} />
 }
 
-export function FileCell({ value }: CellProps) {
+export function FileCell({ entity, field, value }: CellProps) {
   if (typeof value !== 'string' || !value) return null
-  const download = async () => {
-    const file = await fetchStoredFile(value, false)
-    saveBlob(file.blob, storedBaseName(value))
-  }
+  // A record's file comes from its entity's route, kept to the entity's permission and data scope.
+  const download = () => downloadEntityFile(entity, field.name, value)
   return (
     <Typography.Link onClick={() => void download().catch(() => undefined)}>
       <PaperClipOutlined /> {storedBaseName(value)}

@@ -7,6 +7,7 @@ import { settingsStore } from '../../app/settingsStore'
 import { LanguageSelect } from '../LanguageSelect'
 import { Breadcrumbs } from './Breadcrumbs'
 import { FullscreenToggle } from './FullscreenToggle'
+import { JobsIndicator } from './JobsIndicator'
 import { MenuSearch } from './MenuSearch'
 import { SizeSelect } from './SizeSelect'
 import { UserMenu } from './UserMenu'
@@ -46,6 +47,7 @@ export function Navbar() {
             </Tooltip>
           </>
         )}
+        <JobsIndicator />
         <LanguageSelect />
         {showSettings && (
           <Tooltip title={t('navbar.layoutSetting')} placement="bottom">

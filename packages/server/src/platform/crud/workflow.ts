@@ -1,0 +1,396 @@
+import {
+  type ActionDef,
+  actionPermission,
+  entityByKey,
+  type EnumOption,
+  finalStates,
+  type FieldDef,
+  type ResolvedEntity,
+  type StateDeadline,
+  stepPermission,
+  stepTargets,
+  type TransitionStep,
+} from '@velo/shared'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { type Kysely, sql, type Transaction } from 'kysely'
+import { z } from 'zod'
+import type { Db } from '../../db/database'
+import { BusinessType } from '../audit/operation-log'
+import { ConfigValues } from '../config-keys'
+import { ok } from '../envelope'
+import { badRequest, conflict, forbidden } from '../errors'
+import { languageOf } from '../http'
+import { defineJobKind, jobInfo } from '../jobs'
+import { hasPermission } from '../rbac/auth-context'
+import { resolveRowScope } from '../rbac/data-scope'
+import { bilingual } from '../i18n/zod-messages'
+import type { AuthContext } from '../rbac/auth-context'
+import type { RowScope } from '../rbac/data-scope'
+import { caller } from '../rbac/guard'
+import type { Services } from '../services'
+import type { EntityRepository } from './repository'
+import { idParam, importRowSchema, listSchema } from './schemas'
+
+type Row = Record<string, unknown>
+type AnyTx = Transaction<any>
+
+/** What a transition's guard and after-hooks receive. */
+export interface TransitionArgs {
+  tx: AnyTx
+  auth: AuthContext
+  step: TransitionStep
+  /** The row before the step. */
+  row: Row
+  from: string
+  to: string
+  input: Row
+  /** Shared by the guards and after-hooks of one step. */
+  context: Row
+}
+
+/** What an action's handler receives: the rows it acts on (in the caller's scope) and the input. */
+export interface ActionArgs {
+  /**
+   * A sync action's transaction (all or nothing); for a job, the database itself: long work commits
+   * as it goes instead of holding one transaction (and, on SQLite, the writer) for minutes.
+   */
+  tx: Kysely<any>
+  /** The caller; for a job, the starter as they are when it runs. */
+  auth: AuthContext
+  action: ActionDef
+  /** The row of a row action, the selected rows of a selection action, none for a toolbar action. */
+  rows: Row[]
+  input: Row
+  services: Services
+  /** A job's progress bar (a sync action's calls go nowhere). */
+  progress: (done: number, total?: number | null) => void
+  /** Aborted when a job is cancelled or its server stops: check it between units of work. */
+  signal: AbortSignal
+}
+
+/** What an action run as a job keeps in its params: enough to run it again on whichever instance claims it. */
+interface ActionJobParams {
+  entity: string
+  action: string
+  ids: number[]
+  input: Row
+}
+
+interface ActionSource {
+  entity: ResolvedEntity
+  repo: EntityRepository
+  handlers: WorkflowHandlers
+}
+
+/** The entities with job actions of each app, so the job finds the handler and repository its route had. */
+const actionSources = new WeakMap<Services, Map<string, ActionSource>>()
+
+/** Rows an action may act on: each in the caller's scope, and in a state its `when` allows. */
+async function actionRows(db: Kysely<any>, e: ResolvedEntity, repo: EntityRepository, action: ActionDef, ids: number[], scope: RowScope): Promise<Row[]> {
+  const rows: Row[] = []
+  for (const id of ids) rows.push(await repo.fetchOne(db, id, scope))
+  if (!action.when) return rows
+  const { field, is } = action.when
+  const refused = rows.find((r) => !is.includes(String(r[field])))
+  if (refused) {
+    const f = e.fieldMap.get(field)!
+    const option = f.kind === 'enum' ? f.options.find((o) => o.value === refused[field])?.label : undefined
+    throw conflict('action.notNow', {
+      actionEn: action.label.en_US,
+      actionZh: action.label.zh_CN,
+      valueEn: option?.en_US ?? String(refused[field]),
+      valueZh: option?.zh_CN ?? String(refused[field]),
+    })
+  }
+  return rows
+}
+
+/**
+ * An action with `mode: 'job'`: queued by its route, run by whichever instance's worker claims it.
+ * The starter's right and data scope are checked again when it runs. Not resumable: an action's work
+ * (a push, a generation) is not known to be safe to repeat, so a job whose server died is failed.
+ */
+export const actionJob = defineJobKind<ActionJobParams>({
+  kind: 'action',
+  title: (params, lang) => {
+    try {
+      const e = entityByKey(params.entity)
+      const action = e.actions?.find((a) => a.name === params.action)
+      return `${action?.label[lang] ?? params.action} · ${e.label[lang]}`
+    } catch {
+      return `${params.action} · ${params.entity}`
+    }
+  },
+  async run(ctx) {
+    const { entity: key, action: name, ids, input } = ctx.params
+    const source = actionSources.get(ctx.services)?.get(key)
+    const action = source?.entity.actions?.find((a) => a.name === name)
+    const handler = action && source?.handlers.actions?.[name]
+    if (!source || !action || !handler) throw badRequest('action.gone', { action: name })
+    const permission = actionPermission(source.entity, action)
+    if (!hasPermission(ctx.auth, permission)) throw forbidden('error.forbidden', { permission })
+    const db = ctx.services.db as unknown as Kysely<any>
+    const rows = await actionRows(db, source.entity, source.repo, action, ids, await resolveRowScope(ctx.services.db, ctx.auth))
+    return handler({ tx: db, auth: ctx.auth, action, rows, input, services: ctx.services, progress: ctx.progress, signal: ctx.signal })
+  },
+})
+
+const NOWHERE = () => {}
+const NEVER = new AbortController().signal
+
+/** The behaviour a server module puts beside a definition's transitions and actions. */
+export interface WorkflowHandlers {
+  /** Per step: throw an AppError to refuse it (checked after the state, inside the step's transaction). */
+  guards?: Partial<Record<string, readonly ((args: TransitionArgs) => Promise<void>)[]>>
+  /** After any step, in its transaction (write a side table, stamp a field). */
+  afterTransition?: readonly ((args: TransitionArgs & { after: Row }) => Promise<void>)[]
+  /** Per action: its answer is the route's data (a sync action) or the job's result. */
+  actions?: Partial<Record<string, (args: ActionArgs) => Promise<unknown>>>
+}
+
+const labelOf = (e: ResolvedEntity, state: unknown) => {
+  const field = e.fieldMap.get(e.transitions!.field) as FieldDef & { kind: 'enum' }
+  return field.options.find((o: EnumOption) => o.value === state)?.label ?? { en_US: String(state), zh_CN: String(state) }
+}
+
+/** The status (and its due time) of a new row. */
+export async function initialState(tx: Kysely<any>, e: ResolvedEntity): Promise<Row> {
+  const t = e.transitions
+  if (!t) return {}
+  const field = e.fieldMap.get(t.field) as FieldDef & { kind: 'enum' }
+  const initial = t.initial ?? field.options[0]!.value
+  return { [t.field]: initial, ...(await deadlineColumns(tx, e, initial, new Date())) }
+}
+
+/** Modify may not write the status: it changes through the definition's steps only. */
+export function refuseDirectStatusChange(e: ResolvedEntity, before: Row, values: Row) {
+  const field = e.transitions?.field
+  if (!field || values[field] === undefined || values[field] === before[field]) return
+  throw badRequest('transition.directEdit', { fieldEn: e.fieldMap.get(field)!.label.en_US, fieldZh: e.fieldMap.get(field)!.label.zh_CN }, { errors: [{ field }] })
+}
+
+/** `overdue` on rows of an entity with due times: past the due time in a state that is not final. */
+export function markOverdue(e: ResolvedEntity, rows: Row[]) {
+  const deadline = e.transitions?.deadline
+  if (!deadline) return
+  const final = new Set(finalStates(e))
+  const now = new Date().toISOString()
+  for (const r of rows) {
+    const due = r[deadline.field]
+    r.overdue = typeof due === 'string' && due < now && !final.has(String(r[e.transitions!.field]))
+  }
+}
+
+/** Adds days to an instant; working days skip Saturdays and Sundays (UTC), as a service desk counts them. */
+export function addDays(start: Date, days: number, workingDays: boolean): Date {
+  const d = new Date(start)
+  if (!workingDays) {
+    d.setUTCDate(d.getUTCDate() + days)
+    return d
+  }
+  let left = days
+  while (left > 0) {
+    d.setUTCDate(d.getUTCDate() + 1)
+    const day = d.getUTCDay()
+    if (day !== 0 && day !== 6) left--
+  }
+  return d
+}
+
+async function deadlineColumns(tx: Kysely<any>, e: ResolvedEntity, state: string, now: Date): Promise<Row> {
+  const deadline = e.transitions?.deadline
+  if (!deadline) return {}
+  const due: StateDeadline | undefined = deadline.due[state]
+  if (!due) return { [deadline.field]: null }
+  const days = due.configKey ? await new ConfigValues(tx as unknown as Db).int(due.configKey, due.days, 0) : due.days
+  return { [deadline.field]: addDays(now, days, !!due.workingDays).toISOString() }
+}
+
+/** The input of a step or action, checked as an add's values are (required, formats, limits). */
+function inputSchema(input: readonly FieldDef[] | undefined, extra: Record<string, z.ZodType> = {}) {
+  return importRowSchema(input ?? []).extend(extra)
+}
+
+/** Input values as stored in the history: blanks dropped. */
+const keptInput = (input: Row) => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined && v !== null && v !== ''))
+
+/**
+ * Routes of a definition's transitions and actions, beside its CRUD routes:
+ * `POST {path}/{id}/{step}`, `GET {path}/{id}/history`, `POST {path}/counts` (rows per state),
+ * `POST {path}/{id}/action/{name}` (row actions) and `POST {path}/action/{name}` (toolbar and
+ * selection actions, `ids` in the body).
+ */
+export function registerWorkflowRoutes(
+  app: FastifyInstance,
+  services: Services,
+  e: ResolvedEntity,
+  repo: EntityRepository,
+  handlers: WorkflowHandlers,
+  scopeOf: (req: FastifyRequest) => Promise<RowScope>,
+) {
+  const api = app.withTypeProvider<ZodTypeProvider>()
+  const tags = [e.label.en_US]
+  const module = e.label.en_US
+  const t = e.transitions
+  const db = services.db as unknown as Kysely<any>
+
+  for (const name of Object.keys(handlers.guards ?? {})) {
+    if (!t?.steps.some((s) => s.name === name)) throw new Error(`${e.key}: a guard for ${name}, which is no step`)
+  }
+  for (const name of Object.keys(handlers.actions ?? {})) {
+    if (!e.actions?.some((a) => a.name === name)) throw new Error(`${e.key}: a handler for ${name}, which is no action`)
+  }
+
+  if (t) {
+    const statusField = e.fieldMap.get(t.field)!
+    for (const step of t.steps) {
+      const targets = stepTargets(step)
+      const toSchema = z.enum(targets as [string, ...string[]], { error: () => bilingual({ en_US: `Choose one of ${targets.join(', ')}`, zh_CN: `请选择 ${targets.join('、')} 之一` }) })
+      api.post(
+        `${e.path}/:id/${step.name}`,
+        {
+          config: { permission: stepPermission(e, step), audit: { module, businessType: BusinessType.update } },
+          schema: {
+            tags,
+            summary: `${step.label.en_US}: ${step.from.join(', ')} → ${targets.join(' | ')}`,
+            params: idParam,
+            body: inputSchema(step.input, { to: targets.length > 1 ? toSchema : toSchema.optional() }),
+          },
+        },
+        async (req) => {
+          const body = req.body as Row
+          const to = (body.to as string | undefined) ?? targets[0]!
+          const input = keptInput(Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'to')))
+          const auth = caller(req)
+          const scope = await scopeOf(req)
+          const context: Row = {}
+          const after = await db.transaction().execute(async (tx) => {
+            const row = await repo.fetchOne(tx, req.params.id, scope)
+            const from = String(row[t.field])
+            if (!step.from.includes(from)) {
+              const state = labelOf(e, from)
+              throw conflict('transition.notAllowed', { stepEn: step.label.en_US, stepZh: step.label.zh_CN, stateEn: state.en_US, stateZh: state.zh_CN })
+            }
+            const args: TransitionArgs = { tx, auth, step, row, from, to, input, context }
+            for (const guard of handlers.guards?.[step.name] ?? []) await guard(args)
+            const now = new Date()
+            const set: Row = { [t.field]: to, ...(to !== from ? await deadlineColumns(tx, e, to, now) : {}) }
+            if (e.storage?.audited !== false) Object.assign(set, { updateBy: auth.userName, updateTime: now.toISOString() })
+            // Only from the state just read: of two reviewers at once, the second finds it changed.
+            const changed = await tx
+              .updateTable(e.table)
+              .set(set)
+              .where(e.idField, '=', req.params.id)
+              .where(t.field, '=', from)
+              .executeTakeFirst()
+            if (Number(changed.numUpdatedRows) !== 1) {
+              const state = labelOf(e, from)
+              throw conflict('transition.notAllowed', { stepEn: step.label.en_US, stepZh: step.label.zh_CN, stateEn: state.en_US, stateZh: state.zh_CN })
+            }
+            await tx
+              .insertInto('sysTransitionLog')
+              .values({
+                entity: e.key,
+                rowId: req.params.id,
+                step: step.name,
+                fromState: from,
+                toState: to,
+                input: JSON.stringify(input),
+                userId: auth.userId,
+                userName: auth.userName,
+                operTime: now.toISOString(),
+              })
+              .execute()
+            const afterRow = await repo.fetchOne(tx, req.params.id, scope)
+            for (const hook of handlers.afterTransition ?? []) await hook({ ...args, after: afterRow })
+            return afterRow
+          })
+          const to_ = labelOf(e, to)
+          return ok(after, 'transition.done', { stepEn: step.label.en_US, stepZh: step.label.zh_CN, stateEn: to_.en_US, stateZh: to_.zh_CN })
+        },
+      )
+    }
+
+    api.get(
+      `${e.path}/:id/history`,
+      {
+        config: { permission: `${e.permission}:query` },
+        schema: { tags, summary: `Transitions of one ${e.singular.en_US}, oldest first (who, when, from, to, input)`, params: idParam },
+      },
+      async (req) => {
+        await repo.fetchOne(db, req.params.id, await scopeOf(req))
+        const rows = await db
+          .selectFrom('sysTransitionLog')
+          .select(['logId', 'step', 'fromState', 'toState', 'input', 'userName', 'operTime'])
+          .where('entity', '=', e.key)
+          .where('rowId', '=', req.params.id)
+          .orderBy('logId')
+          .execute()
+        return rows.map((r) => ({ ...r, input: JSON.parse(String(r.input)) as Row }))
+      },
+    )
+
+    const counted = listSchema(e)
+    api.post(
+      `${e.path}/counts`,
+      {
+        config: { permission: `${e.permission}:list`, audit: false },
+        schema: { tags, summary: `Rows of ${e.label.en_US} per ${statusField.label.en_US} (the list's other filters apply)`, body: counted },
+      },
+      async (req) => {
+        const body = { ...(req.body as Row), [t.field]: undefined }
+        const rows = await db
+          .selectFrom(e.table)
+          .select([t.field, sql<number>`count(*)`.as('n')])
+          .where(repo.where(body, await scopeOf(req)))
+          .groupBy(t.field)
+          .execute()
+        const counts = Object.fromEntries((statusField as FieldDef & { kind: 'enum' }).options.map((o) => [o.value, 0]))
+        for (const r of rows) counts[String(r[t.field])] = Number(r.n)
+        return counts
+      },
+    )
+  }
+
+  if (e.actions?.some((a) => a.mode === 'job')) {
+    const sources = actionSources.get(services) ?? new Map<string, ActionSource>()
+    actionSources.set(services, sources)
+    sources.set(e.key, { entity: e, repo, handlers })
+  }
+  for (const action of e.actions ?? []) {
+    const handler = handlers.actions?.[action.name]
+    if (!handler) throw new Error(`${e.key}: action ${action.name} has no handler`)
+    const route = action.on === 'row' ? `${e.path}/:id/action/${action.name}` : `${e.path}/action/${action.name}`
+    const body =
+      action.on === 'selection'
+        ? inputSchema(action.input, { ids: z.array(z.number().int().positive()).min(1).max(10_000) })
+        : inputSchema(action.input)
+    api.post(
+      route,
+      {
+        config: { permission: actionPermission(e, action), audit: { module, businessType: BusinessType.other } },
+        schema: { tags, summary: action.label.en_US, ...(action.on === 'row' ? { params: idParam } : {}), body },
+      },
+      async (req) => {
+        const auth = caller(req)
+        const scope = await scopeOf(req)
+        const values = req.body as Row
+        const input = keptInput(Object.fromEntries(Object.entries(values).filter(([k]) => k !== 'ids')))
+        const ids = action.on === 'row' ? [(req.params as { id: number }).id] : action.on === 'selection' ? [...new Set(values.ids as number[])] : []
+        if (action.mode === 'job') {
+          // Refused now what would be refused when it runs: a row out of scope or in the wrong state.
+          await actionRows(db, e, repo, action, ids, scope)
+          const params: ActionJobParams = { entity: e.key, action: action.name, ids, input }
+          const job = await services.jobs.enqueue('action', params, auth)
+          return ok(jobInfo(job, languageOf(req)), 'job.queued')
+        }
+        const result = await db.transaction().execute(async (tx) => {
+          const rows = await actionRows(tx, e, repo, action, ids, scope)
+          return handler({ tx, auth, action, rows, input, services, progress: NOWHERE, signal: NEVER })
+        })
+        return ok(result ?? null, 'action.done', { actionEn: action.label.en_US, actionZh: action.label.zh_CN })
+      },
+    )
+  }
+}

@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest'
+import { addDays } from '../src/platform/crud/workflow'
+import { limitedUser, snapshot, useTestApp, waitForOperLog } from './harness'
+
+// Service › Repair service orders: the first module on Engine 2's transitions and actions. Its rules
+// are the definition's (shared/entities/service.ts); the module adds only the order number and the
+// evaluation's once-only rule.
+const t = useTestApp()
+
+const ORDER = {
+  serviceType: 'repair',
+  contactEmail: 'rider@example.com',
+  bikeId: 'VL24A000123',
+  firstName: 'Ada',
+  lastName: 'Rider',
+  issueDescription: 'The motor cuts out on hills',
+}
+
+async function newOrder(token = t.admin) {
+  const res = await t.call({ method: 'POST', url: '/api/service/repairOrder', token, body: ORDER })
+  expect(res.status, res.msg).toBe(200)
+  return res.data as { repairOrderId: number; status: string; orderNo: string; dueTime: string | null }
+}
+
+const step = (id: number, name: string, body: object = {}, token = t.admin, lang?: 'en_US' | 'zh_CN') =>
+  t.call({ method: 'POST', url: `/api/service/repairOrder/${id}/${name}`, token, body, lang })
+
+/** Within a minute of the expected instant: the server stamped it a moment after the test computed it. */
+const near = (iso: string | null, expected: Date) => expect(Math.abs(new Date(iso!).getTime() - expected.getTime())).toBeLessThan(60_000)
+
+describe('repair service orders', () => {
+  it('go from draft through review, mail return, a remark, receipt and finish, with history and due times', async () => {
+    const order = await newOrder()
+    expect(order.status).toBe('draft')
+    expect(order.orderNo).toMatch(/^RS\d{8}-[2-9A-HJKMNP-Z]{6}$/)
+    expect(order.dueTime).toBeNull()
+
+    const submitted = await step(order.repairOrderId, 'submit')
+    expect(submitted.status, submitted.msg).toBe(200)
+    expect(submitted.data.status).toBe('pending')
+    // Review within 2 working days (the configuration's default).
+    near(submitted.data.dueTime, addDays(new Date(), 2, true))
+
+    const reviewed = await step(order.repairOrderId, 'review', { to: 'bikeCollecting', remark: 'Please mail it with the charger' })
+    expect(reviewed.status, reviewed.msg).toBe(200)
+    expect(reviewed.data.status).toBe('bikeCollecting')
+    expect(reviewed.msg).toBe('Review: now Bike collecting')
+    expect(reviewed.data.dueTime).toBeNull()
+
+    const remark = await step(order.repairOrderId, 'addRemark', { remark: 'Customer says it ships Monday' })
+    expect(remark.data.status).toBe('bikeCollecting')
+
+    const received = await step(order.repairOrderId, 'receive', { trackingNumber: 'DHL 1234' })
+    expect(received.data.status).toBe('processing')
+    near(received.data.dueTime, addDays(new Date(), 10, true))
+
+    const finished = await step(order.repairOrderId, 'finish', {})
+    expect(finished.data.status).toBe('finished')
+    expect(finished.data.overdue).toBe(false)
+
+    const history = await t.call({ url: `/api/service/repairOrder/${order.repairOrderId}/history`, token: t.admin })
+    expect(history.data.map((h: { step: string; fromState: string; toState: string }) => [h.step, h.fromState, h.toState])).toEqual([
+      ['submit', 'draft', 'pending'],
+      ['review', 'pending', 'bikeCollecting'],
+      ['addRemark', 'bikeCollecting', 'bikeCollecting'],
+      ['receive', 'bikeCollecting', 'processing'],
+      ['finish', 'processing', 'finished'],
+    ])
+    expect(history.data[1]).toMatchObject({ userName: 'admin', input: { remark: 'Please mail it with the charger' } })
+    expect(history.data[3].input).toEqual({ trackingNumber: 'DHL 1234' })
+
+    const log = await waitForOperLog(t, (r) => r.operUrl.endsWith(`/${order.repairOrderId}/finish`))
+    expect(log.status).toBe('0')
+  })
+
+  it('refuses a step not valid from the current state, in the caller’s language, and changes nothing', async () => {
+    const order = await newOrder()
+    await step(order.repairOrderId, 'submit')
+    const before = await snapshot(t, 'serviceRepairOrder', 'sysTransitionLog')
+    const en = await step(order.repairOrderId, 'finish', {})
+    expect(en.status).toBe(409)
+    expect(en.msg).toBe('Cannot Finish: it is Pending review now')
+    const zh = await step(order.repairOrderId, 'receive', {}, t.admin, 'zh_CN')
+    expect(zh.msg).toBe('当前状态为“待审核”，不能确认收车')
+    expect(await snapshot(t, 'serviceRepairOrder', 'sysTransitionLog')).toEqual(before)
+    // Failed steps are logged too.
+    const log = await waitForOperLog(t, (r) => r.operUrl.endsWith(`/${order.repairOrderId}/finish`))
+    expect(log.status).toBe('1')
+  })
+
+  it('refuses a review without a valid return way, and a status written by modify', async () => {
+    const order = await newOrder()
+    await step(order.repairOrderId, 'submit')
+    expect((await step(order.repairOrderId, 'review', {})).status).toBe(400)
+    expect((await step(order.repairOrderId, 'review', { to: 'finished' })).status).toBe(400)
+    const edit = await t.call({ method: 'PUT', url: '/api/service/repairOrder', token: t.admin, body: { repairOrderId: order.repairOrderId, status: 'finished' } })
+    expect(edit.status).toBe(400)
+    expect(edit.msg).toBe('Status changes only through its steps, not by modifying the record')
+    const same = await t.call({ method: 'PUT', url: '/api/service/repairOrder', token: t.admin, body: { repairOrderId: order.repairOrderId, sku: 'EB-500' } })
+    expect(same.status, same.msg).toBe(200)
+    expect(same.data).toMatchObject({ status: 'pending', sku: 'EB-500' })
+    // Add ignores a status too: every order starts as a draft.
+    const added = await t.call({ method: 'POST', url: '/api/service/repairOrder', token: t.admin, body: { ...ORDER, status: 'finished' } })
+    expect(added.data.status).toBe('draft')
+  })
+
+  it('keeps review to holders of its permission', async () => {
+    const order = await newOrder()
+    await step(order.repairOrderId, 'submit')
+    const clerk = await limitedUser(t, {
+      userName: 'clerk',
+      dataScope: '1',
+      perms: ['service:repairOrder:list', 'service:repairOrder:query', 'service:repairOrder:add', 'service:repairOrder:submit', 'service:repairOrder:receive'],
+    })
+    expect((await step(order.repairOrderId, 'review', { to: 'processing' }, clerk.token)).status).toBe(403)
+    expect((await step(order.repairOrderId, 'reject', { reason: 'no' }, clerk.token)).status).toBe(403)
+    const reviewer = await limitedUser(t, { userName: 'reviewer', dataScope: '1', perms: ['service:repairOrder:list', 'service:repairOrder:review'] })
+    const rejected = await step(order.repairOrderId, 'reject', { reason: 'Out of warranty' }, reviewer.token)
+    expect(rejected.status, rejected.msg).toBe(200)
+    expect(rejected.data.status).toBe('closed')
+  })
+
+  it('lets only one of two reviewers at once move an order', async () => {
+    const order = await newOrder()
+    await step(order.repairOrderId, 'submit')
+    const answers = await Promise.all([step(order.repairOrderId, 'review', { to: 'processing' }), step(order.repairOrderId, 'review', { to: 'bikeCollecting' })])
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409])
+    const history = await t.call({ url: `/api/service/repairOrder/${order.repairOrderId}/history`, token: t.admin })
+    expect(history.data.filter((h: { step: string }) => h.step === 'review')).toHaveLength(1)
+  })
+
+  it('takes an evaluation once, and only when finished', async () => {
+    const order = await newOrder()
+    const evaluate = (body: object) => t.call({ method: 'POST', url: `/api/service/repairOrder/${order.repairOrderId}/action/evaluate`, token: t.admin, body })
+    const early = await evaluate({ stars: 5 })
+    expect(early.status).toBe(409)
+    expect(early.msg).toBe('Cannot Evaluate while it is Draft')
+    for (const [name, body] of [['submit', {}], ['review', { to: 'processing' }], ['finish', {}]] as const) await step(order.repairOrderId, name, body)
+    expect((await evaluate({ stars: 6 })).status).toBe(400)
+    const done = await evaluate({ stars: 4, text: 'Fast and friendly' })
+    expect(done.status, done.msg).toBe(200)
+    expect(done.data).toMatchObject({ evaluationStars: 4, evaluationText: 'Fast and friendly' })
+    expect((await evaluate({ stars: 1 })).status).toBe(409)
+    // The evaluation is not a form field: modify cannot write it.
+    await t.call({ method: 'PUT', url: '/api/service/repairOrder', token: t.admin, body: { repairOrderId: order.repairOrderId, evaluationStars: 1 } })
+    expect((await t.call({ url: `/api/service/repairOrder/${order.repairOrderId}`, token: t.admin })).data.evaluationStars).toBe(4)
+  })
+
+  it('counts orders per state with the other filters, and flags overdue ones', async () => {
+    const a = await newOrder()
+    const b = await newOrder()
+    await step(a.repairOrderId, 'submit')
+    await step(b.repairOrderId, 'submit')
+    await step(b.repairOrderId, 'withdraw', { reason: 'Fixed it myself' })
+    const counts = await t.call({ method: 'POST', url: '/api/service/repairOrder/counts', token: t.admin, body: { bikeId: 'VL24A000123' } })
+    expect(counts.status, counts.msg).toBe(200)
+    expect(counts.data.pending).toBeGreaterThanOrEqual(1)
+    expect(counts.data.withdrawn).toBeGreaterThanOrEqual(1)
+    expect(Object.keys(counts.data)).toHaveLength(8)
+    const none = await t.call({ method: 'POST', url: '/api/service/repairOrder/counts', token: t.admin, body: { bikeId: 'NOPE' } })
+    expect(Object.values(none.data).every((n) => n === 0)).toBe(true)
+
+    const past = new Date(Date.now() - 3600_000).toISOString()
+    await t.app.services.db.updateTable('serviceRepairOrder').set({ dueTime: past }).where('repairOrderId', 'in', [a.repairOrderId, b.repairOrderId]).execute()
+    const got = async (id: number) => (await t.call({ url: `/api/service/repairOrder/${id}`, token: t.admin })).data
+    expect((await got(a.repairOrderId)).overdue).toBe(true)
+    // A withdrawn order is over: never overdue.
+    expect((await got(b.repairOrderId)).overdue).toBe(false)
+  })
+
+  it('takes the review time from the system configuration', async () => {
+    await t.app.services.db.updateTable('sysConfig').set({ configValue: '5' }).where('configKey', '=', 'service.repairOrder.reviewDays').execute()
+    const order = await newOrder()
+    const submitted = await step(order.repairOrderId, 'submit')
+    near(submitted.data.dueTime, addDays(new Date(), 5, true))
+    await t.app.services.db.updateTable('sysConfig').set({ configValue: '2' }).where('configKey', '=', 'service.repairOrder.reviewDays').execute()
+  })
+})
+
+describe('working days', () => {
+  it('skip the weekend', () => {
+    // Friday 2026-11-27 12:00 UTC + 2 working days = Tuesday.
+    expect(addDays(new Date('2026-11-27T12:00:00Z'), 2, true).toISOString()).toBe('2026-12-01T12:00:00.000Z')
+    expect(addDays(new Date('2026-11-27T12:00:00Z'), 2, false).toISOString()).toBe('2026-11-29T12:00:00.000Z')
+  })
+})

@@ -1,0 +1,148 @@
+import { defineEntity } from '../entity/define'
+import type { FieldDef } from '../entity/types'
+import { createTime, idField } from './common-fields'
+
+const OPEN = ['draft', 'pending', 'bikeCollecting', 'arrangingCollection', 'processing'] as const
+
+const remarkInput = (required: boolean): FieldDef => ({
+  name: 'remark',
+  kind: 'longText',
+  label: { en_US: 'Remark', zh_CN: '备注' },
+  max: 500,
+  required,
+})
+
+/**
+ * Online warranty repair and return orders (SPEC §3, §4): a rider asks, staff review and choose how
+ * the bike comes in, receive it, repair it and finish. The status moves only through the steps below
+ * (SPEC §4 names the states, not the rules; these are ours, from the issue). Due times: a review
+ * within 2 working days, a repair within 10 (system configuration).
+ */
+export const repairOrder = defineEntity({
+  key: 'repairOrder',
+  table: 'serviceRepairOrder',
+  path: '/service/repairOrder',
+  permission: 'service:repairOrder',
+  label: { en_US: 'Repair service orders', zh_CN: '维修服务单' },
+  singular: { en_US: 'service order', zh_CN: '服务单' },
+  idField: 'repairOrderId',
+  labelField: 'orderNo',
+  defaultSort: { field: 'createTime', order: 'desc' },
+  // Orders come from the riders' app or a staff member's form, one at a time: no import.
+  operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
+  // The status bar counts per state and the list filters by one, newest first.
+  storage: { indexes: [{ columns: ['status', 'createTime'] }] },
+  fields: [
+    idField('repairOrderId'),
+    // Set by the server on add (readOnly + required: always stored).
+    { name: 'orderNo', kind: 'text', label: { en_US: 'Order number', zh_CN: '服务单号' }, readOnly: true, required: true, unique: true, max: 32, search: 'like', sort: true },
+    {
+      name: 'status',
+      kind: 'enum',
+      label: { en_US: 'Status', zh_CN: '状态' },
+      default: 'draft',
+      search: 'eq',
+      options: [
+        { value: 'draft', label: { en_US: 'Draft', zh_CN: '草稿' }, color: 'default' },
+        { value: 'pending', label: { en_US: 'Pending review', zh_CN: '待审核' }, color: 'gold' },
+        { value: 'bikeCollecting', label: { en_US: 'Bike collecting', zh_CN: '待寄回' }, color: 'cyan' },
+        { value: 'arrangingCollection', label: { en_US: 'Arranging collection', zh_CN: '安排取车' }, color: 'geekblue' },
+        { value: 'processing', label: { en_US: 'Processing', zh_CN: '处理中' }, color: 'processing' },
+        { value: 'finished', label: { en_US: 'Finished', zh_CN: '已完成' }, color: 'success' },
+        { value: 'withdrawn', label: { en_US: 'Withdrawn', zh_CN: '已撤回' }, color: 'default' },
+        { value: 'closed', label: { en_US: 'Closed', zh_CN: '已关闭' }, color: 'error' },
+      ],
+    },
+    {
+      name: 'serviceType',
+      kind: 'enum',
+      label: { en_US: 'Service type', zh_CN: '服务类型' },
+      required: true,
+      search: 'eq',
+      options: [
+        { value: 'repair', label: { en_US: 'Repair', zh_CN: '维修' }, color: 'blue' },
+        { value: 'return', label: { en_US: 'Return', zh_CN: '退货' }, color: 'purple' },
+      ],
+    },
+    { name: 'contactEmail', kind: 'email', label: { en_US: 'Contact email', zh_CN: '联系邮箱' }, required: true, search: 'like' },
+    // A frame number until the bikes module exists; then a reference to the bike.
+    { name: 'bikeId', kind: 'text', label: { en_US: 'Bike ID', zh_CN: '车辆编号' }, required: true, max: 32, search: 'like' },
+    { name: 'firstName', kind: 'text', label: { en_US: 'First name', zh_CN: '名' }, required: true, max: 64 },
+    { name: 'lastName', kind: 'text', label: { en_US: 'Last name', zh_CN: '姓' }, required: true, max: 64 },
+    { name: 'countryId', kind: 'reference', entity: 'country', label: { en_US: 'Country / region', zh_CN: '国家/地区' }, search: 'eq' },
+    { name: 'returnAddress', kind: 'longText', label: { en_US: 'Return address', zh_CN: '寄回地址' }, max: 500, list: false },
+    { name: 'issueDescription', kind: 'longText', label: { en_US: 'Issue description', zh_CN: '问题描述' }, required: true, max: 2000, list: false },
+    { name: 'photo', kind: 'file', accept: ['jpg', 'jpeg', 'png'], maxBytes: 20 * 1024 * 1024, label: { en_US: 'Photo', zh_CN: '照片' }, list: false },
+    { name: 'video', kind: 'file', accept: ['mp4', 'mov'], maxBytes: 500 * 1024 * 1024, label: { en_US: 'Video', zh_CN: '视频' }, list: false },
+    { name: 'shippingLabel', kind: 'file', accept: ['pdf'], maxBytes: 10 * 1024 * 1024, label: { en_US: 'Shipping label (PDF)', zh_CN: '快递面单（PDF）' }, list: false },
+    { name: 'sku', kind: 'text', label: { en_US: 'SKU', zh_CN: 'SKU' }, max: 64, search: 'like' },
+    { name: 'productName', kind: 'text', label: { en_US: 'Product name', zh_CN: '产品名称' }, max: 128 },
+    { name: 'remark', kind: 'longText', label: { en_US: 'Remarks', zh_CN: '备注' }, max: 500, list: false },
+    { name: 'dueTime', kind: 'datetime', label: { en_US: 'Due', zh_CN: '截止时间' }, readOnly: true, sort: true },
+    { name: 'evaluationStars', kind: 'number', int: true, min: 1, max: 5, label: { en_US: 'Evaluation', zh_CN: '评价星级' }, readOnly: true },
+    { name: 'evaluationText', kind: 'longText', label: { en_US: 'Evaluation text', zh_CN: '评价内容' }, max: 1000, readOnly: true, list: false },
+    createTime,
+  ],
+  transitions: {
+    field: 'status',
+    initial: 'draft',
+    steps: [
+      { name: 'submit', label: { en_US: 'Submit', zh_CN: '提交' }, from: ['draft'], to: 'pending' },
+      {
+        name: 'review',
+        label: { en_US: 'Review', zh_CN: '审核' },
+        from: ['pending'],
+        // Accepted: the reviewer chooses how the bike comes in (mail, pickup, or none needed).
+        to: ['bikeCollecting', 'arrangingCollection', 'processing'],
+        input: [remarkInput(false)],
+      },
+      {
+        name: 'reject',
+        label: { en_US: 'Reject', zh_CN: '驳回' },
+        from: ['pending'],
+        to: 'closed',
+        permission: 'service:repairOrder:review',
+        input: [{ name: 'reason', kind: 'longText', label: { en_US: 'Reason', zh_CN: '原因' }, max: 500, required: true }],
+        danger: true,
+      },
+      // While the customer mails the bike, staff note what they learn without advancing.
+      { name: 'addRemark', label: { en_US: 'Add remark', zh_CN: '添加备注' }, from: ['bikeCollecting'], to: 'bikeCollecting', input: [remarkInput(true)] },
+      {
+        name: 'receive',
+        label: { en_US: 'Bike received', zh_CN: '确认收车' },
+        from: ['bikeCollecting', 'arrangingCollection'],
+        to: 'processing',
+        input: [{ name: 'trackingNumber', kind: 'text', label: { en_US: 'Tracking number', zh_CN: '物流单号' }, max: 64 }],
+      },
+      { name: 'finish', label: { en_US: 'Finish', zh_CN: '完成' }, from: ['processing'], to: 'finished', input: [remarkInput(false)], confirm: { en_US: 'Finish {label}?', zh_CN: '确认完成 {label}？' } },
+      {
+        name: 'withdraw',
+        label: { en_US: 'Withdraw', zh_CN: '撤回' },
+        from: OPEN,
+        to: 'withdrawn',
+        input: [{ name: 'reason', kind: 'longText', label: { en_US: 'Reason', zh_CN: '原因' }, max: 500 }],
+        confirm: { en_US: 'Withdraw {label}? It cannot be reopened.', zh_CN: '确认撤回 {label}？撤回后不能恢复。' },
+        danger: true,
+      },
+    ],
+    deadline: {
+      field: 'dueTime',
+      due: {
+        pending: { days: 2, workingDays: true, configKey: 'service.repairOrder.reviewDays' },
+        processing: { days: 10, workingDays: true, configKey: 'service.repairOrder.repairDays' },
+      },
+    },
+  },
+  actions: [
+    {
+      name: 'evaluate',
+      label: { en_US: 'Evaluate', zh_CN: '评价' },
+      on: 'row',
+      when: { field: 'status', is: ['finished'] },
+      input: [
+        { name: 'stars', kind: 'number', int: true, min: 1, max: 5, label: { en_US: 'Stars', zh_CN: '星级' }, required: true, widget: 'rate' },
+        { name: 'text', kind: 'longText', label: { en_US: 'Evaluation text', zh_CN: '评价内容' }, max: 1000 },
+      ],
+    },
+  ],
+})

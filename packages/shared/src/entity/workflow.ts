@@ -1,0 +1,74 @@
+import type { ActionDef, EntityDef, FieldDef, TransitionStep } from './types'
+
+/** The states a step may lead to. */
+export const stepTargets = (step: TransitionStep): readonly string[] => (typeof step.to === 'string' ? [step.to] : step.to)
+
+export const stepPermission = (e: Pick<EntityDef, 'permission'>, step: TransitionStep) => step.permission ?? `${e.permission}:${step.name}`
+export const actionPermission = (e: Pick<EntityDef, 'permission'>, action: ActionDef) => action.permission ?? `${e.permission}:${action.name}`
+
+/** The steps that can start from a state. */
+export function stepsFrom(e: Pick<EntityDef, 'transitions'>, state: string): TransitionStep[] {
+  return (e.transitions?.steps ?? []).filter((s) => s.from.includes(state))
+}
+
+/** States no step leaves, or only steps that stay (nothing more happens to the row). */
+export function finalStates(e: Pick<EntityDef, 'transitions' | 'fields'>): string[] {
+  const t = e.transitions
+  if (!t) return []
+  const field = e.fields.find((f) => f.name === t.field)
+  const states = field?.kind === 'enum' ? field.options.map((o) => o.value) : []
+  return states.filter((state) => !t.steps.some((s) => s.from.includes(state) && stepTargets(s).some((to) => to !== state)))
+}
+
+/** Names the engine already routes below `{path}/{id}/…`: a step or action may not take them. */
+const RESERVED = new Set(['list', 'export', 'import', 'importTemplate', 'options', 'history', 'counts', 'action', 'file', 'job'])
+
+/** Checks transitions and actions against the fields once, at definition time: a bad definition fails at start. */
+export function checkWorkflow(def: EntityDef, fieldMap: ReadonlyMap<string, FieldDef>) {
+  const fail = (what: string) => {
+    throw new Error(`${def.key}: ${what}`)
+  }
+  const names = new Set<string>()
+  const checkName = (name: string) => {
+    if (!/^[a-z][A-Za-z0-9]*$/.test(name)) fail(`step or action ${name} must be camelCase`)
+    if (RESERVED.has(name) || names.has(name)) fail(`step or action name ${name} is reserved or used twice`)
+    names.add(name)
+  }
+  const checkInput = (owner: string, input: readonly FieldDef[] | undefined) => {
+    const seen = new Set<string>()
+    for (const f of input ?? []) {
+      if (seen.has(f.name)) fail(`${owner} input ${f.name} is defined twice`)
+      seen.add(f.name)
+      if (['referenceMany', 'treeParent', 'password'].includes(f.kind)) fail(`${owner} input ${f.name} cannot be ${f.kind}`)
+    }
+  }
+  const t = def.transitions
+  if (t) {
+    const field = fieldMap.get(t.field)
+    if (field?.kind !== 'enum') fail(`transitions.field ${t.field} must be an enum field`)
+    const states = new Set((field as FieldDef & { kind: 'enum' }).options.map((o) => o.value))
+    const state = (s: string, where: string) => {
+      if (!states.has(s)) fail(`${where}: ${s} is not a state of ${t.field}`)
+    }
+    if (t.initial) state(t.initial, 'transitions.initial')
+    for (const step of t.steps) {
+      checkName(step.name)
+      if (!step.from.length || !stepTargets(step).length) fail(`step ${step.name} needs from and to states`)
+      for (const s of step.from) state(s, `step ${step.name}`)
+      for (const s of stepTargets(step)) state(s, `step ${step.name}`)
+      checkInput(`step ${step.name}`, step.input)
+      if (step.input?.some((f) => f.name === 'to')) fail(`step ${step.name}: input may not be called "to" (the chosen state travels as to)`)
+    }
+    if (t.deadline) {
+      const due = fieldMap.get(t.deadline.field)
+      if (due?.kind !== 'datetime' || !due.readOnly) fail(`transitions.deadline.field ${t.deadline.field} must be a read-only datetime field`)
+      for (const s of Object.keys(t.deadline.due)) state(s, 'transitions.deadline')
+    }
+  }
+  for (const a of def.actions ?? []) {
+    checkName(a.name)
+    checkInput(`action ${a.name}`, a.input)
+    if (a.when && !fieldMap.has(a.when.field)) fail(`action ${a.name}.when: ${a.when.field} is not a field`)
+    if (a.when && a.on !== 'row' && a.on !== 'selection') fail(`action ${a.name}: only row and selection actions depend on a row's state`)
+  }
+}

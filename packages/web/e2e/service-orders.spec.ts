@@ -1,0 +1,231 @@
+import { LANGUAGE_HEADER } from '@velo/shared'
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
+import { apiLogin, call, openSignedIn, useToken } from './support/session'
+import { clickRowAction } from './support/rows'
+import { saveScreen } from './support/screens'
+
+// Repair service orders, the proof of transitions on the generic list page (issue 13): a staff member
+// takes an order from draft to finished through the row's steps and sees its timeline; a role
+// without the review permission has no Review button and is refused by the API; a step the order's
+// state does not allow is refused with a localized message and changes nothing.
+
+const suffix = String(Date.now() % 1_000_000)
+const ROLE = { roleName: `Service desk ${suffix}`, roleKey: `servicedesk${suffix}` }
+const CLERK = { username: `desk${suffix}`, password: 'desk-pass1' }
+const PATH = '/service/repairOrder'
+
+interface Order {
+  repairOrderId: number
+  orderNo: string
+  status: string
+}
+
+const orders = (page: Page) => page.getByTestId('entity-list-repairOrder')
+const orderRow = (page: Page, text: string) => orders(page).getByTestId('crud-table').locator('tbody tr.ant-table-row').filter({ hasText: text })
+const success = (page: Page, text: string | RegExp) => page.locator('.ant-message-success').filter({ hasText: text })
+
+/** An order in Draft, made through the API as the console's add form would. */
+async function addOrder(request: APIRequestContext, token: string, bikeId: string): Promise<Order> {
+  return call<Order>(request, 'POST', PATH, token, {
+    serviceType: 'repair',
+    contactEmail: 'rider@example.com',
+    bikeId,
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    issueDescription: 'The motor stops after a kilometre.',
+  })
+}
+
+/** Runs a step through the API; answers the HTTP status and the envelope. */
+async function step(request: APIRequestContext, token: string, id: number, name: string, body: object = {}, language = 'en_US') {
+  const response = await request.post(`/api${PATH}/${id}/${name}`, { headers: { Authorization: token, [LANGUAGE_HEADER]: language }, data: body })
+  return { status: response.status(), ...((await response.json()) as { code: number; msg: string; data: unknown }) }
+}
+
+test.beforeAll(async ({ request }) => {
+  // A role with every button of the page but Review (and so without Reject, which needs it too).
+  const token = await apiLogin(request)
+  const menus = (await call<{ rows: Array<{ menuId: number; parentId: number; menuType: string; perms: string | null }> }>(request, 'POST', '/system/menu/list', token, {})).rows
+  const ordersPage = menus.find((m) => m.menuType === 'C' && m.perms === 'service:repairOrder:list')
+  expect(ordersPage, 'the seeded Repair service orders page').toBeTruthy()
+  const buttons = menus.filter((m) => m.parentId === ordersPage!.menuId && m.perms !== 'service:repairOrder:review')
+  expect(buttons.map((b) => b.perms)).toContain('service:repairOrder:withdraw')
+  const role = await call<{ roleId: number }>(request, 'POST', '/system/role', token, {
+    ...ROLE,
+    roleSort: 0,
+    status: '0',
+    menuIds: [ordersPage!.parentId, ordersPage!.menuId, ...buttons.map((b) => b.menuId)],
+  })
+  const depts = await call<{ value: number }[]>(request, 'GET', '/system/dept/options', token)
+  await call(request, 'POST', '/system/user', token, {
+    userName: CLERK.username,
+    nickName: 'Service desk clerk',
+    deptId: depts[0]!.value,
+    password: CLERK.password,
+    email: `${CLERK.username}@example.com`,
+    phonenumber: '+31 20 555 0101',
+    roleIds: [role.roleId],
+  })
+})
+
+test('a staff member reviews an order for mail return, adds a remark, receives the bike, finishes it and sees the timeline', async ({ page, baseURL }) => {
+  const bikeId = `FR${suffix}A`
+  await openSignedIn(page, baseURL!, PATH)
+  await expect(orders(page)).toBeVisible()
+
+  // A new order, through the add form.
+  await orders(page).getByTestId('crud-add').click()
+  const form = page.getByTestId('entity-form')
+  await form.getByLabel('Repair', { exact: true }).check()
+  await form.getByLabel('Contact email').fill('rider@example.com')
+  await form.getByLabel('Bike ID').fill(bikeId)
+  await form.getByLabel('First name').fill('Ada')
+  await form.getByLabel('Last name').fill('Lovelace')
+  await form.getByLabel('Issue description').fill('The motor stops after a kilometre.')
+  await page.getByTestId('entity-form-save').click()
+  await expect(success(page, 'Added successfully')).toBeVisible()
+  const row = orderRow(page, bikeId)
+  await expect(row).toContainText('Draft')
+
+  // Submit: no input, so a confirmation naming the order.
+  await clickRowAction(row, 'row-step-submit')
+  const confirm = page.locator('.ant-modal-confirm')
+  await expect(confirm).toContainText(/Submit RS\d{8}-\w{6}\?/)
+  await confirm.getByRole('button', { name: 'Submit' }).click()
+  await expect(success(page, 'Submit: now Pending review')).toBeVisible()
+  await expect(row).toContainText('Pending review')
+
+  // The status filter, by keyboard: All → Draft → Pending review.
+  const bar = orders(page).getByRole('radiogroup', { name: 'Filter by Status' })
+  await bar.getByRole('radio', { name: /^All \(\d+\)$/ }).focus()
+  await page.keyboard.press('ArrowRight')
+  await expect(bar.getByRole('radio', { name: /^Draft \(\d+\)$/ })).toBeChecked()
+  await expect(row).toHaveCount(0)
+  await page.keyboard.press('ArrowRight')
+  await expect(bar.getByRole('radio', { name: /^Pending review \(\d+\)$/ })).toBeChecked()
+  await expect(row).toBeVisible()
+  await bar.getByText(/^All \(/).click()
+
+  // Review, choosing mail return.
+  await clickRowAction(row, 'row-step-review')
+  const review = page.getByRole('dialog').filter({ has: page.getByTestId('operation-form') })
+  await review.getByTestId('operation-target').click()
+  await page.locator('.ant-select-dropdown:visible').getByText('Bike collecting', { exact: true }).click()
+  await review.getByLabel('Remark').fill('Mail it back in the original box')
+  await review.getByTestId('operation-submit').click()
+  await expect(success(page, 'Review: now Bike collecting')).toBeVisible()
+  await expect(row).toContainText('Bike collecting')
+  await expect(bar).toContainText(/Bike collecting \([1-9]\d*\)/)
+
+  // While the customer mails the bike: a remark, and the order stays where it is.
+  await clickRowAction(row, 'row-step-addRemark')
+  const remark = page.getByRole('dialog').filter({ has: page.getByTestId('operation-form') })
+  await remark.getByTestId('operation-submit').click()
+  await expect(remark).toContainText('Remark is required')
+  await remark.getByLabel('Remark').fill('Parcel announced by the carrier')
+  await remark.getByTestId('operation-submit').click()
+  await expect(success(page, 'Add remark: now Bike collecting')).toBeVisible()
+
+  await clickRowAction(row, 'row-step-receive')
+  const receive = page.getByRole('dialog').filter({ has: page.getByTestId('operation-form') })
+  await receive.getByLabel('Tracking number').fill('3SABC1234567')
+  await receive.getByTestId('operation-submit').click()
+  await expect(success(page, 'Bike received: now Processing')).toBeVisible()
+  await expect(row).toContainText('Processing')
+
+  // Finish has its own confirmation, shown above its optional remark.
+  await clickRowAction(row, 'row-step-finish')
+  const finish = page.getByRole('dialog').filter({ has: page.getByTestId('operation-form') })
+  await expect(finish).toContainText(/Finish RS\d{8}-\w{6}\?/)
+  await finish.getByTestId('operation-submit').click()
+  await expect(success(page, 'Finish: now Finished')).toBeVisible()
+  await expect(row).toContainText('Finished')
+
+  // Only now can it be evaluated, with stars.
+  await clickRowAction(row, 'row-action-evaluate')
+  const evaluate = page.getByRole('dialog').filter({ has: page.getByTestId('operation-form') })
+  await evaluate.locator('.ant-rate-star').nth(3).click()
+  await evaluate.getByLabel('Evaluation text').fill('Quick and friendly')
+  await evaluate.getByTestId('operation-submit').click()
+  await expect(success(page, 'Evaluate: done')).toBeVisible()
+
+  // The timeline in the details: every step, who, and what was entered.
+  await clickRowAction(row, 'row-details')
+  const details = page.locator('.ant-drawer:visible')
+  const records = details.getByTestId('transition-record')
+  await expect(records).toHaveCount(5)
+  await expect(records.nth(0)).toContainText('Submit')
+  await expect(records.nth(0)).toContainText('Draft')
+  await expect(records.nth(0)).toContainText('Pending review')
+  await expect(records.nth(0)).toContainText('admin')
+  await expect(records.nth(1)).toContainText('Review')
+  await expect(records.nth(1)).toContainText('Mail it back in the original box')
+  await expect(records.nth(2)).toContainText('Add remark')
+  await expect(records.nth(2)).toContainText('Parcel announced by the carrier')
+  await expect(records.nth(3)).toContainText('Tracking number')
+  await expect(records.nth(3)).toContainText('3SABC1234567')
+  await expect(records.nth(4)).toContainText('Finished')
+  await expect(records.nth(1)).toContainText(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/)
+  await saveScreen(page, 'service-order-timeline')
+})
+
+test('a role without the review permission sees no Review button, and the API refuses it with 403', async ({ page, browser, baseURL }) => {
+  const admin = await apiLogin(page.request)
+  const order = await addOrder(page.request, admin, `FR${suffix}B`)
+  expect((await step(page.request, admin, order.repairOrderId, 'submit')).code).toBe(200)
+
+  const context = await browser.newContext({ baseURL })
+  const clerk = await context.newPage()
+  const token = await apiLogin(clerk.request, CLERK)
+  await useToken(context, baseURL!, token)
+  await clerk.goto(PATH)
+  const row = orderRow(clerk, order.orderNo)
+  await expect(row).toContainText('Pending review')
+  // Withdraw is theirs (the first step, so in the row); Review and Reject are not, neither in the row nor under More.
+  await expect(row.getByTestId('row-step-withdraw')).toBeVisible()
+  await expect(row.getByTestId('row-step-review')).toHaveCount(0)
+  await expect(row.getByTestId('row-step-reject')).toHaveCount(0)
+  await row.getByTestId('row-more').click()
+  const more = clerk.locator('.ant-dropdown:visible')
+  await expect(more.getByTestId('row-details')).toBeVisible()
+  await expect(more.getByTestId('row-step-review')).toHaveCount(0)
+  await expect(more.getByTestId('row-step-reject')).toHaveCount(0)
+
+  const refused = await step(clerk.request, token, order.repairOrderId, 'review', { to: 'processing' })
+  expect(refused.status).toBe(403)
+  expect((await call<Order>(page.request, 'GET', `${PATH}/${order.repairOrderId}`, admin)).status).toBe('pending')
+  await context.close()
+})
+
+test('a step the state does not allow is refused with a localized message and changes nothing', async ({ page, baseURL }) => {
+  const admin = await apiLogin(page.request)
+  const order = await addOrder(page.request, admin, `FR${suffix}C`)
+  expect((await step(page.request, admin, order.repairOrderId, 'submit')).code).toBe(200)
+
+  // Finish is for an order in Processing; this one waits for its review.
+  const refused = await step(page.request, admin, order.repairOrderId, 'finish')
+  expect(refused.status).toBe(409)
+  expect(refused.msg).toBe('Cannot Finish: it is Pending review now')
+  const refusedZh = await step(page.request, admin, order.repairOrderId, 'finish', {}, 'zh_CN')
+  expect(refusedZh.msg).toBe('当前状态为“待审核”，不能完成')
+  expect((await call<Order>(page.request, 'GET', `${PATH}/${order.repairOrderId}`, admin)).status).toBe('pending')
+  const history = await call<Array<{ step: string }>>(page.request, 'GET', `${PATH}/${order.repairOrderId}/history`, admin)
+  expect(history.map((h) => h.step)).toEqual(['submit'])
+
+  // In the console: the page still offers Review, but another reviewer got there first.
+  await openSignedIn(page, baseURL!, PATH)
+  const row = orderRow(page, order.orderNo)
+  await expect(row).toContainText('Pending review')
+  expect((await step(page.request, admin, order.repairOrderId, 'review', { to: 'processing' })).code).toBe(200)
+  await clickRowAction(row, 'row-step-review')
+  const review = page.getByRole('dialog').filter({ has: page.getByTestId('operation-form') })
+  await review.getByTestId('operation-target').click()
+  await page.locator('.ant-select-dropdown:visible').getByText('Arranging collection', { exact: true }).click()
+  await review.getByTestId('operation-submit').click()
+  await expect(page.locator('.ant-message-error').filter({ hasText: 'Cannot Review: it is Processing now' })).toBeVisible()
+  // The list shows where the order is now; the refused step left no trace.
+  await review.getByRole('button', { name: 'Cancel' }).click()
+  await expect(row).toContainText('Processing')
+  const after = await call<Array<{ step: string }>>(page.request, 'GET', `${PATH}/${order.repairOrderId}/history`, admin)
+  expect(after.map((h) => h.step)).toEqual(['submit', 'review'])
+})

@@ -1,0 +1,99 @@
+import { actionPermission, stepPermission, stepsFrom, stepTargets, type ActionDef, type FieldDef, type Label, type ResolvedEntity, type TransitionStep } from '@velo/shared'
+import type { TFunction } from 'i18next'
+import { localized } from '../../i18n'
+import { crudApi, type Row } from '../api/crudApi'
+import { rowNames } from '../list/useDeleteRows'
+
+// A definition's steps and actions as one thing the buttons, the confirmation and the input dialog
+// handle alike; only the call differs (docs/entity-engine.md › Transitions and actions).
+
+export interface Operation {
+  kind: 'step' | 'action'
+  name: string
+  label: Label
+  /** What it acts on: one row (every step), no row, or the ticked rows. */
+  on: ActionDef['on']
+  input: readonly FieldDef[]
+  /** The states a step lets the caller choose from; empty when there is nothing to choose. */
+  choices: readonly string[]
+  confirm?: Label
+  danger: boolean
+  /** Runs as a job, whose progress the navbar's jobs indicator shows. */
+  job: boolean
+  permission: string
+  /** An action offered only for rows whose field has one of these values. */
+  when?: ActionDef['when']
+}
+
+export function stepOperation(e: ResolvedEntity, step: TransitionStep): Operation {
+  const targets = stepTargets(step)
+  return {
+    kind: 'step',
+    name: step.name,
+    label: step.label,
+    on: 'row',
+    input: step.input ?? [],
+    choices: targets.length > 1 ? targets : [],
+    confirm: step.confirm,
+    danger: !!step.danger,
+    job: false,
+    permission: stepPermission(e, step),
+  }
+}
+
+export function actionOperation(e: ResolvedEntity, action: ActionDef): Operation {
+  return {
+    kind: 'action',
+    name: action.name,
+    label: action.label,
+    on: action.on,
+    input: action.input ?? [],
+    choices: [],
+    confirm: action.confirm,
+    danger: !!action.danger,
+    job: action.mode === 'job',
+    permission: actionPermission(e, action),
+    when: action.when,
+  }
+}
+
+/** The steps valid from the row's state, then the row actions whose `when` the row meets, in the definition's order. */
+export function rowOperations(e: ResolvedEntity, row: Row): Operation[] {
+  const steps = e.transitions ? stepsFrom(e, String(row[e.transitions.field])).map((s) => stepOperation(e, s)) : []
+  const actions = (e.actions ?? []).filter((a) => a.on === 'row').map((a) => actionOperation(e, a))
+  return [...steps, ...actions.filter((a) => meetsWhen(a, [row]))]
+}
+
+/** Every step and row action, whatever the row's state: whether a row can have any of them at all. */
+export const everyRowOperation = (e: ResolvedEntity): Operation[] => [
+  ...(e.transitions?.steps ?? []).map((s) => stepOperation(e, s)),
+  ...(e.actions ?? []).filter((a) => a.on === 'row').map((a) => actionOperation(e, a)),
+]
+
+/** The toolbar's actions: those without rows and those for the ticked rows. */
+export const toolbarOperations = (e: ResolvedEntity): Operation[] =>
+  (e.actions ?? []).filter((a) => a.on !== 'row').map((a) => actionOperation(e, a))
+
+/** Every row meets the operation's `when` (the server refuses the call otherwise). */
+export const meetsWhen = (op: Operation, rows: readonly Row[]) => !op.when || rows.every((r) => op.when!.is.includes(String(r[op.when!.field] ?? '')))
+
+/** Something to enter or a state to choose: a dialog; otherwise a confirmation is enough. */
+export const needsDialog = (op: Operation) => op.input.length > 0 || op.choices.length > 0
+
+/** Who the operation is about: the rows by name, or the whole list for a toolbar action. */
+export const subjectOf = (e: ResolvedEntity, rows: readonly Row[], t: TFunction) => (rows.length ? rowNames(e, rows, t) : localized(e.label))
+
+/** The definition's confirmation ({label} is the subject), or "Review RS20261124-7KQ2XM?". */
+export function confirmText(e: ResolvedEntity, op: Operation, rows: readonly Row[], t: TFunction): string {
+  const subject = subjectOf(e, rows, t)
+  return op.confirm ? localized(op.confirm).replaceAll('{label}', subject) : t('crud.operationConfirm', { operation: localized(op.label), subject })
+}
+
+/** Calls the operation's route; the answer carries the server's localized msg. */
+export function sendOperation(e: ResolvedEntity, op: Operation, rows: readonly Row[], body: Row) {
+  const api = crudApi(e)
+  const id = rows[0]?.[e.idField]
+  if (op.kind === 'step') return api.step(id, op.name, body)
+  if (op.on === 'row') return api.rowAction(id, op.name, body)
+  return api.action(op.name, op.on === 'selection' ? { ids: rows.map((r) => r[e.idField]), ...body } : body)
+}

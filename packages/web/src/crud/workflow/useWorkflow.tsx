@@ -1,0 +1,112 @@
+import { useState, type ReactNode } from 'react'
+import { App, Button } from 'antd'
+import { ProfileOutlined } from '@ant-design/icons'
+import { useQueryClient } from '@tanstack/react-query'
+import type { ResolvedEntity } from '@velo/shared'
+import { useTranslation } from 'react-i18next'
+import { useAccessCheck } from '../../app/Access'
+import { localized } from '../../i18n'
+import { crudKeys, type Row } from '../api/crudApi'
+import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
+import { EntityDetails } from '../EntityDetails'
+import type { RowAction } from '../list/RowActions'
+import { OperationDialog } from './OperationDialog'
+import { confirmText, everyRowOperation, meetsWhen, needsDialog, rowOperations, sendOperation, toolbarOperations, type Operation } from './operations'
+
+/**
+ * What a definition's transitions and actions add to its list page: a row's buttons for the steps
+ * valid from its state and its actions, each only with its permission; the toolbar's actions; the
+ * details with the timeline; and the confirmation or input dialog they open. After a step or action
+ * the server's message shows and the entity's lists, counts and rows refresh.
+ */
+export function useWorkflow(entity: ResolvedEntity) {
+  const { t } = useTranslation()
+  const { modal, message } = App.useApp()
+  const queryClient = useQueryClient()
+  const may = useAccessCheck()
+  const [asking, setAsking] = useState<{ operation: Operation; rows: readonly Row[] } | null>(null)
+  const [detailsOf, setDetailsOf] = useState<{ id: unknown } | null>(null)
+  const permitted = (op: Operation) => may({ permissions: [op.permission] })
+  // The details are where a row's timeline is, so rows with states offer them.
+  const mayReadDetails = !!entity.transitions && may({ permissions: [`${entity.permission}:query`] })
+
+  const refreshEntity = () => void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
+
+  async function run(op: Operation, rows: readonly Row[], body: Row) {
+    const answer = await sendOperation(entity, op, rows, body).catch((error: unknown) => {
+      // Refused for the row's state (someone moved it on meanwhile): the list shows where it is now.
+      if (!fieldErrorsOf(error)) refreshEntity()
+      throw error
+    })
+    // A job only starts here; the navbar's jobs indicator follows it.
+    void message.success(op.job ? t('crud.jobStarted', { operation: localized(op.label) }) : answer.msg)
+    refreshEntity()
+  }
+
+  function start(op: Operation, rows: readonly Row[]) {
+    if (needsDialog(op)) return setAsking({ operation: op, rows })
+    modal.confirm({
+      title: t('crud.confirmTitle'),
+      content: confirmText(entity, op, rows, t),
+      okText: localized(op.label),
+      okButtonProps: { danger: op.danger },
+      // A refusal (409: no longer valid from the row's state) is said in red; the dialog closes.
+      onOk: () => run(op, rows, {}).catch(showFailure),
+    })
+  }
+
+  const rowActions = (row: Row): RowAction[] =>
+    rowOperations(entity, row)
+      .filter(permitted)
+      .map((op) => ({
+        key: `${op.kind}-${op.name}`,
+        label: localized(op.label),
+        danger: op.danger,
+        onClick: () => start(op, [row]),
+        testId: `row-${op.kind}-${op.name}`,
+      }))
+
+  const detailsAction = (row: Row): RowAction | false =>
+    mayReadDetails && { key: 'details', label: t('crud.details'), icon: <ProfileOutlined />, onClick: () => setDetailsOf({ id: row[entity.idField] }), testId: 'row-details' }
+
+  const toolbarOps = toolbarOperations(entity).filter(permitted)
+  /** Toolbar actions, and actions for the ticked rows (enabled while ticked rows all qualify). */
+  const toolbar = (selected: readonly Row[]): ReactNode =>
+    toolbarOps.map((op) => (
+      <Button
+        key={op.name}
+        danger={op.danger}
+        disabled={op.on === 'selection' && (selected.length === 0 || !meetsWhen(op, selected))}
+        onClick={() => start(op, op.on === 'selection' ? selected : [])}
+        data-testid={`crud-action-${op.name}`}
+      >
+        {localized(op.label)}
+      </Button>
+    ))
+
+  const dialogs = (
+    <>
+      {asking && (
+        <OperationDialog
+          entity={entity}
+          operation={asking.operation}
+          rows={asking.rows}
+          onClose={() => setAsking(null)}
+          onRun={(body) => run(asking.operation, asking.rows, body)}
+        />
+      )}
+      {detailsOf && <EntityDetails entity={entity} id={detailsOf.id} as="drawer" onClose={() => setDetailsOf(null)} />}
+    </>
+  )
+
+  return {
+    rowActions,
+    detailsAction,
+    /** Some row may have a step, an action or the details: the page keeps its actions column. */
+    offersRowActions: mayReadDetails || everyRowOperation(entity).some(permitted),
+    /** Some toolbar action works on ticked rows: the table lets rows be ticked. */
+    selects: toolbarOps.some((op) => op.on === 'selection'),
+    toolbar,
+    dialogs,
+  }
+}
