@@ -18,6 +18,9 @@
  *     longest wait, target 100 ms, shows whether the phase holds the event loop or the database
  *     (on SQLite, the one writer connection) from everyone else;
  *
+ * then moves BENCH_TRANSITIONS (10000) repair service orders one step each (POST /service/repairOrder/{id}/submit,
+ *     20 clients; bench/transitions.ts): p50/p99 and steps per second;
+ *
  * and prints one markdown table. Progress goes to stderr, the table to stdout.
  *
  * SQLite always runs (in a temporary directory). PostgreSQL runs when BENCH_DATABASE_URL, or a
@@ -60,6 +63,7 @@ const int = (name: string, fallback: number) => {
 const bench: Bench = {
   rows: int('BENCH_ROWS', 1_000_000),
   importRows: int('BENCH_IMPORT_ROWS', 100_000),
+  transitions: int('BENCH_TRANSITIONS', 10_000),
   seconds: int('BENCH_SECONDS', 10),
   connections: int('BENCH_CONNECTIONS', 50),
 }

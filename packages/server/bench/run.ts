@@ -17,12 +17,15 @@ import { importValue, loginLogRows, random } from './data'
 import { httpLoad, type LoadResult, loopLoad, type ProbeResult, whileProbing } from './measure'
 import { onCleanup, onExit } from './cleanup'
 import { exportAsJob } from './export-job'
+import { measureTransitions } from './transitions'
 import { measureImportBomb } from './import-bomb'
 import { ADMIN_PASSWORD, ServerProcess } from './server'
 
 export interface Bench {
   rows: number
   importRows: number
+  /** Service orders moved one step each through the transition route. */
+  transitions: number
   seconds: number
   connections: number
 }
@@ -46,6 +49,8 @@ const BOMB_TARGET_RSS_MB = 512
 /** Other requests during an export or import: answered as if the server were idle, give or take. */
 const OTHERS_TARGET_MS = 100
 const WARMUP_SECONDS = 2
+/** Staff clicking steps at once: fewer than the list's 50, as steps are writes. */
+const TRANSITION_CLIENTS = 20
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`)
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -186,6 +191,20 @@ export async function runTarget(target: Target, bench: Bench, serverEntry: strin
       add(`other requests' longest wait during the ${fmt(total)}-row export job`, ...probeLine(probe))
     } catch (err) {
       add(`export ${fmt(total)} rows as a job`, `failed: ${message(err, server)}`, { target: `> ${fmt(EXPORT_TARGET_ROWS_PER_S)} rows/s`, pass: false })
+    }
+
+    // --- steps of a status machine: each service order moved once through its route
+    log(`${target.name}: ${fmt(bench.transitions)} transitions`)
+    try {
+      await restart()
+      const steps = await measureTransitions(base, headers, db, bench.transitions, TRANSITION_CLIENTS)
+      add(`${fmt(bench.transitions)} transitions p50 / p99 (${TRANSITION_CLIENTS} clients)`, `${ms(steps.p50)} / ${ms(steps.p99)}`)
+      add(`${fmt(bench.transitions)} transitions throughput`, `${fmt(steps.perSecond)} steps/s`, {
+        target: steps.consistent && !steps.failed ? undefined : 'every step answered 200 and recorded once',
+        pass: steps.consistent && !steps.failed ? undefined : false,
+      })
+    } catch (err) {
+      add(`${fmt(bench.transitions)} transitions`, `failed: ${message(err, server)}`, { pass: false })
     }
 
     // --- import
