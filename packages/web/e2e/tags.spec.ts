@@ -9,9 +9,13 @@ async function openFromMenu(page: Page, folder: string, item: string) {
   const sidebar = page.getByTestId('sidebar')
   const entry = sidebar.getByRole('menuitem').filter({ has: page.getByText(item, { exact: true }) })
   if (!(await entry.isVisible())) await sidebar.getByText(folder, { exact: true }).click()
-  await entry.click()
-  // A navigation is committed once its page has loaded; one clicked away from before that never opens a tab.
-  await expect(tab(page, item)).toHaveClass(/active/)
+  // A navigation is committed once its page has loaded; one clicked away from before that never opens
+  // a tab. A click that lands while the folder is still unfolding (a loaded CI machine) can go nowhere:
+  // click again until the tab is there (the same path never opens a second tab).
+  await expect(async () => {
+    await entry.click()
+    await expect(tab(page, item)).toHaveClass(/active/, { timeout: 3000 })
+  }).toPass({ timeout: 15_000 })
 }
 
 async function contextMenu(page: Page, name: string, action: string) {
