@@ -2,7 +2,7 @@ import ExcelJS from 'exceljs'
 import { allEntities, editableFields, entityByKey, type FieldDef, type Operation, type ResolvedEntity, upTopic, writeSchema } from '@velo/shared'
 import { type Kysely, sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { limitedUser, readWorkbook, useTestApp } from './harness'
+import { multipart, limitedUser, readWorkbook, useTestApp } from './harness'
 
 // The engine's contract, held by every registered entity through the HTTP API (issue 13): list,
 // get, add, modify, delete, export and import where the definition offers them, 403 for a user
@@ -305,15 +305,7 @@ async function workbook(e: ResolvedEntity, rows: Row[]): Promise<Buffer> {
   return Buffer.from(await wb.xlsx.writeBuffer())
 }
 
-function multipart(file: Buffer) {
-  const boundary = `----contract${++serial}`
-  const payload = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="rows.xlsx"\r\nContent-Type: application/octet-stream\r\n\r\n`),
-    file,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ])
-  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
-}
+const xlsxUpload = (file: Buffer) => multipart([{ name: 'rows.xlsx', bytes: file }])
 
 /** Polls for a row of an entity that only the product's own doings write (logs). */
 async function someRow(e: ResolvedEntity): Promise<Row | undefined> {
@@ -411,7 +403,7 @@ describe.each(entities.map((e) => [e.key, e] as const))('%s', (_key, e) => {
     expect(template.status, template.msg).toBe(200)
     expect((await readWorkbook(template.raw)).header).toEqual(e.imported.map((f) => f.label.en_US))
     const before = await count(e)
-    const res = await t.call({ method: 'POST', url: `${url}/import`, token: t.admin, ...multipart(await workbook(e, [await valuesFor(e, 'add')])) })
+    const res = await t.call({ method: 'POST', url: `${url}/import`, token: t.admin, ...xlsxUpload(await workbook(e, [await valuesFor(e, 'add')])) })
     expect(res.status, `${res.msg} ${JSON.stringify(res.data)}`).toBe(200)
     expect(res.data).toEqual({ inserted: 1, updated: 0 })
     expect(await count(e)).toBe(before + 1)
@@ -441,7 +433,7 @@ describe.each(entities.map((e) => [e.key, e] as const))('%s', (_key, e) => {
       const good = await valuesFor(e, 'add')
       const bad = e.imported.find((f) => ['string', 'number'].includes(typeof badValueOf(f)))
       if (bad) {
-        const res = await t.call({ method: 'POST', url: `${url}/import`, token: t.admin, ...multipart(await workbook(e, [good, { ...good, [bad.name]: badValueOf(bad) }])) })
+        const res = await t.call({ method: 'POST', url: `${url}/import`, token: t.admin, ...xlsxUpload(await workbook(e, [good, { ...good, [bad.name]: badValueOf(bad) }])) })
         expectRefused(res, `import with a bad ${bad.name}`)
       }
     }
@@ -471,7 +463,7 @@ describe.each(entities.map((e) => [e.key, e] as const))('%s', (_key, e) => {
     if (has(e, 'export')) calls.push(['export', 403, t.call({ method: 'POST', url: `${url}/export`, token: reader, body: {} })])
     if (has(e, 'import')) {
       calls.push(['import template', 403, t.call({ url: `${url}/importTemplate`, token: reader })])
-      calls.push(['import', 403, t.call({ method: 'POST', url: `${url}/import`, token: reader, ...multipart(await workbook(e, [await valuesFor(e, 'add')])) })])
+      calls.push(['import', 403, t.call({ method: 'POST', url: `${url}/import`, token: reader, ...xlsxUpload(await workbook(e, [await valuesFor(e, 'add')])) })])
     }
     for (const [what, status, call] of calls) {
       const res = await call

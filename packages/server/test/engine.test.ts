@@ -3,7 +3,7 @@ import { defineEntity, registerEntities } from '@velo/shared'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerEntityRoutes } from '../src/platform/crud/routes'
-import { addRole, addUser, createTestApp, deptId, readWorkbook, type TestApp } from './harness'
+import { multipart, addRole, addUser, createTestApp, deptId, readWorkbook, type TestApp } from './harness'
 
 // One test entity with every field kind, on its own table, served by the engine alone: what a
 // module gets from a definition without writing a route.
@@ -304,19 +304,12 @@ async function workbook(rows: unknown[][]): Promise<Buffer> {
   return Buffer.from(await wb.xlsx.writeBuffer())
 }
 
-function multipart(file: Buffer, name: string, fields: Record<string, string> = {}, files = 1) {
-  const boundary = '----velo' + Math.random().toString(16).slice(2)
-  const parts: Buffer[] = []
-  for (const [k, v] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`))
-  for (let i = 0; i < files; i++) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`), file, Buffer.from('\r\n'))
-  }
-  parts.push(Buffer.from(`--${boundary}--\r\n`))
-  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
-}
+/** An import request's body: the form fields, then the file (`files` times: a second one is refused). */
+const importBody = (file: Buffer, name: string, fields: Record<string, string> = {}, files = 1) =>
+  multipart([...Object.entries(fields).map(([field, value]) => ({ field, value })), ...Array.from({ length: files }, () => ({ name, bytes: file }))])
 
 const importFile = (file: Buffer, name = 'gadgets.xlsx', fields: Record<string, string> = {}, lang?: 'en_US' | 'zh_CN', files = 1) =>
-  t.call({ method: 'POST', url: '/api/test/gadget/import', token: admin, lang, ...multipart(file, name, fields, files) })
+  t.call({ method: 'POST', url: '/api/test/gadget/import', token: admin, lang, ...importBody(file, name, fields, files) })
 
 describe('import', () => {
   it('offers a template with the import columns in the caller language', async () => {
@@ -393,7 +386,7 @@ describe('import', () => {
 
 describe('import into a table stricter than its definition', () => {
   const importLoose = async (rows: unknown[][]) =>
-    t.call({ method: 'POST', url: '/api/test/loose/import', token: admin, ...multipart(await workbook(rows), 'loose.xlsx') })
+    t.call({ method: 'POST', url: '/api/test/loose/import', token: admin, ...importBody(await workbook(rows), 'loose.xlsx') })
   const looseRows = () => db().selectFrom('testLoose').selectAll().execute()
 
   it('answers a NOT NULL or UNIQUE refusal of the database as a row error (400) and writes nothing', async () => {

@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerEntityRoutes } from '../src/platform/crud/routes'
 import { Crc8, crc8, CRC8_VARIANTS, type Crc8Variant } from '../src/platform/files/crc8'
-import { createTestApp, deptId, limitedUser, type TestApp } from './harness'
+import { createTestApp, deptId, limitedUser, multipart, type MultipartPart, type TestApp } from './harness'
 
 // A module with files: a definition whose `file` fields get their upload and download routes from
 // the engine, on its own table, with a data scope so downloads keep to the caller's departments.
@@ -49,24 +49,6 @@ const box = (type: string, body: Buffer) => {
 /** An ISO media file head (ftyp + mdat) with the given major brand: 'isom' is MP4, 'qt  ' QuickTime. */
 const isoMedia = (brand: string) => Buffer.concat([box('ftyp', Buffer.from(`${brand}\0\0\0\0${brand}mp41`, 'latin1')), box('mdat', randomBytes(20_000))])
 
-interface Part {
-  field?: string
-  name?: string
-  bytes?: Buffer
-  value?: string
-}
-
-function multipart(parts: Part[]) {
-  const boundary = `----velo${Math.random().toString(16).slice(2)}`
-  const chunks: Buffer[] = []
-  for (const p of parts) {
-    const disposition = p.name === undefined ? `form-data; name="${p.field ?? 'file'}"` : `form-data; name="${p.field ?? 'file'}"; filename="${p.name}"`
-    const type = p.name === undefined ? '' : 'Content-Type: application/octet-stream\r\n'
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`), p.bytes ?? Buffer.from(p.value ?? ''), Buffer.from('\r\n'))
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`))
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
-}
 
 /** CRC-8 bit by bit, straight from the catalogue's definition: what the table-driven one must equal. */
 function crc8Bitwise(v: Crc8Variant, bytes: Uint8Array): number {
@@ -144,7 +126,7 @@ function storedFiles(): string[] {
 }
 const fileRows = () => db().selectFrom('sysFile').selectAll().orderBy('fileId').execute()
 
-function upload(field: string, parts: Part[], o: { token?: string; lang?: 'en_US' | 'zh_CN' } = {}) {
+function upload(field: string, parts: MultipartPart[], o: { token?: string; lang?: 'en_US' | 'zh_CN' } = {}) {
   return t.call({ method: 'POST', url: `/api/test/doc/file/${field}`, token: o.token ?? admin, lang: o.lang, ...multipart(parts) })
 }
 const uploadOne = (field: string, name: string, bytes: Buffer, o: { token?: string; lang?: 'en_US' | 'zh_CN' } = {}) => upload(field, [{ name, bytes }], o)

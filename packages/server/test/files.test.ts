@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from './harness'
+import { createTestApp, multipart, type MultipartPart, type TestApp } from './harness'
 
 // A 1x1 RGBA PNG and a 16x16 baseline JPEG (CPython's test image), both complete, decodable files.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
@@ -17,25 +17,6 @@ const GIF = Buffer.from(
 const BAD_IMAGE = 'Only jpg, jpeg and png images are allowed'
 const BAD_NAME = 'This file name is not allowed'
 
-interface Part {
-  field?: string
-  name?: string
-  bytes?: Buffer
-  value?: string
-}
-
-/** A multipart/form-data body built by hand: files when `name` is given, plain fields otherwise. */
-function multipart(parts: Part[]) {
-  const boundary = `----velo${Math.random().toString(16).slice(2)}`
-  const chunks: Buffer[] = []
-  for (const p of parts) {
-    const disposition = p.name === undefined ? `form-data; name="${p.field ?? 'file'}"` : `form-data; name="${p.field ?? 'file'}"; filename="${p.name}"`
-    const type = p.name === undefined ? '' : 'Content-Type: application/octet-stream\r\n'
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`), p.bytes ?? Buffer.from(p.value ?? ''), Buffer.from('\r\n'))
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`))
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
-}
 
 let t: TestApp
 let token: string
@@ -60,7 +41,7 @@ function storedFiles(): string[] {
   return (readdirSync(storageDir, { recursive: true }) as string[]).filter((f) => statSync(join(storageDir, f)).isFile()).sort()
 }
 
-function upload(parts: Part[], opts: { token?: string; app?: TestApp; url?: string } = {}) {
+function upload(parts: MultipartPart[], opts: { token?: string; app?: TestApp; url?: string } = {}) {
   return (opts.app ?? t).call({ method: 'POST', url: opts.url ?? '/api/common/upload', token: 'token' in opts ? opts.token : token, ...multipart(parts) })
 }
 

@@ -291,3 +291,24 @@ export function useTestApp(env: Record<string, string> = {}, options: TestAppOpt
     close: () => app().close(),
   }
 }
+
+/** One part of a hand-built multipart body: a file when `name` is given, a plain field otherwise. */
+export interface MultipartPart {
+  field?: string
+  name?: string
+  bytes?: Buffer
+  value?: string
+}
+
+/** A multipart/form-data body built by hand (bad names, odd parts), for t.call's `payload` and `headers`. */
+export function multipart(parts: MultipartPart[]) {
+  const boundary = `----velo${Math.random().toString(16).slice(2)}`
+  const chunks: Buffer[] = []
+  for (const p of parts) {
+    const disposition = p.name === undefined ? `form-data; name="${p.field ?? 'file'}"` : `form-data; name="${p.field ?? 'file'}"; filename="${p.name}"`
+    const type = p.name === undefined ? '' : 'Content-Type: application/octet-stream\r\n'
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`), p.bytes ?? Buffer.from(p.value ?? ''), Buffer.from('\r\n'))
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`))
+  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
+}
