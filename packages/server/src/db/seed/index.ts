@@ -282,6 +282,7 @@ async function definedButtonsArea(tx: Tx) {
     const seed = catalogue.get(page.component!)
     if (!seed?.permission) continue
     const missing = pageButtons(seed).filter(([perms]) => !held.has(perms))
+    if (!missing.length) continue
     const last = await tx.selectFrom('sysMenu').select((eb) => eb.fn.max('orderNum').as('n')).where('parentId', '=', page.menuId).executeTakeFirst()
     let order = Number(last?.n ?? 0)
     for (const [perms, menuName] of missing) {

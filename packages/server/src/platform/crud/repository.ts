@@ -155,7 +155,6 @@ const TOTAL = '$total'
 
 /** Shapes kept per entity: filters × sort × scope stay few, but `in` lists and department scopes vary in length. */
 const KEEP_LIST_SHAPES = 200
-const listShapes = new WeakMap<EntityRepository, Map<string, CompiledQuery | null>>()
 
 /** Whether Kysely bound exactly these values, in this order: only then may the statement take another request's. */
 const bindsExactly = (compiled: CompiledQuery, values: readonly unknown[]) =>
@@ -176,6 +175,8 @@ export class EntityRepository {
   private readonly db: AnyDb
   private readonly links: readonly (FieldDef & { kind: 'referenceMany' })[]
   private readonly references: readonly (FieldDef & { kind: 'reference' })[]
+  /** Compiled list statements by shape (null: a shape that must be compiled each time). */
+  private readonly listShapes = new Map<string, CompiledQuery | null>()
   constructor(
     db: Db,
     readonly entity: ResolvedEntity,
@@ -274,8 +275,7 @@ export class EntityRepository {
     const scoped = ds ? scopeShape(scope, !!ds.userField) : { shape: 'none', values: [] }
     const key = `${filters.map((f) => f.shape).join(', ')} | ${scoped.shape} | ${order}`
     const values = [...filters.flatMap((f) => f.values), ...scoped.values]
-    let shapes = listShapes.get(this)
-    if (!shapes) listShapes.set(this, (shapes = new Map()))
+    const shapes = this.listShapes
     const parameters = [...values, ...values, ...paging]
     const kept = shapes.get(key)
     if (kept) return { ...kept, parameters, queryId: createQueryId() }

@@ -5,6 +5,7 @@ import {
   type EnumOption,
   finalStates,
   type FieldDef,
+  type Label,
   type ResolvedEntity,
   type StateDeadline,
   stepPermission,
@@ -94,14 +95,8 @@ async function actionRows(db: Kysely<any>, e: ResolvedEntity, repo: EntityReposi
   const { field, is } = action.when
   const refused = rows.find((r) => !is.includes(String(r[field])))
   if (refused) {
-    const f = e.fieldMap.get(field)!
-    const option = f.kind === 'enum' ? f.options.find((o) => o.value === refused[field])?.label : undefined
-    throw conflict('action.notNow', {
-      actionEn: action.label.en_US,
-      actionZh: action.label.zh_CN,
-      valueEn: option?.en_US ?? String(refused[field]),
-      valueZh: option?.zh_CN ?? String(refused[field]),
-    })
+    const value = valueLabel(e, field, refused[field])
+    throw conflict('action.notNow', { actionEn: action.label.en_US, actionZh: action.label.zh_CN, valueEn: value.en_US, valueZh: value.zh_CN })
   }
   return rows
 }
@@ -149,9 +144,15 @@ export interface WorkflowHandlers {
   actions?: Partial<Record<string, (args: ActionArgs) => Promise<unknown>>>
 }
 
-const labelOf = (e: ResolvedEntity, state: unknown) => {
-  const field = e.fieldMap.get(e.transitions!.field) as FieldDef & { kind: 'enum' }
-  return field.options.find((o: EnumOption) => o.value === state)?.label ?? { en_US: String(state), zh_CN: String(state) }
+/** A value as people read it: an enum option's label, else the value itself. */
+function valueLabel(e: ResolvedEntity, field: string, value: unknown): Label {
+  const f = e.fieldMap.get(field)
+  return (f?.kind === 'enum' ? f.options.find((o: EnumOption) => o.value === value)?.label : undefined) ?? { en_US: String(value), zh_CN: String(value) }
+}
+
+/** A step refused because the row is in a state it does not start from. */
+function notAllowed(step: TransitionStep, state: Label) {
+  return conflict('transition.notAllowed', { stepEn: step.label.en_US, stepZh: step.label.zh_CN, stateEn: state.en_US, stateZh: state.zh_CN })
 }
 
 /** The status (and its due time) of a new row. */
@@ -268,10 +269,7 @@ export function registerWorkflowRoutes(
           const after = await db.transaction().execute(async (tx) => {
             const row = await repo.fetchOne(tx, req.params.id, scope)
             const from = String(row[t.field])
-            if (!step.from.includes(from)) {
-              const state = labelOf(e, from)
-              throw conflict('transition.notAllowed', { stepEn: step.label.en_US, stepZh: step.label.zh_CN, stateEn: state.en_US, stateZh: state.zh_CN })
-            }
+            if (!step.from.includes(from)) throw notAllowed(step, valueLabel(e, t.field, from))
             const args: TransitionArgs = { tx, auth, step, row, from, to, input, context }
             for (const guard of handlers.guards?.[step.name] ?? []) await guard(args)
             const now = new Date()
@@ -284,10 +282,7 @@ export function registerWorkflowRoutes(
               .where(e.idField, '=', req.params.id)
               .where(t.field, '=', from)
               .executeTakeFirst()
-            if (Number(changed.numUpdatedRows) !== 1) {
-              const state = labelOf(e, from)
-              throw conflict('transition.notAllowed', { stepEn: step.label.en_US, stepZh: step.label.zh_CN, stateEn: state.en_US, stateZh: state.zh_CN })
-            }
+            if (Number(changed.numUpdatedRows) !== 1) throw notAllowed(step, valueLabel(e, t.field, from))
             await tx
               .insertInto('sysTransitionLog')
               .values({
@@ -306,8 +301,8 @@ export function registerWorkflowRoutes(
             for (const hook of handlers.afterTransition ?? []) await hook({ ...args, after: afterRow })
             return afterRow
           })
-          const to_ = labelOf(e, to)
-          return ok(after, 'transition.done', { stepEn: step.label.en_US, stepZh: step.label.zh_CN, stateEn: to_.en_US, stateZh: to_.zh_CN })
+          const reached = valueLabel(e, t.field, to)
+          return ok(after, 'transition.done', { stepEn: step.label.en_US, stepZh: step.label.zh_CN, stateEn: reached.en_US, stateZh: reached.zh_CN })
         },
       )
     }
