@@ -125,6 +125,8 @@ describe('repair service orders', () => {
     await step(order.repairOrderId, 'submit')
     const answers = await Promise.all([step(order.repairOrderId, 'review', { to: 'processing' }), step(order.repairOrderId, 'review', { to: 'bikeCollecting' })])
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409])
+    // The one refused is told the state the other moved it to, not the state both read.
+    expect(answers.find((a) => a.status === 409)!.msg).toMatch(/^Cannot Review: it is (Processing|Bike collecting) now$/)
     const history = await t.call({ url: `/api/service/repairOrder/${order.repairOrderId}/history`, token: t.admin })
     expect(history.data.filter((h: { step: string }) => h.step === 'review')).toHaveLength(1)
   })

@@ -282,7 +282,11 @@ export function registerWorkflowRoutes(
               .where(e.idField, '=', req.params.id)
               .where(t.field, '=', from)
               .executeTakeFirst()
-            if (Number(changed.numUpdatedRows) !== 1) throw notAllowed(step, valueLabel(e, t.field, from))
+            if (Number(changed.numUpdatedRows) !== 1) {
+              // Another step moved it since it was read: the refusal names the state it is in now.
+              const current = await tx.selectFrom(e.table).select(t.field).where(e.idField, '=', req.params.id).executeTakeFirst()
+              throw notAllowed(step, valueLabel(e, t.field, current?.[t.field] ?? from))
+            }
             await tx
               .insertInto('sysTransitionLog')
               .values({
