@@ -160,6 +160,8 @@ export async function runTarget(target: Target, bench: Bench, serverEntry: strin
     add(`bare SQL p50 / p99 (${bare.model})`, `${ms(bare.result.p50)} / ${ms(bare.result.p99)}`)
     add('bare SQL throughput', `${fmt(bare.result.perSecond)} q/s`)
     add('list ÷ bare throughput', fmt(ratio, 2), { target: `≥ ${fmt(LIST_TARGET_RATIO, 2)}`, pass: ratio >= LIST_TARGET_RATIO })
+    // BENCH_LIST_ONLY=1: the list alone, for profiling it (BENCH_SERVER_ARGS=--cpu-prof).
+    if (process.env.BENCH_LIST_ONLY === '1') return { lines, notes }
 
     // --- export
     log(`${target.name}: export of ${fmt(total)} rows`)

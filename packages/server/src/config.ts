@@ -62,6 +62,7 @@ const EnvSchema = z.object({
   JOB_CONCURRENCY: z.coerce.number({ message: 'must be a whole number' }).int().min(0).max(64).default(2),
   JOB_STALE_SECONDS: z.coerce.number({ message: 'must be a number of seconds' }).min(1).max(3600).default(60),
   JOB_RETENTION_DAYS: z.coerce.number({ message: 'must be a number of days' }).positive().max(3650).default(7),
+  RESPONSE_CHECK: bool.default(false),
 })
 
 export type DatabaseTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string }
@@ -105,6 +106,8 @@ export interface AppConfig {
   jobStaleMs: number
   /** Finished jobs, and their result files, are removed after this long. */
   jobRetentionMs: number
+  /** Check every answer against its route's response schema too (the tests; platform/responses.ts). */
+  responseCheck: boolean
 }
 
 export class ConfigError extends Error {}
@@ -155,5 +158,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     jobConcurrency: e.JOB_CONCURRENCY,
     jobStaleMs: Math.round(e.JOB_STALE_SECONDS * 1000),
     jobRetentionMs: Math.round(e.JOB_RETENTION_DAYS * 24 * 3600 * 1000),
+    responseCheck: e.RESPONSE_CHECK,
   }
 }

@@ -2,7 +2,7 @@ import ExcelJS from 'exceljs'
 import { CONFIG_VALUE_TYPES, checkTypedValue, configValueType } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigKey } from '../src/platform/config-keys'
-import { addUser, createTestApp, readWorkbook, type TestApp } from './harness'
+import { addUser, createTestApp, limitedUser, readWorkbook, type TestApp } from './harness'
 
 interface ConfigRow {
   configId: number
@@ -114,6 +114,13 @@ describe('GET /system/config/{id} and /configKey/{key}', () => {
     const anonymous = await t.call({ url: '/api/system/config/configKey/sys.account.captchaType' })
     expect(anonymous.status).toBe(401)
     expect(anonymous.code).toBe(50008)
+  })
+
+  it('tells a value by key only to whoever may read the configuration: the initial password is one', async () => {
+    const { token } = await limitedUser(t, { userName: 'noconfig', perms: ['system:user:list'], dataScope: '1' })
+    const refused = await t.call({ url: '/api/system/config/configKey/sys.user.initPassword', token })
+    expect(refused.status).toBe(403)
+    expect(refused.data).toBeNull()
   })
 })
 

@@ -287,6 +287,20 @@ describe('API documentation', () => {
     expect(body.required).toEqual(expect.arrayContaining(['dictName', 'dictType']))
   })
 
+  it('documents every answer: an entity list answers its rows as the definition gives them, and every reference resolves', async () => {
+    const doc = (await t.app.inject({ url: '/api/docs/json' })).json()
+    const list = doc.paths['/api/system/dict/list'].post.responses['200'].content['application/json'].schema
+    expect(list.properties.data.properties.rows.items.$ref).toBe('#/components/schemas/DictTypeRow')
+    const row = doc.components.schemas.DictTypeRow
+    expect(Object.keys(row.properties)).toEqual(expect.arrayContaining(['dictId', 'dictName', 'dictType', 'status']))
+    // Nothing is named and left undefined.
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!)
+    expect(refs.length).toBeGreaterThan(10)
+    expect([...new Set(refs)].filter((name) => !doc.components.schemas[name])).toEqual([])
+    // Files answer bytes of their type.
+    expect(Object.keys(doc.paths['/api/system/dict/export'].post.responses['200'].content)).toEqual(['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'])
+  })
+
   it('GET /api/docs serves the HTML viewer', async () => {
     const res = await t.app.inject({ url: '/api/docs' })
     expect(res.statusCode).toBe(200)

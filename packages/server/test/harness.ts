@@ -86,6 +86,8 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     ADMIN_PASSWORD,
     CAPTCHA_ENABLED: 'false',
     LOG_LEVEL: 'silent',
+    // Every answer is checked against its route's declared response schema (platform/responses.ts).
+    RESPONSE_CHECK: 'true',
     // Any free port: many apps run at once, and a local broker may hold 1883.
     MQTT_PORT: '0',
     // Parallel test files share the Redis: each database keeps its sessions, codes and counters apart.

@@ -9,6 +9,7 @@ import { PUBLIC, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { readOneImage } from '../../platform/uploads'
 import { isEntityFile } from '../../platform/files/routes'
+import { envelope, fileAnswer } from '../../platform/responses'
 
 const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
@@ -17,6 +18,15 @@ const CONTENT_TYPES: Record<string, string> = {
   '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   '.pdf': 'application/pdf',
 }
+
+/** Bytes of one of these content types (each documented; none goes through the serializer). */
+function filesAnswer(contentTypes: readonly string[], description: string) {
+  const content: ReturnType<typeof fileAnswer>['content'] = {}
+  for (const type of contentTypes) Object.assign(content, fileAnswer(type, description).content)
+  return { description, content }
+}
+
+const uploadedSchema = z.object({ fileName: z.string(), originalFilename: z.string(), url: z.string() })
 
 /** Files on the storage folder: avatars, downloads and image uploads (SPEC §5, §7). */
 export function registerFiles(app: FastifyInstance, services: Services) {
@@ -27,7 +37,15 @@ export function registerFiles(app: FastifyInstance, services: Services) {
   // Public because <img> tags send no Authorization header; stored names are random UUIDs.
   api.get(
     '/common/avatar',
-    { config: { permission: PUBLIC }, schema: { tags, summary: 'An avatar image by its stored name', querystring: z.object({ url: z.string().min(1).max(255) }) } },
+    {
+      config: { permission: PUBLIC },
+      schema: {
+        tags,
+        summary: 'An avatar image by its stored name',
+        querystring: z.object({ url: z.string().min(1).max(255) }),
+        response: { 200: filesAnswer(['image/png', 'image/jpeg'], 'The avatar image') },
+      },
+    },
     async (req, reply) => {
       // Normalized first: 'avatar/../upload/…' names a file outside the avatar folder.
       const name = posix.normalize(req.query.url.replace(/^\/+/, ''))
@@ -49,6 +67,7 @@ export function registerFiles(app: FastifyInstance, services: Services) {
         tags,
         summary: 'Download a file from the storage folder; delete=true removes a generated download (download/…) afterwards',
         querystring: z.object({ fileName: z.string().min(1).max(255), delete: z.enum(['true', 'false']).default('false') }),
+        response: { 200: filesAnswer([...new Set(Object.values(CONTENT_TYPES)), 'application/octet-stream'], 'The file, typed by its extension, as an attachment') },
       },
     },
     async (req, reply) => {
@@ -69,7 +88,7 @@ export function registerFiles(app: FastifyInstance, services: Services) {
 
   api.post(
     '/common/upload',
-    { config: { permission: SIGNED_IN, audit: { module: 'Files' } }, schema: { tags, summary: 'Upload one image (jpg, jpeg, png)', consumes: ['multipart/form-data'] } },
+    { config: { permission: SIGNED_IN, audit: { module: 'Files' } }, schema: { tags, summary: 'Upload one image (jpg, jpeg, png)', consumes: ['multipart/form-data'], response: { 200: envelope(uploadedSchema) } } },
     async (req) => {
       const image = await readOneImage(req, services.config.uploadMaxBytes)
       const fileName = await storage.save('upload', image.extension, image.bytes)

@@ -10,6 +10,12 @@ const field = z.string().max(256).default('')
 const authBody = z.object({ clientid: field, username: field, password: field })
 const aclBody = z.object({ clientid: field, username: field, topic: z.string().min(1).max(1024), action: z.enum(['publish', 'subscribe']) })
 
+// EMQX's answers (its HTTP authenticator and authorizer): no envelope. A refused hook token is a 403 deny.
+const decision = z.enum(['allow', 'deny'])
+const authAnswer = z.object({ result: decision, is_superuser: z.boolean() })
+const aclAnswer = z.object({ result: decision })
+const tokenRefused = z.object({ result: z.literal('deny') })
+
 export const HOOK_TOKEN_HEADER = 'x-velo-hook-token'
 
 /**
@@ -24,20 +30,23 @@ export function registerBrokerHooks(app: FastifyInstance, services: Services) {
   const tags = ['IoT broker hooks']
   const config = { permission: PUBLIC, audit: false, envelope: false } as const
 
-  /** null when the call may go on; else the reply already sent. */
+  /** False when the call may go on; true once the refusal is sent. */
   const refused = (req: FastifyRequest, reply: FastifyReply) => {
-    if (!token) return notFoundHandler(req, reply)
+    if (!token) {
+      void notFoundHandler(req, reply)
+      return true
+    }
     const given = req.headers[HOOK_TOKEN_HEADER]
-    if (typeof given !== 'string' || !sameSecret(given, token)) return reply.status(403).send({ result: 'deny' })
-    return null
+    if (typeof given === 'string' && sameSecret(given, token)) return false
+    void reply.status(403).send({ result: 'deny' })
+    return true
   }
 
   api.post(
     '/iot/broker/auth',
-    { config, schema: { tags, security: [], summary: 'EMQX HTTP authentication: {clientid, username, password} → {result, is_superuser}' } },
-    async (req, reply) => {
-      const stop = refused(req, reply)
-      if (stop) return stop
+    { config, schema: { tags, security: [], summary: 'EMQX HTTP authentication: {clientid, username, password} → {result, is_superuser}', response: { 200: authAnswer, 403: tokenRefused } } },
+    async (req, reply): Promise<z.output<typeof authAnswer> | undefined> => {
+      if (refused(req, reply)) return
       const body = authBody.safeParse(req.body ?? {})
       if (!body.success) return { result: 'deny', is_superuser: false }
       const { clientid, username, password } = body.data
@@ -49,10 +58,9 @@ export function registerBrokerHooks(app: FastifyInstance, services: Services) {
 
   api.post(
     '/iot/broker/acl',
-    { config, schema: { tags, security: [], summary: 'EMQX HTTP authorization: {clientid, username, topic, action} → {result}' } },
-    async (req, reply) => {
-      const stop = refused(req, reply)
-      if (stop) return stop
+    { config, schema: { tags, security: [], summary: 'EMQX HTTP authorization: {clientid, username, topic, action} → {result}', response: { 200: aclAnswer, 403: tokenRefused } } },
+    async (req, reply): Promise<z.output<typeof aclAnswer> | undefined> => {
+      if (refused(req, reply)) return
       const body = aclBody.safeParse(req.body ?? {})
       if (!body.success) return { result: 'deny' }
       const { clientid, username, topic, action } = body.data

@@ -9,6 +9,8 @@ import { notFound } from '../../platform/errors'
 import { languageOf } from '../../platform/http'
 import type { MessageKey, MessageParams } from '../../platform/i18n'
 import { caller } from '../../platform/rbac/guard'
+import { envelope } from '../../platform/responses'
+import { commandOptionSchema, commandOutcomeSchema, sendCommandResultSchema } from './schemas'
 
 const tags = ['IoT commands']
 const COMMAND_NAMES = COMMANDS.map((c) => c.name) as [string, ...string[]]
@@ -61,7 +63,12 @@ export function registerCommandRoutes(app: FastifyInstance, commandService: () =
     '/iot/device/:id/commands',
     {
       config: { permission: 'iot:device:query' },
-      schema: { tags, summary: "The commands a device supports: base commands and those its model's enabled functions open", params: z.object({ id: z.coerce.number().int().positive() }) },
+      schema: {
+        tags,
+        summary: "The commands a device supports: base commands and those its model's enabled functions open",
+        params: z.object({ id: z.coerce.number().int().positive() }),
+        response: { 200: envelope(z.array(commandOptionSchema)) },
+      },
     },
     async (req): Promise<DeviceCommandOption[]> => {
       const lang = languageOf(req)
@@ -78,6 +85,7 @@ export function registerCommandRoutes(app: FastifyInstance, commandService: () =
         tags,
         summary: 'Sends one command to up to 10,000 devices: online ones at once, offline ones when they come back (all or none are accepted)',
         body: z.strictObject({ deviceIds, command: z.enum(COMMAND_NAMES), params: params.optional(), timeoutSeconds: timeoutSeconds.optional(), expireMinutes: expireMinutes.optional() }),
+        response: { 200: envelope(sendCommandResultSchema) },
       },
     },
     async (req) => {
@@ -94,6 +102,7 @@ export function registerCommandRoutes(app: FastifyInstance, commandService: () =
         tags,
         summary: 'Reboots devices (offline ones when they come back)',
         body: z.strictObject({ deviceIds }),
+        response: { 200: envelope(sendCommandResultSchema) },
       },
     },
     async (req) => {
@@ -110,6 +119,7 @@ export function registerCommandRoutes(app: FastifyInstance, commandService: () =
         tags,
         summary: "Sends a command to one device and waits for its final answer (an offline device's command comes back queued at once)",
         body: z.strictObject({ deviceId: z.number().int().positive(), command: z.enum(COMMAND_NAMES), params: params.optional(), timeoutSeconds: z.number().int().min(1).max(MAX_TEST_TIMEOUT_SECONDS).optional() }),
+        response: { 200: envelope(commandOutcomeSchema) },
       },
     },
     async (req) => {

@@ -13,7 +13,9 @@ import { ok } from '../../platform/envelope'
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors'
 import { bilingual } from '../../platform/i18n/zod-messages'
 import { PUBLIC } from '../../platform/rbac/guard'
+import { envelope } from '../../platform/responses'
 import type { Services } from '../../platform/services'
+import { deviceSecretSchema, registrationSchema } from './schemas'
 
 /** How far a registration's timestamp may be from the server's clock. */
 export const REGISTRATION_WINDOW_MS = 5 * 60_000
@@ -102,6 +104,7 @@ export function registerDevices(app: FastifyInstance, services: Services) {
     afterCreate: async ({ row, context }) => {
       row.secret = context.secret
     },
+    addedFields: deviceSecretSchema.shape,
     beforeUpdate: async ({ tx, before, values }) => {
       if (values.modelId !== undefined && Number(values.modelId) !== Number(before.modelId)) await assertSnPrefix(tx, String(before.sn), Number(values.modelId))
     },
@@ -120,7 +123,12 @@ export function registerDevices(app: FastifyInstance, services: Services) {
     '/iot/device/:id/secret',
     {
       config: { permission: 'iot:device:edit', audit: { module, businessType: BusinessType.update } },
-      schema: { tags, summary: 'Issue a new device secret (shown once); the device is disconnected and must connect with it', params: idParam },
+      schema: {
+        tags,
+        summary: 'Issue a new device secret (shown once); the device is disconnected and must connect with it',
+        params: idParam,
+        response: { 200: envelope(deviceSecretSchema) },
+      },
     },
     async (req) => {
       const { secret, secretHash } = issueSecret()
@@ -148,6 +156,7 @@ export function registerDevices(app: FastifyInstance, services: Services) {
         summary:
           'A device registers itself: sign = hex(HMAC-SHA256(registrationKey, productId:sn:timestamp:nonce)), each nonce once; answers its secret and where to connect',
         body: registrationBody,
+        response: { 200: envelope(registrationSchema) },
       },
     },
     async (req) => {

@@ -7,7 +7,9 @@ import { registerEntityRoutes } from '../../platform/crud/routes'
 import { idParam } from '../../platform/crud/schemas'
 import { ok } from '../../platform/envelope'
 import { conflict, notFound } from '../../platform/errors'
+import { envelope } from '../../platform/responses'
 import type { Services } from '../../platform/services'
+import { registrationKeySchema } from './schemas'
 
 /**
  * IoT models (SPEC §3): the entity's routes, with a registration key made on add, shown and reset
@@ -49,7 +51,10 @@ export function registerModels(app: FastifyInstance, services: Services) {
 
   api.get(
     '/iot/model/:id/registrationKey',
-    { config: { permission: 'iot:model:edit' }, schema: { tags, summary: "The model's registration key (devices sign their self-registration with it)", params: idParam } },
+    {
+      config: { permission: 'iot:model:edit' },
+      schema: { tags, summary: "The model's registration key (devices sign their self-registration with it)", params: idParam, response: { 200: envelope(registrationKeySchema) } },
+    },
     async (req) => keyOf(req.params.id),
   )
 
@@ -57,7 +62,12 @@ export function registerModels(app: FastifyInstance, services: Services) {
     '/iot/model/:id/registrationKey',
     {
       config: { permission: 'iot:model:edit', audit: { module: iotModel.label.en_US, businessType: BusinessType.update } },
-      schema: { tags, summary: 'Issue a new registration key (the old one stops working; registered devices keep their secrets)', params: idParam },
+      schema: {
+        tags,
+        summary: 'Issue a new registration key (the old one stops working; registered devices keep their secrets)',
+        params: idParam,
+        response: { 200: envelope(registrationKeySchema) },
+      },
     },
     async (req) => {
       const registrationKey = newRegistrationKey()

@@ -6,6 +6,7 @@ import { BusinessType } from '../../platform/audit/operation-log'
 import { ok } from '../../platform/envelope'
 import { forbidden } from '../../platform/errors'
 import { caller } from '../../platform/rbac/guard'
+import { done, fileAnswer } from '../../platform/responses'
 import { openEventStream } from '../../platform/sse'
 
 const tags = ['IoT message-queue debugging']
@@ -33,6 +34,7 @@ export function registerMqDebugRoutes(app: FastifyInstance, mqDebugger: () => Mq
         summary:
           "Server-sent events: 'ready' once subscribed, then 'message' {topic, payload (first 16 kB), size, truncated, qos, retain, time} for every message matching the filter, and 'dropped' {count, retained} when more than 200 live (or 200 replayed retained) a second arrive. '#' watches the whole broker.",
         querystring: z.object({ topic: topicFilterSchema }),
+        response: { 200: fileAnswer('text/event-stream', "Server-sent events 'ready', 'message' and 'dropped'") },
       },
     },
     async (req, reply) => {
@@ -69,6 +71,7 @@ export function registerMqDebugRoutes(app: FastifyInstance, mqDebugger: () => Mq
           qos: z.union([z.literal(0), z.literal(1)]).default(0),
           retain: z.boolean().default(false),
         }),
+        response: { 200: done },
       },
     },
     async (req) => {

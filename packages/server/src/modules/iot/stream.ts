@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { Services } from '../../platform/services'
+import { envelope, fileAnswer } from '../../platform/responses'
 import { openEventStream } from '../../platform/sse'
+import { gatewayStatusSchema } from './schemas'
 
 /** The console's live view of the fleet: device and command events as they happen, and the gateway's state. */
 export function registerIotStream(app: FastifyInstance, services: Services) {
@@ -18,6 +20,7 @@ export function registerIotStream(app: FastifyInstance, services: Services) {
         tags,
         summary: "Server-sent events: 'device' (state changes) and 'command' (status changes) of every device; with deviceId also that device's 'message' events",
         querystring: z.object({ deviceId: z.coerce.number().int().positive().optional() }),
+        response: { 200: fileAnswer('text/event-stream', "Server-sent events 'device', 'command' and (with deviceId) 'message'") },
       },
     },
     async (req, reply) => {
@@ -34,7 +37,10 @@ export function registerIotStream(app: FastifyInstance, services: Services) {
 
   api.get(
     '/iot/gateway',
-    { config: { permission: 'iot:device:list' }, schema: { tags, summary: 'The IoT gateway: protocol version, broker, connection and devices online' } },
+    {
+      config: { permission: 'iot:device:list' },
+      schema: { tags, summary: 'The IoT gateway: protocol version, broker, connection and devices online', response: { 200: envelope(gatewayStatusSchema) } },
+    },
     async (): Promise<IotGatewayStatus> => {
       const { broker, gateway } = app.iot
       const online = await services.db

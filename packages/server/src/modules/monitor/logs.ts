@@ -6,6 +6,7 @@ import { BusinessType } from '../../platform/audit/operation-log'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { ok } from '../../platform/envelope'
 import { notFound } from '../../platform/errors'
+import { done, envelope } from '../../platform/responses'
 import type { Services } from '../../platform/services'
 
 /** Login log, operation log and the mail outbox: read, export and clean up; accounts locked by wrong passwords are unlocked here. */
@@ -19,7 +20,7 @@ export function registerLogs(app: FastifyInstance, services: Services) {
       `${e.path}/clean`,
       {
         config: { permission: `${e.permission}:remove`, audit: { module: e.label.en_US, businessType: BusinessType.clean } },
-        schema: { tags: [e.label.en_US], summary: `Delete every entry of the ${e.label.en_US}` },
+        schema: { tags: [e.label.en_US], summary: `Delete every entry of the ${e.label.en_US}`, response: { 200: envelope(z.object({ deleted: z.number() })) } },
       },
       async (req) => {
         // The clean-up's own row, written before it ran, stays: its outcome goes into it.
@@ -40,6 +41,7 @@ export function registerLogs(app: FastifyInstance, services: Services) {
         tags: [systemEntities.loginLog.label.en_US],
         summary: 'Lift the lock that wrong passwords put on an account',
         params: z.object({ userName: z.string().trim().min(1).max(64) }),
+        response: { 200: done },
       },
     },
     async (req) => {

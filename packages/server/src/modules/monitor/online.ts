@@ -10,6 +10,7 @@ import { BusinessType } from '../../platform/audit/operation-log'
 import { forceEnd, sessionIdOf } from '../../platform/auth/session-store'
 import { ok } from '../../platform/envelope'
 import { notFound } from '../../platform/errors'
+import { done, envelope, fileAnswer, pageOf, rowOf } from '../../platform/responses'
 import type { Services } from '../../platform/services'
 
 const tags = ['Online users']
@@ -61,6 +62,7 @@ export function registerOnline(app: FastifyInstance, services: Services) {
         tags,
         summary: 'Live sessions, newest sign-in first (filters: ipaddr, userName; paged)',
         body: z.strictObject({ ...pagingFields, ...filters }),
+        response: { 200: envelope(pageOf(rowOf(onlineSession))) },
       },
     },
     async (req) => {
@@ -75,7 +77,12 @@ export function registerOnline(app: FastifyInstance, services: Services) {
     '/monitor/online/export',
     {
       config: { permission: 'monitor:online:export', audit: { module: 'Online users', businessType: BusinessType.export } },
-      schema: { tags, summary: 'Live sessions as .xlsx (the list filters, every matching session)', body: z.strictObject({ ...pagingFields, ...filters }) },
+      schema: {
+        tags,
+        summary: 'Live sessions as .xlsx (the list filters, every matching session)',
+        body: z.strictObject({ ...pagingFields, ...filters }),
+        response: { 200: fileAnswer(XLSX_TYPE, 'The live sessions as a workbook') },
+      },
     },
     async (req, reply) => {
       const lang = languageOf(req)
@@ -93,7 +100,12 @@ export function registerOnline(app: FastifyInstance, services: Services) {
     '/monitor/online/:sessionId',
     {
       config: { permission: 'monitor:online:forceLogout', audit: { module: 'Online users', businessType: BusinessType.forceLogout } },
-      schema: { tags, summary: 'Force logout: end a session; its next call answers 50008', params: z.object({ sessionId: z.string().regex(/^[0-9a-f]{32}$/) }) },
+      schema: {
+        tags,
+        summary: 'Force logout: end a session; its next call answers 50008',
+        params: z.object({ sessionId: z.string().regex(/^[0-9a-f]{32}$/) }),
+        response: { 200: done },
+      },
     },
     async (req) => {
       if (!(await forceEnd(sessions, req.params.sessionId))) throw notFound()

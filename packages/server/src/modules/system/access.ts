@@ -68,6 +68,16 @@ export interface TreeOption {
   children?: TreeOption[]
 }
 
+/** A tree picker's options as the treeselect routes answer them. */
+export const treeOptionSchema: z.ZodType<TreeOption> = z.object({
+  id: z.number(),
+  label: z.string(),
+  disabled: z.boolean().optional(),
+  get children() {
+    return z.array(treeOptionSchema).optional()
+  },
+}).meta({ id: 'TreeOption' })
+
 /** Nests rows by parent; a row whose parent is not among them (out of scope, or 0) is a root. */
 export function toTree<T>(rows: readonly T[], idOf: (r: T) => number, parentOf: (r: T) => number, option: (r: T) => Omit<TreeOption, 'id' | 'children'>): TreeOption[] {
   const nodes = new Map<number, TreeOption>()

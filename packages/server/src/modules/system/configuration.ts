@@ -5,8 +5,8 @@ import { z } from 'zod'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { ok } from '../../platform/envelope'
 import { conflict, notFound } from '../../platform/errors'
-import { SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
+import { envelope } from '../../platform/responses'
 
 /** System configuration (SPEC §7: /system/config/*). */
 export function registerConfiguration(app: FastifyInstance, services: Services) {
@@ -14,8 +14,9 @@ export function registerConfiguration(app: FastifyInstance, services: Services) 
   api.get(
     '/system/config/configKey/:key',
     {
-      config: { permission: SIGNED_IN },
-      schema: { tags: ['System configuration'], summary: 'The value of a configuration key', params: z.object({ key: z.string().max(100) }) },
+      // Not to anyone signed in (RuoYi's choice): values include the initial password of new accounts.
+      config: { permission: 'system:config:query' },
+      schema: { tags: ['System configuration'], summary: 'The value of a configuration key (system:config:query)', params: z.object({ key: z.string().max(100) }), response: { 200: envelope(z.string()) } },
     },
     async (req) => {
       const value = await services.configValues.get(req.params.key)

@@ -1,5 +1,7 @@
 import { systemEntities } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
 import type { Transaction } from 'kysely'
 import { sql } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
@@ -8,7 +10,8 @@ import type { AuthContext } from '../../platform/rbac/auth-context'
 import { grantCheckIn, holdersOfTreeScopes } from '../../platform/rbac/grants'
 import { caller, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
-import { deptInScope, deptTree, scopeOf } from './access'
+import { envelope } from '../../platform/responses'
+import { deptInScope, deptTree, scopeOf, treeOptionSchema } from './access'
 
 type Row = Record<string, unknown>
 type Tx = Transaction<any>
@@ -102,9 +105,12 @@ export function registerDepartments(app: FastifyInstance, services: Services) {
   })
 
   // Any signed-in user: it only offers departments in the caller's data scope (role data scopes, user forms).
-  app.get(
+  app.withTypeProvider<ZodTypeProvider>().get(
     '/system/dept/treeselect',
-    { config: { permission: SIGNED_IN }, schema: { tags: [systemEntities.dept.label.en_US], summary: "The departments in the caller's data scope, as a tree" } },
+    {
+      config: { permission: SIGNED_IN },
+      schema: { tags: [systemEntities.dept.label.en_US], summary: "The departments in the caller's data scope, as a tree", response: { 200: envelope(z.array(treeOptionSchema)) } },
+    },
     async (req) => deptTree(db, caller(req)),
   )
 }

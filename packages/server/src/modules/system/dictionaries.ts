@@ -1,4 +1,4 @@
-import { systemEntities } from '@velo/shared'
+import { apiRowSchema, systemEntities, type ApiRowOf } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -6,6 +6,24 @@ import { registerEntityRoutes } from '../../platform/crud/routes'
 import { badRequest, conflict } from '../../platform/errors'
 import { SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
+import { envelope } from '../../platform/responses'
+
+/** One enabled item of a dictionary type, as every list cell and select reads it. */
+const dictItemFields = {
+  dictCode: true,
+  dictSort: true,
+  dictLabel: true,
+  dictLabelZh: true,
+  dictValue: true,
+  dictType: true,
+  cssClass: true,
+  listClass: true,
+  isDefault: true,
+  status: true,
+} as const
+const dictItemSchema = apiRowSchema(systemEntities.dictData).pick(dictItemFields) as unknown as z.ZodType<
+  Pick<ApiRowOf<typeof systemEntities.dictData>, keyof typeof dictItemFields>
+>
 
 /** Dictionary types and their items (SPEC §7: /system/dict/*, items under /system/dict/data/*). */
 export function registerDictionaries(app: FastifyInstance, services: Services) {
@@ -17,7 +35,12 @@ export function registerDictionaries(app: FastifyInstance, services: Services) {
     '/system/dict/getDicts/:type',
     {
       config: { permission: SIGNED_IN },
-      schema: { tags: ['Dictionary'], summary: 'The enabled items of a dictionary type, in order', params: z.object({ type: z.string().max(100) }) },
+      schema: {
+        tags: ['Dictionary'],
+        summary: 'The enabled items of a dictionary type, in order',
+        params: z.object({ type: z.string().max(100) }),
+        response: { 200: envelope(z.array(dictItemSchema)) },
+      },
     },
     async (req) =>
       db

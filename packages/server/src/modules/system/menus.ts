@@ -1,5 +1,7 @@
 import { menuTitle, systemEntities } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
 import type { Transaction } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { badRequest, conflict } from '../../platform/errors'
@@ -8,7 +10,8 @@ import { splitPermissions } from '../../platform/rbac/auth-context'
 import { assertPermissionsGrantable, grantCheckIn, holdersOfMenus } from '../../platform/rbac/grants'
 import { caller, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
-import { toTree } from './access'
+import { envelope } from '../../platform/responses'
+import { toTree, treeOptionSchema } from './access'
 
 type Row = Record<string, unknown>
 type Tx = Transaction<any>
@@ -66,9 +69,16 @@ export function registerMenus(app: FastifyInstance, services: Services) {
   })
 
   // Any signed-in user: it only offers menus the caller holds (everything for admins), to grant onwards.
-  app.get(
+  app.withTypeProvider<ZodTypeProvider>().get(
     '/system/menu/treeselect',
-    { config: { permission: SIGNED_IN }, schema: { tags: [systemEntities.menu.label.en_US], summary: 'The menus the caller may grant, as a tree with titles in their language' } },
+    {
+      config: { permission: SIGNED_IN },
+      schema: {
+        tags: [systemEntities.menu.label.en_US],
+        summary: 'The menus the caller may grant, as a tree with titles in their language',
+        response: { 200: envelope(z.array(treeOptionSchema)) },
+      },
+    },
     async (req) => {
       const auth = caller(req)
       const lang = languageOf(req)

@@ -13,6 +13,8 @@ import { bilingual } from '../../platform/i18n/zod-messages'
 import { caller, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { readOneImage } from '../../platform/uploads'
+import { done, envelope } from '../../platform/responses'
+import { sessionUserSchema } from '../../platform/auth/schemas'
 
 /** The personal centre: one's own profile, password and avatar. */
 export function registerProfile(app: FastifyInstance, services: Services) {
@@ -21,7 +23,7 @@ export function registerProfile(app: FastifyInstance, services: Services) {
   const tags = ['Profile']
   const module = 'Profile'
 
-  api.get('/system/user/profile', { config: { permission: SIGNED_IN }, schema: { tags, summary: 'My profile' } }, async (req) => {
+  api.get('/system/user/profile', { config: { permission: SIGNED_IN }, schema: { tags, summary: 'My profile', response: { 200: envelope(z.object({ user: sessionUserSchema, roleGroup: z.string() })) } } }, async (req) => {
     const auth = caller(req)
     const roles = await db
       .selectFrom('sysUserRole as ur')
@@ -50,6 +52,7 @@ export function registerProfile(app: FastifyInstance, services: Services) {
           phone: blankOr(z.string().trim().regex(PHONE_PATTERN, bilingual({ en_US: 'Please enter a valid phone number', zh_CN: '请输入正确的手机号码' }))),
           sex: z.enum(['0', '1', '2']).optional(),
         }),
+        response: { 200: envelope(sessionUserSchema) },
       },
     },
     async (req) => {
@@ -85,7 +88,7 @@ export function registerProfile(app: FastifyInstance, services: Services) {
     '/system/user/profile/updatePwd',
     {
       config: { permission: SIGNED_IN, audit: { module } },
-      schema: { tags, summary: 'Change my password', body: z.object({ oldPassword: z.string().min(1).max(128), newPassword: passwordRule }) },
+      schema: { tags, summary: 'Change my password', body: z.object({ oldPassword: z.string().min(1).max(128), newPassword: passwordRule }), response: { 200: done } },
     },
     async (req) => {
       const auth = caller(req)
@@ -103,7 +106,7 @@ export function registerProfile(app: FastifyInstance, services: Services) {
     },
   )
 
-  api.post('/system/user/profile/avatar', { config: { permission: SIGNED_IN, audit: { module } }, schema: { tags, summary: `Upload my avatar (${IMAGE_EXTENSIONS.join(', ')})`, consumes: ['multipart/form-data'] } }, async (req) => {
+  api.post('/system/user/profile/avatar', { config: { permission: SIGNED_IN, audit: { module } }, schema: { tags, summary: `Upload my avatar (${IMAGE_EXTENSIONS.join(', ')})`, consumes: ['multipart/form-data'], response: { 200: envelope(z.object({ imgUrl: z.string() })) } } }, async (req) => {
     const auth = caller(req)
     const image = await readOneImage(req, services.config.uploadMaxBytes)
     const stored = await services.storage.save('avatar', image.extension, image.bytes)

@@ -1,4 +1,4 @@
-import { ADMIN_ROLE, systemEntities } from '@velo/shared'
+import { ADMIN_ROLE, apiRowSchema, systemEntities, type ApiRowOf } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { Transaction } from 'kysely'
@@ -14,6 +14,7 @@ import { DataScope, scopeCondition } from '../../platform/rbac/data-scope'
 import { grantCheckIn, holdersOfRoles } from '../../platform/rbac/grants'
 import { caller } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
+import { envelope, pageOf, rowOf } from '../../platform/responses'
 import { adminRoleIds, deptInScope, isBuiltInAdmin, scopeOf, statusChange } from './access'
 
 type Row = Record<string, unknown>
@@ -61,6 +62,11 @@ const pageBody = z.object({
   phonenumber: z.string().trim().max(32).optional(),
 })
 
+/** A user holding a role, as the role's user list shows them (with the department's name). */
+const roleUserFields = { userId: true, userName: true, nickName: true, email: true, phonenumber: true, status: true, deptId: true, createTime: true } as const
+const roleUserSchema = apiRowSchema(systemEntities.user)
+  .pick(roleUserFields)
+  .extend({ deptName: z.string().nullable() }) as unknown as z.ZodType<Pick<ApiRowOf<typeof systemEntities.user>, keyof typeof roleUserFields> & { deptName: string | null }>
 
 /**
  * Roles (SPEC §3, §6): the entity's routes with the admin role fixed and roles in use kept, plus
@@ -112,7 +118,7 @@ export function registerRoles(app: FastifyInstance, services: Services) {
     '/system/role/changeStatus',
     {
       config: { permission: 'system:role:edit', audit: { module, businessType: BusinessType.update } },
-      schema: { tags, summary: 'Enable or disable a role', body: statusChange('roleId') },
+      schema: { tags, summary: 'Enable or disable a role', body: statusChange('roleId'), response: { 200: envelope(rowOf(e)) } },
     },
     async (req) => ok(await repo.update(req.body.roleId, { status: req.body.status }, caller(req), { all: true })),
   )
@@ -129,6 +135,7 @@ export function registerRoles(app: FastifyInstance, services: Services) {
           dataScope: z.enum([DataScope.all, DataScope.custom, DataScope.ownDept, DataScope.deptAndBelow, DataScope.selfOnly]),
           deptIds: z.array(z.number().int().positive()).max(10_000).default([]),
         }),
+        response: { 200: envelope(rowOf(e)) },
       },
     },
     async (req) => {
@@ -149,7 +156,7 @@ export function registerRoles(app: FastifyInstance, services: Services) {
     '/system/role/:id/users/list',
     {
       config: { permission: 'system:role:list', audit: false },
-      schema: { tags, summary: "The users holding a role, in the caller's data scope (paged)", params: idParam, body: pageBody },
+      schema: { tags, summary: "The users holding a role, in the caller's data scope (paged)", params: idParam, body: pageBody, response: { 200: envelope(pageOf(roleUserSchema)) } },
     },
     async (req) => {
       const role = await roleOf(req.params.id)
@@ -185,6 +192,7 @@ export function registerRoles(app: FastifyInstance, services: Services) {
         summary: "Take a role away from users (all in the caller's data scope, or nothing)",
         params: idParam,
         body: z.object({ userIds: z.array(z.number().int().positive()).min(1).max(1000) }),
+        response: { 200: envelope(z.object({ removed: z.number() })) },
       },
     },
     async (req) => {

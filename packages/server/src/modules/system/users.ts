@@ -14,7 +14,8 @@ import type { AuthContext } from '../../platform/rbac/auth-context'
 import { grantCheckIn, grantorOf, rightsOfUsers, withinGrantor } from '../../platform/rbac/grants'
 import { caller } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
-import { adminRoleIds, assertDeptInScope, deptTree, holdsAdminRole, isBuiltInAdmin, scopeOf, statusChange, userInScope } from './access'
+import { done, envelope, rowOf } from '../../platform/responses'
+import { adminRoleIds, assertDeptInScope, deptTree, holdsAdminRole, isBuiltInAdmin, scopeOf, statusChange, treeOptionSchema, userInScope } from './access'
 
 type Row = Record<string, unknown>
 type Tx = Transaction<any>
@@ -107,6 +108,7 @@ export function registerUsers(app: FastifyInstance, services: Services) {
         tags,
         summary: "Set a user's password (clears a lockout and ends the user's sessions)",
         body: z.object({ userId: z.number().int().positive(), password: passwordRule }),
+        response: { 200: done },
       },
     },
     async (req) => {
@@ -127,7 +129,7 @@ export function registerUsers(app: FastifyInstance, services: Services) {
     '/system/user/changeStatus',
     {
       config: { permission: 'system:user:edit', audit: { module, businessType: BusinessType.update } },
-      schema: { tags, summary: 'Enable or disable a user (disabling ends their sessions)', body: statusChange('userId') },
+      schema: { tags, summary: 'Enable or disable a user (disabling ends their sessions)', body: statusChange('userId'), response: { 200: envelope(rowOf(e)) } },
     },
     async (req) => {
       const auth = caller(req)
@@ -138,7 +140,7 @@ export function registerUsers(app: FastifyInstance, services: Services) {
 
   api.get(
     '/system/user/deptTree',
-    { config: { permission: 'system:user:list' }, schema: { tags, summary: "The departments in the caller's data scope, as a tree" } },
+    { config: { permission: 'system:user:list' }, schema: { tags, summary: "The departments in the caller's data scope, as a tree", response: { 200: envelope(z.array(treeOptionSchema)) } } },
     async (req) => deptTree(db, caller(req)),
   )
 }

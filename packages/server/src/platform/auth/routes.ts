@@ -17,6 +17,8 @@ import { loadSessionUser } from './session-user'
 import { captchaEnabled, requireCaptcha, signIn } from './sign-in'
 import { newUserRow } from './new-user'
 import { hashPassword } from './passwords'
+import { done, envelope } from '../responses'
+import { accountFeaturesSchema, captchaSchema, routeNodeSchema, userInfoSchema } from './schemas'
 
 const RESET_CODE_MINUTES = 15
 
@@ -49,13 +51,13 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
   const { db, configValues } = services
   return async (api) => {
     // As often as sign-in itself: each attempt takes a fresh captcha.
-    api.get('/common/captcha', { config: { permission: PUBLIC, rateLimit: { max: 30, timeWindow: '1 minute' } }, schema: { tags: ['auth'], summary: 'A captcha image to sign in with' } }, async () => {
+    api.get('/common/captcha', { config: { permission: PUBLIC, rateLimit: { max: 30, timeWindow: '1 minute' } }, schema: { tags: ['auth'], summary: 'A captcha image to sign in with', response: { 200: envelope(captchaSchema) } } }, async () => {
       if (!(await captchaEnabled(services))) return { captchaEnabled: false }
       const type = (await configValues.get(ConfigKey.captchaType)) === 'char' ? 'char' : 'math'
       return { captchaEnabled: true, ...(await services.captchas.issue(type)) }
     })
 
-    api.get('/common/features', { config: { permission: PUBLIC }, schema: { tags: ['auth'], summary: 'Switches the sign-in pages need' } }, async (): Promise<AccountFeatures> => ({
+    api.get('/common/features', { config: { permission: PUBLIC }, schema: { tags: ['auth'], summary: 'Switches the sign-in pages need', response: { 200: envelope(accountFeaturesSchema) } } }, async (): Promise<AccountFeatures> => ({
       captchaEnabled: await captchaEnabled(services),
       registerEnabled: await configValues.bool(ConfigKey.registerUser, false),
       forgetPasswordEnabled: await configValues.bool(ConfigKey.forgetPassword, true),
@@ -70,18 +72,19 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
           summary: 'Sign in; answers a token',
           security: [],
           body: z.object({ username: z.string().trim().min(1).max(64), password: z.string().min(1).max(128), ...captchaFields }),
+          response: { 200: envelope(z.object({ token: z.string() })) },
         },
       },
       async (req) => ok({ token: await signIn(services, req.body, clientInfo(req)) }, 'auth.loginSuccess'),
     )
 
-    api.post('/logout', { config: { permission: SIGNED_IN, audit: false }, schema: { tags: ['auth'], summary: 'End this session' } }, async (req) => {
+    api.post('/logout', { config: { permission: SIGNED_IN, audit: false }, schema: { tags: ['auth'], summary: 'End this session', response: { 200: done } } }, async (req) => {
       await services.sessions.revoke(req.token!)
       await writeLoginLog(db, { userName: caller(req).userName, status: LoginStatus.success, msg: t('en_US', 'auth.logoutSuccess'), client: clientInfo(req) })
       return ok(null, 'auth.logoutSuccess')
     })
 
-    api.get('/getUserInfo', { config: { permission: SIGNED_IN }, schema: { tags: ['auth'], summary: 'The signed-in user, roles and permissions' } }, async (req): Promise<UserInfo> => {
+    api.get('/getUserInfo', { config: { permission: SIGNED_IN }, schema: { tags: ['auth'], summary: 'The signed-in user, roles and permissions', response: { 200: envelope(userInfoSchema) } } }, async (req): Promise<UserInfo> => {
       const auth = caller(req)
       return {
         user: await loadSessionUser(db, auth.userId),
@@ -90,7 +93,7 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
       }
     })
 
-    api.get('/getRouters', { config: { permission: SIGNED_IN }, schema: { tags: ['auth'], summary: 'The route tree of the menus this user may see' } }, async (req) =>
+    api.get('/getRouters', { config: { permission: SIGNED_IN }, schema: { tags: ['auth'], summary: 'The route tree of the menus this user may see', response: { 200: envelope(z.array(routeNodeSchema)) } } }, async (req) =>
       buildRouteTree(await visibleMenus(db, caller(req))),
     )
 
@@ -103,6 +106,7 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
           summary: 'Self-registration (when sys.account.registerUser is on)',
           security: [],
           body: z.object({ username: usernameRule, password: passwordRule, confirmPassword: z.string(), ...captchaFields }),
+          response: { 200: done },
         },
       },
       async (req) => {
@@ -137,7 +141,7 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
       '/forgetPassword/sendCode',
       {
         config: { permission: PUBLIC, audit: false, rateLimit: { max: 5, timeWindow: '1 minute' } },
-        schema: { tags: ['auth'], summary: 'Mail a password reset code', security: [], body: z.object({ email: emailRule, ...captchaFields }) },
+        schema: { tags: ['auth'], summary: 'Mail a password reset code', security: [], body: z.object({ email: emailRule, ...captchaFields }), response: { 200: done } },
       },
       async (req) => {
         await requireForgetEnabled()
@@ -171,6 +175,7 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
           summary: 'Set a new password with the mailed code',
           security: [],
           body: z.object({ email: emailRule, resetCode: z.string().trim().regex(/^\d{6}$/), password: passwordRule }),
+          response: { 200: done },
         },
       },
       async (req) => {

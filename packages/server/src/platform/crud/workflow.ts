@@ -32,6 +32,19 @@ import { caller } from '../rbac/guard'
 import type { Services } from '../services'
 import type { EntityRepository } from './repository'
 import { idParam, importRowSchema, listSchema } from './schemas'
+import { envelope, rowOf } from '../responses'
+import { jobInfoSchema } from '../jobs/schema'
+
+/** One step a row went through, as GET {path}/{id}/history answers it (web: TransitionRecord). */
+const transitionRecord = z.object({
+  logId: z.number(),
+  step: z.string(),
+  fromState: z.string(),
+  toState: z.string(),
+  input: z.record(z.string(), z.unknown()),
+  userName: z.string(),
+  operTime: z.string(),
+})
 
 type Row = Record<string, unknown>
 type AnyTx = Transaction<any>
@@ -257,6 +270,7 @@ export function registerWorkflowRoutes(
             summary: `${step.label.en_US}: ${step.from.join(', ')} → ${targets.join(' | ')}`,
             params: idParam,
             body: inputSchema(step.input, { to: targets.length > 1 ? toSchema : toSchema.optional() }),
+            response: { 200: envelope(rowOf(e)) },
           },
         },
         async (req) => {
@@ -315,7 +329,7 @@ export function registerWorkflowRoutes(
       `${e.path}/:id/history`,
       {
         config: { permission: `${e.permission}:query` },
-        schema: { tags, summary: `Transitions of one ${e.singular.en_US}, oldest first (who, when, from, to, input)`, params: idParam },
+        schema: { tags, summary: `Transitions of one ${e.singular.en_US}, oldest first (who, when, from, to, input)`, params: idParam, response: { 200: envelope(z.array(transitionRecord)) } },
       },
       async (req) => {
         await repo.fetchOne(db, req.params.id, await scopeOf(req))
@@ -335,7 +349,7 @@ export function registerWorkflowRoutes(
       `${e.path}/counts`,
       {
         config: { permission: `${e.permission}:list`, audit: false },
-        schema: { tags, summary: `Rows of ${e.label.en_US} per ${statusField.label.en_US} (the list's other filters apply)`, body: counted },
+        schema: { tags, summary: `Rows of ${e.label.en_US} per ${statusField.label.en_US} (the list's other filters apply)`, body: counted, response: { 200: envelope(z.record(z.string(), z.number())) } },
       },
       async (req) => {
         const body = { ...(req.body as Row), [t.field]: undefined }
@@ -369,7 +383,14 @@ export function registerWorkflowRoutes(
       route,
       {
         config: { permission: actionPermission(e, action), audit: { module, businessType: BusinessType.other } },
-        schema: { tags, summary: action.label.en_US, ...(action.on === 'row' ? { params: idParam } : {}), body },
+        schema: {
+          tags,
+          summary: action.label.en_US,
+          ...(action.on === 'row' ? { params: idParam } : {}),
+          body,
+          // A job's action answers the queued job; one answered at once, whatever its handler returns.
+          response: { 200: action.mode === 'job' ? envelope(jobInfoSchema) : envelope(z.unknown()) },
+        },
       },
       async (req) => {
         const auth = caller(req)

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { Kysely } from 'kysely'
 import { z } from 'zod'
+import { envelope, fileAnswer } from '../responses'
 import { BusinessType } from '../audit/operation-log'
 import { attachment } from '../crud/excel'
 import { ok } from '../envelope'
@@ -26,6 +27,16 @@ export interface UploadedFileAnswer extends FileDigests {
   originalName: string
   contentType: string
 }
+
+const uploadedFileAnswer = z.object({
+  fileName: z.string(),
+  originalName: z.string(),
+  contentType: z.string(),
+  size: z.number(),
+  sha256: z.string(),
+  md5: z.string(),
+  crc8: z.object({ variant: z.string(), value: z.string() }),
+}) satisfies z.ZodType<Omit<UploadedFileAnswer, 'crc8'> & { crc8: { variant: string; value: string } }>
 
 /** Stored names of entity files start here; /common/download refuses them (see isEntityFile). */
 export const ENTITY_FILES_FOLDER = 'file'
@@ -99,6 +110,7 @@ export function registerFileRoutes(app: FastifyInstance, services: Services, e: 
             tags,
             summary: `Upload the ${f.label.en_US} of ${e.label.en_US}: one ${accept.join(', ')} file of at most ${formatBytes(maxBytes)} (multipart), streamed to storage; answers its stored name, SHA-256, MD5 and CRC-8/SMBUS`,
             consumes: ['multipart/form-data'],
+            response: { 200: envelope(uploadedFileAnswer) },
           },
         },
         async (req) => {
@@ -155,6 +167,7 @@ export function registerFileRoutes(app: FastifyInstance, services: Services, e: 
           tags,
           summary: `Download a ${f.label.en_US} of ${e.label.en_US} by its stored name, under its original name`,
           params: z.object({ '*': z.string().min(1).max(255) }),
+          response: { 200: fileAnswer('application/octet-stream', 'The file, with its stored content type, under its original name') },
         },
       },
       async (req, reply) => {

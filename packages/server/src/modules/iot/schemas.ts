@@ -1,0 +1,64 @@
+import { COMMAND_STATUSES, type CommandOutcome, type DeviceCommandOption, type IotGatewayStatus, type SendCommandResult, type SentCommand } from '@velo/shared'
+import { z } from 'zod'
+
+// What the IoT routes beside the entity routes answer (shared/iot/api.ts), checked against the
+// shared interfaces so that the console's types and the server's answers cannot drift apart.
+
+/** GET /iot/gateway */
+export const gatewayStatusSchema = z.object({
+  protocolVersion: z.number(),
+  embedded: z.boolean(),
+  port: z.number().optional(),
+  connected: z.boolean(),
+  devicesOnline: z.number(),
+}) satisfies z.ZodType<IotGatewayStatus>
+
+/** GET /iot/device/:id/commands: one command a device understands. */
+export const commandOptionSchema = z.object({
+  name: z.string(),
+  label: z.string(),
+  base: z.boolean(),
+  confirm: z.boolean(),
+  example: z.record(z.string(), z.unknown()),
+}) satisfies z.ZodType<DeviceCommandOption>
+
+const sentCommandSchema = z.object({
+  commandId: z.number(),
+  deviceId: z.number(),
+  sn: z.string(),
+  requestId: z.string(),
+  status: z.enum(['queued', 'sent']),
+}) satisfies z.ZodType<SentCommand>
+
+/** POST /iot/device/command and /iot/device/reboot. */
+export const sendCommandResultSchema = z.object({
+  commands: z.array(sentCommandSchema),
+  sent: z.number(),
+  queued: z.number(),
+}) satisfies z.ZodType<SendCommandResult>
+
+/** POST /iot/commandTest/send. */
+export const commandOutcomeSchema = z.object({
+  commandId: z.number(),
+  requestId: z.string(),
+  deviceId: z.number(),
+  command: z.string(),
+  status: z.enum(COMMAND_STATUSES),
+  reply: z.string().nullable(),
+  roundTripMs: z.number().nullable(),
+  sentAt: z.string().nullable(),
+  repliedAt: z.string().nullable(),
+}) satisfies z.ZodType<CommandOutcome>
+
+/** A device secret, answered once when it is issued (PUT /iot/device/:id/secret, POST /iot/register). */
+export const deviceSecretSchema = z.object({ secret: z.string() })
+
+/** POST /iot/register: the device's secret and where it connects (device-sim's Registration). */
+export const registrationSchema = deviceSecretSchema.extend({
+  sn: z.string(),
+  /** The broker's public URL when the server knows it, else just the embedded broker's port. */
+  mqtt: z.object({ url: z.string().optional(), port: z.number().optional() }),
+})
+
+/** GET and PUT /iot/model/:id/registrationKey. */
+export const registrationKeySchema = z.object({ registrationKey: z.string() })

@@ -1,0 +1,63 @@
+import type { AccountFeatures, CaptchaResult, RouteMeta, RouteNode, SessionUser, UserInfo } from '@velo/shared'
+import { z } from 'zod'
+
+// What the sign-in and session routes answer, tied to the wire types in shared/api.ts: the schemas
+// are what leaves the server (responses.ts), the interfaces what the web reads.
+
+export const captchaSchema = z.object({
+  captchaEnabled: z.boolean(),
+  uuid: z.string().optional(),
+  img: z.string().optional(),
+}) satisfies z.ZodType<CaptchaResult>
+
+export const accountFeaturesSchema = z.object({
+  captchaEnabled: z.boolean(),
+  registerEnabled: z.boolean(),
+  forgetPasswordEnabled: z.boolean(),
+}) satisfies z.ZodType<AccountFeatures>
+
+/** The signed-in user as GET /getUserInfo and the profile routes answer it (no password, no lock state). */
+export const sessionUserSchema = z.object({
+  userId: z.number(),
+  username: z.string(),
+  nickName: z.string(),
+  avatar: z.string(),
+  email: z.string(),
+  phone: z.string(),
+  sex: z.string(),
+  deptId: z.number().nullable(),
+  deptName: z.string().nullable(),
+  createTime: z.string(),
+  loginIp: z.string().nullable(),
+  loginDate: z.string().nullable(),
+}) satisfies z.ZodType<SessionUser>
+
+export const userInfoSchema = z.object({
+  user: sessionUserSchema,
+  roles: z.array(z.string()),
+  permissions: z.array(z.string()),
+}) satisfies z.ZodType<UserInfo>
+
+const routeMetaSchema = z.object({
+  title: z.string(),
+  icon: z.string().nullable(),
+  noClose: z.boolean(),
+  noCache: z.boolean(),
+  activeMenu: z.string().nullable(),
+  breadcrumb: z.boolean(),
+  link: z.string().nullable(),
+}) satisfies z.ZodType<RouteMeta>
+
+/** One node of GET /getRouters, with its children. */
+export const routeNodeSchema: z.ZodType<RouteNode> = z.object({
+  name: z.string(),
+  path: z.string(),
+  hidden: z.boolean(),
+  redirect: z.string().optional(),
+  component: z.string(),
+  alwaysShow: z.boolean().optional(),
+  meta: routeMetaSchema,
+  get children() {
+    return z.array(routeNodeSchema).optional()
+  },
+}).meta({ id: 'RouteNode' })

@@ -1,0 +1,22 @@
+import { JOB_STATES, type JobInfo } from '@velo/shared'
+import { z } from 'zod'
+
+/** A job as routes answer it (shared/jobs.ts, JobInfo). */
+export const jobInfoSchema = z.object({
+  jobId: z.number(),
+  kind: z.string(),
+  title: z.string(),
+  state: z.enum(JOB_STATES),
+  done: z.number(),
+  total: z.number().nullable(),
+  result: z.unknown(),
+  error: z.string().nullable(),
+  fileName: z.string().nullable(),
+  createById: z.number(),
+  createBy: z.string(),
+  createTime: z.string(),
+  startTime: z.string().nullable(),
+  finishTime: z.string().nullable(),
+  attempts: z.number(),
+  cancelRequested: z.boolean(),
+}) satisfies z.ZodType<JobInfo>

@@ -1,0 +1,110 @@
+import { apiRowSchema, type ResolvedEntity } from '@velo/shared'
+import { isDeepStrictEqual } from 'node:util'
+import type { FastifyInstance, FastifySerializerCompiler } from 'fastify'
+import fastJson from 'fast-json-stringify'
+import { ResponseSerializationError } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import type { Ok } from './envelope'
+
+// Every route declares what it answers (DESIGN.md API conventions): `response: { 200: envelope(x) }`.
+// The declaration documents the route in OpenAPI, types what its handler may return (the data, or
+// ok(data) with a message), and is what leaves the server: the answer is written by a serializer
+// compiled from it (fast-json-stringify), so a value the schema does not name is never sent, and a
+// list is written faster than JSON.stringify writes it. With RESPONSE_CHECK (the tests) every answer
+// is also checked against the schema, so a route whose answer drifts from its declaration fails
+// its tests instead of losing a field unseen.
+
+/**
+ * The envelope `{code, msg, data}` around what a route answers. The handler returns the data or
+ * `ok(data, messageKey)`; the envelope hook wraps it before the serializer writes it.
+ */
+export function envelope<S extends z.ZodType>(data: S) {
+  // Typed as what the handler returns (the type provider checks handlers against the output type).
+  return z.object({ code: z.number(), msg: z.string(), data }) as unknown as z.ZodType<z.output<S> | Ok<z.output<S>>>
+}
+
+/** A page of rows: `{rows, total}`. */
+export const pageOf = <S extends z.ZodType>(row: S) => z.object({ rows: z.array(row), total: z.number() })
+
+/** A row of an entity as the API answers it (shared/entity/api-row.ts). */
+// Typed loosely: the engine's repository reads rows of any entity (the web reads them as ApiRowOf).
+export const rowOf = (e: ResolvedEntity) => apiRowSchema(e) as unknown as z.ZodType<Record<string, unknown>>
+
+/**
+ * The answer of a route that sends bytes, not an envelope (a workbook, a stored file, an event
+ * stream): documented by its content type; nothing of it goes through the serializer.
+ */
+export function fileAnswer(contentType: string, description: string) {
+  // Typed as anything: the handler sends a stream or a buffer; the docs say a binary string.
+  const bytes = z.string().meta({ format: 'binary' }) as unknown as z.ZodType<unknown>
+  return { description, content: { [contentType]: { schema: bytes } } }
+}
+
+/**
+ * Inside the API scope: refuses at start any route that does not declare what it answers (a
+ * success `response` schema), as the guard refuses one that declares no permission.
+ */
+// TEMPORARY while the module routes gain their schemas: collected instead of refused.
+export const undeclaredResponses: string[] = []
+
+export function requireResponseSchemas(api: FastifyInstance) {
+  api.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<string, unknown> | undefined
+    if (!response || !Object.keys(response).some((status) => /^2/.test(status))) undeclaredResponses.push(`${route.method} ${route.url}`)
+  })
+}
+
+/** Answers that carry nothing but the message. */
+export const done = envelope(z.null().optional())
+
+type JsonSchema = { [key: string]: unknown }
+
+/**
+ * The JSON schema fast-json-stringify compiles: zod's, with the shapes it writes slowly or refuses
+ * made plain. `X | null` of an object becomes one type list instead of anyOf (which it would check
+ * against each branch on every value), and `required` goes: a missing value is left out of the
+ * answer rather than failing it (RESPONSE_CHECK finds it in the tests).
+ */
+function forSerializer(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(forSerializer)
+  if (typeof node !== 'object' || node === null) return node
+  const out: JsonSchema = {}
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'required' || k === '$schema') continue
+    out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v as JsonSchema).map(([p, s]) => [p, forSerializer(s)])) : forSerializer(v)
+  }
+  const anyOf = out.anyOf as JsonSchema[] | undefined
+  if (anyOf?.length === 2) {
+    const other = anyOf.find((s) => s.type !== 'null')
+    if (other && anyOf.some((s) => s.type === 'null') && typeof other.type === 'string') {
+      delete out.anyOf
+      return { ...out, ...other, type: [other.type, 'null'] }
+    }
+  }
+  return out
+}
+
+/** The JSON schema of a response's zod schema, as the serializer compiles it. */
+export function serializerSchema(schema: z.ZodType): JsonSchema {
+  const json = z.toJSONSchema(schema, { io: 'output', target: 'draft-7', unrepresentable: 'any', metadata: z.registry() })
+  return forSerializer(json) as JsonSchema
+}
+
+/** Fastify's serializer compiler for the routes' zod response schemas. */
+export function responseSerializer(options: { check: boolean }): FastifySerializerCompiler<z.ZodType> {
+  return ({ schema, method, url }) => {
+    const write = fastJson(serializerSchema(schema) as never)
+    if (!options.check) return write
+    // What JSON.stringify would have sent must fit the schema, and the serializer must send exactly it.
+    return (data: unknown) => {
+      const plain = JSON.stringify(data)
+      const result = schema.safeParse(JSON.parse(plain))
+      if (!result.success) throw new ResponseSerializationError(method, url, { cause: result.error })
+      const written = write(data)
+      if (!isDeepStrictEqual(JSON.parse(written), JSON.parse(plain))) {
+        throw new Error(`Response of ${method} ${url}: its schema loses or changes values: ${plain.slice(0, 800)} was written as ${written.slice(0, 800)}`)
+      }
+      return written
+    }
+  }
+}
