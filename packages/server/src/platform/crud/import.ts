@@ -193,11 +193,22 @@ export async function importWorkbook(options: {
   auth: AuthContext
   scope: RowScope
   lang: Language
+  /**
+   * Rows written so far of the file's data rows (an import job's progress bar): (0, total) once the
+   * file is read, then after each row. Rows are written only once every row passed its checks, and
+   * the writing is the long part.
+   */
+  progress?: (done: number, total: number) => void
+  /** Aborted: the import stops at its next row and, inside the transaction, rolls it back (all or none). */
+  signal?: AbortSignal
+  /** Last in the transaction, once every row is written: what must commit with the rows or not at all (an import job's mark). */
+  beforeCommit?: (tx: AnyDb, result: ImportResult) => Promise<void>
 }): Promise<ImportResult> {
-  const { repo, lang } = options
+  const { repo, lang, signal } = options
   const e = repo.entity
   const { columns, rows } = await readFirstSheet(options.bytes, (header) => mapHeader(e, header))
   if (rows.length === 0) throw badRequest('import.empty')
+  options.progress?.(0, rows.length)
   const fields = columns.map((c) => (c?.use === 'value' ? c.field : null))
   // The id names the stored row only where the entity has no natural key; otherwise the column is skipped.
   const idColumn = e.importKey ? -1 : columns.findIndex((c) => c?.use === 'id')
@@ -228,6 +239,7 @@ export async function importWorkbook(options: {
   for (const r of rows) {
     // Checking 100,000 rows is seconds of work that answers at once: let other requests in between.
     await yieldWhenDue()
+    signal?.throwIfAborted()
     const id = idColumn >= 0 ? idIn(r.cells[idColumn]) : undefined
     if (id !== undefined) {
       if (seenIds.has(id)) report(r.number, e.idField, t(lang, 'import.duplicateInFile', { fieldEn: idDef.label.en_US, fieldZh: idDef.label.zh_CN, value: String(id) }))
@@ -276,7 +288,12 @@ export async function importWorkbook(options: {
     await options.db.transaction().execute(async (tx) => {
       const memo: CheckMemo = { dictValues: new Set(), taken: await takenValues(tx, e, parsed) }
       const storedIds = key ? new Set<number>() : await existingIds(tx, e, parsed)
+      let done = 0
       for (const { number, values, id } of parsed) {
+        // Thrown inside the transaction: nothing of the rows written so far is kept.
+        signal?.throwIfAborted()
+        if (done > 0) options.progress?.(done, rows.length)
+        done++
         if (badRows.has(number)) continue
         const keyed = key && values[key] !== undefined && values[key] !== null && values[key] !== ''
         const existing = keyed ? memo.taken.get(key)?.get(values[key]) : id !== undefined && storedIds.has(id) ? id : undefined
@@ -311,6 +328,9 @@ export async function importWorkbook(options: {
         }
       }
       if (badRows.size) throw new RollBack()
+      signal?.throwIfAborted()
+      options.progress?.(rows.length, rows.length)
+      if (options.beforeCommit) await options.beforeCommit(tx, { ...result })
     })
   } catch (err) {
     if (!(err instanceof RollBack)) throw err

@@ -1,4 +1,4 @@
-import { allEntities, type FieldDef, type Operation, type ResolvedEntity } from '@velo/shared'
+import { allEntities, apiRowSchema, type FieldDef, type Operation, type ResolvedEntity } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { BusinessType } from '../audit/operation-log'
@@ -15,9 +15,12 @@ import { jobInfo, registerExportSource, type ExportJobParams } from '../jobs'
 import { registerFileRoutes } from '../files/routes'
 import { attachment, streamWorkbook, templateWorkbook, XLSX_TYPE } from './excel'
 import { checkWorkbookFile, importWorkbook, updateSupportField } from './import'
+import { registerImportJobRoute } from './import-routes'
 import { EntityRepository, dictLabels, sortColumn, type EntityHooks } from './repository'
 import { addSchema, editSchema, idParam, idsParam, listSchema } from './schemas'
 import { registerWorkflowRoutes, type WorkflowHandlers } from './workflow'
+import { envelope, fileAnswer, pageOf, rowOf } from '../responses'
+import { jobInfoSchema } from '../jobs/schema'
 
 /** Entities whose routes an app has, so the rest can be served as plain definitions. */
 const registered = new WeakMap<Services, Set<string>>()
@@ -43,7 +46,12 @@ const ACTION: Record<Operation, string> = { list: 'list', get: 'query', add: 'ad
  * POST path/list, GET path/:id, POST path, PUT path, DELETE path/:ids, POST path/export.
  * Custom behaviour comes in as hooks; custom endpoints are added beside, not by copying this.
  */
-export function registerEntityRoutes(app: FastifyInstance, services: Services, e: ResolvedEntity, hooks: EntityHooks & WorkflowHandlers = {}) {
+export interface EntityAnswers {
+  /** Values an add answers beyond the row: an IoT device's secret, shown once. */
+  addedFields?: z.ZodRawShape
+}
+
+export function registerEntityRoutes(app: FastifyInstance, services: Services, e: ResolvedEntity, hooks: EntityHooks & WorkflowHandlers & EntityAnswers = {}) {
   const done = registered.get(services) ?? new Set<string>()
   registered.set(services, done)
   if (done.has(e.key)) throw new Error(`entity ${e.key} is registered twice`)
@@ -54,6 +62,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   const perm = (op: Operation) => `${e.permission}:${ACTION[op]}`
   const module = e.label.en_US
   const tags = [e.label.en_US]
+  const row = rowOf(e)
   // Kept with the caller's signed-in context, and dropped with it when roles or departments change.
   const scopeOf = (req: Parameters<typeof caller>[0]) => {
     const auth = caller(req)
@@ -63,7 +72,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   if (can('list')) {
     api.post(
       `${e.path}/list`,
-      { config: { permission: perm('list'), audit: false }, schema: { tags, summary: `List ${e.label.en_US} (filtered, paged)`, body: listSchema(e) } },
+      { config: { permission: perm('list'), audit: false }, schema: { tags, summary: `List ${e.label.en_US} (filtered, paged)`, body: listSchema(e), response: { 200: envelope(pageOf(row)) } } },
       async (req) => repo.list(req.body as never, await scopeOf(req)),
     )
   }
@@ -72,7 +81,12 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
       `${e.path}/export`,
       {
         config: { permission: perm('export'), audit: { module, businessType: BusinessType.export } },
-        schema: { tags, summary: `Export ${e.label.en_US} as .xlsx (same filters as list, every matching row)`, body: listSchema(e) },
+        schema: {
+          tags,
+          summary: `Export ${e.label.en_US} as .xlsx (same filters as list, every matching row)`,
+          body: listSchema(e),
+          response: { 200: fileAnswer(XLSX_TYPE, 'The workbook, streamed') },
+        },
       },
       async (req, reply) => {
         const body = req.body as Record<string, unknown>
@@ -95,7 +109,10 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
       `${e.path}/export/job`,
       {
         config: { permission: perm('export'), audit: { module, businessType: BusinessType.export } },
-        schema: { tags, summary: `Export ${e.label.en_US} as a job (same body as export); answers the job, whose file downloads from GET /monitor/job/:id/file`, body: listSchema(e) },
+        schema: { tags, summary: `Export ${e.label.en_US} as a job (same body as export); answers the job, whose file downloads from GET /monitor/job/:id/file`,
+          body: listSchema(e),
+          response: { 200: envelope(jobInfoSchema) },
+        },
       },
       async (req) => {
         const body = req.body as Record<string, unknown>
@@ -111,7 +128,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
       `${e.path}/importTemplate`,
       {
         config: { permission: perm('import'), audit: false },
-        schema: { tags, summary: `Import template for ${e.label.en_US} (.xlsx, headers in the caller's language)` },
+        schema: { tags, summary: `Import template for ${e.label.en_US} (.xlsx, headers in the caller's language)`, response: { 200: fileAnswer(XLSX_TYPE, 'The template workbook') } },
       },
       async (req, reply) => {
         const lang = languageOf(req)
@@ -133,6 +150,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
           summary: `Import ${e.label.en_US} from .xlsx (the template or an export): all rows or none; updateSupport updates the rows matched by ${e.importKey ?? 'the ID column'}`,
           querystring: z.object({ updateSupport: updateSupportField }),
           consumes: ['multipart/form-data'],
+          response: { 200: envelope(z.object({ inserted: z.number(), updated: z.number() })) },
         },
       },
       async (req) => {
@@ -151,6 +169,8 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
         return ok(result, 'import.done', { ...result })
       },
     )
+    // The same import as a job, for files larger than a browser should wait on (import-routes.ts).
+    registerImportJobRoute(app, services, e, repo, { permission: perm('import'), module, tags })
   }
   // Choices for the reference inputs of other entities' forms and search fields: whoever may list
   // this entity, or use a page that refers to it, gets id and name of the rows in their scope.
@@ -164,6 +184,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
         tags,
         summary: `Id and name of ${e.label.en_US} for pickers (at most ${OPTIONS_LIMIT}; keyword filters by name)`,
         querystring: z.object({ keyword: z.string().max(100).optional() }),
+        response: { 200: envelope(z.array(z.object({ value: z.number(), label: z.string(), parentId: z.number().optional() }))) },
       },
     },
     async (req) => {
@@ -175,21 +196,21 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   if (can('get')) {
     api.get(
       `${e.path}/:id`,
-      { config: { permission: perm('get') }, schema: { tags, summary: `One ${e.label.en_US} by id`, params: idParam } },
+      { config: { permission: perm('get') }, schema: { tags, summary: `One ${e.label.en_US} by id`, params: idParam, response: { 200: envelope(row) } } },
       async (req) => repo.get(req.params.id, await scopeOf(req)),
     )
   }
   if (can('add')) {
     api.post(
       e.path,
-      { config: { permission: perm('add'), audit: { module, businessType: BusinessType.insert } }, schema: { tags, summary: `Add ${e.label.en_US}`, body: addSchema(e) } },
+      { config: { permission: perm('add'), audit: { module, businessType: BusinessType.insert } }, schema: { tags, summary: `Add ${e.label.en_US}`, body: addSchema(e), response: { 200: envelope(hooks.addedFields ? apiRowSchema(e).extend(hooks.addedFields) : row) } } },
       async (req) => ok(await repo.create(req.body as Record<string, unknown>, caller(req))),
     )
   }
   if (can('edit')) {
     api.put(
       e.path,
-      { config: { permission: perm('edit'), audit: { module, businessType: BusinessType.update } }, schema: { tags, summary: `Modify ${e.label.en_US}`, body: editSchema(e) } },
+      { config: { permission: perm('edit'), audit: { module, businessType: BusinessType.update } }, schema: { tags, summary: `Modify ${e.label.en_US}`, body: editSchema(e), response: { 200: envelope(row) } } },
       async (req) => {
         const body = req.body as Record<string, unknown>
         return ok(await repo.update(body[e.idField] as number, body, caller(req), await scopeOf(req)))
@@ -199,7 +220,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   if (can('remove')) {
     api.delete(
       `${e.path}/:ids`,
-      { config: { permission: perm('remove'), audit: { module, businessType: BusinessType.delete } }, schema: { tags, summary: `Delete ${e.label.en_US} by ids (comma-separated)`, params: idsParam } },
+      { config: { permission: perm('remove'), audit: { module, businessType: BusinessType.delete } }, schema: { tags, summary: `Delete ${e.label.en_US} by ids (comma-separated)`, params: idsParam, response: { 200: envelope(z.object({ deleted: z.number() })) } } },
       async (req) => ok({ deleted: await repo.remove(req.params.ids, caller(req), await scopeOf(req)) }),
     )
   }

@@ -5,5 +5,6 @@ import { registerTestJobKinds } from './test-kinds'
 export { defineJobKind, jobKind, type JobContext, type JobKind } from './registry'
 export { jobInfo, Jobs, JOBS_PER_USER, type JobRow } from './jobs'
 export { exportJob, registerExportSource, type ExportJobParams } from './export-job'
+export { adoptUpload, importJob, INCOMING_FOLDER, registerImportSource, sweepIncoming, type ImportJobParams, type ImportJobProblems } from './import-job'
 
 if (process.env.VELO_TEST_JOBS === '1') registerTestJobKinds()

@@ -1,20 +1,27 @@
 import { useState } from 'react'
-import { App, Checkbox, Modal, Typography, Upload } from 'antd'
+import { Alert, App, Button, Checkbox, Modal, Popconfirm, Progress, Typography, Upload } from 'antd'
 import { DownloadOutlined, InboxOutlined } from '@ant-design/icons'
 import { useQueryClient } from '@tanstack/react-query'
-import { IMPORT_EXTENSIONS, type ResolvedEntity } from '@velo/shared'
+import { IMPORT_EXTENSIONS, type JobInfo, type ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { saveBlob } from '../../api/http'
+import { cancelJob, showJob } from '../../api/jobs'
 import { localized } from '../../i18n'
 import { crudApi, crudKeys } from '../api/crudApi'
 import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
-import { ImportReport, type ImportOutcome } from './ImportReport'
+import { ImportReport } from './ImportReport'
+import { IMPORT_JOB_THRESHOLD_BYTES, type ImportJobEnd, importJobEnd, startImportJob, useImportJob } from './useImportJob'
 
 const isSpreadsheet = (name: string) => (IMPORT_EXTENSIONS as readonly string[]).includes(name.slice(name.lastIndexOf('.') + 1).toLowerCase())
 
+/** What the dialog shows under the file: the counts or the rows to correct, or why a job ended without them. */
+type Shown = ImportJobEnd
+
 /**
  * Import from Excel (docs/entity-engine.md): the template, one .xls/.xlsx file, whether existing rows
- * are updated, then the counts or the rows to correct.
+ * are updated, then the counts or the rows to correct. A file larger than IMPORT_JOB_THRESHOLD_BYTES
+ * is imported as a job (docs/jobs.md): its progress shows here live, and the dialog may be closed
+ * while it runs (the top bar's jobs list follows it); when it ends, the same counts or rows show.
  */
 export function ImportDialog({ entity, onClose }: { entity: ResolvedEntity; onClose: () => void }) {
   const { t } = useTranslation()
@@ -22,9 +29,20 @@ export function ImportDialog({ entity, onClose }: { entity: ResolvedEntity; onCl
   const queryClient = useQueryClient()
   const [file, setFile] = useState<File | null>(null)
   const [updateSupport, setUpdateSupport] = useState(false)
-  const [outcome, setOutcome] = useState<ImportOutcome | null>(null)
+  const [shown, setShown] = useState<Shown | null>(null)
   const [busy, setBusy] = useState(false)
   const api = crudApi(entity)
+
+  const succeeded = () => {
+    void message.success(t('crud.importSuccess'))
+    void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
+  }
+  const importJob = useImportJob((job: JobInfo) => {
+    const end = importJobEnd(job)
+    setShown(end)
+    if (end && 'outcome' in end && end.outcome.result) succeeded()
+  })
+  const running = importJob.active ? importJob.job : null
 
   async function submit() {
     if (!file) {
@@ -32,17 +50,37 @@ export function ImportDialog({ entity, onClose }: { entity: ResolvedEntity; onCl
       return
     }
     setBusy(true)
+    setShown(null)
     try {
-      setOutcome({ result: await api.import(file, updateSupport) })
-      void message.success(t('crud.importSuccess'))
-      void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
+      if (file.size > IMPORT_JOB_THRESHOLD_BYTES) {
+        importJob.follow((await startImportJob(entity.path, file, updateSupport)).data)
+        return
+      }
+      setShown({ outcome: { result: await api.import(file, updateSupport) } })
+      succeeded()
     } catch (error) {
       const errors = fieldErrorsOf(error)
-      if (errors) setOutcome({ errors })
+      if (errors) setShown({ outcome: { errors } })
       else showFailure(error)
     } finally {
       setBusy(false)
     }
+  }
+
+  async function stop(job: JobInfo) {
+    try {
+      const { data, msg } = await cancelJob(job.jobId)
+      importJob.update(data)
+      void message.info(msg)
+    } catch {
+      // The client showed why.
+    }
+  }
+
+  function close() {
+    // Still running: it goes on, and the top bar's jobs list, opened on it, follows it from here.
+    if (running) showJob(running)
+    onClose()
   }
 
   async function downloadTemplate() {
@@ -59,15 +97,18 @@ export function ImportDialog({ entity, onClose }: { entity: ResolvedEntity; onCl
       open
       title={t('crud.importTitle', { entity: localized(entity.label) })}
       okText={t('crud.import')}
-      cancelText={t('common.cancel')}
       onOk={() => void submit()}
       confirmLoading={busy}
-      onCancel={onClose}
-      width={outcome?.errors ? 720 : 480}
+      // Not loading while a job runs: a loading dialog cannot be closed, and this one may be.
+      okButtonProps={{ disabled: running !== null }}
+      onCancel={close}
+      cancelText={running ? t('crud.importJobClose') : t('common.cancel')}
+      width={shown && 'outcome' in shown && shown.outcome.errors ? 720 : 480}
       destroyOnHidden
     >
       <Upload.Dragger
         accept={IMPORT_EXTENSIONS.map((e) => `.${e}`).join(',')}
+        disabled={running !== null}
         maxCount={1}
         fileList={file ? [{ uid: 'import', name: file.name, status: 'done' }] : []}
         beforeUpload={(chosen) => {
@@ -76,12 +117,14 @@ export function ImportDialog({ entity, onClose }: { entity: ResolvedEntity; onCl
             return Upload.LIST_IGNORE
           }
           setFile(chosen)
-          setOutcome(null)
+          setShown(null)
+          importJob.forget()
           return false // sent with the options when Import is pressed
         }}
         onRemove={() => {
           setFile(null)
-          setOutcome(null)
+          setShown(null)
+          importJob.forget()
         }}
         data-testid="import-file"
       >
@@ -99,7 +142,28 @@ export function ImportDialog({ entity, onClose }: { entity: ResolvedEntity; onCl
           <DownloadOutlined /> {t('crud.importTemplate')}
         </Typography.Link>
       </div>
-      {outcome && <ImportReport entity={entity} outcome={outcome} />}
+      {running && (
+        <div style={{ marginBottom: 12 }} data-testid="import-job">
+          <Typography.Paragraph type="secondary">{t('crud.importJobRunning')}</Typography.Paragraph>
+          <Progress
+            percent={running.total ? Math.min(100, Math.floor((running.done * 100) / running.total)) : 0}
+            status="active"
+            format={() => (running.total === null ? t(`jobs.state.${running.state}`) : t('jobs.progress', { done: running.done.toLocaleString(), total: running.total.toLocaleString() }))}
+          />
+          {running.cancelRequested ? (
+            <Typography.Text type="secondary">{t('jobs.cancelling')}</Typography.Text>
+          ) : (
+            <Popconfirm title={t('crud.importJobStopConfirm')} onConfirm={() => stop(running)} okText={t('crud.importJobStop')} cancelText={t('jobs.keep')}>
+              <Button size="small" danger data-testid="import-job-stop">
+                {t('crud.importJobStop')}
+              </Button>
+            </Popconfirm>
+          )}
+        </div>
+      )}
+      {shown && 'outcome' in shown && <ImportReport entity={entity} outcome={shown.outcome} />}
+      {shown && 'failure' in shown && <Alert type="error" showIcon title={shown.failure} data-testid="import-failed" />}
+      {shown && 'cancelled' in shown && <Alert type="warning" showIcon title={t('crud.importJobCancelled')} data-testid="import-cancelled" />}
     </Modal>
   )
 }
