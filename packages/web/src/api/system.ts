@@ -1,5 +1,4 @@
-import type { Paged } from '@velo/shared'
-import type { Row } from '../crud/api/crudApi'
+import type { ApiRowOf, Paged, systemEntities } from '@velo/shared'
 import { http } from './http'
 
 // The system area's calls beside the entity routes (users, roles, menus, departments).
@@ -15,11 +14,11 @@ export interface TreeNode {
 }
 
 export const resetUserPassword = (userId: number, password: string) => http.put<null>('/system/user/resetPwd', { userId, password })
-export const changeUserStatus = (userId: number, status: Status) => http.put<Row>('/system/user/changeStatus', { userId, status })
+export const changeUserStatus = (userId: number, status: Status) => http.put<ApiRowOf<typeof systemEntities.user>>('/system/user/changeStatus', { userId, status })
 
-export const changeRoleStatus = (roleId: number, status: Status) => http.put<Row>('/system/role/changeStatus', { roleId, status })
+export const changeRoleStatus = (roleId: number, status: Status) => http.put<ApiRowOf<typeof systemEntities.role>>('/system/role/changeStatus', { roleId, status })
 export const setRoleDataScope = (roleId: number, dataScope: string, deptIds: number[]) =>
-  http.put<Row>('/system/role/dataScope', { roleId, dataScope, deptIds })
+  http.put<ApiRowOf<typeof systemEntities.role>>('/system/role/dataScope', { roleId, dataScope, deptIds })
 
 export interface RoleUsersQuery {
   pageNum: number
@@ -27,7 +26,9 @@ export interface RoleUsersQuery {
   userName?: string
   phonenumber?: string
 }
-export const roleUsers = (roleId: number, query: RoleUsersQuery) => http.post<Paged<Row>>(`/system/role/${roleId}/users/list`, query)
+/** One user holding a role (POST /system/role/{id}/users/list): some of the user's fields, and the department's name. */
+export type RoleUser = Pick<ApiRowOf<typeof systemEntities.user>, 'userId' | 'userName' | 'nickName' | 'email' | 'phonenumber' | 'status' | 'deptId' | 'createTime'> & { deptName: string | null }
+export const roleUsers = (roleId: number, query: RoleUsersQuery) => http.post<Paged<RoleUser>>(`/system/role/${roleId}/users/list`, query)
 export const cancelRoleUsers = (roleId: number, userIds: number[]) => http.put<{ removed: number }>(`/system/role/${roleId}/users/cancel`, { userIds })
 
 export const menuTree = () => http.get<TreeNode[]>('/system/menu/treeselect')

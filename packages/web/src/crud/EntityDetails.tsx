@@ -4,21 +4,21 @@ import { useQuery } from '@tanstack/react-query'
 import type { FieldDef, ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../i18n'
-import { crudApi, crudKeys, type Row } from './api/crudApi'
+import { crudApi, crudKeys, type EntityRow, type Row } from './api/crudApi'
 import { kindOf } from './kinds/kindTable'
 import type { CellRenderer } from './kinds/types'
 import { workflowCells } from './workflow/cells'
 import { TransitionTimeline } from './workflow/TransitionTimeline'
 
-export interface EntityDetailsProps {
-  entity: ResolvedEntity
+export interface EntityDetailsProps<E extends ResolvedEntity = ResolvedEntity> {
+  entity: E
   /** The row's id: it is loaded with GET {path}/{id}, so fields the list leaves out show too. */
   id: unknown
   onClose: () => void
   /** A drawer for long rows (an operation log with its parameters), else a dialog. */
   as?: 'drawer' | 'modal'
   /** Values shown the page's way, by field name (JSON formatted, say). */
-  cells?: Readonly<Record<string, CellRenderer>>
+  cells?: Readonly<Record<string, CellRenderer<EntityRow<E>>>>
   /** Fields left out. */
   hide?: readonly string[]
 }
@@ -27,18 +27,20 @@ export interface EntityDetailsProps {
 const isLong = (f: FieldDef) => f.kind === 'longText' || f.kind === 'richText' || kindOf(f).wide === true
 
 /** One field's value as the list shows it (or the page's own way, from `cells`). */
-export function FieldValue({ entity, field, row, cells = {} }: { entity: ResolvedEntity; field: FieldDef; row: Row; cells?: Readonly<Record<string, CellRenderer>> }): ReactNode {
+export function FieldValue<E extends ResolvedEntity>({ entity, field, row, cells = {} }: { entity: E; field: FieldDef; row: EntityRow<E>; cells?: Readonly<Record<string, CellRenderer<EntityRow<E>>>> }): ReactNode {
   const own = cells[field.name]
-  const props = { entity, field, value: row[field.name], row }
+  // The field is known by its name only, as for any entity.
+  const values: Row = row
+  const props = { entity, field, value: values[field.name], row }
   if (own) return own(props)
   const { Cell } = kindOf(field)
   return <Cell {...props} />
 }
 
 /** Every field of a loaded row but passwords and `hide`, labelled from the definition, in two columns. */
-export function EntityDescriptions({ entity, row, cells = {}, hide = [], testId = 'entity-details' }: { entity: ResolvedEntity; row: Row; cells?: Readonly<Record<string, CellRenderer>>; hide?: readonly string[]; testId?: string }) {
+export function EntityDescriptions<E extends ResolvedEntity>({ entity, row, cells = {}, hide = [], testId = 'entity-details' }: { entity: E; row: EntityRow<E>; cells?: Readonly<Record<string, CellRenderer<EntityRow<E>>>>; hide?: readonly string[]; testId?: string }) {
   const fields = entity.fields.filter((f) => f.kind !== 'password' && !hide.includes(f.name))
-  const shownCells = { ...workflowCells(entity), ...cells }
+  const shownCells: Readonly<Record<string, CellRenderer<EntityRow<E>>>> = { ...workflowCells(entity), ...cells }
   return (
     <Descriptions
       className="crud-details"
@@ -60,7 +62,7 @@ export function EntityDescriptions({ entity, row, cells = {}, hide = [], testId 
  * Every field of one row, read-only, labelled from the definition: the detail view of a log entry;
  * for a row with states, its timeline below.
  */
-export function EntityDetails({ entity, id, onClose, as = 'modal', cells = {}, hide = [] }: EntityDetailsProps) {
+export function EntityDetails<E extends ResolvedEntity>({ entity, id, onClose, as = 'modal', cells = {}, hide = [] }: EntityDetailsProps<E>) {
   const { t } = useTranslation()
   const row = useQuery({ queryKey: crudKeys.row(entity, id), queryFn: () => crudApi(entity).get(id), gcTime: 0 })
   const body = !row.data ? (

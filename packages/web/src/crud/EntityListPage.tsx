@@ -1,11 +1,13 @@
 import { useMemo, useState, type Key } from 'react'
 import { Table } from 'antd'
 import type { ColumnType, SorterResult } from 'antd/es/table/interface'
+import type { ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
-import type { Filters, Row } from './api/crudApi'
+import type { EntityRow, Filters, Row } from './api/crudApi'
 import { ImportDialog } from './excel/ImportDialog'
 import { useExport } from './excel/useExport'
 import { EntityForm } from './form/EntityForm'
+import type { CellRenderer } from './kinds/types'
 import { ColumnSettings } from './list/ColumnSettings'
 import { ListActions } from './list/ListActions'
 import { listColumns } from './list/columns'
@@ -28,7 +30,7 @@ import './crud.css'
 const NO_FILTERS: Filters = {}
 
 /** A list fixed to one value of a form field (a dictionary's items, a department's users) adds rows with that value. */
-function presetFrom(entity: EntityListPageProps['entity'], params: Filters): Row {
+function presetFrom(entity: ResolvedEntity, params: Filters): Row {
   const form = new Set(entity.formFields.map((f) => f.name))
   return Object.fromEntries(
     Object.entries(params).filter(([name, value]) => form.has(name) && ['string', 'number', 'boolean'].includes(typeof value)),
@@ -42,7 +44,7 @@ function presetFrom(entity: EntityListPageProps['entity'], params: Filters): Row
  * timeline. Tree entities list as a nested table without a pager. Pages adapt it through the props
  * (src/crud/README.md).
  */
-export function EntityListPage(props: EntityListPageProps) {
+export function EntityListPage<E extends ResolvedEntity>(props: EntityListPageProps<E>) {
   const {
     entity,
     params = NO_FILTERS,
@@ -71,11 +73,13 @@ export function EntityListPage(props: EntityListPageProps) {
   const [hiddenColumns, setHiddenColumns] = useHiddenColumns(entity.key)
   const exportRows = useExport(entity)
   const tree = entity.treeParent
+  // Rows are told apart by the definition's id field, as for any entity.
+  const idOf = (row: Row | undefined) => row?.[entity.idField]
 
   const rows = useMemo(() => query.data?.rows ?? [], [query.data])
   const total = query.data?.total ?? 0
   const dataSource = useMemo(() => (tree ? nestRows(rows, entity.idField, tree) : rows), [rows, tree, entity.idField])
-  const selectedRows = rows.filter((row) => selectedKeys.includes(row[entity.idField] as Key))
+  const selectedRows = rows.filter((row) => selectedKeys.includes(idOf(row) as Key))
   const searchFields = useMemo(
     () => searchFieldsOf(entity, { hide: stateFilter.field ? [...(search.hide ?? []), stateFilter.field] : search.hide, forced: params }),
     [entity, search.hide, params, stateFilter.field],
@@ -93,7 +97,7 @@ export function EntityListPage(props: EntityListPageProps) {
     setState({ ...state, pageNum: Math.ceil(total / state.pageSize) })
   }
 
-  const list: ListContext = {
+  const list: ListContext<E> = {
     entity,
     selectedRows,
     filters: exportBody(state, stateFilter.forced),
@@ -106,14 +110,15 @@ export function EntityListPage(props: EntityListPageProps) {
   const confirmDelete = useDeleteRows(entity, () => setSelectedKeys([]))
   const addPreset = { ...(tree ? { [tree]: 0 } : {}), ...presetFrom(entity, params) }
 
-  const columns = listColumns(entity, state.sort, { ...workflowCells(entity), ...cells })
-  const shownColumns: ColumnType<Row>[] = [...columns.filter((c) => !hiddenColumns.has(c.key)), ...extraColumns]
+  const ownCells: Readonly<Record<string, CellRenderer<EntityRow<E>>>> = { ...workflowCells(entity), ...cells }
+  const columns = listColumns(entity, state.sort, ownCells)
+  const shownColumns: ColumnType<EntityRow<E>>[] = [...columns.filter((c) => !hiddenColumns.has(c.key)), ...extraColumns]
   // The steps the row's state allows come first: they are what the row waits for.
-  const actionsOf = (row: Row): RowActionList => [
+  const actionsOf = (row: EntityRow<E>): RowActionList => [
     ...workflow.rowActions(row),
     ...standardRowActions(t, allowed, {
-      onEdit: () => setFormRequest({ id: row[entity.idField] }),
-      onAddChild: tree ? () => setFormRequest({ preset: { ...childPreset?.(row), [tree]: row[entity.idField] } }) : undefined,
+      onEdit: () => setFormRequest({ id: idOf(row) }),
+      onAddChild: tree ? () => setFormRequest({ preset: { ...childPreset?.(row), [tree]: idOf(row) } }) : undefined,
       onDelete: () => confirmDelete([row]),
     }),
     workflow.detailsAction(row),
@@ -125,7 +130,7 @@ export function EntityListPage(props: EntityListPageProps) {
       title: t('crud.actions'),
       fixed: 'right',
       align: 'center',
-      render: (_: unknown, row: Row) => <RowActions actions={actionsOf(row)} />,
+      render: (_: unknown, row: EntityRow<E>) => <RowActions actions={actionsOf(row)} />,
     })
   }
 
@@ -136,7 +141,7 @@ export function EntityListPage(props: EntityListPageProps) {
       selected={selectedRows.length}
       tree={tree ? { expanded: allExpanded, onToggle: () => setExpandedKeys(allExpanded ? [] : parentKeys(dataSource, entity.idField)) } : undefined}
       onAdd={() => setFormRequest({ preset: addPreset })}
-      onEdit={() => setFormRequest({ id: selectedRows[0]?.[entity.idField] })}
+      onEdit={() => setFormRequest({ id: idOf(selectedRows[0]) })}
       onDelete={() => confirmDelete(selectedRows)}
       onImport={() => setImporting(true)}
       onExport={() => exportRows(list.filters, total)}
@@ -171,7 +176,7 @@ export function EntityListPage(props: EntityListPageProps) {
         onRefresh={list.refresh}
         tools={<ColumnSettings columns={columns.map((c) => ({ key: c.key, title: String(c.title) }))} hidden={hiddenColumns} onChange={setHiddenColumns} />}
       />
-      <Table<Row>
+      <Table<EntityRow<E>>
         rowKey={entity.idField}
         loading={query.isFetching}
         dataSource={dataSource}
@@ -183,7 +188,7 @@ export function EntityListPage(props: EntityListPageProps) {
         }
         expandable={tree ? { expandedRowKeys: expandedKeys, onExpandedRowsChange: setExpandedKeys } : undefined}
         onChange={(_pagination, _filters, sorter) => {
-          const { columnKey, order } = sorter as SorterResult<Row>
+          const { columnKey, order } = sorter as SorterResult<EntityRow<E>>
           const sort: ListSort | null = order && columnKey ? { field: String(columnKey), order: order === 'ascend' ? 'asc' : 'desc' } : null
           setState({ ...state, sort, pageNum: 1 })
         }}

@@ -2,17 +2,17 @@ import type { Key } from 'react'
 import type { Row } from './api/crudApi'
 
 // A tree entity's list is every matching row with a parent id (0 for a root); the table and the
-// tree selects need them nested.
+// tree selects need them nested. Any tree entity's: the id and parent fields are the definition's.
 
-export type TreeRow = Row & { children?: TreeRow[] }
+export type TreeRow<R extends Row = Row> = R & { children?: TreeRow<R>[] }
 
 /**
  * Nests rows under their parents, keeping the server's order among siblings. A row whose parent is
  * not in the list (a search matched the child only) becomes a root, so no match is hidden.
  */
-export function nestRows(rows: readonly Row[], idField: string, parentField: string): TreeRow[] {
-  const nodes = new Map<unknown, TreeRow>(rows.map((row) => [row[idField], { ...row }]))
-  const roots: TreeRow[] = []
+export function nestRows<R extends Row>(rows: readonly R[], idField: string, parentField: string): TreeRow<R>[] {
+  const nodes = new Map<unknown, TreeRow<R>>(rows.map((row) => [row[idField], { ...row }]))
+  const roots: TreeRow<R>[] = []
   for (const node of nodes.values()) {
     const parent = nodes.get(node[parentField])
     if (parent && parent !== node) (parent.children ??= []).push(node)

@@ -1,12 +1,26 @@
-import type { Paged, ResolvedEntity } from '@velo/shared'
+import type { ApiRowOf, Paged, ResolvedEntity } from '@velo/shared'
 import { http, requestFile, requestWithMessage } from '../../api/http'
 
 // The standard calls of one entity (docs/entity-engine.md, HTTP contract) and the query keys under
 // which their answers are cached. Every key of an entity starts with ['crud', key], so one
 // invalidation after a change refreshes its lists, rows and the options other forms load from it.
 
+/**
+ * A row of whichever entity: for code that works the same for every entity and finds its fields by
+ * the names the definition gives at run time (cells and inputs by field kind, the tree nesting of
+ * any tree entity, a row's name for a confirmation, the values of a generated form), so no field is
+ * known to the type checker. Code about one entity reads `ApiRowOf<typeof thatEntity>`, or
+ * `EntityRow<E>` when it is generic over the entity.
+ */
 export type Row = Record<string, unknown>
 export type Filters = Record<string, unknown>
+
+/**
+ * One row of `E` as the API answers it: `ApiRowOf<E>` for an entity whose definition the type
+ * checker knows (`typeof systemEntities.role`), else a `Row` (the generic page of an entity found by
+ * its path at run time, typed only `ResolvedEntity`).
+ */
+export type EntityRow<E extends ResolvedEntity> = ResolvedEntity extends E ? Row : ApiRowOf<E>
 
 export interface ListBody extends Filters {
   pageNum?: number
@@ -51,18 +65,18 @@ export interface PickOption {
   parentId?: number
 }
 
-export function crudApi(e: ResolvedEntity) {
+export function crudApi<E extends ResolvedEntity>(e: E) {
   return {
-    list: (body: ListBody) => http.post<Paged<Row>>(`${e.path}/list`, body),
+    list: (body: ListBody) => http.post<Paged<EntityRow<E>>>(`${e.path}/list`, body),
     /**
      * Id and name of the rows in the caller's scope, for the pickers of other forms. Open to whoever
      * may use a page that refers to the entity; a refusal leaves the picker empty, without a red message.
      */
     options: () => http.get<PickOption[]>(`${e.path}/options`, undefined, { silent: true }),
-    get: (id: unknown) => http.get<Row>(`${e.path}/${encodeURIComponent(String(id))}`),
+    get: (id: unknown) => http.get<EntityRow<E>>(`${e.path}/${encodeURIComponent(String(id))}`),
     // Field errors go onto the form; the form reports anything else itself.
-    add: (values: Row) => http.post<Row>(e.path, values, { silent: true }),
-    edit: (values: Row) => http.put<Row>(e.path, values, { silent: true }),
+    add: (values: Row) => http.post<EntityRow<E>>(e.path, values, { silent: true }),
+    edit: (values: Row) => http.put<EntityRow<E>>(e.path, values, { silent: true }),
     remove: (ids: readonly unknown[]) => http.delete<{ deleted: number }>(`${e.path}/${ids.map((id) => encodeURIComponent(String(id))).join(',')}`),
     export: (filters: Filters, onProgress: (bytes: number) => void) =>
       requestFile({ method: 'POST', url: `${e.path}/export`, data: filters }, onProgress),
@@ -76,7 +90,7 @@ export function crudApi(e: ResolvedEntity) {
     // Steps and actions answer the server's localized msg ("Review: now Bike collecting"), which the
     // page shows; their failures are the caller's to show (field errors go onto the dialog's form).
     step: (id: unknown, step: string, body: Row) =>
-      requestWithMessage<Row>({ method: 'POST', url: `${e.path}/${encodeURIComponent(String(id))}/${step}`, data: body, silent: true }),
+      requestWithMessage<EntityRow<E>>({ method: 'POST', url: `${e.path}/${encodeURIComponent(String(id))}/${step}`, data: body, silent: true }),
     rowAction: (id: unknown, action: string, body: Row) =>
       requestWithMessage<unknown>({ method: 'POST', url: `${e.path}/${encodeURIComponent(String(id))}/action/${action}`, data: body, silent: true }),
     /** A toolbar action, or a selection action with `ids` in the body. */

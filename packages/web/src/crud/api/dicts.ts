@@ -1,18 +1,14 @@
 import { useQuery } from '@tanstack/react-query'
-import { systemEntities } from '@velo/shared'
+import { systemEntities, type ApiRowOf } from '@velo/shared'
 import { http } from '../../api/http'
 import { crudKeys } from './crudApi'
 
-/** One enabled item of a dictionary type (GET /system/dict/getDicts/{type}). */
-export interface DictItem {
-  dictValue: string
-  dictLabel: string
-  /** '' when the item has no Chinese label. */
-  dictLabelZh: string
-  /** The list style: default, primary, success, info, warning, danger or ''. */
-  listClass: string
-  isDefault: string
-}
+/**
+ * One enabled item of a dictionary type (GET /system/dict/getDicts/{type}), as far as cells and
+ * selects read it: `dictLabelZh` is '' when the item has no Chinese label; `listClass` is the list
+ * style (default, primary, success, info, warning, danger or '').
+ */
+export type DictItem = Pick<ApiRowOf<typeof systemEntities.dictData>, 'dictValue' | 'dictLabel' | 'dictLabelZh' | 'listClass' | 'isDefault'>
 
 // Under the dictionary items' own key: editing an item refreshes every list that shows the type.
 const dictKey = (type: string) => [...crudKeys.all(systemEntities.dictData), 'dict', type] as const

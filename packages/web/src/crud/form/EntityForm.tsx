@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import type { ResolvedEntity, ValueType } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
-import { crudApi, crudKeys, type Row } from '../api/crudApi'
+import { crudApi, crudKeys, type EntityRow, type Row } from '../api/crudApi'
 import { placeFieldErrors } from '../api/fieldErrors'
 import { fieldRules, kindOf } from '../kinds/kindTable'
 import type { InputComponent, InputProps, InputRenderer } from '../kinds/types'
@@ -24,21 +24,21 @@ function typedInputFor(valueType: ValueType | undefined): InputComponent {
 /** Up to this many fields the form is a dialog; longer forms get a drawer with two columns. */
 export const DIALOG_FIELD_LIMIT = 8
 
-export interface EntityFormProps {
-  entity: ResolvedEntity
+export interface EntityFormProps<E extends ResolvedEntity = ResolvedEntity> {
+  entity: E
   /** The id of the row to modify; none adds a row. */
   id?: unknown
   /** Values an add form starts with, e.g. the parent of a new child node. */
   preset?: Row
   onClose: () => void
   /** After a successful save; the lists of the entity refresh by themselves. */
-  onSaved?: (row: Row) => void
+  onSaved?: (row: EntityRow<E>) => void
   /** Inputs in place of the generated ones, by field name. */
   inputs?: Readonly<Record<string, InputRenderer>>
 }
 
 /** The add/modify form of an entity, built from its form fields (docs/entity-engine.md). */
-export function EntityForm({ entity, id, preset, onClose, onSaved, inputs = {} }: EntityFormProps) {
+export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClose, onSaved, inputs = {} }: EntityFormProps<E>) {
   const { t } = useTranslation()
   const { message } = App.useApp()
   const queryClient = useQueryClient()

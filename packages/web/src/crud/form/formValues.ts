@@ -2,7 +2,8 @@ import type { FieldDef, ResolvedEntity } from '@velo/shared'
 import type { Row } from '../api/crudApi'
 import { toFormValue, toWireValue } from '../kinds/kindTable'
 
-// Between a row on the wire and the values of the add/modify form.
+// Between a row on the wire and the values of the add/modify form. Both are `Row`s: the form is built
+// for any entity from its field list, and holds form values (a dayjs for a date), not the API's.
 
 export type FormMode = 'add' | 'edit'
 

@@ -3,6 +3,7 @@ import type { FormRule } from 'antd'
 import { checkTypedValue, type FieldDef, type ValueProblem, type ValueType } from '@velo/shared'
 import type { TFunction } from 'i18next'
 import { localized } from '../../i18n'
+import type { Row } from '../api/crudApi'
 import { controlProps, TextInput } from '../kinds/inputs'
 import type { InputProps } from '../kinds/types'
 
@@ -11,7 +12,7 @@ import type { InputProps } from '../kinds/types'
 // number with the type's limits, a select of its choices, or a text box.
 
 /** The type of the field's value for the form's current values; none for free text. */
-export const typeFor = (f: FieldDef, values: Record<string, unknown>): ValueType | undefined => f.typedBy?.typeOf(values[f.typedBy.field])
+export const typeFor = (f: FieldDef, values: Row): ValueType | undefined => f.typedBy?.typeOf(values[f.typedBy.field])
 
 export function TypedValueInput(props: InputProps & { valueType: ValueType | undefined }) {
   const { valueType, ...rest } = props

@@ -72,7 +72,8 @@ export function referencedEntity(owner: ResolvedEntity, f: FieldDef): ResolvedEn
 
 /**
  * The choices of an entity for other forms' pickers (GET {path}/options), as rows of that entity
- * (id, label field and, for a tree, the parent), cached under it so its changes refresh them.
+ * (id, label field and, for a tree, the parent), cached under it so its changes refresh them. The
+ * entity is whichever a field refers to, so they are `Row`s keyed by the definition's names.
  */
 export function useEntityRows(e: ResolvedEntity | null) {
   return useQuery({

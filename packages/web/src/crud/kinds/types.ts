@@ -6,11 +6,15 @@ import type { Row } from '../api/crudApi'
 /** The definition of one kind of field ('dict' → its FieldDef with `dict`). */
 export type FieldOf<K extends FieldKind> = Extract<FieldDef, { kind: K }>
 
-export interface CellProps<F extends FieldDef = FieldDef> {
+/**
+ * What a list cell gets. The kinds' cells are the same for every entity, so their row is a `Row`; a
+ * page's own cells (`cells` of the list page) get the row of their entity (`R`).
+ */
+export interface CellProps<F extends FieldDef = FieldDef, R = Row> {
   entity: ResolvedEntity
   field: F
   value: unknown
-  row: Row
+  row: R
 }
 
 /** An input of the form or the search form; Form.Item supplies value and onChange. */
@@ -48,14 +52,14 @@ export interface KindUi<F extends FieldDef = FieldDef> {
   prompt?: 'enter' | 'choose'
   /** Takes a whole row of the drawer's two-column grid. */
   wide?: boolean
-  /** Column hints (width, alignment, ellipsis). */
-  column?: Partial<ColumnType<Row>>
+  /** Column hints (width, alignment, ellipsis): the same for every entity's rows. */
+  column?: Pick<ColumnType<Row>, 'width' | 'align' | 'ellipsis'>
 }
 
 export type KindTable = { [K in FieldKind]: KindUi<FieldOf<K>> }
 
-/** A custom list cell in place of a field's generated one. */
-export type CellRenderer = (props: CellProps) => ReactNode
+/** A custom list cell in place of a field's generated one; `R` is the row of the page's entity. */
+export type CellRenderer<R = Row> = (props: CellProps<FieldDef, R>) => ReactNode
 
 /** A custom input in place of a field's generated one. */
 export type InputRenderer = (props: InputProps) => ReactNode

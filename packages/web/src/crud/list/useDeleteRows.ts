@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import { crudApi, crudKeys, type Row } from '../api/crudApi'
 
-/** Rows named for people by the definition's label field; a long selection names a few and counts the rest. */
+/** Rows (of any entity) named for people by the definition's label field; a long selection names a few and counts the rest. */
 export function rowNames(e: ResolvedEntity, rows: readonly Row[], t: TFunction, shown = 5): string {
   const names = rows.slice(0, shown).map((row) => String(row[e.labelField] ?? row[e.idField]))
   const joined = names.join(', ')

@@ -34,7 +34,7 @@ export function listBody(e: ResolvedEntity, state: ListState, forced: Filters = 
 }
 
 /** A list's paging, filters and sort, and its rows. */
-export function useEntityList(e: ResolvedEntity, forced: Filters = {}) {
+export function useEntityList<E extends ResolvedEntity>(e: E, forced: Filters = {}) {
   const [state, setState] = useState(initialListState)
   // The page changing its forced filters (a tree beside the list) starts again from the first page.
   const forcedKey = JSON.stringify(forced)

@@ -5,7 +5,9 @@ import { crudApi, type Row } from '../api/crudApi'
 import { rowNames } from '../list/useDeleteRows'
 
 // A definition's steps and actions as one thing the buttons, the confirmation and the input dialog
-// handle alike; only the call differs (docs/entity-engine.md › Transitions and actions).
+// handle alike; only the call differs (docs/entity-engine.md › Transitions and actions). They work
+// for any entity's rows (`Row`), reading the state, `when` field, id and name by the names the
+// definition gives.
 
 export interface Operation {
   kind: 'step' | 'action'

@@ -18,7 +18,8 @@ export interface StatusSwitchProps extends CellProps {
 
 /**
  * The status column of users and roles: a switch (on = normal '0') that asks first (SPEC §8) and
- * then calls the entity's changeStatus endpoint.
+ * then calls the entity's changeStatus endpoint. For either entity's rows (a `Row`): the row's name
+ * is its definition's label field.
  */
 export function StatusSwitch(props: StatusSwitchProps) {
   const { entity, row, value, permission, change, locked } = props

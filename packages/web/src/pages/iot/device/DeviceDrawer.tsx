@@ -2,11 +2,11 @@ import { useMemo } from 'react'
 import { Drawer, Empty, Result, Space, Spin, Table, Tabs, Tag, Tooltip } from 'antd'
 import type { ColumnsType } from 'antd/es/table'
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
-import { COMMANDS, iotEntities, type CommandEvent, type DeviceEvent, type MessageEvent, type Paged, type ResolvedEntity } from '@velo/shared'
+import { COMMANDS, iotEntities, type ApiRowOf, type CommandEvent, type DeviceEvent, type MessageEvent, type Paged, type ResolvedEntity } from '@velo/shared'
 import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
 import { eventData, useEventStream } from '../../../api/eventStream'
-import { crudApi, crudKeys, type ListBody, type Row } from '../../../crud/api/crudApi'
+import { crudApi, crudKeys, type ListBody } from '../../../crud/api/crudApi'
 import { EntityDescriptions, FieldValue } from '../../../crud/EntityDetails'
 import { DATETIME_FORMAT } from '../../../crud/kinds/cells'
 import { localized } from '../../../i18n'
@@ -16,6 +16,13 @@ import { applyDeviceEvent } from '../deviceLive'
 import { prettyJson } from '../json'
 
 const { iotDevice: device, iotCommand: command, iotMessage: message } = iotEntities
+type CommandRow = ApiRowOf<typeof command>
+type MessageRow = ApiRowOf<typeof message>
+
+/** A row of the recent commands: a listed one, or one a 'command' event put on top (with what the event carries). */
+type RecentCommand = Pick<CommandRow, 'commandId' | 'deviceId' | 'command' | 'status' | 'reply' | 'roundTripMs' | 'createTime'> & Partial<Pick<CommandRow, 'sentAt'>>
+/** A row of the recent messages: a listed one, or one a 'message' event put on top (keyed `live-n`: it has no id yet). */
+type RecentMessage = Omit<MessageRow, 'messageId'> & { messageId: number | string }
 
 /** How many recent rows each table shows; live rows push the oldest out. */
 export const RECENT = 20
@@ -24,21 +31,21 @@ export const telemetryBody = (deviceId: number): ListBody => ({ pageNum: 1, page
 export const messagesBody = (deviceId: number): ListBody => ({ pageNum: 1, pageSize: RECENT, deviceId })
 export const commandsBody = (deviceId: number): ListBody => ({ pageNum: 1, pageSize: RECENT, deviceId })
 
-const time = (value: unknown) => (value ? dayjs(value as string).format(DATETIME_FORMAT) : '')
-const commandLabel = (name: unknown) => {
+const time = (value: string | null | undefined) => (value ? dayjs(value).format(DATETIME_FORMAT) : '')
+const commandLabel = (name: string) => {
   const spec = COMMANDS.find((c) => c.name === name)
-  return spec ? localized(spec.label) : String(name ?? '')
+  return spec ? localized(spec.label) : name
 }
 
 /** Puts a live row on top of a cached "recent" list (when it is loaded), keeping its length. */
-function prepend(queryClient: QueryClient, key: readonly unknown[], row: Row) {
-  queryClient.setQueryData<Paged<Row>>(key, (page) => (page?.rows ? { rows: [row, ...page.rows].slice(0, RECENT), total: page.total + 1 } : page))
+function prepend<R>(queryClient: QueryClient, key: readonly unknown[], row: R) {
+  queryClient.setQueryData<Paged<R>>(key, (page) => (page?.rows ? { rows: [row, ...page.rows].slice(0, RECENT), total: page.total + 1 } : page))
 }
 
 let liveKey = 0
 
 /** A 'message' event as a row of the message log. */
-const messageRow = (m: MessageEvent): Row => ({
+const messageRow = (m: MessageEvent): RecentMessage => ({
   messageId: `live-${++liveKey}`,
   deviceId: m.deviceId,
   direction: m.direction,
@@ -51,12 +58,12 @@ const messageRow = (m: MessageEvent): Row => ({
 /** A 'command' event applied to the recent commands: the row updated, or a new one on top. */
 function applyCommandEvent(queryClient: QueryClient, key: readonly unknown[], c: CommandEvent) {
   const update = { status: c.status, reply: c.reply, roundTripMs: c.roundTripMs }
-  const page = queryClient.getQueryData<Paged<Row>>(key)
+  const page = queryClient.getQueryData<Paged<RecentCommand>>(key)
   if (!page?.rows) return
-  if (page.rows.some((r) => Number(r.commandId) === c.commandId)) {
-    queryClient.setQueryData<Paged<Row>>(key, { ...page, rows: page.rows.map((r) => (Number(r.commandId) === c.commandId ? { ...r, ...update } : r)) })
+  if (page.rows.some((r) => r.commandId === c.commandId)) {
+    queryClient.setQueryData<Paged<RecentCommand>>(key, { ...page, rows: page.rows.map((r) => (r.commandId === c.commandId ? { ...r, ...update } : r)) })
   } else {
-    prepend(queryClient, key, { commandId: c.commandId, deviceId: c.deviceId, command: c.command, ...update, createTime: new Date().toISOString() })
+    prepend<RecentCommand>(queryClient, key, { commandId: c.commandId, deviceId: c.deviceId, command: c.command, ...update, createTime: new Date().toISOString() })
   }
 }
 
@@ -66,19 +73,19 @@ interface Telemetry {
   gps?: { lat?: number; lng?: number }
 }
 
-function telemetryOf(row: Row): Telemetry {
+function telemetryOf(row: RecentMessage): Telemetry {
   try {
-    return JSON.parse(String(row.payload)) as Telemetry
+    return JSON.parse(row.payload) as Telemetry
   } catch {
     return {}
   }
 }
 
-function RecentTable({ rows, columns, rowKey, loading, error, testId }: { rows: Row[] | undefined; columns: ColumnsType<Row>; rowKey: string; loading: boolean; error: boolean; testId: string }) {
+function RecentTable<R extends object>({ rows, columns, rowKey, loading, error, testId }: { rows: R[] | undefined; columns: ColumnsType<R>; rowKey: string; loading: boolean; error: boolean; testId: string }) {
   const { t } = useTranslation()
   if (error) return <Result status="warning" subTitle={t('iot.detail.loadFailed')} />
   return (
-    <Table<Row>
+    <Table<R>
       size="small"
       rowKey={rowKey}
       loading={loading}
@@ -92,7 +99,7 @@ function RecentTable({ rows, columns, rowKey, loading, error, testId }: { rows: 
   )
 }
 
-function useRecent(entity: ResolvedEntity, body: ListBody) {
+function useRecent<E extends ResolvedEntity>(entity: E, body: ListBody) {
   return useQuery({ queryKey: crudKeys.list(entity, body), queryFn: () => crudApi(entity).list(body) })
 }
 
@@ -149,30 +156,30 @@ export function DeviceDrawer({ deviceId, onClose }: { deviceId: number; onClose:
     <EntityDescriptions entity={device} row={row.data} testId="device-details" />
   )
 
-  const telemetryColumns: ColumnsType<Row> = [
+  const telemetryColumns: ColumnsType<RecentMessage> = [
     { key: 'time', title: t('iot.detail.time'), render: (_, r) => time(r.createTime) },
     { key: 'battery', title: t('iot.detail.battery'), align: 'right', render: (_, r) => telemetryOf(r).battery ?? '' },
     { key: 'signal', title: t('iot.detail.signal'), align: 'right', render: (_, r) => telemetryOf(r).signal ?? '' },
     { key: 'lat', title: t('iot.detail.lat'), align: 'right', render: (_, r) => telemetryOf(r).gps?.lat?.toFixed(5) ?? '' },
     { key: 'lng', title: t('iot.detail.lng'), align: 'right', render: (_, r) => telemetryOf(r).gps?.lng?.toFixed(5) ?? '' },
   ]
-  const commandColumns: ColumnsType<Row> = [
+  const commandColumns: ColumnsType<RecentCommand> = [
     { key: 'time', title: t('iot.detail.time'), render: (_, r) => time(r.sentAt ?? r.createTime) },
     { key: 'command', title: t('iot.detail.command'), render: (_, r) => commandLabel(r.command) },
-    { key: 'status', title: t('iot.detail.status'), render: (_, r) => <CommandStatusTag status={r.status as string} /> },
-    { key: 'rtt', title: t('iot.detail.roundTrip'), align: 'right', render: (_, r) => (r.roundTripMs === null || r.roundTripMs === undefined ? '' : `${String(r.roundTripMs)} ms`) },
+    { key: 'status', title: t('iot.detail.status'), render: (_, r) => <CommandStatusTag status={r.status} /> },
+    { key: 'rtt', title: t('iot.detail.roundTrip'), align: 'right', render: (_, r) => (r.roundTripMs === null ? '' : `${r.roundTripMs} ms`) },
     {
       key: 'reply',
       title: t('iot.detail.reply'),
       render: (_, r) =>
         r.reply ? (
-          <Tooltip title={<pre className="iot-tooltip-json">{prettyJson(String(r.reply))}</pre>}>
-            <span className="crud-cell-clip">{String(r.reply)}</span>
+          <Tooltip title={<pre className="iot-tooltip-json">{prettyJson(r.reply)}</pre>}>
+            <span className="crud-cell-clip">{r.reply}</span>
           </Tooltip>
         ) : null,
     },
   ]
-  const messageColumns: ColumnsType<Row> = [
+  const messageColumns: ColumnsType<RecentMessage> = [
     { key: 'time', title: t('iot.detail.time'), render: (_, r) => time(r.createTime) },
     { key: 'direction', title: t('iot.detail.direction'), render: (_, r) => <Tag color={r.direction === 'up' ? 'green' : 'blue'}>{t(r.direction === 'up' ? 'iot.detail.up' : 'iot.detail.down')}</Tag> },
     { key: 'kind', title: t('iot.detail.kind'), dataIndex: 'kind' },
@@ -180,14 +187,14 @@ export function DeviceDrawer({ deviceId, onClose }: { deviceId: number; onClose:
       key: 'payload',
       title: t('iot.detail.payload'),
       render: (_, r) => (
-        <Tooltip title={<pre className="iot-tooltip-json">{prettyJson(String(r.payload ?? ''))}</pre>}>
-          <span className="crud-cell-clip">{String(r.payload ?? '')}</span>
+        <Tooltip title={<pre className="iot-tooltip-json">{prettyJson(r.payload)}</pre>}>
+          <span className="crud-cell-clip">{r.payload}</span>
         </Tooltip>
       ),
     },
   ]
 
-  const sn = row.data ? String(row.data.sn) : ''
+  const sn = row.data?.sn ?? ''
   return (
     <Drawer
       open

@@ -1,9 +1,8 @@
 import { useState } from 'react'
 import { App, Form, InputNumber, Modal, Select, Space, Tag } from 'antd'
-import { COMMANDS } from '@velo/shared'
+import { COMMANDS, type ApiRowOf, type iotEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { iotApi } from '../../../api/iot'
-import type { Row } from '../../../crud/api/crudApi'
 import { localized } from '../../../i18n'
 import { JsonEditor, jsonObjectRule } from '../JsonEditor'
 import { parseJsonObject, toJsonText } from '../json'
@@ -24,7 +23,7 @@ const MAX_EXPIRE_MIN = 10_080
  * (starting from the command's example), confirm the number of devices (SPEC §8), send. Devices
  * that are offline get it when they come back, unless it times out first.
  */
-export function SendCommandDialog({ devices, onClose }: { devices: readonly Row[]; onClose: () => void }) {
+export function SendCommandDialog({ devices, onClose }: { devices: readonly Pick<ApiRowOf<typeof iotEntities.iotDevice>, 'deviceId'>[]; onClose: () => void }) {
   const { t } = useTranslation()
   const { modal, message } = App.useApp()
   const [form] = Form.useForm<Values>()
@@ -42,7 +41,7 @@ export function SendCommandDialog({ devices, onClose }: { devices: readonly Row[
         setSending(true)
         try {
           const { data, msg } = await iotApi.sendCommand({
-            deviceIds: devices.map((d) => Number(d.deviceId)),
+            deviceIds: devices.map((d) => d.deviceId),
             command: values.command,
             params: parseJsonObject(values.params) ?? {},
             ...(values.timeoutSeconds ? { timeoutSeconds: values.timeoutSeconds } : {}),

@@ -2,12 +2,12 @@ import { useEffect, useRef, useState } from 'react'
 import { App, Button, Space, Typography } from 'antd'
 import { EyeOutlined, KeyOutlined, PoweroffOutlined, SendOutlined } from '@ant-design/icons'
 import { useQueryClient } from '@tanstack/react-query'
-import { iotEntities, type DeviceEvent } from '@velo/shared'
+import { iotEntities, type ApiRowOf, type DeviceEvent } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { eventData, useEventStream } from '../../../api/eventStream'
 import { iotApi } from '../../../api/iot'
 import { useAccess } from '../../../app/Access'
-import { crudKeys, type Row } from '../../../crud/api/crudApi'
+import { crudKeys } from '../../../crud/api/crudApi'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { EntityForm, type EntityFormProps } from '../../../crud/form/EntityForm'
 import { GATEWAY_KEY, GatewayStatus } from '../GatewayStatus'
@@ -19,6 +19,7 @@ import { SendCommandDialog } from './SendCommandDialog'
 import '../iot.css'
 
 const device = iotEntities.iotDevice
+type DeviceRow = ApiRowOf<typeof device>
 const COMMAND = 'iot:device:command'
 /** The devices-online count is fetched again at most this often while states change. */
 const GATEWAY_REFRESH_MS = 3000
@@ -38,17 +39,18 @@ export default function DevicePage() {
   const mayQuery = useAccess({ permissions: [`${device.permission}:query`] })
   const [shownId, setShownId] = useState<number | null>(null)
   const [secret, setSecret] = useState<ShownSecret | null>(null)
-  const [commanding, setCommanding] = useState<readonly Row[] | null>(null)
+  const [commanding, setCommanding] = useState<readonly DeviceRow[] | null>(null)
 
   // The add form, with the secret the server answers once shown after it closes.
   const [DeviceForm] = useState(
     () =>
-      function DeviceForm(props: EntityFormProps) {
+      function DeviceForm(props: EntityFormProps<typeof device>) {
         return (
           <EntityForm
             {...props}
             onSaved={(saved) => {
-              if (props.id === undefined && typeof saved.secret === 'string') setSecret({ sn: String(saved.sn), secret: saved.secret })
+              // The add answers the row with its secret besides (the server's addedFields).
+              if (props.id === undefined && 'secret' in saved && typeof saved.secret === 'string') setSecret({ sn: saved.sn, secret: saved.secret })
             }}
           />
         )
@@ -79,9 +81,9 @@ export default function DevicePage() {
     },
   })
 
-  const ids = (rows: readonly Row[]) => rows.map((r) => Number(r.deviceId))
+  const ids = (rows: readonly DeviceRow[]) => rows.map((r) => r.deviceId)
 
-  const reboot = (rows: readonly Row[]) =>
+  const reboot = (rows: readonly DeviceRow[]) =>
     modal.confirm({
       title: t('crud.confirmTitle'),
       content: t('iot.reboot.confirm', { count: rows.length }),
@@ -96,15 +98,15 @@ export default function DevicePage() {
       },
     })
 
-  const resetSecret = (row: Row) =>
+  const resetSecret = (row: DeviceRow) =>
     modal.confirm({
       title: t('crud.confirmTitle'),
-      content: t('iot.secret.resetConfirm', { sn: String(row.sn) }),
+      content: t('iot.secret.resetConfirm', { sn: row.sn }),
       okButtonProps: { danger: true },
       onOk: async () => {
         try {
-          const { data, msg } = await iotApi.resetSecret(Number(row.deviceId))
-          setSecret({ sn: String(row.sn), secret: data.secret })
+          const { data, msg } = await iotApi.resetSecret(row.deviceId)
+          setSecret({ sn: row.sn, secret: data.secret })
           if (msg) void message.success(msg)
         } catch {
           // The client showed why.
@@ -120,7 +122,7 @@ export default function DevicePage() {
         cells={{
           sn: ({ value, row }) =>
             mayQuery ? (
-              <Typography.Link onClick={() => setShownId(Number(row.deviceId))} data-testid={`device-sn-${String(value)}`}>
+              <Typography.Link onClick={() => setShownId(row.deviceId)} data-testid={`device-sn-${String(value)}`}>
                 {String(value)}
               </Typography.Link>
             ) : (
@@ -130,7 +132,7 @@ export default function DevicePage() {
         rowActions={
           mayQuery || mayEdit
             ? (row) => [
-                mayQuery && { key: 'details', label: t('crud.details'), icon: <EyeOutlined />, onClick: () => setShownId(Number(row.deviceId)), testId: 'row-details' },
+                mayQuery && { key: 'details', label: t('crud.details'), icon: <EyeOutlined />, onClick: () => setShownId(row.deviceId), testId: 'row-details' },
                 mayEdit && { key: 'resetSecret', label: t('iot.secret.reset'), icon: <KeyOutlined />, danger: true, onClick: () => resetSecret(row), testId: 'row-reset-secret' },
               ]
             : undefined

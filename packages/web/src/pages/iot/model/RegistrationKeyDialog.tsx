@@ -2,9 +2,9 @@ import { useState } from 'react'
 import { Alert, App, Button, Modal, Result, Space, Spin } from 'antd'
 import { ReloadOutlined } from '@ant-design/icons'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
+import type { ApiRowOf, iotEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { iotApi } from '../../../api/iot'
-import type { Row } from '../../../crud/api/crudApi'
 import { SecretValue } from '../SecretValue'
 
 const keyOf = (modelId: number) => ['iot', 'registrationKey', modelId] as const
@@ -13,12 +13,11 @@ const keyOf = (modelId: number) => ['iot', 'registrationKey', modelId] as const
  * A model's registration key: devices of the model sign their self-registration with it (factory
  * line, first boot). Shown with a copy button; a reset (confirmed) makes the old key useless.
  */
-export function RegistrationKeyDialog({ model, onClose }: { model: Row; onClose: () => void }) {
+export function RegistrationKeyDialog({ model, onClose }: { model: Pick<ApiRowOf<typeof iotEntities.iotModel>, 'modelId' | 'name'>; onClose: () => void }) {
   const { t } = useTranslation()
   const { modal, message } = App.useApp()
   const queryClient = useQueryClient()
-  const modelId = Number(model.modelId)
-  const name = String(model.name ?? model.productId ?? modelId)
+  const { modelId, name } = model
   const key = useQuery({ queryKey: keyOf(modelId), queryFn: () => iotApi.registrationKey(modelId), gcTime: 0 })
   const [resetting, setResetting] = useState(false)
 

@@ -1,9 +1,8 @@
 import { useState } from 'react'
 import { KeyOutlined } from '@ant-design/icons'
-import { iotEntities } from '@velo/shared'
+import { iotEntities, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { useAccess } from '../../../app/Access'
-import type { Row } from '../../../crud/api/crudApi'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { RegistrationKeyDialog } from './RegistrationKeyDialog'
 import '../iot.css'
@@ -14,7 +13,7 @@ const model = iotEntities.iotModel
 export default function ModelPage() {
   const { t } = useTranslation()
   const mayEdit = useAccess({ permissions: [`${model.permission}:edit`] })
-  const [keyFor, setKeyFor] = useState<Row | null>(null)
+  const [keyFor, setKeyFor] = useState<ApiRowOf<typeof model> | null>(null)
   return (
     <>
       <EntityListPage

@@ -1,11 +1,10 @@
 import { useState } from 'react'
 import { App, Button } from 'antd'
 import { EyeOutlined, UnlockOutlined } from '@ant-design/icons'
-import { systemEntities } from '@velo/shared'
+import { systemEntities, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { cleanLoginLog, unlockAccount } from '../../../api/monitor'
 import { Access, useAccess } from '../../../app/Access'
-import type { Row } from '../../../crud/api/crudApi'
 import { EntityDetails } from '../../../crud/EntityDetails'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { LogCleanButton } from '../LogCleanButton'
@@ -22,12 +21,12 @@ const UNLOCK = 'monitor:logininfor:unlock'
 export default function LoginLogPage() {
   const { t } = useTranslation()
   const { modal, message } = App.useApp()
-  const [shown, setShown] = useState<unknown>()
+  const [shown, setShown] = useState<number>()
   const mayQuery = useAccess({ permissions: [`${loginLog.permission}:query`] })
   const mayUnlock = useAccess({ permissions: [UNLOCK] })
 
-  const unlock = (row: Row) => {
-    const userName = String(row.userName)
+  const unlock = (row: ApiRowOf<typeof loginLog>) => {
+    const { userName } = row
     modal.confirm({
       title: t('crud.confirmTitle'),
       content: t('log.unlockConfirm', { name: userName }),

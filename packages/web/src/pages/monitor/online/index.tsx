@@ -1,10 +1,11 @@
 import { App } from 'antd'
 import { LogoutOutlined } from '@ant-design/icons'
 import { useQueryClient } from '@tanstack/react-query'
+import type { ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { forceLogout } from '../../../api/monitor'
 import { useAccess } from '../../../app/Access'
-import { crudKeys, type Row } from '../../../crud/api/crudApi'
+import { crudKeys } from '../../../crud/api/crudApi'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { onlineSession } from './session'
 
@@ -15,15 +16,15 @@ export default function OnlinePage() {
   const queryClient = useQueryClient()
   const mayForce = useAccess({ permissions: ['monitor:online:forceLogout'] })
 
-  const logout = (row: Row) =>
+  const logout = (row: ApiRowOf<typeof onlineSession>) =>
     modal.confirm({
       title: t('crud.confirmTitle'),
-      content: t('online.forceLogoutConfirm', { name: String(row.userName), ip: String(row.ipaddr ?? '') }),
+      content: t('online.forceLogoutConfirm', { name: row.userName, ip: row.ipaddr }),
       okButtonProps: { danger: true },
       onOk: async () => {
         try {
-          await forceLogout(String(row.sessionId))
-          void message.success(t('online.forcedOut', { name: String(row.userName) }))
+          await forceLogout(row.sessionId)
+          void message.success(t('online.forcedOut', { name: row.userName }))
           void queryClient.invalidateQueries({ queryKey: crudKeys.all(onlineSession) })
         } catch {
           // The client showed why (the session had ended already).

@@ -14,7 +14,7 @@ const operLog = systemEntities.operLog
 /** The operation log: a drawer with every field of an entry (parameters and response as formatted JSON), and clean-up. */
 export default function OperLogPage() {
   const { t } = useTranslation()
-  const [shown, setShown] = useState<unknown>()
+  const [shown, setShown] = useState<number>()
   const mayQuery = useAccess({ permissions: [`${operLog.permission}:query`] })
   return (
     <>

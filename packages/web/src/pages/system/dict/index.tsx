@@ -1,10 +1,9 @@
 import { useState } from 'react'
 import { Drawer } from 'antd'
 import { UnorderedListOutlined } from '@ant-design/icons'
-import { systemEntities } from '@velo/shared'
+import { systemEntities, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { useAccess } from '../../../app/Access'
-import type { Row } from '../../../crud/api/crudApi'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { TextInput } from '../../../crud/kinds/inputs'
 
@@ -16,7 +15,7 @@ const { dictType, dictData } = systemEntities
  */
 export default function DictPage() {
   const { t } = useTranslation()
-  const [open, setOpen] = useState<Row | null>(null)
+  const [open, setOpen] = useState<ApiRowOf<typeof dictType> | null>(null)
   const mayListItems = useAccess({ permissions: ['system:dict:list'] })
   return (
     <>
@@ -27,7 +26,7 @@ export default function DictPage() {
         ]}
       />
       {open && (
-        <Drawer open title={t('dict.itemsTitle', { name: String(open.dictName), type: String(open.dictType) })} onClose={() => setOpen(null)} size={1000} destroyOnHidden data-testid="dict-items">
+        <Drawer open title={t('dict.itemsTitle', { name: open.dictName, type: open.dictType })} onClose={() => setOpen(null)} size={1000} destroyOnHidden data-testid="dict-items">
           <EntityListPage
             entity={dictData}
             params={{ dictType: open.dictType }}

@@ -17,7 +17,7 @@ export default function MenuPage() {
       entity={systemEntities.menu}
       cells={{ menuName: MenuNameCell, icon: MenuIconCell }}
       childPreset={(parent) => {
-        const menuType = CHILD_TYPE[String(parent.menuType)]
+        const menuType = CHILD_TYPE[parent.menuType]
         return menuType ? { menuType } : {}
       }}
       formInputs={{ parentId: (props) => <MenuParentInput {...props} /> }}

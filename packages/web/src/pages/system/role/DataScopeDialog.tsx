@@ -1,10 +1,10 @@
 import { useState } from 'react'
 import { App, Form, Modal, Select, Spin } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { systemEntities } from '@velo/shared'
+import { systemEntities, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { deptTree, setRoleDataScope, systemKeys } from '../../../api/system'
-import { crudApi, crudKeys, type Row } from '../../../crud/api/crudApi'
+import { crudApi, crudKeys } from '../../../crud/api/crudApi'
 import { useDict } from '../../../crud/api/dicts'
 import { dictOption } from '../../../crud/kinds/options'
 import { TreeCheck } from '../TreeCheck'
@@ -19,13 +19,13 @@ interface Values {
 }
 
 /** A role's data scope (SPEC §6): all, custom departments, own department, department and below, self only. */
-export function DataScopeDialog({ roleRow, onClose }: { roleRow: Row; onClose: () => void }) {
+export function DataScopeDialog({ roleRow, onClose }: { roleRow: Pick<ApiRowOf<typeof role>, 'roleId' | 'roleName'>; onClose: () => void }) {
   const { t } = useTranslation()
   const { message } = App.useApp()
   const queryClient = useQueryClient()
   const [form] = Form.useForm<Values>()
   const [saving, setSaving] = useState(false)
-  const roleId = Number(roleRow.roleId)
+  const { roleId } = roleRow
   const loaded = useQuery({ queryKey: crudKeys.row(role, roleId), queryFn: () => crudApi(role).get(roleId), gcTime: 0 })
   const scopes = useDict('sys_data_scope')
   const depts = useQuery({ queryKey: systemKeys.deptTree, queryFn: deptTree, staleTime: 60_000 })
@@ -50,7 +50,7 @@ export function DataScopeDialog({ roleRow, onClose }: { roleRow: Row; onClose: (
   return (
     <Modal
       open
-      title={t('role.dataScopeTitle', { name: String(roleRow.roleName) })}
+      title={t('role.dataScopeTitle', { name: roleRow.roleName })}
       okText={t('common.save')}
       cancelText={t('common.cancel')}
       onOk={() => void save()}
@@ -68,7 +68,7 @@ export function DataScopeDialog({ roleRow, onClose }: { roleRow: Row; onClose: (
           form={form}
           name="role-data-scope"
           layout="vertical"
-          initialValues={{ dataScope: String(loaded.data.dataScope ?? '1'), deptIds: (loaded.data.deptIds as number[] | undefined) ?? [] }}
+          initialValues={{ dataScope: loaded.data.dataScope, deptIds: loaded.data.deptIds ?? [] }}
           data-testid="data-scope-form"
         >
           <Form.Item name="dataScope" label={t('role.dataScope')} rules={[{ required: true }]}>

@@ -3,11 +3,11 @@ import { App, Button, Drawer, Form, Input, Space, Table } from 'antd'
 import type { ColumnType } from 'antd/es/table'
 import { DisconnectOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons'
 import { hashKey, keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
-import { DEFAULT_PAGE_SIZE, systemEntities } from '@velo/shared'
+import { DEFAULT_PAGE_SIZE, systemEntities, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
-import { cancelRoleUsers, roleUsers, systemKeys, type RoleUsersQuery } from '../../../api/system'
+import { cancelRoleUsers, roleUsers, systemKeys, type RoleUser, type RoleUsersQuery } from '../../../api/system'
 import { useAccess } from '../../../app/Access'
-import { crudKeys, type Row } from '../../../crud/api/crudApi'
+import { crudKeys } from '../../../crud/api/crudApi'
 import { DateTimeCell, OptionsCell } from '../../../crud/kinds/cells'
 import { ListPager } from '../../../crud/list/ListPager'
 import { localized } from '../../../i18n'
@@ -21,28 +21,28 @@ interface Filters {
 }
 
 /** The users holding a role (in the caller's data scope), paged; the role can be taken away from the selected ones. */
-export function RoleUsersDrawer({ roleRow, onClose }: { roleRow: Row; onClose: () => void }) {
+export function RoleUsersDrawer({ roleRow, onClose }: { roleRow: Pick<ApiRowOf<typeof systemEntities.role>, 'roleId' | 'roleName'>; onClose: () => void }) {
   const { t } = useTranslation()
   const { modal, message } = App.useApp()
   const queryClient = useQueryClient()
   const [form] = Form.useForm<Filters>()
-  const roleId = Number(roleRow.roleId)
+  const { roleId } = roleRow
   const [query, setQuery] = useState<RoleUsersQuery>({ pageNum: 1, pageSize: DEFAULT_PAGE_SIZE })
   const [selected, setSelected] = useState<Key[]>([])
   const mayCancel = useAccess({ permissions: ['system:role:edit'] })
   const page = useQuery({ queryKey: systemKeys.roleUsers(roleId, query), queryFn: () => roleUsers(roleId, query), placeholderData: keepPreviousData })
   const rows = page.data?.rows ?? []
 
-  const cancel = (targets: readonly Row[]) =>
+  const cancel = (targets: readonly RoleUser[]) =>
     modal.confirm({
       title: t('crud.confirmTitle'),
-      content: t('role.cancelConfirm', { names: targets.map((r) => String(r.userName)).join(', '), role: String(roleRow.roleName) }),
+      content: t('role.cancelConfirm', { names: targets.map((r) => r.userName).join(', '), role: roleRow.roleName }),
       okButtonProps: { danger: true },
       onOk: async () => {
         try {
           await cancelRoleUsers(
             roleId,
-            targets.map((r) => Number(r.userId)),
+            targets.map((r) => r.userId),
           )
           void message.success(t('role.cancelled'))
           setSelected([])
@@ -55,7 +55,7 @@ export function RoleUsersDrawer({ roleRow, onClose }: { roleRow: Row; onClose: (
     })
 
   const statusField = user.fieldMap.get('status')!
-  const columns: ColumnType<Row>[] = [
+  const columns: ColumnType<RoleUser>[] = [
     { key: 'userName', dataIndex: 'userName', title: label('userName') },
     { key: 'nickName', dataIndex: 'nickName', title: label('nickName') },
     { key: 'deptName', dataIndex: 'deptName', title: label('deptId') },
@@ -70,7 +70,7 @@ export function RoleUsersDrawer({ roleRow, onClose }: { roleRow: Row; onClose: (
             title: t('crud.actions'),
             fixed: 'right' as const,
             align: 'center' as const,
-            render: (_: unknown, row: Row) => (
+            render: (_: unknown, row: RoleUser) => (
               <Button type="link" size="small" danger icon={<DisconnectOutlined />} onClick={() => cancel([row])} data-testid="role-user-cancel">
                 {t('role.cancelAssignment')}
               </Button>
@@ -90,7 +90,7 @@ export function RoleUsersDrawer({ roleRow, onClose }: { roleRow: Row; onClose: (
   }
 
   return (
-    <Drawer open title={t('role.usersTitle', { name: String(roleRow.roleName) })} onClose={onClose} size={900} destroyOnHidden data-testid="role-users">
+    <Drawer open title={t('role.usersTitle', { name: roleRow.roleName })} onClose={onClose} size={900} destroyOnHidden data-testid="role-users">
       <Form<Filters> form={form} layout="inline" className="crud-search" name="role-users-search" onFinish={search}>
         <Form.Item name="userName" label={label('userName')}>
           <Input allowClear placeholder={t('crud.enter', { label: label('userName') })} />
@@ -117,12 +117,12 @@ export function RoleUsersDrawer({ roleRow, onClose }: { roleRow: Row; onClose: (
       </Form>
       {mayCancel && (
         <div className="crud-toolbar">
-          <Button danger icon={<DisconnectOutlined />} disabled={selected.length === 0} onClick={() => cancel(rows.filter((r) => selected.includes(r.userId as Key)))} data-testid="role-users-cancel-selected">
+          <Button danger icon={<DisconnectOutlined />} disabled={selected.length === 0} onClick={() => cancel(rows.filter((r) => selected.includes(r.userId)))} data-testid="role-users-cancel-selected">
             {t('role.cancelAssignment')}
           </Button>
         </div>
       )}
-      <Table<Row>
+      <Table<RoleUser>
         rowKey="userId"
         size="small"
         loading={page.isFetching}

@@ -1,10 +1,9 @@
 import { useState } from 'react'
 import { SafetyOutlined, TeamOutlined } from '@ant-design/icons'
-import { ADMIN_ROLE, systemEntities } from '@velo/shared'
+import { ADMIN_ROLE, systemEntities, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { changeRoleStatus } from '../../../api/system'
 import { useAccess } from '../../../app/Access'
-import type { Row } from '../../../crud/api/crudApi'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { OptionsCell } from '../../../crud/kinds/cells'
 import { StatusSwitch } from '../StatusSwitch'
@@ -20,8 +19,8 @@ const role = systemEntities.role
  */
 export default function RolePage() {
   const { t } = useTranslation()
-  const [scoping, setScoping] = useState<Row | null>(null)
-  const [members, setMembers] = useState<Row | null>(null)
+  const [scoping, setScoping] = useState<ApiRowOf<typeof role> | null>(null)
+  const [members, setMembers] = useState<ApiRowOf<typeof role> | null>(null)
   const mayEdit = useAccess({ permissions: ['system:role:edit'] })
   return (
     <>
@@ -33,7 +32,7 @@ export default function RolePage() {
             props.row.roleKey === ADMIN_ROLE ? (
               <OptionsCell {...props} />
             ) : (
-              <StatusSwitch {...props} permission="system:role:edit" change={(status) => changeRoleStatus(Number(props.row.roleId), status)} />
+              <StatusSwitch {...props} permission="system:role:edit" change={(status) => changeRoleStatus(props.row.roleId, status)} />
             ),
         }}
         rowActions={(row) => [

@@ -1,8 +1,8 @@
 import { useState } from 'react'
 import { App, Form, Input, Modal, Typography } from 'antd'
+import type { ApiRowOf, systemEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { resetUserPassword } from '../../../api/system'
-import type { Row } from '../../../crud/api/crudApi'
 import { confirmPasswordRules, newPasswordRules } from '../../../lib/validation'
 
 interface Values {
@@ -11,12 +11,12 @@ interface Values {
 }
 
 /** Sets a user's password (the shared PASSWORD_PATTERN, typed twice); the server ends their sessions and lifts a lock. */
-export function ResetPasswordDialog({ user, onClose }: { user: Row; onClose: () => void }) {
+export function ResetPasswordDialog({ user, onClose }: { user: Pick<ApiRowOf<typeof systemEntities.user>, 'userId' | 'userName'>; onClose: () => void }) {
   const { t } = useTranslation()
   const { message } = App.useApp()
   const [form] = Form.useForm<Values>()
   const [saving, setSaving] = useState(false)
-  const userName = String(user.userName)
+  const { userName } = user
 
   async function save() {
     let values: Values
@@ -27,7 +27,7 @@ export function ResetPasswordDialog({ user, onClose }: { user: Row; onClose: () 
     }
     setSaving(true)
     try {
-      await resetUserPassword(Number(user.userId), values.password)
+      await resetUserPassword(user.userId, values.password)
       void message.success(t('user.passwordReset', { name: userName }))
       onClose()
     } catch {

@@ -1,20 +1,20 @@
 import { useState } from 'react'
 import { KeyOutlined } from '@ant-design/icons'
-import { systemEntities } from '@velo/shared'
+import { systemEntities, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { changeUserStatus } from '../../../api/system'
 import { useAccess } from '../../../app/Access'
 import { sessionStore } from '../../../app/session/sessionStore'
-import type { Row } from '../../../crud/api/crudApi'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { EntityTreePanel } from '../../../crud/EntityTreePanel'
 import { StatusSwitch } from '../StatusSwitch'
 import { ResetPasswordDialog } from './ResetPasswordDialog'
 
 const user = systemEntities.user
+type UserRow = ApiRowOf<typeof user>
 
 /** The built-in administrator (user 1, admin) stays enabled, as does the signed-in user: the server refuses both. */
-const isBuiltInAdmin = (row: Row) => Number(row.userId) === 1 || row.userName === 'admin'
+const isBuiltInAdmin = (row: UserRow) => row.userId === 1 || row.userName === 'admin'
 
 /**
  * System users beside the department tree: picking a department lists the users in it and below it
@@ -24,10 +24,10 @@ const isBuiltInAdmin = (row: Row) => Number(row.userId) === 1 || row.userName ==
 export default function UserPage() {
   const { t } = useTranslation()
   const [deptId, setDeptId] = useState<unknown>()
-  const [resetting, setResetting] = useState<Row | null>(null)
+  const [resetting, setResetting] = useState<UserRow | null>(null)
   const mayReset = useAccess({ permissions: ['system:user:resetPwd'] })
   const me = sessionStore.use((s) => s.user?.username)
-  const lockOf = (row: Row) => (isBuiltInAdmin(row) ? t('user.builtInAdmin') : row.userName === me ? t('user.self') : undefined)
+  const lockOf = (row: UserRow) => (isBuiltInAdmin(row) ? t('user.builtInAdmin') : row.userName === me ? t('user.self') : undefined)
   return (
     <>
       <EntityListPage
@@ -41,7 +41,7 @@ export default function UserPage() {
               {...props}
               permission="system:user:edit"
               locked={lockOf(props.row)}
-              change={(status) => changeUserStatus(Number(props.row.userId), status)}
+              change={(status) => changeUserStatus(props.row.userId, status)}
             />
           ),
         }}
