@@ -28,7 +28,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     services: Services
     /** Every route registered, for the test that walks them all. */
-    routeTable: Pick<RouteOptions, 'method' | 'url' | 'config'>[]
+    routeTable: Pick<RouteOptions, 'method' | 'url' | 'config' | 'schema'>[]
     seedResult: SeedResult
     /** The in-process MQTT broker, when no external one is configured (MQTT_URL). */
     broker: EmbeddedBroker | null
@@ -80,7 +80,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   app.addHook('onReady', async () => services.jobs.start(app.log))
   app.decorate('routeTable', [])
   app.addHook('onRoute', (r) => {
-    app.routeTable.push({ method: r.method, url: r.url, config: r.config })
+    app.routeTable.push({ method: r.method, url: r.url, config: r.config, schema: r.schema })
   })
 
   await migrateToLatest(services.db, services.dialect)

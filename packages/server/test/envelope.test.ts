@@ -1,3 +1,5 @@
+import Fastify from 'fastify'
+import { requireResponseSchemas } from '../src/platform/responses'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -299,6 +301,16 @@ describe('API documentation', () => {
     expect([...new Set(refs)].filter((name) => !doc.components.schemas[name])).toEqual([])
     // Files answer bytes of their type.
     expect(Object.keys(doc.paths['/api/system/dict/export'].post.responses['200'].content)).toEqual(['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'])
+  })
+
+  it('refuses at start a route that does not declare its answer', async () => {
+    const app = Fastify()
+    await app.register(async (api) => {
+      requireResponseSchemas(api)
+      expect(() => api.get('/undeclared', async () => 'x')).toThrow(/declares no response schema/)
+      expect(() => api.get('/declared', { schema: { response: { 200: { type: 'string' } } } }, async () => 'x')).not.toThrow()
+    })
+    await app.close()
   })
 
   it('GET /api/docs serves the HTML viewer', async () => {

@@ -44,14 +44,17 @@ export function fileAnswer(contentType: string, description: string) {
  * Inside the API scope: refuses at start any route that does not declare what it answers (a
  * success `response` schema), as the guard refuses one that declares no permission.
  */
-// TEMPORARY while the module routes gain their schemas: collected instead of refused.
-export const undeclaredResponses: string[] = []
-
 export function requireResponseSchemas(api: FastifyInstance) {
   api.addHook('onRoute', (route) => {
     const response = route.schema?.response as Record<string, unknown> | undefined
-    if (!response || !Object.keys(response).some((status) => /^2/.test(status))) undeclaredResponses.push(`${route.method} ${route.url}`)
+    if (!response || !Object.keys(response).some((status) => /^2/.test(status))) throw new Error(`Route ${route.method} ${route.url} declares no response schema`)
   })
+}
+
+/** Whether a route answers an endless event stream (it declared `fileAnswer('text/event-stream', …)`). */
+export function answersEventStream(route: { schema?: { response?: unknown } }): boolean {
+  const ok = (route.schema?.response as Record<string, { content?: Record<string, unknown> }> | undefined)?.['200']
+  return !!ok?.content && 'text/event-stream' in ok.content
 }
 
 /** Answers that carry nothing but the message. */

@@ -2,9 +2,13 @@ import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { extname } from 'node:path'
 import { type JobInfo, JOB_STATES, type Paged } from '@velo/shared'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { envelope, fileAnswer, pageOf } from '../../platform/responses'
+import { jobInfoSchema } from '../../platform/jobs/schema'
+
+const eventStream = fileAnswer('text/event-stream', "Server-sent events, named 'job', each a JobInfo")
 import { BusinessType } from '../../platform/audit/operation-log'
 import { attachment, XLSX_TYPE } from '../../platform/crud/excel'
 import { idParam, pagingFields } from '../../platform/crud/schemas'
@@ -54,6 +58,7 @@ export function registerJobs(app: FastifyInstance, services: Services) {
           kind: z.string().max(64).optional(),
           mine: z.boolean().optional(),
         }),
+        response: { 200: envelope(pageOf(jobInfoSchema)) },
       },
     },
     async (req): Promise<Paged<JobInfo>> => {
@@ -66,24 +71,41 @@ export function registerJobs(app: FastifyInstance, services: Services) {
     },
   )
 
+  /** Sends a 'job' event for each change of a job `wanted` lets through, in the caller's language, until the caller goes. */
+  const streamJobs = (req: FastifyRequest, reply: FastifyReply, wanted: (job: JobRow) => boolean) => {
+    const lang = languageOf(req)
+    const stream = openEventStream(req, reply)
+    const stop = jobs.bus.subscribe((message) => {
+      if (message.type === 'job' && wanted(message.job)) stream.send('job', jobInfo(message.job, lang))
+    })
+    stream.onClose(stop)
+  }
+
   // Static segments win over /:id, so "stream" is never read as an id.
   api.get(
     '/monitor/job/stream',
-    { config: { permission: SIGNED_IN }, schema: { tags, summary: "Server-sent events: 'job' each time one of the caller's jobs changes (queued, progress, outcome)" } },
+    { config: { permission: SIGNED_IN }, schema: { tags, summary: "Server-sent events: 'job' each time one of the caller's jobs changes (queued, progress, outcome)", response: { 200: eventStream } } },
     async (req, reply) => {
       const { userId } = caller(req)
-      const lang = languageOf(req)
-      const stream = openEventStream(req, reply)
-      const stop = jobs.bus.subscribe((message) => {
-        if (message.type === 'job' && Number(message.job.createById) === userId) stream.send('job', jobInfo(message.job, lang))
-      })
-      stream.onClose(stop)
+      streamJobs(req, reply, (job) => Number(job.createById) === userId)
     },
+  )
+
+  // Monitoring › Jobs: every user's jobs. A route of its own, not a flag on the one above: the top bar
+  // keeps following only the caller's jobs, and the stream asks again and again for this route's
+  // permission (platform/sse.ts), so it ends as soon as the caller loses monitor:job:list.
+  api.get(
+    '/monitor/job/stream/all',
+    {
+      config: { permission: JOB_LIST_PERMISSION },
+      schema: { tags, summary: `Server-sent events: 'job' each time any user's job changes (queued, progress, outcome); needs ${JOB_LIST_PERMISSION}`, response: { 200: eventStream } },
+    },
+    async (req, reply) => streamJobs(req, reply, () => true),
   )
 
   api.get(
     '/monitor/job/:id',
-    { config: { permission: SIGNED_IN }, schema: { tags, summary: 'One job: state, progress, result or error', params: idParam } },
+    { config: { permission: SIGNED_IN }, schema: { tags, summary: 'One job: state, progress, result or error', params: idParam, response: { 200: envelope(jobInfoSchema) } } },
     async (req): Promise<JobInfo> => jobInfo(await visible(req, req.params.id), languageOf(req)),
   )
 
@@ -91,7 +113,7 @@ export function registerJobs(app: FastifyInstance, services: Services) {
     '/monitor/job/:id/cancel',
     {
       config: { permission: SIGNED_IN, audit: { module: 'Jobs', businessType: BusinessType.update } },
-      schema: { tags, summary: `Cancel a job: a queued one at once, a running one at its next step (own jobs, or any with ${JOB_CANCEL_PERMISSION})`, params: idParam },
+      schema: { tags, summary: `Cancel a job: a queued one at once, a running one at its next step (own jobs, or any with ${JOB_CANCEL_PERMISSION})`, params: idParam, response: { 200: envelope(jobInfoSchema) } },
     },
     async (req) => {
       const auth = caller(req)
@@ -104,7 +126,13 @@ export function registerJobs(app: FastifyInstance, services: Services) {
 
   api.get(
     '/monitor/job/:id/file',
-    { config: { permission: SIGNED_IN }, schema: { tags, summary: `Download the file a finished job left (an export's .xlsx): its owner, or with ${JOB_LIST_PERMISSION}`, params: idParam } },
+    { config: { permission: SIGNED_IN }, schema: {
+        tags,
+        summary: `Download the file a finished job left (an export's .xlsx): its owner, or with ${JOB_LIST_PERMISSION}`,
+        params: idParam,
+        response: { 200: fileAnswer('application/octet-stream', 'The file, under the name the job gave it') },
+      },
+    },
     async (req, reply) => {
       const row = await visible(req, req.params.id)
       const path = jobs.filePath(row)
