@@ -21,6 +21,12 @@ export interface MenuSeed {
   permission?: string
   /** Extra button permissions beyond the standard ones. */
   extra?: string[]
+  /**
+   * The page's buttons, each as [permission, menu name], in place of the standard set: for a page
+   * that lists no rows anyone adds, modifies or exports (Monitoring › Jobs). Its own permission is
+   * still `${permission}:list`.
+   */
+  buttons?: readonly (readonly [perms: string, name: string])[]
   /** The module imports from Excel. */
   imports?: boolean
   hidden?: boolean
@@ -139,6 +145,8 @@ export const MENU_CATALOGUE: MenuSeed[] = [
     page('monitor', 'operlog', 'form', 'Operation log', '操作日志', { imports: false }),
     page('monitor', 'appUploadLog', 'upload', 'App upload log', 'App 上传日志', { imports: false }),
     page('monitor', 'outbox', 'mail', 'Mail outbox', '邮件发件箱', { imports: false }),
+    // Everyone's background jobs; anyone follows and cancels their own from the top bar without it.
+    page('monitor', 'job', 'calendar', 'Jobs', '后台任务', { imports: false, buttons: [['monitor:job:cancel', 'button.cancelJob']] }),
   ]),
 ]
 
@@ -173,6 +181,7 @@ export const BUTTON_TITLES: Record<string, Label> = {
   'button.resetPwd': { en_US: 'Reset password', zh_CN: '重置密码' },
   'button.forceLogout': { en_US: 'Force logout', zh_CN: '强退' },
   'button.unlock': { en_US: 'Unlock', zh_CN: '账户解锁' },
+  'button.cancelJob': { en_US: 'Cancel job', zh_CN: '取消任务' },
 }
 
 /** A menu name as people read it: i18n keys ('menu.system.user', 'button.add') translated, plain text as is. */

@@ -7,10 +7,15 @@ import { http, requestFile, requestWithMessage, saveBlob } from './http'
 /** How many of the caller's newest jobs the top bar shows. */
 export const RECENT_JOBS = 10
 export const JOB_STREAM_URL = '/monitor/job/stream'
+/** Every user's jobs as they change (Monitoring › Jobs), for holders of monitor:job:list. */
+export const ALL_JOBS_STREAM_URL = '/monitor/job/stream/all'
 
 export const jobKeys = {
   all: ['jobs'] as const,
   mine: ['jobs', 'mine'] as const,
+  /** The pages of Monitoring › Jobs. */
+  monitor: ['jobs', 'monitor'] as const,
+  monitorPage: (body: JobListBody) => ['jobs', 'monitor', body] as const,
 }
 
 export const listJobs = (body: JobListBody) => http.post<Paged<JobInfo>>('/monitor/job/list', body)

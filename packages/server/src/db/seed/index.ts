@@ -57,7 +57,8 @@ async function seedDepartments(tx: Tx) {
 function pageButtons(seed: MenuSeed): [perms: string, name: string][] {
   const entity = seed.component ? entityForComponent(seed.component) : undefined
   const standard = [...STANDARD_ACTIONS, ...(seed.imports ? ['import'] : [])].map((a): [string, string] => [`${seed.permission}:${a}`, `button.${a}`])
-  const buttons = new Map(entity ? definedButtons(entity) : standard)
+  const own = seed.buttons?.map(([perms, name]): [string, string] => [perms, name])
+  const buttons = new Map(own ?? (entity ? definedButtons(entity) : standard))
   for (const perms of seed.extra ?? []) if (!buttons.has(perms)) buttons.set(perms, `button.${perms.split(':').at(-1)}`)
   return [...buttons]
 }
@@ -280,19 +281,82 @@ async function definedButtonsArea(tx: Tx) {
   const catalogue = new Map(MENU_CATALOGUE.flatMap((a) => a.children ?? []).map((c) => [c.component, c]))
   for (const page of pages) {
     const seed = catalogue.get(page.component!)
-    if (!seed?.permission) continue
-    const missing = pageButtons(seed).filter(([perms]) => !held.has(perms))
-    if (!missing.length) continue
-    const last = await tx.selectFrom('sysMenu').select((eb) => eb.fn.max('orderNum').as('n')).where('parentId', '=', page.menuId).executeTakeFirst()
-    let order = Number(last?.n ?? 0)
-    for (const [perms, menuName] of missing) {
-      await tx
-        .insertInto('sysMenu')
-        .values({ ...audit(), menuName, parentId: page.menuId, orderNum: ++order, path: '', component: null, query: null, isFrame: '1', isCache: '0', menuType: 'F', visible: '0', status: '0', perms, icon: '#', noClose: '0' })
-        .execute()
-    }
+    if (seed?.permission) await addMissingButtons(tx, page.menuId, seed, held)
   }
   await missingConfigs(tx)
+}
+
+/** Adds under a page, after its own, the catalogue's buttons whose permission no button has yet. */
+async function addMissingButtons(tx: Tx, pageId: number, seed: MenuSeed, held: ReadonlySet<string | null>) {
+  const missing = pageButtons(seed).filter(([perms]) => !held.has(perms))
+  if (!missing.length) return
+  const last = await tx.selectFrom('sysMenu').select((eb) => eb.fn.max('orderNum').as('n')).where('parentId', '=', pageId).executeTakeFirst()
+  let order = Number(last?.n ?? 0)
+  for (const [perms, menuName] of missing) {
+    await tx
+      .insertInto('sysMenu')
+      .values({ ...audit(), menuName, parentId: pageId, orderNum: ++order, path: '', component: null, query: null, isFrame: '1', isCache: '0', menuType: 'F', visible: '0', status: '0', perms, icon: '#', noClose: '0' })
+      .execute()
+  }
+}
+
+/** A catalogue page and the area it is in. */
+function cataloguePage(key: string): { area: MenuSeed; page: MenuSeed } {
+  for (const area of MENU_CATALOGUE) {
+    const page = area.children?.find((c) => c.key === key)
+    if (page) return { area, page }
+  }
+  throw new Error(`no catalogue page ${key}`)
+}
+
+/**
+ * Version 5: Monitoring › Jobs (everyone's background jobs, monitor:job:list) and its Cancel job
+ * button (monitor:job:cancel), for databases seeded before the page existed. Only adds what is
+ * missing: a page or button already there (seeded fresh, or added by an admin) is left as it is,
+ * and where an admin removed the Monitoring directory nothing is added. The admin role holds every
+ * menu without rows of its own; other roles get the page when an admin grants it.
+ */
+async function jobsPage(tx: Tx) {
+  const { area, page: seed } = cataloguePage('monitor.job')
+  const dir = await tx
+    .selectFrom('sysMenu')
+    .select('menuId')
+    .where('menuName', '=', `menu.${area.key}`)
+    .where('menuType', '=', 'M')
+    .where('parentId', '=', 0)
+    .orderBy('menuId')
+    .executeTakeFirst()
+  const present = await tx.selectFrom('sysMenu').select('menuId').where('menuType', '=', 'C').where('component', '=', seed.component!).orderBy('menuId').executeTakeFirst()
+  let pageId = present?.menuId
+  if (pageId === undefined) {
+    if (!dir) return
+    const last = await tx.selectFrom('sysMenu').select((eb) => eb.fn.max('orderNum').as('n')).where('parentId', '=', dir.menuId).executeTakeFirst()
+    pageId = (
+      await tx
+        .insertInto('sysMenu')
+        .values({
+          ...audit(),
+          menuName: `menu.${seed.key}`,
+          parentId: dir.menuId,
+          orderNum: Number(last?.n ?? 0) + 1,
+          path: seed.path,
+          component: seed.component!,
+          query: null,
+          isFrame: '1',
+          isCache: '0',
+          menuType: 'C',
+          visible: '0',
+          status: '0',
+          perms: `${seed.permission}:list`,
+          icon: seed.icon,
+          noClose: '0',
+        })
+        .returning('menuId')
+        .executeTakeFirstOrThrow()
+    ).menuId
+  }
+  const held = new Set((await tx.selectFrom('sysMenu').select('perms').where('menuType', '=', 'F').execute()).map((r) => r.perms))
+  await addMissingButtons(tx, pageId, seed, held)
 }
 
 /** Seed steps by version; the marker key holds the last one applied. */
@@ -301,6 +365,7 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 2, apply: (tx) => systemArea(tx) },
   { version: 3, apply: (tx, _hash, result) => iotArea(tx, result) },
   { version: 4, apply: (tx) => definedButtonsArea(tx) },
+  { version: 5, apply: (tx) => jobsPage(tx) },
 ]
 
 /**
