@@ -1,13 +1,13 @@
-import { entityByKey, type FieldDef, type Language, type ResolvedEntity } from '@velo/shared'
+import { entityByKey, type FieldDef, type Language } from '@velo/shared'
+import { entitySources } from './sources'
 import type { Kysely } from 'kysely'
 import { AppError, forbidden } from '../errors'
 import { yieldWhenDue } from '../event-loop'
 import { t } from '../i18n'
 import { hasPermission } from '../rbac/auth-context'
 import { resolveRowScope } from '../rbac/data-scope'
-import type { Services } from '../services'
 import { streamWorkbook } from '../crud/excel'
-import { dictLabels, type EntityRepository, sortColumn } from '../crud/repository'
+import { dictLabels, sortColumn } from '../crud/repository'
 import { defineJobKind } from './registry'
 
 /** What POST {path}/export/job queues: the export's body as validated, and the language of its headers. */
@@ -17,22 +17,10 @@ export interface ExportJobParams {
   lang: Language
 }
 
-interface ExportSource {
-  entity: ResolvedEntity
-  repo: EntityRepository
-  /** The export permission, checked again when the job runs: the starter may have lost it meanwhile. */
-  permission: string
-}
-
-/** The exportable entities of each app, with the repository its routes use (and so its hooks). */
-const sources = new WeakMap<Services, Map<string, ExportSource>>()
+const sources = entitySources()
 
 /** Called where an entity's export route is registered, so a job can run the same export. */
-export function registerExportSource(services: Services, source: ExportSource) {
-  const map = sources.get(services) ?? new Map<string, ExportSource>()
-  sources.set(services, map)
-  map.set(source.entity.key, source)
-}
+export const registerExportSource = sources.register
 
 const dictTypesOf = (fields: readonly FieldDef[]) => fields.flatMap((f) => (f.kind === 'dict' ? [f.dict] : []))
 const stamp = () => new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')
@@ -56,7 +44,7 @@ export const exportJob = defineJobKind<ExportJobParams>({
   },
   async run(ctx) {
     const { entity: key, body, lang } = ctx.params
-    const source = sources.get(ctx.services)?.get(key)
+    const source = sources.get(ctx.services, key)
     if (!source) throw new AppError(404, 'job.export.gone', { entity: key })
     const { entity: e, repo, permission } = source
     if (!hasPermission(ctx.auth, permission)) throw forbidden('error.forbidden', { permission })

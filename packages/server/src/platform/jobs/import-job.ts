@@ -1,17 +1,16 @@
 import { createReadStream } from 'node:fs'
+import { entitySources, type EntitySource } from './sources'
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { entityByKey, type Language, type ResolvedEntity } from '@velo/shared'
+import { entityByKey, type Language } from '@velo/shared'
 import type { Insertable, Kysely } from 'kysely'
 import type { OperLogTable } from '../../db/schema'
 import { BusinessType } from '../audit/operation-log'
 import { importWorkbook, type ImportIssue, type ImportResult } from '../crud/import'
-import type { EntityRepository } from '../crud/repository'
 import { AppError, forbidden } from '../errors'
 import { t } from '../i18n'
 import { hasPermission } from '../rbac/auth-context'
 import { resolveRowScope } from '../rbac/data-scope'
-import type { Services } from '../services'
 import type { Storage } from '../storage'
 import type { JobContext } from './registry'
 import { defineJobKind } from './registry'
@@ -38,22 +37,11 @@ export interface ImportJobProblems {
   errors: ImportIssue[]
 }
 
-interface ImportSource {
-  entity: ResolvedEntity
-  repo: EntityRepository
-  /** The import permission, checked again when the job runs: the starter may have lost it meanwhile. */
-  permission: string
-}
-
-/** The importable entities of each app, with the repository its routes use (and so its hooks). */
-const sources = new WeakMap<Services, Map<string, ImportSource>>()
+const sources = entitySources()
+type ImportSource = EntitySource
 
 /** Called where an entity's import route is registered, so a job can run the same import. */
-export function registerImportSource(services: Services, source: ImportSource) {
-  const map = sources.get(services) ?? new Map<string, ImportSource>()
-  sources.set(services, map)
-  map.set(source.entity.key, source)
-}
+export const registerImportSource = sources.register
 
 /** Uploads not yet handed to a job: a request still receiving, or one whose server died meanwhile. */
 export const INCOMING_FOLDER = 'jobs/incoming'
@@ -175,7 +163,7 @@ export const importJob = defineJobKind<ImportJobParams>({
     const started = Date.now()
     const { params, services } = ctx
     const db = services.db as unknown as Kysely<any>
-    const source = sources.get(services)?.get(params.entity)
+    const source = sources.get(services, params.entity)
     try {
       if (!source) throw new AppError(404, 'job.import.gone', { entity: params.entity })
       const { repo, permission } = source
