@@ -41,6 +41,8 @@ const JOBS: JobInfo[] = [
   job({ jobId: 1, kind: 'action', title: 'Push · IoT configuration', state: 'failed', error: 'The server stopped while this job ran', startTime: '2026-01-01T08:00:00Z', finishTime: '2026-01-01T08:00:03Z' }),
 ]
 
+/** What the server lists now: a cancel changes it. */
+let listed = JOBS
 let stream: SseHandle | null = null
 let streamUrl = ''
 
@@ -66,10 +68,11 @@ async function pick(scope: HTMLElement, label: string, option: string) {
 
 describe('Monitoring › Jobs', () => {
   beforeEach(() => {
+    listed = JOBS
     vi.stubGlobal('fetch', fetchMock)
     fetchMock.mockImplementation(async (url, init) => {
       const path = String(url).replace(/^\/api/, '')
-      if (path === '/monitor/job/list') return jsonResponse({ rows: JOBS, total: JOBS.length })
+      if (path === '/monitor/job/list') return jsonResponse({ rows: listed, total: listed.length })
       if (path.startsWith('/monitor/job/stream')) {
         streamUrl = path
         stream = sseResponse(init?.signal)
@@ -77,8 +80,10 @@ describe('Monitoring › Jobs', () => {
       }
       const cancel = /^\/monitor\/job\/(\d+)\/cancel$/.exec(path)
       if (cancel) {
-        const before = JOBS.find((j) => j.jobId === Number(cancel[1]))!
-        return jsonResponse({ ...before, state: 'cancelled', finishTime: '2026-01-01T08:05:00Z', cancelRequested: true })
+        const before = listed.find((j) => j.jobId === Number(cancel[1]))!
+        const after: JobInfo = { ...before, state: 'cancelled', finishTime: '2026-01-01T08:05:00Z', cancelRequested: true }
+        listed = listed.map((j) => (j.jobId === after.jobId ? after : j))
+        return jsonResponse(after)
       }
       return jsonResponse(null, 404)
     })
