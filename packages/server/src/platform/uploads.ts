@@ -32,17 +32,27 @@ export async function readOneFile(req: FastifyRequest, maxBytes: number): Promis
       found = { bytes, nameExtension: extname(part.filename).slice(1).toLowerCase(), originalName: part.filename, fields }
     }
   } catch (err) {
-    // The parser's own limits surface as errors of the part stream; say what went wrong in the client's terms.
-    if (err instanceof AppError) throw err
-    const code = (err as { code?: unknown }).code
-    if (code === 'FST_FILES_LIMIT') throw badRequest('upload.oneFile')
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError(413, 'upload.tooLarge', { maxMb: Number((maxBytes / 1024 / 1024).toPrecision(3)) })
-    // Nothing but parsing runs in the loop: any other failure (no boundary, a broken one, a body cut
-    // short, too many fields) is the request's, and busboy says so only in plain Errors.
-    throw badRequest('upload.badMultipart')
+    throw multipartFailure(err, maxBytes)
   }
   if (!found) throw badRequest('upload.noFile')
   return found
+}
+
+/** A file over the request's size limit (413, in MB). */
+export const uploadTooLarge = (maxBytes: number) => new AppError(413, 'upload.tooLarge', { maxMb: Number((maxBytes / 1024 / 1024).toPrecision(3)) })
+
+/**
+ * What went wrong while reading a multipart request's parts, in the client's terms: the parser's own
+ * limits surface as errors of the part stream.
+ */
+export function multipartFailure(err: unknown, maxBytes: number): Error {
+  if (err instanceof AppError) return err
+  const code = (err as { code?: unknown }).code
+  if (code === 'FST_FILES_LIMIT') return badRequest('upload.oneFile')
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return uploadTooLarge(maxBytes)
+  // Nothing but parsing runs in the loop: any other failure (no boundary, a broken one, a body cut
+  // short, too many fields) is the request's, and busboy says so only in plain Errors.
+  return badRequest('upload.badMultipart')
 }
 
 export interface UploadedImage {

@@ -10,13 +10,14 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { BusinessType } from '../audit/operation-log'
 import { ok } from '../envelope'
-import { AppError, badRequest } from '../errors'
+import { badRequest } from '../errors'
 import { languageOf } from '../http'
 import { adoptUpload, INCOMING_FOLDER, jobInfo, registerImportSource, sweepIncoming, type ImportJobParams } from '../jobs'
 import { jobInfoSchema } from '../jobs/schema'
 import { envelope } from '../responses'
 import { caller } from '../rbac/guard'
 import type { Services } from '../services'
+import { multipartFailure, uploadTooLarge } from '../uploads'
 import { checkWorkbookFile, updateSupportField } from './import'
 import type { EntityRepository } from './repository'
 
@@ -90,23 +91,16 @@ async function receiveWorkbook(req: FastifyRequest, services: Services): Promise
       await mkdir(dirname(full), { recursive: true })
       written.push(full)
       await pipeline(part.file, checkedWorkbook(nameExtension), createWriteStream(full))
-      if (part.file.truncated) throw tooLarge(maxBytes)
+      if (part.file.truncated) throw uploadTooLarge(maxBytes)
       found = { name, originalName: part.filename, fields }
     }
     if (!found) throw badRequest('upload.noFile')
     return found
   } catch (err) {
     for (const full of written) await rm(full, { force: true })
-    // As readOneFile: the parser's own limits surface as errors of the part stream.
-    if (err instanceof AppError) throw err
-    const code = (err as { code?: unknown }).code
-    if (code === 'FST_FILES_LIMIT') throw badRequest('upload.oneFile')
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes)
-    throw badRequest('upload.badMultipart')
+    throw multipartFailure(err, maxBytes)
   }
 }
-
-const tooLarge = (maxBytes: number) => new AppError(413, 'upload.tooLarge', { maxMb: Number((maxBytes / 1024 / 1024).toPrecision(3)) })
 
 /**
  * POST {path}/import/job: the direct import's form (a `file` and `updateSupport`) for files larger
