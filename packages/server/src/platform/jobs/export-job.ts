@@ -1,5 +1,5 @@
-import { entityByKey, type FieldDef, type Language } from '@velo/shared'
-import { entitySources } from './sources'
+import { type FieldDef, type Language } from '@velo/shared'
+import { entityName, entitySources } from './sources'
 import type { Kysely } from 'kysely'
 import { AppError, forbidden } from '../errors'
 import { yieldWhenDue } from '../event-loop'
@@ -33,15 +33,7 @@ const stamp = () => new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')
 export const exportJob = defineJobKind<ExportJobParams>({
   kind: 'export',
   resumable: true,
-  title: (params, lang) => {
-    let entity = params.entity
-    try {
-      entity = entityByKey(params.entity).label[lang]
-    } catch {
-      // An entity since removed: its key still says what was exported.
-    }
-    return t(lang, 'job.export.title', { entity })
-  },
+  title: (params, lang) => t(lang, 'job.export.title', { entity: entityName(params.entity, lang) }),
   async run(ctx) {
     const { entity: key, body, lang } = ctx.params
     const source = sources.get(ctx.services, key)

@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs'
-import { entitySources, type EntitySource } from './sources'
+import { entityName, entitySources, type EntitySource } from './sources'
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { entityByKey, type Language } from '@velo/shared'
+import { type Language } from '@velo/shared'
 import type { Insertable, Kysely } from 'kysely'
 import type { OperLogTable } from '../../db/schema'
 import { BusinessType } from '../audit/operation-log'
@@ -38,7 +38,6 @@ export interface ImportJobProblems {
 }
 
 const sources = entitySources()
-type ImportSource = EntitySource
 
 /** Called where an entity's import route is registered, so a job can run the same import. */
 export const registerImportSource = sources.register
@@ -88,7 +87,7 @@ const MAX_TEXT = 2000
 const clip = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text)
 
 /** The import's own row in the operation log (the request that queued it has one too). */
-function operLogRow(ctx: JobContext<ImportJobParams>, source: ImportSource | undefined, started: number, outcome: { result: ImportResult } | { code?: number; msg: string; data?: unknown }): Insertable<OperLogTable> {
+function operLogRow(ctx: JobContext<ImportJobParams>, source: EntitySource | undefined, started: number, outcome: { result: ImportResult } | { code?: number; msg: string; data?: unknown }): Insertable<OperLogTable> {
   const { params, auth } = ctx
   const ok = 'result' in outcome
   const answer = ok ? { code: 200, msg: t(params.lang, 'import.done', { ...outcome.result }), data: outcome.result } : outcome
@@ -150,15 +149,7 @@ const abortedFor = (signal: AbortSignal) => (signal.aborted ? ((signal.reason as
 export const importJob = defineJobKind<ImportJobParams>({
   kind: 'import',
   resumable: true,
-  title: (params, lang) => {
-    let entity = params.entity
-    try {
-      entity = entityByKey(params.entity).label[lang]
-    } catch {
-      // An entity since removed: its key still says what was imported.
-    }
-    return t(lang, 'job.import.title', { entity })
-  },
+  title: (params, lang) => t(lang, 'job.import.title', { entity: entityName(params.entity, lang) }),
   async run(ctx) {
     const started = Date.now()
     const { params, services } = ctx

@@ -1,4 +1,4 @@
-import type { ResolvedEntity } from '@velo/shared'
+import { entityByKey, type Language, type ResolvedEntity } from '@velo/shared'
 import type { EntityRepository } from '../crud/repository'
 import type { Services } from '../services'
 
@@ -23,5 +23,14 @@ export function entitySources() {
       map.set(source.entity.key, source)
     },
     get: (services: Services, key: string): EntitySource | undefined => sources.get(services)?.get(key),
+  }
+}
+
+/** An entity's name in the language, for a job's title; an entity since removed keeps its key. */
+export function entityName(key: string, lang: Language): string {
+  try {
+    return entityByKey(key).label[lang]
+  } catch {
+    return key
   }
 }
