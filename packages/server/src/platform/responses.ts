@@ -101,10 +101,11 @@ export function responseSerializer(options: { check: boolean }): FastifySerializ
     // What JSON.stringify would have sent must fit the schema, and the serializer must send exactly it.
     return (data: unknown) => {
       const plain = JSON.stringify(data)
-      const result = schema.safeParse(JSON.parse(plain))
+      const sent = JSON.parse(plain) as unknown
+      const result = schema.safeParse(sent)
       if (!result.success) throw new ResponseSerializationError(method, url, { cause: result.error })
       const written = write(data)
-      if (!isDeepStrictEqual(JSON.parse(written), JSON.parse(plain))) {
+      if (!isDeepStrictEqual(JSON.parse(written), sent)) {
         throw new Error(`Response of ${method} ${url}: its schema loses or changes values: ${plain.slice(0, 800)} was written as ${written.slice(0, 800)}`)
       }
       return written

@@ -41,16 +41,16 @@ const stamp = () => new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')
 
 const ACTION: Record<Operation, string> = { list: 'list', get: 'query', add: 'add', edit: 'edit', remove: 'remove', export: 'export', import: 'import' }
 
-/**
- * Registers the standard routes of one entity from its definition (DESIGN.md API conventions):
- * POST path/list, GET path/:id, POST path, PUT path, DELETE path/:ids, POST path/export.
- * Custom behaviour comes in as hooks; custom endpoints are added beside, not by copying this.
- */
 export interface EntityAnswers {
   /** Values an add answers beyond the row: an IoT device's secret, shown once. */
   addedFields?: z.ZodRawShape
 }
 
+/**
+ * Registers the standard routes of one entity from its definition (DESIGN.md API conventions):
+ * POST path/list, GET path/:id, POST path, PUT path, DELETE path/:ids, POST path/export.
+ * Custom behaviour comes in as hooks; custom endpoints are added beside, not by copying this.
+ */
 export function registerEntityRoutes(app: FastifyInstance, services: Services, e: ResolvedEntity, hooks: EntityHooks & WorkflowHandlers & EntityAnswers = {}) {
   const done = registered.get(services) ?? new Set<string>()
   registered.set(services, done)
