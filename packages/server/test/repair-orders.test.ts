@@ -142,7 +142,10 @@ describe('repair service orders', () => {
     const done = await evaluate({ stars: 4, text: 'Fast and friendly' })
     expect(done.status, done.msg).toBe(200)
     expect(done.data).toMatchObject({ evaluationStars: 4, evaluationText: 'Fast and friendly' })
-    expect((await evaluate({ stars: 1 })).status).toBe(409)
+    // Evaluated once: the engine refuses it by the definition's whenEmpty, before the handler runs.
+    const again = await evaluate({ stars: 1 })
+    expect(again.status).toBe(409)
+    expect(again.msg).toBe('Cannot Evaluate: Evaluation is already given')
     // The evaluation is not a form field: modify cannot write it.
     await t.call({ method: 'PUT', url: '/api/service/repairOrder', token: t.admin, body: { repairOrderId: order.repairOrderId, evaluationStars: 1 } })
     expect((await t.call({ url: `/api/service/repairOrder/${order.repairOrderId}`, token: t.admin })).data.evaluationStars).toBe(4)

@@ -139,6 +139,8 @@ export const repairOrder = defineEntity({
       label: { en_US: 'Evaluate', zh_CN: '评价' },
       on: 'row',
       when: { field: 'status', is: ['finished'] },
+      // Once: an order evaluated already no longer offers it.
+      whenEmpty: ['evaluationStars'],
       input: [
         { name: 'stars', kind: 'number', int: true, min: 1, max: 5, label: { en_US: 'Stars', zh_CN: '星级' }, required: true, widget: 'rate' },
         { name: 'text', kind: 'longText', label: { en_US: 'Evaluation text', zh_CN: '评价内容' }, max: 1000 },

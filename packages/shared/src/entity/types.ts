@@ -178,6 +178,11 @@ export interface ActionDef {
   danger?: boolean
   /** Offered for rows whose field has one of these values only (evaluate a finished order); the server checks it too. */
   when?: { field: string; is: readonly string[] }
+  /**
+   * Offered only while these fields of the row are empty (null or blank): evaluate an order that has
+   * no evaluation yet. The server checks it too.
+   */
+  whenEmpty?: readonly string[]
 }
 export type Operation = 'list' | 'get' | 'add' | 'edit' | 'remove' | 'export' | 'import'
 

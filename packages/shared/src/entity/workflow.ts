@@ -20,6 +20,23 @@ export function finalStates(e: Pick<EntityDef, 'transitions' | 'fields'>): strin
   return states.filter((state) => !t.steps.some((s) => s.from.includes(state) && stepTargets(s).some((to) => to !== state)))
 }
 
+/** Why a row may not have an action now; null when it may. */
+export type ActionRowRefusal = { rule: 'when'; field: string } | { rule: 'whenEmpty'; field: string }
+
+/** A value the row does not have: null, undefined or blank text. */
+const isEmptyValue = (value: unknown) => value === null || value === undefined || value === ''
+
+/**
+ * Whether an action is offered for a row (its `when` and `whenEmpty`): the first condition the row
+ * fails, or null. The web offers the action only for rows without a refusal; the server refuses it
+ * for the others.
+ */
+export function actionRefusal(action: Pick<ActionDef, 'when' | 'whenEmpty'>, row: Readonly<Record<string, unknown>>): ActionRowRefusal | null {
+  if (action.when && !action.when.is.includes(String(row[action.when.field] ?? ''))) return { rule: 'when', field: action.when.field }
+  const filled = action.whenEmpty?.find((f) => !isEmptyValue(row[f]))
+  return filled === undefined ? null : { rule: 'whenEmpty', field: filled }
+}
+
 /** Names the engine already routes below `{path}/{id}/…`: a step or action may not take them. */
 const RESERVED = new Set(['list', 'export', 'import', 'importTemplate', 'options', 'history', 'counts', 'action', 'file', 'job'])
 
@@ -69,6 +86,7 @@ export function checkWorkflow(def: EntityDef, fieldMap: ReadonlyMap<string, Fiel
     checkName(a.name)
     checkInput(`action ${a.name}`, a.input)
     if (a.when && !fieldMap.has(a.when.field)) fail(`action ${a.name}.when: ${a.when.field} is not a field`)
-    if (a.when && a.on !== 'row' && a.on !== 'selection') fail(`action ${a.name}: only row and selection actions depend on a row's state`)
+    for (const f of a.whenEmpty ?? []) if (!fieldMap.has(f)) fail(`action ${a.name}.whenEmpty: ${f} is not a field`)
+    if ((a.when || a.whenEmpty?.length) && a.on !== 'row' && a.on !== 'selection') fail(`action ${a.name}: only row and selection actions depend on a row's state`)
   }
 }

@@ -1,8 +1,9 @@
 import type { JobInfo, JobListBody, Paged } from '@velo/shared'
 import { http, requestFile, requestWithMessage, saveBlob } from './http'
 
-// Background jobs (server: modules/monitor/jobs.ts): the caller's jobs, their live updates over
-// GET /monitor/job/stream, cancel, the file a finished export left, and exports started as jobs.
+// Background jobs (server: modules/monitor/jobs.ts): the caller's jobs, cancel, the file a finished
+// export left, and exports started as jobs. Their live updates (GET /monitor/job/stream, one per tab)
+// come through jobStore.ts.
 
 /** How many of the caller's newest jobs the top bar shows. */
 export const RECENT_JOBS = 10
@@ -40,15 +41,4 @@ export function withJob(page: Paged<JobInfo> | undefined, job: JobInfo): Paged<J
   const at = rows.findIndex((r) => r.jobId === job.jobId)
   if (at >= 0) return { rows: rows.map((r, i) => (i === at ? job : r)), total: page?.total ?? rows.length }
   return { rows: [job, ...rows].sort((a, b) => b.jobId - a.jobId).slice(0, RECENT_JOBS), total: (page?.total ?? rows.length) + 1 }
-}
-
-// Whoever starts a job (an export) hands it to the top bar's indicator, which shows it at once, opens,
-// and follows it live.
-const openers = new Set<(job: JobInfo) => void>()
-export function onShowJobs(open: (job: JobInfo) => void): () => void {
-  openers.add(open)
-  return () => void openers.delete(open)
-}
-export function showJob(job: JobInfo): void {
-  for (const open of openers) open(job)
 }

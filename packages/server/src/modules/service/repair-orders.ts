@@ -2,7 +2,6 @@ import { randomInt } from 'node:crypto'
 import { serviceEntities } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import { registerEntityRoutes } from '../../platform/crud/routes'
-import { conflict } from '../../platform/errors'
 import type { Services } from '../../platform/services'
 
 const { repairOrder } = serviceEntities
@@ -18,7 +17,8 @@ export function newOrderNo(now = new Date()): string {
 
 /**
  * Repair and return service orders: the engine serves the list, the form, the steps, their history
- * and due times from the definition; here are only the order number and the evaluation's rule.
+ * and due times from the definition; here are only the order number and the evaluation's writing
+ * (that it is given once is the definition's `whenEmpty`).
  */
 export function registerRepairOrders(app: FastifyInstance, services: Services) {
   registerEntityRoutes(app, services, repairOrder, {
@@ -30,7 +30,6 @@ export function registerRepairOrders(app: FastifyInstance, services: Services) {
     actions: {
       evaluate: async ({ tx, rows, input }) => {
         const row = rows[0]!
-        if (row.evaluationStars !== null && row.evaluationStars !== undefined) throw conflict('repairOrder.evaluated')
         const set = { evaluationStars: Number(input.stars), evaluationText: String(input.text ?? '') }
         await tx.updateTable(repairOrder.table).set(set).where(repairOrder.idField, '=', row[repairOrder.idField]).execute()
         return { ...row, ...set }

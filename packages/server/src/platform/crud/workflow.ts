@@ -1,6 +1,7 @@
 import {
   type ActionDef,
   actionPermission,
+  actionRefusal,
   entityByKey,
   type EnumOption,
   finalStates,
@@ -100,16 +101,25 @@ interface ActionSource {
 /** The entities with job actions of each app, so the job finds the handler and repository its route had. */
 const actionSources = new WeakMap<Services, Map<string, ActionSource>>()
 
-/** Rows an action may act on: each in the caller's scope, and in a state its `when` allows. */
+/** Rows an action may act on: each in the caller's scope, in a state its `when` allows, with its `whenEmpty` fields empty. */
 async function actionRows(db: Kysely<any>, e: ResolvedEntity, repo: EntityRepository, action: ActionDef, ids: number[], scope: RowScope): Promise<Row[]> {
   const rows: Row[] = []
   for (const id of ids) rows.push(await repo.fetchOne(db, id, scope))
-  if (!action.when) return rows
-  const { field, is } = action.when
-  const refused = rows.find((r) => !is.includes(String(r[field])))
-  if (refused) {
-    const value = valueLabel(e, field, refused[field])
-    throw conflict('action.notNow', { actionEn: action.label.en_US, actionZh: action.label.zh_CN, valueEn: value.en_US, valueZh: value.zh_CN })
+  if (action.when) {
+    const { field, is } = action.when
+    const refused = rows.find((r) => !is.includes(String(r[field])))
+    if (refused) {
+      const value = valueLabel(e, field, refused[field])
+      throw conflict('action.notNow', { actionEn: action.label.en_US, actionZh: action.label.zh_CN, valueEn: value.en_US, valueZh: value.zh_CN })
+    }
+  }
+  // Done once already (an order evaluated): the field the action fills has a value.
+  for (const row of rows) {
+    const refusal = actionRefusal({ whenEmpty: action.whenEmpty }, row)
+    if (refusal) {
+      const label = e.fieldMap.get(refusal.field)?.label ?? { en_US: refusal.field, zh_CN: refusal.field }
+      throw conflict('action.alreadySet', { actionEn: action.label.en_US, actionZh: action.label.zh_CN, fieldEn: label.en_US, fieldZh: label.zh_CN })
+    }
   }
   return rows
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { type JobInfo, systemEntities } from '@velo/shared'
+import { sessionStore } from '../../app/session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { sseResponse, type SseHandle } from '../../test/sse'
 import { ImportDialog } from './ImportDialog'
@@ -79,11 +80,13 @@ describe('import dialog', () => {
   beforeEach(() => {
     streams = []
     vi.stubGlobal('fetch', fetchMock)
+    sessionStore.setState({ token: 'signed-in' })
     serve()
   })
   afterEach(() => {
     vi.unstubAllGlobals()
     fetchMock.mockReset()
+    sessionStore.setState({ token: undefined })
   })
 
   it(`imports a file of at most ${IMPORT_JOB_THRESHOLD_BYTES} bytes directly`, async () => {

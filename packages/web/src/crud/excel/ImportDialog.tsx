@@ -5,7 +5,8 @@ import { useQueryClient } from '@tanstack/react-query'
 import { IMPORT_EXTENSIONS, type JobInfo, type ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { saveBlob } from '../../api/http'
-import { cancelJob, showJob } from '../../api/jobs'
+import { cancelJob } from '../../api/jobs'
+import { jobStore } from '../../api/jobStore'
 import { localized } from '../../i18n'
 import { crudApi, crudKeys } from '../api/crudApi'
 import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
@@ -79,7 +80,7 @@ export function ImportDialog({ entity, onClose }: { entity: ResolvedEntity; onCl
 
   function close() {
     // Still running: it goes on, and the top bar's jobs list, opened on it, follows it from here.
-    if (running) showJob(running)
+    if (running) jobStore.started(running)
     onClose()
   }
 

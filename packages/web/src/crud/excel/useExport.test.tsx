@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { systemEntities, type JobInfo } from '@velo/shared'
-import { onShowJobs } from '../../api/jobs'
+import { jobStore } from '../../api/jobStore'
 import { renderWithProviders } from '../../test/render'
 import { EXPORT_JOB_THRESHOLD, useExport } from './useExport'
 
@@ -46,7 +46,7 @@ describe('useExport', () => {
 
   it(`starts a job above ${EXPORT_JOB_THRESHOLD.toLocaleString()} rows and hands it to the jobs button`, async () => {
     const shown: JobInfo[] = []
-    const stop = onShowJobs((job) => shown.push(job))
+    const stop = jobStore.onStarted((job) => shown.push(job))
     renderWithProviders(<ExportButton total={1_000_000} />)
     fireEvent.click(screen.getByText('export'))
     await confirm(/1,000,000 rows.*in the background/)

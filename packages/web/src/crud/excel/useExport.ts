@@ -2,7 +2,8 @@ import { App } from 'antd'
 import type { ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { saveBlob } from '../../api/http'
-import { showJob, startExportJob } from '../../api/jobs'
+import { startExportJob } from '../../api/jobs'
+import { jobStore } from '../../api/jobStore'
 import { localized } from '../../i18n'
 import { crudApi, type Filters } from '../api/crudApi'
 
@@ -54,7 +55,8 @@ export function useExport(e: ResolvedEntity) {
   async function runAsJob(filters: Filters) {
     try {
       const { data, msg } = await startExportJob(e.path, filters)
-      showJob(data)
+      // The top bar's list opens on it and follows it on the tab's job stream.
+      jobStore.started(data)
       void message.success(msg)
     } catch {
       // The client showed why.

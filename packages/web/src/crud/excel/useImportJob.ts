@@ -1,9 +1,9 @@
 import { useRef, useState } from 'react'
 import { useQueryClient } from '@tanstack/react-query'
 import { isFinalJobState, type JobInfo, type Paged } from '@velo/shared'
-import { eventData, useEventStream } from '../../api/eventStream'
 import { http, requestWithMessage } from '../../api/http'
-import { JOB_STREAM_URL, jobKeys, withJob } from '../../api/jobs'
+import { jobKeys, withJob } from '../../api/jobs'
+import { useJobStream } from '../../api/jobStore'
 import type { ImportResult } from '../api/crudApi'
 import type { FieldError } from '../api/fieldErrors'
 import type { ImportOutcome } from './ImportReport'
@@ -43,8 +43,9 @@ export function importJobEnd(job: JobInfo): ImportJobEnd | null {
 const stage = (job: JobInfo) => (job.state === 'queued' ? 0 : job.state === 'running' ? 1 : 2)
 
 /**
- * Follows one import job live over GET /monitor/job/stream while it is unfinished, and hands it to the
- * top bar's jobs list, which goes on following it once the dialog is closed. `onEnd` is called once,
+ * Follows one import job live while it is unfinished (the tab's job stream, api/jobStore.ts, shared
+ * with the top bar's jobs list, which shows the job too and goes on following it once the dialog is
+ * closed). `onEnd` is called once,
  * when the job reaches its final state.
  */
 export function useImportJob(onEnd: (job: JobInfo) => void) {
@@ -66,18 +67,15 @@ export function useImportJob(onEnd: (job: JobInfo) => void) {
     if (isFinalJobState(merged.state)) onEnd(merged)
   }
 
-  useEventStream(JOB_STREAM_URL, {
-    enabled: active,
-    onEvent: (event) => {
-      if (event.event !== 'job') return
-      const next = eventData<JobInfo>(event)
-      if (next) accept(next)
-    },
-    // What changed before the stream opened (a small job may be done already), or while it was away, is read again.
+  useJobStream(active, {
+    onJob: accept,
+    // What changed before the stream opened or this dialog joined it (a small job may be done
+    // already), or while it was away, is read again.
     onOpen: () => {
-      if (!job) return
+      const current = latest.current
+      if (!current) return
       http
-        .get<JobInfo>(`/monitor/job/${job.jobId}`, undefined, { silent: true })
+        .get<JobInfo>(`/monitor/job/${current.jobId}`, undefined, { silent: true })
         .then(accept)
         .catch(() => undefined)
     },

@@ -1,25 +1,15 @@
 import { useState, type ReactNode } from 'react'
 import { App, Button, Col, Drawer, Form, Modal, Row as GridRow, Space, Spin } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import type { ResolvedEntity, ValueType } from '@velo/shared'
+import type { ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import { crudApi, crudKeys, type EntityRow, type Row } from '../api/crudApi'
 import { placeFieldErrors } from '../api/fieldErrors'
-import { fieldRules, kindOf } from '../kinds/kindTable'
-import type { InputComponent, InputProps, InputRenderer } from '../kinds/types'
-import { FieldControl } from './FieldControl'
-import { formFieldsFor, formPayload, initialFormValues, isLocked, isShown, type FormMode } from './formValues'
-import { TypedValueInput, typedValueRule, typeFor } from './typedValue'
-import { widgetNamed } from './widgets'
-
-/** One input component per value type, so a type's input keeps its identity (and focus) across renders. */
-const typedInputs = new Map<ValueType | undefined, InputComponent>()
-function typedInputFor(valueType: ValueType | undefined): InputComponent {
-  let input = typedInputs.get(valueType)
-  if (!input) typedInputs.set(valueType, (input = (props: InputProps) => <TypedValueInput {...props} valueType={valueType} />))
-  return input
-}
+import { kindOf } from '../kinds/kindTable'
+import type { InputRenderer } from '../kinds/types'
+import { EntityFormItem } from './EntityFormItem'
+import { formFieldsFor, formPayload, initialFormValues, isShown, type FormMode } from './formValues'
 
 /** Up to this many fields the form is a dialog; longer forms get a drawer with two columns. */
 export const DIALOG_FIELD_LIMIT = 8
@@ -78,55 +68,25 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
   /** The server's field errors go under their fields; the rest is said in a message. */
   const placeErrors = (error: unknown) => placeFieldErrors(form, fields.map((f) => f.name), error)
 
-  const items = fields.map((f) => {
-    const kind = kindOf(f)
-    // A field typed by another (`typedBy`) takes the input and the check of its type, which follow that field's value.
-    const formItem = (typed?: { values: Row }) => {
-      const valueType = typed && typeFor(f, typed.values)
-      return (
-        <Form.Item
-          key={f.name}
-          name={f.name}
-          label={localized(f.label)}
-          rules={isLocked(f, mode) ? [] : [...fieldRules(f, t), ...(typed ? typedValueRule(valueType, typed.values[f.typedBy!.field], t) : [])]}
-          validateFirst
-          extra={f.help ? localized(f.help) : undefined}
-          valuePropName={kind.valuePropName}
-          normalize={kind.normalize}
-        >
-          <FieldControl
-            entity={entity}
-            field={f}
-            input={typed ? typedInputFor(valueType) : (widgetNamed(f.widget) ?? kind.Input)}
-            override={inputs[f.name]}
-            disabled={isLocked(f, mode)}
-            rowId={id}
-          />
-        </Form.Item>
-      )
-    }
-    const by = f.typedBy?.field
-    const item = by ? (
-      <Form.Item key={f.name} noStyle shouldUpdate={(before: Row, after: Row) => before[by] !== after[by]}>
-        {({ getFieldValue }) => formItem({ values: { [by]: getFieldValue(by) } })}
-      </Form.Item>
-    ) : (
-      formItem()
-    )
-    const placed = dialog ? item : (
-      <Col key={f.name} xs={24} md={kind.wide ? 24 : 12}>
-        {item}
-      </Col>
-    )
-    const when = f.when
-    if (!when) return placed
-    // Shown, and checked, only while the other field has one of the values (a menu's type decides its fields).
-    return (
-      <Form.Item key={f.name} noStyle shouldUpdate={(before: Row, after: Row) => before[when.field] !== after[when.field]}>
-        {({ getFieldValue }) => (isShown(f, { [when.field]: getFieldValue(when.field) }) ? placed : null)}
-      </Form.Item>
-    )
-  })
+  const items = fields.map((f) => (
+    <EntityFormItem
+      key={f.name}
+      entity={entity}
+      field={f}
+      mode={mode}
+      override={inputs[f.name]}
+      rowId={id}
+      place={
+        dialog
+          ? undefined
+          : (item) => (
+              <Col xs={24} md={kindOf(f).wide ? 24 : 12}>
+                {item}
+              </Col>
+            )
+      }
+    />
+  ))
 
   const body: ReactNode = !source ? (
     <Spin spinning style={{ display: 'block', padding: 48 }} data-testid="entity-form-loading" />

@@ -1,14 +1,12 @@
 import { useState } from 'react'
 import { Alert, Button, Form, Modal, Select, Space } from 'antd'
-import type { FieldDef, ResolvedEntity } from '@velo/shared'
+import type { ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import type { Row } from '../api/crudApi'
 import { placeFieldErrors } from '../api/fieldErrors'
-import { FieldControl } from '../form/FieldControl'
-import { formPayload, initialFormValues } from '../form/formValues'
-import { widgetNamed } from '../form/widgets'
-import { fieldRules, kindOf } from '../kinds/kindTable'
+import { EntityFormItem } from '../form/EntityFormItem'
+import { formPayload, initialFormValues, isShown } from '../form/formValues'
 import { OptionsCell } from '../kinds/cells'
 import { confirmText, subjectOf, type Operation } from './operations'
 
@@ -24,28 +22,10 @@ export interface OperationDialogProps {
   onRun: (body: Row) => Promise<void>
 }
 
-/** One input field of the operation, from the form kit: the kind's input (or the named widget) and the shared rules. */
-function InputItem({ entity, field }: { entity: ResolvedEntity; field: FieldDef }) {
-  const { t } = useTranslation()
-  const kind = kindOf(field)
-  return (
-    <Form.Item
-      name={field.name}
-      label={localized(field.label)}
-      rules={fieldRules(field, t)}
-      validateFirst
-      extra={field.help ? localized(field.help) : undefined}
-      valuePropName={kind.valuePropName}
-      normalize={kind.normalize}
-    >
-      <FieldControl entity={entity} field={field} input={widgetNamed(field.widget) ?? kind.Input} />
-    </Form.Item>
-  )
-}
-
 /**
  * The dialog of a step or action that takes input or lets the caller choose the next state: the
- * states to choose from (in their colours), then the input fields, built by the form kit.
+ * states to choose from (in their colours), then the input fields, each the form kit's
+ * `EntityFormItem` (the kind's input or widget, the shared rules, `typedBy` and `when`).
  */
 export function OperationDialog({ entity, operation, rows, onClose, onRun }: OperationDialogProps) {
   const { t } = useTranslation()
@@ -62,8 +42,10 @@ export function OperationDialog({ entity, operation, rows, onClose, onRun }: Ope
     }
     setRunning(true)
     try {
-      // Blank optional inputs are left out, as the history keeps them.
-      const input = Object.entries(formPayload(entity, operation.input, values, 'add')).filter(([, v]) => v !== undefined && v !== null && v !== '')
+      // Blank optional inputs, and those another input's value leaves out (`when`), are left out, as the history keeps them.
+      const current = form.getFieldsValue(true) as Row
+      const shown = operation.input.filter((f) => isShown(f, current))
+      const input = Object.entries(formPayload(entity, shown, values, 'add')).filter(([, v]) => v !== undefined && v !== null && v !== '')
       await onRun({ ...(operation.choices.length ? { [TARGET]: values[TARGET] } : {}), ...Object.fromEntries(input) })
       onClose()
     } catch (error) {
@@ -113,8 +95,9 @@ export function OperationDialog({ entity, operation, rows, onClose, onRun }: Ope
             />
           </Form.Item>
         )}
+        {/* The form kit's items: the same inputs and rules as the add/modify form. */}
         {operation.input.map((f) => (
-          <InputItem key={f.name} entity={entity} field={f} />
+          <EntityFormItem key={f.name} entity={entity} field={f} mode="add" />
         ))}
       </Form>
     </Modal>

@@ -1,4 +1,4 @@
-import { actionPermission, stepPermission, stepsFrom, stepTargets, type ActionDef, type FieldDef, type Label, type ResolvedEntity, type TransitionStep } from '@velo/shared'
+import { actionPermission, actionRefusal, stepPermission, stepsFrom, stepTargets, type ActionDef, type FieldDef, type Label, type ResolvedEntity, type TransitionStep } from '@velo/shared'
 import type { TFunction } from 'i18next'
 import { localized } from '../../i18n'
 import { crudApi, type Row } from '../api/crudApi'
@@ -23,8 +23,8 @@ export interface Operation {
   /** Runs as a job, whose progress the navbar's jobs indicator shows. */
   job: boolean
   permission: string
-  /** An action offered only for rows whose field has one of these values. */
-  when?: ActionDef['when']
+  /** An action offered only for rows whose field has one of these values (`when`), or whose fields are still empty (`whenEmpty`). */
+  rowsOffered?: Pick<ActionDef, 'when' | 'whenEmpty'>
 }
 
 export function stepOperation(e: ResolvedEntity, step: TransitionStep): Operation {
@@ -55,11 +55,11 @@ export function actionOperation(e: ResolvedEntity, action: ActionDef): Operation
     danger: !!action.danger,
     job: action.mode === 'job',
     permission: actionPermission(e, action),
-    when: action.when,
+    rowsOffered: { when: action.when, whenEmpty: action.whenEmpty },
   }
 }
 
-/** The steps valid from the row's state, then the row actions whose `when` the row meets, in the definition's order. */
+/** The steps valid from the row's state, then the row actions whose `when` and `whenEmpty` the row meets, in the definition's order. */
 export function rowOperations(e: ResolvedEntity, row: Row): Operation[] {
   const steps = e.transitions ? stepsFrom(e, String(row[e.transitions.field])).map((s) => stepOperation(e, s)) : []
   const actions = (e.actions ?? []).filter((a) => a.on === 'row').map((a) => actionOperation(e, a))
@@ -76,8 +76,8 @@ export const everyRowOperation = (e: ResolvedEntity): Operation[] => [
 export const toolbarOperations = (e: ResolvedEntity): Operation[] =>
   (e.actions ?? []).filter((a) => a.on !== 'row').map((a) => actionOperation(e, a))
 
-/** Every row meets the operation's `when` (the server refuses the call otherwise). */
-export const meetsWhen = (op: Operation, rows: readonly Row[]) => !op.when || rows.every((r) => op.when!.is.includes(String(r[op.when!.field] ?? '')))
+/** Every row meets the operation's `when` and `whenEmpty` (the server refuses the call otherwise): shared `actionRefusal`. */
+export const meetsWhen = (op: Operation, rows: readonly Row[]) => !op.rowsOffered || rows.every((r) => actionRefusal(op.rowsOffered!, r) === null)
 
 /** Something to enter or a state to choose: a dialog; otherwise a confirmation is enough. */
 export const needsDialog = (op: Operation) => op.input.length > 0 || op.choices.length > 0

@@ -28,7 +28,8 @@ const orders = [
   order(1, 'draft'),
   order(2, 'pending', { dueTime: '2020-01-02T09:00:00.000Z', overdue: true }),
   order(3, 'bikeCollecting'),
-  order(4, 'finished'),
+  order(4, 'finished', { evaluationStars: null }),
+  order(5, 'finished', { evaluationStars: 4 }),
 ]
 const counts = { draft: 1, pending: 3, bikeCollecting: 1, arrangingCollection: 0, processing: 0, finished: 1, withdrawn: 0, closed: 0 }
 const history = [
@@ -108,6 +109,8 @@ describe('steps and actions on the list page', () => {
     expect(await actionIds('RS-3')).toEqual(['row-step-addRemark', 'row-step-receive', 'row-step-withdraw', 'row-details'])
     // Finished: nothing moves it any more, but it can be evaluated.
     expect(await actionIds('RS-4')).toEqual(['row-action-evaluate', 'row-details'])
+    // Evaluated already (the action's whenEmpty): only once.
+    expect(await actionIds('RS-5')).toEqual(['row-details'])
   })
 
   it('shows no Review (nor Reject, which needs the same permission) to a user without service:repairOrder:review', async () => {

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import type { JobInfo } from '@velo/shared'
-import { showJob } from '../../api/jobs'
+import { jobStore } from '../../api/jobStore'
+import { sessionStore } from '../../app/session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { sseResponse, type SseHandle } from '../../test/sse'
 import { JobsIndicator } from './JobsIndicator'
@@ -65,10 +66,12 @@ describe('jobs indicator', () => {
     listed = []
     streams = []
     vi.stubGlobal('fetch', fetchMock)
+    sessionStore.setState({ token: 'signed-in' })
   })
   afterEach(() => {
     vi.unstubAllGlobals()
     fetchMock.mockReset()
+    sessionStore.setState({ token: undefined })
   })
 
   it('shows nothing, and keeps no stream open, while the user has no job', async () => {
@@ -153,7 +156,7 @@ describe('jobs indicator', () => {
 
     const started = job({ jobId: 9, state: 'queued', title: 'Export Users' })
     listed = [started, ...listed]
-    act(() => showJob(started))
+    act(() => jobStore.started(started))
     const list = await screen.findByTestId('jobs-list')
     expect(within(within(list).getByTestId('job-9')).getByText('Queued')).toBeTruthy()
     await waitFor(() => expect(streams).toHaveLength(1))

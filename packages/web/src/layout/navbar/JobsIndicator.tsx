@@ -5,8 +5,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { isFinalJobState, type JobInfo, type JobState, type Paged } from '@velo/shared'
 import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
-import { eventData, useEventStream } from '../../api/eventStream'
-import { cancelJob, downloadJobFile, JOB_STREAM_URL, jobKeys, listMyJobs, onShowJobs, withJob } from '../../api/jobs'
+import { cancelJob, downloadJobFile, jobKeys, listMyJobs, withJob } from '../../api/jobs'
+import { jobStore, useJobStream } from '../../api/jobStore'
 import './jobs.css'
 
 const STATE_COLORS: Record<JobState, string> = { queued: 'default', running: 'processing', succeeded: 'success', failed: 'error', cancelled: 'warning' }
@@ -24,7 +24,7 @@ const count = (n: number) => n.toLocaleString()
  * The jobs button of the top bar: the user's newest jobs (exports and other long work started in
  * the background) with their progress live from the server, cancel while they run, and the file of a
  * finished export to download. It shows once the user has a job; a badge counts those not finished,
- * and while there are any, their changes come over GET /monitor/job/stream.
+ * and while there are any, their changes come from the tab's job stream (api/jobStore.ts).
  */
 export function JobsIndicator() {
   const { t } = useTranslation()
@@ -37,7 +37,7 @@ export function JobsIndicator() {
 
   useEffect(
     () =>
-      onShowJobs((job) => {
+      jobStore.onStarted((job) => {
         queryClient.setQueryData<Paged<JobInfo>>(jobKeys.mine, (page) => withJob(page, job))
         setOpen(true)
       }),
@@ -49,14 +49,11 @@ export function JobsIndicator() {
     downloadJobFile(job).catch(() => undefined)
   }
 
-  // Open only while a job is unfinished: most users have none, and a stream held by every tab for
-  // nothing would be a connection each (and a page that never goes idle).
-  useEventStream(JOB_STREAM_URL, {
-    enabled: active > 0,
-    onEvent: (event) => {
-      if (event.event !== 'job') return
-      const job = eventData<JobInfo>(event)
-      if (!job) return
+  // Followed only while a job is unfinished: most users have none, and a stream held by every tab for
+  // nothing would be a connection each (and a page that never goes idle). The tab's one stream is
+  // shared with whatever else follows jobs (an import dialog).
+  useJobStream(active > 0, {
+    onJob: (job) => {
       const before = queryClient.getQueryData<Paged<JobInfo>>(jobKeys.mine)?.rows.find((r) => r.jobId === job.jobId)
       queryClient.setQueryData<Paged<JobInfo>>(jobKeys.mine, (page) => withJob(page, job))
       // Say so once when a job the user saw running ends, wherever they are in the console.

@@ -8,7 +8,8 @@ import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
 import { eventData, useEventStream, type EventStreamState } from '../../../api/eventStream'
 import { feedbackText } from '../../../api/http'
-import { ALL_JOBS_STREAM_URL, cancelJob, downloadJobFile, JOB_STREAM_URL, jobKeys, listJobs } from '../../../api/jobs'
+import { ALL_JOBS_STREAM_URL, cancelJob, downloadJobFile, jobKeys, listJobs } from '../../../api/jobs'
+import { useJobStream } from '../../../api/jobStore'
 import { useAccess } from '../../../app/Access'
 import { sessionStore } from '../../../app/session/sessionStore'
 import type { Filters } from '../../../crud/api/crudApi'
@@ -96,23 +97,29 @@ export default function JobsPage() {
     }, RELOAD_MS)
   }
 
-  // Everyone's jobs with monitor:job:list; one's own otherwise (all this page lists then).
-  const live = useEventStream(mayListAll ? ALL_JOBS_STREAM_URL : JOB_STREAM_URL, {
+  const onJob = (job: JobInfo) => {
+    // Any other page cached keeps the job as it is now too.
+    queryClient.setQueriesData<Paged<JobInfo>>({ queryKey: jobKeys.monitor }, (cached) => patchJob(cached, job))
+    const shown = queryClient.getQueryData<Paged<JobInfo>>(key)
+    if (jobEventEffect(shown?.rows ?? [], body, job, me) === 'reload') reloadSoon()
+  }
+  // What changed between the page's load and the stream's opening, or while the stream was away
+  // (a drop), is loaded once.
+  const onOpen = (again: boolean) => {
+    if (again || queryClient.getQueryState(key)?.dataUpdatedAt) void queryClient.invalidateQueries({ queryKey: jobKeys.monitor })
+  }
+  // Everyone's jobs with monitor:job:list; one's own otherwise (all this page lists then), from the
+  // tab's job stream that the top bar shares.
+  const everyone = useEventStream(ALL_JOBS_STREAM_URL, {
+    enabled: mayListAll,
     onEvent: (event) => {
-      if (event.event !== 'job') return
-      const job = eventData<JobInfo>(event)
-      if (!job) return
-      // Any other page cached keeps the job as it is now too.
-      queryClient.setQueriesData<Paged<JobInfo>>({ queryKey: jobKeys.monitor }, (cached) => patchJob(cached, job))
-      const shown = queryClient.getQueryData<Paged<JobInfo>>(key)
-      if (jobEventEffect(shown?.rows ?? [], body, job, me) === 'reload') reloadSoon()
+      const job = event.event === 'job' ? eventData<JobInfo>(event) : null
+      if (job) onJob(job)
     },
-    // What changed between the page's load and the stream's opening, or while the stream was away
-    // (a drop), is loaded once.
-    onOpen: (again) => {
-      if (again || queryClient.getQueryState(key)?.dataUpdatedAt) void queryClient.invalidateQueries({ queryKey: jobKeys.monitor })
-    },
+    onOpen,
   })
+  const own = useJobStream(!mayListAll, { onJob, onOpen })
+  const live = mayListAll ? everyone : own
   const liveFlows = live.status === 'open' || live.status === 'connecting'
 
   const query = useQuery({

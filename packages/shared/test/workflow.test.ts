@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest'
+import { actionRefusal, defineEntity, serviceEntities } from '../src'
+
+// Whether a row action is offered for a row: the web hides it, the server refuses it, by the same data.
+
+describe('actionRefusal', () => {
+  const evaluate = serviceEntities.repairOrder.actions!.find((a) => a.name === 'evaluate')!
+
+  it('offers the evaluation of a finished order once', () => {
+    expect(actionRefusal(evaluate, { status: 'finished', evaluationStars: null })).toBeNull()
+    expect(actionRefusal(evaluate, { status: 'processing', evaluationStars: null })).toEqual({ rule: 'when', field: 'status' })
+    expect(actionRefusal(evaluate, { status: 'finished', evaluationStars: 4 })).toEqual({ rule: 'whenEmpty', field: 'evaluationStars' })
+    // Blank text is empty, as the engine stores an optional text.
+    expect(actionRefusal({ whenEmpty: ['note'] }, { note: '' })).toBeNull()
+    expect(actionRefusal({}, {})).toBeNull()
+  })
+
+  it('fails a definition whose whenEmpty names no field, or is not about rows', () => {
+    const base = {
+      key: 'thing',
+      table: 'thing',
+      path: '/x/thing',
+      permission: 'x:thing',
+      label: { en_US: 'Thing', zh_CN: '东西' },
+      idField: 'thingId',
+      defaultSort: { field: 'thingId', order: 'asc' as const },
+      fields: [{ name: 'thingId', kind: 'number' as const, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true }],
+    }
+    const action = { name: 'mark', label: { en_US: 'Mark', zh_CN: '标记' } }
+    expect(() => defineEntity({ ...base, actions: [{ ...action, on: 'row', whenEmpty: ['nope'] }] })).toThrow(/mark\.whenEmpty: nope is not a field/)
+    expect(() => defineEntity({ ...base, actions: [{ ...action, on: 'toolbar', whenEmpty: ['thingId'] }] })).toThrow(/only row and selection actions/)
+  })
+})
