@@ -22,6 +22,7 @@ import { installGuard } from './platform/rbac/guard'
 import { requireResponseSchemas, responseSerializer } from './platform/responses'
 import { createServices, type Services } from './platform/services'
 import { registerDefinedEntities } from './platform/crud/routes'
+import { FileSweep } from './platform/files/sweep'
 import { closeEventStreams } from './platform/sse'
 
 declare module 'fastify' {
@@ -78,6 +79,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   // The job worker starts once every route, and so every export a job may run, is registered; it
   // stops with services.close() (JOB_CONCURRENCY=0 keeps it from running jobs on this instance).
   app.addHook('onReady', async () => services.jobs.start(app.log))
+  // Uploads no row took up go after FILE_SWEEP_GRACE_HOURS (platform/files/sweep.ts), hourly, until close.
+  const fileSweep = new FileSweep(services, app.log)
+  app.addHook('onReady', async () => fileSweep.start())
+  app.addHook('preClose', () => fileSweep.close())
   app.decorate('routeTable', [])
   app.addHook('onRoute', (r) => {
     app.routeTable.push({ method: r.method, url: r.url, config: r.config, schema: r.schema })

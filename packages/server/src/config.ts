@@ -58,6 +58,7 @@ const EnvSchema = z.object({
   UPLOAD_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024).default(10),
   IMPORT_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024).default(50),
   FILE_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024 * 1024).default(DEFAULT_FILE_MAX_BYTES / 1024 / 1024),
+  FILE_SWEEP_GRACE_HOURS: z.coerce.number({ message: 'must be a number of hours' }).positive().max(8760).default(24),
   TRUST_PROXY: bool.default(false),
   JOB_CONCURRENCY: z.coerce.number({ message: 'must be a whole number' }).int().min(0).max(64).default(2),
   JOB_STALE_SECONDS: z.coerce.number({ message: 'must be a number of seconds' }).min(1).max(3600).default(60),
@@ -99,6 +100,8 @@ export interface AppConfig {
   importMaxBytes: number
   /** Largest file a `file` field takes when its definition sets no maxBytes (firmware, videos). */
   fileMaxBytes: number
+  /** An upload of a `file` field that no row holds this long after it arrived is deleted (platform/files/sweep.ts). */
+  fileSweepGraceMs: number
   trustProxy: boolean
   /** Jobs this instance runs at once; 0 runs none here (the instance only queues them). */
   jobConcurrency: number
@@ -154,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     uploadMaxBytes: Math.round(e.UPLOAD_MAX_MB * 1024 * 1024),
     importMaxBytes: Math.round(e.IMPORT_MAX_MB * 1024 * 1024),
     fileMaxBytes: Math.round(e.FILE_MAX_MB * 1024 * 1024),
+    fileSweepGraceMs: Math.round(e.FILE_SWEEP_GRACE_HOURS * 3600 * 1000),
     trustProxy: e.TRUST_PROXY,
     jobConcurrency: e.JOB_CONCURRENCY,
     jobStaleMs: Math.round(e.JOB_STALE_SECONDS * 1000),

@@ -1,13 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { defineEntity, registerEntities } from '@velo/shared'
+import type { FastifyBaseLogger } from 'fastify'
 import { sql, type Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerEntityRoutes } from '../src/platform/crud/routes'
 import { Crc8, crc8, CRC8_VARIANTS, type Crc8Variant } from '../src/platform/files/crc8'
+import { parseRange } from '../src/platform/files/send'
+import { FileSweep, sweepUnheldFiles } from '../src/platform/files/sweep'
 import { createTestApp, deptId, limitedUser, multipart, type MultipartPart, type TestApp } from './harness'
 
 // A module with files: a definition whose `file` fields get their upload and download routes from
@@ -131,6 +134,7 @@ function upload(field: string, parts: MultipartPart[], o: { token?: string; lang
 }
 const uploadOne = (field: string, name: string, bytes: Buffer, o: { token?: string; lang?: 'en_US' | 'zh_CN' } = {}) => upload(field, [{ name, bytes }], o)
 const download = (field: string, fileName: string, token = admin) => t.call({ url: `/api/test/doc/file/${field}/${fileName}`, token })
+const ranged = (fileName: string, headers: Record<string, string>, token = admin) => t.call({ url: `/api/test/doc/file/manual/${fileName}`, token, headers })
 
 /** A refused upload: the status and message, and neither a stored file nor a row nor a temporary file left. */
 async function expectRefused(res: Awaited<ReturnType<typeof upload>>, status: number, msg: string | RegExp, before: { files: string[]; rows: unknown[] }) {
@@ -309,11 +313,221 @@ describe('GET {path}/file/{field}/{stored name}', () => {
     expect((await download('manual', pending, writer.token)).status).toBe(404)
   })
 
+  it('says it takes byte ranges, and names the content by its SHA-256, on a whole answer', async () => {
+    const res = await download('manual', fileName)
+    expect(res.status).toBe(200)
+    expect(res.headers['accept-ranges']).toBe('bytes')
+    expect(res.headers.etag).toBe(`"${createHash('sha256').update(bytes).digest('hex')}"`)
+    expect(res.headers['content-range']).toBeUndefined()
+  })
+
+  it('answers one byte range with 206, its Content-Range and Content-Length, and exactly those bytes', async () => {
+    const size = bytes.length
+    const cases: [string, number, number][] = [
+      ['bytes=100-199', 100, 199],
+      ['bytes=0-0', 0, 0],
+      [`bytes=${size - 10}-`, size - 10, size - 1],
+      ['bytes=-500', size - 500, size - 1],
+      // A last byte past the end, or a suffix longer than the file, stops at the end.
+      ['bytes=40000-99999999', 40000, size - 1],
+      [`bytes=-${size + 1000}`, 0, size - 1],
+      ['BYTES=7-70', 7, 70],
+    ]
+    for (const [range, start, end] of cases) {
+      const res = await ranged(fileName, { range })
+      expect(res.status, range).toBe(206)
+      expect(res.headers['content-range'], range).toBe(`bytes ${start}-${end}/${size}`)
+      expect(res.headers['content-length'], range).toBe(String(end - start + 1))
+      expect(res.headers['accept-ranges']).toBe('bytes')
+      expect(res.headers['content-type']).toBe('application/pdf')
+      expect(res.raw.equals(bytes.subarray(start, end + 1)), range).toBe(true)
+    }
+    // A range in the caller's scope is kept to it, as the whole file is.
+    const scoped = await ranged(fileName, { range: 'bytes=10-19' }, writer.token)
+    expect(scoped.status).toBe(206)
+    expect(scoped.raw.equals(bytes.subarray(10, 20))).toBe(true)
+  })
+
+  it('answers 416 with Content-Range: bytes */size to a range past the end, in the caller language', async () => {
+    for (const range of [`bytes=${bytes.length}-`, `bytes=${bytes.length + 5}-${bytes.length + 10}`, 'bytes=-0']) {
+      const res = await ranged(fileName, { range })
+      expect(res.status, range).toBe(416)
+      expect(res.headers['content-range'], range).toBe(`bytes */${bytes.length}`)
+      expect(res.msg).toBe(`The requested range lies outside the file (${bytes.length} bytes)`)
+      expect(res.raw.includes(bytes.subarray(0, 64))).toBe(false)
+    }
+    const zh = await t.call({ url: `/api/test/doc/file/manual/${fileName}`, token: admin, lang: 'zh_CN', headers: { range: `bytes=${bytes.length}-` } })
+    expect(zh.msg).toBe(`请求的范围超出文件大小（${bytes.length} 字节）`)
+  })
+
+  it('ignores a malformed range, several ranges and other units: the whole file, 200', async () => {
+    for (const range of ['bytes=20-10', 'bytes=0-9,20-29', 'bytes=0-9, 20-29', 'items=0-9', 'bytes=abc-', 'bytes=-', 'bytes 0-9', '0-9', 'bytes=1.5-3']) {
+      const res = await ranged(fileName, { range })
+      expect(res.status, range).toBe(200)
+      expect(res.headers['content-range'], range).toBeUndefined()
+      expect(res.headers['content-length']).toBe(String(bytes.length))
+      expect(res.raw.equals(bytes), range).toBe(true)
+    }
+  })
+
+  it('honours If-Range only with the current ETag: another validator gets the whole file', async () => {
+    const etag = `"${createHash('sha256').update(bytes).digest('hex')}"`
+    const same = await ranged(fileName, { range: 'bytes=0-9', 'if-range': etag })
+    expect(same.status).toBe(206)
+    expect(same.raw.equals(bytes.subarray(0, 10))).toBe(true)
+    for (const other of ['"0000"', `W/${etag}`, 'Wed, 21 Oct 2015 07:28:00 GMT']) {
+      const res = await ranged(fileName, { range: 'bytes=0-9', 'if-range': other })
+      expect(res.status, other).toBe(200)
+      expect(res.raw.equals(bytes), other).toBe(true)
+    }
+  })
+
+  it('checks rights and data scope before any byte: a Range header still gets 403 or 404', async () => {
+    for (const range of ['bytes=0-99', 'bytes=-10', `bytes=${bytes.length}-`]) {
+      const refused = await ranged(fileName, { range }, stranger.token)
+      expect(refused.status, range).toBe(403)
+      expect(refused.headers['content-range']).toBeUndefined()
+      expect(refused.raw.includes(bytes.subarray(0, 10))).toBe(false)
+      const out = await ranged(fileName, { range }, outsider.token)
+      expect(out.status, range).toBe(404)
+      expect(out.headers['content-range']).toBeUndefined()
+      expect(out.raw.includes(bytes.subarray(0, 10))).toBe(false)
+    }
+    const missing = await ranged('file/testDoc/2026/11/24/00000000-0000-0000-0000-000000000000.pdf', { range: 'bytes=0-9' })
+    expect(missing.status).toBe(404)
+  })
+
   it('serves a name only under the field it was uploaded for, and never through /common/download', async () => {
     expect((await download('firmware', fileName)).status).toBe(404)
     expect((await download('manual', 'file/testDoc/../../test.db')).status).toBe(404)
     const common = await t.call({ url: `/api/common/download?fileName=${encodeURIComponent(fileName)}`, token: outsider.token })
     expect(common.status).toBe(403)
     expect(common.msg).toBe('This file belongs to a record: download it from that record')
+  })
+})
+
+describe('parseRange', () => {
+  it('reads the three forms of one range, and tells unsatisfiable from ignored', () => {
+    expect(parseRange(undefined, 100)).toBeUndefined()
+    expect(parseRange('bytes=0-49', 100)).toEqual({ start: 0, end: 49 })
+    expect(parseRange('bytes=50-', 100)).toEqual({ start: 50, end: 99 })
+    expect(parseRange('bytes=-30', 100)).toEqual({ start: 70, end: 99 })
+    expect(parseRange(' bytes=99-200 ', 100)).toEqual({ start: 99, end: 99 })
+    expect(parseRange('bytes=100-', 100)).toBe('unsatisfiable')
+    expect(parseRange('bytes=-0', 100)).toBe('unsatisfiable')
+    expect(parseRange('bytes=0-', 0)).toBe('unsatisfiable')
+    expect(parseRange('bytes=99999999999999999999999-', 100)).toBe('unsatisfiable')
+    for (const ignored of ['bytes=5-4', 'bytes=0-1,3-4', 'bytes=-', 'bytes=', 'pages=1-2', 'bytes=a-b', 'bytes=+1-2']) expect(parseRange(ignored, 100), ignored).toBeUndefined()
+  })
+})
+
+describe('the sweep of uploads no row holds', () => {
+  const HOUR = 3_600_000
+  const now = new Date()
+  /** An upload of the manual field, its sys_file row dated `hoursAgo` before now. */
+  async function uploadedAgo(hoursAgo: number): Promise<string> {
+    const res = await uploadOne('manual', 'swept.pdf', pdf(2000))
+    expect(res.status, res.msg).toBe(200)
+    const fileName = res.data.fileName as string
+    await db().updateTable('sysFile').set({ createTime: new Date(now.getTime() - hoursAgo * HOUR).toISOString() }).where('fileName', '=', fileName).execute()
+    return fileName
+  }
+  const stored = (fileName: string) => existsSync(join(storageDir, fileName))
+  const hasRow = async (fileName: string) => !!(await db().selectFrom('sysFile').select('fileId').where('fileName', '=', fileName).executeTakeFirst())
+  const kept = async (fileName: string) => stored(fileName) && (await hasRow(fileName))
+  const removed = async (fileName: string) => !stored(fileName) && !(await hasRow(fileName))
+  const addDoc = async (manual: string) => {
+    const res = await t.call({ method: 'POST', url: '/api/test/doc', token: admin, body: { title: 'Swept', manual } })
+    expect(res.status, res.msg).toBe(200)
+    return res.data.docId as number
+  }
+  const sweep = (o: { batchSize?: number } = {}) => sweepUnheldFiles(t.app.services, { now, ...o })
+
+  it('waits 24 hours by default (FILE_SWEEP_GRACE_HOURS)', () => {
+    expect(t.app.services.config.fileSweepGraceMs).toBe(24 * HOUR)
+  })
+
+  it('deletes an abandoned upload older than the grace period, file and row, and keeps a fresh one', async () => {
+    const abandoned = await uploadedAgo(25)
+    const fresh = await uploadedAgo(23)
+    expect(await kept(abandoned)).toBe(true)
+    expect(await sweep()).toBe(1)
+    expect(await removed(abandoned)).toBe(true)
+    expect(await kept(fresh)).toBe(true)
+    // Past its own grace period, the fresh one goes too; a second sweep finds nothing more.
+    expect(await sweepUnheldFiles(t.app.services, { now: new Date(now.getTime() + 2 * HOUR) })).toBe(1)
+    expect(await removed(fresh)).toBe(true)
+    expect(await sweep()).toBe(0)
+  })
+
+  it('keeps an old upload a row holds, and deletes the one a row gave up for another', async () => {
+    const held = await uploadedAgo(48)
+    const replaced = await uploadedAgo(48)
+    const docId = await addDoc(replaced)
+    const other = await addDoc(held)
+    const modify = await t.call({ method: 'PUT', url: '/api/test/doc', token: admin, body: { docId, manual: (await uploadedAgo(30)) } })
+    expect(modify.status, modify.msg).toBe(200)
+    const current = (await t.call({ url: `/api/test/doc/${docId}`, token: admin })).data.manual as string
+    expect(await sweep()).toBe(1)
+    expect(await removed(replaced)).toBe(true)
+    expect(await kept(held)).toBe(true)
+    expect(await kept(current)).toBe(true)
+    // A deleted row lets its file go.
+    expect((await t.call({ method: 'DELETE', url: `/api/test/doc/${other}`, token: admin })).status).toBe(200)
+    expect(await sweep()).toBe(1)
+    expect(await removed(held)).toBe(true)
+    expect(await kept(current)).toBe(true)
+  })
+
+  it('works through the uploads in batches, checking each batch against the table', async () => {
+    const names = [] as string[]
+    for (let i = 0; i < 7; i++) names.push(await uploadedAgo(26))
+    // Held ones among them, at the start, in the middle and at the end of a batch of 3.
+    for (const i of [0, 4, 5]) await addDoc(names[i]!)
+    expect(await sweep({ batchSize: 3 })).toBe(4)
+    for (const [i, name] of names.entries()) expect(await ([0, 4, 5].includes(i) ? kept(name) : removed(name)), `upload ${i}`).toBe(true)
+  })
+
+  it('removes the row of an upload whose file is already gone, and leaves files outside the entity folder', async () => {
+    const gone = await uploadedAgo(30)
+    unlinkSync(join(storageDir, gone))
+    // A row naming a file outside file/ (never written by the upload route) is not the sweep's to delete.
+    const outside = 'upload/2020/01/01/11111111-1111-1111-1111-111111111111.pdf'
+    mkdirSync(dirname(join(storageDir, outside)), { recursive: true })
+    writeFileSync(join(storageDir, outside), 'x')
+    await db()
+      .insertInto('sysFile')
+      .values({ fileName: outside, originalName: 'o.pdf', size: 1, contentType: 'application/pdf', sha256: '0', md5: '0', crc8: '00', crc8Variant: 'CRC-8/SMBUS', entity: 'testDoc', field: 'manual', createBy: 'admin', createTime: new Date(now.getTime() - 100 * HOUR).toISOString() })
+      .execute()
+    expect(await sweep()).toBe(1)
+    expect(await hasRow(gone)).toBe(false)
+    expect(await kept(outside)).toBe(true)
+  })
+
+  it('is safe to run on several instances at once: each upload is deleted once, and counted once', async () => {
+    const names = [] as string[]
+    for (let i = 0; i < 5; i++) names.push(await uploadedAgo(40))
+    await addDoc(names[2]!)
+    const counts = await Promise.all([sweep({ batchSize: 1 }), sweep({ batchSize: 1 }), sweep({ batchSize: 2 }), sweep()])
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(4)
+    for (const [i, name] of names.entries()) expect(await (i === 2 ? kept(name) : removed(name)), `upload ${i}`).toBe(true)
+  })
+
+  it('runs in the server process, logging how many uploads it deleted, and stops on close', async () => {
+    const abandoned = await uploadedAgo(50)
+    const logged: { level: string; args: unknown[] }[] = []
+    const logger = Object.fromEntries(['info', 'warn', 'error'].map((level) => [level, (...args: unknown[]) => logged.push({ level, args })])) as unknown as FastifyBaseLogger
+    const sweeper = new FileSweep(t.app.services, logger, 60_000)
+    sweeper.start()
+    const deadline = Date.now() + 5000
+    while (!(await removed(abandoned)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    await sweeper.close()
+    expect(await removed(abandoned)).toBe(true)
+    expect(logged).toEqual([{ level: 'info', args: [{ swept: 1 }, 'deleted 1 uploaded file(s) no row took up'] }])
+    // Nothing left to delete: nothing is logged.
+    const quiet = new FileSweep(t.app.services, logger, 60_000)
+    quiet.start()
+    await quiet.close()
+    expect(logged).toHaveLength(1)
   })
 })

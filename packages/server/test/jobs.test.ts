@@ -263,8 +263,12 @@ describe('exports as jobs', () => {
     expect(b.header).toEqual(a.header)
     expect(b.rows.length).toBe(Number(expected))
     expect(b.rows).toEqual(a.rows)
-    // Kept: it downloads again.
+    // Kept: it downloads again, and a broken-off download resumes from where it stopped.
     expect((await t.call({ url: `/api/monitor/job/${job.jobId}/file`, token: t.admin })).raw.equals(file.raw)).toBe(true)
+    const rest = await t.call({ url: `/api/monitor/job/${job.jobId}/file`, token: t.admin, headers: { range: 'bytes=100-' } })
+    expect(rest.status).toBe(206)
+    expect(rest.headers['content-range']).toBe(`bytes 100-${file.raw.length - 1}/${file.raw.length}`)
+    expect(rest.raw.equals(file.raw.subarray(100))).toBe(true)
 
     await waitForOperLog(t, (r) => r.operUrl === '/api/monitor/logininfor/export/job' && r.status === '0')
   })

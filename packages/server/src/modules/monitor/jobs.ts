@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { extname } from 'node:path'
 import { type JobInfo, JOB_STATES, type Paged } from '@velo/shared'
@@ -20,6 +19,7 @@ import { hasPermission } from '../../platform/rbac/auth-context'
 import { caller, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { openEventStream } from '../../platform/sse'
+import { sendFile } from '../../platform/files/send'
 
 /** Sees (and downloads the files of) every user's jobs; without it, a user sees their own. */
 export const JOB_LIST_PERMISSION = 'monitor:job:list'
@@ -130,7 +130,10 @@ export function registerJobs(app: FastifyInstance, services: Services) {
         tags,
         summary: `Download the file a finished job left (an export's .xlsx): its owner, or with ${JOB_LIST_PERMISSION}`,
         params: idParam,
-        response: { 200: fileAnswer('application/octet-stream', 'The file, under the name the job gave it') },
+        response: {
+          200: fileAnswer('application/octet-stream', 'The file, under the name the job gave it'),
+          206: fileAnswer('application/octet-stream', 'The bytes the Range header asked for, with Content-Range'),
+        },
       },
     },
     async (req, reply) => {
@@ -143,12 +146,8 @@ export function registerJobs(app: FastifyInstance, services: Services) {
       )
       if (size === undefined) throw notFound('job.fileGone')
       const name = row.resultFileName ?? `job_${row.jobId}${extname(path)}`
-      // Streamed: a million-row export is tens of megabytes.
-      return reply
-        .type(CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream')
-        .header('Content-Length', size)
-        .header('Content-Disposition', attachment(name))
-        .send(createReadStream(path))
+      // Streamed, and resumable by byte range: a million-row export is tens of megabytes.
+      return sendFile(req, reply, { path, size, contentType: CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream', disposition: attachment(name) })
     },
   )
 }

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { extname } from 'node:path'
 import type { MultipartFile } from '@fastify/multipart'
@@ -17,6 +16,7 @@ import { resolveRowScope, scopeCondition } from '../rbac/data-scope'
 import { caller, SIGNED_IN } from '../rbac/guard'
 import type { Services } from '../services'
 import type { FileDigests } from './digests'
+import { sendFile } from './send'
 import { storeStream, tooLarge } from './store'
 
 type FileField = FieldDef & { kind: 'file' }
@@ -43,6 +43,12 @@ export const ENTITY_FILES_FOLDER = 'file'
 
 /** Whether a stored name (already normalized) is an entity file, served only by its entity's route. */
 export const isEntityFile = (normalizedName: string) => normalizedName.startsWith(`${ENTITY_FILES_FOLDER}/`)
+
+/** The entities with `file` fields whose routes each server registered: what the sweep of unheld uploads walks (files/sweep.ts). */
+const entitiesWithFileRoutes = new WeakMap<Services, ResolvedEntity[]>()
+
+/** The entities with `file` fields registered on this server, so their tables exist. */
+export const fileEntitiesOf = (services: Services): readonly ResolvedEntity[] => entitiesWithFileRoutes.get(services) ?? []
 
 /**
  * Room for the multipart framing and the few small text fields around the file: a request longer
@@ -86,7 +92,8 @@ function requireAny(auth: AuthContext, permissions: string[]) {
  * checks the field's extensions and size limit, streams the file to storage while summing it, checks
  * its content where the type can be sniffed and answers the stored name with its digests.
  * GET {path}/file/{field}/{stored name} streams it back under its original name, for callers who may
- * list or read rows and, on an entity with a data scope, only when a row in their scope holds it.
+ * list or read rows and, on an entity with a data scope, only when a row in their scope holds it; it
+ * answers one byte range (206) when asked, for video players and resumed downloads (files/send.ts).
  */
 export function registerFileRoutes(app: FastifyInstance, services: Services, e: ResolvedEntity) {
   const api = app.withTypeProvider<ZodTypeProvider>()
@@ -95,6 +102,7 @@ export function registerFileRoutes(app: FastifyInstance, services: Services, e: 
   const module = e.label.en_US
   const writers = (['add', 'edit'] as const).filter((op) => e.operations.includes(op)).map((op) => `${e.permission}:${op}`)
   const readers = [`${e.permission}:query`, `${e.permission}:list`]
+  if (e.fields.some((f) => f.kind === 'file')) entitiesWithFileRoutes.set(services, [...fileEntitiesOf(services), e])
 
   for (const f of e.fields) {
     if (f.kind !== 'file') continue
@@ -165,9 +173,12 @@ export function registerFileRoutes(app: FastifyInstance, services: Services, e: 
         config: { permission: SIGNED_IN },
         schema: {
           tags,
-          summary: `Download a ${f.label.en_US} of ${e.label.en_US} by its stored name, under its original name`,
+          summary: `Download a ${f.label.en_US} of ${e.label.en_US} by its stored name, under its original name; one byte range (Range: bytes=a-b, a- or -n) answers 206 with those bytes, a range past the end 416`,
           params: z.object({ '*': z.string().min(1).max(255) }),
-          response: { 200: fileAnswer('application/octet-stream', 'The file, with its stored content type, under its original name') },
+          response: {
+            200: fileAnswer('application/octet-stream', 'The file, with its stored content type, under its original name; ETag is its SHA-256'),
+            206: fileAnswer('application/octet-stream', 'The bytes the Range header asked for, with Content-Range'),
+          },
         },
       },
       async (req, reply) => {
@@ -176,7 +187,7 @@ export function registerFileRoutes(app: FastifyInstance, services: Services, e: 
         const fileName = req.params['*']
         const file = await services.db
           .selectFrom('sysFile')
-          .select(['originalName', 'contentType', 'createBy'])
+          .select(['originalName', 'contentType', 'createBy', 'sha256'])
           .where('fileName', '=', fileName)
           .where('entity', '=', e.key)
           .where('field', '=', f.name)
@@ -201,12 +212,7 @@ export function registerFileRoutes(app: FastifyInstance, services: Services, e: 
         const full = services.storage.resolve(fileName)
         const size = full ? await stat(full).then((s) => (s.isFile() ? s.size : -1), () => -1) : -1
         if (!full || size < 0) throw notFound('download.missing')
-        return reply
-          .type(file.contentType)
-          .header('Content-Length', size)
-          .header('Content-Disposition', attachment(file.originalName))
-          .header('Cache-Control', 'private, no-cache')
-          .send(createReadStream(full))
+        return sendFile(req, reply, { path: full, size, contentType: file.contentType, disposition: attachment(file.originalName), etag: file.sha256, cacheControl: 'private, no-cache' })
       },
     )
   }
