@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { DEFAULT_FILE_MAX_BYTES } from '@velo/shared'
 import { z } from 'zod'
@@ -60,6 +61,7 @@ const EnvSchema = z.object({
   FILE_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024 * 1024).default(DEFAULT_FILE_MAX_BYTES / 1024 / 1024),
   FILE_SWEEP_GRACE_HOURS: z.coerce.number({ message: 'must be a number of hours' }).positive().max(8760).default(24),
   TRUST_PROXY: bool.default(false),
+  SQLITE_READER_THREADS: z.coerce.number({ message: 'must be a whole number' }).int().min(0).max(64).optional(),
   JOB_CONCURRENCY: z.coerce.number({ message: 'must be a whole number' }).int().min(0).max(64).default(2),
   JOB_STALE_SECONDS: z.coerce.number({ message: 'must be a number of seconds' }).min(1).max(3600).default(60),
   JOB_RETENTION_DAYS: z.coerce.number({ message: 'must be a number of days' }).positive().max(3650).default(7),
@@ -103,6 +105,8 @@ export interface AppConfig {
   /** An upload of a `file` field that no row holds this long after it arrived is deleted (platform/files/sweep.ts). */
   fileSweepGraceMs: number
   trustProxy: boolean
+  /** SQLite only: worker threads that answer reads beside the event loop (db/sqlite-readers.ts); 0 reads on the loop's thread. */
+  sqliteReaderThreads: number
   /** Jobs this instance runs at once; 0 runs none here (the instance only queues them). */
   jobConcurrency: number
   /** A running job whose holder has not written its heartbeat for this long is taken over or failed. */
@@ -159,6 +163,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     fileMaxBytes: Math.round(e.FILE_MAX_MB * 1024 * 1024),
     fileSweepGraceMs: Math.round(e.FILE_SWEEP_GRACE_HOURS * 3600 * 1000),
     trustProxy: e.TRUST_PROXY,
+    // One core for the event loop, the others (up to four) for reads.
+    sqliteReaderThreads: e.SQLITE_READER_THREADS ?? Math.min(4, Math.max(1, availableParallelism() - 1)),
     jobConcurrency: e.JOB_CONCURRENCY,
     jobStaleMs: Math.round(e.JOB_STALE_SECONDS * 1000),
     jobRetentionMs: Math.round(e.JOB_RETENTION_DAYS * 24 * 3600 * 1000),

@@ -92,7 +92,7 @@ describe('requests during an open write transaction (an import)', () => {
   })
 })
 
-describe('the SQLite driver: one writer, one reader', () => {
+describe.each([0, 2])('the SQLite driver: one writer, readers (%i reader threads)', (readerThreads) => {
   let dir: string
   let db: Kysely<any>
   beforeAll(() => {
@@ -104,7 +104,7 @@ describe('the SQLite driver: one writer, one reader', () => {
   })
 
   const open = async (file: string) => {
-    db = createDatabase({ dialect: 'sqlite', file }).db as unknown as Kysely<any>
+    db = createDatabase({ dialect: 'sqlite', file }, { readerThreads }).db as unknown as Kysely<any>
     await db.schema.createTable('item').ifNotExists().addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text', (c) => c.notNull()).execute()
     return db
   }
@@ -134,6 +134,35 @@ describe('the SQLite driver: one writer, one reader', () => {
     expect(row).toEqual({ id: 1, name: 'returned' })
     await db.updateTable('item').set({ name: 'renamed' }).where('id', '=', 1).execute()
     expect(await names()).toEqual(['renamed'])
+  })
+
+  it('a write that starts like a query (WITH … INSERT) goes to the writer and lands', async () => {
+    await open(join(dir, 'with-insert.db'))
+    await sql`with n(v) as (select 'from with') insert into item (name) select v from n`.execute(db)
+    expect(await names()).toEqual(['from with'])
+  })
+
+  it('a read that fails says why, and the next read works', async () => {
+    await open(join(dir, 'failing-read.db'))
+    // Fails while running, not while being prepared: the reader thread, when there is one, reports it.
+    await expect(sql`select abs(-9223372036854775807 - 1) as v`.execute(db)).rejects.toThrow(/integer overflow/)
+    await expect(sql`select x from nowhere`.execute(db)).rejects.toThrow(/no such table/)
+    expect(await names()).toEqual([])
+  })
+
+  it.runIf(readerThreads > 0)('a long read runs beside the event loop: a timer fires while it runs', async () => {
+    await open(join(dir, 'long-read.db'))
+    let firedAt = 0
+    let readAt = 0
+    const timer = setTimeout(() => (firedAt = performance.now()), 20)
+    // Counts to 3 million in SQL: a few hundred milliseconds of one core, whichever thread runs it.
+    const read = sql`with recursive c(n) as (select 1 union all select n + 1 from c where n < 3000000) select count(*) as n from c`
+      .execute(db)
+      .then((r) => ((readAt = performance.now()), r.rows))
+    expect(await read).toEqual([{ n: 3_000_000 }])
+    clearTimeout(timer)
+    expect(firedAt, 'the timer waited for the read').toBeGreaterThan(0)
+    expect(firedAt).toBeLessThan(readAt)
   })
 
   it('a connection that began a transaction itself keeps to the writer and sees its own rows', async () => {

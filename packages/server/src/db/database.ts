@@ -6,7 +6,8 @@ import pg from 'pg'
 import type { DatabaseTarget } from '../config'
 import { namingPool } from './pg-named'
 import type { Database } from './schema'
-import { SqliteReadWriteDialect } from './sqlite-driver'
+import { KEEP_STATEMENTS, SqliteReadWriteDialect } from './sqlite-driver'
+import { SqliteReaders } from './sqlite-readers'
 
 export type Db = Kysely<Database>
 export type Dialect = DatabaseTarget['dialect']
@@ -18,7 +19,11 @@ pg.types.setTypeParser(20, (v) => Number(v))
 // A calendar date stays the 'YYYY-MM-DD' it was stored as, not a Date at local midnight.
 pg.types.setTypeParser(1082, (v) => v)
 
-export function createDatabase(target: DatabaseTarget): { db: Db; dialect: Dialect } {
+/**
+ * `readerThreads`: SQLite connections that answer reads in worker threads (db/sqlite-readers.ts);
+ * 0 keeps every read on the event loop's thread, as a script needs.
+ */
+export function createDatabase(target: DatabaseTarget, o: { readerThreads?: number } = {}): { db: Db; dialect: Dialect } {
   const plugins = [new CamelCasePlugin()]
   if (target.dialect === 'postgres') {
     const pool = new pg.Pool({ connectionString: target.url, max: 10 })
@@ -34,5 +39,6 @@ export function createDatabase(target: DatabaseTarget): { db: Db; dialect: Diale
     connection?.pragma('foreign_keys = ON')
     connection?.pragma('busy_timeout = 5000')
   }
-  return { db: new Kysely<Database>({ dialect: new SqliteReadWriteDialect({ writer, reader }), plugins }), dialect: 'sqlite' }
+  const readers = reader && o.readerThreads ? new SqliteReaders(target.file, o.readerThreads, KEEP_STATEMENTS) : undefined
+  return { db: new Kysely<Database>({ dialect: new SqliteReadWriteDialect({ writer, reader, readers }), plugins }), dialect: 'sqlite' }
 }

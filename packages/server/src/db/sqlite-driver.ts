@@ -18,6 +18,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely'
 import { yieldWhenDue } from '../platform/event-loop'
+import type { SqliteReaders } from './sqlite-readers'
 
 /**
  * SQLite for a server, after Kysely's SqliteDialect (its adapter, introspector and compiler) with one
@@ -30,10 +31,10 @@ import { yieldWhenDue } from '../platform/event-loop'
  * the writer, as Kysely's own driver does.
  */
 export class SqliteReadWriteDialect implements Dialect {
-  constructor(private readonly connections: { writer: SQLite.Database; reader?: SQLite.Database }) {}
+  constructor(private readonly connections: { writer: SQLite.Database; reader?: SQLite.Database; readers?: SqliteReaders }) {}
 
   createDriver(): Driver {
-    return new SqliteReadWriteDriver(this.connections.writer, this.connections.reader)
+    return new SqliteReadWriteDriver(this.connections.writer, this.connections.reader, this.connections.readers)
   }
 
   createQueryCompiler(): QueryCompiler {
@@ -54,7 +55,11 @@ class SqliteReadWriteDriver implements Driver {
   private readonly writer: Statements
   private readonly reader: Statements | undefined
 
-  constructor(writer: SQLite.Database, reader: SQLite.Database | undefined) {
+  constructor(
+    writer: SQLite.Database,
+    reader: SQLite.Database | undefined,
+    private readonly readers: SqliteReaders | undefined,
+  ) {
     this.writer = new Statements(writer)
     this.reader = reader && new Statements(reader)
   }
@@ -62,7 +67,7 @@ class SqliteReadWriteDriver implements Driver {
   async init() {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    const session = new Session(this.writer, this.reader, this.writerLock)
+    const session = new Session(this.writer, this.reader, this.writerLock, this.readers)
     if (!this.reader) await session.takeWriter()
     return session
   }
@@ -97,6 +102,7 @@ class SqliteReadWriteDriver implements Driver {
   }
 
   async destroy() {
+    await this.readers?.close()
     // The writer last: closing the file's last connection checkpoints the WAL into it.
     this.reader?.db.close()
     this.writer.db.close()
@@ -120,6 +126,7 @@ class Session implements DatabaseConnection {
     private readonly writer: Statements,
     private readonly reader: Statements | undefined,
     private readonly writerLock: Mutex,
+    private readonly readers: SqliteReaders | undefined,
   ) {}
 
   async takeWriter() {
@@ -140,8 +147,17 @@ class Session implements DatabaseConnection {
     const { sql, parameters } = compiledQuery
     if (!this.writing && this.reader) {
       // Only a query can be a read: an insert, update or delete goes straight to the writer, prepared once.
-      const prepared = MAY_READ.test(sql) ? this.reader.preparedOrNull(sql) : null
-      if (prepared?.readsOnly) return run<R>(prepared.stmt, parameters)
+      if (MAY_READ.test(sql)) {
+        // Off the event loop's thread when there are reader threads; on this thread's reader when not.
+        const answer = this.readers?.query(sql, parameters)
+        if (answer) {
+          const read = await answer
+          if ('rows' in read) return { rows: read.rows as R[] }
+        } else {
+          const prepared = this.reader.preparedOrNull(sql)
+          if (prepared?.readsOnly) return run<R>(prepared.stmt, parameters)
+        }
+      }
       await this.takeWriter()
     }
     return run<R>(this.writer.prepared(sql).stmt, parameters)
@@ -165,7 +181,7 @@ function readsOnly(stmt: SQLite.Statement, sql: string) {
 }
 
 /** Statements kept per connection, by SQL text. */
-const KEEP_STATEMENTS = 500
+export const KEEP_STATEMENTS = 500
 
 /**
  * One connection with its statements prepared once and kept, the most recently used, by SQL text:

@@ -31,7 +31,7 @@ export interface Services {
 }
 
 export function createServices(config: AppConfig): Services {
-  const { db, dialect } = createDatabase(config.database)
+  const { db, dialect } = createDatabase(config.database, { readerThreads: config.sqliteReaderThreads })
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined
   const kv = redis ? new RedisKeyValueStore(redis, `${config.redisPrefix}kv:`) : new SqlKeyValueStore(db)
   // With Redis, every instance reads the stamp of everyone's rights beside each session (rbac/auth-cache.ts).
