@@ -43,6 +43,8 @@
  * with the server's RSS growth, the rate and the digests against sha256sum/md5sum.
  *
  * BENCH_ONLY=engine, BENCH_ONLY=iot, BENCH_ONLY=browser or BENCH_ONLY=files runs one part.
+ * BENCH_ONLY=engine BENCH_IMPORT_ONLY=1 runs the engine part's import alone (no login-log rows, list,
+ * export or transitions before it), for looking into the import figure.
  */
 import { cpus, loadavg } from 'node:os'
 import { systemEntities } from '@velo/shared'

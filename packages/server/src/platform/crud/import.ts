@@ -1,5 +1,5 @@
 import { entityByKey, type FieldDef, type Language, type ResolvedEntity } from '@velo/shared'
-import type { Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import { z } from 'zod'
 import { AppError, badRequest } from '../errors'
 import { yieldWhenDue } from '../event-loop'
@@ -8,7 +8,7 @@ import { localizeIssue } from '../i18n/zod-messages'
 import type { AuthContext } from '../rbac/auth-context'
 import type { RowScope } from '../rbac/data-scope'
 import { BOOLEAN_LABELS } from './excel'
-import type { CheckMemo, EntityRepository } from './repository'
+import { ADD_MANY_ROWS, type CheckMemo, type EntityRepository } from './repository'
 import { importRowSchema } from './schemas'
 import { readFirstSheet } from './xlsx-read'
 
@@ -224,7 +224,10 @@ export async function importWorkbook(options: {
 
   const issues: ImportIssue[] = []
   const badRows = new Set<number>()
+  /** badRows in the order they came (a batch written again takes back those since its start). */
+  const badLog: number[] = []
   const report = (row: number, field: string, message: string) => {
+    if (!badRows.has(row)) badLog.push(row)
     badRows.add(row)
     if (issues.length < MAX_REPORTED) issues.push({ row, field, message })
   }
@@ -284,33 +287,101 @@ export async function importWorkbook(options: {
   const changes: ({ op: 'create'; row: Row } | { op: 'update'; before: Row; after: Row })[] = []
   const track = repo.actsAfterCommit
   const key = e.importKey
+  // New rows of an entity without per-row create hooks are checked one by one, as always, and written
+  // ADD_MANY_ROWS to an INSERT (on PostgreSQL an INSERT a row was a round trip a row). Each batch
+  // goes after a savepoint taken where the rows since the last written batch began: should the
+  // database refuse one of its rows all the same (another writer took a unique value meanwhile), or
+  // an update among them, everything since the savepoint is undone, the report goes back to what it
+  // was there, and those rows are written again one at a time, so the report names the row as the
+  // row-by-row import always did, and stops there.
+  const batched = repo.addsInBatches
   try {
     await options.db.transaction().execute(async (tx) => {
       const memo: CheckMemo = { dictValues: new Set(), taken: await takenValues(tx, e, parsed) }
       const storedIds = key ? new Set<number>() : await existingIds(tx, e, parsed)
-      let done = 0
-      for (const { number, values, id } of parsed) {
-        // Thrown inside the transaction: nothing of the rows written so far is kept.
-        signal?.throwIfAborted()
-        if (done > 0) options.progress?.(done, rows.length)
-        done++
-        if (badRows.has(number)) continue
+      const queue: Row[] = []
+      /** The unique values of the queued rows, by field: a row with one of them waits for the queue to be written. */
+      const queued = new Map([...memo.taken.keys()].map((f) => [f, new Set<unknown>()]))
+      // The values checkValues and the key look up in the memo (a blank one is not, but for a dictionary).
+      const looksUp = (f: string, v: unknown) => v !== undefined && v !== null && (v !== '' || e.fieldMap.get(f)?.kind === 'dict')
+      const waits = (row: Row) => queue.length > 0 && [...queued].some(([f, values]) => looksUp(f, row[f]) && values.has(row[f]))
+      // Where the savepoint was taken: the first row since, and the report, counts and changes as they were.
+      let from = 0
+      const mark = () => ({ issues: issues.length, bad: badLog.length, inserted: result.inserted, updated: result.updated, changes: changes.length })
+      let at = mark()
+      const savepoint = () => sql`savepoint velo_import`.execute(tx)
+
+      /** Writes the queued rows, then moves the savepoint to row `upTo`, the next not yet seen. */
+      const flush = async (upTo: number): Promise<'next' | 'stop'> => {
+        if (!queue.length) return 'next'
+        try {
+          const added = await repo.addMany(tx, queue, memo, track)
+          if (track) for (const row of added) changes.push({ op: 'create', row })
+        } catch (err) {
+          if (!isConstraintError(err)) throw err
+          return await again(upTo)
+        }
+        return moveSavepoint(upTo)
+      }
+
+      const moveSavepoint = async (upTo: number): Promise<'next'> => {
+        emptyQueue()
+        await sql`release savepoint velo_import`.execute(tx)
+        await savepoint()
+        from = upTo
+        at = mark()
+        return 'next'
+      }
+      const emptyQueue = () => {
+        queue.length = 0
+        for (const values of queued.values()) values.clear()
+      }
+
+      /** Undoes the rows since the savepoint and writes them (up to `upTo`) one at a time. */
+      const again = async (upTo: number): Promise<'next' | 'stop'> => {
+        await sql`rollback to savepoint velo_import`.execute(tx)
+        issues.length = at.issues
+        for (const n of badLog.splice(at.bad)) badRows.delete(n)
+        result.inserted = at.inserted
+        result.updated = at.updated
+        changes.length = at.changes
+        emptyQueue()
+        for (let i = from; i < upTo; i++) if ((await write(i, false)) === 'stop') return 'stop'
+        // The refusal did not come again: on with batches from here.
+        return moveSavepoint(upTo)
+      }
+
+      /** Row `i` of the file against the database: refused, updated, added, or (batch) queued to be added. */
+      const write = async (i: number, batch: boolean): Promise<'next' | 'stop'> => {
+        const { number, values, id } = parsed[i]!
+        if (badRows.has(number)) return 'next'
+        // Its key may name a queued row, which the row-by-row import would have found written.
+        if (batch && waits(values) && (await flush(i)) === 'stop') return 'stop'
         const keyed = key && values[key] !== undefined && values[key] !== null && values[key] !== ''
         const existing = keyed ? memo.taken.get(key)?.get(values[key]) : id !== undefined && storedIds.has(id) ? id : undefined
         if (existing !== undefined && !options.updateSupport) {
           const named = keyed ? e.fieldMap.get(key)! : idDef
           report(number, named.name, t(lang, 'import.exists', { fieldEn: named.label.en_US, fieldZh: named.label.zh_CN, value: String(keyed ? values[key] : id) }))
-          continue
+          return 'next'
         }
         if (existing === undefined && missing.length) {
           report(number, missing[0]!.name, t(lang, 'import.missingColumns', missingParams()))
-          continue
+          return 'next'
         }
         try {
           if (existing !== undefined) {
+            // A module acting after commit sees the changes in the file's order: the queued rows first.
+            if (batch && track && (await flush(i)) === 'stop') return 'stop'
             const change = await repo.updateIn(tx, existing, values, options.auth, options.scope, memo)
             if (track) changes.push({ op: 'update', ...change })
             result.updated++
+          } else if (batch) {
+            const columns = await repo.checkedForAdd(tx, values, options.auth, memo)
+            // A unique value (a default, say) a queued row has too: checked again once that row is written.
+            if (waits(columns)) return (await flush(i)) === 'stop' ? 'stop' : write(i, batch)
+            queue.push(columns)
+            for (const [f, values] of queued) if (looksUp(f, columns[f])) values.add(columns[f])
+            result.inserted++
           } else {
             const row = await repo.createIn(tx, values, options.auth, memo)
             if (track) changes.push({ op: 'create', row })
@@ -318,15 +389,31 @@ export async function importWorkbook(options: {
           }
         } catch (err) {
           if (isConstraintError(err)) {
+            // A batch since the savepoint: written again row by row, which reports the refused row.
+            if (batch) return again(i + 1)
             // The database refused the row; PostgreSQL takes no more statements in this transaction.
             report(number, '', t(lang, 'import.rowRefused'))
-            break
+            return 'stop'
           }
           if (!(err instanceof AppError)) throw err
           const field = (err.data as { errors?: { field?: string }[] } | null)?.errors?.[0]?.field ?? ''
           report(number, field, t(lang, err.messageKey, err.params))
         }
+        return 'next'
       }
+
+      if (batched) await savepoint()
+      let stopped = false
+      for (let i = 0; i < parsed.length && !stopped; i++) {
+        // Thrown inside the transaction: nothing of the rows written so far is kept.
+        signal?.throwIfAborted()
+        if (i > 0) options.progress?.(i, rows.length)
+        // Rows checked without a query each answer at once: let other requests in between.
+        if (batched) await yieldWhenDue()
+        stopped = (await write(i, batched)) === 'stop'
+        if (!stopped && queue.length >= ADD_MANY_ROWS) stopped = (await flush(i + 1)) === 'stop'
+      }
+      if (!stopped && batched) await flush(parsed.length)
       if (badRows.size) throw new RollBack()
       signal?.throwIfAborted()
       options.progress?.(rows.length, rows.length)

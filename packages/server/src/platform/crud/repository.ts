@@ -44,6 +44,8 @@ export interface EntityHooks {
   afterCommit?: Hooks<{ auth: AuthContext; context: Record<string, unknown> } & CommittedChange>
 }
 
+const hasHooks = (hooks: Hooks<never> | undefined) => typeof hooks === 'function' || !!hooks?.length
+
 async function runHooks<A>(hooks: Hooks<A> | undefined, args: A) {
   for (const hook of typeof hooks === 'function' ? [hooks] : (hooks ?? [])) await hook(args)
 }
@@ -56,6 +58,19 @@ export interface CheckMemo {
   dictValues: Set<string>
   taken: Map<string, Map<unknown, number>>
 }
+
+/**
+ * Rows a multi-row INSERT (addMany) writes at most: enough that a statement's round trip is small
+ * beside its rows, few enough that one statement holds SQLite's single writer only milliseconds.
+ */
+export const ADD_MANY_ROWS = 500
+/** Bind parameters of one statement at most: SQLite's limit (32,766; PostgreSQL's is 65,535). */
+const MAX_BIND_PARAMETERS = 32_766
+/** The columns an INSERT of the row writes, as Kysely lists them (undefined values are left out). */
+const shapeOf = (row: Row) =>
+  Object.keys(row)
+    .filter((k) => row[k] !== undefined)
+    .join()
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
@@ -459,21 +474,85 @@ export class EntityRepository {
   /** Add one row inside an open transaction (import adds many in one). */
   async createIn(tx: Transaction<any>, values: Row, auth: AuthContext, memo?: CheckMemo, context: Record<string, unknown> = {}): Promise<Row> {
     const row = this.withDefaults(values, true)
-    await this.checkValues(tx, row, undefined, memo)
-    this.checkTypedValues(row, row)
-    const hidden: Row = { ...(await initialState(tx, this.entity)) }
+    const hidden = await this.checkNew(tx, row, memo)
     await runHooks(this.hooks.beforeCreate, { tx, auth, context, values: row, columns: hidden })
-    // The table has the audit columns unless its definition says otherwise (storage.audited, as the migration made it).
-    const audited = this.entity.storage?.audited !== false
-    const inserted = (await tx
-      .insertInto(this.entity.table)
-      .values({ ...toColumns(this.entity, row), ...hidden, ...(audited ? { createBy: auth.userName, createTime: new Date().toISOString() } : {}) })
-      .returning(this.entity.columns)
-      .executeTakeFirstOrThrow()) as Row
+    const inserted = (await tx.insertInto(this.entity.table).values(this.newColumns(row, hidden, auth)).returning(this.entity.columns).executeTakeFirstOrThrow()) as Row
     for (const [field, taken] of memo?.taken ?? []) if (row[field] !== undefined) taken.set(row[field], Number(inserted[this.entity.idField]))
     await this.writeLinks(tx, inserted[this.entity.idField], row)
     await runHooks(this.hooks.afterCreate, { tx, auth, context, row: inserted, values: row })
     return (await this.present([inserted], tx))[0]!
+  }
+
+  /** The checks of a new row (its values with their defaults), and the columns it starts with that the definition does not expose (a status machine's). */
+  private async checkNew(tx: AnyDb, row: Row, memo: CheckMemo | undefined): Promise<Row> {
+    await this.checkValues(tx, row, undefined, memo)
+    this.checkTypedValues(row, row)
+    return { ...(await initialState(tx, this.entity)) }
+  }
+
+  /** What a new row's INSERT writes: its values, the hidden columns, and who added it when. */
+  private newColumns(row: Row, hidden: Row, auth: AuthContext): Row {
+    // The table has the audit columns unless its definition says otherwise (storage.audited, as the migration made it).
+    const audited = this.entity.storage?.audited !== false
+    return { ...toColumns(this.entity, row), ...hidden, ...(audited ? { createBy: auth.userName, createTime: new Date().toISOString() } : {}) }
+  }
+
+  /**
+   * Whether rows of this entity may be added many to a statement (checkedForAdd, then addMany), as an
+   * import does: only when nothing of adding one row needs it written before the next is checked or
+   * run once it is written. Not so with create hooks (each sees its own row, written), link tables
+   * (written under the new id), or a reference to the same table (a tree's parent, which a row may
+   * find among the rows added just before it).
+   */
+  get addsInBatches(): boolean {
+    const e = this.entity
+    return !hasHooks(this.hooks.beforeCreate) && !hasHooks(this.hooks.afterCreate) && this.links.length === 0 && !e.treeParent && !this.references.some((f) => f.entity === e.key)
+  }
+
+  /**
+   * A new row checked as createIn checks it, with the same errors, and not written: the columns its
+   * INSERT writes, for addMany. Only for an entity that addsInBatches.
+   */
+  async checkedForAdd(tx: Transaction<any>, values: Row, auth: AuthContext, memo?: CheckMemo): Promise<Row> {
+    const row = this.withDefaults(values, true)
+    const hidden = await this.checkNew(tx, row, memo)
+    return this.newColumns(row, hidden, auth)
+  }
+
+  /**
+   * Writes rows from checkedForAdd in multi-row INSERTs: a statement per ADD_MANY_ROWS rows, fewer
+   * when their columns would pass the bind-parameter limit, and a new one where the rows' columns
+   * differ (an INSERT's rows share its column list). Their unique values go into the memo with the
+   * new ids, as createIn notes them. With `answer`, the rows come back as createIn answers its row
+   * (their order is not the given one); without, nothing does.
+   */
+  async addMany(tx: Transaction<any>, rows: readonly Row[], memo?: CheckMemo, answer = false): Promise<Row[]> {
+    const e = this.entity
+    const unique = [...(memo?.taken.keys() ?? [])]
+    const out: Row[] = []
+    let start = 0
+    while (start < rows.length) {
+      const columns = Object.keys(rows[start]!).filter((k) => rows[start]![k] !== undefined)
+      const shape = columns.join()
+      const most = Math.max(1, Math.min(ADD_MANY_ROWS, Math.floor(MAX_BIND_PARAMETERS / Math.max(1, columns.length))))
+      let end = start + 1
+      while (end < rows.length && end - start < most && shapeOf(rows[end]!) === shape) end++
+      const chunk = rows.slice(start, end)
+      const inserted = (await tx
+        .insertInto(e.table)
+        .values(chunk as Row[])
+        .returning(answer ? e.columns : [e.idField, ...unique])
+        .execute()) as Row[]
+      for (const field of unique) {
+        const taken = memo!.taken.get(field)!
+        // The value as the row gave it (the database may answer it typed otherwise, a bigint as text), by its text.
+        const given = new Map(chunk.flatMap((r) => (r[field] === undefined || r[field] === null ? [] : [[String(r[field]), r[field]] as const])))
+        for (const r of inserted) if (given.has(String(r[field]))) taken.set(given.get(String(r[field])), Number(r[e.idField]))
+      }
+      if (answer) out.push(...(await this.present(inserted, tx)))
+      start = end
+    }
+    return out
   }
 
   async update(id: number, values: Row, auth: AuthContext, scope: RowScope): Promise<Row> {
