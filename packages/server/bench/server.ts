@@ -97,6 +97,8 @@ export class ServerProcess {
         ADMIN_PASSWORD,
         CAPTCHA_ENABLED: 'false',
         LOG_LEVEL: 'warn',
+        // To compare: SQLITE_READER_THREADS=0 reads on the event loop's thread, as before db/sqlite-readers.ts.
+        ...(process.env.SQLITE_READER_THREADS ? { SQLITE_READER_THREADS: process.env.SQLITE_READER_THREADS } : {}),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
