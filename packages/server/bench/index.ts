@@ -44,7 +44,8 @@
  *
  * BENCH_ONLY=engine, BENCH_ONLY=iot, BENCH_ONLY=browser or BENCH_ONLY=files runs one part.
  * BENCH_ONLY=engine BENCH_IMPORT_ONLY=1 runs the engine part's import alone (no login-log rows, list,
- * export or transitions before it), for looking into the import figure.
+ * export or transitions before it), for looking into the import figure; BENCH_LIST_ONLY=1 stops after
+ * the list, BENCH_EXPORT_ONLY=1 runs the rows and the two exports alone.
  */
 import { cpus, loadavg } from 'node:os'
 import { systemEntities } from '@velo/shared'

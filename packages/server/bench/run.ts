@@ -157,40 +157,42 @@ export async function runTarget(target: Target, bench: Bench, serverEntry: strin
     }
     const total = await generate(db, target, bench.rows)
 
-    // --- list, over HTTP and bare
-    const body = listBody(new Date())
-    const first = await api(base, `${loginLog.path}/list`, { method: 'POST', headers, body })
-    if (!Array.isArray(first.data?.rows) || first.data.rows.length === 0) throw new Error(`list answered no rows: ${JSON.stringify(first).slice(0, 300)}`)
-    notes.push(`${target.name}: list body \`${JSON.stringify(body)}\` matches ${fmt(first.data.total as number)} of ${fmt(total)} rows.`)
-    const listLoad = (connections: number, warmup: number, seconds: number) => {
+    // --- list, over HTTP and bare (BENCH_EXPORT_ONLY=1 skips it, to look into the export's figures)
+    if (process.env.BENCH_EXPORT_ONLY !== '1') {
+      const body = listBody(new Date())
+      const first = await api(base, `${loginLog.path}/list`, { method: 'POST', headers, body })
+      if (!Array.isArray(first.data?.rows) || first.data.rows.length === 0) throw new Error(`list answered no rows: ${JSON.stringify(first).slice(0, 300)}`)
+      notes.push(`${target.name}: list body \`${JSON.stringify(body)}\` matches ${fmt(first.data.total as number)} of ${fmt(total)} rows.`)
+      const listLoad = (connections: number, warmup: number, seconds: number) => {
+        collectGarbage()
+        return httpLoad({
+          url: `${base}${loginLog.path}/list`,
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          connections,
+          warmup,
+          seconds,
+        })
+      }
+      log(`${target.name}: list over HTTP, ${bench.connections} clients, warm-up (≥ ${WARMUP_SECONDS} s, until every client is answered) + ${bench.seconds} s`)
+      const http = await listLoad(bench.connections, WARMUP_SECONDS, bench.seconds)
+      log(`${target.name}: steady from ${fmt(http.warmup, 1)} s: ${fmt(http.count)} requests`)
+      if (http.errors) notes.push(`${target.name}: ${fmt(http.errors)} list requests failed or answered non-2xx.`)
+      // The same page for one client alone: the engine's latency without queueing behind 49 others.
+      const alone = await listLoad(1, 1, Math.min(bench.seconds, 5))
+      log(`${target.name}: the repository's SQL bare, ${WARMUP_SECONDS} s warm-up + ${bench.seconds} s`)
       collectGarbage()
-      return httpLoad({
-        url: `${base}${loginLog.path}/list`,
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        connections,
-        warmup,
-        seconds,
-      })
+      const bare = await bareLoad(database.config, body, bench)
+      const ratio = http.perSecond / bare.result.perSecond
+      add(`list p50 (${bench.connections} HTTP clients)`, ms(http.p50))
+      add('list p99', ms(http.p99), { target: `< ${LIST_TARGET_P99_MS} ms`, pass: http.p99 < LIST_TARGET_P99_MS })
+      add('list throughput', `${fmt(http.perSecond)} req/s`)
+      add('list p50 / p99, 1 client', `${ms(alone.p50)} / ${ms(alone.p99)}`)
+      add(`bare SQL p50 / p99 (${bare.model})`, `${ms(bare.result.p50)} / ${ms(bare.result.p99)}`)
+      add('bare SQL throughput', `${fmt(bare.result.perSecond)} q/s`)
+      add('list ÷ bare throughput', fmt(ratio, 2), { target: `≥ ${fmt(LIST_TARGET_RATIO, 2)}`, pass: ratio >= LIST_TARGET_RATIO })
     }
-    log(`${target.name}: list over HTTP, ${bench.connections} clients, warm-up (≥ ${WARMUP_SECONDS} s, until every client is answered) + ${bench.seconds} s`)
-    const http = await listLoad(bench.connections, WARMUP_SECONDS, bench.seconds)
-    log(`${target.name}: steady from ${fmt(http.warmup, 1)} s: ${fmt(http.count)} requests`)
-    if (http.errors) notes.push(`${target.name}: ${fmt(http.errors)} list requests failed or answered non-2xx.`)
-    // The same page for one client alone: the engine's latency without queueing behind 49 others.
-    const alone = await listLoad(1, 1, Math.min(bench.seconds, 5))
-    log(`${target.name}: the repository's SQL bare, ${WARMUP_SECONDS} s warm-up + ${bench.seconds} s`)
-    collectGarbage()
-    const bare = await bareLoad(database.config, body, bench)
-    const ratio = http.perSecond / bare.result.perSecond
-    add(`list p50 (${bench.connections} HTTP clients)`, ms(http.p50))
-    add('list p99', ms(http.p99), { target: `< ${LIST_TARGET_P99_MS} ms`, pass: http.p99 < LIST_TARGET_P99_MS })
-    add('list throughput', `${fmt(http.perSecond)} req/s`)
-    add('list p50 / p99, 1 client', `${ms(alone.p50)} / ${ms(alone.p99)}`)
-    add(`bare SQL p50 / p99 (${bare.model})`, `${ms(bare.result.p50)} / ${ms(bare.result.p99)}`)
-    add('bare SQL throughput', `${fmt(bare.result.perSecond)} q/s`)
-    add('list ÷ bare throughput', fmt(ratio, 2), { target: `≥ ${fmt(LIST_TARGET_RATIO, 2)}`, pass: ratio >= LIST_TARGET_RATIO })
     // BENCH_LIST_ONLY=1: the list alone, for profiling it (BENCH_SERVER_ARGS=--cpu-prof).
     if (process.env.BENCH_LIST_ONLY === '1') return { lines, notes }
 
@@ -225,6 +227,8 @@ export async function runTarget(target: Target, bench: Bench, serverEntry: strin
     } catch (err) {
       add(`export ${fmt(total)} rows as a job`, `failed: ${message(err, server)}`, { target: `> ${fmt(EXPORT_TARGET_ROWS_PER_S)} rows/s`, pass: false })
     }
+
+    if (process.env.BENCH_EXPORT_ONLY === '1') return { lines, notes }
 
     // --- steps of a status machine: each service order moved once through its route
     log(`${target.name}: ${fmt(bench.transitions)} transitions`)
