@@ -1,5 +1,8 @@
 import type { EntityDef, FieldDef, Label, Operation } from './types'
+import { checkRelatedDefinition } from './related'
 import { checkWorkflow } from './workflow'
+
+export * from './related'
 
 const ALL_OPERATIONS: readonly Operation[] = ['list', 'get', 'add', 'edit', 'remove', 'export', 'import']
 
@@ -28,6 +31,8 @@ export interface ResolvedEntity<D extends EntityDef = EntityDef> extends EntityD
   importKey: string | null
   /** The parent field when the entity is a tree. */
   treeParent: string | null
+  /** Other entities' rows listed in a row's details; checked against them by relatedListsOf. */
+  related: NonNullable<EntityDef['related']>
   /** Never set: carries the literal type of the definition, so `RowOf<typeof faq>` can read its fields. */
   readonly [DEFINITION]?: D
 }
@@ -70,6 +75,8 @@ export function defineEntity<const D extends EntityDef>(def: D & KnownKeysOnly<D
     if (f.search === 'subtree' && f.kind !== 'reference' && f.kind !== 'treeParent') {
       throw new Error(`${def.key}: ${f.name} searches a subtree but refers to no tree`)
     }
+    // A link field filters its rows by one linked id (the rows linked to it); no other test is served.
+    if (f.kind === 'referenceMany' && f.search && f.search !== 'eq') throw new Error(`${def.key}: ${f.name} links rows: its search can only be 'eq'`)
     fieldMap.set(f.name, f)
   }
   const mustExist = (name: string, what: string) => {
@@ -82,6 +89,7 @@ export function defineEntity<const D extends EntityDef>(def: D & KnownKeysOnly<D
     if (f.kind !== 'text' && f.kind !== 'longText') throw new Error(`${def.key}: ${f.name} is typed by another field, so it must be text`)
   }
   checkWorkflow(def, fieldMap)
+  checkRelatedDefinition(def)
   mustExist(def.idField, 'idField')
   mustExist(def.defaultSort.field, 'defaultSort')
   if (def.dataScope) {
@@ -113,5 +121,6 @@ export function defineEntity<const D extends EntityDef>(def: D & KnownKeysOnly<D
     columns: stored.map((f) => f.name),
     importKey: def.fields.find((f) => f.unique)?.name ?? null,
     treeParent: parents[0]?.name ?? null,
+    related: def.related ?? [],
   }
 }

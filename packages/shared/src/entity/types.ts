@@ -67,9 +67,9 @@ export type FieldDef = FieldBase &
     | { kind: 'longText'; max?: number; default?: string }
     /** HTML from the rich text editor; sanitized on the server. */
     | { kind: 'richText'; max?: number; default?: string }
-    | { kind: 'number'; min?: number; max?: number; int?: boolean; default?: number }
+    | { kind: 'number'; min?: number; max?: number; int?: boolean; default?: number; /** May be summed per period (POST {path}/summary, a related list's chart). */ summable?: boolean }
     /** An amount with two decimals (stored as a decimal, sent as a number). */
-    | { kind: 'money'; min?: number; max?: number; default?: number }
+    | { kind: 'money'; min?: number; max?: number; default?: number; /** May be summed per period (POST {path}/summary, a related list's chart). */ summable?: boolean }
     | { kind: 'boolean'; default?: boolean }
     /** Values from a dictionary type (sys_dict_data), shown by their labels. */
     | { kind: 'dict'; dict: string; default?: string; /** The column's length (default 100, as sys_dict_data.dict_value). */ max?: number }
@@ -186,6 +186,54 @@ export interface ActionDef {
 }
 export type Operation = 'list' | 'get' | 'add' | 'edit' | 'remove' | 'export' | 'import'
 
+/** The period a summary adds rows up by (UTC; weeks start on Monday). */
+export type SummaryBucket = 'day' | 'week' | 'month'
+export const SUMMARY_BUCKETS: readonly SummaryBucket[] = ['day', 'week', 'month']
+
+/** One period of POST {path}/summary: its first day, the sum of the value (0 without one) and the rows in it. */
+export interface SummaryPoint {
+  bucket: string
+  value: number
+  count: number
+}
+
+/**
+ * A small chart above a related list: the related rows of the last `weeks` weeks added up per
+ * period, from POST {path}/summary of the related entity ("distance per week").
+ */
+export interface RelatedChart {
+  /** A `date` or `datetime` field of the related entity: the period a row falls in. */
+  time: string
+  /** A `number` or `money` field of the related entity marked `summable`; without one the rows are counted. */
+  value?: string
+  /** One bar per day, week (Monday to Sunday) or month. */
+  by: SummaryBucket
+  /** How far back the chart reaches, in weeks; default 12. */
+  weeks?: number
+  /** Default bar. */
+  type?: 'bar' | 'line'
+}
+
+/**
+ * Rows of another entity that belong to this one, shown in a row's details: the rows of `entity`
+ * whose reference field `by` holds this row's id (a member's bikes and rides, a model's colours).
+ * They are read through that entity's own list (POST {path}/list with `{ [by]: id }`), so `by` must
+ * be a reference to this entity searched with 'eq', and the user needs that entity's `:list`.
+ */
+export interface RelatedList {
+  /** The related entity's key. */
+  entity: string
+  /** Its `reference` field that points at this entity (search: 'eq'). */
+  by: string
+  /** The section's title; default the related entity's label. */
+  label?: Label
+  /** Its fields shown, in order; default its list columns but `by`. */
+  columns?: readonly string[]
+  /** Rows per page; default 10. */
+  pageSize?: number
+  chart?: RelatedChart
+}
+
 export interface EntityDef {
   key: string
   /** Kysely table name (camelCase of the SQL table). */
@@ -215,6 +263,8 @@ export interface EntityDef {
   /** A status that changes only through named steps. */
   transitions?: Transitions
   actions?: readonly ActionDef[]
+  /** Lists of other entities' rows that refer to a row of this one, in its details (RelatedList). */
+  related?: readonly RelatedList[]
 }
 
 /**

@@ -7,6 +7,7 @@ import { localized } from '../i18n'
 import { crudApi, crudKeys, type EntityRow, type Row } from './api/crudApi'
 import { kindOf } from './kinds/kindTable'
 import type { CellRenderer } from './kinds/types'
+import { RelatedLists } from './details/RelatedLists'
 import { workflowCells } from './workflow/cells'
 import { TransitionTimeline } from './workflow/TransitionTimeline'
 
@@ -60,7 +61,8 @@ export function EntityDescriptions<E extends ResolvedEntity>({ entity, row, cell
 
 /**
  * Every field of one row, read-only, labelled from the definition: the detail view of a log entry;
- * for a row with states, its timeline below.
+ * for a row with states, its timeline below; then the definition's related lists the user may read
+ * (a member's bikes and rides), each a tab with its chart and a paged table.
  */
 export function EntityDetails<E extends ResolvedEntity>({ entity, id, onClose, as = 'modal', cells = {}, hide = [] }: EntityDetailsProps<E>) {
   const { t } = useTranslation()
@@ -76,6 +78,7 @@ export function EntityDetails<E extends ResolvedEntity>({ entity, id, onClose, a
           <TransitionTimeline entity={entity} id={id} />
         </section>
       )}
+      <RelatedLists entity={entity} id={id} />
     </>
   )
   const title = t('crud.detailsTitle', { entity: localized(entity.singular) })

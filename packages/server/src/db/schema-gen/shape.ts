@@ -155,7 +155,11 @@ export function tableShapeOf(e: EntityDef): TableShape {
   return { entity: e.key, columns, indexes }
 }
 
-/** The join tables of an entity's `referenceMany` fields: the two ids, together the key. */
+/**
+ * The join tables of an entity's `referenceMany` fields: the two ids, together the key. A searchable
+ * one (the list filters by a linked id: feedback by tag) also has an index on (to, from), which finds
+ * the rows linked to one id without reading the whole table.
+ */
 export function joinTablesOf(e: EntityDef): Record<string, TableShape> {
   const out: Record<string, TableShape> = {}
   for (const f of e.fields) {
@@ -167,7 +171,7 @@ export function joinTablesOf(e: EntityDef): Record<string, TableShape> {
         { name: from, type: 'bigint', nullable: false },
         { name: to, type: 'bigint', nullable: false },
       ],
-      indexes: [],
+      indexes: f.search ? [{ name: `${snakeCase(f.through.table)}_${to}_${from}`, columns: [to, from], unique: false }] : [],
       primaryKey: [from, to],
     }
   }

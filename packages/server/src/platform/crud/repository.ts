@@ -42,6 +42,13 @@ export interface EntityHooks {
    * is the one the write's before- and after-hooks shared (empty for an import's rows).
    */
   afterCommit?: Hooks<{ auth: AuthContext; context: Record<string, unknown> } & CommittedChange>
+  /**
+   * After GET {path}/{id} read a row for someone with the right to it (never for the list, an export,
+   * an action or a step): to record that it was opened (feedback marked read) and answer the row as
+   * it is now (change `row` in place). `db` is the database, not a transaction: a read writes nothing
+   * but what the hook writes, so the hook makes its write safe to run twice at once itself.
+   */
+  afterGet?: Hooks<{ db: AnyDb; auth: AuthContext; row: Row }>
 }
 
 const hasHooks = (hooks: Hooks<never> | undefined) => typeof hooks === 'function' || !!hooks?.length
@@ -149,6 +156,15 @@ function filtersOf(e: ResolvedEntity, body: Record<string, unknown>): Filter[] {
         break
       }
       default: {
+        if (f.kind === 'referenceMany') {
+          // Rows linked to this one (feedback with a tag): their ids from the join table, which has an
+          // index on (to, from) for a searchable link field (schema-gen joinTablesOf).
+          const v = Number(value)
+          const { table, from, to } = f.through
+          const linked = sql<boolean>`${sql.ref(e.idField)} in (select ${sql.ref(from)} from ${sql.table(table)} where ${sql.ref(to)} = ${v})`
+          out.push({ shape: `${f.name} linked`, values: [v], condition: () => linked })
+          break
+        }
         const v = f.kind === 'boolean' ? (value ? 1 : 0) : value
         out.push({ shape: `${f.name} =`, values: [v], condition: (eb) => eb(col, '=', v) })
       }
@@ -347,12 +363,14 @@ export class EntityRepository {
     }
   }
 
-  async get(id: number, scope: RowScope): Promise<Row> {
+  /** One row as GET {path}/{id} answers it, to the caller: with its links, after the module's afterGet hooks. */
+  async get(id: number, scope: RowScope, auth: AuthContext): Promise<Row> {
     const row = await this.fetchOne(this.db, id, scope)
     for (const f of this.links) {
       const linked = await this.db.selectFrom(f.through.table).select(f.through.to).where(f.through.from, '=', id).execute()
       row[f.name] = linked.map((l) => Number(l[f.through.to]))
     }
+    await runHooks(this.hooks.afterGet, { db: this.db, auth, row })
     return row
   }
 

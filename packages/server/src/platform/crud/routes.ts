@@ -1,4 +1,4 @@
-import { allEntities, apiRowSchema, type FieldDef, type Operation, type ResolvedEntity } from '@velo/shared'
+import { allEntities, apiRowSchema, entityByKey, type FieldDef, type Operation, relatedListsOf, type ResolvedEntity } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { BusinessType } from '../audit/operation-log'
@@ -18,6 +18,7 @@ import { checkWorkbookFile, importWorkbook, updateSupportField } from './import'
 import { registerImportJobRoute } from './import-routes'
 import { EntityRepository, dictLabels, sortColumn, type EntityHooks } from './repository'
 import { addSchema, editSchema, idParam, idsParam, listSchema } from './schemas'
+import { registerSummaryRoute } from './summary'
 import { registerWorkflowRoutes, type WorkflowHandlers } from './workflow'
 import { envelope, fileAnswer, pageOf, rowOf } from '../responses'
 import { jobInfoSchema } from '../jobs/schema'
@@ -56,6 +57,9 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   registered.set(services, done)
   if (done.has(e.key)) throw new Error(`entity ${e.key} is registered twice`)
   done.add(e.key)
+  // Every entity is registered by now: a related list naming a missing entity or a field that cannot
+  // filter its list fails the start, not the first details drawer that shows it.
+  relatedListsOf(e, entityByKey)
   const api = app.withTypeProvider<ZodTypeProvider>()
   const repo = new EntityRepository(services.db, e, hooks)
   const can = (op: Operation) => e.operations.includes(op)
@@ -75,6 +79,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
       { config: { permission: perm('list'), audit: false }, schema: { tags, summary: `List ${e.label.en_US} (filtered, paged)`, body: listSchema(e), response: { 200: envelope(pageOf(row)) } } },
       async (req) => repo.list(req.body as never, await scopeOf(req)),
     )
+    registerSummaryRoute(app, services, e, repo, scopeOf)
   }
   if (can('export')) {
     api.post(
@@ -197,7 +202,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
     api.get(
       `${e.path}/:id`,
       { config: { permission: perm('get') }, schema: { tags, summary: `One ${e.label.en_US} by id`, params: idParam, response: { 200: envelope(row) } } },
-      async (req) => repo.get(req.params.id, await scopeOf(req)),
+      async (req) => repo.get(req.params.id, await scopeOf(req), caller(req)),
     )
   }
   if (can('add')) {

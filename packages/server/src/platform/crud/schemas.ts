@@ -62,13 +62,16 @@ export const pagingFields = {
   pageSize: z.coerce.number().int().min(1).max(500).default(DEFAULT_PAGE_SIZE),
 }
 
+/** One optional filter per searchable field, as the list, its export, its counts and its summary take them. */
+export const filterFields = (e: ResolvedEntity): Record<string, z.ZodType> => Object.fromEntries(e.searchable.map((f) => [f.name, filterSchema(f)]))
+
 /** List body: paging, a whitelisted sort and one optional filter per searchable field; anything else is refused. */
 export function listSchema(e: ResolvedEntity) {
   return z.strictObject({
     ...pagingFields,
     orderByColumn: z.string().max(64).optional(),
     isAsc: z.enum(['asc', 'desc', 'ascending', 'descending']).optional(),
-    ...Object.fromEntries(e.searchable.map((f) => [f.name, filterSchema(f)])),
+    ...filterFields(e),
   })
 }
 

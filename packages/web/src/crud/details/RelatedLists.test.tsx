@@ -1,0 +1,122 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { fireEvent, screen, waitFor, within } from '@testing-library/react'
+import { defineEntity, registerEntities, type SessionUser } from '@velo/shared'
+import { sessionStore } from '../../app/session/sessionStore'
+import { jsonResponse, renderWithProviders } from '../../test/render'
+import { EntityDetails } from '../EntityDetails'
+import { EntityListPage } from '../EntityListPage'
+
+// echarts draws on a canvas, which jsdom has not: the chart's option is what is checked.
+const drawn = vi.hoisted(() => ({ setOption: vi.fn(), resize: vi.fn(), dispose: vi.fn() }))
+vi.mock('echarts/core', () => ({ use: vi.fn(), init: vi.fn(() => drawn) }))
+vi.mock('echarts/charts', () => ({ BarChart: {}, LineChart: {} }))
+vi.mock('echarts/components', () => ({ GridComponent: {}, TooltipComponent: {} }))
+vi.mock('echarts/renderers', () => ({ CanvasRenderer: {} }))
+
+const label = (en: string) => ({ en_US: en, zh_CN: en })
+const owner = defineEntity({
+  key: 'webRelOwner',
+  table: 'webRelOwner',
+  path: '/rel/owner',
+  permission: 'rel:owner',
+  label: label('Owners'),
+  idField: 'ownerId',
+  defaultSort: { field: 'ownerId', order: 'asc' },
+  fields: [
+    { name: 'ownerId', kind: 'number', label: label('ID'), readOnly: true },
+    { name: 'name', kind: 'text', label: label('Name') },
+  ],
+  related: [{ entity: 'webRelTrip', by: 'ownerId', label: label('Rides'), pageSize: 2, columns: ['note', 'distance', 'bikeId'], chart: { time: 'startTime', value: 'distance', by: 'week' } }],
+})
+const trip = defineEntity({
+  key: 'webRelTrip',
+  table: 'webRelTrip',
+  path: '/rel/trip',
+  permission: 'rel:trip',
+  label: label('Trips'),
+  idField: 'tripId',
+  defaultSort: { field: 'startTime', order: 'desc' },
+  fields: [
+    { name: 'tripId', kind: 'number', label: label('ID'), readOnly: true },
+    { name: 'ownerId', kind: 'reference', entity: 'webRelOwner', label: label('Owner'), search: 'eq' },
+    { name: 'bikeId', kind: 'reference', entity: 'webRelOwner', label: label('Bike') },
+    { name: 'startTime', kind: 'datetime', label: label('Start') },
+    { name: 'distance', kind: 'number', label: label('Distance'), summable: true },
+    { name: 'note', kind: 'text', label: label('Note'), list: false },
+  ],
+})
+registerEntities(owner, trip)
+
+const trips = [
+  { tripId: 9, ownerId: 5, ownerIdLabel: 'Alice', bikeId: 7, bikeIdLabel: 'Bike seven', startTime: '2026-03-09T07:30:00.000Z', distance: 7, note: 'Ride to work' },
+  { tripId: 8, ownerId: 5, ownerIdLabel: 'Alice', bikeId: 7, bikeIdLabel: 'Bike seven', startTime: '2026-03-08T10:00:00.000Z', distance: 5.5, note: 'Sunday tour' },
+]
+
+const fetchMock = vi.fn<typeof fetch>()
+const calls = (path: string) => fetchMock.mock.calls.filter(([url]) => String(url) === `/api${path}`)
+const bodyOf = (call: Parameters<typeof fetch>) => JSON.parse(String(call[1]?.body))
+const signIn = (permissions: string[]) => sessionStore.setState({ user: { username: 'tester' } as SessionUser, roles: ['ops'], permissions })
+
+describe('EntityDetails with related lists', () => {
+  beforeEach(() => {
+    vi.stubGlobal('fetch', fetchMock)
+    fetchMock.mockImplementation(async (url) => {
+      const path = String(url).replace(/^\/api/, '')
+      if (path === '/rel/owner/5') return jsonResponse({ ownerId: 5, name: 'Alice' })
+      if (path === '/rel/owner/list') return jsonResponse({ rows: [{ ownerId: 5, name: 'Alice' }], total: 1 })
+      if (path === '/rel/trip/list') return jsonResponse({ rows: trips, total: 3 })
+      if (path === '/rel/trip/summary') return jsonResponse([{ bucket: '2026-03-09', value: 7, count: 1 }])
+      return jsonResponse(null, 404)
+    })
+  })
+  afterEach(() => {
+    vi.unstubAllGlobals()
+    vi.useRealTimers()
+    fetchMock.mockReset()
+    drawn.setOption.mockReset()
+    sessionStore.setState({ user: null, roles: [], permissions: [] })
+  })
+
+  it('lists the related rows through their list, with their cells, page by page', async () => {
+    vi.useFakeTimers({ now: new Date('2026-03-11T10:00:00Z'), toFake: ['Date'] })
+    signIn(['rel:owner:query', 'rel:trip:list'])
+    renderWithProviders(<EntityDetails entity={owner} id={5} as="drawer" onClose={() => undefined} />)
+    const section = await screen.findByTestId('related-webRelTrip.ownerId')
+    expect(within(screen.getByTestId('related-lists')).getByText('Rides')).toBeTruthy()
+    expect(await within(section).findByText('Ride to work')).toBeTruthy()
+    expect(within(section).getAllByText('Bike seven')).toHaveLength(2)
+    // The definition's columns, in its order: a column the list page hides (note) too.
+    const headers = within(section).getAllByRole('columnheader').map((h) => h.textContent)
+    expect(headers).toEqual(['Note', 'Distance', 'Bike'])
+    expect(bodyOf(calls('/rel/trip/list')[0]!)).toEqual({ ownerId: 5, pageNum: 1, pageSize: 2 })
+
+    fireEvent.click(within(section).getByTitle('2'))
+    await waitFor(() => expect(calls('/rel/trip/list')).toHaveLength(2))
+    expect(bodyOf(calls('/rel/trip/list')[1]!)).toEqual({ ownerId: 5, pageNum: 2, pageSize: 2 })
+
+    // The chart: distance per week of the last 12 weeks, weeks without rides as 0.
+    expect(within(section).getByText('Distance per week')).toBeTruthy()
+    expect(bodyOf(calls('/rel/trip/summary')[0]!)).toEqual({ ownerId: 5, time: 'startTime', value: 'distance', bucket: 'week', from: '2025-12-22', to: '2026-03-11' })
+    await waitFor(() => expect(drawn.setOption.mock.calls.some(([o]) => o.series[0].data.at(-1) === 7)).toBe(true))
+    const option = drawn.setOption.mock.calls.at(-1)![0]
+    expect(option.series[0].data).toEqual([...Array(11).fill(0), 7])
+    expect(option.xAxis.data.at(-1)).toBe('03-09')
+  })
+
+  it('leaves out what the user may not list', async () => {
+    signIn(['rel:owner:query'])
+    renderWithProviders(<EntityDetails entity={owner} id={5} as="drawer" onClose={() => undefined} />)
+    expect(await screen.findByText('Alice')).toBeTruthy()
+    expect(screen.queryByTestId('related-lists')).toBeNull()
+    expect(calls('/rel/trip/list')).toHaveLength(0)
+    expect(calls('/rel/trip/summary')).toHaveLength(0)
+  })
+
+  it('are reached from the list page’s Details row action', async () => {
+    signIn(['rel:owner:list', 'rel:owner:query', 'rel:trip:list'])
+    renderWithProviders(<EntityListPage entity={owner} />)
+    fireEvent.click(await screen.findByTestId('row-details'))
+    expect(await screen.findByTestId('related-webRelTrip.ownerId')).toBeTruthy()
+    expect(bodyOf(calls('/rel/trip/list')[0]!)).toEqual({ ownerId: 5, pageNum: 1, pageSize: 2 })
+  })
+})
