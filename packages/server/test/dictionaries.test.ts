@@ -51,20 +51,22 @@ const SEEDED = [
   'sys_normal_disable', 'sys_user_sex', 'sys_yes_no', 'sys_show_hide', 'sys_common_status', 'sys_menu_type', 'sys_data_scope', 'sys_oper_type',
   'sys_i18n_type', 'sys_language',
 ]
+/** Every seeded type: the system's (sys_…), then the other areas'. */
+const ALL_SEEDED = [...SEEDED, 'bike_category']
 
 describe('POST /system/dict/list', () => {
-  it('starts with the ten seeded types', async () => {
+  it('starts with the eleven seeded types', async () => {
     const res = await list({})
     expect(res.code).toBe(200)
-    expect(res.data.total).toBe(10)
-    expect(res.data.rows.map((r: DictType) => r.dictType)).toEqual(SEEDED)
+    expect(res.data.total).toBe(11)
+    expect(res.data.rows.map((r: DictType) => r.dictType)).toEqual(ALL_SEEDED)
     expect(Object.keys(res.data.rows[0]).sort()).toEqual(['createTime', 'dictId', 'dictName', 'dictType', 'remark', 'status'])
   })
 
   it('pages 20 rows by default, by id, and honours pageNum and pageSize', async () => {
     for (let i = 1; i <= 15; i++) await addType(`Paging ${String(i).padStart(2, '0')}`, `paging_${String(i).padStart(2, '0')}`)
     const all = (await db().selectFrom('sysDictType').select('dictId').orderBy('dictId').execute()).map((r) => r.dictId)
-    const total = SEEDED.length + 15
+    const total = ALL_SEEDED.length + 15
     expect(all).toHaveLength(total)
 
     const first = await list({})

@@ -100,7 +100,7 @@ describe('a database seeded before Monitoring › Jobs existed', () => {
       const second = await buildApp(loadConfig(env), { logger: false })
       const db2 = second.services.db
       expect(second.seedResult).toMatchObject({ seeded: true, generatedAdminPassword: undefined })
-      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe('5')
+      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe('6')
       await expectJobsMenu(db2)
       expect((await db2.selectFrom('sysMenu').select('menuId').execute()).length).toBe(menus)
       // The admin sees it in the menu.

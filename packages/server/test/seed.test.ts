@@ -85,6 +85,10 @@ describe('first start', () => {
       await db.updateTable('sysConfig').set({ configValue: '1' }).where('configKey', '=', 'sys.seed.version').execute()
       // …nor the buttons of steps a definition gained later (version 4).
       await db.deleteFrom('sysMenu').where('perms', 'in', ['service:repairOrder:receive', 'service:repairOrder:evaluate']).execute()
+      // …nor the members and bikes areas' dictionary and the Reply of feedback (version 6).
+      await db.deleteFrom('sysDictData').where('dictType', '=', 'bike_category').execute()
+      await db.deleteFrom('sysDictType').where('dictType', '=', 'bike_category').execute()
+      await db.deleteFrom('sysMenu').where('perms', '=', 'member:feedback:reply').execute()
       // Something an admin added meanwhile, clashing with a seeded code.
       await db.updateTable('sysCountry').set({ nameEn: 'Holland (ours)' }).where('code', '=', 'NL').execute()
       await first.close()
@@ -92,11 +96,15 @@ describe('first start', () => {
       const second = await buildApp(loadConfig(env), { logger: false })
       const db2 = second.services.db
       expect(second.seedResult).toEqual({ seeded: true, generatedAdminPassword: undefined, demoRegistrationKey: expect.any(String) })
-      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe('5')
+      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe('6')
       const buttons = await db2.selectFrom('sysMenu').select(['menuName', 'perms']).where('perms', 'like', 'service:repairOrder:%').execute()
       expect(buttons.map((b) => b.perms)).toEqual(expect.arrayContaining(['service:repairOrder:receive', 'service:repairOrder:evaluate', 'service:repairOrder:review']))
       expect(buttons.find((b) => b.perms === 'service:repairOrder:receive')?.menuName).toBe('button.receive')
       expect((await db2.selectFrom('sysConfig').select('configKey').where('configKey', 'like', 'iot.%').execute()).length).toBe(5)
+      expect((await db2.selectFrom('sysDictData').select('dictValue').where('dictType', '=', 'bike_category').orderBy('dictSort').execute()).map((r) => r.dictValue)).toEqual(
+        ['city', 'trekking', 'cargo', 'folding', 'mountain'],
+      )
+      expect((await db2.selectFrom('sysMenu').select('menuName').where('perms', '=', 'member:feedback:reply').executeTakeFirstOrThrow()).menuName).toBe('button.reply')
       const demo = await db2.selectFrom('iotModel').select(['modelId', 'registrationKey']).where('productId', '=', 'VELO-4G').executeTakeFirstOrThrow()
       expect(demo.registrationKey).toBe(second.seedResult.demoRegistrationKey)
       expect((await db2.selectFrom('iotFunctionModel').select('functionId').where('modelId', '=', demo.modelId).execute()).length).toBe(6)

@@ -9,6 +9,8 @@ import { transitions } from './migrations/2026-11-24T00-transitions'
 import { jobs } from './migrations/2026-11-24T01-jobs'
 import { files } from './migrations/2026-11-24T02-files'
 import { serviceOrders } from './migrations/2026-11-24T03-service-orders'
+import { membersBikes } from './migrations/2026-11-24T05-members-bikes'
+import { feedbackTagFilter } from './migrations/2026-11-24T06-feedback-tag-filter'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set.
 const all = (dialect: Dialect): Record<string, Migration> => ({
@@ -21,6 +23,8 @@ const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-24T01-jobs': jobs(dialect),
   '2026-11-24T02-files': files(dialect),
   '2026-11-24T03-service-orders': serviceOrders(dialect),
+  '2026-11-24T05-members-bikes': membersBikes(dialect),
+  '2026-11-24T06-feedback-tag-filter': feedbackTagFilter(dialect),
 })
 
 export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[]> {

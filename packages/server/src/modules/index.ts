@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { authRoutes } from '../platform/auth/routes'
 import type { Services } from '../platform/services'
+import { registerBikes } from './bike'
 import { registerFiles } from './common/files'
 import { registerIot } from './iot'
+import { registerMembers } from './member'
 import { registerJobs } from './monitor/jobs'
 import { registerLogs } from './monitor/logs'
 import { registerOnline } from './monitor/online'
@@ -34,4 +36,6 @@ export async function registerModules(api: FastifyInstance, services: Services) 
   registerJobs(api, services)
   registerIot(api, services)
   registerRepairOrders(api, services)
+  registerMembers(api, services)
+  registerBikes(api, services)
 }

@@ -1,5 +1,7 @@
+import * as bikeEntities from '../entities/bikes'
 import * as contentEntities from '../entities/content'
 import * as iotEntities from '../entities/iot'
+import * as memberEntities from '../entities/members'
 import * as serviceEntities from '../entities/service'
 import * as systemEntities from '../entities/system'
 import type { ResolvedEntity } from './define'
@@ -15,6 +17,8 @@ const BUILT_IN_ENTITIES: readonly ResolvedEntity[] = [
   ...Object.values(contentEntities),
   ...Object.values(iotEntities),
   ...Object.values(serviceEntities),
+  ...Object.values(memberEntities),
+  ...Object.values(bikeEntities),
 ]
 
 /** Every entity by key, so references can be resolved ("dept" → its table and label field) on both sides. */

@@ -55,6 +55,18 @@ export const SEED_DICTIONARIES: [string, string, [string, string, string, string
       ['fr_FR', 'French', '法文', ''],
     ],
   ],
+  // Bike models and bikes (seed version 6 adds it to databases seeded before).
+  [
+    'bike_category',
+    'Bike category',
+    [
+      ['city', 'City', '城市', 'primary'],
+      ['trekking', 'Trekking', '旅行', 'success'],
+      ['cargo', 'Cargo', '载货', 'warning'],
+      ['folding', 'Folding', '折叠', 'info'],
+      ['mountain', 'Mountain', '山地', 'danger'],
+    ],
+  ],
 ]
 
 /** Built-in configuration keys: [key, name, value, remark]. */

@@ -359,6 +359,16 @@ async function jobsPage(tx: Tx) {
   await addMissingButtons(tx, pageId, seed, held)
 }
 
+/**
+ * Version 6: the members and bikes areas' dictionary (bike_category) and the buttons their
+ * definitions give beyond the standard ones seeded with the pages (Reply of feedback). Only adds:
+ * a dictionary or button already there is left as it is.
+ */
+async function membersAndBikes(tx: Tx) {
+  await seedDictionaries(tx)
+  await definedButtonsArea(tx)
+}
+
 /** Seed steps by version; the marker key holds the last one applied. */
 const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedResult) => Promise<void> }[] = [
   { version: 1, apply: firstStart },
@@ -366,13 +376,14 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 3, apply: (tx, _hash, result) => iotArea(tx, result) },
   { version: 4, apply: (tx) => definedButtonsArea(tx) },
   { version: 5, apply: (tx) => jobsPage(tx) },
+  { version: 6, apply: (tx) => membersAndBikes(tx) },
 ]
 
 /**
  * Applies each seed step once: a fresh database gets them all, one seeded by an older version only
  * the newer steps. The marker (config key sys.seed.version) records the version reached.
  */
-export async function seed(services: Services): Promise<SeedResult> {
+export async function seed(services: Pick<Services, 'db' | 'config'>): Promise<SeedResult> {
   const { db, config } = services
   const marker = await db.selectFrom('sysConfig').select('configValue').where('configKey', '=', SEED_MARKER).executeTakeFirst()
   const current = marker ? Number(marker.configValue) || 1 : 0

@@ -3,6 +3,7 @@ import { serviceEntities } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import type { Services } from '../../platform/services'
+import { bikeByFrameNumber, recordBikeEvent } from '../bike/records'
 
 const { repairOrder } = serviceEntities
 
@@ -17,8 +18,9 @@ export function newOrderNo(now = new Date()): string {
 
 /**
  * Repair and return service orders: the engine serves the list, the form, the steps, their history
- * and due times from the definition; here are only the order number and the evaluation's writing
- * (that it is given once is the definition's `whenEmpty`).
+ * and due times from the definition; here are only the order number, the evaluation's writing
+ * (that it is given once is the definition's `whenEmpty`) and the vehicle record of an order for a
+ * bike we know.
  */
 export function registerRepairOrders(app: FastifyInstance, services: Services) {
   registerEntityRoutes(app, services, repairOrder, {
@@ -27,6 +29,11 @@ export function registerRepairOrders(app: FastifyInstance, services: Services) {
         columns.orderNo = newOrderNo()
       },
     ],
+    // An order for one of our bikes goes into its vehicle records.
+    afterCreate: async ({ tx, auth, row }) => {
+      const bike = await bikeByFrameNumber(tx, String(row.bikeId))
+      if (bike) await recordBikeEvent(tx, { ...bike, kind: 'serviceOrder', detail: String(row.orderNo), by: auth.userName })
+    },
     actions: {
       evaluate: async ({ tx, rows, input }) => {
         const row = rows[0]!

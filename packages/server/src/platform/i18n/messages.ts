@@ -178,6 +178,17 @@ const en_US = {
   'iot.register.taken': 'Device {sn} is already registered',
   'iot.register.replayed': 'This registration request of {sn} was already used: sign a new one with a new nonce',
   'iot.register.done': 'Device {sn} registered',
+  // Bikes: bikes, model specs, pictures (src/modules/bike)
+  'bike.boundNoDelete': 'Bound vehicle cannot be deleted',
+  'bike.notOfModel': '{fieldEn} "{value}" is not one of model "{model}"',
+  'bike.reasonRequired': '{fieldEn} is required for a replacement frame number',
+  'bike.deviceFitted': 'IoT device {device} is already fitted to bike {frameNumber}',
+  'bike.spec.codeTaken': '{fieldEn} "{value}" already exists in model "{model}"',
+  'bike.spec.badRange': '{maxEn} must not be less than {minEn}',
+  'bike.spec.inUse': 'The {whatEn} "{name}" is used by {count, plural, one {# {usedEn}} other {# {usedEn}s}} and cannot be deleted',
+  'bike.spec.modelFixed': 'The {whatEn} "{name}" is used by {count, plural, one {# {usedEn}} other {# {usedEn}s}}: its model cannot change',
+  // Members: feedback tags (src/modules/member)
+  'member.feedbackTag.inUse': 'Feedback tag "{name}" is used by {count, plural, one {# feedback} other {# feedback items}} and cannot be deleted',
 } as const
 
 export type MessageKey = keyof typeof en_US
@@ -356,6 +367,15 @@ const zh_CN: Record<MessageKey, string> = {
   'iot.register.taken': '设备 {sn} 已注册',
   'iot.register.replayed': '设备 {sn} 的这个注册请求已经使用过，请用新的 nonce 重新签名',
   'iot.register.done': '设备 {sn} 注册成功',
+  'bike.boundNoDelete': '已绑定的车辆不能删除',
+  'bike.notOfModel': '{fieldZh}“{value}”不属于车型“{model}”',
+  'bike.reasonRequired': '车架号类型为补换时，{fieldZh}不能为空',
+  'bike.deviceFitted': '物联网设备 {device} 已安装在车辆 {frameNumber} 上',
+  'bike.spec.codeTaken': '车型“{model}”中已存在{fieldZh}“{value}”',
+  'bike.spec.badRange': '{maxZh}不能小于{minZh}',
+  'bike.spec.inUse': '{whatZh}“{name}”已被 {count} {usedZh}使用，不能删除',
+  'bike.spec.modelFixed': '{whatZh}“{name}”已被 {count} {usedZh}使用，不能更换车型',
+  'member.feedbackTag.inUse': '反馈标签“{name}”已被 {count} 条反馈使用，不能删除',
 }
 
 export const catalogs: Record<Language, Record<MessageKey, string>> = { en_US, zh_CN }
