@@ -1,0 +1,345 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import type { Kysely } from 'kysely'
+import type { AppConfig } from '../config'
+import type { Db, Dialect } from '../db/database'
+import { migrateToLatest } from '../db/migrate'
+import { seed, type SeedResult } from '../db/seed'
+import { Storage } from '../platform/storage'
+import { buildPlan, DAY, type Plan } from './generate'
+import { bikeDrawing, hexColour, swatch } from './placeholders'
+import { PICTURES, STATIC_IMAGES } from './vocabulary'
+import { query, TableWriter } from './write'
+
+// `npm run demo` (scripts/demo.ts): fills the members and bikes areas with believable data.
+//
+// What is demo data: the demo owns the tables of those areas (DEMO_TABLES). It writes every row
+// it adds there with create_by 'velo-demo' (a name no staff user can have: user names are letters
+// and digits), rides, vehicle records and tag links under demo members, bikes and feedback, and
+// records the run in the configuration key sys.demo.seed. A database "holds non-demo data" when
+// one of those tables has a row while the key is absent, or a row not marked as the demo's.
+// Without --force such a database is refused before anything is changed (not even migrated);
+// otherwise every row of the tables is deleted and the demo data written, in one transaction.
+
+export const DEMO_MARK = 'velo-demo'
+export const DEMO_KEY = 'sys.demo.seed'
+export const DEFAULT_SEED = 2026
+
+/** The tables the demo fills, parents first; the audited ones carry create_by. */
+export const DEMO_TABLES: readonly { table: string; audited: boolean }[] = [
+  { table: 'bike_model', audited: true },
+  { table: 'bike_model_colour', audited: true },
+  { table: 'bike_model_size', audited: true },
+  { table: 'bike_picture', audited: true },
+  { table: 'bike_static_image', audited: true },
+  { table: 'mem_feedback_tag', audited: true },
+  { table: 'mem_member', audited: true },
+  { table: 'bike_bike', audited: true },
+  { table: 'mem_ride', audited: false },
+  { table: 'bike_record', audited: false },
+  { table: 'mem_feedback', audited: true },
+  { table: 'mem_feedback_tag_link', audited: false },
+]
+
+/** Rows of the unaudited tables that belong to no demo row of their parent. */
+const FOREIGN_CHILDREN: Record<string, string> = {
+  mem_ride: `select count(*) as f from mem_ride c where not exists (select 1 from mem_member p where p.member_id = c.member_id and p.create_by = '${DEMO_MARK}')`,
+  bike_record: `select count(*) as f from bike_record c where not exists (select 1 from bike_bike p where p.bike_id = c.bike_id and p.create_by = '${DEMO_MARK}')`,
+  mem_feedback_tag_link: `select count(*) as f from mem_feedback_tag_link c where not exists (select 1 from mem_feedback p where p.feedback_id = c.feedback_id and p.create_by = '${DEMO_MARK}')`,
+}
+
+export interface DemoOptions {
+  seed: number
+  /** 1 = the full size (10,000 members, 12,000 bikes, 1,000,000 rides, 3,000 feedback). */
+  scale: number
+  force: boolean
+  /** The data ends here (a UTC midnight): the start of today unless pinned. */
+  end?: Date
+  log?: (line: string) => void
+}
+
+export interface DemoResult {
+  seed: number
+  scale: number
+  end: string
+  rows: Record<string, number>
+  seconds: number
+  /** What the server's seed did on a fresh database (the generated admin password, printed once). */
+  seedResult: SeedResult
+  /** Rows of the tables that were deleted because --force was given (none when they were demo rows). */
+  replacedForeign: { table: string; rows: number }[]
+}
+
+/** The database holds rows the demo did not write, and --force was not given. */
+export class DemoRefused extends Error {
+  constructor(readonly foreign: { table: string; rows: number }[]) {
+    super(
+      `The database holds data the demo did not write (${foreign.map((f) => `${f.table}: ${f.rows} rows`).join(', ')}). ` +
+        'The demo replaces only its own data. To delete every row of the members and bikes tables and fill them with demo data, run it with --force.',
+    )
+  }
+}
+
+interface Inspection {
+  keyPresent: boolean
+  /** Rows per demo table that are not known to be the demo's. */
+  foreign: { table: string; rows: number }[]
+}
+
+/** What the demo tables hold now; a missing table holds nothing. */
+export async function inspect(db: Kysely<any>, dialect: Dialect): Promise<Inspection> {
+  const tables = new Set(
+    (
+      await query<{ name: string }>(
+        db,
+        dialect === 'postgres' ? 'select table_name as name from information_schema.tables where table_schema = current_schema()' : "select name from sqlite_master where type = 'table'",
+      )
+    ).map((t) => t.name),
+  )
+  const keyPresent = tables.has('sys_config') && (await query(db, `select 1 as x from sys_config where config_key = ${mark(dialect)}`, [DEMO_KEY])).length > 0
+  const foreign: Inspection['foreign'] = []
+  for (const { table, audited } of DEMO_TABLES) {
+    if (!tables.has(table)) continue
+    const [{ n, f }] = (await query<{ n: number; f: number }>(
+      db,
+      audited ? `select count(*) as n, coalesce(sum(case when create_by = '${DEMO_MARK}' then 0 else 1 end), 0) as f from ${table}` : `select count(*) as n, 0 as f from ${table}`,
+    )) as [{ n: number; f: number }]
+    const rows = Number(n)
+    if (!rows) continue
+    let notOurs = Number(f)
+    if (!audited && keyPresent) notOurs = Number((await query<{ f: number }>(db, FOREIGN_CHILDREN[table]!))[0]!.f)
+    if (!keyPresent) notOurs = rows
+    if (notOurs) foreign.push({ table, rows: notOurs })
+  }
+  return { keyPresent, foreign }
+}
+
+/** The first parameter's placeholder. */
+const mark = (dialect: Dialect) => (dialect === 'postgres' ? '$1' : '?')
+
+/** UTC midnight at the start of the day of `t`. */
+export function startOfDay(t: Date): Date {
+  return new Date(Math.floor(t.getTime() / DAY) * DAY)
+}
+
+/**
+ * Migrates, seeds as the server does at its first start, then replaces the demo tables' content
+ * with the data of `seed` at `scale`. Refuses (DemoRefused, nothing changed) a database holding
+ * non-demo data unless `force`.
+ */
+export async function runDemo(services: { db: Db; dialect: Dialect; config: AppConfig }, o: DemoOptions): Promise<DemoResult> {
+  const began = performance.now()
+  const log = o.log ?? (() => {})
+  const { dialect, config } = services
+  const db = services.db as unknown as Kysely<any>
+  if (!Number.isInteger(o.seed) || o.seed < 0 || o.seed > 0xffffffff) throw new Error('The seed is a whole number from 0 to 4294967295')
+  if (!(o.scale > 0 && o.scale <= 5)) throw new Error('The scale is a number above 0, at most 5')
+  const end = startOfDay(o.end ?? new Date()).getTime()
+
+  // Before anything is changed, not even a migration.
+  const before = await inspect(db, dialect)
+  if (before.foreign.length && !o.force) throw new DemoRefused(before.foreign)
+
+  await migrateToLatest(services.db, dialect)
+  const seedResult = await seed(services)
+  if (seedResult.seeded) log('Seeded the built-in data (menus, roles, the admin user, dictionaries, countries)')
+
+  const countries = new Map((await services.db.selectFrom('sysCountry').select(['code', 'countryId']).execute()).map((c) => [c.code, Number(c.countryId)]))
+  const plan = buildPlan({ seed: o.seed, scale: o.scale, end, countries })
+  log(`Planned ${plan.members.length} members, ${plan.bikes.length} bikes, ${plan.feedback.length} feedback (seed ${o.seed}, scale ${o.scale}, up to ${new Date(end).toISOString().slice(0, 10)})`)
+
+  const rows: Record<string, number> = {}
+  let replacedForeign: DemoResult['replacedForeign'] = []
+  if (dialect === 'sqlite') {
+    // More pages in memory while writing: the rides' indexes take rows in three different orders.
+    await query(db, 'pragma cache_size = -131072')
+  }
+  await db.transaction().execute(async (tx) => {
+    // Again inside the transaction: nothing can have slipped in since.
+    const now = await inspect(tx, dialect)
+    if (now.foreign.length && !o.force) throw new DemoRefused(now.foreign)
+    replacedForeign = now.foreign
+    await clear(tx, dialect)
+    await writePlaceholders(new Storage(config.storageDir), plan)
+    const t0 = performance.now()
+    Object.assign(rows, await writeCatalogue(tx, dialect, plan))
+    rows.mem_ride = await writeRides(tx, dialect, plan, log)
+    log(`Rides written in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    plan.settle()
+    rows.mem_member = await writeMembers(tx, dialect, plan)
+    rows.bike_bike = await writeBikes(tx, dialect, plan)
+    rows.bike_record = await writeRecords(tx, dialect, plan)
+    Object.assign(rows, await writeFeedback(tx, dialect, plan))
+    if (dialect === 'postgres') {
+      for (const [table, id] of ID_COLUMNS) await query(tx, `select setval(pg_get_serial_sequence('${table}', '${id}'), (select max(${id}) from ${table}))`)
+    }
+    const summary = `scale ${o.scale}, data up to ${new Date(end).toISOString().slice(0, 10)}: ${rows.mem_member} members, ${rows.bike_bike} bikes, ${rows.mem_ride} rides, ${rows.mem_feedback} feedback`
+    await tx
+      .insertInto('sysConfig')
+      .values({ configName: 'Demo data seed', configKey: DEMO_KEY, configValue: String(o.seed), configType: 'N', createBy: DEMO_MARK, createTime: new Date().toISOString(), updateBy: '', updateTime: null, remark: `Written by npm run demo (${summary}). Delete the demo data with npm run demo -- --force only after reading the README.` })
+      .execute()
+  })
+  if (dialect === 'postgres') {
+    for (const { table } of DEMO_TABLES) await query(db, `analyze ${table}`)
+  } else {
+    await query(db, 'pragma wal_checkpoint(truncate)')
+  }
+  return { seed: o.seed, scale: o.scale, end: new Date(end).toISOString(), rows, seconds: (performance.now() - began) / 1000, seedResult, replacedForeign }
+}
+
+const ID_COLUMNS: [string, string][] = [
+  ['bike_model', 'model_id'],
+  ['bike_model_colour', 'colour_id'],
+  ['bike_model_size', 'size_id'],
+  ['bike_picture', 'picture_id'],
+  ['bike_static_image', 'image_id'],
+  ['mem_feedback_tag', 'tag_id'],
+  ['mem_member', 'member_id'],
+  ['bike_bike', 'bike_id'],
+  ['mem_ride', 'ride_id'],
+  ['bike_record', 'record_id'],
+  ['mem_feedback', 'feedback_id'],
+]
+
+async function clear(tx: Kysely<any>, dialect: Dialect) {
+  await query(tx, `delete from sys_config where config_key = ${mark(dialect)}`, [DEMO_KEY])
+  if (dialect === 'postgres') {
+    await query(tx, `truncate table ${DEMO_TABLES.map((t) => t.table).join(', ')}`)
+  } else {
+    // Without a WHERE, SQLite empties a table at once.
+    for (const { table } of [...DEMO_TABLES].reverse()) await query(tx, `delete from ${table}`)
+  }
+}
+
+const iso = (t: number) => new Date(t).toISOString()
+const audit = (createTime: number) => [DEMO_MARK, iso(createTime), '', null] as const
+
+/** Stored names of the placeholders (under STORAGE_DIR). */
+const pictureName = (model: string, colour: string, n: number) => `demo/bike/${model}-${colour}-${n}.png`
+const staticName = (key: string) => `demo/static/${key}.png`
+
+/** Writes the placeholder pictures the rows name, so the console can show them (the same bytes each run). */
+async function writePlaceholders(storage: Storage, plan: Plan) {
+  const save = async (name: string, bytes: Buffer) => {
+    const file = storage.resolve(name)
+    if (!file) throw new Error(`bad stored name ${name}`)
+    await mkdir(dirname(file), { recursive: true })
+    await writeFile(file, bytes)
+  }
+  const light = hexColour('#F4F4F5')
+  for (const m of plan.models) {
+    for (const c of m.colours) {
+      for (const [n, [, kind]] of PICTURES.entries()) {
+        const colour = hexColour(c.swatch)
+        await save(pictureName(m.spec.code, c.code, n + 1), kind === 'side' ? bikeDrawing(m.spec.category, colour, light) : swatch(colour, light))
+      }
+    }
+  }
+  for (const [key] of STATIC_IMAGES) {
+    const empty = key.startsWith('empty.')
+    await save(staticName(key), bikeDrawing('trekking', empty ? hexColour('#A1A1AA') : hexColour('#FFFFFF'), empty ? light : hexColour('#1677FF'), empty ? hexColour('#A1A1AA') : hexColour('#E6F0FF')))
+  }
+}
+
+const AUDIT_COLUMNS = ['create_by', 'create_time', 'update_by', 'update_time'] as const
+
+async function writeCatalogue(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<Record<string, number>> {
+  const models = new TableWriter(tx, dialect, 'bike_model', ['model_id', 'category', 'name', 'code', 'order_num', 'status', 'remark', ...AUDIT_COLUMNS])
+  const colours = new TableWriter(tx, dialect, 'bike_model_colour', ['colour_id', 'model_id', 'name', 'code', 'swatch', 'order_num', 'status', 'remark', ...AUDIT_COLUMNS])
+  const sizes = new TableWriter(tx, dialect, 'bike_model_size', ['size_id', 'model_id', 'name', 'code', 'frame_size_min', 'frame_size_max', 'rider_height_min', 'rider_height_max', 'order_num', 'status', 'remark', ...AUDIT_COLUMNS])
+  const pictures = new TableWriter(tx, dialect, 'bike_picture', ['picture_id', 'model_id', 'colour_id', 'image', 'order_num', 'remark', ...AUDIT_COLUMNS])
+  const images = new TableWriter(tx, dialect, 'bike_static_image', ['image_id', 'image_key', 'usage', 'image', 'language', 'status', 'remark', ...AUDIT_COLUMNS])
+  const tags = new TableWriter(tx, dialect, 'mem_feedback_tag', ['tag_id', 'name', 'order_num', 'status', 'remark', ...AUDIT_COLUMNS])
+  let pictureId = 0
+  for (const [i, m] of plan.models.entries()) {
+    // Entered a couple of months before the launch.
+    const entered = m.launch - 60 * DAY
+    await models.add(m.id, m.spec.category, m.spec.name, m.spec.code, i + 1, '0', m.spec.remark, ...audit(entered))
+    for (const [j, c] of m.colours.entries()) {
+      await colours.add(c.id, m.id, c.name, c.code, c.swatch, j + 1, '0', '', ...audit(entered))
+      for (const [n, [remark]] of PICTURES.entries()) await pictures.add(++pictureId, m.id, c.id, pictureName(m.spec.code, c.code, n + 1), j * PICTURES.length + n + 1, remark, ...audit(entered + 7 * DAY))
+    }
+    for (const [j, s] of m.sizes.entries()) await sizes.add(s.id, m.id, s.name, s.code, s.frameMin, s.frameMax, s.riderMin, s.riderMax, j + 1, '0', '', ...audit(entered))
+  }
+  const first = plan.start - 60 * DAY
+  for (const [i, [key, usage, language]] of STATIC_IMAGES.entries()) await images.add(i + 1, key, usage, staticName(key), language, '0', '', ...audit(first + i * DAY))
+  for (const [i, t] of plan.tags.entries()) await tags.add(t.id, t.name, i + 1, '0', '', ...audit(first))
+  const all = [models, colours, sizes, pictures, images, tags]
+  for (const w of all) await w.flush()
+  return Object.fromEntries(all.map((w) => [w.table, w.written]))
+}
+
+async function writeRides(tx: Kysely<any>, dialect: Dialect, plan: Plan, log: (line: string) => void): Promise<number> {
+  const rides = new TableWriter(tx, dialect, 'mem_ride', ['ride_id', 'member_id', 'bike_id', 'upload_time', 'distance', 'duration', 'avg_speed', 'max_speed', 'cadence', 'calories'])
+  let id = 0
+  let reported = 0
+  for (const day of plan.rides()) {
+    for (const [memberId, bikeId, upload, distance, duration, avg, max, cadence, calories] of day) {
+      await rides.add(++id, memberId, bikeId, iso(upload), distance, duration, avg, max, cadence, calories)
+    }
+    if (id - reported >= 250_000) {
+      reported = id
+      log(`  ${id.toLocaleString('en-US')} rides`)
+    }
+  }
+  await rides.flush()
+  return rides.written
+}
+
+async function writeMembers(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<number> {
+  const w = new TableWriter(tx, dialect, 'mem_member', [
+    'member_id', 'email', 'first_name', 'last_name', 'avatar', 'phone', 'birthday', 'height', 'weight', 'gender', 'country_id', 'status', 'email_confirmed',
+    'bind_status', 'privacy_agreement', 'riding_mode', 'bluetooth_unlock', 'last_login_time', 'password_hash', 'create_by', 'create_time', 'update_by', 'update_time', 'remark',
+  ])
+  for (const m of plan.members) {
+    await w.add(
+      m.id, m.email, m.firstName, m.lastName, null, m.phone, m.birthday, m.height, m.weight, m.gender, m.countryId, m.disabled ? '1' : '0', m.emailConfirmed,
+      m.bikes.length ? 'bound' : 'unbound', m.privacy, m.ridingMode, m.bluetoothUnlock, iso(m.lastLogin), null,
+      DEMO_MARK, iso(m.reg), m.disabled?.by ?? '', m.disabled ? iso(m.disabled.at) : null, m.disabled?.reason ?? '',
+    )
+  }
+  await w.flush()
+  return w.written
+}
+
+async function writeBikes(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<number> {
+  const w = new TableWriter(tx, dialect, 'bike_bike', [
+    'bike_id', 'frame_number', 'category', 'model_id', 'colour_id', 'size_id', 'bind_status', 'member_id', 'bound_time', 'access', 'bluetooth_serial', 'protocol_version', 'mac',
+    'default_bike', 'order_id', 'frame_type', 'replacement_reason', 'iot_device_id', 'battery_health', 'cycle_times', 'ride_count', 'create_by', 'create_time', 'update_by', 'update_time', 'remark',
+  ])
+  for (const b of plan.bikes) {
+    const changed = b.replaced ? [b.replaced.by, iso(b.replaced.at)] : ['', null]
+    await w.add(
+      b.id, b.frameNumber, b.model.spec.category, b.model.id, b.colour.id, b.size.id, b.member ? 'bound' : 'unbound', b.member?.id ?? null, b.boundTime === undefined ? null : iso(b.boundTime),
+      b.access, b.bluetoothSerial, b.protocolVersion, b.mac, b.defaultBike, b.orderId, b.replaced ? 'replacement' : 'regular', b.replaced?.reason ?? '', null, b.health, b.cycles, b.rideCount,
+      DEMO_MARK, iso(b.produced), ...changed, b.remark,
+    )
+  }
+  await w.flush()
+  return w.written
+}
+
+async function writeRecords(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<number> {
+  const w = new TableWriter(tx, dialect, 'bike_record', ['record_id', 'bike_id', 'frame_number', 'event_kind', 'detail', 'member_id', 'event_time', 'oper_by'])
+  for (const [i, r] of plan.records().entries()) await w.add(i + 1, r.bike.id, r.frameNumber, r.kind, r.detail, r.memberId, iso(r.time), r.by)
+  await w.flush()
+  return w.written
+}
+
+async function writeFeedback(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<Record<string, number>> {
+  const w = new TableWriter(tx, dialect, 'mem_feedback', [
+    'feedback_id', 'member_id', 'stars', 'content', 'image1', 'image2', 'image3', 'image4', 'read_state', 'read_by', 'read_time', 'reply', 'reply_by', 'reply_time', 'create_by', 'create_time', 'update_by', 'update_time', 'remark',
+  ])
+  const links = new TableWriter(tx, dialect, 'mem_feedback_tag_link', ['feedback_id', 'tag_id'])
+  for (const f of plan.feedback) {
+    const last = f.reply ?? f.read
+    await w.add(
+      f.id, f.member.id, f.stars, f.content, null, null, null, null, f.read ? 'read' : 'unread', f.read?.by ?? '', f.read ? iso(f.read.at) : null,
+      f.reply?.text ?? '', f.reply?.by ?? '', f.reply ? iso(f.reply.at) : null, DEMO_MARK, iso(f.time), last?.by ?? '', last ? iso(last.at) : null, '',
+    )
+    for (const tag of f.tagIds) await links.add(f.id, tag)
+  }
+  await w.flush()
+  await links.flush()
+  return { mem_feedback: w.written, mem_feedback_tag_link: links.written }
+}

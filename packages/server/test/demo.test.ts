@@ -1,0 +1,244 @@
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { CompiledQuery, type Kysely } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type AppConfig, loadConfig } from '../src/config'
+import { createDatabase, type Db, type Dialect } from '../src/db/database'
+import { migrateToLatest } from '../src/db/migrate'
+import { seed } from '../src/db/seed'
+import { DEMO_KEY, DEMO_TABLES, DemoRefused, runDemo } from '../src/demo'
+import { ADMIN_PASSWORD, freshDatabase } from './harness'
+
+// npm run demo's generator (src/demo) at a hundredth of its size, on a fresh SQLite file, or a
+// fresh PostgreSQL database when TEST_DATABASE_URL is set.
+
+const SCALE = 0.01
+const END = new Date('2026-11-24T00:00:00Z')
+const SEED = 7
+
+interface Target {
+  url: string
+  db: Db
+  dialect: Dialect
+  config: AppConfig
+  close: () => Promise<void>
+}
+
+const targets: Target[] = []
+
+async function target(): Promise<Target> {
+  const dir = mkdtempSync(join(tmpdir(), 'velo-demo-'))
+  const database = await freshDatabase(dir)
+  const config = loadConfig({ DATABASE_URL: database.url, STORAGE_DIR: join(dir, 'files'), ADMIN_PASSWORD, LOG_LEVEL: 'silent' })
+  const { db, dialect } = createDatabase(config.database)
+  const t: Target = {
+    url: database.url,
+    db,
+    dialect,
+    config,
+    close: async () => {
+      await db.destroy()
+      await database.drop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+  targets.push(t)
+  return t
+}
+
+afterAll(async () => {
+  for (const t of targets) await t.close()
+})
+
+async function rows<R = Record<string, unknown>>(t: Target, sql: string): Promise<R[]> {
+  return (await (t.db as unknown as Kysely<any>).executeQuery<R>(CompiledQuery.raw(sql, []))).rows
+}
+const count = async (t: Target, sql: string) => Number((await rows<{ n: number }>(t, sql))[0]!.n)
+
+const ORDER: Record<string, string> = {
+  bike_model: 'model_id',
+  bike_model_colour: 'colour_id',
+  bike_model_size: 'size_id',
+  bike_picture: 'picture_id',
+  bike_static_image: 'image_id',
+  mem_feedback_tag: 'tag_id',
+  mem_member: 'member_id',
+  bike_bike: 'bike_id',
+  mem_ride: 'ride_id',
+  bike_record: 'record_id',
+  mem_feedback: 'feedback_id',
+  mem_feedback_tag_link: 'feedback_id, tag_id',
+}
+
+/** Rows of each demo table, a sample of the rides: what two runs of one seed must agree on. */
+async function sample(t: Target) {
+  const out: Record<string, unknown[]> = {}
+  for (const { table } of DEMO_TABLES) {
+    const id = ORDER[table]
+    const where = table === 'mem_ride' ? 'where ride_id % 37 = 1' : ''
+    out[table] = await rows(t, `select * from ${table} ${where} order by ${id} limit 400`)
+  }
+  return out
+}
+
+const run = (t: Target, o: { force?: boolean; seed?: number } = {}) =>
+  runDemo({ db: t.db, dialect: t.dialect, config: t.config }, { seed: o.seed ?? SEED, scale: SCALE, force: o.force ?? false, end: END })
+
+describe('npm run demo', () => {
+  let a: Target
+  let b: Target
+  let first: Awaited<ReturnType<typeof run>>
+
+  beforeAll(async () => {
+    a = await target()
+    b = await target()
+    first = await run(a)
+  })
+
+  it('migrates, seeds and fills every table of the members and bikes areas', async () => {
+    expect(first.seedResult.seeded).toBe(true)
+    for (const { table } of DEMO_TABLES) {
+      const n = await count(a, `select count(*) as n from ${table}`)
+      expect(n, table).toBeGreaterThan(0)
+      expect(first.rows[table], table).toBe(n)
+    }
+    expect(first.rows.mem_member).toBe(100)
+    expect(first.rows.bike_bike).toBe(120)
+    expect(first.rows.mem_feedback).toBe(30)
+    expect(first.rows.bike_model).toBe(6)
+    // About the size asked for: the rides are drawn, not counted out.
+    expect(first.rows.mem_ride).toBeGreaterThan(8_500)
+    expect(first.rows.mem_ride).toBeLessThan(11_500)
+    expect((await rows<{ configValue: string }>(a, `select config_value from sys_config where config_key = '${DEMO_KEY}'`))[0]?.configValue).toBe(String(SEED))
+  })
+
+  it('gives the same rows for the same seed, in another fresh database', async () => {
+    await run(b)
+    expect(await sample(b)).toEqual(await sample(a))
+  })
+
+  it('keeps rides, bikes, members and feedback consistent with each other', async () => {
+    // Every ride: of a bound bike, by that bike's member, after it was bound, before the data's end.
+    expect(
+      await count(
+        a,
+        `select count(*) as n from mem_ride r left join bike_bike k on k.bike_id = r.bike_id
+         where k.bike_id is null or k.bind_status <> 'bound' or k.member_id <> r.member_id or r.upload_time <= k.bound_time or r.upload_time >= '${END.toISOString()}'`,
+      ),
+    ).toBe(0)
+    // Speeds of an e-bike; distance, duration and average speed agree.
+    expect(await count(a, 'select count(*) as n from mem_ride where avg_speed < 15 or avg_speed > 25 or max_speed > 45 or max_speed < avg_speed or distance <= 0 or duration <= 0')).toBe(0)
+    expect(await count(a, 'select count(*) as n from mem_ride where abs(distance * 3600.0 / duration - avg_speed) > 0.2')).toBe(0)
+    // Ride counts on the bikes match the rides.
+    expect(await count(a, 'select count(*) as n from bike_bike k where ride_count <> (select count(*) from mem_ride r where r.bike_id = k.bike_id)')).toBe(0)
+    // Frame numbers unique; colours and sizes of the bike's own model; bound after production and registration.
+    expect(await count(a, 'select count(distinct frame_number) as n from bike_bike')).toBe(first.rows.bike_bike)
+    expect(
+      await count(
+        a,
+        `select count(*) as n from bike_bike k join bike_model_colour c on c.colour_id = k.colour_id join bike_model_size s on s.size_id = k.size_id
+         where c.model_id <> k.model_id or s.model_id <> k.model_id`,
+      ),
+    ).toBe(0)
+    expect(
+      await count(
+        a,
+        `select count(*) as n from bike_bike k left join mem_member m on m.member_id = k.member_id
+         where (k.bind_status = 'bound') <> (k.member_id is not null) or k.bound_time < k.create_time or k.bound_time < m.create_time`,
+      ),
+    ).toBe(0)
+    // A member is bound exactly when a bike is bound to them.
+    expect(
+      await count(
+        a,
+        `select count(*) as n from mem_member m
+         where (m.bind_status = 'bound') <> exists (select 1 from bike_bike k where k.member_id = m.member_id and k.bind_status = 'bound')`,
+      ),
+    ).toBe(0)
+    // A replied feedback was read first, after it was written; stars 1 to 5.
+    expect(
+      await count(
+        a,
+        `select count(*) as n from mem_feedback where stars < 1 or stars > 5
+         or (reply <> '' and (read_state <> 'read' or reply_time < read_time or read_time < create_time))
+         or (read_state = 'unread' and read_time is not null)`,
+      ),
+    ).toBe(0)
+    expect(await count(a, 'select count(*) as n from mem_member where last_login_time < create_time')).toBe(0)
+  })
+
+  it('replaces its own data when run again (no --force needed)', async () => {
+    const again = await run(a)
+    expect(again.seedResult.seeded).toBe(false)
+    expect(again.replacedForeign).toEqual([])
+    expect(again.rows).toEqual(first.rows)
+    expect(await sample(a)).toEqual(await sample(b))
+    // Another seed: other data, same shape.
+    const other = await run(b, { seed: SEED + 1 })
+    expect(other.rows.mem_member).toBe(100)
+    expect(await sample(b)).not.toEqual(await sample(a))
+  })
+
+  it('refuses, changing nothing, a database with rows it did not write; --force replaces them', async () => {
+    const c = await target()
+    await migrateToLatest(c.db, c.dialect)
+    await seed({ db: c.db, config: c.config })
+    // A model and a member entered by staff, and one ride of that member.
+    await rows(c, `insert into bike_model (category, name, code, order_num, status, create_by, create_time, update_by, remark) values ('city', 'Real model', 'REAL1', 1, '0', 'admin', '2026-01-01T00:00:00.000Z', '', '')`)
+    await rows(c, `insert into mem_member (email, gender, status, create_by, create_time, update_by, remark) values ('real@example.com', '2', '0', 'admin', '2026-01-01T00:00:00.000Z', '', '')`)
+    const before = await sample(c)
+
+    const refused = await run(c).catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(DemoRefused)
+    expect((refused as DemoRefused).foreign).toEqual([
+      { table: 'bike_model', rows: 1 },
+      { table: 'mem_member', rows: 1 },
+    ])
+    expect(await sample(c)).toEqual(before)
+    expect(await count(c, `select count(*) as n from sys_config where config_key = '${DEMO_KEY}'`)).toBe(0)
+
+    const forced = await run(c, { force: true })
+    expect(forced.replacedForeign).toEqual([
+      { table: 'bike_model', rows: 1 },
+      { table: 'mem_member', rows: 1 },
+    ])
+    expect(await count(c, "select count(*) as n from bike_model where code = 'REAL1'")).toBe(0)
+    expect(await count(c, "select count(*) as n from bike_model where create_by = 'velo-demo'")).toBe(6)
+    expect(forced.rows).toEqual(first.rows)
+
+    // Demo data with a staff row added afterwards (its id after the demo's: sequences moved on): refused again.
+    await rows(c, `insert into mem_feedback_tag (name, order_num, status, create_by, create_time, update_by, remark) values ('Staff tag', 99, '0', 'admin', '2026-11-23T00:00:00.000Z', '', '')`)
+    expect(await count(c, "select tag_id as n from mem_feedback_tag where name = 'Staff tag'")).toBeGreaterThan(forced.rows.mem_feedback_tag!)
+    expect(((await run(c).catch((e: unknown) => e)) as DemoRefused).foreign).toEqual([{ table: 'mem_feedback_tag', rows: 1 }])
+    await rows(c, "delete from mem_feedback_tag where name = 'Staff tag'")
+    // Demo rows without the key (someone deleted it): not known to be the demo's, so refused.
+    await rows(c, `delete from sys_config where config_key = '${DEMO_KEY}'`)
+    const unmarked = (await run(c).catch((e: unknown) => e)) as DemoRefused
+    expect(unmarked).toBeInstanceOf(DemoRefused)
+    expect(unmarked.foreign.map((f) => f.table)).toEqual(DEMO_TABLES.map((t) => t.table))
+  })
+
+  it('runs from the command line and says why it refuses', { timeout: 60_000 }, async () => {
+    const c = await target()
+    const cli = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../scripts/demo.ts'), '--scale', '0.002', '--end', '2026-11-24', ...args], {
+        env: { ...process.env, DATABASE_URL: c.url, STORAGE_DIR: c.config.storageDir, ADMIN_PASSWORD, INIT_CWD: '' },
+      }).then(
+        (r) => ({ code: 0, out: r.stdout + r.stderr }),
+        (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout + e.stderr }),
+      )
+    const ok = await cli('--seed', '3')
+    expect(ok.code, ok.out).toBe(0)
+    expect(ok.out).toMatch(/mem_member\s+20\b/)
+    expect(ok.out).toMatch(/Done in [\d.]+ s \(seed 3, scale 0.002, data up to 2026-11-24\)/)
+    await rows(c, `insert into mem_member (email, gender, status, create_by, create_time, update_by, remark) values ('real@example.com', '2', '0', 'admin', '2026-01-01T00:00:00.000Z', '', '')`)
+    const no = await cli()
+    expect(no.code).toBe(2)
+    expect(no.out).toContain('mem_member: 1 rows')
+    expect(no.out).toContain('Nothing was changed.')
+    expect((await cli('--scale', '9')).out).toContain('--scale must be a number above 0, at most 5')
+  })
+})
