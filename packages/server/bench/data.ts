@@ -1,19 +1,9 @@
 /** Deterministic, realistic rows for the benchmark: the same seed gives the same table on every run. */
 
-export function random(seed: number) {
-  let a = seed >>> 0
-  // mulberry32
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (n: number) => Math.floor(next() * n)
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!
-  return { next, int, pick }
-}
+// mulberry32, the demo generator's: the same seed gives the same draws.
+import { random } from '../src/demo/random'
+
+export { random }
 
 const COUNTRIES: readonly [string, readonly string[], number][] = [
   // name, cities, weight (where the riders and staff are)

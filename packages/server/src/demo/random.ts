@@ -1,5 +1,5 @@
 /**
- * The demo's one source of chance: mulberry32 (as bench/data.ts), so the same seed gives the same
+ * The demo's one source of chance: mulberry32 (the bench's too), so the same seed gives the same
  * data on every machine. Everything the generator decides is drawn from it, in a fixed order.
  */
 export type Random = ReturnType<typeof random>
