@@ -1,7 +1,10 @@
 // Starts the built server for the e2e run: fresh SQLite database and file storage in a temp dir,
 // captcha off unless E2E_CAPTCHA=true, a known admin password. The temp dir is removed when the server stops.
-import { spawn } from 'node:child_process'
+// The main server's database first gets the demo data (members, bikes, rides, feedback) at a small
+// scale, as `npm run demo` writes it: members sign up in the app, so the specs cannot add them.
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -19,16 +22,34 @@ for (const [what, file] of [['web app', join(web, 'dist/index.html')], ['server'
 
 const dir = mkdtempSync(join(tmpdir(), 'velo-e2e-'))
 rmSync(mailDirOf(process.env.E2E_PORT ?? '18080'), { recursive: true, force: true })
+/** The database, storage and admin password the server and the demo generator share. */
+const data = { DATABASE_URL: join(dir, 'velo.db'), STORAGE_DIR: join(dir, 'files'), ADMIN_PASSWORD: 'admin123' }
+
+if (process.env.E2E_CAPTCHA !== 'true') {
+  // The demo migrates and seeds the fresh database itself (admin / ADMIN_PASSWORD), as the server
+  // would at its first start, then writes its rows; about two seconds at this scale.
+  const serverDir = resolve(web, '../server')
+  const tsx = createRequire(join(serverDir, 'package.json')).resolve('tsx/cli')
+  const demo = spawnSync(process.execPath, [tsx, 'scripts/demo.ts', '--scale', '0.01', '--seed', '1'], {
+    cwd: serverDir,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ...data, LOG_LEVEL: 'warn' },
+  })
+  if (demo.status !== 0) {
+    console.error(`The demo data could not be written (npm run demo exited with ${demo.status ?? demo.signal}).`)
+    rmSync(dir, { recursive: true, force: true })
+    process.exit(1)
+  }
+}
+
 const server = spawn(process.execPath, [serverMain], {
   cwd: resolve(web, '../..'),
   stdio: 'inherit',
   env: {
     ...process.env,
     PORT: process.env.E2E_PORT ?? '18080',
-    DATABASE_URL: join(dir, 'velo.db'),
-    ADMIN_PASSWORD: 'admin123',
+    ...data,
     CAPTCHA_ENABLED: process.env.E2E_CAPTCHA === 'true' ? 'true' : 'false',
-    STORAGE_DIR: join(dir, 'files'),
     // No SMTP: mails land as .eml files where the specs read them, as the person running a server would.
     MAIL_DIR: mailDirOf(process.env.E2E_PORT ?? '18080'),
     WEB_DIR: join(web, 'dist'),

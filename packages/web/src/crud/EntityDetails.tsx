@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react'
 import { Descriptions, Drawer, Modal, Spin, Typography } from 'antd'
-import { useQuery } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import type { FieldDef, ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../i18n'
@@ -67,6 +67,12 @@ export function EntityDescriptions<E extends ResolvedEntity>({ entity, row, cell
 export function EntityDetails<E extends ResolvedEntity>({ entity, id, onClose, as = 'modal', cells = {}, hide = [] }: EntityDetailsProps<E>) {
   const { t } = useTranslation()
   const row = useQuery({ queryKey: crudKeys.row(entity, id), queryFn: () => crudApi(entity).get(id), gcTime: 0 })
+  const queryClient = useQueryClient()
+  // Opening a row may change it (a feedback item becomes read): the list shows it as it is now.
+  const close = () => {
+    void queryClient.invalidateQueries({ queryKey: [...crudKeys.all(entity), 'list'] })
+    onClose()
+  }
   const body = !row.data ? (
     <Spin spinning style={{ display: 'block', padding: 48 }} />
   ) : (
@@ -83,11 +89,11 @@ export function EntityDetails<E extends ResolvedEntity>({ entity, id, onClose, a
   )
   const title = t('crud.detailsTitle', { entity: localized(entity.singular) })
   return as === 'drawer' ? (
-    <Drawer open title={title} onClose={onClose} size={820} destroyOnHidden>
+    <Drawer open title={title} onClose={close} size={820} destroyOnHidden>
       {body}
     </Drawer>
   ) : (
-    <Modal open title={title} onCancel={onClose} footer={null} width={760} destroyOnHidden>
+    <Modal open title={title} onCancel={close} footer={null} width={760} destroyOnHidden>
       {body}
     </Modal>
   )

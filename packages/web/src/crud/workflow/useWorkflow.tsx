@@ -27,8 +27,10 @@ export function useWorkflow(entity: ResolvedEntity) {
   const [asking, setAsking] = useState<{ operation: Operation; rows: readonly Row[] } | null>(null)
   const [detailsOf, setDetailsOf] = useState<{ id: unknown } | null>(null)
   const permitted = (op: Operation) => may({ permissions: [op.permission] })
-  // The details are where a row's timeline and related lists are, so rows with either offer them.
-  const mayReadDetails = (!!entity.transitions || entity.related.length > 0) && may({ permissions: [`${entity.permission}:query`] })
+  // The details are where a row's timeline and related lists are, so rows with either offer them;
+  // so do rows with actions, which staff read whole before acting on them (feedback, before a reply:
+  // opening it, GET {path}/{id}, is also what marks it read).
+  const mayReadDetails = (!!entity.transitions || entity.related.length > 0 || (entity.actions ?? []).some((a) => a.on === 'row')) && may({ permissions: [`${entity.permission}:query`] })
 
   const refreshEntity = () => void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
-import { serviceEntities, type SessionUser } from '@velo/shared'
+import { memberEntities, serviceEntities, type SessionUser } from '@velo/shared'
 import i18n from '../../i18n'
 import { sessionStore } from '../../app/session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
@@ -252,5 +252,52 @@ describe('the details of a row with states', () => {
     // A remark while waiting stays in its state: one tag, no arrow.
     expect(records[2]!.textContent).toContain('Add remark')
     expect(within(records[2]!).getAllByText('Bike collecting')).toHaveLength(1)
+  })
+})
+
+describe('the details of a row with actions but no states or related lists', () => {
+  const { feedback } = memberEntities
+  const item = { feedbackId: 7, memberId: 1, memberIdLabel: 'ada@example.com', stars: 4, content: 'Smooth ride', readState: 'unread', readBy: '', reply: '', replyBy: '', replyTime: null, createTime: '2026-11-24T08:00:00.000Z' }
+  beforeEach(() => {
+    vi.stubGlobal('fetch', fetchMock)
+    fetchMock.mockImplementation(async (url) => {
+      const path = String(url).replace(/^\/api/, '')
+      if (path === '/member/feedback/list') return jsonResponse({ rows: [item], total: 1 })
+      // Opening it marks it read (the server's afterGet).
+      if (path === '/member/feedback/7') return jsonResponse({ ...item, readState: 'read', readBy: 'tester' })
+      return jsonResponse(null, 404)
+    })
+  })
+  afterEach(() => {
+    vi.unstubAllGlobals()
+    fetchMock.mockReset()
+    sessionStore.setState({ user: null, roles: [], permissions: [] })
+    localStorage.clear()
+  })
+
+  const rowActionIds = async () => {
+    const row = (await screen.findByText('Smooth ride')).closest('tr')!
+    const ids = [...row.querySelectorAll('.crud-row-actions > button[data-testid]')].map((b) => b.getAttribute('data-testid')!)
+    const more = within(row).queryByTestId('row-more')
+    if (!more) return ids
+    fireEvent.click(more)
+    const menu = (await screen.findAllByRole('menu')).at(-1)!
+    return [...ids.filter((id) => id !== 'row-more'), ...[...menu.querySelectorAll('[data-testid]')].map((i) => i.getAttribute('data-testid')!)]
+  }
+
+  it('offers Details (feedback: opening it is reading it) with the query permission, and opens the row', async () => {
+    signIn(['list', 'query', 'remove', 'reply'].map((p) => `member:feedback:${p}`))
+    renderWithProviders(<EntityListPage entity={feedback} />)
+    expect(await rowActionIds()).toEqual(['row-action-reply', 'row-delete', 'row-details'])
+    fireEvent.click((await screen.findAllByTestId('row-details')).at(-1)!)
+    const details = await screen.findByTestId('entity-details')
+    await waitFor(() => expect(details.textContent).toContain('tester'))
+    expect(calls('GET', '/member/feedback/7')).toHaveLength(1)
+  })
+
+  it('offers no Details without the query permission', async () => {
+    signIn(['list', 'remove', 'reply'].map((p) => `member:feedback:${p}`))
+    renderWithProviders(<EntityListPage entity={feedback} />)
+    expect(await rowActionIds()).toEqual(['row-action-reply', 'row-delete'])
   })
 })

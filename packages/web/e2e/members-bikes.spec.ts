@@ -1,0 +1,197 @@
+import { LANGUAGE_HEADER } from '@velo/shared'
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
+import { apiLogin, call, openSignedIn } from './support/session'
+import { clickRowAction } from './support/rows'
+import { saveScreen } from './support/screens'
+
+// The members and bikes areas on the entity engine, on the demo data the e2e server starts with
+// (support/start-server.mjs runs `npm run demo` at a small scale: members sign up in the app, so
+// staff cannot add one). A bound bike is not deleted until it is unbound; a member's details show
+// their bound bikes and their rides with a chart; opening unread feedback marks it read, and a
+// reply is kept with who wrote it.
+
+interface ListPage<R> {
+  rows: R[]
+  total: number
+}
+
+interface Bike {
+  bikeId: number
+  frameNumber: string
+  bindStatus: string
+  memberId: number | null
+  memberIdLabel: string | null
+}
+
+interface Feedback {
+  feedbackId: number
+  content: string
+  readState: string
+  readBy: string
+  reply: string
+  replyBy: string
+}
+
+const listOf = (page: Page, key: string) => page.getByTestId(`entity-list-${key}`)
+const rowsOf = (page: Page, key: string) => listOf(page, key).getByTestId('crud-table').locator('tbody tr.ant-table-row')
+const success = (page: Page, text: string | RegExp) => page.locator('.ant-message-success').filter({ hasText: text })
+const failure = (page: Page, text: string | RegExp) => page.locator('.ant-message-error').filter({ hasText: text })
+const drawer = (page: Page) => page.locator('.ant-drawer:visible')
+/** The value of a field in the details (a bordered description list: label cell, then its value). */
+const detail = (page: Page, label: string) =>
+  drawer(page).getByTestId('entity-details').locator(`xpath=.//th[normalize-space(.)="${label}"]/following-sibling::td[1]`)
+
+async function boundBikes(request: APIRequestContext, token: string): Promise<Bike[]> {
+  const page = await call<ListPage<Bike>>(request, 'POST', '/bike/bike/list', token, { pageNum: 1, pageSize: 100, bindStatus: 'bound' })
+  expect(page.rows.length, 'the demo data has bound bikes').toBeGreaterThan(1)
+  return page.rows
+}
+
+/** Fills one field of a list page's search form and searches. */
+async function search(page: Page, key: string, label: string, value: string): Promise<void> {
+  const form = listOf(page, key).getByTestId('crud-search')
+  await form.getByLabel(label, { exact: true }).fill(value)
+  await listOf(page, key).getByTestId('crud-search-submit').click()
+}
+
+test('a bound bike is not deleted; unbound, it is', async ({ page, baseURL }) => {
+  const token = await apiLogin(page.request)
+  const bike = (await boundBikes(page.request, token))[0]!
+  expect(bike.memberId, 'a bound bike has its member').toBeTruthy()
+
+  // The refusal is localized.
+  const zh = await page.request.delete(`/api/bike/bike/${bike.bikeId}`, { headers: { Authorization: token, [LANGUAGE_HEADER]: 'zh_CN' } })
+  expect(zh.status()).toBe(409)
+  expect(((await zh.json()) as { msg: string }).msg).toBe('已绑定的车辆不能删除')
+
+  await openSignedIn(page, baseURL!, '/bike/bike')
+  await search(page, 'bike', 'Bike ID / frame number', bike.frameNumber)
+  const row = rowsOf(page, 'bike').filter({ hasText: bike.frameNumber })
+  await expect(row).toHaveCount(1)
+  await expect(row).toContainText('Bound')
+
+  // Ticked and deleted from the toolbar: refused, and the row stays.
+  await row.getByRole('checkbox').check()
+  await listOf(page, 'bike').getByTestId('crud-delete').click()
+  const confirm = page.locator('.ant-modal-confirm')
+  await expect(confirm).toContainText(bike.frameNumber)
+  await confirm.getByRole('button', { name: 'OK' }).click()
+  await expect(failure(page, 'Bound vehicle cannot be deleted')).toBeVisible()
+  await expect(confirm).toHaveCount(0)
+  await listOf(page, 'bike').getByTestId('crud-refresh').click()
+  await expect(row).toHaveCount(1)
+  await expect(row).toContainText('Bound')
+
+  // Unbind, confirmed, in red.
+  await clickRowAction(row, 'row-action-unbind')
+  await expect(confirm).toContainText(`Unbind ${bike.frameNumber} from its member?`)
+  await confirm.getByRole('button', { name: 'Unbind' }).click()
+  await expect(success(page, 'Unbind: done')).toBeVisible()
+  await expect(row).toContainText('Unbound')
+  await expect(row.getByTestId('row-action-unbind')).toHaveCount(0)
+  const after = await call<Bike>(page.request, 'GET', `/bike/bike/${bike.bikeId}`, token)
+  expect(after.bindStatus).toBe('unbound')
+  expect(after.memberId).toBeNull()
+  await saveScreen(page, 'bike-unbound')
+
+  // Now the row's delete goes through.
+  await clickRowAction(row, 'row-delete')
+  await expect(confirm).toContainText(bike.frameNumber)
+  await confirm.getByRole('button', { name: 'OK' }).click()
+  await expect(success(page, 'Deleted successfully')).toBeVisible()
+  await expect(row).toHaveCount(0)
+  const gone = await page.request.get(`/api/bike/bike/${bike.bikeId}`, { headers: { Authorization: token } })
+  expect(((await gone.json()) as { code: number }).code).toBe(404)
+})
+
+test("a member's details show their bound bikes and their rides with a chart", async ({ page, baseURL }) => {
+  const token = await apiLogin(page.request)
+  // A member with a bound bike and rides (not the first bound bike: the test above deletes it).
+  let found: { bike: Bike; rides: number } | undefined
+  for (const bike of (await boundBikes(page.request, token)).slice(1)) {
+    const rides = await call<ListPage<unknown>>(page.request, 'POST', '/member/ride/list', token, { pageNum: 1, pageSize: 1, memberId: bike.memberId })
+    if (rides.total > 0) {
+      found = { bike, rides: rides.total }
+      break
+    }
+  }
+  expect(found, 'a demo member with a bound bike and rides').toBeTruthy()
+  const { bike } = found!
+  const email = bike.memberIdLabel!
+
+  await openSignedIn(page, baseURL!, '/member/member')
+  await expect(rowsOf(page, 'member').first()).toBeVisible()
+  // Members sign up in the app: no Add (nor import) on the page.
+  await expect(listOf(page, 'member').getByTestId('crud-add')).toHaveCount(0)
+  await expect(listOf(page, 'member').getByTestId('crud-import')).toHaveCount(0)
+
+  await search(page, 'member', 'Email', email)
+  const row = rowsOf(page, 'member').filter({ hasText: email })
+  await expect(row).toHaveCount(1)
+  await expect(row).toContainText('Bound')
+  await clickRowAction(row, 'row-details')
+
+  const details = drawer(page)
+  await expect(detail(page, 'Email')).toHaveText(email)
+  const related = details.getByTestId('related-lists')
+  await expect(related.getByRole('tab', { name: 'Bound bikes' })).toHaveAttribute('aria-selected', 'true')
+  const bikes = related.getByTestId('related-bike.memberId')
+  await expect(bikes.getByTestId('related-table').locator('tbody tr.ant-table-row').filter({ hasText: bike.frameNumber })).toHaveCount(1)
+
+  await related.getByRole('tab', { name: 'Rides' }).click()
+  const rides = related.getByTestId('related-ride.memberId')
+  await expect(rides.getByTestId('related-table').locator('tbody tr.ant-table-row')).toHaveCount(Math.min(found!.rides, 10))
+  await expect(rides.getByTestId('related-chart-ride.memberId')).toContainText('Distance (km) per week')
+  // echarts draws on a canvas.
+  const canvas = rides.getByTestId('related-chart-canvas').locator('canvas')
+  await expect(canvas).toBeVisible()
+  expect((await canvas.boundingBox())!.height).toBeGreaterThan(100)
+  await saveScreen(page, 'member-details')
+})
+
+test('opening unread feedback marks it read; a reply is kept with who wrote it', async ({ page, baseURL }) => {
+  const token = await apiLogin(page.request)
+  const unread = await call<ListPage<Feedback>>(page.request, 'POST', '/member/feedback/list', token, { pageNum: 1, pageSize: 10, readState: 'unread' })
+  expect(unread.rows.length, 'the demo data has unread feedback').toBeGreaterThan(0)
+  const item = unread.rows[0]!
+  // Enough of its content to find it by (the content search is "contains").
+  const words = item.content.slice(0, 16)
+
+  await openSignedIn(page, baseURL!, '/member/feedback')
+  await search(page, 'feedback', 'Content', words)
+  // Members write alike: the row is the one of its id (antd keys rows by the definition's id field).
+  const row = rowsOf(page, 'feedback').and(page.locator(`[data-row-key="${item.feedbackId}"]`))
+  await expect(row).toHaveCount(1)
+  await expect(row).toContainText('Unread')
+
+  // Opened in the details: read, by this user.
+  await clickRowAction(row, 'row-details')
+  await expect(detail(page, 'Read state')).toHaveText('Read')
+  await expect(detail(page, 'Read by')).toHaveText('admin')
+  await drawer(page).getByRole('button', { name: 'Close' }).click()
+  await expect(drawer(page)).toHaveCount(0)
+  // The list shows it read without a refresh: closing the details reloads it.
+  await expect(row).not.toContainText('Unread')
+  await expect(row).toContainText('Read')
+
+  // Reply: the text is required.
+  await clickRowAction(row, 'row-action-reply')
+  const dialog = page.getByRole('dialog').filter({ has: page.getByTestId('operation-form') })
+  await dialog.getByTestId('operation-submit').click()
+  await expect(dialog).toContainText('Reply is required')
+  const reply = `Thank you, we have passed this on to the team (${Date.now() % 1_000_000}).`
+  await dialog.getByLabel('Reply').fill(reply)
+  await dialog.getByTestId('operation-submit').click()
+  await expect(success(page, 'Reply: done')).toBeVisible()
+  await expect(dialog).toHaveCount(0)
+  await expect(row).toContainText(reply)
+
+  await clickRowAction(row, 'row-details')
+  await expect(detail(page, 'Reply')).toHaveText(reply)
+  await expect(detail(page, 'Reply by')).toHaveText('admin')
+  await expect(detail(page, 'Reply time')).toHaveText(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/)
+  await saveScreen(page, 'feedback-replied')
+
+  const saved = await call<Feedback>(page.request, 'GET', `/member/feedback/${item.feedbackId}`, token)
+  expect(saved).toMatchObject({ readState: 'read', readBy: 'admin', reply, replyBy: 'admin' })
+})
