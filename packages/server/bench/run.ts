@@ -3,7 +3,7 @@ import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { systemEntities, type FieldDef } from '@velo/shared'
+import { type FieldDef, type ResolvedEntity, systemEntities } from '@velo/shared'
 import SQLite from 'better-sqlite3'
 import ExcelJS from 'exceljs'
 import { CamelCasePlugin, type CompiledQuery, Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely'
@@ -269,7 +269,7 @@ export async function runTarget(target: Target, bench: Bench, serverEntry: strin
 }
 
 /** With --expose-gc (the bench script sets it): each load starts without the last one's garbage. */
-function collectGarbage() {
+export function collectGarbage() {
   ;(globalThis as { gc?: () => void }).gc?.()
 }
 
@@ -366,17 +366,22 @@ async function generate(db: Db, target: Target, rows: number): Promise<number> {
  * The SQL the engine runs for this list request, captured from the repository itself (so it follows
  * the engine as it changes), then executed bare: prepared once, straight on the driver.
  */
-async function bareLoad(config: DatabaseTarget, body: ReturnType<typeof listBody>, bench: Bench): Promise<{ result: LoadResult; model: string }> {
+export async function bareLoad(
+  config: DatabaseTarget,
+  body: Record<string, unknown>,
+  bench: Pick<Bench, 'seconds' | 'connections'>,
+  entity: ResolvedEntity = loginLog,
+): Promise<{ result: LoadResult; model: string }> {
   const captured: CompiledQuery[] = []
   const capture = (dialect: SqliteDialect | PostgresDialect) =>
     new Kysely<any>({ dialect, plugins: [new CamelCasePlugin()], log: (e) => void (e.level === 'query' && captured.push(e.query)) })
-  const parsed = listSchema(loginLog).parse(body)
+  const parsed = listSchema(entity).parse(body)
 
   if (config.dialect === 'sqlite') {
     const raw = new SQLite(config.file, { readonly: true })
     try {
       const k = capture(new SqliteDialect({ database: new SQLite(config.file, { readonly: true }) }))
-      await new EntityRepository(k as unknown as Db, loginLog).list(parsed as never, { all: true })
+      await new EntityRepository(k as unknown as Db, entity).list(parsed as never, { all: true })
       await k.destroy()
       const statements = captured.map((q) => ({ stmt: raw.prepare(q.sql), params: q.parameters as unknown[] }))
       const once = () => statements.map(({ stmt, params }) => stmt.all(...params))
@@ -390,7 +395,7 @@ async function bareLoad(config: DatabaseTarget, body: ReturnType<typeof listBody
   const pool = new pg.Pool({ connectionString: config.url, max: bench.connections })
   try {
     const k = capture(new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 2 }) }))
-    await new EntityRepository(k as unknown as Db, loginLog).list(parsed as never, { all: true })
+    await new EntityRepository(k as unknown as Db, entity).list(parsed as never, { all: true })
     await k.destroy()
     // Named or unnamed, as the engine's driver sends each (db/pg-named.ts): the same plans, without the engine.
     const statements = captured.map((q) => ({ name: statementName(q.sql), text: q.sql, values: q.parameters as unknown[] }))

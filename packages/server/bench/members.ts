@@ -1,0 +1,100 @@
+/**
+ * Members benchmark (part of `npm run bench`; alone with BENCH_ONLY=members). For each database it
+ * starts the bundled server on a fresh database, fills it with the demo data (`npm run demo`'s
+ * generator at full size: 10,000 members, 12,000 bikes, about 1,000,000 rides), then loads
+ *
+ *  - the member list as its page first asks it (POST /member/member/list, 20 rows, newest first);
+ *  - the member drawer's rides (POST /member/ride/list with the member, 10 rows, newest first), for
+ *    the member with the most rides;
+ *
+ * each at 50 and at 1 keep-alive HTTP clients, and runs the SQL the repository compiles for the same
+ * request bare on the same database (as the engine benchmark does), printing the throughput ratio.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { memberEntities, type ResolvedEntity } from '@velo/shared'
+import type { Kysely } from 'kysely'
+import { loadConfig } from '../src/config'
+import { createDatabase } from '../src/db/database'
+import { DEFAULT_SEED, runDemo } from '../src/demo'
+import { onCleanup, onExit } from './cleanup'
+import { httpLoad } from './measure'
+import { type Bench, bareLoad, collectGarbage, freshDatabase, type Line, message, signIn, type Target } from './run'
+import { ADMIN_PASSWORD, ServerProcess } from './server'
+
+const WARMUP_SECONDS = 2
+
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`)
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 1)} ms`
+
+export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 'connections'>, entry: string): Promise<{ lines: Line[]; notes: string[] }> {
+  const lines: Line[] = []
+  const notes: string[] = []
+  const add = (measure: string, value: string, extra: { target?: string; pass?: boolean } = {}) => lines.push({ db: target.name, measure, value, ...extra })
+  const dir = mkdtempSync(join(tmpdir(), 'velo-bench-members-'))
+  const forgetDir = onExit(() => rmSync(dir, { recursive: true, force: true }))
+  const database = await freshDatabase(target, dir)
+  let server: ServerProcess | undefined
+  const cleanup = onCleanup(async () => {
+    await server?.stop()
+    await database.drop()
+    rmSync(dir, { recursive: true, force: true })
+    forgetDir()
+  })
+  try {
+    log(`${target.name}: starting the server, then the demo data`)
+    server = await ServerProcess.start(entry, { DATABASE_URL: database.url, STORAGE_DIR: join(dir, 'files') })
+    const base = `${server.baseUrl}/api`
+    const token = await signIn(base)
+    const headers = { authorization: token, currentlanguage: 'en_US', 'content-type': 'application/json' }
+    const config = loadConfig({ DATABASE_URL: database.url, STORAGE_DIR: join(dir, 'files'), ADMIN_PASSWORD })
+    const { db, dialect } = createDatabase(config.database)
+    let busiest: number
+    try {
+      const demo = await runDemo({ db, dialect, config }, { seed: DEFAULT_SEED, scale: 1, force: false })
+      notes.push(`${target.name}: demo data ${fmt(demo.rows.mem_member ?? 0)} members, ${fmt(demo.rows.bike_bike ?? 0)} bikes, ${fmt(demo.rows.mem_ride ?? 0)} rides, written in ${fmt(demo.seconds, 1)} s.`)
+      const top = await (db as unknown as Kysely<any>)
+        .selectFrom('memRide')
+        .select(['memberId', (eb) => eb.fn.countAll<number>().as('rides')])
+        .groupBy('memberId')
+        .orderBy('rides', 'desc')
+        .limit(1)
+        .executeTakeFirstOrThrow()
+      busiest = Number(top.memberId)
+      notes.push(`${target.name}: the member drawer's rides are those of member ${busiest}, who has ${fmt(Number(top.rides))}.`)
+    } finally {
+      await db.destroy()
+    }
+
+    const cases: { name: string; entity: ResolvedEntity; body: Record<string, unknown> }[] = [
+      { name: 'member list', entity: memberEntities.member, body: { pageNum: 1, pageSize: 20 } },
+      { name: "member drawer's rides", entity: memberEntities.ride, body: { pageNum: 1, pageSize: 10, memberId: busiest } },
+    ]
+    for (const c of cases) {
+      const load = (connections: number, seconds: number) => {
+        collectGarbage()
+        return httpLoad({ url: `${base}${c.entity.path}/list`, method: 'POST', headers, body: JSON.stringify(c.body), connections, warmup: WARMUP_SECONDS, seconds })
+      }
+      log(`${target.name}: ${c.name}, ${bench.connections} clients, then 1, then bare`)
+      const many = await load(bench.connections, bench.seconds)
+      const one = await load(1, Math.min(bench.seconds, 5))
+      collectGarbage()
+      const bare = await bareLoad(database.config, c.body, bench, c.entity)
+      if (many.errors || one.errors) notes.push(`${target.name}: ${fmt(many.errors + one.errors)} ${c.name} requests failed or answered non-2xx.`)
+      const ratio = many.perSecond / bare.result.perSecond
+      add(`${c.name} p50 / p99 (${bench.connections} clients)`, `${ms(many.p50)} / ${ms(many.p99)}, ${fmt(many.perSecond)} req/s`)
+      add(`${c.name} p50 / p99 (1 client)`, `${ms(one.p50)} / ${ms(one.p99)}`)
+      add(`${c.name} bare SQL (${bare.model})`, `${ms(bare.result.p50)} / ${ms(bare.result.p99)}, ${fmt(bare.result.perSecond)} q/s`)
+      // No target here: a statement of a tenth of a millisecond costs less than the HTTP round trip
+      // around it, so the ratio says how much of the request is the engine's, not whether it is slow.
+      add(`${c.name} ÷ bare throughput`, fmt(ratio, 2))
+    }
+  } catch (err) {
+    add('members', `failed: ${message(err, server)}`, { pass: false })
+  } finally {
+    await cleanup()
+  }
+  return { lines, notes }
+}
