@@ -116,7 +116,9 @@ class Reader {
 
 /**
  * `size` readers; each query goes to the one with the fewest outstanding, so a long report on one
- * does not queue the short reads behind it while another is free. A reader that dies (it should
+ * does not queue the short reads behind it while another is free. One reader answers in the order
+ * it was asked, as a single connection does; several answer concurrent reads as they finish, so
+ * code that needs one read's answer before another's awaits the first (SQLITE_READER_THREADS). A reader that dies (it should
  * not) fails what it held and leaves the pool; when none is left, `query` answers `undefined` and
  * the caller reads on its own connection.
  */

@@ -66,6 +66,10 @@ export class MqttGateway implements Gateway {
   private readonly cache = new Map<string, CacheEntry>()
   private readonly lookups = new Map<string, { promise: Promise<KnownDevice | null>; resolve: (d: KnownDevice | null) => void; reject: (err: unknown) => void }>()
   private lookupScheduled = false
+  private lookupsDone: Promise<void> = Promise.resolve()
+  /** SNs forgotten while a lookup ran, by when: its answer may predate the change and is not kept. */
+  private readonly forgotten = new Map<string, number>()
+  private forgets = 0
   private readonly watches = new Map<string, { client: Promise<MqttClient>; listeners: Set<(m: ObservedMessage) => void> }>()
   private readonly readyPromise: Promise<void>
   private closed = false
@@ -271,13 +275,18 @@ export class MqttGateway implements Gateway {
     if (!this.lookupScheduled) {
       this.lookupScheduled = true
       // Every SN asked for in this tick is looked up together: 10,000 devices connecting at once cost 20 queries.
-      setImmediate(() => void this.lookUpPending())
+      // One batch after the other: a later batch answered first would hand a device's last will to
+      // presence before the message that came ahead of it (reads may run on several threads).
+      setImmediate(() => {
+        this.lookupsDone = this.lookupsDone.then(() => this.lookUpPending()).catch((err: unknown) => this.options.logger.error({ err }, 'device lookup failed'))
+      })
     }
     return promise
   }
 
   private async lookUpPending() {
     this.lookupScheduled = false
+    const began = this.forgets
     const batch = [...this.lookups.entries()]
     this.lookups.clear()
     for (let i = 0; i < batch.length; i += LOOKUP_CHUNK) {
@@ -298,17 +307,20 @@ export class MqttGateway implements Gateway {
         if (this.cache.size > MAX_CACHED) this.cache.clear()
         for (const [sn, waiter] of chunk) {
           const device = found.get(sn) ?? null
-          this.cache.set(sn, { device, until: now + (device ? this.cacheMs : this.unknownCacheMs) })
+          if ((this.forgotten.get(sn) ?? 0) <= began) this.cache.set(sn, { device, until: now + (device ? this.cacheMs : this.unknownCacheMs) })
           waiter.resolve(device)
         }
       } catch (err) {
         for (const [, waiter] of chunk) waiter.reject(err)
       }
     }
+    // Lookups run one after the other (findDevice): none is under way now that could keep a stale answer.
+    this.forgotten.clear()
   }
 
   forget(sn: string): void {
     this.cache.delete(sn)
+    this.forgotten.set(sn, ++this.forgets)
   }
 
   async close(): Promise<void> {
