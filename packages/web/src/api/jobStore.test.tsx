@@ -9,6 +9,7 @@ import JobsPage from '../pages/monitor/job/index'
 import { jsonResponse, renderWithProviders } from '../test/render'
 import { sseResponse, type SseHandle } from '../test/sse'
 import { jobStore } from './jobStore'
+import { jobInfo } from '../test/jobs'
 
 // One GET /monitor/job/stream per tab, whoever follows jobs. The stream is read with fetch (it needs
 // the Authorization header, which EventSource cannot send), so the fake server counts the streams it
@@ -18,25 +19,7 @@ const fetchMock = vi.fn<typeof fetch>()
 const calls = (method: string, path: string) => fetchMock.mock.calls.filter(([url, init]) => String(url) === `/api${path}` && (init?.method ?? 'GET') === method)
 const envelope = (data: unknown, msg = 'ok') => new Response(JSON.stringify({ code: 200, msg, data }), { status: 200, headers: { 'Content-Type': 'application/json' } })
 
-const job = (over: Partial<JobInfo>): JobInfo => ({
-  jobId: 7,
-  kind: 'export',
-  title: 'Export Login log',
-  state: 'running',
-  done: 0,
-  total: null,
-  result: null,
-  error: null,
-  fileName: null,
-  createById: 1,
-  createBy: 'admin',
-  createTime: '2026-11-24T08:00:00Z',
-  startTime: null,
-  finishTime: null,
-  attempts: 1,
-  cancelRequested: false,
-  ...over,
-})
+const job = (over: Partial<JobInfo>): JobInfo => jobInfo({ jobId: 7, ...over })
 
 let listed: JobInfo[] = []
 let streams: SseHandle[] = []

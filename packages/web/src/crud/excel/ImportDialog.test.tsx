@@ -6,6 +6,7 @@ import { jsonResponse, renderWithProviders } from '../../test/render'
 import { sseResponse, type SseHandle } from '../../test/sse'
 import { ImportDialog } from './ImportDialog'
 import { IMPORT_JOB_THRESHOLD_BYTES } from './useImportJob'
+import { jobInfo } from '../../test/jobs'
 
 // The import dialog against a mocked server: a small file goes to POST {path}/import and answers at
 // once; a large one goes to POST {path}/import/job, and the job's progress and outcome come live.
@@ -14,25 +15,7 @@ const fetchMock = vi.fn<typeof fetch>()
 const calls = (method: string, path: string) => fetchMock.mock.calls.filter(([url, init]) => String(url) === `/api${path}` && (init?.method ?? 'GET') === method)
 const envelope = (data: unknown, msg = 'ok', code = 200) => new Response(JSON.stringify({ code, msg, data }), { status: code, headers: { 'Content-Type': 'application/json' } })
 
-const job = (over: Partial<JobInfo>): JobInfo => ({
-  jobId: 9,
-  kind: 'import',
-  title: 'Import Dictionary',
-  state: 'queued',
-  done: 0,
-  total: null,
-  result: null,
-  error: null,
-  fileName: null,
-  createById: 1,
-  createBy: 'admin',
-  createTime: '2026-11-24T08:00:00Z',
-  startTime: null,
-  finishTime: null,
-  attempts: 0,
-  cancelRequested: false,
-  ...over,
-})
+const job = (over: Partial<JobInfo>): JobInfo => jobInfo({ jobId: 9, kind: 'import', title: 'Import Dictionary', state: 'queued', attempts: 0, ...over })
 
 let streams: SseHandle[] = []
 

@@ -6,6 +6,7 @@ import { sessionStore } from '../../app/session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { sseResponse, type SseHandle } from '../../test/sse'
 import { JobsIndicator } from './JobsIndicator'
+import { jobInfo } from '../../test/jobs'
 
 // The jobs button of the top bar against a mocked server: the list, the live stream, cancel and download.
 
@@ -13,25 +14,7 @@ const fetchMock = vi.fn<typeof fetch>()
 const calls = (method: string, path: string) => fetchMock.mock.calls.filter(([url, init]) => String(url) === `/api${path}` && (init?.method ?? 'GET') === method)
 const envelope = (data: unknown, msg: string) => new Response(JSON.stringify({ code: 200, msg, data }), { status: 200, headers: { 'Content-Type': 'application/json' } })
 
-const job = (over: Partial<JobInfo>): JobInfo => ({
-  jobId: 1,
-  kind: 'export',
-  title: 'Export Login log',
-  state: 'running',
-  done: 0,
-  total: null,
-  result: null,
-  error: null,
-  fileName: null,
-  createById: 1,
-  createBy: 'admin',
-  createTime: '2026-11-24T08:00:00Z',
-  startTime: null,
-  finishTime: null,
-  attempts: 1,
-  cancelRequested: false,
-  ...over,
-})
+const job = (over: Partial<JobInfo>): JobInfo => jobInfo(over)
 
 let listed: JobInfo[] = []
 let streams: SseHandle[] = []
