@@ -1,10 +1,12 @@
 import { upTopic } from '@velo/shared'
 import type { SimulatedDevice } from '@velo/device-sim'
+import mqtt from 'mqtt'
 import { afterEach, describe, expect, it } from 'vitest'
+import type { Db } from '../src/db/database'
 import { DeviceAuthority } from '../src/iot/device-auth'
 import { startEmbeddedBroker } from '../src/iot/embedded-broker'
 import { MqttGateway } from '../src/iot/gateway'
-import type { ObservedMessage } from '../src/iot/types'
+import type { ObservedMessage, UpMessage } from '../src/iot/types'
 import { useTestApp } from './harness'
 import { clearRetained, deviceRow, insertDevice, openStream, randomSn, simulated, waitFor } from './iot-helpers'
 
@@ -287,6 +289,62 @@ describe('IoT gateway: watching topics', () => {
       await gateway.ready()
       expect(gateway.connected).toBe(true)
     } finally {
+      await gateway.close()
+      await broker.close()
+    }
+  })
+
+  it("hands a device's messages on in the order they arrived, however its lookups are answered", async () => {
+    // The database answers device lookups when the test says: a read thread busy with a report
+    // answers a later lookup batch after an earlier one has filled the cache.
+    const held: Array<() => void> = []
+    const gated = (qb: object): any =>
+      new Proxy(qb, {
+        get(target, prop) {
+          const v = Reflect.get(target, prop)
+          if (typeof v !== 'function') return v
+          if (prop === 'execute') return async (...a: unknown[]) => (await new Promise<void>((r) => held.push(r)), v.apply(target, a))
+          return (...a: unknown[]) => {
+            const r = v.apply(target, a)
+            return r && typeof r === 'object' && 'execute' in r ? gated(r) : r
+          }
+        },
+      })
+    const credential = DeviceAuthority.newInternalCredential()
+    const broker = await startEmbeddedBroker({ port: 0, authority: new DeviceAuthority(t.app.services.db, [credential]) })
+    const url = `mqtt://127.0.0.1:${broker.port}`
+    const gateway = new MqttGateway({ url, credential, protocolVersion: 4, db: gated(t.app.services.db) as Db, messageLog: { record() {} }, logger: t.app.log })
+    const d = await insertDevice(t)
+    const device = await mqtt.connectAsync(url, { clientId: d.sn, username: d.sn, password: d.secret, reconnectPeriod: 0 })
+    const seen: string[] = []
+    const heard = (m: UpMessage) => void seen.push(m.kind === 'presence' ? String(m.payload.state) : m.kind)
+    for (const kind of ['presence', 'status', 'telemetry'] as const) gateway.on(kind, heard)
+    const observed: ObservedMessage[] = []
+    try {
+      await gateway.ready()
+      const stop = await gateway.watch(`velo/v1/${d.sn}/up/#`, (m) => observed.push(m))
+      const say = async (kind: 'presence' | 'telemetry', body: object, count: number) => {
+        await device.publishAsync(upTopic(d.sn, kind), JSON.stringify({ v: 1, ...body }), { qos: 1 })
+        await waitFor(() => observed.length >= count, `message ${count} on the broker`)
+        // The watch and the gateway are two subscriptions: give the gateway's copy time to arrive.
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      await say('telemetry', { battery: 50 }, 1)
+      await waitFor(() => held.length === 1, 'the first lookup')
+      // Arrives while the first lookup runs: a second batch.
+      await say('presence', { state: 'online' }, 2)
+      held.shift()!()
+      await waitFor(() => held.length === 1, 'the second lookup')
+      expect(seen).toEqual(['telemetry'])
+      // The device is cached now, but its online presence still waits for the second batch.
+      await say('presence', { state: 'offline' }, 3)
+      held.shift()!()
+      await waitFor(() => seen.length === 3, 'all three handled')
+      expect(seen).toEqual(['telemetry', 'online', 'offline'])
+      await stop()
+    } finally {
+      for (const release of held) release()
+      await device.endAsync(true)
       await gateway.close()
       await broker.close()
     }

@@ -69,6 +69,13 @@ export class MqttGateway implements Gateway {
   private lookupsDone: Promise<void> = Promise.resolve()
   /** SNs forgotten while a lookup ran, by when: its answer may predate the change and is not kept. */
   private readonly forgotten = new Map<string, number>()
+  /**
+   * Per SN, the last message still waiting for its device lookup. A device's later messages queue
+   * behind it even when the device is cached by then: otherwise a status or a last will that found
+   * the cache filled would reach the handlers before the presence that waited for the lookup, and
+   * the device would end online after it had left.
+   */
+  private readonly inLine = new Map<string, Promise<void>>()
   private forgets = 0
   private readonly watches = new Map<string, { client: Promise<MqttClient>; listeners: Set<(m: ObservedMessage) => void> }>()
   private readonly readyPromise: Promise<void>
@@ -147,13 +154,25 @@ export class MqttGateway implements Gateway {
     // A zero-length payload clears a retained message: nothing was said.
     if (!parsed || parsed.direction !== 'up' || payload.length === 0) return
     const receivedAt = Date.now()
-    const cached = this.cached(parsed.sn)
-    // Known devices are handled at once; the rest wait for one batched lookup, in arrival order.
-    if (cached !== undefined) return this.dispatch(cached, parsed.sn, parsed.kind, topic, payload, receivedAt)
-    this.findDevice(parsed.sn).then(
-      (device) => this.dispatch(device, parsed.sn, parsed.kind, topic, payload, receivedAt),
-      (err) => this.options.logger.error({ err, topic }, 'device lookup failed; message dropped'),
-    )
+    const { sn, kind } = parsed
+    const ahead = this.inLine.get(sn)
+    // Known devices are handled at once; the rest wait for one batched lookup, each device's in arrival order.
+    if (!ahead) {
+      const cached = this.cached(sn)
+      if (cached !== undefined) return this.dispatch(cached, sn, kind, topic, payload, receivedAt)
+    }
+    const device = this.findDevice(sn)
+    const handled = (ahead ?? Promise.resolve())
+      .then(() => device)
+      .then(
+        (found) => this.dispatch(found, sn, kind, topic, payload, receivedAt),
+        (err: unknown) => this.options.logger.error({ err, topic }, 'device lookup failed; message dropped'),
+      )
+      .catch((err: unknown) => this.options.logger.error({ err, topic }, 'device message handler failed'))
+      .finally(() => {
+        if (this.inLine.get(sn) === handled) this.inLine.delete(sn)
+      })
+    this.inLine.set(sn, handled)
   }
 
   private dispatch(device: KnownDevice | null, sn: string, kind: string, topic: string, payload: Buffer, receivedAt: number) {
