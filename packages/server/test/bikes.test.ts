@@ -174,6 +174,20 @@ describe('a bike’s colour and size', () => {
     expect(whole.data).toMatchObject(b)
   })
 
+  it('are offered from the chosen model only', async () => {
+    const a = await spec()
+    const b = await spec()
+    const options = (url: string) => t.call({ url: `/api${url}`, token: t.admin })
+    const of = await options(`/bike/modelSpec/colour/options?modelId=${a.modelId}`)
+    expect(of.status).toBe(200)
+    expect(of.data.map((o: { value: number }) => o.value)).toEqual([a.colourId])
+    expect((await options(`/bike/modelSpec/size/options?modelId=${b.modelId}`)).data.map((o: { value: number }) => o.value)).toEqual([b.sizeId])
+    // Without the model, every colour (a search form); a model that is no id is refused.
+    const all = (await options('/bike/modelSpec/colour/options')).data.map((o: { value: number }) => o.value)
+    expect(all).toEqual(expect.arrayContaining([a.colourId, b.colourId]))
+    expect((await options('/bike/modelSpec/colour/options?modelId=x')).status).toBe(400)
+  })
+
   it('a picture’s colour must be of its model', async () => {
     const a = await spec()
     const b = await spec()
@@ -272,6 +286,16 @@ describe('an IoT device', () => {
     expect((await put('/bike/bike', { bikeId: first.bikeId, iotDeviceId: device.deviceId, remark: 'checked' })).status).toBe(200)
     expect((await put('/bike/bike', { bikeId: first.bikeId, iotDeviceId: null })).status).toBe(200)
     expect((await put('/bike/bike', { bikeId: second.bikeId, iotDeviceId: device.deviceId })).status).toBe(200)
+  })
+
+  it('fitted to several bikes at once goes to one; the others are told 409, not 500', async () => {
+    const s = await spec()
+    const device = await insertDevice(t)
+    const bikes = await Promise.all(Array.from({ length: 6 }, () => addBike(s)))
+    const answers = await Promise.all(bikes.map((b) => put('/bike/bike', { bikeId: b.bikeId, iotDeviceId: device.deviceId })))
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409, 409])
+    const fitted = await db().selectFrom('bikeBike').select('bikeId').where('iotDeviceId', '=', device.deviceId).execute()
+    expect(fitted).toHaveLength(1)
   })
 })
 

@@ -70,6 +70,9 @@ describe('feedback', () => {
     expect(first.data).toMatchObject({ feedbackId, readState: 'read', readBy: 'fbreadera' })
     expect(Math.abs(new Date(first.data.readTime).getTime() - Date.now())).toBeLessThan(60_000)
     expect(await stored(feedbackId)).toMatchObject({ readState: 'read', readBy: 'fbreadera', readTime: first.data.readTime })
+    // Marking it read is a change: the operation log says who opened it.
+    const logged = await waitForOperLog(t, (r) => r.operUrl === `${URL}/${feedbackId}` && r.operName === 'fbreadera')
+    expect(logged).toMatchObject({ businessType: '2', status: '0', title: 'Feedback' })
 
     // Opened again, by someone else: still the first reader, at the first time.
     const again = await open(feedbackId, readerB.token)

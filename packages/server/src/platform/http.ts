@@ -48,6 +48,12 @@ export function errorHandler(this: FastifyInstance, err: FastifyError | AppError
     })
     return send(reply, 400, 400, t(lang, 'error.validation', { details: errors.map((e) => e.message).join('; ') }), { errors })
   }
+  // A unique index refused what the checks before it let through: another request wrote the same
+  // value between this one's check and its write (two staff fitting one device to two bikes at once).
+  if (isUniqueViolation(err)) {
+    req.log.warn({ err: (err as Error).message }, 'unique index refused a write')
+    return send(reply, 409, 409, t(lang, 'error.raced'))
+  }
   const status = (err as FastifyError).statusCode
   if (status && status >= 400 && status < 500) {
     const key = STATUS_MESSAGES[status]
@@ -55,6 +61,12 @@ export function errorHandler(this: FastifyInstance, err: FastifyError | AppError
   }
   req.log.error({ err, requestId: req.id }, 'unhandled error')
   return send(reply, 500, 500, t(lang, 'error.unknown', { requestId: req.id }))
+}
+
+/** PostgreSQL's unique_violation, or SQLite's UNIQUE constraint. */
+function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE'
 }
 
 /** Far deeper than any body the API takes (the deepest, IoT command parameters, nest 3 levels). */

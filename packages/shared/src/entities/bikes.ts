@@ -170,9 +170,10 @@ export const bike = defineEntity({
     indexes: [
       { columns: ['createTime'] },
       { columns: ['modelId'] },
-      // A member's bikes (the member drawer) and the bike on a device.
+      // A member's bikes (the member drawer).
       { columns: ['memberId'] },
-      { columns: ['iotDeviceId'] },
+      // The bike on a device: one at most, whatever two requests fitting it at once do (null: none fitted).
+      { columns: ['iotDeviceId'], unique: true },
       { columns: ['bindStatus', 'createTime'] },
     ],
   },
@@ -193,9 +194,9 @@ export const bike = defineEntity({
     },
     category,
     { name: 'modelId', kind: 'reference', entity: 'bikeModel', label: { en_US: 'Model', zh_CN: '车型' }, required: true, search: 'eq' },
-    // Of the bike's model (the module checks that they are).
-    { name: 'colourId', kind: 'reference', entity: 'modelColour', label: { en_US: 'Colour', zh_CN: '颜色' }, required: true, search: 'eq' },
-    { name: 'sizeId', kind: 'reference', entity: 'modelSize', label: { en_US: 'Size', zh_CN: '尺寸' }, required: true, search: 'eq' },
+    // Of the bike's model: the pickers offer the model's, the server refuses others.
+    { name: 'colourId', kind: 'reference', entity: 'modelColour', within: 'modelId', label: { en_US: 'Colour', zh_CN: '颜色' }, required: true, search: 'eq' },
+    { name: 'sizeId', kind: 'reference', entity: 'modelSize', within: 'modelId', label: { en_US: 'Size', zh_CN: '尺寸' }, required: true, search: 'eq' },
     { name: 'bindStatus', kind: 'enum', options: BIND_STATUS_OPTIONS, label: { en_US: 'Bind status', zh_CN: '绑定状态' }, default: 'unbound', readOnly: true, search: 'eq' },
     { name: 'memberId', kind: 'reference', entity: 'member', label: { en_US: 'Bound member', zh_CN: '绑定会员' }, readOnly: true, search: 'eq' },
     { name: 'boundTime', kind: 'datetime', label: { en_US: 'Bound time', zh_CN: '绑定时间' }, readOnly: true, sort: true },
@@ -279,8 +280,8 @@ export const bikePicture = defineEntity({
   fields: [
     idField('pictureId'),
     { name: 'modelId', kind: 'reference', entity: 'bikeModel', label: { en_US: 'Model', zh_CN: '车型' }, required: true, search: 'eq' },
-    // Of the picture's model (the module checks that it is).
-    { name: 'colourId', kind: 'reference', entity: 'modelColour', label: { en_US: 'Colour', zh_CN: '颜色' }, required: true, search: 'eq' },
+    // Of the picture's model.
+    { name: 'colourId', kind: 'reference', entity: 'modelColour', within: 'modelId', label: { en_US: 'Colour', zh_CN: '颜色' }, required: true, search: 'eq' },
     { name: 'image', kind: 'image', label: { en_US: 'Image', zh_CN: '图片' }, required: true },
     orderNum,
     remark,

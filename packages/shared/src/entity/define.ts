@@ -83,6 +83,7 @@ export function defineEntity<const D extends EntityDef>(def: D & KnownKeysOnly<D
     if (!fieldMap.has(name)) throw new Error(`${def.key}: ${what} ${name} is not a field`)
   }
   for (const f of def.fields) if (f.when) mustExist(f.when.field, `${f.name}.when`)
+  for (const f of def.fields) if (f.kind === 'reference' && f.within) mustExist(f.within, `${f.name}.within`)
   for (const f of def.fields) {
     if (!f.typedBy) continue
     mustExist(f.typedBy.field, `${f.name}.typedBy`)

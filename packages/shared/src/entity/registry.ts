@@ -5,6 +5,7 @@ import * as memberEntities from '../entities/members'
 import * as serviceEntities from '../entities/service'
 import * as systemEntities from '../entities/system'
 import type { ResolvedEntity } from './define'
+import type { FieldDef } from './types'
 
 /**
  * Every built-in definition, named module by module. Definitions used to register themselves when
@@ -49,4 +50,19 @@ export function allEntities(): ResolvedEntity[] {
 export function entityForComponent(component: string): ResolvedEntity | undefined {
   const path = `/${component.replace(/^\/+/, '').replace(/\/index$/, '')}`
   return [...registry.values()].find((e) => e.path === path)
+}
+
+/**
+ * The field a reference's choices are narrowed by (`within`), as the referenced entity has it:
+ * checked to be a reference on both sides to the same rows, so a wrong definition fails at start.
+ */
+export function withinOf(owner: ResolvedEntity, f: FieldDef): { field: string; target: ResolvedEntity } | null {
+  if (f.kind !== 'reference' || !f.within) return null
+  const target = entityByKey(f.entity)
+  const own = owner.fieldMap.get(f.within)
+  const theirs = target.fieldMap.get(f.within)
+  if (own?.kind !== 'reference' || theirs?.kind !== 'reference' || own.entity !== theirs.entity) {
+    throw new Error(`${owner.key}: ${f.name} is within ${f.within}, which ${owner.key} and ${target.key} must both have as a reference to the same entity`)
+  }
+  return { field: f.within, target }
 }

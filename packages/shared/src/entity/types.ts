@@ -95,7 +95,16 @@ export type FieldDef = FieldBase &
     /** Written on add only and never read back: hashed by the module's hook. */
     | { kind: 'password' }
     /** The id of a row of another entity (by key); shown by that entity's label field. */
-    | { kind: 'reference'; entity: string }
+    | {
+        kind: 'reference'
+        entity: string
+        /**
+         * A field this entity and the referenced one both have (a reference to the same rows): the
+         * choices are the referenced rows that share this row's value of it (a bike's colours are
+         * its model's). Pickers offer only those, and the server refuses any other.
+         */
+        within?: string
+      }
     /**
      * Ids of rows of another entity linked through a join table (a user's roles, a role's menus);
      * not a column: the engine reads and replaces the links in the row's transaction.

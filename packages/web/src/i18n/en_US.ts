@@ -115,6 +115,7 @@ export const enUS = {
 
   'crud.search': 'Search',
   'crud.reset': 'Reset',
+  'crud.chooseFirst': 'Choose the {{field}} first',
   'crud.moreFilters': 'More',
   'crud.fewerFilters': 'Less',
   'crud.from': 'From',

@@ -117,6 +117,7 @@ export const zhCN: Record<MessageKey, string> = {
 
   'crud.search': '搜索',
   'crud.reset': '重置',
+  'crud.chooseFirst': '请先选择{{field}}',
   'crud.moreFilters': '展开',
   'crud.fewerFilters': '收起',
   'crud.from': '开始',

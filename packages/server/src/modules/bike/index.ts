@@ -1,4 +1,4 @@
-import { bikeEntities, type EnumOption, type ResolvedEntity } from '@velo/shared'
+import { bikeEntities, type EnumOption } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
@@ -9,24 +9,11 @@ import { recordBikeEvent } from './records'
 
 export { bikeByFrameNumber, recordBikeEvent, type BikeEvent, type BikeEventKind } from './records'
 
-const { bike, bikeModel, bikePicture, modelColour, modelSize } = bikeEntities
+const { bike, bikePicture } = bikeEntities
 
 type Row = Record<string, unknown>
 
 const blank = (v: unknown) => v === undefined || v === null || String(v).trim() === ''
-
-/** A colour or size is one of the row's model's (400 naming the field). The references exist: the engine checked them. */
-async function refuseOtherModels(tx: Kysely<any>, e: ResolvedEntity, row: Row, specs: readonly (readonly [field: string, spec: ResolvedEntity])[]) {
-  for (const [field, spec] of specs) {
-    const id = row[field]
-    if (id === null || id === undefined) continue
-    const found = await tx.selectFrom(spec.table).select(['modelId', 'name']).where(spec.idField, '=', id).executeTakeFirst()
-    if (!found || Number(found.modelId) === Number(row.modelId)) continue
-    const model = await tx.selectFrom(bikeModel.table).select('name').where(bikeModel.idField, '=', row.modelId).executeTakeFirst()
-    const f = label(e, field)
-    throw badRequest('bike.notOfModel', { fieldEn: f.en_US, fieldZh: f.zh_CN, value: String(found.name), model: String(model?.name ?? row.modelId) }, { errors: [{ field }] })
-  }
-}
 
 /** A replacement frame number says why (the form shows the reason only then; the engine has no "required when"). */
 function refuseMissingReason(row: Row) {
@@ -49,20 +36,14 @@ async function refuseFittedDevice(tx: Kysely<any>, row: Row, exceptId?: unknown)
 /** The bind status an unbound bike has, as the engine's `when` refusal names it. */
 const UNBOUND = (bike.fieldMap.get('bindStatus') as { options: readonly EnumOption[] }).options.find((o) => o.value === 'unbound')!
 
-const BIKE_SPECS = [
-  ['colourId', modelColour],
-  ['sizeId', modelSize],
-] as const
-
 async function checkBike(tx: Kysely<any>, row: Row, exceptId?: unknown) {
   refuseMissingReason(row)
-  await refuseOtherModels(tx, bike, row, BIKE_SPECS)
   await refuseFittedDevice(tx, row, exceptId)
 }
 
 /**
  * Bikes › Bikes, pictures and the model specs. The engine serves the pages from the definitions;
- * here are the rules between rows (a colour of the bike's model, one bike per device, no deleting a
+ * here are the rules between rows (one bike per device, no deleting a
  * bound bike or a spec in use), the `unbind` action, and the vehicle records the changes write.
  */
 export function registerBikes(app: FastifyInstance, services: Services) {
@@ -115,8 +96,6 @@ export function registerBikes(app: FastifyInstance, services: Services) {
     },
   })
 
-  registerEntityRoutes(app, services, bikePicture, {
-    beforeCreate: async ({ tx, values }) => refuseOtherModels(tx, bikePicture, values, [['colourId', modelColour]]),
-    beforeUpdate: async ({ tx, before, values }) => refuseOtherModels(tx, bikePicture, merged(before, values), [['colourId', modelColour]]),
-  })
+  // A picture's colour is one of its model's: the definition says so (within), the engine checks it.
+  registerEntityRoutes(app, services, bikePicture)
 }

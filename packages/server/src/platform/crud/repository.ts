@@ -1,4 +1,4 @@
-import { checkTypedValue, entityByKey, type FieldDef, type Language, type ResolvedEntity } from '@velo/shared'
+import { checkTypedValue, entityByKey, type FieldDef, type Language, type ResolvedEntity, withinOf } from '@velo/shared'
 import { type CompiledQuery, createQueryId, type ExpressionBuilder, type Kysely, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
 import type { Db } from '../../db/database'
 import { runsOften } from '../../db/pg-named'
@@ -321,7 +321,7 @@ export class EntityRepository {
   }
 
   /** Id, name (and parent, for a tree) of rows in scope, by name: what a picker offers. */
-  async options(scope: RowScope, keyword: string | undefined, limit: number): Promise<{ value: number; label: string; parentId?: number }[]> {
+  async options(scope: RowScope, keyword: string | undefined, limit: number, within: Record<string, number> = {}): Promise<{ value: number; label: string; parentId?: number }[]> {
     const e = this.entity
     let q = this.db
       .selectFrom(e.table)
@@ -331,6 +331,7 @@ export class EntityRepository {
       .orderBy(e.idField)
       .limit(limit)
     if (keyword) q = q.where(containsText(e.labelField, keyword))
+    for (const [field, id] of Object.entries(within)) q = q.where(field, '=', id)
     const rows = await q.execute()
     return rows.map((r) => ({
       value: Number(r[e.idField]),
@@ -452,6 +453,30 @@ export class EntityRepository {
   }
 
   /**
+   * A reference `within` another field is to a row that shares the row's value of it (a bike's
+   * colour is one of its model's): checked when either changes, on the row as it will be.
+   */
+  private async checkWithin(tx: AnyDb, changes: Row, row: Row) {
+    for (const f of this.entity.writable) {
+      const within = withinOf(this.entity, f)
+      if (!within || (changes[f.name] === undefined && changes[within.field] === undefined)) continue
+      const id = row[f.name]
+      if (id === null || id === undefined) continue
+      const { target, field } = within
+      const found = await tx.selectFrom(target.table).select([field, target.labelField]).where(target.idField, '=', id).executeTakeFirst()
+      if (!found || Number(found[field]) === Number(row[field])) continue
+      const owner = entityByKey((target.fieldMap.get(field) as FieldDef & { kind: 'reference' }).entity)
+      const named = await tx.selectFrom(owner.table).select(owner.labelField).where(owner.idField, '=', row[field]).executeTakeFirst()
+      const by = this.entity.fieldMap.get(field)!.label
+      throw badRequest(
+        'error.notWithin',
+        { fieldEn: f.label.en_US, fieldZh: f.label.zh_CN, value: String(found[target.labelField]), withinEn: by.en_US.toLowerCase(), withinZh: by.zh_CN, owner: String(named?.[owner.labelField] ?? row[field]) },
+        { errors: [{ field: f.name }] },
+      )
+    }
+  }
+
+  /**
    * Blank values as forms send them. On add a missing value takes the field's default; on add and edit
    * alike null takes the default ('' for text, as the columns are NOT NULL), and so does '' for a
    * dictionary field, which means "not chosen".
@@ -504,6 +529,7 @@ export class EntityRepository {
   /** The checks of a new row (its values with their defaults), and the columns it starts with that the definition does not expose (a status machine's). */
   private async checkNew(tx: AnyDb, row: Row, memo: CheckMemo | undefined): Promise<Row> {
     await this.checkValues(tx, row, undefined, memo)
+    await this.checkWithin(tx, row, row)
     this.checkTypedValues(row, row)
     return { ...(await initialState(tx, this.entity)) }
   }
@@ -613,6 +639,7 @@ export class EntityRepository {
     }
     const changes = this.withDefaults(Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== undefined && editable(k))), false)
     await this.checkValues(tx, changes, id, memo)
+    await this.checkWithin(tx, changes, { ...before, ...changes })
     this.checkTypedValues(changes, { ...before, ...changes })
     await runHooks(this.hooks.beforeUpdate, { tx, auth, context, before, values: changes })
     const audited = e.storage?.audited !== false

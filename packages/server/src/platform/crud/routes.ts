@@ -1,4 +1,4 @@
-import { allEntities, apiRowSchema, entityByKey, type FieldDef, type Operation, relatedListsOf, type ResolvedEntity } from '@velo/shared'
+import { allEntities, apiRowSchema, entityByKey, type FieldDef, type Operation, relatedListsOf, type ResolvedEntity, withinOf } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { BusinessType } from '../audit/operation-log'
@@ -181,6 +181,19 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   // this entity, or use a page that refers to it, gets id and name of the rows in their scope.
   const referrers = allEntities().filter((r) => r.fields.some((f) => (f.kind === 'reference' || f.kind === 'referenceMany') && f.entity === e.key))
   const mayPick = [perm('list'), ...referrers.flatMap((r) => ['list', 'add', 'edit'].map((a) => `${r.permission}:${a}`))]
+  // Pickers of fields `within` another (a bike's colour, within its model) ask for the rows of one
+  // owner: ?modelId=3. Checked here, so a definition naming a field the other side lacks fails at start.
+  for (const f of e.fields) withinOf(e, f)
+  const narrowers = [
+    ...new Set(
+      referrers.flatMap((r) =>
+        r.fields.flatMap((f) => {
+          const within = f.kind === 'reference' && f.entity === e.key ? withinOf(r, f) : null
+          return within ? [within.field] : []
+        }),
+      ),
+    ),
+  ]
   api.get(
     `${e.path}/options`,
     {
@@ -188,20 +201,26 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
       schema: {
         tags,
         summary: `Id and name of ${e.label.en_US} for pickers (at most ${OPTIONS_LIMIT}; keyword filters by name)`,
-        querystring: z.object({ keyword: z.string().max(100).optional() }),
+        querystring: z.object({ keyword: z.string().max(100).optional(), ...Object.fromEntries(narrowers.map((n) => [n, z.coerce.number().int().positive().optional()])) }),
         response: { 200: envelope(z.array(z.object({ value: z.number(), label: z.string(), parentId: z.number().optional() }))) },
       },
     },
     async (req) => {
       const auth = caller(req)
       if (!mayPick.some((p) => hasPermission(auth, p))) throw forbidden('error.forbidden', { permission: perm('list') })
-      return repo.options(await scopeOf(req), req.query.keyword, OPTIONS_LIMIT)
+      const query = req.query as Record<string, unknown>
+      const within = Object.fromEntries(narrowers.flatMap((n) => (typeof query[n] === 'number' ? [[n, query[n] as number]] : [])))
+      return repo.options(await scopeOf(req), req.query.keyword, OPTIONS_LIMIT, within)
     },
   )
   if (can('get')) {
     api.get(
       `${e.path}/:id`,
-      { config: { permission: perm('get') }, schema: { tags, summary: `One ${e.label.en_US} by id`, params: idParam, response: { 200: envelope(row) } } },
+      {
+        // An afterGet hook records the opening (feedback marked read): a write, so the operation log has it.
+        config: { permission: perm('get'), ...(hooks.afterGet ? { audit: { module, businessType: BusinessType.update } } : {}) },
+        schema: { tags, summary: `One ${e.label.en_US} by id`, params: idParam, response: { 200: envelope(row) } },
+      },
       async (req) => repo.get(req.params.id, await scopeOf(req), caller(req)),
     )
   }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
-import { systemEntities } from '@velo/shared'
+import { bikeEntities, systemEntities } from '@velo/shared'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { EntityForm } from './EntityForm'
 
@@ -114,5 +114,35 @@ describe('EntityForm', () => {
     fireEvent.mouseDown(await screen.findByLabelText('Roles'))
     expect(await screen.findByText('Common staff')).toBeTruthy()
     expect(fetchMock.mock.calls.some(([url]) => String(url).endsWith('/list'))).toBe(false)
+  })
+
+  it('offers the colours of the chosen model only, and drops the colour when the model changes', async () => {
+    fetchMock.mockImplementation(async (url) => {
+      const path = String(url)
+      if (path.includes('getDicts')) return jsonResponse([])
+      if (path === '/api/bike/modelSpec/options') return jsonResponse([{ value: 1, label: 'Urban' }, { value: 2, label: 'Trail' }])
+      if (path === '/api/bike/modelSpec/colour/options?modelId=1') return jsonResponse([{ value: 11, label: 'Urban black' }])
+      if (path === '/api/bike/modelSpec/colour/options?modelId=2') return jsonResponse([{ value: 21, label: 'Trail green' }])
+      return jsonResponse([])
+    })
+    renderWithProviders(<EntityForm entity={bikeEntities.bike} onClose={() => {}} />)
+    const dialog = await screen.findByRole('dialog')
+    const colour = within(dialog).getByLabelText('Colour')
+    // Nothing to offer before a model is chosen.
+    expect(colour.closest('.ant-select')!.className).toContain('disabled')
+    expect(within(dialog).getAllByText('Choose the model first').length).toBeGreaterThan(0)
+    const choose = async (label: string, option: string) => {
+      fireEvent.mouseDown(within(dialog).getByLabelText(label))
+      fireEvent.click(await screen.findByTitle(option))
+    }
+    await choose('Model', 'Urban')
+    await waitFor(() => expect(colour.closest('.ant-select')!.className).not.toContain('disabled'))
+    await choose('Colour', 'Urban black')
+    expect(screen.queryByTitle('Trail green')).toBeNull()
+    await choose('Model', 'Trail')
+    await waitFor(() => expect(within(dialog).queryByTitle('Urban black')).toBeNull())
+    fireEvent.mouseDown(within(dialog).getByLabelText('Colour'))
+    expect(await screen.findByTitle('Trail green')).toBeTruthy()
+    expect(fetchMock.mock.calls.some(([url]) => String(url) === '/api/bike/modelSpec/colour/options')).toBe(false)
   })
 })

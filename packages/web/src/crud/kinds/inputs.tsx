@@ -1,8 +1,10 @@
-import { useMemo } from 'react'
-import { DatePicker, Input, InputNumber, Radio, Select, Switch, TreeSelect } from 'antd'
+import { useEffect, useMemo, useRef } from 'react'
+import { DatePicker, Form, Input, InputNumber, Radio, Select, Switch, TreeSelect } from 'antd'
+import { entityByKey } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
+import { localized } from '../../i18n'
 import { subtreeIds } from '../tree'
-import { useFieldOptions, type TreeOption } from './options'
+import { useEntityChoices, useFieldOptions, type TreeOption } from './options'
 import type { InputProps } from './types'
 
 // Form and search inputs, one per way a value is entered; the kind table picks them per kind. Each
@@ -82,9 +84,55 @@ function TreeChoice(props: InputProps & { treeData: TreeOption[]; loading: boole
 
 /** A row of another entity: a tree select for a tree entity, else a searchable dropdown. */
 export function ReferenceInput(props: InputProps) {
+  if (props.field.kind === 'reference' && props.field.within) return <NarrowedReference {...props} within={props.field.within} mustChoose />
+  return <AnyReference {...props} />
+}
+
+/** The search form's: without the owner chosen (a model), every row; with it, that owner's. */
+export function ReferenceSearch(props: InputProps) {
+  if (props.field.kind === 'reference' && props.field.within) return <NarrowedReference {...props} within={props.field.within} mustChoose={false} />
+  return <AnyReference {...props} />
+}
+
+function AnyReference(props: InputProps) {
   const { tree, loading } = useFieldOptions(props.entity, props.field)
   if (!tree) return <OptionsSelect {...props} />
   return <TreeChoice {...props} treeData={tree} loading={loading} />
+}
+
+/**
+ * A reference `within` another field of the form (a bike's colour, within its model): it offers the
+ * rows of the owner chosen there, and lets go of its value when another owner is chosen. In the add
+ * and modify form it waits for the owner ("Choose the model first").
+ */
+function NarrowedReference(props: InputProps & { within: string; mustChoose: boolean }) {
+  const { within, mustChoose, ...input } = props
+  const { t } = useTranslation()
+  const form = Form.useFormInstance()
+  const owner = Form.useWatch(within, form) as unknown
+  const ownerId = typeof owner === 'number' ? owner : undefined
+  const target = props.field.kind === 'reference' ? entityByKey(props.field.entity) : null
+  const { options, loading } = useEntityChoices(ownerId === undefined && mustChoose ? null : target, ownerId === undefined ? undefined : { [within]: ownerId })
+  // Another owner than the one the value was chosen under: the value is none of its rows.
+  const chosenUnder = useRef(ownerId)
+  useEffect(() => {
+    const before = chosenUnder.current
+    chosenUnder.current = ownerId
+    if (before !== undefined && before !== ownerId) form.setFieldValue(props.field.name, undefined)
+  }, [ownerId, form, props.field.name])
+  const ownerField = props.entity.fieldMap.get(within)
+  const waiting = mustChoose && ownerId === undefined
+  return (
+    <Select
+      allowClear
+      showSearch={{ optionFilterProp: 'label' }}
+      loading={loading}
+      options={options.map(({ value, label }) => ({ value: value as string | number, label }))}
+      {...controlProps(input)}
+      disabled={input.disabled || waiting}
+      placeholder={waiting && ownerField ? t('crud.chooseFirst', { field: localized(ownerField.label).toLowerCase() }) : input.placeholder}
+    />
+  )
 }
 
 const disableIds = (nodes: TreeOption[], ids: Set<unknown>): TreeOption[] =>

@@ -3,7 +3,7 @@ import type { FieldDef } from '@velo/shared'
 import dayjs, { type Dayjs } from 'dayjs'
 import type { TFunction } from 'i18next'
 import { ClippedCell, DATE_FORMAT, DateCell, DateTimeCell, FileCell, ImageCell, MoneyCell, OptionsCell, PlainCell, ReferenceCell, RichTextCell } from './cells'
-import { DateInput, LongTextInput, NumberInput, OptionsInput, OptionsSelect, PasswordInput, ReferenceInput, SwitchInput, TextInput, TreeParentInput } from './inputs'
+import { DateInput, LongTextInput, NumberInput, OptionsInput, OptionsSelect, PasswordInput, ReferenceInput, ReferenceSearch, SwitchInput, TextInput, TreeParentInput } from './inputs'
 import { ReferenceManyInput } from './ReferenceManyInput'
 import { RichTextInput } from './RichTextInput'
 import { StoredFileInput } from './StoredFileInput'
@@ -19,7 +19,7 @@ const Nothing = () => null
 const textual = { Cell: ClippedCell, Input: TextInput, Search: TextInput, prompt: 'enter' } as const
 const numeric = { Input: NumberInput, Search: NumberInput, prompt: 'enter' } as const
 const choice = { Cell: OptionsCell, Input: OptionsInput, Search: OptionsSelect, prompt: 'choose' } as const
-const reference = { Input: ReferenceInput, Search: ReferenceInput, prompt: 'choose' } as const
+const reference = { Input: ReferenceInput, Search: ReferenceSearch, prompt: 'choose' } as const
 const storedFile = { Input: StoredFileInput, Search: TextInput } as const
 
 const toDayjs = (value: unknown) => (typeof value === 'string' && value ? dayjs(value) : value)

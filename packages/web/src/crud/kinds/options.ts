@@ -75,12 +75,12 @@ export function referencedEntity(owner: ResolvedEntity, f: FieldDef): ResolvedEn
  * (id, label field and, for a tree, the parent), cached under it so its changes refresh them. The
  * entity is whichever a field refers to, so they are `Row`s keyed by the definition's names.
  */
-export function useEntityRows(e: ResolvedEntity | null) {
+export function useEntityRows(e: ResolvedEntity | null, within?: Record<string, number>) {
   return useQuery({
-    queryKey: e ? crudKeys.options(e) : ['crud', 'none'],
+    queryKey: e ? [...crudKeys.options(e), within ?? {}] : ['crud', 'none'],
     queryFn: async (): Promise<Row[]> => {
       const entity = e as ResolvedEntity
-      const options = await crudApi(entity).options()
+      const options = await crudApi(entity).options(within)
       return options.map((o) => ({
         [entity.idField]: o.value,
         [entity.labelField]: o.label,
@@ -109,9 +109,9 @@ const rowOption = (e: ResolvedEntity) => (row: Row): FieldOption => ({
   label: String(row[e.labelField] ?? row[e.idField]),
 })
 
-/** The rows of an entity as choices: a list, and for a tree entity its nested nodes too. */
-export function useEntityChoices(e: ResolvedEntity | null): FieldOptions {
-  const rows = useEntityRows(e)
+/** The rows of an entity as choices (those of one owner, `within`): a list, and for a tree entity its nested nodes too. */
+export function useEntityChoices(e: ResolvedEntity | null, within?: Record<string, number>): FieldOptions {
+  const rows = useEntityRows(e, within)
   return useMemo(() => {
     const list = rows.data ?? []
     const nodes = e?.treeParent ? nestRows(list, e.idField, e.treeParent) : []
