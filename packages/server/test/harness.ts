@@ -187,6 +187,7 @@ export function sentMails(t: Pick<TestApp, 'app'>): { to: string; text: string }
   const dir = t.app.services.config.mailDir
   if (!existsSync(dir)) return []
   return readdirSync(dir)
+    .filter((f) => f.endsWith('.eml'))
     .sort()
     .map((f) => {
       const raw = readFileSync(join(dir, f), 'utf8')

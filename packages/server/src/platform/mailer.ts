@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
 import type { Db } from '../db/database'
@@ -44,7 +44,10 @@ export class Mailer {
         const info = await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.body })
         if ('message' in info && Buffer.isBuffer(info.message) && this.mailDir) {
           await mkdir(this.mailDir, { recursive: true })
-          await writeFile(join(this.mailDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^\w.@-]/g, '')}.eml`), info.message)
+          const file = join(this.mailDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^\w.@-]/g, '')}.eml`)
+          // Written aside and renamed: whoever reads the folder sees a whole mail or none, never half of one.
+          await writeFile(`${file}.part`, info.message)
+          await rename(`${file}.part`, file)
           status = 'file'
         } else status = 'sent'
       } catch (e) {
