@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { limitedUser, multipart, snapshot, useTestApp, waitForOperLog } from './harness'
-import { insertDevice } from './iot-helpers'
+import { clearRetained, insertDevice, simulated, waitFor } from './iot-helpers'
 
 // Bikes › Bikes, pictures, model colours and sizes, vehicle records: the module's own rules
 // (modules/bike). The engine contract test covers the rest of the definitions.
@@ -286,6 +286,23 @@ describe('an IoT device', () => {
     expect((await put('/bike/bike', { bikeId: first.bikeId, iotDeviceId: device.deviceId, remark: 'checked' })).status).toBe(200)
     expect((await put('/bike/bike', { bikeId: first.bikeId, iotDeviceId: null })).status).toBe(200)
     expect((await put('/bike/bike', { bikeId: second.bikeId, iotDeviceId: device.deviceId })).status).toBe(200)
+  })
+
+  it('shows in the bike list by SN with its state, as the device reports it', async () => {
+    const s = await spec()
+    const d = await insertDevice(t)
+    const bike = await addBike(s, { iotDeviceId: d.deviceId })
+    const row = async () => (await post('/bike/bike/list', { frameNumber: bike.frameNumber })).data.rows[0]
+    expect(await row()).toMatchObject({ iotDeviceId: d.deviceId, iotDeviceIdLabel: d.sn, iotDeviceIdState: 'inactive' })
+    const device = simulated(t.app, d)
+    await device.connect()
+    try {
+      await waitFor(async () => (await row()).iotDeviceIdState === 'online', 'online in the bike list')
+    } finally {
+      device.kill()
+      await clearRetained(t.app, [d.sn])
+    }
+    expect((await post('/bike/bike/list', { frameNumber: (await addBike(s)).frameNumber })).data.rows[0]).toMatchObject({ iotDeviceId: null, iotDeviceIdLabel: null, iotDeviceIdState: null })
   })
 
   it('fitted to several bikes at once goes to one; the others are told 409, not 500', async () => {

@@ -1,6 +1,7 @@
 import { LANGUAGE_HEADER } from '@velo/shared'
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
-import { apiLogin, call, openSignedIn } from './support/session'
+import { SimulatedDevice } from '@velo/device-sim'
+import { addDevice, apiLogin, brokerUrl, call, demoModel, openSignedIn, removeDevices } from './support/session'
 import { clickRowAction } from './support/rows'
 import { saveScreen } from './support/screens'
 
@@ -194,4 +195,53 @@ test('opening unread feedback marks it read; a reply is kept with who wrote it',
 
   const saved = await call<Feedback>(page.request, 'GET', `/member/feedback/${item.feedbackId}`, token)
   expect(saved).toMatchObject({ readState: 'read', readBy: 'admin', reply, replyBy: 'admin' })
+})
+
+test('in Chinese, a bike gets a colour and size of its model, and shows its IoT device coming online live', async ({ page, baseURL }) => {
+  const token = await openSignedIn(page, baseURL!)
+  await page.evaluate(() => localStorage.setItem('user_lang', 'zh_CN'))
+  const models = await call<ListPage<{ modelId: number; name: string }>>(page.request, 'POST', '/bike/modelSpec/list', token, { pageNum: 1, pageSize: 10 })
+  const model = models.rows[0]!
+  const colours = await call<{ value: number; label: string }[]>(page.request, 'GET', `/bike/modelSpec/colour/options?modelId=${model.modelId}`, token)
+  const sizes = await call<{ value: number; label: string }[]>(page.request, 'GET', `/bike/modelSpec/size/options?modelId=${model.modelId}`, token)
+  expect(colours.length && sizes.length, 'the demo model has colours and sizes').toBeTruthy()
+  const frameNumber = `VLE2E${String(Date.now() % 1_000_000_000).padStart(9, '0')}`
+
+  await page.goto('/bike/bike')
+  await listOf(page, 'bike').getByTestId('crud-add').click()
+  const dialog = page.getByRole('dialog')
+  await dialog.getByLabel('车辆编号/车架号').fill(frameNumber)
+  const choose = async (label: string, option: string) => {
+    await dialog.getByLabel(label, { exact: true }).click()
+    await page.locator('.ant-select-dropdown:visible').getByTitle(option, { exact: true }).click()
+  }
+  await choose('类别', '城市')
+  // The colour waits for the model, then offers the model's colours only.
+  await expect(dialog.getByText('请先选择车型').first()).toBeVisible()
+  await choose('车型', model.name)
+  await choose('颜色', colours[0]!.label)
+  await choose('尺寸', sizes[0]!.label)
+  await page.getByTestId('entity-form-save').click()
+  await expect(page.locator('.ant-message-success')).toBeVisible()
+
+  // An IoT device fitted to it: the row shows its SN and state, then follows the device live.
+  const iotModel = await demoModel(page.request, token)
+  const device = await addDevice(page.request, token, `${iotModel.snPrefix}BK${String(Date.now() % 1_000_000).padStart(6, '0')}`, iotModel.modelId)
+  const bike = (await call<ListPage<Bike>>(page.request, 'POST', '/bike/bike/list', token, { pageNum: 1, pageSize: 1, frameNumber })).rows[0]!
+  await call(page.request, 'PUT', '/bike/bike', token, { bikeId: bike.bikeId, iotDeviceId: device.deviceId })
+  await search(page, 'bike', '车辆编号/车架号', frameNumber)
+  const row = rowsOf(page, 'bike').filter({ hasText: frameNumber })
+  await expect(row).toContainText(device.sn)
+  await expect(row).toContainText('未激活')
+  const sim = new SimulatedDevice({ url: await brokerUrl(page.request, token), sn: device.sn, secret: device.secret, heartbeatSeconds: 20, telemetrySeconds: 0, keepalive: 5, mqtt: { reconnectPeriod: 0 } })
+  try {
+    await sim.connect()
+    await expect(row).toContainText('在线', { timeout: 15_000 })
+    await saveScreen(page, 'bike-device-live-zh')
+  } finally {
+    await sim.disconnect().catch(() => {})
+    await call(page.request, 'PUT', '/bike/bike', token, { bikeId: bike.bikeId, iotDeviceId: null }).catch(() => {})
+    await removeDevices(page.request, token, [device.deviceId]).catch(() => {})
+  }
+  await expect(page.locator('.ant-message-error')).toHaveCount(0)
 })

@@ -100,6 +100,8 @@ export const iotDevice = defineEntity({
   singular: { en_US: 'IoT device', zh_CN: '物联网设备' },
   idField: 'deviceId',
   labelField: 'sn',
+  // Devices change as they report: 'device' events of the IoT stream carry the new state.
+  live: { stream: '/iot/stream', event: 'device' },
   defaultSort: { field: 'deviceId', order: 'desc' },
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export', 'import'],
   storage: {

@@ -58,6 +58,9 @@ function valueOf(f: FieldDef): z.ZodType {
 
 const cache = new WeakMap<ResolvedEntity, z.ZodObject>()
 
+/** Where a list row carries a field of the row a reference points at: iotDeviceId + state → iotDeviceIdState. */
+export const carriedName = (reference: string, field: string) => `${reference}${field[0]!.toUpperCase()}${field.slice(1)}`
+
 /** The zod schema of ApiRowOf, built once per entity. */
 export function apiRowSchema(e: ResolvedEntity): z.ZodObject {
   const kept = cache.get(e)
@@ -73,6 +76,7 @@ export function apiRowSchema(e: ResolvedEntity): z.ZodObject {
     const value = valueOf(f)
     shape[f.name] = nullable.get(f.name) ? value.nullable() : value
     if (f.kind === 'reference') shape[`${f.name}Label`] = z.string().nullable().optional()
+    if (f.kind === 'reference') for (const c of f.carry ?? []) shape[carriedName(f.name, c)] = z.union([z.string(), z.number(), z.boolean()]).nullable().optional()
   }
   if (e.transitions?.deadline) shape.overdue = z.boolean().optional()
   const schema = z.object(shape).meta({ id: `${e.key[0]!.toUpperCase()}${e.key.slice(1)}Row` })

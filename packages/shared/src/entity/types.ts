@@ -104,6 +104,12 @@ export type FieldDef = FieldBase &
          * its model's). Pickers offer only those, and the server refuses any other.
          */
         within?: string
+        /**
+         * Fields of the referenced row the list shows with its label (a bike's IoT device with its
+         * state), sent as `<name><Field>` (iotDeviceIdState). When the referenced entity is `live`,
+         * the list keeps them current from its stream.
+         */
+        carry?: readonly string[]
       }
     /**
      * Ids of rows of another entity linked through a join table (a user's roles, a role's menus);
@@ -261,6 +267,12 @@ export interface EntityDef {
   idField: string
   /** The field that names a row to people (references, delete confirmations); default the first text field. */
   labelField?: string
+  /**
+   * Rows that change without a request (a device's state, as it reports): GET `stream` sends
+   * server-sent `event`s whose data has the row's id field and its changed fields. Lists showing the
+   * rows' fields through a reference's `carry` follow them there.
+   */
+  live?: { stream: string; event: string }
   fields: readonly FieldDef[]
   defaultSort: { field: string; order: 'asc' | 'desc' }
   /** Default: all but import. */

@@ -19,6 +19,7 @@ import { SearchForm } from './list/SearchForm'
 import { searchFieldsOf } from './list/searchFields'
 import { useDeleteRows } from './list/useDeleteRows'
 import { exportBody, useEntityList, type ListSort } from './list/useEntityList'
+import { useLiveReferences } from './list/useLiveReferences'
 import { useOperations } from './list/useOperations'
 import { nestRows, parentKeys } from './tree'
 import type { EntityListPageProps, FormRequest, ListContext } from './types'
@@ -63,6 +64,7 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
   const workflow = useWorkflow(entity)
   const stateFilter = useStateFilter(entity, params)
   const { state, setState, body, query, search: applySearch } = useEntityList(entity, stateFilter.forced)
+  useLiveReferences(entity)
   // The other filters decide the counts; the status is the bar's to choose.
   const stateCounts = useStateCounts(entity, exportBody(state, params), !!stateFilter.field)
   const [searchShown, setSearchShown] = useState(true)

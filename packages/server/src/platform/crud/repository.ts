@@ -1,4 +1,4 @@
-import { checkTypedValue, entityByKey, type FieldDef, type Language, type ResolvedEntity, withinOf } from '@velo/shared'
+import { carriedName, checkTypedValue, entityByKey, type FieldDef, type Language, type ResolvedEntity, withinOf } from '@velo/shared'
 import { type CompiledQuery, createQueryId, type ExpressionBuilder, type Kysely, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
 import type { Db } from '../../db/database'
 import { runsOften } from '../../db/pg-named'
@@ -216,6 +216,11 @@ export class EntityRepository {
     this.db = db as unknown as AnyDb
     this.links = entity.fields.filter((f): f is FieldDef & { kind: 'referenceMany' } => f.kind === 'referenceMany')
     this.references = entity.fields.filter((f): f is FieldDef & { kind: 'reference' } => f.kind === 'reference')
+    for (const f of this.references) {
+      const target = entityByKey(f.entity)
+      const wrong = (f.carry ?? []).find((c) => !target.fieldMap.has(c) || target.fieldMap.get(c)!.kind === 'password' || target.fieldMap.get(c)!.kind === 'referenceMany')
+      if (wrong) throw new Error(`${entity.key}.${f.name} carries ${wrong}, which is no column of ${target.key} it may show`)
+    }
   }
 
   private scoped(eb: AnyEb, scope: RowScope): Expression<SqlBool> {
@@ -229,7 +234,7 @@ export class EntityRepository {
 
   /**
    * Rows as clients read them: booleans and decimals as JSON values whatever the dialect, and each
-   * reference with its target's label (one query per reference field, not per row).
+   * reference with its target's label and carried fields (one query per reference field, not per row).
    */
   async present(rows: Row[], db: AnyDb = this.db): Promise<Row[]> {
     for (const f of this.entity.fields) {
@@ -239,16 +244,25 @@ export class EntityRepository {
     for (const f of this.references) {
       const target = entityByKey(f.entity)
       const ids = [...new Set(rows.map((r) => r[f.name]).filter((v) => v !== null && v !== undefined))]
-      const labels = new Map<unknown, unknown>()
+      const carry = f.carry ?? []
+      const found = new Map<unknown, Row>()
       for (let i = 0; i < ids.length; i += 500) {
-        const found = await db
+        const chunk = await db
           .selectFrom(target.table)
-          .select([target.idField, target.labelField])
+          .select([target.idField, target.labelField, ...carry])
           .where(target.idField, 'in', ids.slice(i, i + 500))
           .execute()
-        for (const t of found) labels.set(t[target.idField], t[target.labelField])
+        for (const t of chunk) found.set(t[target.idField], t)
       }
-      for (const r of rows) r[`${f.name}Label`] = labels.get(r[f.name]) ?? null
+      for (const r of rows) {
+        const t = found.get(r[f.name])
+        r[`${f.name}Label`] = t?.[target.labelField] ?? null
+        for (const c of carry) {
+          const v = t?.[c] ?? null
+          const kind = target.fieldMap.get(c)!.kind
+          r[carriedName(f.name, c)] = v === null ? null : kind === 'boolean' ? Boolean(v) : kind === 'money' ? Number(v) : v
+        }
+      }
     }
     markOverdue(this.entity, rows)
     return rows
