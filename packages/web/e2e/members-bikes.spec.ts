@@ -245,3 +245,28 @@ test('in Chinese, a bike gets a colour and size of its model, and shows its IoT 
   }
   await expect(page.locator('.ant-message-error')).toHaveCount(0)
 })
+
+test('every members and bikes page opens in Chinese, with rows where the demo data has them', async ({ page, baseURL }) => {
+  await openSignedIn(page, baseURL!)
+  await page.evaluate(() => localStorage.setItem('user_lang', 'zh_CN'))
+  const pages = [
+    { path: '/member/member', key: 'member', zh: '会员列表', rows: true },
+    { path: '/member/feedback', key: 'feedback', zh: '意见反馈', rows: true },
+    { path: '/member/feedbackTag', key: 'feedbackTag', zh: '反馈标签', rows: true },
+    { path: '/bike/bike', key: 'bike', zh: '车辆列表', rows: true },
+    { path: '/bike/picture', key: 'bikePicture', zh: '车辆图片', rows: false },
+    { path: '/bike/modelSpec', key: 'bikeModel', zh: '车型颜色尺寸', rows: true },
+    { path: '/bike/staticImage', key: 'staticImage', zh: '静态图片', rows: false },
+    { path: '/bike/record', key: 'bikeRecord', zh: '车辆档案', rows: true },
+  ]
+  for (const p of pages) {
+    await page.goto(p.path)
+    await expect(page).toHaveTitle(`${p.zh} - Velo Admin`)
+    await expect(listOf(page, p.key).getByTestId('crud-table')).toBeVisible()
+    if (p.rows) await expect(rowsOf(page, p.key).first()).toBeVisible()
+    // The toolbar and the search are in Chinese too.
+    await expect(listOf(page, p.key).getByTestId('crud-search-submit')).toContainText('搜索')
+    await expect(page.locator('.ant-message-error')).toHaveCount(0)
+  }
+  await saveScreen(page, 'bike-records-zh')
+})
