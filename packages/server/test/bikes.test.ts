@@ -186,6 +186,10 @@ describe('a bike’s colour and size', () => {
     const all = (await options('/bike/modelSpec/colour/options')).data.map((o: { value: number }) => o.value)
     expect(all).toEqual(expect.arrayContaining([a.colourId, b.colourId]))
     expect((await options('/bike/modelSpec/colour/options?modelId=x')).status).toBe(400)
+    // One row by id, for the name of the one a form holds; within the owner still.
+    expect((await options(`/bike/modelSpec/colour/options?id=${b.colourId}`)).data.map((o: { value: number }) => o.value)).toEqual([b.colourId])
+    expect((await options(`/bike/modelSpec/colour/options?id=${b.colourId}&modelId=${a.modelId}`)).data).toEqual([])
+    expect((await options('/bike/modelSpec/colour/options?id=0')).status).toBe(400)
   })
 
   it('a picture’s colour must be of its model', async () => {

@@ -111,3 +111,6 @@ export interface RouteNode {
   meta: RouteMeta
   children?: RouteNode[]
 }
+
+/** Rows GET {path}/options answers at most: a picker that gets this many searches on the server as the user types. */
+export const PICKER_LIMIT = 1000

@@ -1,4 +1,4 @@
-import { allEntities, apiRowSchema, entityByKey, type FieldDef, type Operation, relatedListsOf, type ResolvedEntity, withinOf } from '@velo/shared'
+import { allEntities, apiRowSchema, entityByKey, type FieldDef, type Operation, PICKER_LIMIT, relatedListsOf, type ResolvedEntity, withinOf } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { BusinessType } from '../audit/operation-log'
@@ -35,7 +35,7 @@ export function registerDefinedEntities(app: FastifyInstance, services: Services
   for (const e of allEntities()) if (!done.has(e.key)) registerEntityRoutes(app, services, e)
 }
 
-const OPTIONS_LIMIT = 1000
+const OPTIONS_LIMIT = PICKER_LIMIT
 
 const dictTypesOf = (fields: readonly FieldDef[]) => fields.flatMap((f) => (f.kind === 'dict' ? [f.dict] : []))
 const stamp = () => new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')
@@ -200,8 +200,13 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
       config: { permission: SIGNED_IN },
       schema: {
         tags,
-        summary: `Id and name of ${e.label.en_US} for pickers (at most ${OPTIONS_LIMIT}; keyword filters by name)`,
-        querystring: z.object({ keyword: z.string().max(100).optional(), ...Object.fromEntries(narrowers.map((n) => [n, z.coerce.number().int().positive().optional()])) }),
+        summary: `Id and name of ${e.label.en_US} for pickers (at most ${OPTIONS_LIMIT}; keyword filters by name, id picks one)`,
+        querystring: z.object({
+          keyword: z.string().max(100).optional(),
+          // The one row a form holds, for its name when the first choices do not reach it.
+          id: z.coerce.number().int().positive().optional(),
+          ...Object.fromEntries(narrowers.map((n) => [n, z.coerce.number().int().positive().optional()])),
+        }),
         response: { 200: envelope(z.array(z.object({ value: z.number(), label: z.string(), parentId: z.number().optional() }))) },
       },
     },
@@ -209,7 +214,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
       const auth = caller(req)
       if (!mayPick.some((p) => hasPermission(auth, p))) throw forbidden('error.forbidden', { permission: perm('list') })
       const query = req.query as Record<string, unknown>
-      const within = Object.fromEntries(narrowers.flatMap((n) => (typeof query[n] === 'number' ? [[n, query[n] as number]] : [])))
+      const within = Object.fromEntries([...narrowers, 'id'].flatMap((n) => (typeof query[n] === 'number' ? [[n === 'id' ? e.idField : n, query[n] as number]] : [])))
       return repo.options(await scopeOf(req), req.query.keyword, OPTIONS_LIMIT, within)
     },
   )

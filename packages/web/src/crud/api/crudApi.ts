@@ -72,7 +72,7 @@ export function crudApi<E extends ResolvedEntity>(e: E) {
      * Id and name of the rows in the caller's scope, for the pickers of other forms. Open to whoever
      * may use a page that refers to the entity; a refusal leaves the picker empty, without a red message.
      */
-    options: (within?: Record<string, number>) => http.get<PickOption[]>(`${e.path}/options`, within, { silent: true }),
+    options: (params?: Record<string, number | string>) => http.get<PickOption[]>(`${e.path}/options`, params, { silent: true }),
     get: (id: unknown) => http.get<EntityRow<E>>(`${e.path}/${encodeURIComponent(String(id))}`),
     // Field errors go onto the form; the form reports anything else itself.
     add: (values: Row) => http.post<EntityRow<E>>(e.path, values, { silent: true }),

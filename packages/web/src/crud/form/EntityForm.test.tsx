@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
-import { bikeEntities, systemEntities } from '@velo/shared'
+import { bikeEntities, PICKER_LIMIT, systemEntities } from '@velo/shared'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { EntityForm } from './EntityForm'
 
@@ -144,5 +144,38 @@ describe('EntityForm', () => {
     fireEvent.mouseDown(within(dialog).getByLabelText('Colour'))
     expect(await screen.findByTitle('Trail green')).toBeTruthy()
     expect(fetchMock.mock.calls.some(([url]) => String(url) === '/api/bike/modelSpec/colour/options')).toBe(false)
+  })
+
+  it('searches a picker with more rows than the server sends at once on the server, as the user types', async () => {
+    const many = Array.from({ length: PICKER_LIMIT }, (_, i) => ({ value: i + 1, label: `VLA${String(i).padStart(6, '0')}` }))
+    fetchMock.mockImplementation(async (url) => {
+      const path = String(url)
+      if (path.includes('getDicts')) return jsonResponse([])
+      if (path === '/api/iot/device/options') return jsonResponse(many)
+      if (path === '/api/iot/device/options?keyword=VLZ') return jsonResponse([{ value: 5000, label: 'VLZ000005' }])
+      return jsonResponse([])
+    })
+    renderWithProviders(<EntityForm entity={bikeEntities.bike} onClose={() => {}} />)
+    const dialog = await screen.findByRole('dialog')
+    const input = within(dialog).getByLabelText('IoT device')
+    fireEvent.mouseDown(input)
+    await waitFor(() => expect(fetchMock.mock.calls.some(([url]) => String(url) === '/api/iot/device/options')).toBe(true))
+    fireEvent.change(input, { target: { value: 'VLZ' } })
+    fireEvent.click(await screen.findByTitle('VLZ000005', {}, { timeout: 2000 }))
+    await waitFor(() => expect(within(dialog).getByTitle('VLZ000005')).toBeTruthy())
+  })
+
+  it('names the chosen row of such a picker though the first rows do not include it', async () => {
+    const many = Array.from({ length: PICKER_LIMIT }, (_, i) => ({ value: i + 1, label: `VLA${String(i).padStart(6, '0')}` }))
+    fetchMock.mockImplementation(async (url) => {
+      const path = String(url)
+      if (path.includes('getDicts')) return jsonResponse([])
+      if (path === '/api/bike/bike/7') return jsonResponse({ bikeId: 7, frameNumber: 'VL0007', category: 'city', modelId: 1, colourId: 11, sizeId: 12, iotDeviceId: 5000 })
+      if (path === '/api/iot/device/options') return jsonResponse(many)
+      if (path === '/api/iot/device/options?id=5000') return jsonResponse([{ value: 5000, label: 'VLZ000005' }])
+      return jsonResponse([])
+    })
+    renderWithProviders(<EntityForm entity={bikeEntities.bike} id={7} onClose={() => {}} />)
+    expect(await screen.findByTitle('VLZ000005', {}, { timeout: 3000 })).toBeTruthy()
   })
 })

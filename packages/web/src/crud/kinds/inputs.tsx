@@ -1,6 +1,6 @@
-import { useEffect, useMemo, useRef } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import { DatePicker, Form, Input, InputNumber, Radio, Select, Switch, TreeSelect } from 'antd'
-import { entityByKey } from '@velo/shared'
+import { entityByKey, PICKER_LIMIT, type ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import { subtreeIds } from '../tree'
@@ -96,8 +96,49 @@ export function ReferenceSearch(props: InputProps) {
 
 function AnyReference(props: InputProps) {
   const { tree, loading } = useFieldOptions(props.entity, props.field)
-  if (!tree) return <OptionsSelect {...props} />
-  return <TreeChoice {...props} treeData={tree} loading={loading} />
+  if (tree) return <TreeChoice {...props} treeData={tree} loading={loading} />
+  if (props.field.kind !== 'reference') return <OptionsSelect {...props} />
+  return <ReferenceSelect {...props} target={entityByKey(props.field.entity)} />
+}
+
+/** How long typing pauses before the server is asked for the rows named like it. */
+const SEARCH_PAUSE_MS = 250
+
+/**
+ * The rows of another entity in a dropdown (`params`: those of one owner). Up to PICKER_LIMIT rows
+ * the list is filtered as the user types; an entity with more (12,000 IoT devices) is searched on
+ * the server instead, and the chosen row keeps its name whether or not the first rows include it.
+ */
+function ReferenceSelect(props: InputProps & { target: ResolvedEntity | null; params?: Record<string, number> }) {
+  const { target, params, ...input } = props
+  const first = useEntityChoices(target, params)
+  const remote = first.options.length >= PICKER_LIMIT
+  const [keyword, setKeyword] = useState('')
+  const found = useEntityChoices(remote && keyword ? target : null, { ...params, keyword })
+  const value = input.value as number | undefined | null
+  const listed = (remote && keyword ? found : first).options
+  const unnamed = typeof value === 'number' && !first.options.some((o) => o.value === value) && !found.options.some((o) => o.value === value)
+  const chosen = useEntityChoices(remote && unnamed ? target : null, { id: value as number })
+  const options = useMemo(() => {
+    const own = chosen.options.find((o) => o.value === value)
+    const all = own && !listed.some((o) => o.value === value) ? [own, ...listed] : listed
+    return all.map(({ value: v, label }) => ({ value: v as string | number, label }))
+  }, [listed, chosen.options, value])
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null)
+  useEffect(() => () => void (timer.current && clearTimeout(timer.current)), [])
+  const search = (text: string) => {
+    if (timer.current) clearTimeout(timer.current)
+    timer.current = setTimeout(() => setKeyword(text.trim()), SEARCH_PAUSE_MS)
+  }
+  return (
+    <Select
+      allowClear
+      showSearch={remote ? { filterOption: false, onSearch: search } : { optionFilterProp: 'label' }}
+      loading={first.loading || found.loading}
+      options={options}
+      {...controlProps(input)}
+    />
+  )
 }
 
 /**
@@ -112,7 +153,6 @@ function NarrowedReference(props: InputProps & { within: string; mustChoose: boo
   const owner = Form.useWatch(within, form) as unknown
   const ownerId = typeof owner === 'number' ? owner : undefined
   const target = props.field.kind === 'reference' ? entityByKey(props.field.entity) : null
-  const { options, loading } = useEntityChoices(ownerId === undefined && mustChoose ? null : target, ownerId === undefined ? undefined : { [within]: ownerId })
   // Another owner than the one the value was chosen under: the value is none of its rows.
   const chosenUnder = useRef(ownerId)
   useEffect(() => {
@@ -123,12 +163,10 @@ function NarrowedReference(props: InputProps & { within: string; mustChoose: boo
   const ownerField = props.entity.fieldMap.get(within)
   const waiting = mustChoose && ownerId === undefined
   return (
-    <Select
-      allowClear
-      showSearch={{ optionFilterProp: 'label' }}
-      loading={loading}
-      options={options.map(({ value, label }) => ({ value: value as string | number, label }))}
-      {...controlProps(input)}
+    <ReferenceSelect
+      {...input}
+      target={waiting ? null : target}
+      params={ownerId === undefined ? undefined : { [within]: ownerId }}
       disabled={input.disabled || waiting}
       placeholder={waiting && ownerField ? t('crud.chooseFirst', { field: localized(ownerField.label).toLowerCase() }) : input.placeholder}
     />

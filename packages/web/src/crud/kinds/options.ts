@@ -75,12 +75,12 @@ export function referencedEntity(owner: ResolvedEntity, f: FieldDef): ResolvedEn
  * (id, label field and, for a tree, the parent), cached under it so its changes refresh them. The
  * entity is whichever a field refers to, so they are `Row`s keyed by the definition's names.
  */
-export function useEntityRows(e: ResolvedEntity | null, within?: Record<string, number>) {
+export function useEntityRows(e: ResolvedEntity | null, params?: Record<string, number | string>) {
   return useQuery({
-    queryKey: e ? [...crudKeys.options(e), within ?? {}] : ['crud', 'none'],
+    queryKey: e ? [...crudKeys.options(e), params ?? {}] : ['crud', 'none'],
     queryFn: async (): Promise<Row[]> => {
       const entity = e as ResolvedEntity
-      const options = await crudApi(entity).options(within)
+      const options = await crudApi(entity).options(params)
       return options.map((o) => ({
         [entity.idField]: o.value,
         [entity.labelField]: o.label,
@@ -109,9 +109,12 @@ const rowOption = (e: ResolvedEntity) => (row: Row): FieldOption => ({
   label: String(row[e.labelField] ?? row[e.idField]),
 })
 
-/** The rows of an entity as choices (those of one owner, `within`): a list, and for a tree entity its nested nodes too. */
-export function useEntityChoices(e: ResolvedEntity | null, within?: Record<string, number>): FieldOptions {
-  const rows = useEntityRows(e, within)
+/**
+ * The rows of an entity as choices (`params`: those of one owner, `{modelId: 3}`; those named like a
+ * keyword; one by id): a list, and for a tree entity its nested nodes too.
+ */
+export function useEntityChoices(e: ResolvedEntity | null, params?: Record<string, number | string>): FieldOptions {
+  const rows = useEntityRows(e, params)
   return useMemo(() => {
     const list = rows.data ?? []
     const nodes = e?.treeParent ? nestRows(list, e.idField, e.treeParent) : []
