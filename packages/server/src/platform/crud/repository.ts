@@ -238,8 +238,7 @@ export class EntityRepository {
    */
   async present(rows: Row[], db: AnyDb = this.db, labelled = false): Promise<Row[]> {
     for (const f of this.entity.fields) {
-      if (f.kind === 'boolean') for (const r of rows) r[f.name] = r[f.name] === null ? null : Boolean(r[f.name])
-      if (f.kind === 'money') for (const r of rows) r[f.name] = r[f.name] === null ? null : Number(r[f.name])
+      if (f.kind === 'boolean' || f.kind === 'money') for (const r of rows) r[f.name] = jsonValue(f, r[f.name])
     }
     for (const f of this.references) {
       const carry = f.carry ?? []
@@ -259,11 +258,7 @@ export class EntityRepository {
       for (const r of rows) {
         const t = found.get(r[f.name])
         if (!labelled) r[`${f.name}Label`] = t?.[target.labelField] ?? null
-        for (const c of carry) {
-          const v = t?.[c] ?? null
-          const kind = target.fieldMap.get(c)!.kind
-          r[carriedName(f.name, c)] = v === null ? null : kind === 'boolean' ? Boolean(v) : kind === 'money' ? Number(v) : v
-        }
+        for (const c of carry) r[carriedName(f.name, c)] = jsonValue(target.fieldMap.get(c)!, t?.[c] ?? null)
       }
     }
     markOverdue(this.entity, rows)
@@ -356,7 +351,7 @@ export class EntityRepository {
   }
 
   /** Id, name (and parent, for a tree) of rows in scope, by name: what a picker offers. */
-  async options(scope: RowScope, keyword: string | undefined, limit: number, within: Record<string, number> = {}): Promise<{ value: number; label: string; parentId?: number }[]> {
+  async options(scope: RowScope, keyword: string | undefined, limit: number, equal: Record<string, number> = {}): Promise<{ value: number; label: string; parentId?: number }[]> {
     const e = this.entity
     let q = this.db
       .selectFrom(e.table)
@@ -366,7 +361,7 @@ export class EntityRepository {
       .orderBy(e.idField)
       .limit(limit)
     if (keyword) q = q.where(containsText(e.labelField, keyword))
-    for (const [field, id] of Object.entries(within)) q = q.where(field, '=', id)
+    for (const [field, id] of Object.entries(equal)) q = q.where(field, '=', id)
     const rows = await q.execute()
     return rows.map((r) => ({
       value: Number(r[e.idField]),
@@ -674,8 +669,9 @@ export class EntityRepository {
     }
     const changes = this.withDefaults(Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== undefined && editable(k))), false)
     await this.checkValues(tx, changes, id, memo)
-    await this.checkWithin(tx, changes, { ...before, ...changes })
-    this.checkTypedValues(changes, { ...before, ...changes })
+    const changed = { ...before, ...changes }
+    await this.checkWithin(tx, changes, changed)
+    this.checkTypedValues(changes, changed)
     await runHooks(this.hooks.beforeUpdate, { tx, auth, context, before, values: changes })
     const audited = e.storage?.audited !== false
     const set = { ...toColumns(e, changes), ...(audited ? { updateBy: auth.userName, updateTime: new Date().toISOString() } : {}) }
@@ -713,6 +709,14 @@ export class EntityRepository {
     await runHooks(this.hooks.afterCommit, { auth, context, op: 'remove', rows: removed })
     return removed.length
   }
+}
+
+/** A stored boolean or decimal as JSON has it, whatever the dialect returned (SQLite: 0/1, PostgreSQL: a decimal string). */
+function jsonValue(f: FieldDef, v: unknown): unknown {
+  if (v === null) return null
+  if (f.kind === 'boolean') return Boolean(v)
+  if (f.kind === 'money') return Number(v)
+  return v
 }
 
 async function assertExists(db: AnyDb, f: FieldDef, target: ResolvedEntity, ids: unknown[]) {

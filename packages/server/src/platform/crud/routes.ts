@@ -214,8 +214,9 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
       const auth = caller(req)
       if (!mayPick.some((p) => hasPermission(auth, p))) throw forbidden('error.forbidden', { permission: perm('list') })
       const query = req.query as Record<string, unknown>
-      const within = Object.fromEntries([...narrowers, 'id'].flatMap((n) => (typeof query[n] === 'number' ? [[n === 'id' ? e.idField : n, query[n] as number]] : [])))
-      return repo.options(await scopeOf(req), req.query.keyword, OPTIONS_LIMIT, within)
+      const equal: Record<string, number> = Object.fromEntries(narrowers.flatMap((n) => (typeof query[n] === 'number' ? [[n, query[n]]] : [])))
+      if (req.query.id !== undefined) equal[e.idField] = req.query.id
+      return repo.options(await scopeOf(req), req.query.keyword, OPTIONS_LIMIT, equal)
     },
   )
   if (can('get')) {

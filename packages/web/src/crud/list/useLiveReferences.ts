@@ -1,9 +1,10 @@
 import { useMemo } from 'react'
 import { useQueryClient } from '@tanstack/react-query'
-import { carriedName, entityByKey, type Paged, type ResolvedEntity } from '@velo/shared'
+import { carriedName, entityByKey, type ResolvedEntity } from '@velo/shared'
 import { eventData, useEventStream } from '../../api/eventStream'
 import { useAccess } from '../../app/Access'
 import { crudKeys, type Row } from '../api/crudApi'
+import { patchListRows } from './patchListRows'
 
 interface LiveReference {
   field: string
@@ -40,22 +41,13 @@ export function useLiveReferences(e: ResolvedEntity): void {
       const data = eventData<Row>(event)
       const id = data?.[live.target.idField]
       if (!data || id === undefined) return
-      queryClient.setQueriesData<Paged<Row>>({ queryKey: [...crudKeys.all(e), 'list'] }, (page) => {
-        if (!page?.rows) return page
-        let changed = false
-        const rows = page.rows.map((row) => {
-          let next = row
-          for (const r of live.references) {
-            if (row[r.field] !== id) continue
-            for (const name of r.carry) {
-              const key = carriedName(r.field, name)
-              if (name in data && next[key] !== data[name]) next = { ...next, [key]: data[name] }
-            }
-          }
-          if (next !== row) changed = true
-          return next
-        })
-        return changed ? { ...page, rows } : page
+      patchListRows(queryClient, e, (row) => {
+        const patch: Row = {}
+        for (const r of live.references) {
+          if (row[r.field] !== id) continue
+          for (const name of r.carry) if (name in data) patch[carriedName(r.field, name)] = data[name]
+        }
+        return patch
       })
     },
     onOpen: (again) => {
