@@ -24,6 +24,7 @@ import { LAUNCH_OPTIONS } from '../../web/playwright.config'
 import { onCleanup, onExit } from './cleanup'
 import { freshDatabase, type Line, message } from './run'
 import { ADMIN_PASSWORD, ServerProcess } from './server'
+import { log, fmt } from './format'
 
 export interface BrowserBench {
   loads: number
@@ -38,8 +39,6 @@ const IDLE_MS = 500
 const VIEWPORT = { width: 1400, height: 900 }
 const WEB_DIST = join(dirname(fileURLToPath(import.meta.url)), '../../web/dist')
 
-const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`)
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 const kb = (bytes: number) => `${fmt(bytes / 1024, 1)} KB`
 
 /** Marks the first animation frame in which the password field is laid out and visible. */

@@ -1,7 +1,7 @@
 /** Deterministic, realistic rows for the benchmark: the same seed gives the same table on every run. */
 
 // mulberry32, the demo generator's: the same seed gives the same draws.
-import { random } from '../src/demo/random'
+import { random, weighted } from '../src/demo/random'
 
 export { random }
 
@@ -58,18 +58,6 @@ const FAILURES = [
   'Too many failed sign-ins: the account is locked for 10 minutes',
   'The account is disabled',
 ]
-
-function weighted<T>(items: readonly (readonly [T, number])[]) {
-  const total = items.reduce((s, [, w]) => s + w, 0)
-  return (r: number): T => {
-    let x = r * total
-    for (const [v, w] of items) {
-      x -= w
-      if (x < 0) return v
-    }
-    return items.at(-1)![0]
-  }
-}
 
 export interface LoginLogRow {
   userName: string

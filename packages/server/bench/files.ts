@@ -21,12 +21,11 @@ import { onCleanup, onExit } from './cleanup'
 import { benchFirmware } from './files-entity'
 import { freshDatabase, type Line, message, signIn, type Target } from './run'
 import { buildServer, ServerProcess } from './server'
+import { log, fmt } from './format'
 
 const RSS_GROWTH_TARGET = 50 * 1024 * 1024
 const MB = 1024 * 1024
 
-const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`)
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 const mb = (bytes: number) => `${fmt(bytes / MB, 1)} MB`
 
 export interface FilesBench {

@@ -33,6 +33,7 @@ import { onCleanup, onExit } from './cleanup'
 import { percentile } from './measure'
 import { api, freshDatabase, type Line, message, signIn, type Target } from './run'
 import { ServerProcess } from './server'
+import { log, fmt } from './format'
 
 export interface IotBench {
   devices: number
@@ -53,8 +54,6 @@ const PRODUCT_ID = 'VELO-4G'
 const SN_PREFIX = 'VLB'
 const MAX_PER_SEND = 10_000
 
-const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`)
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 const seconds = (ms: number) => `${fmt(ms / 1000, ms < 10_000 ? 2 : 1)} s`
 const mb = (bytes: number) => `${fmt(bytes / 1024 / 1024)} MB`
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

@@ -22,12 +22,10 @@ import { onCleanup, onExit } from './cleanup'
 import { httpLoad } from './measure'
 import { type Bench, bareLoad, collectGarbage, freshDatabase, type Line, message, signIn, type Target } from './run'
 import { ADMIN_PASSWORD, ServerProcess } from './server'
+import { log, fmt, ms } from './format'
 
 const WARMUP_SECONDS = 2
 
-const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`)
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
-const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 1)} ms`
 
 export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 'connections'>, entry: string): Promise<{ lines: Line[]; notes: string[] }> {
   const lines: Line[] = []

@@ -20,6 +20,7 @@ import { exportAsJob } from './export-job'
 import { measureTransitions } from './transitions'
 import { measureImportBomb } from './import-bomb'
 import { ADMIN_PASSWORD, ServerProcess } from './server'
+import { log, fmt, ms } from './format'
 
 export interface Bench {
   rows: number
@@ -52,9 +53,6 @@ const WARMUP_SECONDS = 2
 /** Staff clicking steps at once: fewer than the list's 50, as steps are writes. */
 const TRANSITION_CLIENTS = 20
 
-const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`)
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
-const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 1)} ms`
 const mb = (bytes: number) => `${fmt(bytes / 1024 / 1024)} MB`
 
 /** What the list page asks: failed sign-ins of the last 90 days, newest first, first page. */
