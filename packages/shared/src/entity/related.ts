@@ -12,7 +12,7 @@ export const RELATED_PAGE_SIZE = 10
 /** How far back a related chart reaches without its own `weeks`. */
 export const RELATED_CHART_WEEKS = 12
 
-const ENTRY_KEYS = new Set(['entity', 'by', 'label', 'columns', 'pageSize', 'chart'])
+const ENTRY_KEYS = new Set(['entity', 'by', 'label', 'columns', 'pageSize', 'chart', 'manage'])
 const CHART_KEYS = new Set(['time', 'value', 'by', 'weeks', 'type'])
 
 /** Fields whose values POST {path}/summary may add up: number and money fields marked `summable`. */
@@ -64,6 +64,8 @@ export interface ResolvedRelatedList {
   columns: readonly FieldDef[]
   pageSize: number
   chart: (RelatedChart & { weeks: number; type: 'bar' | 'line' }) | null
+  /** The tab is the related entity's list page fixed to the row (RelatedList.manage). */
+  manage: boolean
 }
 
 const resolvedLists = new WeakMap<ResolvedEntity, readonly ResolvedRelatedList[]>()
@@ -114,7 +116,7 @@ export function relatedListsOf(e: ResolvedEntity, lookup: (key: string) => Resol
       }
       chart = { ...c, weeks: c.weeks ?? RELATED_CHART_WEEKS, type: c.type ?? 'bar' }
     }
-    return { key: `${r.entity}.${r.by}`, entity: target, by: r.by, label: r.label ?? target.label, columns, pageSize: r.pageSize ?? RELATED_PAGE_SIZE, chart }
+    return { key: `${r.entity}.${r.by}`, entity: target, by: r.by, label: r.label ?? target.label, columns, pageSize: r.pageSize ?? RELATED_PAGE_SIZE, chart, manage: !!r.manage }
   })
   resolvedLists.set(e, lists)
   return lists

@@ -70,7 +70,7 @@ export type FieldDef = FieldBase &
     | { kind: 'number'; min?: number; max?: number; int?: boolean; default?: number; /** May be summed per period (POST {path}/summary, a related list's chart). */ summable?: boolean }
     /** An amount with two decimals (stored as a decimal, sent as a number). */
     | { kind: 'money'; min?: number; max?: number; default?: number; /** May be summed per period (POST {path}/summary, a related list's chart). */ summable?: boolean }
-    | { kind: 'boolean'; default?: boolean }
+    | { kind: 'boolean'; default?: boolean; /** Yes is a warning sign (an order past the 5 % rule): shown red instead of green. */ alarm?: boolean }
     /** Values from a dictionary type (sys_dict_data), shown by their labels. */
     | { kind: 'dict'; dict: string; default?: string; /** The column's length (default 100, as sys_dict_data.dict_value). */ max?: number }
     /** Values from a fixed list in the definition. */
@@ -198,6 +198,24 @@ export interface ActionDef {
    * no evaluation yet. The server checks it too.
    */
   whenEmpty?: readonly string[]
+  /**
+   * The dialog shows what the action would do before it is confirmed: it asks
+   * `POST {action route}/preview` with the input as the user types (the module's `previews` handler)
+   * and shows the answer's facts. An answer with `secondConfirm` makes the dialog ask once more with
+   * that text, and the action is then sent with `confirmed: true` (the handler refuses without it):
+   * frame numbers generated past the 5 % rule.
+   */
+  preview?: boolean
+}
+
+/** What an action's preview answers, in the caller's language (docs/entity-engine.md › Actions). */
+export interface ActionPreview {
+  /** Label and value pairs: "Format" "VL A T MET ###### C", "Example" "VLATMET000101X". */
+  facts: { label: string; value: string }[]
+  /** Said beside the facts in orange (the action is allowed but unusual). */
+  warning?: string
+  /** The action needs a second confirmation with this text; it is then sent with `confirmed: true`. */
+  secondConfirm?: string
 }
 export type Operation = 'list' | 'get' | 'add' | 'edit' | 'remove' | 'export' | 'import'
 
@@ -247,6 +265,12 @@ export interface RelatedList {
   /** Rows per page; default 10. */
   pageSize?: number
   chart?: RelatedChart
+  /**
+   * The tab shows the related entity's whole list page fixed to this row (`{ [by]: id }`): its
+   * search, status filter with counts, toolbar (export) and row actions — an order's frame numbers,
+   * voided and exported from the order. Default: a compact read-only table.
+   */
+  manage?: boolean
 }
 
 export interface EntityDef {

@@ -7,7 +7,7 @@ import { localized } from '../i18n'
 import { crudApi, crudKeys, type EntityRow, type Row } from './api/crudApi'
 import { kindOf } from './kinds/kindTable'
 import type { CellRenderer } from './kinds/types'
-import { RelatedLists } from './details/RelatedLists'
+import { RelatedLists, useRelatedLists } from './details/RelatedLists'
 import { workflowCells } from './workflow/cells'
 import { TransitionTimeline } from './workflow/TransitionTimeline'
 
@@ -23,6 +23,9 @@ export interface EntityDetailsProps<E extends ResolvedEntity = ResolvedEntity> {
   /** Fields left out. */
   hide?: readonly string[]
 }
+
+/** The details' width when a related list is a whole list page (antd keeps a drawer within the window). */
+const MANAGED_WIDTH = 1200
 
 /** Long values take a whole line of the description list. */
 const isLong = (f: FieldDef) => f.kind === 'longText' || f.kind === 'richText' || kindOf(f).wide === true
@@ -88,12 +91,14 @@ export function EntityDetails<E extends ResolvedEntity>({ entity, id, onClose, a
     </>
   )
   const title = t('crud.detailsTitle', { entity: localized(entity.singular) })
+  // A related list page (`manage`: search, toolbar, a table with its actions) needs more room.
+  const managed = useRelatedLists(entity).some((l) => l.manage)
   return as === 'drawer' ? (
-    <Drawer open title={title} onClose={close} size={820} destroyOnHidden>
+    <Drawer open title={title} onClose={close} size={managed ? MANAGED_WIDTH : 820} destroyOnHidden>
       {body}
     </Drawer>
   ) : (
-    <Modal open title={title} onCancel={close} footer={null} width={760} destroyOnHidden>
+    <Modal open title={title} onCancel={close} footer={null} width={managed ? MANAGED_WIDTH : 760} destroyOnHidden>
       {body}
     </Modal>
   )

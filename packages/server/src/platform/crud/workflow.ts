@@ -1,5 +1,6 @@
 import {
   type ActionDef,
+  type ActionPreview,
   actionPermission,
   actionRefusal,
   entityByKey,
@@ -12,7 +13,9 @@ import {
   stepPermission,
   stepTargets,
   type TransitionStep,
+  type Language,
 } from '@velo/shared'
+import type { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { type Kysely, sql, type Transaction } from 'kysely'
@@ -35,6 +38,13 @@ import type { EntityRepository } from './repository'
 import { idParam, importRowSchema, listSchema } from './schemas'
 import { envelope, rowOf } from '../responses'
 import { jobInfoSchema } from '../jobs/schema'
+
+/** What a `preview` action's preview answers (ActionPreview in shared). */
+const actionPreviewSchema = z.object({
+  facts: z.array(z.object({ label: z.string(), value: z.string() })),
+  warning: z.string().optional(),
+  secondConfirm: z.string().optional(),
+})
 
 /** One step a row went through, as GET {path}/{id}/history answers it (web: TransitionRecord). */
 const transitionRecord = z.object({
@@ -82,7 +92,16 @@ export interface ActionArgs {
   progress: (done: number, total?: number | null) => void
   /** Aborted when a job is cancelled or its server stops: check it between units of work. */
   signal: AbortSignal
+  /** The caller gave the second confirmation their action's preview asked for (`preview` actions). */
+  confirmed: boolean
+  /** A job's result file, downloaded from the jobs list (docs/jobs.md); a sync action has none and throws. */
+  writeFile: (fileName: string, content: Readable) => Promise<string>
+  /** The caller's language (the starter's when they queued a job): for texts the result or a file carries. */
+  lang: Language
 }
+
+/** What an action's preview handler receives: the rows and the input so far, in the caller's language. */
+export type PreviewArgs = Pick<ActionArgs, 'tx' | 'auth' | 'action' | 'rows' | 'input' | 'services' | 'lang'>
 
 /** What an action run as a job keeps in its params: enough to run it again on whichever instance claims it. */
 interface ActionJobParams {
@@ -90,6 +109,8 @@ interface ActionJobParams {
   action: string
   ids: number[]
   input: Row
+  confirmed?: boolean
+  lang?: Language
 }
 
 interface ActionSource {
@@ -150,12 +171,29 @@ export const actionJob = defineJobKind<ActionJobParams>({
     if (!hasPermission(ctx.auth, permission)) throw forbidden('error.forbidden', { permission })
     const db = ctx.services.db as unknown as Kysely<any>
     const rows = await actionRows(db, source.entity, source.repo, action, ids, await resolveRowScope(ctx.services.db, ctx.auth))
-    return handler({ tx: db, auth: ctx.auth, action, rows, input, services: ctx.services, progress: ctx.progress, signal: ctx.signal })
+    const lang = ctx.params.lang ?? 'en_US'
+    const confirmed = ctx.params.confirmed === true
+    // What was true when it was queued may not be now (another generation ran meanwhile): asked again.
+    await checkPreview(source.handlers, { tx: db, auth: ctx.auth, action, rows, input, services: ctx.services, lang }, confirmed)
+    return handler({ tx: db, auth: ctx.auth, action, rows, input, services: ctx.services, progress: ctx.progress, signal: ctx.signal, confirmed, writeFile: ctx.writeFile, lang })
   },
 })
 
 const NOWHERE = () => {}
 const NEVER = new AbortController().signal
+const NO_FILE = (): Promise<string> => Promise.reject(new Error('only an action run as a job writes a file'))
+
+/**
+ * A `preview` action's preview, asked before it runs: its handler may refuse (throw an AppError), and
+ * one that asks a second confirmation refuses the action without `confirmed: true` (409 with that text).
+ */
+async function checkPreview(handlers: WorkflowHandlers, args: PreviewArgs, confirmed: boolean): Promise<ActionPreview | null> {
+  const preview = args.action.preview ? handlers.previews?.[args.action.name] : undefined
+  if (!preview) return null
+  const answer = await preview(args)
+  if (answer.secondConfirm && !confirmed) throw conflict('action.confirmAgain', { text: answer.secondConfirm })
+  return answer
+}
 
 /** The behaviour a server module puts beside a definition's transitions and actions. */
 export interface WorkflowHandlers {
@@ -165,6 +203,11 @@ export interface WorkflowHandlers {
   afterTransition?: readonly ((args: TransitionArgs & { after: Row }) => Promise<void>)[]
   /** Per action: its answer is the route's data (a sync action) or the job's result. */
   actions?: Partial<Record<string, (args: ActionArgs) => Promise<unknown>>>
+  /**
+   * Per action with `preview: true`: what it would do, for its dialog (`POST {action route}/preview`),
+   * asked again before it runs. Throw an AppError to refuse the input (the action is refused the same).
+   */
+  previews?: Partial<Record<string, (args: PreviewArgs) => Promise<ActionPreview>>>
 }
 
 /** A value as people read it: an enum option's label, else the value itself. */
@@ -265,6 +308,10 @@ export function registerWorkflowRoutes(
   for (const name of Object.keys(handlers.actions ?? {})) {
     if (!e.actions?.some((a) => a.name === name)) throw new Error(`${e.key}: a handler for ${name}, which is no action`)
   }
+  for (const name of Object.keys(handlers.previews ?? {})) {
+    if (!e.actions?.some((a) => a.name === name && a.preview)) throw new Error(`${e.key}: a preview for ${name}, which is no action with preview: true`)
+  }
+  for (const a of e.actions ?? []) if (a.preview && !handlers.previews?.[a.name]) throw new Error(`${e.key}: action ${a.name} has preview: true and no preview handler`)
 
   if (t) {
     const statusField = e.fieldMap.get(t.field)!
@@ -385,10 +432,36 @@ export function registerWorkflowRoutes(
     const handler = handlers.actions?.[action.name]
     if (!handler) throw new Error(`${e.key}: action ${action.name} has no handler`)
     const route = action.on === 'row' ? `${e.path}/:id/action/${action.name}` : `${e.path}/action/${action.name}`
-    const body =
-      action.on === 'selection'
-        ? inputSchema(action.input, { ids: z.array(z.number().int().positive()).min(1).max(10_000) })
-        : inputSchema(action.input)
+    const extra: Record<string, z.ZodType> = {}
+    if (action.on === 'selection') extra.ids = z.array(z.number().int().positive()).min(1).max(10_000)
+    if (action.preview) extra.confirmed = z.boolean().optional()
+    const body = inputSchema(action.input, extra)
+    const idsOf = (req: FastifyRequest): number[] =>
+      action.on === 'row' ? [(req.params as { id: number }).id] : action.on === 'selection' ? [...new Set((req.body as Row).ids as number[])] : []
+    const inputOf = (values: Row) => keptInput(Object.fromEntries(Object.entries(values).filter(([k]) => k !== 'ids' && k !== 'confirmed')))
+
+    const preview = handlers.previews?.[action.name]
+    if (action.preview && preview) {
+      api.post(
+        `${route}/preview`,
+        {
+          // Reads only: not an operation, not logged.
+          config: { permission: actionPermission(e, action), audit: false },
+          schema: {
+            tags,
+            summary: `${action.label.en_US}: what it would do (the dialog's preview)`,
+            ...(action.on === 'row' ? { params: idParam } : {}),
+            body,
+            response: { 200: envelope(actionPreviewSchema) },
+          },
+        },
+        async (req) => {
+          const auth = caller(req)
+          const rows = await actionRows(db, e, repo, action, idsOf(req), await scopeOf(req))
+          return preview({ tx: db, auth, action, rows, input: inputOf(req.body as Row), services, lang: languageOf(req) })
+        },
+      )
+    }
     api.post(
       route,
       {
@@ -405,19 +478,23 @@ export function registerWorkflowRoutes(
       async (req) => {
         const auth = caller(req)
         const scope = await scopeOf(req)
-        const values = req.body as Row
-        const input = keptInput(Object.fromEntries(Object.entries(values).filter(([k]) => k !== 'ids')))
-        const ids = action.on === 'row' ? [(req.params as { id: number }).id] : action.on === 'selection' ? [...new Set(values.ids as number[])] : []
+        const input = inputOf(req.body as Row)
+        const ids = idsOf(req)
+        const confirmed = (req.body as Row).confirmed === true
+        const lang = languageOf(req)
         if (action.mode === 'job') {
-          // Refused now what would be refused when it runs: a row out of scope or in the wrong state.
-          await actionRows(db, e, repo, action, ids, scope)
-          const params: ActionJobParams = { entity: e.key, action: action.name, ids, input }
+          // Refused now what would be refused when it runs: a row out of scope or in the wrong state,
+          // an input its preview refuses, a second confirmation missing.
+          const rows = await actionRows(db, e, repo, action, ids, scope)
+          await checkPreview(handlers, { tx: db, auth, action, rows, input, services, lang }, confirmed)
+          const params: ActionJobParams = { entity: e.key, action: action.name, ids, input, confirmed, lang }
           const job = await services.jobs.enqueue('action', params, auth)
-          return ok(jobInfo(job, languageOf(req)), 'job.queued')
+          return ok(jobInfo(job, lang), 'job.queued')
         }
         const result = await db.transaction().execute(async (tx) => {
           const rows = await actionRows(tx, e, repo, action, ids, scope)
-          return handler({ tx, auth, action, rows, input, services, progress: NOWHERE, signal: NEVER })
+          await checkPreview(handlers, { tx, auth, action, rows, input, services, lang }, confirmed)
+          return handler({ tx, auth, action, rows, input, services, progress: NOWHERE, signal: NEVER, confirmed, writeFile: NO_FILE, lang })
         })
         return ok(result ?? null, 'action.done', { actionEn: action.label.en_US, actionZh: action.label.zh_CN })
       },

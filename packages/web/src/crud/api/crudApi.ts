@@ -1,4 +1,4 @@
-import type { ApiRowOf, Paged, ResolvedEntity } from '@velo/shared'
+import type { ActionPreview, ApiRowOf, Paged, ResolvedEntity } from '@velo/shared'
 import { http, requestFile, requestWithMessage } from '../../api/http'
 
 // The standard calls of one entity (docs/entity-engine.md, HTTP contract) and the query keys under
@@ -95,6 +95,12 @@ export function crudApi<E extends ResolvedEntity>(e: E) {
       requestWithMessage<unknown>({ method: 'POST', url: `${e.path}/${encodeURIComponent(String(id))}/action/${action}`, data: body, silent: true }),
     /** A toolbar action, or a selection action with `ids` in the body. */
     action: (action: string, body: Row) => requestWithMessage<unknown>({ method: 'POST', url: `${e.path}/action/${action}`, data: body, silent: true }),
+    // What an action with `preview` would do (POST {action route}/preview), asked as the user types:
+    // silent, the dialog shows no failure while typing (the fields' own rules say what is wrong).
+    rowActionPreview: (id: unknown, action: string, body: Row, signal?: AbortSignal) =>
+      http.post<ActionPreview>(`${e.path}/${encodeURIComponent(String(id))}/action/${action}/preview`, body, { silent: true, signal }),
+    /** A toolbar or selection action's preview, `ids` in the body as for the action. */
+    actionPreview: (action: string, body: Row, signal?: AbortSignal) => http.post<ActionPreview>(`${e.path}/action/${action}/preview`, body, { silent: true, signal }),
     history: (id: unknown) => http.get<TransitionRecord[]>(`${e.path}/${encodeURIComponent(String(id))}/history`),
     counts: (filters: Filters) => http.post<StateCounts>(`${e.path}/counts`, filters),
   }

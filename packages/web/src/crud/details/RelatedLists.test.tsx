@@ -120,3 +120,105 @@ describe('EntityDetails with related lists', () => {
     expect(bodyOf(calls('/rel/trip/list')[0]!)).toEqual({ ownerId: 5, pageNum: 1, pageSize: 2 })
   })
 })
+
+// `manage: true`: the tab is the related entity's whole list page fixed to the row.
+const shop = defineEntity({
+  key: 'webRelShop',
+  table: 'webRelShop',
+  path: '/rel/shop',
+  permission: 'rel:shop',
+  label: label('Shops'),
+  idField: 'shopId',
+  defaultSort: { field: 'shopId', order: 'asc' },
+  fields: [
+    { name: 'shopId', kind: 'number', label: label('ID'), readOnly: true },
+    { name: 'name', kind: 'text', label: label('Shop name') },
+  ],
+  related: [{ entity: 'webRelTicket', by: 'shopId', label: label('Tickets'), manage: true }],
+})
+const ticket = defineEntity({
+  key: 'webRelTicket',
+  table: 'webRelTicket',
+  path: '/rel/ticket',
+  permission: 'rel:ticket',
+  label: label('Tickets'),
+  idField: 'ticketId',
+  labelField: 'code',
+  defaultSort: { field: 'ticketId', order: 'asc' },
+  operations: ['list', 'get', 'export'],
+  fields: [
+    { name: 'ticketId', kind: 'number', label: label('ID'), readOnly: true },
+    { name: 'shopId', kind: 'reference', entity: 'webRelShop', label: label('Shop'), search: 'eq', readOnly: true },
+    { name: 'code', kind: 'text', label: label('Code'), search: 'like' },
+    {
+      name: 'status',
+      kind: 'enum',
+      label: label('State'),
+      search: 'eq',
+      options: [
+        { value: 'open', label: label('Open') },
+        { value: 'void', label: label('Void') },
+      ],
+    },
+  ],
+  transitions: { field: 'status', steps: [{ name: 'cancel', label: label('Cancel ticket'), from: ['open'], to: 'void' }] },
+})
+registerEntities(shop, ticket)
+
+describe('EntityDetails with a managed related list', () => {
+  beforeEach(() => {
+    vi.stubGlobal('fetch', fetchMock)
+    fetchMock.mockImplementation(async (url) => {
+      const path = String(url).replace(/^\/api/, '')
+      if (path === '/rel/shop/5') return jsonResponse({ shopId: 5, name: 'Corner shop' })
+      if (path === '/rel/ticket/list') return jsonResponse({ rows: [{ ticketId: 1, shopId: 5, shopIdLabel: 'Corner shop', code: 'T-0001', status: 'open' }], total: 1 })
+      if (path === '/rel/ticket/counts') return jsonResponse({ open: 1, void: 4 })
+      if (path === '/rel/owner/5') return jsonResponse({ ownerId: 5, name: 'Alice' })
+      if (path === '/rel/trip/list') return jsonResponse({ rows: trips, total: 2 })
+      if (path === '/rel/trip/summary') return jsonResponse([])
+      return jsonResponse(null, 404)
+    })
+  })
+  afterEach(() => {
+    vi.unstubAllGlobals()
+    fetchMock.mockReset()
+    sessionStore.setState({ user: null, roles: [], permissions: [] })
+    localStorage.clear()
+  })
+
+  it("shows the related entity's list page fixed to the row: search, status filter with counts, toolbar and row actions", async () => {
+    signIn(['rel:shop:query', 'rel:ticket:list', 'rel:ticket:export', 'rel:ticket:cancel'])
+    renderWithProviders(<EntityDetails entity={shop} id={5} as="drawer" onClose={() => undefined} />)
+    const tab = await screen.findByTestId('related-webRelTicket.shopId')
+    const page = await within(tab).findByTestId('entity-list-webRelTicket')
+    expect(await within(page).findByText('T-0001')).toBeTruthy()
+    expect(bodyOf(calls('/rel/ticket/list')[0]!)).toEqual({ shopId: 5, pageNum: 1, pageSize: 20 })
+    // The row's field leaves the search form; the others stay.
+    const search = within(page).getByTestId('crud-search')
+    expect(within(search).queryByLabelText('Shop')).toBeNull()
+    expect(within(search).getByLabelText('Code')).toBeTruthy()
+    // The status filter counts the row's tickets only.
+    await waitFor(() => expect(calls('/rel/ticket/counts')).toHaveLength(1))
+    expect(bodyOf(calls('/rel/ticket/counts')[0]!)).toEqual({ shopId: 5 })
+    expect(await within(page).findByRole('radio', { name: 'All (5)' })).toBeTruthy()
+    // The toolbar and the row's steps.
+    expect(within(page).getByTestId('crud-export')).toBeTruthy()
+    expect(within(page).getByTestId('row-step-cancel')).toBeTruthy()
+
+    // A state chosen keeps the row's filter.
+    fireEvent.click(within(page).getByRole('radio', { name: 'Void (4)' }))
+    await waitFor(() => expect(calls('/rel/ticket/list')).toHaveLength(2))
+    expect(bodyOf(calls('/rel/ticket/list')[1]!)).toEqual({ shopId: 5, status: 'void', pageNum: 1, pageSize: 20 })
+    // The drawer is wide enough for a list page.
+    expect((document.querySelector('.ant-drawer-content-wrapper') as HTMLElement).style.width).toBe('1200px')
+  })
+
+  it('keeps the compact table and the narrower drawer without manage', async () => {
+    signIn(['rel:owner:query', 'rel:trip:list'])
+    renderWithProviders(<EntityDetails entity={owner} id={5} as="drawer" onClose={() => undefined} />)
+    const section = await screen.findByTestId('related-webRelTrip.ownerId')
+    expect(within(section).queryByTestId('entity-list-webRelTrip')).toBeNull()
+    expect(within(section).getByTestId('related-table')).toBeTruthy()
+    expect((document.querySelector('.ant-drawer-content-wrapper') as HTMLElement).style.width).toBe('820px')
+  })
+})

@@ -1,5 +1,5 @@
-import { useMemo, useState } from 'react'
-import { Table, Tabs } from 'antd'
+import { lazy, Suspense, useMemo, useState } from 'react'
+import { Spin, Table, Tabs } from 'antd'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { entityByKey, relatedListsOf, type ResolvedEntity, type ResolvedRelatedList } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
@@ -9,6 +9,11 @@ import { crudApi, crudKeys, type ListBody, type Row } from '../api/crudApi'
 import { listColumns, type ListColumn } from '../list/columns'
 import { workflowCells } from '../workflow/cells'
 import { RelatedChart } from './RelatedChart'
+
+// A managed tab is the related entity's list page. Imported statically it would close a cycle
+// (EntityListPage → useWorkflow → EntityDetails → RelatedLists → EntityListPage), so it is loaded
+// when the first managed tab shows (it is in the kit's chunk already: nothing more is downloaded).
+const EntityListPage = lazy(() => import('../EntityListPage').then((m) => ({ default: m.EntityListPage })))
 
 /**
  * The columns of a related list: its entity's list columns (or the definition's `columns`, in that
@@ -55,19 +60,46 @@ export function RelatedList({ list, id }: { list: ResolvedRelatedList; id: unkno
 }
 
 /**
- * The definition's related lists that the user may read (`{permission}:list` of the related entity),
- * one tab each, below a row's descriptions; nothing when there are none.
+ * A related list with `manage`: the related entity's whole list page fixed to the row (`{ [by]: id }`
+ * in every list, count and export call; the field leaves the search form, and an add starts with it),
+ * with its search, status filter, toolbar and row actions; the chart, if any, above it.
+ */
+export function ManagedRelatedList({ list, id }: { list: ResolvedRelatedList; id: unknown }) {
+  // One object while the row is the same: the list page keys its filters by them.
+  const params = useMemo(() => ({ [list.by]: id }), [list.by, id])
+  return (
+    <div className="crud-related crud-related-manage" data-testid={`related-${list.key}`}>
+      {list.chart && <RelatedChart list={list} id={id} />}
+      <Suspense fallback={<Spin spinning style={{ display: 'block', padding: 24 }} />}>
+        <EntityListPage entity={list.entity} params={params} />
+      </Suspense>
+    </div>
+  )
+}
+
+/** The related lists of an entity that the user may read (`{permission}:list` of the related entity). */
+export function useRelatedLists(entity: ResolvedEntity): readonly ResolvedRelatedList[] {
+  const may = useAccessCheck()
+  return relatedListsOf(entity, entityByKey).filter((l) => may({ permissions: [`${l.entity.permission}:list`] }))
+}
+
+/**
+ * The definition's related lists that the user may read, one tab each, below a row's descriptions:
+ * a compact table, or (`manage`) the related entity's list page; nothing when there are none.
  */
 export function RelatedLists({ entity, id }: { entity: ResolvedEntity; id: unknown }) {
-  const may = useAccessCheck()
-  const lists = relatedListsOf(entity, entityByKey).filter((l) => may({ permissions: [`${l.entity.permission}:list`] }))
+  const lists = useRelatedLists(entity)
   if (!lists.length) return null
   return (
     <Tabs
       className="crud-details-related"
       size="small"
       data-testid="related-lists"
-      items={lists.map((l) => ({ key: l.key, label: localized(l.label), children: <RelatedList list={l} id={id} /> }))}
+      items={lists.map((l) => ({
+        key: l.key,
+        label: localized(l.label),
+        children: l.manage ? <ManagedRelatedList list={l} id={id} /> : <RelatedList list={l} id={id} />,
+      }))}
     />
   )
 }

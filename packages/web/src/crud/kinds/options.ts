@@ -58,8 +58,8 @@ export function timeZoneOptions(): FieldOption[] {
   return timeZones
 }
 
-const booleanOptions = (): FieldOption[] => [
-  { value: true, label: i18n.t('crud.yes'), color: 'success' },
+const booleanOptions = (alarm = false): FieldOption[] => [
+  { value: true, label: i18n.t('crud.yes'), color: alarm ? 'error' : 'success' },
   { value: false, label: i18n.t('crud.no'), color: 'default' },
 ]
 
@@ -139,7 +139,7 @@ export function useFieldOptions(owner: ResolvedEntity, f: FieldDef): FieldOption
       case 'enum':
         return { ...none, options: f.options.map((o) => ({ value: o.value, label: localized(o.label), color: o.color ?? 'default' })) }
       case 'boolean':
-        return { ...none, options: booleanOptions() }
+        return { ...none, options: booleanOptions(f.alarm) }
       case 'timeZone':
         return { ...none, options: timeZoneOptions() }
       case 'reference':

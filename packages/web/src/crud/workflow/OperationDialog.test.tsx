@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { configValueType, defineEntity } from '@velo/shared'
-import { renderWithProviders } from '../../test/render'
+import { jsonResponse, renderWithProviders } from '../../test/render'
 import { OperationDialog } from './OperationDialog'
-import { actionOperation } from './operations'
+import { actionOperation, sendOperation } from './operations'
 
 // A step's or action's input is the form kit's EntityFormItem: the same rules as the add/modify form
 // (money's two decimals, lengths, required), `typedBy` and `when`.
@@ -90,5 +90,149 @@ describe('operation dialog', () => {
     // The voucher code was not shown: neither checked nor sent.
     expect(onRun).toHaveBeenCalledWith({ amount: 10.5, way: 'card', settingKey: 'sys.account.registerUser', settingValue: 'true' })
     expect(onClose).toHaveBeenCalled()
+  })
+})
+
+// An action with `preview`: the dialog asks POST {action route}/preview as the input changes and
+// shows what the action would do; a preview with `secondConfirm` asks once more at submit.
+
+const batch = defineEntity({
+  key: 'opDialogBatch',
+  table: 'opDialogBatch',
+  path: '/test/batch',
+  permission: 'test:batch',
+  label: { en_US: 'Batches', zh_CN: '批次' },
+  idField: 'batchId',
+  labelField: 'batchNo',
+  defaultSort: { field: 'batchId', order: 'asc' },
+  fields: [
+    { name: 'batchId', kind: 'number', label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true },
+    { name: 'batchNo', kind: 'text', label: { en_US: 'Number', zh_CN: '批号' }, required: true, max: 20 },
+  ],
+  actions: [
+    {
+      name: 'generate',
+      label: { en_US: 'Generate numbers', zh_CN: '生成编号' },
+      on: 'row',
+      preview: true,
+      input: [{ name: 'count', kind: 'number', int: true, min: 1, label: { en_US: 'Count', zh_CN: '数量' }, required: true }],
+    },
+  ],
+})
+
+describe('operation dialog with a preview', () => {
+  const fetchMock = vi.fn<typeof fetch>()
+  const calls = (path: string) => fetchMock.mock.calls.filter(([url]) => String(url) === `/api${path}`)
+  const bodies = (path: string) => calls(path).map(([, init]) => JSON.parse(String(init?.body)) as Record<string, unknown>)
+  const PREVIEW = '/test/batch/1/action/generate/preview'
+  const ACTION = '/test/batch/1/action/generate'
+
+  beforeEach(() => {
+    vi.stubGlobal('fetch', fetchMock)
+    fetchMock.mockImplementation(async (url, init) => {
+      const path = String(url).replace(/^\/api/, '')
+      const body = JSON.parse(String(init?.body ?? '{}')) as { count?: number }
+      if (path === PREVIEW) {
+        // Like the action: a missing count is a 400 naming the field.
+        if (body.count === undefined) return jsonResponse({ errors: [{ field: 'count', message: 'Count is required' }] }, 400)
+        return jsonResponse({
+          facts: [
+            { label: 'Format', value: 'VL A T MET ###### C' },
+            { label: 'Numbers', value: `000001 – ${String(body.count).padStart(6, '0')}` },
+          ],
+          ...(body.count > 100 ? { warning: `${body.count} is more than 5 % over the order` } : {}),
+          ...(body.count > 500 ? { secondConfirm: `Generate ${body.count} numbers, more than the order allows?` } : {}),
+        })
+      }
+      if (path === ACTION) return jsonResponse({ generated: body.count })
+      return jsonResponse(null, 404)
+    })
+  })
+  afterEach(() => {
+    vi.unstubAllGlobals()
+    fetchMock.mockReset()
+  })
+
+  function renderPreviewDialog() {
+    const operation = actionOperation(batch, batch.actions![0]!)
+    const rows = [{ batchId: 1, batchNo: 'B-1' }]
+    const onClose = vi.fn()
+    // The real call, so the request's body is what is checked.
+    const onRun = vi.fn(async (body: Record<string, unknown>) => void (await sendOperation(batch, operation, rows, body)))
+    renderWithProviders(<OperationDialog entity={batch} operation={operation} rows={rows} onClose={onClose} onRun={onRun} />)
+    const dialog = screen.getByRole('dialog')
+    const typeCount = (value: string) => fireEvent.change(within(dialog).getByLabelText('Count'), { target: { value } })
+    return { dialog, typeCount, onRun, onClose }
+  }
+
+  it('asks the preview on opening and again, debounced, as the input changes; shows the facts and the warning', async () => {
+    const { dialog, typeCount } = renderPreviewDialog()
+    // Asked at once for the start values: a 400 (no count yet) shows nothing, not even a red message.
+    await waitFor(() => expect(calls(PREVIEW)).toHaveLength(1))
+    expect(bodies(PREVIEW)[0]).toEqual({})
+    await new Promise((r) => setTimeout(r, 50))
+    expect(within(dialog).queryByTestId('operation-preview')).toBeNull()
+    expect(screen.queryByText('Count is required')).toBeNull()
+
+    // Typed quickly: one request, for the value where the typing rested.
+    typeCount('1')
+    typeCount('12')
+    typeCount('120')
+    await waitFor(() => expect(calls(PREVIEW)).toHaveLength(2))
+    expect(bodies(PREVIEW)[1]).toEqual({ count: 120 })
+    const facts = await within(dialog).findByTestId('operation-preview')
+    expect(within(facts).getByText('Format')).toBeTruthy()
+    expect(within(facts).getByText('VL A T MET ###### C').closest('code')).toBeTruthy()
+    expect(within(facts).getByText('000001 – 000120')).toBeTruthy()
+    expect(within(dialog).getByTestId('operation-preview-warning').textContent).toContain('120 is more than 5 % over the order')
+
+    typeCount('50')
+    await waitFor(() => expect(within(dialog).getByText('000001 – 000050')).toBeTruthy())
+    expect(bodies(PREVIEW)).toHaveLength(3)
+    expect(within(dialog).queryByTestId('operation-preview-warning')).toBeNull()
+  })
+
+  it('sends an ordinary preview’s action at once, without a second confirmation', async () => {
+    const { dialog, typeCount, onClose } = renderPreviewDialog()
+    typeCount('50')
+    fireEvent.click(within(dialog).getByTestId('operation-submit'))
+    await waitFor(() => expect(calls(ACTION)).toHaveLength(1))
+    expect(bodies(ACTION)[0]).toEqual({ count: 50 })
+    // Asked once more for exactly what was sent.
+    expect(bodies(PREVIEW).at(-1)).toEqual({ count: 50 })
+    expect(screen.queryByText('Confirm again')).toBeNull()
+    await waitFor(() => expect(onClose).toHaveBeenCalled())
+  })
+
+  it('asks once more when the preview says so, and sends `confirmed: true` only after OK', async () => {
+    const { dialog, typeCount, onClose } = renderPreviewDialog()
+    typeCount('600')
+    // Submitted before the debounced preview is asked: the submit asks for its own values.
+    fireEvent.click(within(dialog).getByTestId('operation-submit'))
+    const ok = await screen.findByTestId('operation-second-confirm-ok')
+    const again = ok.closest('.operation-second-confirm')!
+    expect(again.textContent).toContain('Confirm again')
+    expect(again.textContent).toContain('Generate 600 numbers, more than the order allows?')
+    expect(ok.textContent).toBe('Generate numbers')
+    expect(ok.className).toContain('ant-btn-dangerous')
+    expect(calls(ACTION)).toHaveLength(0)
+
+    fireEvent.click(ok)
+    await waitFor(() => expect(calls(ACTION)).toHaveLength(1))
+    expect(bodies(ACTION)[0]).toEqual({ count: 600, confirmed: true })
+    await waitFor(() => expect(onClose).toHaveBeenCalled())
+  })
+
+  it('sends nothing when the second confirmation is cancelled, and stays open', async () => {
+    const { dialog, typeCount, onRun, onClose } = renderPreviewDialog()
+    typeCount('600')
+    fireEvent.click(within(dialog).getByTestId('operation-submit'))
+    const ok = await screen.findByTestId('operation-second-confirm-ok')
+    fireEvent.click(within(ok.closest('.operation-second-confirm') as HTMLElement).getByRole('button', { name: 'Cancel' }))
+    await waitFor(() => expect(within(dialog).getByTestId('operation-submit').className).not.toContain('ant-btn-loading'))
+    expect(onRun).not.toHaveBeenCalled()
+    expect(calls(ACTION)).toHaveLength(0)
+    expect(onClose).not.toHaveBeenCalled()
+    expect(screen.getByTestId('operation-form')).toBeTruthy()
   })
 })

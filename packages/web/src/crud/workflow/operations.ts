@@ -1,4 +1,4 @@
-import { actionPermission, actionRefusal, stepPermission, stepsFrom, stepTargets, type ActionDef, type FieldDef, type Label, type ResolvedEntity, type TransitionStep } from '@velo/shared'
+import { actionPermission, actionRefusal, stepPermission, stepsFrom, stepTargets, type ActionDef, type ActionPreview, type FieldDef, type Label, type ResolvedEntity, type TransitionStep } from '@velo/shared'
 import type { TFunction } from 'i18next'
 import { localized } from '../../i18n'
 import { crudApi, type Row } from '../api/crudApi'
@@ -22,6 +22,8 @@ export interface Operation {
   danger: boolean
   /** Runs as a job, whose progress the navbar's jobs indicator shows. */
   job: boolean
+  /** The dialog shows what it would do (POST {action route}/preview) before it is sent; never for a step. */
+  preview: boolean
   permission: string
   /** An action offered only for rows whose field has one of these values (`when`), or whose fields are still empty (`whenEmpty`). */
   rowsOffered?: Pick<ActionDef, 'when' | 'whenEmpty'>
@@ -39,6 +41,7 @@ export function stepOperation(e: ResolvedEntity, step: TransitionStep): Operatio
     confirm: step.confirm,
     danger: !!step.danger,
     job: false,
+    preview: false,
     permission: stepPermission(e, step),
   }
 }
@@ -54,6 +57,7 @@ export function actionOperation(e: ResolvedEntity, action: ActionDef): Operation
     confirm: action.confirm,
     danger: !!action.danger,
     job: action.mode === 'job',
+    preview: !!action.preview,
     permission: actionPermission(e, action),
     rowsOffered: { when: action.when, whenEmpty: action.whenEmpty },
   }
@@ -79,8 +83,8 @@ export const toolbarOperations = (e: ResolvedEntity): Operation[] =>
 /** Every row meets the operation's `when` and `whenEmpty` (the server refuses the call otherwise): shared `actionRefusal`. */
 export const meetsWhen = (op: Operation, rows: readonly Row[]) => !op.rowsOffered || rows.every((r) => actionRefusal(op.rowsOffered!, r) === null)
 
-/** Something to enter or a state to choose: a dialog; otherwise a confirmation is enough. */
-export const needsDialog = (op: Operation) => op.input.length > 0 || op.choices.length > 0
+/** Something to enter, a state to choose or a preview to show: a dialog; otherwise a confirmation is enough. */
+export const needsDialog = (op: Operation) => op.preview || op.input.length > 0 || op.choices.length > 0
 
 /** Who the operation is about: the rows by name, or the whole list for a toolbar action. */
 export const subjectOf = (e: ResolvedEntity, rows: readonly Row[], t: TFunction) => (rows.length ? rowNames(e, rows, t) : localized(e.label))
@@ -98,4 +102,15 @@ export function sendOperation(e: ResolvedEntity, op: Operation, rows: readonly R
   if (op.kind === 'step') return api.step(id, op.name, body)
   if (op.on === 'row') return api.rowAction(id, op.name, body)
   return api.action(op.name, op.on === 'selection' ? { ids: rows.map((r) => r[e.idField]), ...body } : body)
+}
+
+/**
+ * What the action would do with this input (`preview`): POST {action route}/preview with the body
+ * the action would get (`ids` for a selection). Silent: a 400 for input not complete yet is the
+ * caller's to ignore or place.
+ */
+export function previewOperation(e: ResolvedEntity, op: Operation, rows: readonly Row[], body: Row, signal?: AbortSignal): Promise<ActionPreview> {
+  const api = crudApi(e)
+  if (op.on === 'row') return api.rowActionPreview(rows[0]?.[e.idField], op.name, body, signal)
+  return api.actionPreview(op.name, op.on === 'selection' ? { ids: rows.map((r) => r[e.idField]), ...body } : body, signal)
 }

@@ -1,15 +1,17 @@
-import { useState, type ReactNode } from 'react'
+import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { App, Button } from 'antd'
 import { ProfileOutlined } from '@ant-design/icons'
 import { useQueryClient } from '@tanstack/react-query'
-import type { ResolvedEntity } from '@velo/shared'
+import type { JobInfo, ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { useAccessCheck } from '../../app/Access'
+import { jobStore } from '../../api/jobStore'
 import { localized } from '../../i18n'
 import { crudKeys, type Row } from '../api/crudApi'
 import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
 import { EntityDetails } from '../EntityDetails'
 import type { RowAction } from '../list/RowActions'
+import { followJob, isJobInfo } from './followJob'
 import { OperationDialog } from './OperationDialog'
 import { confirmText, everyRowOperation, meetsWhen, needsDialog, rowOperations, sendOperation, toolbarOperations, type Operation } from './operations'
 
@@ -33,6 +35,28 @@ export function useWorkflow(entity: ResolvedEntity) {
   const mayReadDetails = (!!entity.transitions || entity.related.length > 0 || (entity.actions ?? []).some((a) => a.on === 'row')) && may({ permissions: [`${entity.permission}:query`] })
 
   const refreshEntity = () => void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
+  // The jobs this page's actions started, followed until they end or the page goes.
+  const following = useRef(new Set<() => void>())
+  useEffect(() => {
+    const stops = following.current
+    return () => {
+      for (const stop of stops) stop()
+      stops.clear()
+    }
+  }, [])
+
+  /** A job action's job: the top bar's list shows it; when it ends, the rows refresh and its outcome is said. */
+  function follow(op: Operation, job: JobInfo) {
+    jobStore.started(job)
+    const stop = followJob(job, (ended) => {
+      following.current.delete(stop)
+      refreshEntity()
+      const operation = localized(op.label)
+      if (ended.state === 'failed') void message.error(ended.error || t('crud.jobFailed', { operation }))
+      else if (ended.state === 'succeeded') void message.success(t('crud.jobFinished', { operation }))
+    })
+    following.current.add(stop)
+  }
 
   async function run(op: Operation, rows: readonly Row[], body: Row) {
     const answer = await sendOperation(entity, op, rows, body).catch((error: unknown) => {
@@ -40,8 +64,9 @@ export function useWorkflow(entity: ResolvedEntity) {
       if (!fieldErrorsOf(error)) refreshEntity()
       throw error
     })
-    // A job only starts here; the navbar's jobs indicator follows it.
     void message.success(op.job ? t('crud.jobStarted', { operation: localized(op.label) }) : answer.msg)
+    // A job is only queued (its answer is the job): the rows refresh when it ends.
+    if (op.job && isJobInfo(answer.data)) return follow(op, answer.data)
     refreshEntity()
   }
 
