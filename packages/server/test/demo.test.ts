@@ -66,7 +66,10 @@ const ORDER: Record<string, string> = {
   bike_static_image: 'image_id',
   mem_feedback_tag: 'tag_id',
   mem_member: 'member_id',
+  ord_device_order: 'order_id',
   bike_bike: 'bike_id',
+  ord_frame_number: 'number_id',
+  ord_frame_series: 'prefix',
   mem_ride: 'ride_id',
   bike_record: 'record_id',
   mem_feedback: 'feedback_id',
@@ -150,6 +153,23 @@ describe('npm run demo', () => {
          where (k.bind_status = 'bound') <> (k.member_id is not null) or k.bound_time < k.create_time or k.bound_time < m.create_time`,
       ),
     ).toBe(0)
+    // Every bike carries a number its order generated, bound to it; an order's counts are its numbers'.
+    expect(
+      await count(
+        a,
+        `select count(*) as n from bike_bike k left join ord_frame_number f on f.frame_number = k.frame_number
+         where f.number_id is null or f.status <> 'bound' or f.bike_id <> k.bike_id or f.order_id <> k.order_id`,
+      ),
+    ).toBe(0)
+    expect(
+      await count(
+        a,
+        `select count(*) as n from ord_device_order o
+         where count_bound <> (select count(*) from ord_frame_number f where f.order_id = o.order_id and f.status = 'bound')
+            or numbers_generated <> (select count(*) from ord_frame_number f where f.order_id = o.order_id and f.number_type = 'regular')`,
+      ),
+    ).toBe(0)
+    expect(await count(a, "select count(*) as n from ord_frame_number where status = 'voided'")).toBeGreaterThan(0)
     // A member is bound exactly when a bike is bound to them.
     expect(
       await count(

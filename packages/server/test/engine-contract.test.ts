@@ -45,6 +45,28 @@ const OVERRIDES: Record<string, Override> = {
       expect(res.status, res.msg).toBe(200)
     },
   },
+  // Frame numbers are generated on an order (orders module), never added.
+  frameNumber: {
+    row: async () => {
+      const modelId = await newest(entityByKey('bikeModel'))
+      const n = ++serial
+      const order = await t.call({
+        method: 'POST',
+        url: '/api/order/deviceOrder',
+        token: t.admin,
+        body: { orderNo: `PO-CONTRACT-${n}`, modelId, quantity: 10, salesRegion: 'EU', deliveryDate: '2026-12-01', purchasingEntity: 'Velo', tpNumber: 'TP-1', frameSupplier: 'Frames Ltd', brandCode: 'VL', manufacturerCode: 'A', modelYear: 2026, specCode: `K${n}` },
+      })
+      expect(order.status, order.msg).toBe(200)
+      const res = await t.call({ method: 'POST', url: `/api/order/deviceOrder/${order.data.orderId}/action/generate`, token: t.admin, body: { count: 1 } })
+      expect(res.status, res.msg).toBe(200)
+      for (let i = 0; i < 250; i++) {
+        const job = (await t.call({ url: `/api/monitor/job/${res.data.jobId}`, token: t.admin })).data
+        if (job.state === 'succeeded') return
+        expect(job.state).not.toMatch(/failed|cancelled/)
+        await new Promise((r) => setTimeout(r, 20))
+      }
+    },
+  },
   // Members sign up in the app: no add route; a row as the app writes it.
   member: {
     row: async () => {

@@ -25,6 +25,19 @@ const SAMPLES: Record<string, (i: number) => Promise<Record<string, unknown>>> =
   iotModel: async (i) => ({ productId: `RT-${i}`, name: `Round trip model ${i}`, productCode: 'RT', snPrefix: `RT${i}`, supportsAudio: i === 1 }),
   iotFunction: async (i) => ({ name: `Round trip function ${i}`, command: 'lock', description: 'sample', modelIds: [await demoModelId()], firmwareVersions: '1.0.0 and later' }),
   iotDevice: async (i) => ({ sn: `${DEMO_MODEL.snPrefix}RT000${i}`, modelId: await demoModelId(), remark: `bike ${i}` }),
+  deviceOrder: async (i) => ({
+    orderNo: `PO-RT-${i}`, orderType: i === 1 ? 'repair' : 'regular', repairCode: i === 1 ? 'R' : '', modelId: await bikeModelId(), quantity: 100 * (i + 1), salesRegion: 'EU West',
+    deliveryDate: '2026-12-15', purchasingEntity: 'Velo Europe B.V.', tpNumber: `TP-${i}`, frameSupplier: 'Giant Frames Ltd', brandCode: 'VL', manufacturerCode: 'A', modelYear: 2026, specCode: `RT${i}`,
+    serialStart: i === 1 ? 500 : undefined,
+  }),
+}
+
+let bikeModel: number | undefined
+/** A bike model for the orders, added once. */
+async function bikeModelId(): Promise<number> {
+  if (bikeModel) return bikeModel
+  const res = await t.call({ method: 'POST', url: '/api/bike/modelSpec', token: t.admin, body: { category: 'city', name: 'Round trip', code: 'RTM' } })
+  return (bikeModel = Number(res.data.modelId))
 }
 
 const importable = allEntities().filter((e) => e.operations.includes('import'))

@@ -117,6 +117,12 @@ export interface FileTable {
   createTime: string
 }
 
+/** The last serial taken of a frame-number prefix (migration 2026-11-24T11-bike-orders, modules/order/series.ts). */
+export interface FrameSeriesTable {
+  prefix: string
+  lastSerial: number
+}
+
 /** A background job (migration 2026-11-24T01-jobs, platform/jobs). */
 export interface JobTable {
   jobId: Generated<number>
@@ -176,6 +182,7 @@ export interface Database {
   serviceRepairOrder: RepairOrderTable
   sysJob: JobTable
   sysTransitionLog: TransitionLogTable
+  ordFrameSeries: FrameSeriesTable
 }
 
 export type User = Selectable<UserTable>

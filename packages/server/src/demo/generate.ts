@@ -1,3 +1,4 @@
+import { planProduction, type Production } from './orders'
 import { clamp, random, type Random, round, weighted } from './random'
 import {
   type Category,
@@ -158,6 +159,8 @@ export interface Plan {
   tags: { id: number; name: string; key: string }[]
   members: PlannedMember[]
   bikes: PlannedBike[]
+  /** The orders the bikes were made on, their frame numbers and series. */
+  production: Production
   feedback: PlannedFeedback[]
   /** Filled by `rides`: the bikes' vehicle records, in time order. */
   records: () => PlannedRecord[]
@@ -419,22 +422,10 @@ export function buildPlan(o: { seed: number; scale: number; end: number; countri
     bike.produced = Math.max(first - lead, bike.model.launch + r.between(0.2, 0.9) * Math.max(DAY, first - bike.model.launch - DAY))
     if (bike.produced >= first) bike.produced = first - r.between(1, 5) * DAY
   }
-  // Ids in production order; frame numbers by model and year; production orders by model and month.
+  // Ids in production order.
   bikes.sort((a, b) => a.produced - b.produced)
-  const serials = new Map<string, number>()
-  const orders = new Map<string, number>()
-  let nextOrder = 1000
   for (const [i, bike] of bikes.entries()) {
     bike.id = i + 1
-    const d = new Date(bike.produced)
-    const yy = String(d.getUTCFullYear()).slice(2)
-    const key = `${bike.model.spec.code}${yy}`
-    const serial = (serials.get(key) ?? 0) + 1
-    serials.set(key, serial)
-    bike.frameNumber = `VL${key}${String(serial).padStart(5, '0')}`
-    const orderKey = `${bike.model.spec.code}${d.getUTCFullYear()}-${d.getUTCMonth()}`
-    if (!orders.has(orderKey)) orders.set(orderKey, ++nextOrder)
-    bike.orderId = orders.get(orderKey)!
     const age = end - bike.produced
     bike.protocolVersion = age > 400 * DAY ? '1.2.0' : age > 120 * DAY ? '1.3.0' : '1.4.1'
     // A bijection of the id, so no two bikes share a MAC.
@@ -445,10 +436,11 @@ export function buildPlan(o: { seed: number; scale: number; end: number; countri
   for (const bike of bikes) {
     const since = bike.boundTime ?? bike.earlier[0]?.bound
     if (since === undefined || since > end - 90 * DAY || !r.chance(0.006)) continue
-    const oldNumber = bike.frameNumber
-    bike.frameNumber = `${oldNumber}R`
-    bike.replaced = { oldNumber, at: r.between(since + 30 * DAY, end - DAY), reason: r.pick(REPLACEMENT_REASONS), by: r.pick(STAFF.en) }
+    bike.replaced = { oldNumber: '', at: r.between(since + 30 * DAY, end - DAY), reason: r.pick(REPLACEMENT_REASONS), by: r.pick(STAFF.en) }
   }
+  // Production orders by model and month, and the frame numbers they generated (demo/orders.ts).
+  const production = planProduction(r, bikes, models, end)
+  const orderNo = new Map(production.orders.map((o) => [o.id, o.orderNo]))
   // The default bike of a member: the one bound last.
   for (const m of members) if (m.bikes.length) m.bikes.reduce((a, b) => (b.boundTime! > a.boundTime! ? b : a)).defaultBike = true
 
@@ -659,7 +651,7 @@ export function buildPlan(o: { seed: number; scale: number; end: number; countri
       const numberAt = (t: number) => (bike.replaced && t < bike.replaced.at ? bike.replaced.oldNumber : bike.frameNumber)
       const add = (kind: PlannedRecord['kind'], time: number, detail: string, memberId: number | null, by: string) =>
         records.push({ bike, frameNumber: numberAt(time), kind, detail, memberId, time, by })
-      add('produced', bike.produced, `${bike.model.spec.name}, ${bike.colour.name}, size ${bike.size.name}; production order ${bike.orderId}`, null, 'factory')
+      add('produced', bike.produced, `${bike.model.spec.name}, ${bike.colour.name}, size ${bike.size.name}; production order ${orderNo.get(bike.orderId)}`, null, 'factory')
       for (const e of bike.earlier) {
         add('bound', e.bound, 'Bound in the app', e.member.id, 'app')
         add('unbound', e.unbound, e.detail, e.member.id, e.by)
@@ -672,7 +664,7 @@ export function buildPlan(o: { seed: number; scale: number; end: number; countri
     return records
   }
 
-  return { seed: o.seed, end, start, sizes, models, tags, members, bikes, feedback, records: planRecords, rides, settle }
+  return { seed: o.seed, end, start, sizes, models, tags, members, bikes, production, feedback, records: planRecords, rides, settle }
 }
 
 /** The time itself within 8:00–18:00 on a weekday at the UTC offset, else a moment of the next working morning. */

@@ -7,6 +7,7 @@ import { migrateToLatest } from '../db/migrate'
 import { seed, type SeedResult } from '../db/seed'
 import { Storage } from '../platform/storage'
 import { buildPlan, DAY, type Plan } from './generate'
+import { orderCounts } from './orders'
 import { bikeDrawing, hexColour, swatch } from './placeholders'
 import { PICTURES, STATIC_IMAGES } from './vocabulary'
 import { query, TableWriter } from './write'
@@ -34,7 +35,10 @@ export const DEMO_TABLES: readonly { table: string; audited: boolean }[] = [
   { table: 'bike_static_image', audited: true },
   { table: 'mem_feedback_tag', audited: true },
   { table: 'mem_member', audited: true },
+  { table: 'ord_device_order', audited: true },
   { table: 'bike_bike', audited: true },
+  { table: 'ord_frame_number', audited: true },
+  { table: 'ord_frame_series', audited: false },
   { table: 'mem_ride', audited: false },
   { table: 'bike_record', audited: false },
   { table: 'mem_feedback', audited: true },
@@ -45,6 +49,8 @@ export const DEMO_TABLES: readonly { table: string; audited: boolean }[] = [
 const FOREIGN_CHILDREN: Record<string, string> = {
   mem_ride: `select count(*) as f from mem_ride c where not exists (select 1 from mem_member p where p.member_id = c.member_id and p.create_by = '${DEMO_MARK}')`,
   bike_record: `select count(*) as f from bike_record c where not exists (select 1 from bike_bike p where p.bike_id = c.bike_id and p.create_by = '${DEMO_MARK}')`,
+  // A series is the demo's while a demo number carries its prefix.
+  ord_frame_series: `select count(*) as f from ord_frame_series s where not exists (select 1 from ord_frame_number n where n.create_by = '${DEMO_MARK}' and substr(n.frame_number, 1, length(s.prefix)) = s.prefix)`,
   mem_feedback_tag_link: `select count(*) as f from mem_feedback_tag_link c where not exists (select 1 from mem_feedback p where p.feedback_id = c.feedback_id and p.create_by = '${DEMO_MARK}')`,
 }
 
@@ -167,6 +173,7 @@ export async function runDemo(services: { db: Db; dialect: Dialect; config: AppC
     log(`Rides written in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
     plan.settle()
     rows.mem_member = await writeMembers(tx, dialect, plan)
+    Object.assign(rows, await writeOrders(tx, dialect, plan))
     rows.bike_bike = await writeBikes(tx, dialect, plan)
     rows.bike_record = await writeRecords(tx, dialect, plan)
     Object.assign(rows, await writeFeedback(tx, dialect, plan))
@@ -196,6 +203,8 @@ const ID_COLUMNS: [string, string][] = [
   ['mem_feedback_tag', 'tag_id'],
   ['mem_member', 'member_id'],
   ['bike_bike', 'bike_id'],
+  ['ord_device_order', 'order_id'],
+  ['ord_frame_number', 'number_id'],
   ['mem_ride', 'ride_id'],
   ['bike_record', 'record_id'],
   ['mem_feedback', 'feedback_id'],
@@ -317,6 +326,35 @@ async function writeBikes(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promis
   }
   await w.flush()
   return w.written
+}
+
+/** The production orders, their frame numbers and the series counters (demo/orders.ts). */
+async function writeOrders(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<Record<string, number>> {
+  const { orders, numbers, series } = plan.production
+  const o = new TableWriter(tx, dialect, 'ord_device_order', [
+    'order_id', 'order_no', 'order_type', 'model_id', 'quantity', 'numbers_generated', 'overrun', 'sales_region', 'delivery_date', 'purchasing_entity', 'tp_number', 'frame_supplier',
+    'brand_code', 'manufacturer_code', 'model_year', 'spec_code', 'repair_code', 'serial_start', 'serial_end', 'serial_digits', 'check_character',
+    'count_generated', 'count_printed', 'count_bound', 'count_voided', ...AUDIT_COLUMNS, 'remark',
+  ])
+  for (const order of orders) {
+    const c = orderCounts(order, numbers)
+    const t = order.template
+    await o.add(
+      order.id, order.orderNo, 'regular', order.model.id, order.quantity, c.regular, c.overrun, order.region, iso(order.delivery).slice(0, 10), 'Velo Europe B.V.', order.tpNumber, order.supplier,
+      t.brandCode, t.manufacturerCode, t.modelYear, t.specCode, '', null, null, t.serialDigits, t.checkCharacter,
+      c.generated, c.printed, c.bound, c.voided, ...audit(order.created), order.remark,
+    )
+  }
+  await o.flush()
+  const n = new TableWriter(tx, dialect, 'ord_frame_number', [
+    'number_id', 'order_id', 'frame_number', 'serial', 'number_type', 'status', 'bike_id', 'replaces_id', 'reason', 'printed_time', ...AUDIT_COLUMNS, 'remark',
+  ])
+  for (const x of numbers) await n.add(x.id, x.order.id, x.frameNumber, x.serial, x.type, x.status, x.bikeId, x.replacesId, x.reason, x.printed === null ? null : iso(x.printed), ...audit(x.created), '')
+  await n.flush()
+  const s = new TableWriter(tx, dialect, 'ord_frame_series', ['prefix', 'last_serial'])
+  for (const x of series) await s.add(x.prefix, x.last)
+  await s.flush()
+  return { ord_device_order: o.written, ord_frame_number: n.written, ord_frame_series: s.written }
 }
 
 async function writeRecords(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<number> {

@@ -183,7 +183,8 @@ export const MODELS: readonly ModelSpec[] = [
     remark: 'Step-through city bike, 250 W mid motor, 500 Wh battery',
   },
   {
-    code: 'TOU',
+    // Frame numbers use no I, O or Q (docs/frame-numbers.md).
+    code: 'TRV',
     name: 'Velo Tour',
     category: 'trekking',
     weight: 20,

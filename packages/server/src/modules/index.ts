@@ -8,6 +8,7 @@ import { registerMembers } from './member'
 import { registerJobs } from './monitor/jobs'
 import { registerLogs } from './monitor/logs'
 import { registerOnline } from './monitor/online'
+import { registerOrders } from './order'
 import { registerRepairOrders } from './service/repair-orders'
 import { registerConfiguration } from './system/configuration'
 import { registerDepartments } from './system/departments'
@@ -38,4 +39,5 @@ export async function registerModules(api: FastifyInstance, services: Services) 
   registerRepairOrders(api, services)
   registerMembers(api, services)
   registerBikes(api, services)
+  registerOrders(api, services)
 }

@@ -228,8 +228,8 @@ export const bike = defineEntity({
     },
     // The member's default among their bikes: chosen in the app.
     { name: 'defaultBike', kind: 'boolean', label: { en_US: 'Default bike', zh_CN: '默认车辆' }, default: false, readOnly: true, list: false },
-    // A number until the orders module exists; then a reference to the device order.
-    { name: 'orderId', kind: 'number', int: true, min: 1, label: { en_US: 'Order ID', zh_CN: '订单ID' }, list: false },
+    // The order whose frame number the bike carries: set when the number is bound (modules/order).
+    { name: 'orderId', kind: 'reference', entity: 'deviceOrder', label: { en_US: 'Order', zh_CN: '订单' }, readOnly: true, search: 'eq', list: false },
     {
       name: 'frameType',
       kind: 'enum',

@@ -2,6 +2,7 @@ import * as bikeEntities from '../entities/bikes'
 import * as contentEntities from '../entities/content'
 import * as iotEntities from '../entities/iot'
 import * as memberEntities from '../entities/members'
+import * as orderEntities from '../entities/orders'
 import * as serviceEntities from '../entities/service'
 import * as systemEntities from '../entities/system'
 import type { ResolvedEntity } from './define'
@@ -20,6 +21,7 @@ const BUILT_IN_ENTITIES: readonly ResolvedEntity[] = [
   ...Object.values(serviceEntities),
   ...Object.values(memberEntities),
   ...Object.values(bikeEntities),
+  ...Object.values(orderEntities),
 ]
 
 /** Every entity by key, so references can be resolved ("dept" → its table and label field) on both sides. */

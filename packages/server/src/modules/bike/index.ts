@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { badRequest, conflict } from '../../platform/errors'
 import type { Services } from '../../platform/services'
+import { bindFrameNumber, releaseFrameNumber } from '../order/numbers'
 import { label, merged, registerModelSpecs } from './models'
 import { recordBikeEvent } from './records'
 
@@ -50,23 +51,37 @@ export function registerBikes(app: FastifyInstance, services: Services) {
   registerModelSpecs(app, services)
 
   registerEntityRoutes(app, services, bike, {
-    beforeCreate: async ({ tx, values }) => checkBike(tx, values),
-    beforeUpdate: async ({ tx, before, values }) => checkBike(tx, merged(before, values), before[bike.idField]),
+    beforeCreate: async ({ tx, values, columns }) => {
+      await checkBike(tx, values)
+      // A generated number (not a voided one): the bike belongs to its order.
+      columns.orderId = await bindFrameNumber(tx, String(values.frameNumber), null)
+    },
+    beforeUpdate: async ({ tx, before, values }) => {
+      await checkBike(tx, merged(before, values), before[bike.idField])
+      if (values.frameNumber !== undefined && values.frameNumber !== before.frameNumber) values.orderId = await bindFrameNumber(tx, String(values.frameNumber), null)
+    },
     afterCreate: async ({ tx, auth, row }) => {
       const bikeId = Number(row.bikeId)
       const frameNumber = String(row.frameNumber)
+      await bindFrameNumber(tx, frameNumber, bikeId)
       await recordBikeEvent(tx, { bikeId, frameNumber, kind: 'produced', by: auth.userName })
       if (row.frameType === 'replacement') await recordBikeEvent(tx, { bikeId, frameNumber, kind: 'frameReplaced', detail: String(row.replacementReason ?? ''), by: auth.userName })
     },
     afterUpdate: async ({ tx, auth, before, after }) => {
+      if (before.frameNumber !== after.frameNumber) {
+        await releaseFrameNumber(tx, String(before.frameNumber), Number(before.bikeId))
+        await bindFrameNumber(tx, String(after.frameNumber), Number(after.bikeId))
+      }
       // A frame number replaced on the bike: its earlier records keep the old number.
       const replaced = after.frameType === 'replacement' && (before.frameType !== 'replacement' || before.frameNumber !== after.frameNumber)
       if (replaced) await recordBikeEvent(tx, { bikeId: Number(after.bikeId), frameNumber: String(after.frameNumber), kind: 'frameReplaced', detail: String(after.replacementReason ?? ''), memberId: (after.memberId as number | null) ?? null, by: auth.userName })
     },
     // Bulk deletes are all or nothing: one bound bike among the ids refuses them all.
-    beforeDelete: async ({ rows }) => {
+    beforeDelete: async ({ tx, rows }) => {
       const bound = rows.find((r) => r.bindStatus === 'bound' || (r.memberId !== null && r.memberId !== undefined))
       if (bound) throw conflict('bike.boundNoDelete')
+      // Its frame number is free for the bike registered with it next (a bike entered by mistake).
+      for (const r of rows) await releaseFrameNumber(tx, String(r.frameNumber), Number(r.bikeId))
     },
     actions: {
       unbind: async ({ tx, auth, action, rows }) => {
