@@ -13,13 +13,11 @@
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createWriteStream, mkdtempSync, openAsBlob, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { createWriteStream, openAsBlob } from 'node:fs'
 import { join } from 'node:path'
 import { once } from 'node:events'
-import { onCleanup, onExit } from './cleanup'
 import { benchFirmware } from './files-entity'
-import { freshDatabase, type Line, message, signIn, type Target } from './run'
+import { type Line, message, results, scratch, signIn, type Target } from './run'
 import { buildServer, ServerProcess } from './server'
 import { log, fmt } from './format'
 
@@ -57,20 +55,12 @@ async function checksum(tool: 'sha256sum' | 'md5sum', path: string): Promise<str
 }
 
 export async function runFiles(target: Target, bench: FilesBench, entry: string): Promise<{ lines: Line[]; notes: string[] }> {
-  const lines: Line[] = []
-  const notes: string[] = []
-  const add = (measure: string, value: string, extra: { target?: string; pass?: boolean } = {}) => lines.push({ db: target.name, measure, value, ...extra })
-  const dir = mkdtempSync(join(tmpdir(), 'velo-bench-files-'))
-  const forgetDir = onExit(() => rmSync(dir, { recursive: true, force: true }))
-  const database = await freshDatabase(target, dir)
-  const storageDir = join(dir, 'files')
+  const { lines, notes, add } = results(target)
   let server: ServerProcess | undefined
-  const cleanup = onCleanup(async () => {
+  const { dir, database, cleanup } = await scratch(target, 'files', async () => {
     await server?.stop()
-    await database.drop()
-    rmSync(dir, { recursive: true, force: true })
-    forgetDir()
   })
+  const storageDir = join(dir, 'files')
   const size = bench.megabytes * MB
   const label = `${fmt(bench.megabytes)} MB upload`
   try {

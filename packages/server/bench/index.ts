@@ -33,6 +33,9 @@
  * Then the members (bench/members.ts): the demo data at full size, the member list and a member
  * drawer's rides at 50 and 1 clients, and their SQL bare.
  *
+ * Then the frame numbers (bench/orders.ts): BENCH_FRAME_NUMBERS (100000) generated for one order, the same
+ * INSERTs bare, and a label sheet of BENCH_LABELS (10000).
+ *
  * Then the IoT gateway (bench/iot.ts): BENCH_IOT_DEVICES (10000) simulated devices connect to the
  * embedded broker and to Mosquitto (BENCH_MQTT_URL, default mqtt://127.0.0.1:1883, when it answers;
  * BENCH_IOT_BROKERS=embedded or external picks one), and one ping goes to all of them.
@@ -45,7 +48,7 @@
  * Then a file upload (bench/files.ts): one BENCH_FILE_MB (200) MB file through a `file` field's route,
  * with the server's RSS growth, the rate and the digests against sha256sum/md5sum.
  *
- * BENCH_ONLY=engine, members, iot, browser or files runs one part.
+ * BENCH_ONLY=engine, members, orders, iot, browser or files runs one part.
  * BENCH_ONLY=engine BENCH_IMPORT_ONLY=1 runs the engine part's import alone (no login-log rows, list,
  * export or transitions before it), for looking into the import figure; BENCH_LIST_ONLY=1 stops after
  * the list, BENCH_EXPORT_ONLY=1 runs the rows and the two exports alone.
@@ -56,6 +59,7 @@ import { type BrowserBench, runBrowser } from './browser'
 import { buildFilesServer, type FilesBench, runFiles } from './files'
 import { type IotBench, iotBrokers, runIot } from './iot'
 import { runMembers } from './members'
+import { type OrdersBench, runOrders } from './orders'
 import { type Bench, type Line, runTarget, type Target } from './run'
 import { buildServer } from './server'
 
@@ -85,11 +89,16 @@ const browser: BrowserBench = {
   loads: int('BENCH_BROWSER_LOADS', 10),
 }
 
+const orders: OrdersBench = {
+  numbers: int('BENCH_FRAME_NUMBERS', 100_000),
+  labels: int('BENCH_LABELS', 10_000),
+}
+
 const files: FilesBench = {
   megabytes: int('BENCH_FILE_MB', 200),
 }
 
-const PARTS = ['engine', 'members', 'iot', 'browser', 'files'] as const
+const PARTS = ['engine', 'members', 'orders', 'iot', 'browser', 'files'] as const
 const only = process.env.BENCH_ONLY ?? ''
 if (only && !(PARTS as readonly string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, not ${JSON.stringify(only)}`)
 const runs = (part: (typeof PARTS)[number]) => !only || only === part
@@ -126,6 +135,14 @@ async function main() {
       headings.push(`Members benchmark: the demo data (10,000 members, about 1,000,000 rides); the member list and a member drawer's rides at ${bench.connections} and 1 clients, and their SQL bare.`)
       for (const target of targets()) {
         const result = await runMembers(target, bench, server.entry)
+        lines.push(...result.lines)
+        notes.push(...result.notes)
+      }
+    }
+    if (runs('orders')) {
+      headings.push(`Frame-number benchmark: ${fmt(orders.numbers)} numbers generated for one order (the Generate action's job), the same INSERTs bare, and a label sheet of ${fmt(orders.labels)}.`)
+      for (const target of targets()) {
+        const result = await runOrders(target, orders, server.entry)
         lines.push(...result.lines)
         notes.push(...result.notes)
       }

@@ -10,17 +10,14 @@
  * each at 50 and at 1 keep-alive HTTP clients, and runs the SQL the repository compiles for the same
  * request bare on the same database (as the engine benchmark does), printing the throughput ratio.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { memberEntities, type ResolvedEntity } from '@velo/shared'
 import type { Kysely } from 'kysely'
 import { loadConfig } from '../src/config'
 import { createDatabase } from '../src/db/database'
 import { DEFAULT_SEED, runDemo } from '../src/demo'
-import { onCleanup, onExit } from './cleanup'
 import { httpLoad } from './measure'
-import { type Bench, bareLoad, collectGarbage, freshDatabase, type Line, message, signIn, type Target } from './run'
+import { type Bench, bareLoad, collectGarbage, type Line, message, results, scratch, signIn, type Target } from './run'
 import { ADMIN_PASSWORD, ServerProcess } from './server'
 import { log, fmt, ms } from './format'
 
@@ -28,18 +25,10 @@ const WARMUP_SECONDS = 2
 
 
 export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 'connections'>, entry: string): Promise<{ lines: Line[]; notes: string[] }> {
-  const lines: Line[] = []
-  const notes: string[] = []
-  const add = (measure: string, value: string, extra: { target?: string; pass?: boolean } = {}) => lines.push({ db: target.name, measure, value, ...extra })
-  const dir = mkdtempSync(join(tmpdir(), 'velo-bench-members-'))
-  const forgetDir = onExit(() => rmSync(dir, { recursive: true, force: true }))
-  const database = await freshDatabase(target, dir)
+  const { lines, notes, add } = results(target)
   let server: ServerProcess | undefined
-  const cleanup = onCleanup(async () => {
+  const { dir, database, cleanup } = await scratch(target, 'members', async () => {
     await server?.stop()
-    await database.drop()
-    rmSync(dir, { recursive: true, force: true })
-    forgetDir()
   })
   try {
     log(`${target.name}: starting the server, then the demo data`)

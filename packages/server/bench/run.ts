@@ -93,21 +93,39 @@ export async function freshDatabase(target: Target, dir: string): Promise<{ url:
   }
 }
 
-export async function runTarget(target: Target, bench: Bench, serverEntry: string): Promise<{ lines: Line[]; notes: string[] }> {
+/** A part's table lines and notes for one database, and `add` for a line. */
+export function results(target: Target) {
   const lines: Line[] = []
   const notes: string[] = []
   const add = (measure: string, value: string, extra: { target?: string; pass?: boolean } = {}) => lines.push({ db: target.name, measure, value, ...extra })
-  const dir = mkdtempSync(join(tmpdir(), 'velo-bench-'))
+  return { lines, notes, add }
+}
+
+/**
+ * A part's scratch for one database: a temporary folder and a fresh database in it, and the
+ * clean-up that removes them however the run ends (`first` stops what the part started on them:
+ * its server, its own connection).
+ */
+export async function scratch(target: Target, name: string, first: () => Promise<void>) {
+  const dir = mkdtempSync(join(tmpdir(), `velo-bench-${name}-`))
   const forgetDir = onExit(() => rmSync(dir, { recursive: true, force: true }))
   const database = await freshDatabase(target, dir)
-  let server: ServerProcess | undefined
-  let db: Db | undefined
   const cleanup = onCleanup(async () => {
-    await server?.stop()
-    await db?.destroy()
+    await first()
     await database.drop()
     rmSync(dir, { recursive: true, force: true })
     forgetDir()
+  })
+  return { dir, database, cleanup }
+}
+
+export async function runTarget(target: Target, bench: Bench, serverEntry: string): Promise<{ lines: Line[]; notes: string[] }> {
+  const { lines, notes, add } = results(target)
+  let server: ServerProcess | undefined
+  let db: Db | undefined
+  const { dir, database, cleanup } = await scratch(target, 'engine', async () => {
+    await server?.stop()
+    await db?.destroy()
   })
   // A fresh server process for each phase, so each peak is that phase's own (V8 keeps what it grew to).
   const restart = async () => {
