@@ -8,10 +8,22 @@
 // mask scoring, in 0.12 ms. Measured with both in `npm run bench` (BENCH_ONLY=orders).
 
 import { Readable } from 'node:stream'
-// The Node entry by name: TypeScript's bundler resolution does not pick bwip-js's root export by its 'node' condition.
-import bwipjs from 'bwip-js/node'
-import PDFDocument from 'pdfkit'
-import QRCode from 'qrcode'
+
+/**
+ * The PDF writer and the encoders, loaded when the first sheet is written: together 30 MB of memory
+ * and 150 ms at start for a server that may never print a label.
+ */
+const encoders = async () => {
+  const [pdfkit, bwip, qr] = await Promise.all([
+    import('pdfkit'),
+    // The Node entry by name: TypeScript's bundler resolution does not pick bwip-js's root export by its 'node' condition.
+    import('bwip-js/node'),
+    import('qrcode'),
+  ])
+  return { PDFDocument: pdfkit.default, bwipjs: bwip.default, QRCode: qr.default }
+}
+type Encoders = Awaited<ReturnType<typeof encoders>>
+let loaded: Promise<Encoders> | undefined
 import { yieldWhenDue } from '../../platform/event-loop'
 
 export interface FrameLabel {
@@ -67,7 +79,6 @@ export function labelSheet(
   options: { onLabel?: (done: number) => void; signal?: AbortSignal; title?: string } = {},
 ): Readable {
   const { onLabel, signal, title } = options
-  const doc = new PDFDocument({ autoFirstPage: false, size: 'A4', margin: 0, info: title === undefined ? {} : { Title: title } })
   let wake: (() => void) | undefined
   const out = new Readable({
     read() {
@@ -80,13 +91,6 @@ export function labelSheet(
   })
   const demanded = () => new Promise<void>((resolve) => (wake = resolve)).finally(() => (wake = undefined))
 
-  doc.on('data', (chunk: Buffer) => {
-    if (!out.destroyed) out.push(chunk)
-  })
-  doc.on('end', () => {
-    if (!out.destroyed) out.push(null)
-  })
-
   if (signal) {
     const abort = () => out.destroy(signal.reason)
     if (signal.aborted) abort()
@@ -97,7 +101,15 @@ export function labelSheet(
   }
 
   async function write() {
+    const lib = await (loaded ??= encoders())
     if (out.destroyed) return
+    const doc = new lib.PDFDocument({ autoFirstPage: false, size: 'A4', margin: 0, info: title === undefined ? {} : { Title: title } })
+    doc.on('data', (chunk: Buffer) => {
+      if (!out.destroyed) out.push(chunk)
+    })
+    doc.on('end', () => {
+      if (!out.destroyed) out.push(null)
+    })
     const source = labels[Symbol.asyncIterator]()
     let next: IteratorResult<FrameLabel> | undefined
     try {
@@ -113,7 +125,7 @@ export function labelSheet(
           doc.addPage()
           slot = 0
         }
-        drawLabel(doc, next.value, slot++)
+        drawLabel(lib, doc, next.value, slot++)
         onLabel?.(++done)
         // Labels from memory answer at once: requests get their turn between them.
         await yieldWhenDue()
@@ -128,7 +140,7 @@ export function labelSheet(
   return out
 }
 
-function drawLabel(doc: PDFKit.PDFDocument, label: FrameLabel, slot: number) {
+function drawLabel(lib: Encoders, doc: PDFKit.PDFDocument, label: FrameLabel, slot: number) {
   const { frameNumber } = label
   if (!FRAME_NUMBER.test(frameNumber)) throw new Error(`A frame number is 1 to 32 upper-case letters and digits, not ${JSON.stringify(frameNumber)}`)
   const left = (slot % COLUMNS) * LABEL_WIDTH
@@ -144,8 +156,8 @@ function drawLabel(doc: PDFKit.PDFDocument, label: FrameLabel, slot: number) {
     .fontSize(CAPTION_SIZE)
     .text(winAnsi(label.caption), left + PADDING, captionTop, { width: TEXT_WIDTH, height: top + PADDING + QR_SIZE - captionTop, ellipsis: true })
 
-  drawQrCode(doc, frameNumber, left + LABEL_WIDTH - PADDING - QR_SIZE, top + PADDING)
-  drawCode128(doc, frameNumber, left, top + LABEL_HEIGHT - PADDING - BARCODE_HEIGHT)
+  drawQrCode(lib, doc, frameNumber, left + LABEL_WIDTH - PADDING - QR_SIZE, top + PADDING)
+  drawCode128(lib, doc, frameNumber, left, top + LABEL_HEIGHT - PADDING - BARCODE_HEIGHT)
 }
 
 // The encoders answer modules; they are drawn here as filled rectangles, sharp at any printer's
@@ -153,7 +165,7 @@ function drawLabel(doc: PDFKit.PDFDocument, label: FrameLabel, slot: number) {
 // more than the encoding (0.7 ms against 0.05 ms per Code 128) only to hand back the same modules.
 
 /** Each run of dark modules in a row is one rectangle, in a coordinate system of one unit per module. */
-function drawQrCode(doc: PDFKit.PDFDocument, text: string, x: number, y: number) {
+function drawQrCode({ QRCode }: Encoders, doc: PDFKit.PDFDocument, text: string, x: number, y: number) {
   const { size, data } = QRCode.create(text, { errorCorrectionLevel: 'M' }).modules
   const module = QR_SIZE / size
   doc.save().transform(module, 0, 0, module, x, y)
@@ -177,7 +189,7 @@ function drawQrCode(doc: PDFKit.PDFDocument, text: string, x: number, y: number)
  * for today's 14 characters a module of 0.39 mm; 32 characters still get 0.17 mm, which a 600 dpi
  * printer and a common scanner manage.
  */
-function drawCode128(doc: PDFKit.PDFDocument, text: string, labelLeft: number, y: number) {
+function drawCode128({ bwipjs }: Encoders, doc: PDFKit.PDFDocument, text: string, labelLeft: number, y: number) {
   const [symbol] = bwipjs.raw('code128', text, {})
   if (!symbol || !('sbs' in symbol)) throw new Error('bwip-js answered no Code 128 bars')
   // sbs: the widths of bar, space, bar, … in modules.
