@@ -259,8 +259,6 @@ export const enUS = {
   'crud.moveTo': 'Move to',
   'crud.moveToRequired': 'Please choose the next state',
   'crud.jobStarted': '{{operation}} started: follow it with the jobs button in the top bar',
-  'crud.jobFinished': '{{operation}} finished',
-  'crud.jobFailed': '{{operation}} failed',
   'crud.confirmAgain': 'Confirm again',
   'crud.allStates': 'All',
   'crud.stateFilter': 'Filter by {{field}}',

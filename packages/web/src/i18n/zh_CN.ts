@@ -261,8 +261,6 @@ export const zhCN: Record<MessageKey, string> = {
   'crud.moveTo': '流转至',
   'crud.moveToRequired': '请选择下一状态',
   'crud.jobStarted': '{{operation}}已开始：可在顶栏的任务按钮中查看进度',
-  'crud.jobFinished': '{{operation}}已完成',
-  'crud.jobFailed': '{{operation}}失败',
   'crud.confirmAgain': '再次确认',
   'crud.allStates': '全部',
   'crud.stateFilter': '按{{field}}筛选',

@@ -45,15 +45,15 @@ export function useWorkflow(entity: ResolvedEntity) {
     }
   }, [])
 
-  /** A job action's job: the top bar's list shows it; when it ends, the rows refresh and its outcome is said. */
-  function follow(op: Operation, job: JobInfo) {
+  /**
+   * A job action's job: the top bar's list shows it and says how it ended (finished, or failed and
+   * why); when it ends, the rows it changed refresh here.
+   */
+  function follow(job: JobInfo) {
     jobStore.started(job)
-    const stop = followJob(job, (ended) => {
+    const stop = followJob(job, () => {
       following.current.delete(stop)
       refreshEntity()
-      const operation = localized(op.label)
-      if (ended.state === 'failed') void message.error(ended.error || t('crud.jobFailed', { operation }))
-      else if (ended.state === 'succeeded') void message.success(t('crud.jobFinished', { operation }))
     })
     following.current.add(stop)
   }
@@ -66,7 +66,7 @@ export function useWorkflow(entity: ResolvedEntity) {
     })
     void message.success(op.job ? t('crud.jobStarted', { operation: localized(op.label) }) : answer.msg)
     // A job is only queued (its answer is the job): the rows refresh when it ends.
-    if (op.job && isJobInfo(answer.data)) return follow(op, answer.data)
+    if (op.job && isJobInfo(answer.data)) return follow(answer.data)
     refreshEntity()
   }
 
