@@ -192,6 +192,20 @@ describe('generating frame numbers', () => {
     expect(removed.msg).toContain('has 2 frame numbers')
   })
 
+  it('seeds a button for every right the page offers, its numbers’ Void and Replace too, and each right is enforced', async () => {
+    const page = await db().selectFrom('sysMenu').select('menuId').where('perms', '=', 'order:deviceOrder:list').where('menuType', '=', 'C').executeTakeFirstOrThrow()
+    const buttons = (await db().selectFrom('sysMenu').select('perms').where('parentId', '=', page.menuId).execute()).map((b) => b.perms)
+    expect(buttons).toEqual(expect.arrayContaining(['order:deviceOrder:generate', 'order:deviceOrder:printLabels', 'order:deviceOrder:void', 'order:deviceOrder:replace', 'order:deviceOrder:export']))
+    const o = await addOrder()
+    await generate(o.orderId, 2)
+    const [n1, n2] = await numbers(o.orderId)
+    await addBike(n1!.frameNumber)
+    const clerk = await limitedUser(t, { userName: 'voidclerk', dataScope: '1', perms: ['order:deviceOrder:list', 'order:deviceOrder:query', 'order:deviceOrder:void'] })
+    expect((await call('POST', `/order/deviceOrder/number/${n1!.numberId}/action/replace`, { cause: 'other' }, clerk.token)).status).toBe(403)
+    expect((await call('POST', `/order/deviceOrder/${o.orderId}/action/printLabels`, { which: 'all' }, clerk.token)).status).toBe(403)
+    expect((await call('POST', `/order/deviceOrder/number/${n2!.numberId}/void`, { reason: 'Misprint' }, clerk.token)).status).toBe(200)
+  })
+
   it('refuses generation to a user without the right', async () => {
     const o = await addOrder()
     const viewer = await limitedUser(t, { userName: 'orderviewer', dataScope: '1', perms: ['order:deviceOrder:list', 'order:deviceOrder:query'] })

@@ -96,7 +96,7 @@ describe('first start', () => {
       const second = await buildApp(loadConfig(env), { logger: false })
       const db2 = second.services.db
       expect(second.seedResult).toEqual({ seeded: true, generatedAdminPassword: undefined, demoRegistrationKey: expect.any(String) })
-      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe('6')
+      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe('7')
       const buttons = await db2.selectFrom('sysMenu').select(['menuName', 'perms']).where('perms', 'like', 'service:repairOrder:%').execute()
       expect(buttons.map((b) => b.perms)).toEqual(expect.arrayContaining(['service:repairOrder:receive', 'service:repairOrder:evaluate', 'service:repairOrder:review']))
       expect(buttons.find((b) => b.perms === 'service:repairOrder:receive')?.menuName).toBe('button.receive')

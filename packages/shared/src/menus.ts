@@ -208,6 +208,20 @@ export function definedButtons(e: ResolvedEntity): [perms: string, name: string]
   return [...out]
 }
 
+/**
+ * The buttons of a definition's page: its own (definedButtons), then those of the definitions that
+ * share its permission and so live on the page — a model's colours and sizes, an order's frame
+ * numbers with their Void and Replace — so that each right the page's rows offer can be granted.
+ */
+export function definedPageButtons(e: ResolvedEntity): [perms: string, name: string][] {
+  const out = new Map(definedButtons(e))
+  for (const other of allEntities()) {
+    if (other === e || other.permission !== e.permission) continue
+    for (const [perms, name] of definedButtons(other)) if (!out.has(perms)) out.set(perms, name)
+  }
+  return [...out]
+}
+
 /** 'button.receive' of a definition's step or action, when no standard title has the name. */
 function definedButtonTitle(name: string): Label | undefined {
   if (!name.startsWith('button.')) return undefined

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { definedButtons, entityForComponent, MENU_CATALOGUE, type MenuSeed, STANDARD_ACTIONS } from '@velo/shared'
+import { definedPageButtons, entityForComponent, MENU_CATALOGUE, type MenuSeed, STANDARD_ACTIONS } from '@velo/shared'
 import type { Transaction } from 'kysely'
 import { newRegistrationKey } from '../../iot/device-auth'
 import { newUserRow } from '../../platform/auth/new-user'
@@ -58,7 +58,7 @@ function pageButtons(seed: MenuSeed): [perms: string, name: string][] {
   const entity = seed.component ? entityForComponent(seed.component) : undefined
   const standard = [...STANDARD_ACTIONS, ...(seed.imports ? ['import'] : [])].map((a): [string, string] => [`${seed.permission}:${a}`, `button.${a}`])
   const own = seed.buttons?.map(([perms, name]): [string, string] => [perms, name])
-  const buttons = new Map(own ?? (entity ? definedButtons(entity) : standard))
+  const buttons = new Map(own ?? (entity ? definedPageButtons(entity) : standard))
   for (const perms of seed.extra ?? []) if (!buttons.has(perms)) buttons.set(perms, `button.${perms.split(':').at(-1)}`)
   return [...buttons]
 }
@@ -377,6 +377,8 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 4, apply: (tx) => definedButtonsArea(tx) },
   { version: 5, apply: (tx) => jobsPage(tx) },
   { version: 6, apply: (tx) => membersAndBikes(tx) },
+  // Bike orders: Generate and Print labels, and their frame numbers' Void and Replace.
+  { version: 7, apply: (tx) => definedButtonsArea(tx) },
 ]
 
 /**
