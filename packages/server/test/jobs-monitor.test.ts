@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app'
 import { loadConfig } from '../src/config'
 import type { Db } from '../src/db/database'
+import { SEED_VERSION } from '../src/db/seed'
 import { defineJobKind } from '../src/platform/jobs'
 import { loadAuthContext } from '../src/platform/rbac/auth-context'
 import { ADMIN_PASSWORD, freshDatabase, idOf, limitedUser, useTestApp } from './harness'
@@ -100,7 +101,7 @@ describe('a database seeded before Monitoring › Jobs existed', () => {
       const second = await buildApp(loadConfig(env), { logger: false })
       const db2 = second.services.db
       expect(second.seedResult).toMatchObject({ seeded: true, generatedAdminPassword: undefined })
-      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe('6')
+      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe(String(SEED_VERSION))
       await expectJobsMenu(db2)
       expect((await db2.selectFrom('sysMenu').select('menuId').execute()).length).toBe(menus)
       // The admin sees it in the menu.

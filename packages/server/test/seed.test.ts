@@ -5,6 +5,7 @@ import { MENU_CATALOGUE } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app'
 import { loadConfig } from '../src/config'
+import { SEED_VERSION } from '../src/db/seed'
 import { verifyPassword } from '../src/platform/auth/passwords'
 import { createTestApp, freshDatabase } from './harness'
 
@@ -96,7 +97,7 @@ describe('first start', () => {
       const second = await buildApp(loadConfig(env), { logger: false })
       const db2 = second.services.db
       expect(second.seedResult).toEqual({ seeded: true, generatedAdminPassword: undefined, demoRegistrationKey: expect.any(String) })
-      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe('7')
+      expect((await db2.selectFrom('sysConfig').select('configValue').where('configKey', '=', 'sys.seed.version').executeTakeFirstOrThrow()).configValue).toBe(String(SEED_VERSION))
       const buttons = await db2.selectFrom('sysMenu').select(['menuName', 'perms']).where('perms', 'like', 'service:repairOrder:%').execute()
       expect(buttons.map((b) => b.perms)).toEqual(expect.arrayContaining(['service:repairOrder:receive', 'service:repairOrder:evaluate', 'service:repairOrder:review']))
       expect(buttons.find((b) => b.perms === 'service:repairOrder:receive')?.menuName).toBe('button.receive')

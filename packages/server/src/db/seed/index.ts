@@ -381,6 +381,9 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 7, apply: (tx) => definedButtonsArea(tx) },
 ]
 
+/** The version a database is at once seeded by this server. */
+export const SEED_VERSION = STEPS.at(-1)!.version
+
 /**
  * Applies each seed step once: a fresh database gets them all, one seeded by an older version only
  * the newer steps. The marker (config key sys.seed.version) records the version reached.
@@ -395,7 +398,7 @@ export async function seed(services: Pick<Services, 'db' | 'config'>): Promise<S
   const fresh = current === 0
   const generated = fresh && !config.adminPassword ? generatePassword() : undefined
   const adminHash = fresh ? await hashPassword(config.adminPassword ?? generated!) : ''
-  const version = String(STEPS.at(-1)!.version)
+  const version = String(SEED_VERSION)
 
   const result: SeedResult = { seeded: true, generatedAdminPassword: generated }
   await db.transaction().execute(async (tx) => {
