@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { badRequest, conflict } from '../../platform/errors'
 import type { Services } from '../../platform/services'
-import { bindFrameNumber, releaseFrameNumber } from '../order/numbers'
+import { bindNumber, type NumberForBike, numberForBike, releaseFrameNumber } from '../order/numbers'
 import { label, merged, registerModelSpecs } from './models'
 import { recordBikeEvent } from './records'
 
@@ -51,26 +51,31 @@ export function registerBikes(app: FastifyInstance, services: Services) {
   registerModelSpecs(app, services)
 
   registerEntityRoutes(app, services, bike, {
-    beforeCreate: async ({ tx, values, columns }) => {
+    beforeCreate: async ({ tx, values, columns, context }) => {
       await checkBike(tx, values)
-      // A generated number (not a voided one): the bike belongs to its order.
-      columns.orderId = await bindFrameNumber(tx, String(values.frameNumber), null)
+      // A generated number (not a voided one): the bike belongs to its order, and binds the number once added.
+      const number = await numberForBike(tx, String(values.frameNumber))
+      columns.orderId = number?.orderId ?? null
+      context.frameNumber = number
     },
-    beforeUpdate: async ({ tx, before, values }) => {
+    beforeUpdate: async ({ tx, before, values, context }) => {
       await checkBike(tx, merged(before, values), before[bike.idField])
-      if (values.frameNumber !== undefined && values.frameNumber !== before.frameNumber) values.orderId = await bindFrameNumber(tx, String(values.frameNumber), null)
+      if (values.frameNumber === undefined || values.frameNumber === before.frameNumber) return
+      const number = await numberForBike(tx, String(values.frameNumber))
+      values.orderId = number?.orderId ?? null
+      context.frameNumber = number
     },
-    afterCreate: async ({ tx, auth, row }) => {
+    afterCreate: async ({ tx, auth, row, context }) => {
       const bikeId = Number(row.bikeId)
       const frameNumber = String(row.frameNumber)
-      await bindFrameNumber(tx, frameNumber, bikeId)
+      if (context.frameNumber) await bindNumber(tx, context.frameNumber as NumberForBike, bikeId)
       await recordBikeEvent(tx, { bikeId, frameNumber, kind: 'produced', by: auth.userName })
       if (row.frameType === 'replacement') await recordBikeEvent(tx, { bikeId, frameNumber, kind: 'frameReplaced', detail: String(row.replacementReason ?? ''), by: auth.userName })
     },
-    afterUpdate: async ({ tx, auth, before, after }) => {
+    afterUpdate: async ({ tx, auth, before, after, context }) => {
       if (before.frameNumber !== after.frameNumber) {
         await releaseFrameNumber(tx, String(before.frameNumber), Number(before.bikeId))
-        await bindFrameNumber(tx, String(after.frameNumber), Number(after.bikeId))
+        if (context.frameNumber) await bindNumber(tx, context.frameNumber as NumberForBike, Number(after.bikeId))
       }
       // A frame number replaced on the bike: its earlier records keep the old number.
       const replaced = after.frameType === 'replacement' && (before.frameType !== 'replacement' || before.frameNumber !== after.frameNumber)

@@ -1,4 +1,4 @@
-import { type ActionPreview, bikeEntities, frameCheckCharacter, frameFormat, framePrefix, frameNumberOf, type Language, orderEntities, overrunLimit } from '@velo/shared'
+import { type ActionPreview, bikeEntities, frameFormat, framePrefix, frameNumberOf, type Language, maxSerial, orderEntities, overrunLimit } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import { type Kysely, sql } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
@@ -9,12 +9,10 @@ import { recordBikeEvent } from '../bike/records'
 import { label, merged } from '../bike/models'
 import { labelSheet, type FrameLabel } from './labels'
 import { generateNumbers, recountOrder, templateOf, windowOf } from './numbers'
-import { nextSerial, reserveSerials, serialsLeft } from './series'
-
-export { bindFrameNumber, releaseFrameNumber } from './numbers'
+import { nextSerial, reserveSerials } from './series'
 
 const { deviceOrder, frameNumber } = orderEntities
-const { bike, bikeModel } = bikeEntities
+const { bike } = bikeEntities
 
 type Row = Record<string, unknown>
 
@@ -43,23 +41,15 @@ function checkOrder(row: Row) {
   const digits = Number(row.serialDigits ?? 6)
   for (const field of ['serialStart', 'serialEnd'] as const) {
     const v = field === 'serialStart' ? start : end
-    if (v !== null && v > 10 ** digits - 1) {
+    if (v !== null && v > maxSerial({ serialDigits: digits })) {
       const f = both(field)
       throw badRequest('order.serialTooLong', { fieldEn: f.en, fieldZh: f.zh, value: v, digits }, { errors: [{ field }] })
     }
   }
 }
 
-/** An order's row as stored, with its model's name (for the label captions). */
-async function loadOrder(db: Kysely<any>, orderId: number): Promise<Row> {
-  return db
-    .selectFrom(`${deviceOrder.table} as o`)
-    .leftJoin(`${bikeModel.table} as m`, 'm.modelId', 'o.modelId')
-    .selectAll('o')
-    .select('m.name as modelName')
-    .where('o.orderId', '=', orderId)
-    .executeTakeFirstOrThrow()
-}
+/** An order's row as stored now (after a generation; the order of a number). */
+const loadOrder = (db: Kysely<any>, orderId: number): Promise<Row> => db.selectFrom(deviceOrder.table).selectAll().where('orderId', '=', orderId).executeTakeFirstOrThrow()
 
 /** What generating `count` more numbers would do, and whether it passes the 5 % rule (SPEC §5). */
 async function generationPreview(db: Kysely<any>, order: Row, count: number | undefined, lang: Language): Promise<ActionPreview> {
@@ -68,13 +58,12 @@ async function generationPreview(db: Kysely<any>, order: Row, count: number | un
   const window = windowOf(order)
   const next = await nextSerial(db, prefix, window.start)
   const example = next <= window.end ? frameNumberOf(template, next, prefix) : '—'
-  const check = template.checkCharacter ? frameCheckCharacter(prefix + String(Math.min(next, window.end)).padStart(template.serialDigits, '0')) : ''
   const facts = [
-    { label: t(lang, 'order.preview.format'), value: frameFormat(template, check ? t(lang, 'order.preview.check') : '') },
+    { label: t(lang, 'order.preview.format'), value: frameFormat(template, t(lang, 'order.preview.check')) },
     { label: t(lang, 'order.preview.example'), value: example },
   ]
   if (!count) return { facts }
-  const left = await serialsLeft(db, prefix, window)
+  const left = Math.max(0, window.end - next + 1)
   if (left < count) throw conflict('order.serialsExhausted', { left, last: window.end, count }, 'count')
   const pad = (n: number) => String(n).padStart(template.serialDigits, '0')
   facts.push({ label: t(lang, 'order.preview.serials'), value: `${pad(next)} – ${pad(next + count - 1)}` })
@@ -95,9 +84,9 @@ function causeLabel(value: string): Record<Language, string> {
   return option?.label ?? { en_US: value, zh_CN: value }
 }
 
-/** The order's numbers for the label sheet, read page by page in serial order (never all at once). */
+/** The order's numbers for the label sheet (`order` as its list answers it, with its model's name), read page by page in serial order (never all at once). */
 async function* labelsOf(db: Kysely<any>, order: Row, statuses: string[], upTo: number): AsyncGenerator<FrameLabel> {
-  const caption = `${String(order.orderNo)} · ${String(order.modelName ?? '')}`
+  const caption = `${String(order.orderNo)} · ${String(order.modelIdLabel ?? '')}`
   let after = -1
   for (;;) {
     const page = await db
@@ -119,7 +108,7 @@ async function* labelsOf(db: Kysely<any>, order: Row, statuses: string[], upTo: 
 /**
  * Orders › Bike orders: the orders, their frame numbers (generated from the order's template,
  * docs/frame-numbers.md), the label sheet, voiding and replacement. Bikes bind numbers through
- * bindFrameNumber (modules/bike).
+ * numberForBike and bindNumber (modules/bike).
  */
 export function registerOrders(app: FastifyInstance, services: Services) {
   registerEntityRoutes(app, services, deviceOrder, {
@@ -149,17 +138,17 @@ export function registerOrders(app: FastifyInstance, services: Services) {
       }
     },
     previews: {
-      generate: async ({ tx, rows, input, lang }) => generationPreview(tx, await loadOrder(tx, Number(rows[0]!.orderId)), input.count === undefined ? undefined : Number(input.count), lang),
+      generate: async ({ tx, rows, input, lang }) => generationPreview(tx, rows[0]!, input.count === undefined ? undefined : Number(input.count), lang),
     },
     actions: {
       generate: async ({ tx, auth, rows, input, progress, signal, confirmed }) => {
-        const order = await loadOrder(tx, Number(rows[0]!.orderId))
+        const order = rows[0]!
         const made = await generateNumbers(tx, order, Number(input.count), auth.userName, { progress, signal })
         const after = await loadOrder(tx, Number(order.orderId))
         return { ...made, numbersGenerated: Number(after.numbersGenerated), overrun: !!after.overrun, confirmedOverrun: confirmed }
       },
       printLabels: async ({ tx, rows, input, progress, signal, writeFile, lang }) => {
-        const order = await loadOrder(tx, Number(rows[0]!.orderId))
+        const order = rows[0]!
         const statuses = input.which === 'all' ? ['generated', 'printed', 'bound'] : ['generated']
         // The numbers as they are now: one generated meanwhile gets no label and stays unprinted.
         const bounds = await tx
@@ -198,7 +187,7 @@ export function registerOrders(app: FastifyInstance, services: Services) {
         const template = templateOf(order)
         const prefix = framePrefix(template)
         // A replacement is not one of the ordered frames: the order's serial end does not limit it.
-        const taken = await reserveSerials(tx, prefix, 1, { start: windowOf(order).start, end: 10 ** template.serialDigits - 1 })
+        const taken = await reserveSerials(tx, prefix, 1, { start: windowOf(order).start, end: maxSerial(template) })
         if (!('first' in taken)) throw conflict('order.serialsExhausted', { left: 0, last: taken.last, count: 1 })
         const number = frameNumberOf(template, taken.first, prefix)
         const cause = causeLabel(String(input.cause))

@@ -126,20 +126,27 @@ export async function recountOrder(tx: Kysely<any>, orderId: number): Promise<vo
     .execute()
 }
 
+/** A generated number a bike is registered with: the row to bind and the order the bike joins. */
+export interface NumberForBike {
+  numberId: number
+  orderId: number
+}
+
 /**
- * A bike registered (or renumbered) with a generated number takes it: the number becomes bound to
- * the bike, and the bike belongs to the number's order. Answers that order's id, or null for a
+ * The number a bike is registered (or renumbered) with, when an order generated it; null for a
  * number of no order (bikes numbered before orders were kept here). A voided number is refused.
  */
-export async function bindFrameNumber(tx: Kysely<any>, number: string, bikeId: number | null): Promise<number | null> {
-  const row = await tx.selectFrom(frameNumber.table).select(['numberId', 'orderId', 'status', 'bikeId']).where('frameNumber', '=', number).executeTakeFirst()
+export async function numberForBike(tx: Kysely<any>, number: string): Promise<NumberForBike | null> {
+  const row = await tx.selectFrom(frameNumber.table).select(['numberId', 'orderId', 'status']).where('frameNumber', '=', number).executeTakeFirst()
   if (!row) return null
   if (row.status === 'voided') throw conflict('order.numberVoided', { number }, 'frameNumber')
-  if (bikeId !== null) {
-    await tx.updateTable(frameNumber.table).set({ status: 'bound', bikeId }).where('numberId', '=', row.numberId).execute()
-    await recountOrder(tx, Number(row.orderId))
-  }
-  return Number(row.orderId)
+  return { numberId: Number(row.numberId), orderId: Number(row.orderId) }
+}
+
+/** The number becomes the bike's: bound, and its order's counts follow. */
+export async function bindNumber(tx: Kysely<any>, number: NumberForBike, bikeId: number): Promise<void> {
+  await tx.updateTable(frameNumber.table).set({ status: 'bound', bikeId }).where('numberId', '=', number.numberId).execute()
+  await recountOrder(tx, number.orderId)
 }
 
 /** A bike deleted or renumbered lets its number go: back to printed if its label was printed, else generated. */

@@ -35,16 +35,11 @@ export async function reserveSerials(tx: Kysely<any>, prefix: string, count: num
     .returning('lastSerial')
     .executeTakeFirst()
   if (taken) return { first: Number(taken.lastSerial) - count + 1 }
-  return { left: await serialsLeft(tx, prefix, window), last: window.end }
+  return { left: Math.max(0, window.end - (await nextSerial(tx, prefix, window.start)) + 1), last: window.end }
 }
 
 /** The serial the next reservation of the prefix would start at (for a preview; another may take it first). */
 export async function nextSerial(tx: Kysely<any>, prefix: string, start?: number | null): Promise<number> {
   const row = await tx.selectFrom('ordFrameSeries').select('lastSerial').where('prefix', '=', prefix).executeTakeFirst()
   return Math.max(Number(row?.lastSerial ?? 0), Math.max(0, (start ?? 1) - 1)) + 1
-}
-
-/** Serials still free in the window. */
-export async function serialsLeft(tx: Kysely<any>, prefix: string, window: SerialWindow): Promise<number> {
-  return Math.max(0, window.end - (await nextSerial(tx, prefix, window.start)) + 1)
 }

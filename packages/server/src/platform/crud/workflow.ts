@@ -187,12 +187,11 @@ const NO_FILE = (): Promise<string> => Promise.reject(new Error('only an action 
  * A `preview` action's preview, asked before it runs: its handler may refuse (throw an AppError), and
  * one that asks a second confirmation refuses the action without `confirmed: true` (409 with that text).
  */
-async function checkPreview(handlers: WorkflowHandlers, args: PreviewArgs, confirmed: boolean): Promise<ActionPreview | null> {
+async function checkPreview(handlers: WorkflowHandlers, args: PreviewArgs, confirmed: boolean): Promise<void> {
   const preview = args.action.preview ? handlers.previews?.[args.action.name] : undefined
-  if (!preview) return null
+  if (!preview) return
   const answer = await preview(args)
   if (answer.secondConfirm && !confirmed) throw conflict('action.confirmAgain', { text: answer.secondConfirm })
-  return answer
 }
 
 /** The behaviour a server module puts beside a definition's transitions and actions. */
@@ -441,7 +440,8 @@ export function registerWorkflowRoutes(
     const inputOf = (values: Row) => keptInput(Object.fromEntries(Object.entries(values).filter(([k]) => k !== 'ids' && k !== 'confirmed')))
 
     const preview = handlers.previews?.[action.name]
-    if (action.preview && preview) {
+    // Checked at start: a preview handler exists exactly for the actions with `preview: true`.
+    if (preview) {
       api.post(
         `${route}/preview`,
         {
