@@ -133,6 +133,11 @@ describe('generating frame numbers', () => {
     expect(await order(o.orderId)).toMatchObject({ overrun: true, numbersGenerated: 106 })
     const flagged = await call('POST', '/order/deviceOrder/list', { overrun: true, orderNo: o.orderNo })
     expect(flagged.data.rows.map((r: Row) => r.orderId)).toEqual([o.orderId])
+    // The quantity moves the 5 % line: 106 of 110 is within it, 106 of 100 again is not.
+    expect((await call('PUT', '/order/deviceOrder', { orderId: o.orderId, quantity: 110 })).status).toBe(200)
+    expect(await order(o.orderId)).toMatchObject({ overrun: false, numbersGenerated: 106 })
+    expect((await call('PUT', '/order/deviceOrder', { orderId: o.orderId, quantity: 100 })).status).toBe(200)
+    expect(await order(o.orderId)).toMatchObject({ overrun: true })
     const log = await waitForOperLog(t, (r) => r.operUrl.includes(`/order/deviceOrder/${o.orderId}/action/generate`) && r.operParam.includes('"confirmed":true'))
     expect(log.status).toBe('0')
     // In Chinese too.
@@ -278,8 +283,16 @@ describe('the life of a number', () => {
     // The bikes of an order.
     const ofOrder = await call('POST', '/bike/bike/list', { orderId: o.orderId })
     expect(ofOrder.data.rows.map((r: Row) => r.bikeId)).toEqual([bike.data.bikeId])
+    // Renumbered by staff: the old number is free again, the new one bound.
+    const n2 = (await numbers(o.orderId))[1]!
+    const renumbered = await call('PUT', '/bike/bike', { bikeId: bike.data.bikeId, frameNumber: n2.frameNumber })
+    expect(renumbered.status, renumbered.msg).toBe(200)
+    expect((await numbers(o.orderId)).slice(0, 2)).toMatchObject([
+      { status: 'generated', bikeId: null },
+      { status: 'bound', bikeId: bike.data.bikeId },
+    ])
     expect((await call('DELETE', `/bike/bike/${bike.data.bikeId}`)).status).toBe(200)
-    expect((await numbers(o.orderId))[0]).toMatchObject({ status: 'generated', bikeId: null })
+    expect((await numbers(o.orderId))[1]).toMatchObject({ status: 'generated', bikeId: null })
     expect(await order(o.orderId)).toMatchObject({ countGenerated: 3, countBound: 0 })
   })
 
