@@ -13,6 +13,7 @@ import { membersBikes } from './migrations/2026-11-24T05-members-bikes'
 import { feedbackTagFilter } from './migrations/2026-11-24T06-feedback-tag-filter'
 import { deviceFittedOnce } from './migrations/2026-11-24T08-device-fitted-once'
 import { bikeOrders } from './migrations/2026-11-24T11-bike-orders'
+import { appContent } from './migrations/2026-11-24T13-app-content'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set.
 const all = (dialect: Dialect): Record<string, Migration> => ({
@@ -29,6 +30,7 @@ const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-24T06-feedback-tag-filter': feedbackTagFilter(dialect),
   '2026-11-24T08-device-fitted-once': deviceFittedOnce(dialect),
   '2026-11-24T11-bike-orders': bikeOrders(dialect),
+  '2026-11-24T13-app-content': appContent(dialect),
 })
 
 export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[]> {

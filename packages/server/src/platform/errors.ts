@@ -29,3 +29,9 @@ export const notFound = (key: MessageKey = 'error.recordNotFound', params?: Mess
 export const conflict = (key: MessageKey, params?: MessageParams, field?: string) =>
   new AppError(409, key, params, 409, field ? { errors: [{ field }] } : null)
 export const forbidden = (key: MessageKey, params?: MessageParams) => new AppError(403, key, params)
+/**
+ * A question before a write goes on ("Protocol already exists, overwrite?"): 409 with
+ * `data.confirm: true`. The form asks it with the message and sends the same add or modify again
+ * with `?confirmed=true`, which the hooks read as `confirmed`.
+ */
+export const confirmRequired = (key: MessageKey, params?: MessageParams) => new AppError(409, key, params, 409, { confirm: true })

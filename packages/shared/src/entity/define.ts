@@ -89,6 +89,18 @@ export function defineEntity<const D extends EntityDef>(def: D & KnownKeysOnly<D
     mustExist(f.typedBy.field, `${f.name}.typedBy`)
     if (f.kind !== 'text' && f.kind !== 'longText') throw new Error(`${def.key}: ${f.name} is typed by another field, so it must be text`)
   }
+  if (def.app) {
+    for (const name of def.app.fields) mustExist(name, 'app.fields')
+    for (const name of def.app.filters ?? []) mustExist(name, 'app.filters')
+    if (def.app.published) mustExist(def.app.published.field, 'app.published')
+    if (def.app.window) for (const name of [def.app.window.start, def.app.window.end]) mustExist(name, 'app.window')
+    if (def.app.language) mustExist(def.app.language, 'app.language')
+    if (def.app.country) mustExist(def.app.country, 'app.country')
+    if (def.app.sort) mustExist(def.app.sort.field, 'app.sort')
+    for (const name of def.app.fields) {
+      if (fieldMap.get(name)!.kind === 'password') throw new Error(`${def.key}: app.fields ${name} is a password`)
+    }
+  }
   checkWorkflow(def, fieldMap)
   checkRelatedDefinition(def)
   mustExist(def.idField, 'idField')

@@ -273,6 +273,31 @@ export interface RelatedList {
   manage?: boolean
 }
 
+/**
+ * What the riders' app may read of an entity (`GET {API_PREFIX}/app/v1/{path}`, public and cacheable):
+ * only these fields, only published rows, in their time window, for the asked language and country.
+ * Everything else (drafts, remarks, who made it) never reaches the app: the answer's schema is these
+ * fields alone.
+ */
+export interface AppRead {
+  /** The route segment under /app/v1 ('banners'). */
+  path: string
+  /** The fields answered, in order (the id is always answered). */
+  fields: readonly string[]
+  /** Only rows whose field holds one of these values (status '0', published). */
+  published?: { field: string; is: readonly string[] }
+  /** Only rows whose [start, end] holds now; an empty end is open. */
+  window?: { start: string; end: string }
+  /** `?lang=` keeps the rows of that language (an `enum` field of APP_LANGUAGES values); required then. */
+  language?: string
+  /** `?country=` (a country code) keeps the rows of that country and those of none (a reference to country). */
+  country?: string
+  /** More `?field=value` filters the app may pass (eq on enum, dict or reference fields). */
+  filters?: readonly string[]
+  /** Default the entity's default sort. */
+  sort?: { field: string; order: 'asc' | 'desc' }
+}
+
 export interface EntityDef {
   key: string
   /** Kysely table name (camelCase of the SQL table). */
@@ -310,6 +335,8 @@ export interface EntityDef {
   actions?: readonly ActionDef[]
   /** Lists of other entities' rows that refer to a row of this one, in its details (RelatedList). */
   related?: readonly RelatedList[]
+  /** What the riders' app reads of it (AppRead). */
+  app?: AppRead
 }
 
 /**

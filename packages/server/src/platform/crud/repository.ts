@@ -20,6 +20,11 @@ export interface HookArgs {
   auth: AuthContext
   /** One per write, shared by its before- and after-hooks: what a before-hook measured reaches the after-hook. */
   context: Record<string, unknown>
+  /**
+   * The caller said yes to the question a hook asked by throwing `confirmRequired` (an agreement
+   * version that exists: overwrite it?): the add or modify was sent again with `?confirmed=true`.
+   */
+  confirmed: boolean
 }
 /** A hook: one object in, so what a before-hook leaves in `context` reaches the after-hooks of the same write. */
 type Hook<A> = (args: A) => Promise<void>
@@ -537,22 +542,22 @@ export class EntityRepository {
     }
   }
 
-  async create(values: Row, auth: AuthContext): Promise<Row> {
+  async create(values: Row, auth: AuthContext, confirmed = false): Promise<Row> {
     const context: Record<string, unknown> = {}
-    const row = await this.db.transaction().execute((tx) => this.createIn(tx, values, auth, undefined, context))
+    const row = await this.db.transaction().execute((tx) => this.createIn(tx, values, auth, undefined, context, confirmed))
     await runHooks(this.hooks.afterCommit, { auth, context, op: 'create', row })
     return row
   }
 
   /** Add one row inside an open transaction (import adds many in one). */
-  async createIn(tx: Transaction<any>, values: Row, auth: AuthContext, memo?: CheckMemo, context: Record<string, unknown> = {}): Promise<Row> {
+  async createIn(tx: Transaction<any>, values: Row, auth: AuthContext, memo?: CheckMemo, context: Record<string, unknown> = {}, confirmed = false): Promise<Row> {
     const row = this.withDefaults(values, true)
     const hidden = await this.checkNew(tx, row, memo)
-    await runHooks(this.hooks.beforeCreate, { tx, auth, context, values: row, columns: hidden })
+    await runHooks(this.hooks.beforeCreate, { tx, auth, context, confirmed, values: row, columns: hidden })
     const inserted = (await tx.insertInto(this.entity.table).values(this.newColumns(row, hidden, auth)).returning(this.entity.columns).executeTakeFirstOrThrow()) as Row
     for (const [field, taken] of memo?.taken ?? []) if (row[field] !== undefined) taken.set(row[field], Number(inserted[this.entity.idField]))
     await this.writeLinks(tx, inserted[this.entity.idField], row)
-    await runHooks(this.hooks.afterCreate, { tx, auth, context, row: inserted, values: row })
+    await runHooks(this.hooks.afterCreate, { tx, auth, context, confirmed, row: inserted, values: row })
     return (await this.present([inserted], tx))[0]!
   }
 
@@ -629,9 +634,9 @@ export class EntityRepository {
     return out
   }
 
-  async update(id: number, values: Row, auth: AuthContext, scope: RowScope): Promise<Row> {
+  async update(id: number, values: Row, auth: AuthContext, scope: RowScope, confirmed = false): Promise<Row> {
     const context: Record<string, unknown> = {}
-    const { before, after } = await this.db.transaction().execute((tx) => this.change(tx, id, values, auth, scope, undefined, context))
+    const { before, after } = await this.db.transaction().execute((tx) => this.change(tx, id, values, auth, scope, undefined, context, confirmed))
     await runHooks(this.hooks.afterCommit, { auth, context, op: 'update', before, after })
     return after
   }
@@ -659,6 +664,7 @@ export class EntityRepository {
     scope: RowScope,
     memo?: CheckMemo,
     context: Record<string, unknown> = {},
+    confirmed = false,
   ): Promise<{ before: Row; after: Row }> {
     const e = this.entity
     const before = await this.fetchOne(tx, id, scope)
@@ -672,7 +678,7 @@ export class EntityRepository {
     const changed = { ...before, ...changes }
     await this.checkWithin(tx, changes, changed)
     this.checkTypedValues(changes, changed)
-    await runHooks(this.hooks.beforeUpdate, { tx, auth, context, before, values: changes })
+    await runHooks(this.hooks.beforeUpdate, { tx, auth, context, confirmed, before, values: changes })
     const audited = e.storage?.audited !== false
     const set = { ...toColumns(e, changes), ...(audited ? { updateBy: auth.userName, updateTime: new Date().toISOString() } : {}) }
     const after = (
@@ -681,7 +687,7 @@ export class EntityRepository {
         : before
     ) as Row
     await this.writeLinks(tx, id, changes)
-    await runHooks(this.hooks.afterUpdate, { tx, auth, context, before, after })
+    await runHooks(this.hooks.afterUpdate, { tx, auth, context, confirmed, before, after })
     return { before, after: (await this.present([after], tx))[0]! }
   }
 
@@ -701,7 +707,7 @@ export class EntityRepository {
         const child = await tx.selectFrom(e.table).select(e.idField).where(e.treeParent, 'in', ids).where(e.idField, 'not in', ids).executeTakeFirst()
         if (child) throw conflict('tree.hasChildren')
       }
-      await runHooks(this.hooks.beforeDelete, { tx, auth, context, rows })
+      await runHooks(this.hooks.beforeDelete, { tx, auth, context, confirmed: false, rows })
       for (const f of this.links) await tx.deleteFrom(f.through.table).where(f.through.from, 'in', ids).execute()
       await tx.deleteFrom(e.table).where(e.idField, 'in', ids).execute()
       return rows

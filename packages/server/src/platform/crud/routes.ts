@@ -17,7 +17,7 @@ import { attachment, streamWorkbook, templateWorkbook, XLSX_TYPE } from './excel
 import { checkWorkbookFile, importWorkbook, updateSupportField } from './import'
 import { registerImportJobRoute } from './import-routes'
 import { EntityRepository, dictLabels, sortColumn, type EntityHooks } from './repository'
-import { addSchema, editSchema, idParam, idsParam, listSchema } from './schemas'
+import { addSchema, confirmedQuery, editSchema, idParam, idsParam, listSchema } from './schemas'
 import { registerSummaryRoute } from './summary'
 import { registerWorkflowRoutes, type WorkflowHandlers } from './workflow'
 import { envelope, fileAnswer, pageOf, rowOf } from '../responses'
@@ -233,17 +233,17 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   if (can('add')) {
     api.post(
       e.path,
-      { config: { permission: perm('add'), audit: { module, businessType: BusinessType.insert } }, schema: { tags, summary: `Add ${e.label.en_US}`, body: addSchema(e), response: { 200: envelope(hooks.addedFields ? apiRowSchema(e).extend(hooks.addedFields) : row) } } },
-      async (req) => ok(await repo.create(req.body as Record<string, unknown>, caller(req))),
+      { config: { permission: perm('add'), audit: { module, businessType: BusinessType.insert } }, schema: { tags, summary: `Add ${e.label.en_US}`, body: addSchema(e), querystring: confirmedQuery, response: { 200: envelope(hooks.addedFields ? apiRowSchema(e).extend(hooks.addedFields) : row) } } },
+      async (req) => ok(await repo.create(req.body as Record<string, unknown>, caller(req), req.query.confirmed === 'true')),
     )
   }
   if (can('edit')) {
     api.put(
       e.path,
-      { config: { permission: perm('edit'), audit: { module, businessType: BusinessType.update } }, schema: { tags, summary: `Modify ${e.label.en_US}`, body: editSchema(e), response: { 200: envelope(row) } } },
+      { config: { permission: perm('edit'), audit: { module, businessType: BusinessType.update } }, schema: { tags, summary: `Modify ${e.label.en_US}`, body: editSchema(e), querystring: confirmedQuery, response: { 200: envelope(row) } } },
       async (req) => {
         const body = req.body as Record<string, unknown>
-        return ok(await repo.update(body[e.idField] as number, body, caller(req), await scopeOf(req)))
+        return ok(await repo.update(body[e.idField] as number, body, caller(req), await scopeOf(req), req.query.confirmed === 'true'))
       },
     )
   }

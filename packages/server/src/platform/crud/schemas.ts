@@ -84,3 +84,6 @@ export const idsParam = z.object({
     .transform((s) => [...new Set(s.split(',').map(Number))]),
 })
 export const idParam = z.object({ id: z.coerce.number().int().positive() })
+
+/** `?confirmed=true`: the add or modify is sent again after the user said yes to what a hook asked (confirmRequired). */
+export const confirmedQuery = z.object({ confirmed: z.enum(['true', 'false']).optional() }).strict()
