@@ -123,7 +123,13 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     openapi: {
       info: { title: 'Velo Admin API', version: '0.1.0', description: 'Envelope {code, msg, data}; code 200 is success.' },
       servers: [{ url: '/' }],
-      components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
+      components: {
+        securitySchemes: {
+          token: { type: 'apiKey', in: 'header', name: 'Authorization' },
+          // The riders' app API (modules/app): a member's token from POST /app/v1/auth/login, in the same header.
+          memberToken: { type: 'apiKey', in: 'header', name: 'Authorization' },
+        },
+      },
       security: [{ token: [] }],
     },
     transform: jsonSchemaTransform,

@@ -110,6 +110,33 @@ const OVERRIDES: Record<string, Override> = {
       await db().insertInto('bikeRecord').values({ bikeId, frameNumber, eventKind: 'produced', detail: 'Contract test', eventTime: new Date().toISOString(), operBy: 'system' }).execute()
     },
   },
+  // A time window ends after it starts (content module): the generic values start and end at one instant.
+  activity: { values: () => ({ endTime: '2026-12-31T08:00:00.000Z' }) },
+  banner: { values: () => ({ endTime: '2026-12-31T08:00:00.000Z' }) },
+  // Only a push (content module) writes a member's inbox row.
+  messageRecipient: {
+    row: async () => {
+      const messageId = await newest(entityByKey('message'))
+      const memberId = await newest(entityByKey('member'))
+      await db().insertInto('cntMessageRecipient').values({ messageId, memberId, createTime: new Date().toISOString() }).execute()
+    },
+  },
+  // Members sign agreements in the app.
+  protocolSignature: {
+    row: async () => {
+      const protocolId = await newest(entityByKey('protocol'))
+      const memberId = await newest(entityByKey('member'))
+      const p = await db().selectFrom('cntProtocol').select(['type', 'language', 'versionCode']).where('protocolId', '=', protocolId).executeTakeFirstOrThrow()
+      await db().insertInto('cntProtocolSignature').values({ protocolId, memberId, ...p, signTime: new Date().toISOString() }).execute()
+    },
+  },
+  // The app uploads its logs; staff only read, download and delete them.
+  appUploadLog: {
+    row: async () => {
+      const memberId = await newest(entityByKey('member'))
+      await db().insertInto('monAppUploadLog').values({ memberId, deviceId: 'contract-device', logType: 'log', platform: 'android', appVersion: '1.0.0', originalName: 'app.log', uploadTime: new Date().toISOString() }).execute()
+    },
+  },
   // Only devices' traffic writes messages, through the gateway's message log.
   iotMessage: {
     row: async () => {

@@ -30,7 +30,16 @@ const SAMPLES: Record<string, (i: number) => Promise<Record<string, unknown>>> =
     deliveryDate: '2026-12-15', purchasingEntity: 'Velo Europe B.V.', tpNumber: `TP-${i}`, frameSupplier: 'Giant Frames Ltd', brandCode: 'VL', manufacturerCode: 'A', modelYear: 2026, specCode: `RT${i}`,
     serialStart: i === 1 ? 500 : undefined,
   }),
+  appVersion: async (i) => ({ platform: 'android', versionCode: `9.9.${i}`, versionType: i === 1 ? 'force' : 'normal', downloadUrl: 'https://example.com/velo.apk', updateInterval: 24, releaseTime: '2026-11-01T08:00:00.000Z', notesEn: `Fixes ${i}` }),
+  activity: async (i) => ({ name: `Round trip ride ${i}`, startTime: '2026-12-01T08:00:00.000Z', endTime: '2026-12-02T08:00:00.000Z', description: '<p>Ride with us</p>', language: i === 1 ? 'de_DE' : 'en_US', orderNum: i }),
+  policy: async (i) => ({ title: `Round trip warranty ${i}`, type: 'warranty', content: '<p>Two years</p>', coverageMonths: 24, language: 'nl_NL' }),
+  userHelp: async (i) => ({ title: `Round trip manual ${i}`, type: 'manual', language: 'fr_FR', linkUrl: 'https://example.com/manual.pdf', orderNum: i }),
+  errorCode: async (i) => ({ code: `RT-${i}`, level: 'error', description: `Battery not found ${i}`, solution: 'Reseat the battery', errorType: 'bike' }),
+  serviceCentre: async (i) => ({ name: `Round trip shop ${i}`, address: `Damrak ${i}, Amsterdam`, countryId: await countryId(), latitude: 52.37 + i / 100, longitude: 4.89, offersTestRide: i === 1 }),
 }
+
+/** A country the service centres are in (the seed's first). */
+const countryId = async () => Number((await db().selectFrom('sysCountry').select('countryId').orderBy('countryId').executeTakeFirstOrThrow()).countryId)
 
 let bikeModel: number | undefined
 /** A bike model for the orders, added once. */

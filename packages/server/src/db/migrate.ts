@@ -14,6 +14,7 @@ import { feedbackTagFilter } from './migrations/2026-11-24T06-feedback-tag-filte
 import { deviceFittedOnce } from './migrations/2026-11-24T08-device-fitted-once'
 import { bikeOrders } from './migrations/2026-11-24T11-bike-orders'
 import { appContent } from './migrations/2026-11-24T13-app-content'
+import { memberSessions } from './migrations/2026-11-24T14-member-sessions'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set.
 const all = (dialect: Dialect): Record<string, Migration> => ({
@@ -31,6 +32,7 @@ const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-24T08-device-fitted-once': deviceFittedOnce(dialect),
   '2026-11-24T11-bike-orders': bikeOrders(dialect),
   '2026-11-24T13-app-content': appContent(dialect),
+  '2026-11-24T14-member-sessions': memberSessions(dialect),
 })
 
 export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[]> {

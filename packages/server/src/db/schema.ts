@@ -56,6 +56,18 @@ export interface SessionTable {
   endedReason: string
 }
 
+/** A member's session in the riders' app API (migration 2026-11-24T14-member-sessions, modules/app). */
+export interface MemberSessionTable {
+  /** SHA-256 of the token, hex: the token itself is never stored. */
+  tokenHash: string
+  memberId: number
+  created: string
+  lastSeen: string
+  expiresAt: string
+  /** When the member signed out; null while the session stands. */
+  ended: string | null
+}
+
 export interface CacheTable {
   cacheKey: string
   cacheValue: string
@@ -168,6 +180,7 @@ export interface Database {
   sysLoginLog: LoginLogTable
   sysOperLog: OperLogTable
   sysSession: SessionTable
+  memSession: MemberSessionTable
   sysCache: CacheTable
   sysMailOutbox: MailOutboxTable
   sysI18n: I18nTable

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { authRoutes } from '../platform/auth/routes'
 import type { Services } from '../platform/services'
+import { registerAppApi } from './app'
 import { registerBikes } from './bike'
 import { registerFiles } from './common/files'
+import { registerContent } from './content'
 import { registerIot } from './iot'
 import { registerMembers } from './member'
 import { registerJobs } from './monitor/jobs'
@@ -40,4 +42,6 @@ export async function registerModules(api: FastifyInstance, services: Services) 
   registerMembers(api, services)
   registerBikes(api, services)
   registerOrders(api, services)
+  registerContent(api, services)
+  registerAppApi(api, services)
 }

@@ -443,6 +443,8 @@ export const guide = defineEntity({
   label: { en_US: 'Feature guides', zh_CN: '功能引导' },
   singular: { en_US: 'feature guide', zh_CN: '功能引导' },
   idField: 'guideId',
+  // Its required image is uploaded in the form: an Excel row cannot bring one, so nothing to import.
+  operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   labelField: 'title',
   defaultSort: { field: 'orderNum', order: 'asc' },
   fields: [
@@ -468,6 +470,8 @@ export const achievement = defineEntity({
   label: { en_US: 'Achievements', zh_CN: '成就管理' },
   singular: { en_US: 'achievement', zh_CN: '成就' },
   idField: 'achievementId',
+  // Its required image is uploaded in the form: an Excel row cannot bring one, so nothing to import.
+  operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   labelField: 'name',
   defaultSort: { field: 'level', order: 'asc' },
   storage: { indexes: [{ columns: ['name', 'level'], unique: true }] },
@@ -494,6 +498,8 @@ export const banner = defineEntity({
   label: { en_US: 'Home banners', zh_CN: '首页轮播' },
   singular: { en_US: 'home banner', zh_CN: '轮播图' },
   idField: 'bannerId',
+  // Its required image is uploaded in the form: an Excel row cannot bring one, so nothing to import.
+  operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   labelField: 'title',
   defaultSort: { field: 'orderNum', order: 'asc' },
   fields: [

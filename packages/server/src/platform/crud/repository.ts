@@ -458,8 +458,8 @@ export class EntityRepository {
   async checkValues(tx: AnyDb, values: Row, exceptId?: number, memo?: CheckMemo) {
     for (const f of this.entity.writable) {
       const v = values[f.name]
-      // '' is no dictionary value: one left blank without a default is refused, not stored.
-      if (v === undefined || v === null || (v === '' && f.kind !== 'dict')) continue
+      // '' is no dictionary value: a required one left blank is refused, not stored; an optional one blank means none.
+      if (v === undefined || v === null || (v === '' && (f.kind !== 'dict' || !f.required))) continue
       const taken = memo?.taken.get(f.name)
       if (f.unique && taken) {
         const owner = taken.get(v)

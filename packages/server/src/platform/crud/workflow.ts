@@ -282,6 +282,19 @@ function inputSchema(input: readonly FieldDef[] | undefined, extra: Record<strin
 const keptInput = (input: Row) => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined && v !== null && v !== ''))
 
 /**
+ * The input with its fields' defaults where the caller sent nothing: a required field with a
+ * default may be left out (as on add), and the handler must then see the default, not nothing.
+ */
+function withDefaults(fields: readonly FieldDef[] | undefined, input: Row): Row {
+  const out = { ...input }
+  for (const f of fields ?? []) {
+    const blank = out[f.name] === undefined || out[f.name] === null || out[f.name] === ''
+    if (blank && 'default' in f && f.default !== undefined) out[f.name] = f.default
+  }
+  return out
+}
+
+/**
  * Routes of a definition's transitions and actions, beside its CRUD routes:
  * `POST {path}/{id}/{step}`, `GET {path}/{id}/history`, `POST {path}/counts` (rows per state),
  * `POST {path}/{id}/action/{name}` (row actions) and `POST {path}/action/{name}` (toolbar and
@@ -332,7 +345,7 @@ export function registerWorkflowRoutes(
         async (req) => {
           const body = req.body as Row
           const to = (body.to as string | undefined) ?? targets[0]!
-          const input = keptInput(Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'to')))
+          const input = keptInput(withDefaults(step.input, Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'to'))))
           const auth = caller(req)
           const scope = await scopeOf(req)
           const context: Row = {}
@@ -437,7 +450,7 @@ export function registerWorkflowRoutes(
     const body = inputSchema(action.input, extra)
     const idsOf = (req: FastifyRequest): number[] =>
       action.on === 'row' ? [(req.params as { id: number }).id] : action.on === 'selection' ? [...new Set((req.body as Row).ids as number[])] : []
-    const inputOf = (values: Row) => keptInput(Object.fromEntries(Object.entries(values).filter(([k]) => k !== 'ids' && k !== 'confirmed')))
+    const inputOf = (values: Row) => keptInput(withDefaults(action.input, Object.fromEntries(Object.entries(values).filter(([k]) => k !== 'ids' && k !== 'confirmed'))))
 
     const preview = handlers.previews?.[action.name]
     // Checked at start: a preview handler exists exactly for the actions with `preview: true`.

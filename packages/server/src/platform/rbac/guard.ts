@@ -8,10 +8,16 @@ import { type AuthContext, hasPermission, loadAuthContext } from './auth-context
 export const PUBLIC = 'public'
 /** Any signed-in user may call it. */
 export const SIGNED_IN = 'signedIn'
+/**
+ * A member signed in to the riders' app (modules/app). Members are no staff: their tokens live in
+ * mem_session, never in the staff sessions, so this guard lets such a route through as it would a
+ * PUBLIC one, and the app API's own onRequest hook authenticates the member (req.member) instead.
+ */
+export const MEMBER = 'member'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** PUBLIC, SIGNED_IN or a permission string 'area:entity:action'. Every API route must declare one. */
+    /** PUBLIC, SIGNED_IN, MEMBER or a permission string 'area:entity:action'. Every API route must declare one. */
     permission?: string
   }
   interface FastifyRequest {
@@ -51,12 +57,14 @@ export function installGuard(api: FastifyInstance, services: Services, limitRefu
 
   api.addHook('onRoute', (route) => {
     if (!route.config?.permission) throw new Error(`Route ${route.method} ${route.url} declares no permission`)
+    // Only the app API's scope authenticates members: a MEMBER route anywhere else would be open to all.
+    if (route.config.permission === MEMBER && !route.url.includes('/app/v1/')) throw new Error(`Route ${route.method} ${route.url} is for members but outside the app API`)
   })
 
   const authenticate = async (req: FastifyRequest) => {
     const permission = req.routeOptions.config.permission
     // An unknown route is answered 404 by the not-found handler, whoever asks.
-    if (permission === PUBLIC || req.is404) return
+    if (permission === PUBLIC || permission === MEMBER || req.is404) return
     const token = readToken(req)
     if (!token) throw new AppError(401, 'auth.notLoggedIn', {}, ResultCode.ILLEGAL_TOKEN)
     // Kept in memory per session, dropped by every change to it (rbac/auth-cache.ts).
