@@ -9,6 +9,7 @@ import { sql, type Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerEntityRoutes } from '../src/platform/crud/routes'
 import { Crc8, crc8, CRC8_VARIANTS, type Crc8Variant } from '../src/platform/files/crc8'
+import { FileLinks } from '../src/platform/files/links'
 import { parseRange } from '../src/platform/files/send'
 import { FileSweep, sweepUnheldFiles } from '../src/platform/files/sweep'
 import { createTestApp, deptId, limitedUser, multipart, type MultipartPart, type TestApp } from './harness'
@@ -403,6 +404,151 @@ describe('GET {path}/file/{field}/{stored name}', () => {
     const common = await t.call({ url: `/api/common/download?fileName=${encodeURIComponent(fileName)}`, token: outsider.token })
     expect(common.status).toBe(403)
     expect(common.msg).toBe('This file belongs to a record: download it from that record')
+  })
+})
+
+describe('GET {path}/file/{field}/link/{stored name}: a link a <video> element can play', () => {
+  let fileName = ''
+  let bytes: Buffer
+  let other = ''
+  let writer: { token: string }
+  let outsider: { token: string }
+  let stranger: { token: string }
+  const link = (name: string, token = admin, field = 'video') => t.call({ url: `/api/test/doc/file/${field}/link/${name}`, token })
+  /** The link's URL with one part of it changed. */
+  const changed = (url: string, from: RegExp | string, to: string) => url.replace(from, to)
+  const anonymous = (url: string, headers: Record<string, string> = {}) => t.call({ url, headers })
+
+  beforeAll(async () => {
+    bytes = isoMedia('isom')
+    fileName = (await uploadOne('video', 'ride.mp4', bytes)).data.fileName
+    other = (await uploadOne('video', 'other.mp4', isoMedia('isom'))).data.fileName
+    const sales = await deptId(t, 'Sales Europe')
+    const add = await t.call({ method: 'POST', url: '/api/test/doc', token: admin, body: { title: 'How to ride', deptId: sales, video: fileName } })
+    expect(add.status, add.msg).toBe(200)
+    await t.call({ method: 'POST', url: '/api/test/doc', token: admin, body: { title: 'Other', deptId: sales, video: other } })
+    writer = await limitedUser(t, { userName: 'linksales', perms: ['test:doc:list'], dataScope: '3', dept: 'Sales Europe' })
+    outsider = await limitedUser(t, { userName: 'linkrd', perms: ['test:doc:query'], dataScope: '3', dept: 'Research & Development' })
+    stranger = await limitedUser(t, { userName: 'linknone', perms: ['system:user:list'], dataScope: '1' })
+  })
+
+  it('answers a ten-minute link to that file, which streams it without the token, whole or by range', async () => {
+    const res = await link(fileName, writer.token)
+    expect(res.status, res.msg).toBe(200)
+    const url = res.data.url as string
+    expect(url).toMatch(new RegExp(`^/api/test/doc/file/video/signed/${fileName}\\?exp=\\d+&sig=[A-Za-z0-9_-]{43}$`))
+    const expiresIn = new Date(res.data.expiresAt).getTime() - Date.now()
+    expect(expiresIn).toBeGreaterThan(590_000)
+    expect(expiresIn).toBeLessThanOrEqual(600_000)
+    const whole = await anonymous(url)
+    expect(whole.status).toBe(200)
+    expect(whole.raw.equals(bytes)).toBe(true)
+    expect(whole.headers['content-type']).toBe('video/mp4')
+    expect(whole.headers['accept-ranges']).toBe('bytes')
+    // The player seeks: one range, as the download answers it.
+    const part = await anonymous(url, { range: 'bytes=100-1099' })
+    expect(part.status).toBe(206)
+    expect(part.headers['content-range']).toBe(`bytes 100-1099/${bytes.length}`)
+    expect(part.raw.equals(bytes.subarray(100, 1100))).toBe(true)
+    expect((await anonymous(url, { range: `bytes=${bytes.length}-` })).status).toBe(416)
+  })
+
+  it('makes links only for whoever may download the file: the rights, then the data scope', async () => {
+    const refused = await link(fileName, stranger.token)
+    expect(refused.status).toBe(403)
+    expect(refused.data).toBeNull()
+    const out = await link(fileName, outsider.token)
+    expect(out.status).toBe(404)
+    expect(out.data).toBeNull()
+    expect((await link('file/testDoc/2026/11/24/00000000-0000-0000-0000-000000000000.mp4')).status).toBe(404)
+    // A file of another field is not this field's.
+    expect((await link(fileName, admin, 'manual')).status).toBe(404)
+    expect((await t.call({ url: `/api/test/doc/file/video/link/${fileName}` })).status).toBe(401)
+  })
+
+  it('refuses a changed link (403) without a byte: another file, field, expiry or signature', async () => {
+    const url = (await link(fileName)).data.url as string
+    const sig = /sig=([^&]+)/.exec(url)![1]!
+    const exp = Number(/exp=(\d+)/.exec(url)![1])
+    const flipped = `${sig.slice(0, 10)}${sig[10] === 'A' ? 'B' : 'A'}${sig.slice(11)}`
+    const tampered = [
+      changed(url, fileName, other),
+      changed(url, '/file/video/signed/', '/file/manual/signed/'),
+      changed(url, `exp=${exp}`, `exp=${exp + 60}`),
+      changed(url, `exp=${exp}`, `exp=0${exp}`),
+      changed(url, sig, flipped),
+      changed(url, `&sig=${sig}`, ''),
+      changed(url, `exp=${exp}&`, ''),
+      url.slice(0, url.indexOf('?')),
+    ]
+    for (const bad of tampered) {
+      const res = await anonymous(bad, { range: 'bytes=0-99' })
+      expect(res.status, bad).toBe(403)
+      expect(res.msg, bad).toBe('This link to the file is not valid')
+      expect(res.raw.includes(bytes.subarray(0, 64)), bad).toBe(false)
+    }
+    const zh = await t.call({ url: changed(url, sig, flipped), lang: 'zh_CN' })
+    expect(zh.msg).toBe('文件链接无效')
+    // The signature is no token for the download route itself.
+    expect((await anonymous(changed(url, '/signed/', '/'))).status).toBe(401)
+  })
+
+  it('refuses an expired link (403), and one that claims to last longer than links are made for', async () => {
+    const links = new FileLinks(t.app.services.kv, () => Date.now() - 11 * 60_000)
+    const old = await links.sign({ entity: 'testDoc', field: 'video', fileName })
+    const expired = await anonymous(`/api/test/doc/file/video/signed/${fileName}?exp=${old.exp}&sig=${old.sig}`)
+    expect(expired.status).toBe(403)
+    expect(expired.msg).toBe('This link to the file has expired: open the file again from its record')
+    expect(expired.raw.includes(bytes.subarray(0, 64))).toBe(false)
+    // Signed with the same key as a good one, but ten minutes too long: never made by the link route.
+    const later = new FileLinks(t.app.services.kv, () => Date.now() + 11 * 60_000)
+    const long = await later.sign({ entity: 'testDoc', field: 'video', fileName })
+    expect((await anonymous(`/api/test/doc/file/video/signed/${fileName}?exp=${long.exp}&sig=${long.sig}`)).status).toBe(403)
+  })
+
+  it('stops working once no stored file answers to it', async () => {
+    const url = (await link(other)).data.url as string
+    await db().deleteFrom('sysFile').where('fileName', '=', other).execute()
+    expect((await anonymous(url)).status).toBe(404)
+  })
+})
+
+describe('FileLinks', () => {
+  const memoryKv = () => {
+    const values = new Map<string, string>()
+    return {
+      values,
+      set: async (k: string, v: string) => void values.set(k, v),
+      setIfAbsent: async (k: string, v: string) => (values.has(k) ? false : (values.set(k, v), true)),
+      get: async (k: string) => values.get(k) ?? null,
+      take: async (k: string) => values.get(k) ?? null,
+      delete: async (k: string) => void values.delete(k),
+    }
+  }
+  const target = { entity: 'testDoc', field: 'video', fileName: 'file/testDoc/a.mp4' }
+
+  it('signs with one key per day, shared through the store by every instance, and checks each link by the day it was made', async () => {
+    const kv = memoryKv()
+    let now = Date.UTC(2026, 10, 24, 23, 55)
+    const one = new FileLinks(kv, () => now)
+    const two = new FileLinks(kv, () => now)
+    const late = await one.sign(target)
+    expect(await two.check(target, String(late.exp), late.sig)).toBe('valid')
+    // Past midnight a new key signs, and the link made before it still works until it ends.
+    now += 8 * 60_000
+    const next = await two.sign(target)
+    expect(kv.values.size).toBe(2)
+    expect(await one.check(target, String(late.exp), late.sig)).toBe('valid')
+    expect(await one.check(target, String(next.exp), next.sig)).toBe('valid')
+    expect(await one.check({ ...target, fileName: 'file/testDoc/b.mp4' }, String(next.exp), next.sig)).toBe('invalid')
+    now += 3 * 60_000
+    expect(await one.check(target, String(late.exp), late.sig)).toBe('expired')
+    // Without the key of its day (another store, or long gone), a link is nothing.
+    const stranger = new FileLinks(memoryKv(), () => now)
+    expect(await stranger.check(target, String(next.exp), next.sig)).toBe('invalid')
+    for (const [exp, sig] of [[undefined, next.sig], [String(next.exp), undefined], ['abc', next.sig], [String(next.exp), 'short'], [`${next.exp}.0`, next.sig]] as const) {
+      expect(await one.check(target, exp, sig)).toBe('invalid')
+    }
   })
 })
 

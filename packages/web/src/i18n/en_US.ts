@@ -252,6 +252,10 @@ export const enUS = {
   'crud.linkAddress': 'Link address (https://…)',
   'crud.noIcon': 'No icon',
 
+  // Issue 16: stored videos played in the console (crud/kinds/VideoPlayer.tsx)
+  'crud.play': 'Play',
+  'crud.download': 'Download',
+  'crud.videoUnplayable': 'This browser cannot play the video: download it to watch it',
   'crud.details': 'Details',
   'crud.detailsTitle': 'Details of the {{entity}}',
   'crud.operationConfirm': '{{operation}} {{subject}}?',

@@ -254,6 +254,10 @@ export const zhCN: Record<MessageKey, string> = {
   'crud.linkAddress': '链接地址（https://…）',
   'crud.noIcon': '无图标',
 
+  // Issue 16: stored videos played in the console (crud/kinds/VideoPlayer.tsx)
+  'crud.play': '播放',
+  'crud.download': '下载',
+  'crud.videoUnplayable': '浏览器无法播放此视频，请下载后观看',
   'crud.details': '详情',
   'crud.detailsTitle': '{{entity}}详情',
   'crud.operationConfirm': '确认{{operation}} {{subject}}？',

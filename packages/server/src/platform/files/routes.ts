@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises'
 import { extname } from 'node:path'
 import type { MultipartFile } from '@fastify/multipart'
 import { type FieldDef, formatBytes, type ResolvedEntity } from '@velo/shared'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { Kysely } from 'kysely'
 import { z } from 'zod'
@@ -13,9 +13,10 @@ import { ok } from '../envelope'
 import { AppError, badRequest, forbidden, notFound } from '../errors'
 import { type AuthContext, hasPermission } from '../rbac/auth-context'
 import { resolveRowScope, scopeCondition } from '../rbac/data-scope'
-import { caller, SIGNED_IN } from '../rbac/guard'
+import { caller, PUBLIC, SIGNED_IN } from '../rbac/guard'
 import type { Services } from '../services'
 import type { FileDigests } from './digests'
+import { FILE_LINK_TTL_SECONDS, fileLinks } from './links'
 import { sendFile } from './send'
 import { storeStream, tooLarge } from './store'
 
@@ -37,6 +38,9 @@ const uploadedFileAnswer = z.object({
   md5: z.string(),
   crc8: z.object({ variant: z.string(), value: z.string() }),
 }) satisfies z.ZodType<Omit<UploadedFileAnswer, 'crc8'> & { crc8: { variant: string; value: string } }>
+
+/** A link to one stored file that works without the token for a while (files/links.ts); `url` is the path with the API prefix. */
+const fileLinkAnswer = z.object({ url: z.string(), expiresAt: z.string() })
 
 /** Stored names of entity files start here; /common/download refuses them (see isEntityFile). */
 export const ENTITY_FILES_FOLDER = 'file'
@@ -94,6 +98,9 @@ function requireAny(auth: AuthContext, permissions: string[]) {
  * GET {path}/file/{field}/{stored name} streams it back under its original name, for callers who may
  * list or read rows and, on an entity with a data scope, only when a row in their scope holds it; it
  * answers one byte range (206) when asked, for video players and resumed downloads (files/send.ts).
+ * GET {path}/file/{field}/link/{stored name}, with the same checks, answers a link to
+ * {path}/file/{field}/signed/{stored name} that serves the file without the token for ten minutes:
+ * a <video> element cannot send it (files/links.ts).
  */
 export function registerFileRoutes(app: FastifyInstance, services: Services, e: ResolvedEntity) {
   const api = app.withTypeProvider<ZodTypeProvider>()
@@ -167,6 +174,53 @@ export function registerFileRoutes(app: FastifyInstance, services: Services, e: 
       )
     }
 
+    /**
+     * The stored file a reader may fetch: the caller holds :list or :query and, on an entity with a
+     * data scope, a row in their scope holds it (or they uploaded it and no row holds it yet).
+     */
+    const readableFile = async (auth: AuthContext, fileName: string) => {
+      requireAny(auth, readers)
+      const file = await services.db
+        .selectFrom('sysFile')
+        .select(['originalName', 'contentType', 'createBy', 'sha256'])
+        .where('fileName', '=', fileName)
+        .where('entity', '=', e.key)
+        .where('field', '=', f.name)
+        .executeTakeFirst()
+      if (!file) throw notFound('download.missing')
+      const scope = e.dataScope ? await resolveRowScope(services.db, auth) : { all: true as const }
+      if (e.dataScope && !scope.all) {
+        const ds = e.dataScope
+        const inScope = await db
+          .selectFrom(e.table)
+          .select(e.idField)
+          .where(f.name, '=', fileName)
+          .where((eb) => scopeCondition(eb, scope, ds.deptField, ds.userField))
+          .executeTakeFirst()
+        if (!inScope) {
+          // A file no row holds yet is on its way into a form: its uploader may look at it again.
+          const held = await db.selectFrom(e.table).select(e.idField).where(f.name, '=', fileName).executeTakeFirst()
+          // As for a row out of scope: not found, which says nothing about whether it exists.
+          if (held || file.createBy !== auth.userName) throw notFound('download.missing')
+        }
+      }
+      return file
+    }
+
+    /** Streams a stored file (its row read just before), honouring one byte range. */
+    const send = async (req: FastifyRequest, reply: FastifyReply, fileName: string, file: { originalName: string; contentType: string; sha256: string }) => {
+      const full = services.storage.resolve(fileName)
+      const size = full ? await stat(full).then((s) => (s.isFile() ? s.size : -1), () => -1) : -1
+      if (!full || size < 0) throw notFound('download.missing')
+      return sendFile(req, reply, { path: full, size, contentType: file.contentType, disposition: attachment(file.originalName), etag: file.sha256, cacheControl: 'private, no-cache' })
+    }
+
+    const storedName = z.object({ '*': z.string().min(1).max(255) })
+    const fileAnswers = {
+      200: fileAnswer('application/octet-stream', 'The file, with its stored content type, under its original name; ETag is its SHA-256'),
+      206: fileAnswer('application/octet-stream', 'The bytes the Range header asked for, with Content-Range'),
+    }
+
     api.get(
       `${e.path}/file/${f.name}/*`,
       {
@@ -174,45 +228,64 @@ export function registerFileRoutes(app: FastifyInstance, services: Services, e: 
         schema: {
           tags,
           summary: `Download a ${f.label.en_US} of ${e.label.en_US} by its stored name, under its original name; one byte range (Range: bytes=a-b, a- or -n) answers 206 with those bytes, a range past the end 416`,
-          params: z.object({ '*': z.string().min(1).max(255) }),
-          response: {
-            200: fileAnswer('application/octet-stream', 'The file, with its stored content type, under its original name; ETag is its SHA-256'),
-            206: fileAnswer('application/octet-stream', 'The bytes the Range header asked for, with Content-Range'),
-          },
+          params: storedName,
+          response: fileAnswers,
         },
       },
       async (req, reply) => {
-        const auth = caller(req)
-        requireAny(auth, readers)
         const fileName = req.params['*']
+        return send(req, reply, fileName, await readableFile(caller(req), fileName))
+      },
+    )
+
+    // Static segments win over the stored name's wildcard, and no stored name starts with them (they start with ENTITY_FILES_FOLDER).
+    api.get(
+      `${e.path}/file/${f.name}/link/*`,
+      {
+        config: { permission: SIGNED_IN },
+        schema: {
+          tags,
+          summary: `A link to a ${f.label.en_US} of ${e.label.en_US} that works without the token for ${FILE_LINK_TTL_SECONDS / 60} minutes, for a player that cannot send it (<video>): the download's rights and data scope are checked now; the link names this one file`,
+          params: storedName,
+          response: { 200: envelope(fileLinkAnswer) },
+        },
+      },
+      async (req) => {
+        const fileName = req.params['*']
+        await readableFile(caller(req), fileName)
+        const { exp, sig } = await fileLinks(services.kv).sign({ entity: e.key, field: f.name, fileName })
+        const path = `${services.config.apiPrefix}${e.path}/file/${f.name}/signed/${fileName.split('/').map(encodeURIComponent).join('/')}`
+        return ok({ url: `${path}?exp=${exp}&sig=${sig}`, expiresAt: new Date(exp * 1000).toISOString() })
+      },
+    )
+
+    api.get(
+      `${e.path}/file/${f.name}/signed/*`,
+      {
+        // The signature stands in for the token: it was made by the link route above, for this file only.
+        config: { permission: PUBLIC },
+        schema: {
+          tags,
+          summary: `A ${f.label.en_US} of ${e.label.en_US} through a link from .../link/{stored name}: as the download, byte ranges included; a changed or expired link is refused (403)`,
+          params: storedName,
+          querystring: z.object({ exp: z.string().max(20).optional(), sig: z.string().max(100).optional() }),
+          response: fileAnswers,
+        },
+      },
+      async (req, reply) => {
+        const fileName = req.params['*']
+        const check = await fileLinks(services.kv).check({ entity: e.key, field: f.name, fileName }, req.query.exp, req.query.sig)
+        if (check === 'expired') throw forbidden('file.linkExpired')
+        if (check !== 'valid') throw forbidden('file.linkInvalid')
         const file = await services.db
           .selectFrom('sysFile')
-          .select(['originalName', 'contentType', 'createBy', 'sha256'])
+          .select(['originalName', 'contentType', 'sha256'])
           .where('fileName', '=', fileName)
           .where('entity', '=', e.key)
           .where('field', '=', f.name)
           .executeTakeFirst()
         if (!file) throw notFound('download.missing')
-        const scope = e.dataScope ? await resolveRowScope(services.db, auth) : { all: true as const }
-        if (e.dataScope && !scope.all) {
-          const ds = e.dataScope
-          const inScope = await db
-            .selectFrom(e.table)
-            .select(e.idField)
-            .where(f.name, '=', fileName)
-            .where((eb) => scopeCondition(eb, scope, ds.deptField, ds.userField))
-            .executeTakeFirst()
-          if (!inScope) {
-            // A file no row holds yet is on its way into a form: its uploader may look at it again.
-            const held = await db.selectFrom(e.table).select(e.idField).where(f.name, '=', fileName).executeTakeFirst()
-            // As for a row out of scope: not found, which says nothing about whether it exists.
-            if (held || file.createBy !== auth.userName) throw notFound('download.missing')
-          }
-        }
-        const full = services.storage.resolve(fileName)
-        const size = full ? await stat(full).then((s) => (s.isFile() ? s.size : -1), () => -1) : -1
-        if (!full || size < 0) throw notFound('download.missing')
-        return sendFile(req, reply, { path: full, size, contentType: file.contentType, disposition: attachment(file.originalName), etag: file.sha256, cacheControl: 'private, no-cache' })
+        return send(req, reply, fileName, file)
       },
     )
   }

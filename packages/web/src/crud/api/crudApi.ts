@@ -65,6 +65,8 @@ export interface PickOption {
   parentId?: number
 }
 
+const confirmedParams = (confirmed: boolean) => (confirmed ? { confirmed: 'true' } : undefined)
+
 export function crudApi<E extends ResolvedEntity>(e: E) {
   return {
     list: (body: ListBody) => http.post<Paged<EntityRow<E>>>(`${e.path}/list`, body),
@@ -74,9 +76,10 @@ export function crudApi<E extends ResolvedEntity>(e: E) {
      */
     options: (params?: Record<string, number | string>) => http.get<PickOption[]>(`${e.path}/options`, params, { silent: true }),
     get: (id: unknown) => http.get<EntityRow<E>>(`${e.path}/${encodeURIComponent(String(id))}`),
-    // Field errors go onto the form; the form reports anything else itself.
-    add: (values: Row) => http.post<EntityRow<E>>(e.path, values, { silent: true }),
-    edit: (values: Row) => http.put<EntityRow<E>>(e.path, values, { silent: true }),
+    // Field errors go onto the form; the form reports anything else itself. `confirmed`: sent again
+    // after the user said yes to the server's question (a 409 with data.confirm, confirmQuestionOf).
+    add: (values: Row, confirmed = false) => http.post<EntityRow<E>>(e.path, values, { silent: true, params: confirmedParams(confirmed) }),
+    edit: (values: Row, confirmed = false) => http.put<EntityRow<E>>(e.path, values, { silent: true, params: confirmedParams(confirmed) }),
     remove: (ids: readonly unknown[]) => http.delete<{ deleted: number }>(`${e.path}/${ids.map((id) => encodeURIComponent(String(id))).join(',')}`),
     export: (filters: Filters, onProgress: (bytes: number) => void) =>
       requestFile({ method: 'POST', url: `${e.path}/export`, data: filters }, onProgress),

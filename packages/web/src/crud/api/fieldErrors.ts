@@ -22,6 +22,15 @@ export function fieldErrorsOf(error: unknown): FieldError[] | null {
   return (errors as Partial<FieldError>[]).map((e) => ({ ...e, field: String(e.field ?? ''), message: e.message || error.message }))
 }
 
+/**
+ * The question of a write the server wants confirmed first ("Protocol already exists, overwrite?":
+ * 409 with data.confirm, the server's confirmRequired), or null when the call failed otherwise.
+ */
+export function confirmQuestionOf(error: unknown): string | null {
+  if (!(error instanceof ApiError) || error.kind !== 'business') return null
+  return (error.data as { confirm?: unknown } | null | undefined)?.confirm === true ? error.message : null
+}
+
 /** The red message a silent call skipped (SPEC §8), for failures that are not field errors. */
 export function showFailure(error: unknown): void {
   if (error instanceof ApiError && error.kind !== 'canceled') showError(feedbackText(error))

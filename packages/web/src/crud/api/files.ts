@@ -4,6 +4,7 @@ import { ApiError, interpretResponse } from '../../api/errors'
 import { confirmSessionEnd, showError } from '../../api/feedback'
 import { feedbackText, http, requestFile, saveBlob } from '../../api/http'
 import { apiHeaders, buildUrl } from '../../api/transport'
+import { API_HOST } from '../../app/config'
 
 /** What POST /common/upload answers. */
 export interface UploadResult {
@@ -95,8 +96,31 @@ export function uploadEntityFile(
   }).catch((error: unknown) => reportUploadFailure(error instanceof ApiError ? error : new ApiError(String(error), 'network', 0)))
 }
 
+/** A stored name in a route's path: each segment encoded, the slashes kept. */
+const pathOf = (fileName: string) => fileName.split('/').map(encodeURIComponent).join('/')
+
 /** Fetches a `file` field's stored file (with the session token) and saves it under its original name. */
 export async function downloadEntityFile(entity: Pick<ResolvedEntity, 'path'>, field: string, fileName: string): Promise<void> {
-  const file = await requestFile({ url: `${entityFileUrl(entity, field)}/${fileName.split('/').map(encodeURIComponent).join('/')}` })
+  const file = await requestFile({ url: `${entityFileUrl(entity, field)}/${pathOf(fileName)}` })
   saveBlob(file.blob, file.filename ?? storedBaseName(fileName))
+}
+
+/** Files a browser's <video> plays (a file field's value is its stored name, with its extension). */
+export const VIDEO_EXTENSIONS: readonly string[] = ['mp4', 'webm', 'mov']
+
+export const isVideoFile = (fileName: string) => VIDEO_EXTENSIONS.includes(fileName.slice(fileName.lastIndexOf('.') + 1).toLowerCase())
+
+/** A link to one stored file that works without the token until `expiresAt` (ten minutes). */
+export interface FileLink {
+  url: string
+  expiresAt: string
+}
+
+/**
+ * A link for a <video> element, which cannot send the session token: GET {path}/file/{field}/link/{name}
+ * checks the download's rights and data scope and answers a signed URL (with the server's API prefix).
+ */
+export async function entityFileLink(entity: Pick<ResolvedEntity, 'path'>, field: string, fileName: string): Promise<FileLink> {
+  const link = await http.get<FileLink>(`${entityFileUrl(entity, field)}/link/${pathOf(fileName)}`)
+  return { ...link, url: `${API_HOST}${link.url}` }
 }

@@ -37,6 +37,99 @@ describe('EntityForm', () => {
     expect(onClose).not.toHaveBeenCalled()
   })
 
+  describe('a save the server asks to confirm first (409 with data.confirm)', () => {
+    const QUESTION = 'Key sys.x already exists, overwrite?'
+    const question = () => new Response(JSON.stringify({ code: 409, msg: QUESTION, data: { confirm: true } }), { status: 409, headers: { 'Content-Type': 'application/json' } })
+    const writes = () => fetchMock.mock.calls.filter(([, init]) => init?.method === 'POST' || init?.method === 'PUT')
+    /** Answers the question to a write without ?confirmed=true, and saves one with it. */
+    const server = async (url: RequestInfo | URL, init?: RequestInit) => {
+      if (String(url).includes('getDicts')) return jsonResponse(dict)
+      if (init?.method === 'POST' || init?.method === 'PUT') return String(url).endsWith('?confirmed=true') ? jsonResponse({ configId: 4, configKey: 'sys.x' }) : question()
+      if (String(url) === '/api/system/config/4') return jsonResponse({ configId: 4, configName: 'Thing', configKey: 'sys.x', configValue: '1', configType: 'N', remark: '' })
+      return jsonResponse(null, 404)
+    }
+    async function fillAndSave() {
+      const dialog = await screen.findByRole('dialog')
+      fireEvent.change(within(dialog).getByLabelText('Name'), { target: { value: 'Thing' } })
+      fireEvent.change(within(dialog).getByLabelText('Key'), { target: { value: 'sys.x' } })
+      fireEvent.change(within(dialog).getByLabelText('Value'), { target: { value: '1' } })
+      fireEvent.click(screen.getByTestId('entity-form-save'))
+    }
+    const questionModal = async () => {
+      await waitFor(() => expect(document.querySelector('.form-confirm-overwrite')).toBeTruthy())
+      return document.querySelector('.form-confirm-overwrite') as HTMLElement
+    }
+
+    it('asks the question in the server words and, on OK, sends the same add again with ?confirmed=true', async () => {
+      fetchMock.mockImplementation(server)
+      const onClose = vi.fn()
+      const onSaved = vi.fn()
+      renderWithProviders(<EntityForm entity={systemEntities.config} onClose={onClose} onSaved={onSaved} />)
+      await fillAndSave()
+      const modal = await questionModal()
+      expect(within(modal).getByText(QUESTION)).toBeTruthy()
+      // Asked, not refused: no red message, and the form stays until the answer.
+      expect(screen.queryByText('failed')).toBeNull()
+      expect(onClose).not.toHaveBeenCalled()
+      fireEvent.click(screen.getByTestId('form-confirm-ok'))
+      await waitFor(() => expect(onSaved).toHaveBeenCalledWith({ configId: 4, configKey: 'sys.x' }))
+      expect(onClose).toHaveBeenCalled()
+      const [first, second] = writes()
+      expect(writes()).toHaveLength(2)
+      expect(String(first![0])).toBe('/api/system/config')
+      expect(String(second![0])).toBe('/api/system/config?confirmed=true')
+      expect(second![1]!.method).toBe('POST')
+      expect(JSON.parse(String(second![1]!.body))).toEqual(JSON.parse(String(first![1]!.body)))
+      expect(await screen.findByText('Added successfully')).toBeTruthy()
+    })
+
+    it('keeps the form open with nothing more sent when the question is cancelled', async () => {
+      fetchMock.mockImplementation(server)
+      const onClose = vi.fn()
+      const onSaved = vi.fn()
+      renderWithProviders(<EntityForm entity={systemEntities.config} onClose={onClose} onSaved={onSaved} />)
+      await fillAndSave()
+      const modal = await questionModal()
+      fireEvent.click(within(modal).getByRole('button', { name: 'Cancel' }))
+      expect(writes()).toHaveLength(1)
+      expect(onSaved).not.toHaveBeenCalled()
+      expect(onClose).not.toHaveBeenCalled()
+      expect((screen.getByLabelText('Key') as HTMLInputElement).value).toBe('sys.x')
+      // The save button is ready for another try.
+      await waitFor(() => expect(screen.getByTestId('entity-form-save').className).not.toContain('ant-btn-loading'))
+    })
+
+    it('asks on modify too, and sends the same changes again with ?confirmed=true', async () => {
+      fetchMock.mockImplementation(server)
+      const onSaved = vi.fn()
+      renderWithProviders(<EntityForm entity={systemEntities.config} id={4} onClose={() => {}} onSaved={onSaved} />)
+      fireEvent.change(await screen.findByLabelText('Value'), { target: { value: '2' } })
+      fireEvent.click(screen.getByTestId('entity-form-save'))
+      await questionModal()
+      fireEvent.click(screen.getByTestId('form-confirm-ok'))
+      await waitFor(() => expect(onSaved).toHaveBeenCalled())
+      const [first, second] = writes()
+      expect(second![1]!.method).toBe('PUT')
+      expect(String(second![0])).toBe('/api/system/config?confirmed=true')
+      expect(JSON.parse(String(second![1]!.body))).toEqual({ configId: 4, configValue: '2' })
+      expect(JSON.parse(String(first![1]!.body))).toEqual({ configId: 4, configValue: '2' })
+    })
+
+    it('puts the field errors of the confirmed save under their fields', async () => {
+      fetchMock.mockImplementation(async (url, init) => {
+        if (init?.method === 'POST' && String(url).endsWith('?confirmed=true')) return jsonResponse({ errors: [{ field: 'configKey', message: 'Key sys.x is locked' }] }, 400, 400)
+        return server(url, init)
+      })
+      const onClose = vi.fn()
+      renderWithProviders(<EntityForm entity={systemEntities.config} onClose={onClose} />)
+      await fillAndSave()
+      await questionModal()
+      fireEvent.click(screen.getByTestId('form-confirm-ok'))
+      expect(await screen.findByText('Key sys.x is locked')).toBeTruthy()
+      expect(onClose).not.toHaveBeenCalled()
+    })
+  })
+
   it('says what is missing before sending anything', async () => {
     fetchMock.mockImplementation(async () => jsonResponse(dict))
     renderWithProviders(<EntityForm entity={systemEntities.config} onClose={() => {}} />)

@@ -1,11 +1,11 @@
 import { useState, type ReactNode } from 'react'
-import { App, Button, Col, Drawer, Form, Modal, Row as GridRow, Space, Spin } from 'antd'
+import { App, Button, Col, Drawer, Form, Modal, Row as GridRow, Space, Spin, type ButtonProps } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import type { ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import { crudApi, crudKeys, type EntityRow, type Row } from '../api/crudApi'
-import { placeFieldErrors } from '../api/fieldErrors'
+import { confirmQuestionOf, placeFieldErrors } from '../api/fieldErrors'
 import { kindOf } from '../kinds/kindTable'
 import type { InputRenderer } from '../kinds/types'
 import { EntityFormItem } from './EntityFormItem'
@@ -13,6 +13,9 @@ import { formFieldsFor, formPayload, initialFormValues, isShown, type FormMode }
 
 /** Up to this many fields the form is a dialog; longer forms get a drawer with two columns. */
 export const DIALOG_FIELD_LIMIT = 8
+
+/** The OK button of the server's question before a save ("… already exists, overwrite?"). */
+const CONFIRM_SAVE_OK = { 'data-testid': 'form-confirm-ok' } as ButtonProps
 
 export interface EntityFormProps<E extends ResolvedEntity = ResolvedEntity> {
   entity: E
@@ -30,7 +33,7 @@ export interface EntityFormProps<E extends ResolvedEntity = ResolvedEntity> {
 /** The add/modify form of an entity, built from its form fields (docs/entity-engine.md). */
 export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClose, onSaved, inputs = {} }: EntityFormProps<E>) {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message, modal } = App.useApp()
   const queryClient = useQueryClient()
   const [form] = Form.useForm<Row>()
   const [saving, setSaving] = useState(false)
@@ -53,7 +56,17 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
       // Fields another field's value leaves out (`when`) are not sent.
       const current = form.getFieldsValue(true) as Row
       const body = formPayload(entity, fields.filter((f) => isShown(f, current)), values, mode, row.data)
-      const saved = mode === 'add' ? await api.add(body) : await api.edit(body)
+      const send = (confirmed: boolean) => (mode === 'add' ? api.add(body, confirmed) : api.edit(body, confirmed))
+      let saved: EntityRow<E>
+      try {
+        saved = await send(false)
+      } catch (error) {
+        const question = confirmQuestionOf(error)
+        if (question === null) throw error
+        // Cancel leaves the form open as it was, with nothing sent.
+        if (!(await askBeforeSaving(question))) return
+        saved = await send(true)
+      }
       void message.success(t(mode === 'add' ? 'crud.addSuccess' : 'crud.editSuccess'))
       void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
       onSaved?.(saved)
@@ -64,6 +77,19 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
       setSaving(false)
     }
   }
+
+  /** The server's question about this save, in its words: true once OK is clicked. */
+  const askBeforeSaving = (question: string) =>
+    new Promise<boolean>((resolve) => {
+      modal.confirm({
+        title: t('crud.confirmTitle'),
+        content: question,
+        className: 'form-confirm-overwrite',
+        okButtonProps: CONFIRM_SAVE_OK,
+        onOk: () => resolve(true),
+        onCancel: () => resolve(false),
+      })
+    })
 
   /** The server's field errors go under their fields; the rest is said in a message. */
   const placeErrors = (error: unknown) => placeFieldErrors(form, fields.map((f) => f.name), error)

@@ -4,8 +4,9 @@ import { App, Button, Descriptions, Progress, Space, Typography, Upload, type Up
 import { DeleteOutlined, PaperClipOutlined, PlusOutlined, UploadOutlined } from '@ant-design/icons'
 import { DEFAULT_FILE_MAX_BYTES, IMAGE_EXTENSIONS } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
-import { downloadEntityFile, storedBaseName, type StoredFileInfo, uploadEntityFile, uploadFile, useStoredImageUrl } from '../api/files'
+import { downloadEntityFile, isVideoFile, storedBaseName, type StoredFileInfo, uploadEntityFile, uploadFile, useStoredImageUrl } from '../api/files'
 import type { FieldOf, InputProps } from './types'
+import { PlayVideoLink } from './VideoPlayer'
 
 const extensionOf = (name: string) => (name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '')
 const bare = (ext: string) => ext.replace(/^\./, '').toLowerCase()
@@ -176,6 +177,8 @@ function EntityFileInput(props: InputProps<FieldOf<'file'>>) {
             <Typography.Link onClick={() => void downloadEntityFile(entity, field.name, value).catch(() => undefined)}>
               <PaperClipOutlined /> {current ? current.originalName : storedBaseName(value)}
             </Typography.Link>
+            {/* Watched before the form is saved: the right video, and one the browser plays. */}
+            {isVideoFile(value) && <PlayVideoLink entity={entity} field={field} fileName={value} />}
             {picker(t('crud.fileReplace'))}
             <Button icon={<DeleteOutlined />} disabled={props.disabled} onClick={() => props.onChange?.('')}>
               {t('crud.fileRemove')}

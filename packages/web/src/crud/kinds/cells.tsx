@@ -1,9 +1,10 @@
-import { Image, Spin, Tag, Typography } from 'antd'
+import { Image, Space, Spin, Tag, Typography } from 'antd'
 import { FileImageOutlined, PaperClipOutlined } from '@ant-design/icons'
 import dayjs from 'dayjs'
-import { downloadEntityFile, storedBaseName, useStoredImageUrl } from '../api/files'
+import { downloadEntityFile, isVideoFile, storedBaseName, useStoredImageUrl } from '../api/files'
 import { useFieldOptions } from './options'
 import type { CellProps } from './types'
+import { PlayVideoLink } from './VideoPlayer'
 
 // List cells, one per way a value is shown; the kind table picks one for each kind.
 
@@ -80,10 +81,19 @@ export function FileCell({ entity, field, value }: CellProps) {
   if (typeof value !== 'string' || !value) return null
   // A record's file comes from its entity's route, kept to the entity's permission and data scope.
   const download = () => downloadEntityFile(entity, field.name, value)
-  return (
+  const link = (
     <Typography.Link onClick={() => void download().catch(() => undefined)}>
       <PaperClipOutlined /> {storedBaseName(value)}
     </Typography.Link>
+  )
+  // A video plays here too; other files (a PDF manual, a log) download.
+  return isVideoFile(value) ? (
+    <Space size={12} wrap={false}>
+      <PlayVideoLink entity={entity} field={field} fileName={value} />
+      {link}
+    </Space>
+  ) : (
+    link
   )
 }
 

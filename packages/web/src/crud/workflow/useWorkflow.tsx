@@ -31,8 +31,10 @@ export function useWorkflow(entity: ResolvedEntity) {
   const permitted = (op: Operation) => may({ permissions: [op.permission] })
   // The details are where a row's timeline and related lists are, so rows with either offer them;
   // so do rows with actions, which staff read whole before acting on them (feedback, before a reply:
-  // opening it, GET {path}/{id}, is also what marks it read).
-  const mayReadDetails = (!!entity.transitions || entity.related.length > 0 || (entity.actions ?? []).some((a) => a.on === 'row')) && may({ permissions: [`${entity.permission}:query`] })
+  // opening it, GET {path}/{id}, is also what marks it read); and rows with a stored file the list
+  // leaves out (a help item's video), which only the details play or download.
+  const filesOutOfList = entity.fields.some((f) => f.kind === 'file' && !f.hidden && !entity.listed.includes(f))
+  const mayReadDetails = (!!entity.transitions || entity.related.length > 0 || filesOutOfList || (entity.actions ?? []).some((a) => a.on === 'row')) && may({ permissions: [`${entity.permission}:query`] })
 
   const refreshEntity = () => void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
   // The jobs this page's actions started, followed until they end or the page goes.
