@@ -36,6 +36,10 @@
  * Then the frame numbers (bench/orders.ts): BENCH_FRAME_NUMBERS (100000) generated for one order, the same
  * INSERTs bare, and a label sheet of BENCH_LABELS (10000).
  *
+ * Then the App content (bench/content.ts): BENCH_MESSAGE_MEMBERS (100000) members written in one
+ * INSERT … SELECT, a message pushed to all of them with deliverMessage (seconds, rows/s, peak RSS) beside
+ * the same INSERT … SELECT bare, and the app's version check under BENCH_APP_CLIENTS (200) clients.
+ *
  * Then the IoT gateway (bench/iot.ts): BENCH_IOT_DEVICES (10000) simulated devices connect to the
  * embedded broker and to Mosquitto (BENCH_MQTT_URL, default mqtt://127.0.0.1:1883, when it answers;
  * BENCH_IOT_BROKERS=embedded or external picks one), and one ping goes to all of them.
@@ -48,7 +52,7 @@
  * Then a file upload (bench/files.ts): one BENCH_FILE_MB (200) MB file through a `file` field's route,
  * with the server's RSS growth, the rate and the digests against sha256sum/md5sum.
  *
- * BENCH_ONLY=engine, members, orders, iot, browser or files runs one part.
+ * BENCH_ONLY=engine, members, orders, content, iot, browser or files runs one part.
  * BENCH_ONLY=engine BENCH_IMPORT_ONLY=1 runs the engine part's import alone (no login-log rows, list,
  * export or transitions before it), for looking into the import figure; BENCH_LIST_ONLY=1 stops after
  * the list, BENCH_EXPORT_ONLY=1 runs the rows and the two exports alone.
@@ -56,6 +60,7 @@
 import { cpus, loadavg } from 'node:os'
 import { systemEntities } from '@velo/shared'
 import { type BrowserBench, runBrowser } from './browser'
+import { type ContentBench, runContent } from './content'
 import { buildFilesServer, type FilesBench, runFiles } from './files'
 import { type IotBench, iotBrokers, runIot } from './iot'
 import { runMembers } from './members'
@@ -94,11 +99,17 @@ const orders: OrdersBench = {
   labels: int('BENCH_LABELS', 10_000),
 }
 
+const content: ContentBench = {
+  members: int('BENCH_MESSAGE_MEMBERS', 100_000),
+  clients: int('BENCH_APP_CLIENTS', 200),
+  seconds: bench.seconds,
+}
+
 const files: FilesBench = {
   megabytes: int('BENCH_FILE_MB', 200),
 }
 
-const PARTS = ['engine', 'members', 'orders', 'iot', 'browser', 'files'] as const
+const PARTS = ['engine', 'members', 'orders', 'content', 'iot', 'browser', 'files'] as const
 const only = process.env.BENCH_ONLY ?? ''
 if (only && !(PARTS as readonly string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, not ${JSON.stringify(only)}`)
 const runs = (part: (typeof PARTS)[number]) => !only || only === part
@@ -143,6 +154,17 @@ async function main() {
       headings.push(`Frame-number benchmark: ${fmt(orders.numbers)} numbers generated for one order (the Generate action's job), the same INSERTs bare, and a label sheet of ${fmt(orders.labels)}.`)
       for (const target of targets()) {
         const result = await runOrders(target, orders, server.entry)
+        lines.push(...result.lines)
+        notes.push(...result.notes)
+      }
+    }
+    if (runs('content')) {
+      headings.push(
+        `App content benchmark: a message pushed to ${fmt(content.members)} members (deliverMessage, as the Push job runs it) beside its INSERT … SELECT bare, ` +
+          `and the app's version check under ${content.clients} clients for ${content.seconds} s.`,
+      )
+      for (const target of targets()) {
+        const result = await runContent(target, content, server.entry)
         lines.push(...result.lines)
         notes.push(...result.notes)
       }

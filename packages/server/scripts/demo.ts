@@ -5,7 +5,7 @@ import { DEFAULT_SEED, DemoRefused, runDemo } from '../src/demo'
 
 // npm run demo [-- --force] [-- --seed N] [-- --scale 0.1] [-- --end 2026-11-24]
 // Fills the configured database (DATABASE_URL; the quick start's ./data/velo.db by default) with
-// demo members, bikes, rides and feedback. Migrates and seeds first, so an empty data folder works.
+// demo members, bikes, rides, feedback and App content. Migrates and seeds first, so an empty data folder works.
 // What it replaces and what it refuses: src/demo/index.ts and the README (Demo data).
 
 const USAGE = `usage: npm run demo [-- options]
@@ -13,8 +13,8 @@ const USAGE = `usage: npm run demo [-- options]
   --scale X     a share of the full size (10,000 members, 12,000 bikes, 1,000,000 rides,
                 3,000 feedback): 0.1 for a quick small set (default 1)
   --end DATE    the data ends at this UTC date, YYYY-MM-DD (default today)
-  --force       also replace a database whose members and bikes tables hold data the demo did
-                not write: every row of those tables is deleted
+  --force       also replace a database whose members, bikes or app content tables hold data
+                the demo did not write: every row of those tables is deleted
   --help        this text
 DATABASE_URL, STORAGE_DIR and ADMIN_PASSWORD are read as the server reads them.`
 
@@ -82,6 +82,7 @@ try {
   if (result.seedResult.demoRegistrationKey) {
     console.log(`  Demo IoT model VELO-4G registration key: ${result.seedResult.demoRegistrationKey}\n  (simulated bikes: npm run sim -- --devices 20 --key <this key>)`)
   }
+  console.log(`  App API demo rider: ${result.rider.email} / ${result.rider.password} (member ${result.rider.memberId})`)
   console.log('\nStart the server with npm start (after npm run build) and sign in.')
 } catch (e) {
   if (e instanceof DemoRefused) {

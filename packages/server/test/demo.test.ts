@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -10,7 +10,11 @@ import { createDatabase, type Db, type Dialect } from '../src/db/database'
 import { migrateToLatest } from '../src/db/migrate'
 import { seed } from '../src/db/seed'
 import { DEMO_KEY, DEMO_TABLES, DemoRefused, runDemo } from '../src/demo'
-import { ADMIN_PASSWORD, freshDatabase } from './harness'
+import { contentEntities } from '@velo/shared'
+import { DEMO_RIDER } from '../src/demo/content'
+import { verifyPassword } from '../src/platform/auth/passwords'
+import { editSchema } from '../src/platform/crud/schemas'
+import { ADMIN_PASSWORD, createTestApp, freshDatabase } from './harness'
 
 // npm run demo's generator (src/demo) at a hundredth of its size, on a fresh SQLite file, or a
 // fresh PostgreSQL database when TEST_DATABASE_URL is set.
@@ -74,6 +78,22 @@ const ORDER: Record<string, string> = {
   bike_record: 'record_id',
   mem_feedback: 'feedback_id',
   mem_feedback_tag_link: 'feedback_id, tag_id',
+  cnt_protocol: 'protocol_id',
+  cnt_protocol_signature: 'signature_id',
+  cnt_message: 'message_id',
+  cnt_message_member: 'message_id, member_id',
+  cnt_message_recipient: 'recipient_id',
+  cnt_app_version: 'version_id',
+  cnt_activity: 'activity_id',
+  cnt_banner: 'banner_id',
+  cnt_guide: 'guide_id',
+  cnt_achievement: 'achievement_id',
+  content_faq: 'faq_id',
+  cnt_policy: 'policy_id',
+  cnt_user_help: 'help_id',
+  cnt_error_code: 'error_code_id',
+  cnt_service_centre: 'centre_id',
+  mon_app_upload_log: 'upload_id',
 }
 
 /** Rows of each demo table, a sample of the rides: what two runs of one seed must agree on. */
@@ -84,6 +104,8 @@ async function sample(t: Target) {
     const where = table === 'mem_ride' ? 'where ride_id % 37 = 1' : ''
     out[table] = await rows(t, `select * from ${table} ${where} order by ${id} limit 400`)
   }
+  // The rider's password hash has a fresh salt each run: the same password, not the same bytes.
+  for (const m of out.mem_member as { passwordHash?: string | null }[]) if (m.passwordHash) m.passwordHash = 'argon2id'
   return out
 }
 
@@ -101,7 +123,7 @@ describe('npm run demo', () => {
     first = await run(a)
   })
 
-  it('migrates, seeds and fills every table of the members and bikes areas', async () => {
+  it('migrates, seeds and fills every table of the members, bikes and App content areas', async () => {
     expect(first.seedResult.seeded).toBe(true)
     for (const { table } of DEMO_TABLES) {
       const n = await count(a, `select count(*) as n from ${table}`)
@@ -190,11 +212,164 @@ describe('npm run demo', () => {
     expect(await count(a, 'select count(*) as n from mem_member where last_login_time < create_time')).toBe(0)
   })
 
+  it('keeps App content consistent: counters and their rows, members and their signatures, one current version', async () => {
+    // A pushed message's counters are its inbox rows; drafts and scheduled ones have none.
+    expect(
+      await count(
+        a,
+        `select count(*) as n from cnt_message m
+         where sent_count <> (select count(*) from cnt_message_recipient r where r.message_id = m.message_id)
+            or read_count <> (select count(*) from cnt_message_recipient r where r.message_id = m.message_id and r.read_time is not null)
+            or (status <> 'sent' and sent_count <> 0) or (status = 'sent' and (sent_count = 0 or sent_time is null))`,
+      ),
+    ).toBe(0)
+    expect(await count(a, "select count(*) as n from cnt_message where status = 'sent'")).toBeGreaterThanOrEqual(5)
+    expect(await count(a, `select count(*) as n from cnt_message where status = 'scheduled' and send_mode = 'scheduled' and send_time > '${END.toISOString()}'`)).toBe(1)
+    expect(await count(a, "select count(*) as n from cnt_message where status = 'draft'")).toBe(1)
+    // Recipients: registered before the push, of its audience, read after delivery and before the end.
+    expect(
+      await count(
+        a,
+        `select count(*) as n from cnt_message_recipient r join cnt_message m on m.message_id = r.message_id join mem_member p on p.member_id = r.member_id
+         where p.create_time >= r.create_time or r.read_time < r.create_time or r.read_time >= '${END.toISOString()}'
+            or (m.audience = 'country' and p.country_id <> m.country_id)
+            or (m.audience = 'members' and not exists (select 1 from cnt_message_member l where l.message_id = m.message_id and l.member_id = r.member_id))`,
+      ),
+    ).toBe(0)
+    expect(await count(a, "select count(distinct audience) as n from cnt_message where status = 'sent'")).toBe(3)
+    // An agreement's counters are its signature rows, which copy its type, language and version.
+    expect(
+      await count(
+        a,
+        `select count(*) as n from cnt_protocol p
+         where sign_count <> (select count(*) from cnt_protocol_signature s where s.protocol_id = p.protocol_id and s.state = 'signed')
+            or cancel_count <> (select count(*) from cnt_protocol_signature s where s.protocol_id = p.protocol_id and s.state = 'cancelled')`,
+      ),
+    ).toBe(0)
+    expect(
+      await count(
+        a,
+        `select count(*) as n from cnt_protocol_signature s join cnt_protocol p on p.protocol_id = s.protocol_id join mem_member m on m.member_id = s.member_id
+         where s.type <> p.type or s.language <> p.language or s.version_code <> p.version_code or p.status = 'draft'
+            or s.sign_time < p.publish_time or s.sign_time < m.create_time or s.sign_time > m.last_login_time
+            or (s.state = 'cancelled') <> (s.cancel_time is not null) or s.cancel_time < s.sign_time`,
+      ),
+    ).toBe(0)
+    // Per type and language: 1.1.0 published as an update, 1.0.0 retired; signed by members of both.
+    for (const type of ['privacy', 'emailSubscription']) {
+      const published = await rows<{ language: string; versionCode: string; signCount: number }>(
+        a,
+        `select language, version_code, sign_count from cnt_protocol where type = '${type}' and status = 'published' and is_update = true order by language`,
+      )
+      expect(published.map((p) => [p.language, p.versionCode])).toEqual(['de_DE', 'en_US', 'fr_FR', 'nl_NL'].map((l) => [l, '1.1.0']))
+      expect(await count(a, `select count(*) as n from cnt_protocol where type = '${type}' and status = 'retired' and version_code = '1.0.0'`)).toBe(4)
+      expect(await count(a, `select sum(sign_count) as n from cnt_protocol where type = '${type}'`)).toBeGreaterThan(10)
+    }
+    // A member agrees to the privacy policy exactly when they hold a signed signature of the one in force.
+    expect(
+      await count(
+        a,
+        `select count(*) as n from mem_member m
+         where (m.privacy_agreement = 'agreed') <> exists (
+           select 1 from cnt_protocol_signature s join cnt_protocol p on p.protocol_id = s.protocol_id
+           where s.member_id = m.member_id and s.state = 'signed' and p.type = 'privacy' and p.status = 'published')`,
+      ),
+    ).toBe(0)
+    expect(await count(a, "select count(*) as n from mem_member where privacy_agreement = 'disagreed'")).toBeGreaterThan(0)
+    // App versions: one current per platform, the newest; a force update in each history.
+    const current = await rows<{ platform: string; versionCode: string }>(a, 'select platform, version_code from cnt_app_version where current = true order by platform')
+    expect(current).toEqual([
+      { platform: 'android', versionCode: '3.3.0' },
+      { platform: 'ios', versionCode: '3.3.0' },
+    ])
+    expect(await count(a, "select count(*) as n from cnt_app_version v where current = true and exists (select 1 from cnt_app_version w where w.platform = v.platform and w.release_time > v.release_time)")).toBe(0)
+    expect(await count(a, "select count(distinct platform) as n from cnt_app_version where version_type = 'force'")).toBe(2)
+    // Activities and banners past, running and to come; some for one country.
+    const end = END.toISOString()
+    for (const table of ['cnt_activity', 'cnt_banner']) {
+      expect(await count(a, `select count(*) as n from ${table} where end_time <= '${end}'`), table).toBeGreaterThan(0)
+      expect(await count(a, `select count(*) as n from ${table} where start_time <= '${end}' and (end_time is null or end_time > '${end}') and status = '0'`), table).toBeGreaterThan(0)
+      expect(await count(a, `select count(*) as n from ${table} where start_time > '${end}'`), table).toBeGreaterThan(0)
+      expect(await count(a, `select count(*) as n from ${table} where country_id is not null`), table).toBeGreaterThan(0)
+      expect(await count(a, `select count(*) as n from ${table} where end_time <= start_time`), table).toBe(0)
+    }
+    // Achievement levels climb with their targets.
+    expect((await rows<{ targetValue: number }>(a, "select target_value from cnt_achievement where name = 'Distance' order by level")).map((x) => Number(x.targetValue))).toEqual([100, 500, 1000, 5000, 10000])
+    const codes = await count(a, 'select count(*) as n from cnt_error_code')
+    expect(codes).toBeGreaterThanOrEqual(20)
+    expect(codes).toBeLessThanOrEqual(40)
+    expect(await count(a, 'select count(*) as n from cnt_service_centre where country_id is null or latitude < -90 or latitude > 90 or longitude < -180 or longitude > 180')).toBe(0)
+  })
+
+  it('writes every language of the app, and the files its rows name', async () => {
+    for (const table of ['cnt_protocol', 'cnt_activity', 'cnt_banner', 'cnt_guide', 'content_faq', 'cnt_policy', 'cnt_user_help']) {
+      const shown = table === 'cnt_protocol' ? "status = 'published'" : "status = '0'"
+      const languages = await rows<{ language: string; n: number }>(a, `select language, count(*) as n from ${table} where ${shown} group by language order by language`)
+      expect(languages.map((l) => l.language), table).toEqual(['de_DE', 'en_US', 'fr_FR', 'nl_NL'])
+    }
+    // Written in the language, not copied: the German FAQ is not the English one.
+    const faq = await rows<{ language: string; title: string }>(a, 'select language, title from content_faq where order_num = 1 order by language')
+    expect(new Set(faq.map((f) => f.title)).size).toBe(4)
+    expect(faq.find((f) => f.language === 'de_DE')?.title).toMatch(/Akku/)
+    // Every manual and upload names a stored file with its sys_file row, so it downloads.
+    const named = await rows<{ file: string }>(a, "select document as file from cnt_user_help where type = 'manual' union all select file from mon_app_upload_log")
+    expect(named.length).toBeGreaterThan(24)
+    const files = await rows<{ fileName: string; size: number; entity: string }>(a, "select file_name, size, entity from sys_file where create_by = 'velo-demo'")
+    expect(files.map((f) => f.fileName).sort()).toEqual(named.map((f) => f.file).sort())
+    for (const f of files) expect(statSync(join(a.config.storageDir, f.fileName)).size, f.fileName).toBe(Number(f.size))
+    for (const image of await rows<{ image: string }>(a, 'select image from cnt_banner union select image from cnt_guide union select image from cnt_achievement union select default_image from cnt_achievement')) {
+      expect(statSync(join(a.config.storageDir, image.image)).size, image.image).toBeGreaterThan(100)
+    }
+  })
+
+  it('gives the app rider a known password, messages (one unread) and agreements', async () => {
+    const [rider] = await rows<{ memberId: number; passwordHash: string; status: string; privacyAgreement: string }>(
+      a,
+      `select member_id, password_hash, status, privacy_agreement from mem_member where email = '${DEMO_RIDER.email}'`,
+    )
+    expect(rider).toBeDefined()
+    expect(first.rider).toEqual({ memberId: Number(rider!.memberId), email: DEMO_RIDER.email, password: DEMO_RIDER.password })
+    expect(await verifyPassword(rider!.passwordHash, DEMO_RIDER.password)).toBe(true)
+    expect(rider!.status).toBe('0')
+    expect(rider!.privacyAgreement).toBe('agreed')
+    expect(await count(a, 'select count(*) as n from mem_member where password_hash is not null')).toBe(1)
+    const inbox = await rows<{ readTime: string | null }>(a, `select read_time from cnt_message_recipient where member_id = ${rider!.memberId}`)
+    expect(inbox.length).toBeGreaterThanOrEqual(3)
+    expect(inbox.filter((m) => m.readTime === null)).toHaveLength(1)
+    // Signed the newsletter before its update and not since: the app asks them to sign again.
+    expect((await rows<{ versionCode: string }>(a, `select version_code from cnt_protocol_signature where member_id = ${rider!.memberId} and type = 'emailSubscription'`)).map((s) => s.versionCode)).toEqual(['1.0.0'])
+  })
+
+  it('writes App content the definitions accept: listed, read and valid for a modify as the console sends it', async () => {
+    // The server on the demo's database, every answer checked against its route's response schema.
+    const t = await createTestApp({}, { databaseUrl: a.url })
+    try {
+      const token = await t.login()
+      const invalid: string[] = []
+      for (const e of Object.values(contentEntities)) {
+        const list = await t.call({ method: 'POST', url: `/api${e.path}/list`, token, body: { pageNum: 1, pageSize: 50 } })
+        expect(list.code, `${e.key}: ${list.msg}`).toBe(200)
+        expect(list.data.total, e.key).toBeGreaterThan(0)
+        for (const row of list.data.rows as Record<string, unknown>[]) {
+          const got = await t.call({ url: `/api${e.path}/${row[e.idField]}`, token })
+          expect(got.code, `${e.key} ${row[e.idField]}: ${got.msg}`).toBe(200)
+          const parsed = editSchema(e).safeParse(got.data)
+          if (!parsed.success) invalid.push(`${e.key} ${row[e.idField]}: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`)
+        }
+      }
+      expect(invalid).toEqual([])
+    } finally {
+      await t.close()
+    }
+  })
+
   it('replaces its own data when run again (no --force needed)', async () => {
     const again = await run(a)
     expect(again.seedResult.seeded).toBe(false)
     expect(again.replacedForeign).toEqual([])
     expect(again.rows).toEqual(first.rows)
+    // Its file rows replaced, not added to.
+    expect(await count(a, "select count(*) as n from sys_file where create_by = 'velo-demo'")).toBe(first.rows.sys_file)
     expect(await sample(a)).toEqual(await sample(b))
     // Another seed: other data, same shape.
     const other = await run(b, { seed: SEED + 1 })

@@ -80,6 +80,8 @@ export interface PlannedMember {
   lastSeen: number
   lastRide: number
   lastLogin: number
+  /** Only the demo's app rider has one (demo/content.ts): the others cannot sign in to the app. */
+  passwordHash?: string
 }
 
 /** How a bike is ridden: per day, the chance of each kind of trip (before seasons and scaling). */

@@ -5,19 +5,23 @@ import type { AppConfig } from '../config'
 import type { Db, Dialect } from '../db/database'
 import { migrateToLatest } from '../db/migrate'
 import { seed, type SeedResult } from '../db/seed'
+import { hashPassword } from '../platform/auth/passwords'
 import { Storage } from '../platform/storage'
+import { DEMO_RIDER, planContent, writeContent, writeContentFiles } from './content'
 import { buildPlan, DAY, type Plan } from './generate'
 import { orderCounts } from './orders'
-import { bikeDrawing, hexColour, swatch } from './placeholders'
+import { bikeDrawing, hexColour, pictureName, swatch } from './placeholders'
 import { PICTURES, STATIC_IMAGES } from './vocabulary'
 import { query, TableWriter } from './write'
 
-// `npm run demo` (scripts/demo.ts): fills the members and bikes areas with believable data.
+// `npm run demo` (scripts/demo.ts): fills the members, bikes and App content areas with believable data.
 //
 // What is demo data: the demo owns the tables of those areas (DEMO_TABLES). It writes every row
 // it adds there with create_by 'velo-demo' (a name no staff user can have: user names are letters
-// and digits), rides, vehicle records and tag links under demo members, bikes and feedback, and
-// records the run in the configuration key sys.demo.seed. A database "holds non-demo data" when
+// and digits), rides, vehicle records and tag links under demo members, bikes and feedback,
+// signatures, inbox rows and app uploads under demo agreements, messages and members, and records
+// the run in the configuration key sys.demo.seed. The sys_file rows of its manuals and uploads carry
+// the mark too (that table is not the demo's: only its own rows are replaced). A database "holds non-demo data" when
 // one of those tables has a row while the key is absent, or a row not marked as the demo's.
 // Without --force such a database is refused before anything is changed (not even migrated);
 // otherwise every row of the tables is deleted and the demo data written, in one transaction.
@@ -43,6 +47,23 @@ export const DEMO_TABLES: readonly { table: string; audited: boolean }[] = [
   { table: 'bike_record', audited: false },
   { table: 'mem_feedback', audited: true },
   { table: 'mem_feedback_tag_link', audited: false },
+  // App content (demo/content.ts).
+  { table: 'cnt_protocol', audited: true },
+  { table: 'cnt_protocol_signature', audited: false },
+  { table: 'cnt_message', audited: true },
+  { table: 'cnt_message_member', audited: false },
+  { table: 'cnt_message_recipient', audited: false },
+  { table: 'cnt_app_version', audited: true },
+  { table: 'cnt_activity', audited: true },
+  { table: 'cnt_banner', audited: true },
+  { table: 'cnt_guide', audited: true },
+  { table: 'cnt_achievement', audited: true },
+  { table: 'content_faq', audited: true },
+  { table: 'cnt_policy', audited: true },
+  { table: 'cnt_user_help', audited: true },
+  { table: 'cnt_error_code', audited: true },
+  { table: 'cnt_service_centre', audited: true },
+  { table: 'mon_app_upload_log', audited: false },
 ]
 
 /** Rows of the unaudited tables that belong to no demo row of their parent. */
@@ -52,6 +73,11 @@ const FOREIGN_CHILDREN: Record<string, string> = {
   // A series is the demo's while a demo number carries its prefix.
   ord_frame_series: `select count(*) as f from ord_frame_series s where not exists (select 1 from ord_frame_number n where n.create_by = '${DEMO_MARK}' and substr(n.frame_number, 1, length(s.prefix)) = s.prefix)`,
   mem_feedback_tag_link: `select count(*) as f from mem_feedback_tag_link c where not exists (select 1 from mem_feedback p where p.feedback_id = c.feedback_id and p.create_by = '${DEMO_MARK}')`,
+  cnt_protocol_signature: `select count(*) as f from cnt_protocol_signature c where not exists (select 1 from cnt_protocol p where p.protocol_id = c.protocol_id and p.create_by = '${DEMO_MARK}')`,
+  cnt_message_member: `select count(*) as f from cnt_message_member c where not exists (select 1 from cnt_message p where p.message_id = c.message_id and p.create_by = '${DEMO_MARK}')`,
+  cnt_message_recipient: `select count(*) as f from cnt_message_recipient c where not exists (select 1 from cnt_message p where p.message_id = c.message_id and p.create_by = '${DEMO_MARK}')`,
+  // An upload is the demo's while a demo member sent it (as a ride is): anonymous ones are not.
+  mon_app_upload_log: `select count(*) as f from mon_app_upload_log c where not exists (select 1 from mem_member p where p.member_id = c.member_id and p.create_by = '${DEMO_MARK}')`,
 }
 
 export interface DemoOptions {
@@ -74,6 +100,8 @@ export interface DemoResult {
   seedResult: SeedResult
   /** Rows of the tables that were deleted because --force was given (none when they were demo rows). */
   replacedForeign: { table: string; rows: number }[]
+  /** The member who can sign in to the app API, and their password. */
+  rider: { memberId: number; email: string; password: string }
 }
 
 /** The database holds rows the demo did not write, and --force was not given. */
@@ -81,7 +109,7 @@ export class DemoRefused extends Error {
   constructor(readonly foreign: { table: string; rows: number }[]) {
     super(
       `The database holds data the demo did not write (${foreign.map((f) => `${f.table}: ${f.rows} rows`).join(', ')}). ` +
-        'The demo replaces only its own data. To delete every row of the members and bikes tables and fill them with demo data, run it with --force.',
+        'The demo replaces only its own data. To delete every row of the members, bikes and app content tables and fill them with demo data, run it with --force.',
     )
   }
 }
@@ -151,11 +179,15 @@ export async function runDemo(services: { db: Db; dialect: Dialect; config: AppC
   if (seedResult.seeded) log('Seeded the built-in data (menus, roles, the admin user, dictionaries, countries)')
 
   const countries = new Map((await services.db.selectFrom('sysCountry').select(['code', 'countryId']).execute()).map((c) => [c.code, Number(c.countryId)]))
+  // The seed's IoT functions (by command), which feature guides and an activity point at.
+  const functions = new Map((await db.selectFrom('iotFunction').select(['command', 'functionId']).execute()).map((f) => [String(f.command), Number(f.functionId)]))
+  const riderHash = await hashPassword(DEMO_RIDER.password)
   const plan = buildPlan({ seed: o.seed, scale: o.scale, end, countries })
   log(`Planned ${plan.members.length} members, ${plan.bikes.length} bikes, ${plan.feedback.length} feedback (seed ${o.seed}, scale ${o.scale}, up to ${new Date(end).toISOString().slice(0, 10)})`)
 
   const rows: Record<string, number> = {}
   let replacedForeign: DemoResult['replacedForeign'] = []
+  let riderId = 0
   if (dialect === 'sqlite') {
     // More pages in memory while writing: the rides' indexes take rows in three different orders.
     await query(db, 'pragma cache_size = -131072')
@@ -172,11 +204,22 @@ export async function runDemo(services: { db: Db; dialect: Dialect; config: AppC
     rows.mem_ride = await writeRides(tx, dialect, plan, log)
     log(`Rides written in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
     plan.settle()
+    // Before the members are written: it sets their privacy agreement by their signatures, and the rider.
+    let contentStarted = performance.now()
+    const content = planContent(plan, { seed: o.seed, mark: DEMO_MARK, countries, functions })
+    let contentMs = performance.now() - contentStarted
+    content.rider.passwordHash = riderHash
+    riderId = content.rider.id
     rows.mem_member = await writeMembers(tx, dialect, plan)
     Object.assign(rows, await writeOrders(tx, dialect, plan))
     rows.bike_bike = await writeBikes(tx, dialect, plan)
     rows.bike_record = await writeRecords(tx, dialect, plan)
     Object.assign(rows, await writeFeedback(tx, dialect, plan))
+    contentStarted = performance.now()
+    await writeContentFiles(new Storage(config.storageDir), content)
+    Object.assign(rows, await writeContent(tx, dialect, content, DEMO_MARK))
+    contentMs += performance.now() - contentStarted
+    log(`App content planned and written in ${(contentMs / 1000).toFixed(1)} s`)
     if (dialect === 'postgres') {
       for (const [table, id] of ID_COLUMNS) await query(tx, `select setval(pg_get_serial_sequence('${table}', '${id}'), (select max(${id}) from ${table}))`)
     }
@@ -191,7 +234,16 @@ export async function runDemo(services: { db: Db; dialect: Dialect; config: AppC
   } else {
     await query(db, 'pragma wal_checkpoint(truncate)')
   }
-  return { seed: o.seed, scale: o.scale, end: new Date(end).toISOString(), rows, seconds: (performance.now() - began) / 1000, seedResult, replacedForeign }
+  return {
+    seed: o.seed,
+    scale: o.scale,
+    end: new Date(end).toISOString(),
+    rows,
+    seconds: (performance.now() - began) / 1000,
+    seedResult,
+    replacedForeign,
+    rider: { memberId: riderId, email: DEMO_RIDER.email, password: DEMO_RIDER.password },
+  }
 }
 
 const ID_COLUMNS: [string, string][] = [
@@ -208,10 +260,27 @@ const ID_COLUMNS: [string, string][] = [
   ['mem_ride', 'ride_id'],
   ['bike_record', 'record_id'],
   ['mem_feedback', 'feedback_id'],
+  ['cnt_protocol', 'protocol_id'],
+  ['cnt_protocol_signature', 'signature_id'],
+  ['cnt_message', 'message_id'],
+  ['cnt_message_recipient', 'recipient_id'],
+  ['cnt_app_version', 'version_id'],
+  ['cnt_activity', 'activity_id'],
+  ['cnt_banner', 'banner_id'],
+  ['cnt_guide', 'guide_id'],
+  ['cnt_achievement', 'achievement_id'],
+  ['content_faq', 'faq_id'],
+  ['cnt_policy', 'policy_id'],
+  ['cnt_user_help', 'help_id'],
+  ['cnt_error_code', 'error_code_id'],
+  ['cnt_service_centre', 'centre_id'],
+  ['mon_app_upload_log', 'upload_id'],
 ]
 
 async function clear(tx: Kysely<any>, dialect: Dialect) {
   await query(tx, `delete from sys_config where config_key = ${mark(dialect)}`, [DEMO_KEY])
+  // The file rows of the demo's user manuals and app uploads (staff's and the app's own are not the demo's).
+  await query(tx, `delete from sys_file where create_by = ${mark(dialect)}`, [DEMO_MARK])
   if (dialect === 'postgres') {
     await query(tx, `truncate table ${DEMO_TABLES.map((t) => t.table).join(', ')}`)
   } else {
@@ -224,7 +293,6 @@ const iso = (t: number) => new Date(t).toISOString()
 const audit = (createTime: number) => [DEMO_MARK, iso(createTime), '', null] as const
 
 /** Stored names of the placeholders (under STORAGE_DIR). */
-const pictureName = (model: string, colour: string, n: number) => `demo/bike/${model}-${colour}-${n}.png`
 const staticName = (key: string) => `demo/static/${key}.png`
 
 /** Writes the placeholder pictures the rows name, so the console can show them (the same bytes each run). */
@@ -303,7 +371,7 @@ async function writeMembers(tx: Kysely<any>, dialect: Dialect, plan: Plan): Prom
   for (const m of plan.members) {
     await w.add(
       m.id, m.email, m.firstName, m.lastName, null, m.phone, m.birthday, m.height, m.weight, m.gender, m.countryId, m.disabled ? '1' : '0', m.emailConfirmed,
-      m.bikes.length ? 'bound' : 'unbound', m.privacy, m.ridingMode, m.bluetoothUnlock, iso(m.lastLogin), null,
+      m.bikes.length ? 'bound' : 'unbound', m.privacy, m.ridingMode, m.bluetoothUnlock, iso(m.lastLogin), m.passwordHash ?? null,
       DEMO_MARK, iso(m.reg), m.disabled?.by ?? '', m.disabled ? iso(m.disabled.at) : null, m.disabled?.reason ?? '',
     )
   }

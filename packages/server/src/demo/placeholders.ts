@@ -5,6 +5,9 @@ import type { Category } from './vocabulary'
 // shows a drawing in the model's colour instead of a broken image. Drawn here, byte for byte the
 // same on every run: no image library, no network.
 
+/** Stored name (under STORAGE_DIR) of a bike model's picture: its colour and the picture's number. */
+export const pictureName = (model: string, colour: string, n: number) => `demo/bike/${model}-${colour}-${n}.png`
+
 const WIDTH = 320
 const HEIGHT = 200
 
@@ -85,6 +88,24 @@ export function bikeDrawing(category: Category, frame: Rgb, background: Rgb, tyr
     let colour = background
     for (const s of shapes) if (covers(s, x, y)) colour = s.colour
     return colour
+  })
+}
+
+/** A medal of the colour on a ribbon: an achievement's picture (grey while it is not reached). */
+export function badge(colour: Rgb, background: Rgb): Buffer {
+  const darker: Rgb = [Math.round(colour[0] * 0.7), Math.round(colour[1] * 0.7), Math.round(colour[2] * 0.7)]
+  const ribbon: Rgb = [55, 65, 81]
+  const shapes: Shape[] = [
+    { kind: 'segment', ax: 128, ay: 8, bx: 152, by: 92, width: 22, colour: ribbon },
+    { kind: 'segment', ax: 192, ay: 8, bx: 168, by: 92, width: 22, colour: ribbon },
+    { kind: 'disc', cx: 160, cy: 122, r: 62, colour },
+    { kind: 'ring', cx: 160, cy: 122, r: 48, width: 6, colour: darker },
+    { kind: 'disc', cx: 160, cy: 122, r: 14, colour: darker },
+  ]
+  return png(WIDTH, HEIGHT, (x, y) => {
+    let c = background
+    for (const s of shapes) if (covers(s, x, y)) c = s.colour
+    return c
   })
 }
 
