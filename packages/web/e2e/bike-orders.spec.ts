@@ -113,7 +113,8 @@ test('an order of 100: generate, 6 more past 5 % with a second confirmation, exp
   await saveScreen(page, 'bike-order-numbers')
   const exported = page.waitForEvent('download')
   await numbersList.getByTestId('crud-export').click()
-  await page.locator('.ant-modal-confirm:visible').getByRole('button', { name: 'OK' }).click()
+  // The export's own question: the second confirmation above may still be fading out.
+  await page.locator('.ant-modal-confirm:visible', { hasText: 'Export every' }).getByRole('button', { name: 'OK' }).click()
   const sheet = await workbookOf(await exported)
   const header = sheet[0]!
   const col = header.indexOf('Frame number')
@@ -127,9 +128,15 @@ test('an order of 100: generate, 6 more past 5 % with a second confirmation, exp
   await clickRowAction(orderRow(page), 'row-action-printLabels')
   d = dialog(page)
   await d.getByTestId('operation-submit').click()
-  // A job started here opens the top bar's jobs list.
-  const download = page.getByTestId('jobs-list').locator('[data-testid^="job-download-"]').first()
-  await expect(download).toBeVisible({ timeout: 60_000 })
+  // A job started here opens the top bar's jobs list; once the job has its file, it downloads there.
+  // On a busy machine the list may have closed by then (a click elsewhere): it is opened again.
+  const labelJob = async () =>
+    (await call<{ rows: { jobId: number; title: string; state: string }[] }>(page.request, 'POST', '/monitor/job/list', token, { pageSize: 50, kind: 'action' })).rows.find((j) => j.title.includes('Print labels'))
+  await expect.poll(async () => (await labelJob())?.state, { timeout: 90_000 }).toBe('succeeded')
+  const { jobId } = (await labelJob())!
+  const download = page.getByTestId(`job-download-${jobId}`)
+  if (!(await download.isVisible())) await page.getByTestId('jobs-indicator').click()
+  await expect(download).toBeVisible()
   const pdfDownload = page.waitForEvent('download')
   await download.click()
   const file = await pdfDownload
