@@ -2,6 +2,7 @@ import { connect as mqttConnect, type IClientOptions, type MqttClient } from 'mq
 import {
   type CommandPayload,
   commandPayload,
+  type DeviceEventPayload,
   commandSpec,
   downFilter,
   PROTOCOL_VERSION,
@@ -39,6 +40,18 @@ export interface DeviceBehaviour {
   telemetrySeconds: number
   /** 0 = status only on connect and when something changes; else also this often, with the SIM data used meanwhile. */
   statusSeconds: number
+  /**
+   * A reason to refuse every setConfig with (failed, code 409, this message): a module whose
+   * firmware does not take a value, or that is riding. Empty: configurations are applied.
+   */
+  refuseConfig: string
+  /** Configuration values the module refuses (failed, code 422, naming them) while applying the rest is not allowed. */
+  refuseConfigKeys: string[]
+  /** Lean from upright, degrees, sent with each telemetry report (fall rule). */
+  tilt: number
+  /** Vibration level 0–5 sent with each telemetry report (theft rule while locked). */
+  vibration: number
+  locked: boolean
 }
 
 export interface DeviceOptions extends Partial<DeviceBehaviour> {
@@ -63,7 +76,7 @@ const DEFAULTS: DeviceBehaviour = {
   battery: 87,
   lat: 52.3702,
   lng: 4.8952,
-  iccid: '8931000000000000000',
+  iccid: '8931000000000000008',
   simUsedMb: 120,
   simLimitMb: 1024,
   replyLatencyMs: 0,
@@ -73,6 +86,11 @@ const DEFAULTS: DeviceBehaviour = {
   heartbeatSeconds: 60,
   telemetrySeconds: 0,
   statusSeconds: 0,
+  refuseConfig: '',
+  refuseConfigKeys: [],
+  tilt: 0,
+  vibration: 0,
+  locked: false,
 }
 
 /** How many received commands a device keeps in `received` (a long simulation must not grow without end). */
@@ -123,6 +141,7 @@ export class SimulatedDevice {
     // Copied: `silentCommands` is changed per device by tests, so no two devices share the array.
     this.behaviour = { ...DEFAULTS, ...pickBehaviour(options) }
     this.behaviour.silentCommands = [...this.behaviour.silentCommands]
+    this.behaviour.refuseConfigKeys = [...this.behaviour.refuseConfigKeys]
   }
 
   get connected(): boolean {
@@ -251,6 +270,8 @@ export class SimulatedDevice {
       activated: b.activated,
       transportMode: b.transportMode,
       sim: { iccid: b.iccid, usedMb: b.simUsedMb, limitMb: b.simLimitMb },
+      // What it runs, so the server sees a configuration changed on the bike (drift).
+      config: { version: b.configVersion, values: { ...this.config } },
       ...extra,
     }
     return this.publish('status', status)
@@ -265,9 +286,52 @@ export class SimulatedDevice {
       battery: b.battery,
       signal: -60 - Math.round(Math.random() * 40),
       gps: { lat: b.lat, lng: b.lng, speed: 0, satellites: 9 },
+      locked: b.locked,
+      tilt: b.tilt,
+      vibration: b.vibration,
       ...extra,
     }
     return this.publish('telemetry', telemetry, { qos: 0 })
+  }
+
+  /** The bike falls over (tilt in degrees) and says so in a telemetry report at once. */
+  fall(tilt = 90) {
+    this.behaviour.tilt = tilt
+    return this.reportTelemetry()
+  }
+
+  /** Back on its wheels. */
+  standUp() {
+    this.behaviour.tilt = 0
+    return this.reportTelemetry()
+  }
+
+  /** Someone shakes the bike (level 0–5), reported at once; locked or not is the bike's state. */
+  shake(level = 4) {
+    this.behaviour.vibration = level
+    return this.reportTelemetry()
+  }
+
+  /** A fault the module detected itself (up/event), or its end with `cleared`. */
+  fault(code: string, message?: string, cleared = false) {
+    const event: Omit<DeviceEventPayload, 'v'> = { type: 'fault', code, ...(message ? { message } : {}), ...(cleared ? { cleared } : {}) }
+    return this.publish('event', event)
+  }
+
+  /** Data used in the cycle (MB): the next status report says it; `report` sends it now. */
+  async useData(usedMb: number, report = true) {
+    this.behaviour.simUsedMb = usedMb
+    if (report && this.connected) await this.reportStatus()
+  }
+
+  /**
+   * A configuration changed on the bike itself (a service tool, a factory reset): the module runs
+   * these values from now on and reports them, without any command from the server.
+   */
+  async changeConfigLocally(values: Record<string, string | number | boolean>, version?: string) {
+    Object.assign(this.config, values)
+    if (version) this.behaviour.configVersion = version
+    if (this.connected) await this.reportStatus()
   }
 
   /** Called for every command received (after it is recorded, before it is answered). */
@@ -335,12 +399,23 @@ export class SimulatedDevice {
     const accepted = b.acknowledge ? this.reply({ id: c.id, status: 'accepted' }) : undefined
     accepted?.catch(() => {})
     if (b.replyLatencyMs > 0) await new Promise((r) => setTimeout(r, b.replyLatencyMs))
-    if (b.failureRate > 0 && Math.random() < b.failureRate) await this.reply({ id: c.id, status: 'failed', code: 500, message: 'Simulated failure' })
+    const refusal = c.name === 'setConfig' ? this.configRefusal(c) : null
+    if (refusal) await this.reply({ id: c.id, status: 'failed', ...refusal })
+    else if (b.failureRate > 0 && Math.random() < b.failureRate) await this.reply({ id: c.id, status: 'failed', code: 500, message: 'Simulated failure' })
     else {
       const result = await this.apply(c)
       await this.reply({ id: c.id, status: 'succeeded', code: 0, ...(result ? { result } : {}) })
     }
     await accepted
+  }
+
+  /** Why this module will not apply a configuration (its behaviour's refusals), or null. */
+  private configRefusal(c: CommandPayload): { code: number; message: string } | null {
+    const b = this.behaviour
+    if (b.refuseConfig) return { code: 409, message: b.refuseConfig }
+    const values = ((c.params as Record<string, unknown>).values ?? {}) as Record<string, unknown>
+    const refused = b.refuseConfigKeys.filter((k) => k in values)
+    return refused.length ? { code: 422, message: `Unsupported setting: ${refused.join(', ')}` } : null
   }
 
   /** What each command does to the simulated bike. */
@@ -368,7 +443,8 @@ export class SimulatedDevice {
         const telemetry = seconds(values.telemetrySeconds)
         if (telemetry !== null) this.schedule('telemetry', (b.telemetrySeconds = telemetry), false)
         await this.reportStatus()
-        return { configVersion: b.configVersion }
+        // The values it now runs, so the push records what the device applied, not what was sent.
+        return { configVersion: b.configVersion, values: { ...this.config } }
       }
       case 'transportMode':
         b.transportMode = Boolean(p.enabled)
@@ -376,8 +452,9 @@ export class SimulatedDevice {
         return { transportMode: b.transportMode }
       case 'lock':
       case 'unlock':
-        await this.reportTelemetry({ locked: c.name === 'lock' })
-        return { locked: c.name === 'lock' }
+        b.locked = c.name === 'lock'
+        await this.reportTelemetry()
+        return { locked: b.locked }
       case 'reboot':
         // Answer first, then drop off and come back as a rebooted module does.
         setTimeout(() => void this.reboot().catch((err: unknown) => (this.lastError = asError(err))), Number(p.delaySeconds ?? 0) * 1000 + 50)

@@ -1,3 +1,4 @@
+import { withLuhnDigit } from '@velo/shared'
 import type { DeviceBehaviour } from './device'
 
 /** A number in [0, 1) from a string and a salt: the same SN always gets the same bike. */
@@ -44,8 +45,8 @@ export function demoBehaviour(sn: string, o: { activated: number }): Partial<Dev
     lng: round(lng + (u(6) - 0.5) * 0.12, 6),
     battery: Math.round(15 + u(7) * 85),
     firmwareVersion: FIRMWARE[Math.floor(u(8) * FIRMWARE.length)]!,
-    // 19 digits: 89 (telecom) 31 (country) 0 + issuer + the SN's number.
-    iccid: `8931070${digits}`,
+    // 19 digits: 89 (telecom) 31 (country) 07 (issuer), the SN's number, and the Luhn check digit.
+    iccid: withLuhnDigit(`893107${digits}`),
     simLimitMb: limit,
     simUsedMb: round(nearLimit ? limit * (0.91 + u(9) * 0.09) : limit * u(9) * 0.8, 1),
   }

@@ -105,7 +105,7 @@ describe('SimulatedDevice', () => {
     const d = await device({ heartbeatSeconds: 60 })
     await broker.command(d.sn, { id: 'cfg', name: 'setConfig', params: { version: '2.0.1', values: { heartbeatSeconds: 1, vibrationSensitivity: 3 } } })
     const final = await waitFor(() => replies(d.sn, 'cfg').find((r) => r.status === 'succeeded'), 'succeeded')
-    expect(final.result).toEqual({ configVersion: '2.0.1' })
+    expect(final.result).toEqual({ configVersion: '2.0.1', values: { heartbeatSeconds: 1, vibrationSensitivity: 3 } })
     const statuses = broker.on(upTopic(d.sn, 'status'))
     expect(statuses.at(-1)!.payload.configVersion).toBe('2.0.1')
     // The status with the new version comes before the final reply.

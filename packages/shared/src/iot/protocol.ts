@@ -15,7 +15,7 @@ export const TOPIC_ROOT = `velo/v${PROTOCOL_VERSION}`
 /** A device serial number: upper-case letters and digits, 4 to 32 (it is also the MQTT client id and user name). */
 export const SN_PATTERN = /^[A-Z0-9]{4,32}$/
 
-export const UP_KINDS = ['presence', 'heartbeat', 'telemetry', 'status', 'reply', 'ota'] as const
+export const UP_KINDS = ['presence', 'heartbeat', 'telemetry', 'status', 'reply', 'ota', 'event'] as const
 export const DOWN_KINDS = ['command', 'ota'] as const
 export type UpKind = (typeof UP_KINDS)[number]
 export type DownKind = (typeof DOWN_KINDS)[number]
@@ -73,6 +73,10 @@ export const telemetryPayload = z.object({
   /** Odometer, km. */
   odometer: z.number().min(0).optional(),
   locked: z.boolean().optional(),
+  /** Lean of the bike from upright, degrees (0 standing, 90 lying on its side): the fall rule compares it with the template's angle. */
+  tilt: z.number().min(0).max(180).optional(),
+  /** Vibration level the motion sensor measured since the last report, 0 (still) to 5 (strong): with locked, the theft rule. */
+  vibration: z.number().min(0).max(5).optional(),
 })
 
 export const simUsageSchema = z.object({
@@ -92,6 +96,11 @@ export const statusPayload = z.object({
   activated: z.boolean().optional(),
   transportMode: z.boolean().optional(),
   sim: simUsageSchema.optional(),
+  /**
+   * The configuration the device runs, as applied by its last setConfig or changed locally (a
+   * service tool on the bike): sent on connect, so the server sees drift from the device's template.
+   */
+  config: z.object({ version: z.string().max(32), values: z.record(z.string().max(64), z.union([z.string().max(200), z.number(), z.boolean()])) }).optional(),
 })
 
 /** Server → device. `id` is the request id the reply carries back. */
@@ -138,6 +147,20 @@ export const otaProgressPayload = z.object({
   message: z.string().max(500).optional(),
 })
 
+/** Kinds of device-reported events (up/event): a fault the device detected itself. */
+export const DEVICE_EVENT_TYPES = ['fault'] as const
+
+/** Device → server: something the device noticed itself (a fault code), raised as a warning. */
+export const deviceEventPayload = z.object({
+  ...envelope,
+  type: z.enum(DEVICE_EVENT_TYPES),
+  /** The device's own code, e.g. E-BMS-07. */
+  code: z.string().min(1).max(32),
+  message: z.string().max(500).optional(),
+  /** Cleared: the condition is over (the warning clears). */
+  cleared: z.boolean().optional(),
+})
+
 export type PresencePayload = z.infer<typeof presencePayload>
 export type TelemetryPayload = z.infer<typeof telemetryPayload>
 export type StatusPayload = z.infer<typeof statusPayload>
@@ -145,6 +168,7 @@ export type CommandPayload = z.infer<typeof commandPayload>
 export type ReplyPayload = z.infer<typeof replyPayload>
 export type OtaOfferPayload = z.infer<typeof otaOfferPayload>
 export type OtaProgressPayload = z.infer<typeof otaProgressPayload>
+export type DeviceEventPayload = z.infer<typeof deviceEventPayload>
 
 export const UP_SCHEMAS = {
   presence: presencePayload,
@@ -153,6 +177,7 @@ export const UP_SCHEMAS = {
   status: statusPayload,
   reply: replyPayload,
   ota: otaProgressPayload,
+  event: deviceEventPayload,
 } as const satisfies Record<UpKind, z.ZodType>
 
 // ---- Commands -------------------------------------------------------------------------------
