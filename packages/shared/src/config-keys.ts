@@ -34,6 +34,12 @@ export const CONFIG_VALUE_TYPES: Readonly<Record<string, ValueType>> = {
   'iot.command.expireMinutes': { type: 'integer', min: 1, max: 10080, unit: minutes },
   'iot.flow.warningPercent': { type: 'integer', min: 0, max: 100, unit: { en_US: '%', zh_CN: '%' } },
   'iot.message.retentionDays': { type: 'integer', min: 1, max: 3650, unit: { en_US: 'days', zh_CN: '天' } },
+  'iot.telemetry.retentionDays': { type: 'integer', min: 1, max: 3650, unit: { en_US: 'days', zh_CN: '天' } },
+  'iot.sim.carrierSyncMinutes': { type: 'integer', min: 1, max: 10080, unit: minutes },
+  'iot.sim.simulatedCarrierDelaySeconds': { type: 'integer', min: 0, max: 3600, unit: seconds },
+  'iot.warning.lowBatteryPercent': { type: 'integer', min: 0, max: 100, unit: { en_US: '%', zh_CN: '%' } },
+  'iot.warning.fallAngle': { type: 'integer', min: 1, max: 180, unit: { en_US: 'degrees', zh_CN: '度' } },
+  'iot.warning.offlineHours': { type: 'integer', min: 1, max: 8760, unit: { en_US: 'hours', zh_CN: '小时' } },
   'service.repairOrder.reviewDays': { type: 'integer', min: 0, max: 365, unit: { en_US: 'working days', zh_CN: '个工作日' } },
   'service.repairOrder.repairDays': { type: 'integer', min: 0, max: 365, unit: { en_US: 'working days', zh_CN: '个工作日' } },
 }

@@ -145,7 +145,19 @@ export const REQUIRED_CASES: ValueCase[] = [
   { field: { name: 'mustVersion', kind: 'version', required: true, label: label('App version', 'App 版本') }, good: ['1.0.0'], bad: [['', { rule: 'required' }]] },
 ]
 
-export const VALUE_CASES: ValueCase[] = [...Object.values(KIND_CASES), ...REQUIRED_CASES]
+/** Check digits (a text field's `check`): one mistyped digit or a swap of neighbours is refused; what is not digits is the pattern's. */
+export const CHECK_CASES: ValueCase[] = [
+  {
+    field: { name: 'cardNumber', kind: 'text', check: 'luhn', max: 20, label: label('ICCID', 'ICCID') },
+    good: ['89310410123456789016', '79927398713', 'not digits'],
+    bad: [
+      ['89310410123456789017', { rule: 'checkDigit', check: 'luhn' }],
+      ['79927398731', { rule: 'checkDigit', check: 'luhn' }],
+    ],
+  },
+]
+
+export const VALUE_CASES: ValueCase[] = [...Object.values(KIND_CASES), ...REQUIRED_CASES, ...CHECK_CASES]
 
 /** An entity of every case's field (not registered): request schemas are built per entity. */
 export const valueCaseEntity = defineEntity({

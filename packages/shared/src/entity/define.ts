@@ -76,6 +76,7 @@ export function defineEntity<const D extends EntityDef>(def: D & KnownKeysOnly<D
       throw new Error(`${def.key}: ${f.name} searches a subtree but refers to no tree`)
     }
     // A link field filters its rows by one linked id (the rows linked to it); no other test is served.
+    if (f.kind === 'text' && f.check && f.check !== 'luhn') throw new Error(`${def.key}: ${f.name} has an unknown check ${String(f.check)}`)
     if (f.kind === 'referenceMany' && f.search && f.search !== 'eq') throw new Error(`${def.key}: ${f.name} links rows: its search can only be 'eq'`)
     fieldMap.set(f.name, f)
   }

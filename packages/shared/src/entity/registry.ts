@@ -1,10 +1,15 @@
 import * as bikeEntities from '../entities/bikes'
 import * as contentEntities from '../entities/content'
 import * as iotEntities from '../entities/iot'
+import * as iotConfigEntities from '../entities/iot-config'
+import * as iotSimEntities from '../entities/iot-sim'
+import * as iotTelemetryEntities from '../entities/iot-telemetry'
+import * as iotWarningEntities from '../entities/iot-warnings'
 import * as memberEntities from '../entities/members'
 import * as orderEntities from '../entities/orders'
 import * as serviceEntities from '../entities/service'
 import * as systemEntities from '../entities/system'
+import * as toolEntities from '../entities/tool'
 import type { ResolvedEntity } from './define'
 import type { FieldDef } from './types'
 
@@ -18,10 +23,15 @@ const BUILT_IN_ENTITIES: readonly ResolvedEntity[] = [
   ...Object.values(systemEntities),
   ...Object.values(contentEntities),
   ...Object.values(iotEntities),
+  ...Object.values(iotConfigEntities),
+  ...Object.values(iotSimEntities),
+  ...Object.values(iotWarningEntities),
+  ...Object.values(iotTelemetryEntities),
   ...Object.values(serviceEntities),
   ...Object.values(memberEntities),
   ...Object.values(bikeEntities),
   ...Object.values(orderEntities),
+  ...Object.values(toolEntities),
 ]
 
 /** Every entity by key, so references can be resolved ("dept" → its table and label field) on both sides. */

@@ -63,7 +63,16 @@ export interface EnumOption {
 
 export type FieldDef = FieldBase &
   (
-    | { kind: 'text'; min?: number; max?: number; pattern?: RegExp; patternMessage?: Label; default?: string }
+    | {
+        kind: 'text'
+        min?: number
+        max?: number
+        pattern?: RegExp
+        patternMessage?: Label
+        default?: string
+        /** A check digit the value ends with: `luhn` (ISO/IEC 7812: ICCIDs, IMEIs, card numbers), checked on the digits. */
+        check?: TextCheck
+      }
     | { kind: 'longText'; max?: number; default?: string }
     /** HTML from the rich text editor; sanitized on the server. */
     | { kind: 'richText'; max?: number; default?: string }
@@ -123,6 +132,9 @@ export type FieldDef = FieldBase &
   )
 
 export type FieldKind = FieldDef['kind']
+
+/** Check digits a text field may end with (FieldDef `check`). */
+export type TextCheck = 'luhn'
 
 /** The size limit of a `file` field without its own `maxBytes` (the server's FILE_MAX_MB default). */
 export const DEFAULT_FILE_MAX_BYTES = 512 * 1024 * 1024

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { EMAIL_PATTERN, IMAGE_EXTENSIONS, isTimeZone, letterCodePattern, PASSWORD_PATTERN, PHONE_PATTERN, VERSION_PATTERN } from '../validation'
 import type { ResolvedEntity } from './define'
-import type { FieldDef, FieldKind, Label } from './types'
+import type { FieldDef, FieldKind, Label, TextCheck } from './types'
 
 // The value rules of every field kind, written once (issue 13): the server checks requests with
 // these schemas and the web form's rules run the very same ones, so the form refuses what the
@@ -34,6 +34,8 @@ export type FieldProblem =
   /** A reference that names no row (0, a negative id). */
   | { rule: 'choose' }
   | { rule: 'timeZone' }
+  /** The last digit is not the check digit of the others (a mistyped ICCID). */
+  | { rule: 'checkDigit'; check: TextCheck }
 
 export type FieldProblemRule = FieldProblem['rule']
 
@@ -74,6 +76,32 @@ const extensionOf = (name: string) => name.slice(name.lastIndexOf('.') + 1).toLo
 /** Money's largest amount by default: what numeric(12,2) holds. */
 export const MONEY_MAX = 9_999_999_999.99
 
+/**
+ * Luhn (ISO/IEC 7812-1, mod 10): from the right, every second digit doubled (less 9 past 9), the sum a
+ * multiple of 10. It catches every single mistyped digit and most swaps of neighbours.
+ */
+export function luhnValid(digits: string): boolean {
+  if (!/^\d{2,}$/.test(digits)) return false
+  let sum = 0
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48
+    if (i % 2 === 1) {
+      d *= 2
+      if (d > 9) d -= 9
+    }
+    sum += d
+  }
+  return sum % 10 === 0
+}
+
+/** The digits with their Luhn check digit appended. */
+export function withLuhnDigit(body: string): string {
+  for (let d = 0; d <= 9; d++) if (luhnValid(body + d)) return body + d
+  throw new Error(`not digits: ${body}`)
+}
+
+const CHECK_DIGITS: Record<TextCheck, (digits: string) => boolean> = { luhn: luhnValid }
+
 /** The schema of one field's value as clients send it, without "required" (see writeSchema). */
 export function valueSchema(f: FieldDef, options: ValueSchemaOptions = {}): z.ZodType {
   const problem = (p: FieldProblem) => say(f, p)
@@ -100,6 +128,11 @@ export function valueSchema(f: FieldDef, options: ValueSchemaOptions = {}): z.Zo
       if (f.max) s = maxChars(s, f.max)
       if (f.min) s = s.min(f.min, problem({ rule: 'minLength', min: f.min }))
       if (f.pattern) s = s.regex(f.pattern, problem({ rule: 'pattern', message: f.patternMessage }))
+      if (f.check) {
+        const check = f.check
+        // Only a value of digits has a check digit to be wrong; anything else is the pattern's to refuse.
+        return s.refine((v) => !/^\d+$/.test(v) || CHECK_DIGITS[check](v), problem({ rule: 'checkDigit', check }))
+      }
       return s
     }
     case 'longText':

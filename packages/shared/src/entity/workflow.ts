@@ -51,12 +51,17 @@ export function checkWorkflow(def: EntityDef, fieldMap: ReadonlyMap<string, Fiel
     if (RESERVED.has(name) || names.has(name)) fail(`step or action name ${name} is reserved or used twice`)
     names.add(name)
   }
-  const checkInput = (owner: string, input: readonly FieldDef[] | undefined) => {
+  // An action may take a list of ids (the devices a configuration is pushed to); a step's input is
+  // kept in its history, where a list of thousands of ids has no place. A password only reaches a
+  // sync action (a job keeps its input in sys_job), under a name the operation log masks.
+  const checkInput = (owner: string, input: readonly FieldDef[] | undefined, allow: { lists?: boolean; passwords?: boolean } = {}) => {
     const seen = new Set<string>()
     for (const f of input ?? []) {
       if (seen.has(f.name)) fail(`${owner} input ${f.name} is defined twice`)
       seen.add(f.name)
-      if (['referenceMany', 'treeParent', 'password'].includes(f.kind)) fail(`${owner} input ${f.name} cannot be ${f.kind}`)
+      const refused = ['treeParent', ...(allow.lists ? [] : ['referenceMany']), ...(allow.passwords ? [] : ['password'])]
+      if (refused.includes(f.kind)) fail(`${owner} input ${f.name} cannot be ${f.kind}`)
+      if (f.kind === 'password' && !/password/i.test(f.name)) fail(`${owner} input ${f.name}: a password input's name must say password (the operation log masks it by name)`)
     }
   }
   const t = def.transitions
@@ -84,7 +89,7 @@ export function checkWorkflow(def: EntityDef, fieldMap: ReadonlyMap<string, Fiel
   }
   for (const a of def.actions ?? []) {
     checkName(a.name)
-    checkInput(`action ${a.name}`, a.input)
+    checkInput(`action ${a.name}`, a.input, { lists: true, passwords: (a.mode ?? 'sync') === 'sync' })
     if (a.when && !fieldMap.has(a.when.field)) fail(`action ${a.name}.when: ${a.when.field} is not a field`)
     for (const f of a.whenEmpty ?? []) if (!fieldMap.has(f)) fail(`action ${a.name}.whenEmpty: ${f} is not a field`)
     if ((a.when || a.whenEmpty?.length) && a.on !== 'row' && a.on !== 'selection') fail(`action ${a.name}: only row and selection actions depend on a row's state`)
