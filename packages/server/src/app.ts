@@ -128,6 +128,8 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
           token: { type: 'apiKey', in: 'header', name: 'Authorization' },
           // The riders' app API (modules/app): a member's token from POST /app/v1/auth/login, in the same header.
           memberToken: { type: 'apiKey', in: 'header', name: 'Authorization' },
+          // The production-line tool's API (modules/tool): an operator's token from POST /tool-api/v1/auth/login.
+          toolToken: { type: 'apiKey', in: 'header', name: 'Authorization' },
         },
       },
       security: [{ token: [] }],

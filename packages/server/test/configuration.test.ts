@@ -52,12 +52,18 @@ const SEEDED_KEYS = [
   'iot.message.retentionDays',
   'service.repairOrder.reviewDays',
   'service.repairOrder.repairDays',
+  'iot.sim.carrierSyncMinutes',
+  'iot.sim.simulatedCarrierDelaySeconds',
+  'iot.warning.lowBatteryPercent',
+  'iot.warning.fallAngle',
+  'iot.warning.offlineHours',
+  'iot.telemetry.retentionDays',
   'sys.seed.version',
 ]
 
 describe('POST /system/config/list', () => {
   it('answers the built-in keys, paged', async () => {
-    const res = await list({})
+    const res = await list({ pageSize: 50 })
     expect(res.code).toBe(200)
     expect(res.data.total).toBe(SEEDED_KEYS.length)
     expect(res.data.rows.map((r: ConfigRow) => r.configKey)).toEqual(SEEDED_KEYS)
@@ -83,7 +89,7 @@ describe('POST /system/config/list', () => {
     const sort = await list({ orderByColumn: 'configValue' })
     expect(sort.status).toBe(400)
     expect(sort.msg).toBe('Sorting by "configValue" is not allowed')
-    const sorted = await list({ orderByColumn: 'configKey', isAsc: 'desc', configType: 'Y' })
+    const sorted = await list({ orderByColumn: 'configKey', isAsc: 'desc', configType: 'Y', pageSize: 50 })
     expect(sorted.data.rows.map((r: ConfigRow) => r.configKey)).toEqual([...SEEDED_KEYS].sort().reverse())
   })
 })

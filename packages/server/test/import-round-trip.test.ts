@@ -25,6 +25,9 @@ const SAMPLES: Record<string, (i: number) => Promise<Record<string, unknown>>> =
   iotModel: async (i) => ({ productId: `RT-${i}`, name: `Round trip model ${i}`, productCode: 'RT', snPrefix: `RT${i}`, supportsAudio: i === 1 }),
   iotFunction: async (i) => ({ name: `Round trip function ${i}`, command: 'lock', description: 'sample', modelIds: [await demoModelId()], firmwareVersions: '1.0.0 and later' }),
   iotDevice: async (i) => ({ sn: `${DEMO_MODEL.snPrefix}RT000${i}`, modelId: await demoModelId(), remark: `bike ${i}` }),
+  iotConfig: async (i) => ({ name: `Round trip template ${i}`, protocolVersion: '1.2', fallAngle: 40 + i, vibrationSensitivity: 2 + i, remark: `template ${i}` }),
+  // An ICCID ends with its Luhn check digit.
+  iotSim: async (i) => ({ iccid: (await import('@velo/shared')).withLuhnDigit(`89310700000000001${i}`), limitMb: 1024 * (i + 1), usedMb: 10 * i, apn: 'velo.iot', periodType: i === 1 ? 'year' : 'month' }),
   deviceOrder: async (i) => ({
     orderNo: `PO-RT-${i}`, orderType: i === 1 ? 'repair' : 'regular', repairCode: i === 1 ? 'R' : '', modelId: await bikeModelId(), quantity: 100 * (i + 1), salesRegion: 'EU West',
     deliveryDate: '2026-12-15', purchasingEntity: 'Velo Europe B.V.', tpNumber: `TP-${i}`, frameSupplier: 'Giant Frames Ltd', brandCode: 'VL', manufacturerCode: 'A', modelYear: 2026, specCode: `RT${i}`,
@@ -35,6 +38,7 @@ const SAMPLES: Record<string, (i: number) => Promise<Record<string, unknown>>> =
   policy: async (i) => ({ title: `Round trip warranty ${i}`, type: 'warranty', content: '<p>Two years</p>', coverageMonths: 24, language: 'nl_NL' }),
   userHelp: async (i) => ({ title: `Round trip manual ${i}`, type: 'manual', language: 'fr_FR', linkUrl: 'https://example.com/manual.pdf', orderNum: i }),
   errorCode: async (i) => ({ code: `RT-${i}`, level: 'error', description: `Battery not found ${i}`, solution: 'Reseat the battery', errorType: 'bike' }),
+  toolUser: async (i) => ({ companyName: `Round trip works ${i}`, email: `rt${i}@line.example.com`, password: 'secret12', userType: i === 1 ? 'test' : 'production' }),
   serviceCentre: async (i) => ({ name: `Round trip shop ${i}`, address: `Damrak ${i}, Amsterdam`, countryId: await countryId(), latitude: 52.37 + i / 100, longitude: 4.89, offersTestRide: i === 1 }),
 }
 

@@ -15,6 +15,7 @@ import { deviceFittedOnce } from './migrations/2026-11-24T08-device-fitted-once'
 import { bikeOrders } from './migrations/2026-11-24T11-bike-orders'
 import { appContent } from './migrations/2026-11-24T13-app-content'
 import { memberSessions } from './migrations/2026-11-24T14-member-sessions'
+import { iotFleet } from './migrations/2026-11-24T18-iot-fleet'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set.
 const all = (dialect: Dialect): Record<string, Migration> => ({
@@ -33,6 +34,7 @@ const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-24T11-bike-orders': bikeOrders(dialect),
   '2026-11-24T13-app-content': appContent(dialect),
   '2026-11-24T14-member-sessions': memberSessions(dialect),
+  '2026-11-24T18-iot-fleet': iotFleet(dialect),
 })
 
 export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[]> {

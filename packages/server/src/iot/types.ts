@@ -1,4 +1,4 @@
-import type { CommandEvent, DeviceEvent, DownKind, MessageEvent, UpKind } from '@velo/shared'
+import type { AlarmEventData, CommandEvent, DeviceEvent, DownKind, MessageEvent, UpKind } from '@velo/shared'
 
 // The seams between the gateway's parts (docs/iot-protocol.md is the wire contract):
 //   gateway.ts   one MQTT client (embedded broker or MQTT_URL), parses and dispatches device traffic
@@ -54,7 +54,11 @@ export interface Gateway {
   close(): Promise<void>
 }
 
-export type IotEvent = { type: 'device'; data: DeviceEvent } | { type: 'command'; data: CommandEvent } | { type: 'message'; data: MessageEvent }
+export type IotEvent =
+  | { type: 'device'; data: DeviceEvent }
+  | { type: 'command'; data: CommandEvent }
+  | { type: 'message'; data: MessageEvent }
+  | { type: 'alarm'; data: AlarmEventData }
 
 export interface IotEvents {
   /** Delivered to every subscriber on every instance (through Redis when REDIS_URL is set). */

@@ -12,6 +12,7 @@ import { registerLogs } from './monitor/logs'
 import { registerOnline } from './monitor/online'
 import { registerOrders } from './order'
 import { registerRepairOrders } from './service/repair-orders'
+import { registerTool } from './tool'
 import { registerConfiguration } from './system/configuration'
 import { registerDepartments } from './system/departments'
 import { registerDictionaries } from './system/dictionaries'
@@ -44,4 +45,5 @@ export async function registerModules(api: FastifyInstance, services: Services) 
   registerOrders(api, services)
   registerContent(api, services)
   registerAppApi(api, services)
+  registerTool(api, services)
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { definedPageButtons, entityForComponent, MENU_CATALOGUE, type MenuSeed, STANDARD_ACTIONS } from '@velo/shared'
 import type { Transaction } from 'kysely'
 import { newRegistrationKey } from '../../iot/device-auth'
+import { seedMessageConfigs } from '../../modules/iot/warnings/defaults'
 import { newUserRow } from '../../platform/auth/new-user'
 import { hashPassword } from '../../platform/auth/passwords'
 import type { Services } from '../../platform/services'
@@ -369,6 +370,15 @@ async function membersAndBikes(tx: Tx) {
   await definedButtonsArea(tx)
 }
 
+/**
+ * Version 8: the IoT fleet's configuration keys and buttons, and the message configuration of each
+ * device event (who is told of a warning, in which words). Only adds: rows already there stay.
+ */
+async function iotFleet(tx: Tx) {
+  await definedButtonsArea(tx)
+  await seedMessageConfigs(tx)
+}
+
 /** Seed steps by version; the marker key holds the last one applied. */
 const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedResult) => Promise<void> }[] = [
   { version: 1, apply: firstStart },
@@ -379,6 +389,8 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 6, apply: (tx) => membersAndBikes(tx) },
   // Bike orders: Generate and Print labels, and their frame numbers' Void and Replace.
   { version: 7, apply: (tx) => definedButtonsArea(tx) },
+  // The IoT fleet: the new configuration keys and buttons (push, SIM steps, acknowledge and clear), and each warning's notification texts.
+  { version: 8, apply: (tx) => iotFleet(tx) },
 ]
 
 /** The version a database is at once seeded by this server. */

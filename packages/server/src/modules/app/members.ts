@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { ResultCode } from '@velo/shared'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
@@ -11,6 +10,7 @@ import { MEMBER, PUBLIC, readToken } from '../../platform/rbac/guard'
 import { done, envelope } from '../../platform/responses'
 import type { Services } from '../../platform/services'
 import { APP_TAGS, appDb, type AppDb, MEMBER_SECURITY } from './tables'
+import { loginAttemptsPerEmail } from '../../platform/auth/login-limits'
 
 /** The member a MEMBER route serves, as the app API's hook found them. */
 export interface SignedInMember {
@@ -35,7 +35,6 @@ const KEEP_ENDED_MS = 7 * 24 * 3600_000
 
 /** Sign-in attempts per address (a carrier's NAT puts many phones behind one) and per account. */
 const LOGIN_PER_ADDRESS = { max: 30, timeWindow: '1 minute' } as const
-const LOGIN_PER_EMAIL = { max: 10, timeWindow: '15 minutes' } as const
 
 const refusedToken = () => new AppError(401, 'auth.tokenIllegal', {}, ResultCode.ILLEGAL_TOKEN)
 
@@ -94,11 +93,7 @@ const meAnswer = z.object({ memberId: z.number(), email: z.string(), firstName: 
 export function registerMemberRoutes(app: FastifyInstance, services: Services) {
   const api = app.withTypeProvider<ZodTypeProvider>()
   const db = appDb(services)
-  // Keyed by a hash: the limiter's store (Redis, when there is one) never holds the addresses.
-  const attemptsPerEmail = app.createRateLimit({
-    ...LOGIN_PER_EMAIL,
-    keyGenerator: (req) => `app-login-email:${createHash('sha256').update((req.body as { email: string }).email.toLowerCase()).digest('hex')}`,
-  })
+  const limitPerEmail = loginAttemptsPerEmail(app, 'app')
 
   api.post(
     '/auth/login',
@@ -113,11 +108,7 @@ export function registerMemberRoutes(app: FastifyInstance, services: Services) {
       },
     },
     async (req, reply) => {
-      const limit = await attemptsPerEmail(req)
-      if (!limit.isAllowed && limit.isExceeded) {
-        reply.header('retry-after', limit.ttlInSeconds)
-        throw new AppError(429, 'error.rateLimited')
-      }
+      await limitPerEmail(req, reply)
       const email = req.body.email
       // Stored as the member typed it at sign-up: the exact text or its lower case, both by the unique index.
       const candidates = await db

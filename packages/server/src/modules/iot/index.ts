@@ -1,11 +1,15 @@
 import type { FastifyInstance } from 'fastify'
 import type { Services } from '../../platform/services'
 import { registerBrokerHooks } from './broker-hooks'
+import { registerCollections } from './collections'
 import { registerCommandRoutes } from './commands'
+import { registerIotConfig } from './config'
 import { registerDevices } from './devices'
 import { registerModels } from './models'
 import { registerMqDebugRoutes } from './mq-debug'
+import { registerSimCards } from './sim'
 import { registerIotStream } from './stream'
+import { registerWarnings } from './warnings'
 
 /** The IoT area's routes (the gateway itself is app.iot, started before the routes). */
 export function registerIot(api: FastifyInstance, services: Services) {
@@ -15,4 +19,9 @@ export function registerIot(api: FastifyInstance, services: Services) {
   registerBrokerHooks(api, services)
   registerCommandRoutes(api, () => api.iot.commands)
   registerMqDebugRoutes(api, () => api.iot.mqDebugger)
+  // Warnings first: the configuration push and the SIM cards raise them.
+  registerWarnings(api, services)
+  registerIotConfig(api, services)
+  registerSimCards(api, services)
+  registerCollections(api, services)
 }

@@ -2,12 +2,20 @@ import { type IotGatewayStatus, PROTOCOL_VERSION } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { hasPermission } from '../../platform/rbac/auth-context'
+import { caller } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { envelope, fileAnswer } from '../../platform/responses'
 import { openEventStream } from '../../platform/sse'
 import { gatewayStatusSchema } from './schemas'
 
-/** The console's live view of the fleet: device and command events as they happen, and the gateway's state. */
+/** How often an open stream reads again whether its user may still list warnings (a role changed). */
+const ALARM_RIGHT_RECHECK_MS = 2_000
+
+/**
+ * The console's live view of the fleet: device and command events as they happen, alarm events
+ * besides for who may also list warnings, and the gateway's state.
+ */
 export function registerIotStream(app: FastifyInstance, services: Services) {
   const api = app.withTypeProvider<ZodTypeProvider>()
   const tags = ['IoT gateway']
@@ -18,15 +26,27 @@ export function registerIotStream(app: FastifyInstance, services: Services) {
       config: { permission: 'iot:device:list' },
       schema: {
         tags,
-        summary: "Server-sent events: 'device' (state changes) and 'command' (status changes) of every device; with deviceId also that device's 'message' events",
+        summary:
+          "Server-sent events: 'device' (state changes) and 'command' (status changes) of every device, with deviceId also that device's 'message' events; 'alarm' (raised, repeated, acknowledged, cleared) for who may also list warnings (iot:warning:list)",
         querystring: z.object({ deviceId: z.coerce.number().int().positive().optional() }),
-        response: { 200: fileAnswer('text/event-stream', "Server-sent events 'device', 'command' and (with deviceId) 'message'") },
+        response: { 200: fileAnswer('text/event-stream', "Server-sent events 'device', 'command', (with deviceId) 'message' and (with iot:warning:list) 'alarm'") },
       },
     },
     async (req, reply) => {
       const { deviceId } = req.query
+      let mayAlarms = hasPermission(caller(req), 'iot:warning:list')
       const stream = openEventStream(req, reply)
+      // The stream itself ends when its route's right goes (platform/sse.ts); the alarms' right is read here.
+      const recheck = setInterval(() => {
+        if (!req.token) return
+        services.authCache
+          .signedIn(req.token)
+          .then((s) => (mayAlarms = s.state === 'valid' && hasPermission(s.auth, 'iot:warning:list')))
+          .catch(() => (mayAlarms = false))
+      }, ALARM_RIGHT_RECHECK_MS)
+      stream.onClose(() => clearInterval(recheck))
       const stop = app.iot.events.subscribe((event) => {
+        if (event.type === 'alarm' && !mayAlarms) return
         // The message log of the whole fleet is far too much for a browser: only the device being looked at.
         if (event.type === 'message' && (deviceId === undefined || event.data.deviceId !== deviceId)) return
         stream.send(event.type, event.data)

@@ -55,6 +55,7 @@ const FIELD_PROBLEMS: { [R in FieldProblemRule]: (p: Extract<FieldProblem, { rul
   password: () => ({ en_US: 'must be 6 to 20 letters, digits and special characters', zh_CN: '必须是 6 到 20 位字母、数字和特殊字符' }),
   choose: () => ({ en_US: 'must be chosen', zh_CN: '必须选择' }),
   timeZone: () => ({ en_US: 'must be an IANA time zone such as Europe/Amsterdam', zh_CN: '必须是 IANA 时区，如 Asia/Shanghai' }),
+  checkDigit: () => ({ en_US: 'has a wrong check digit (mistyped?)', zh_CN: '校验位不正确（是否输错？）' }),
 }
 
 /** A problem of the shared value schemas in the reader's language: "Price has more than 2 decimals". */

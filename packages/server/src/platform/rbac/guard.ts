@@ -14,10 +14,15 @@ export const SIGNED_IN = 'signedIn'
  * PUBLIC one, and the app API's own onRequest hook authenticates the member (req.member) instead.
  */
 export const MEMBER = 'member'
+/**
+ * An operator signed in to the production-line tool's API (modules/tool). Like MEMBER: tool tokens
+ * live in their own store, never in the staff sessions; the tool API's own hook authenticates them.
+ */
+export const TOOL = 'tool'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** PUBLIC, SIGNED_IN, MEMBER or a permission string 'area:entity:action'. Every API route must declare one. */
+    /** PUBLIC, SIGNED_IN, MEMBER, TOOL or a permission string 'area:entity:action'. Every API route must declare one. */
     permission?: string
   }
   interface FastifyRequest {
@@ -59,12 +64,13 @@ export function installGuard(api: FastifyInstance, services: Services, limitRefu
     if (!route.config?.permission) throw new Error(`Route ${route.method} ${route.url} declares no permission`)
     // Only the app API's scope authenticates members: a MEMBER route anywhere else would be open to all.
     if (route.config.permission === MEMBER && !route.url.includes('/app/v1/')) throw new Error(`Route ${route.method} ${route.url} is for members but outside the app API`)
+    if (route.config.permission === TOOL && !route.url.includes('/tool-api/v1/')) throw new Error(`Route ${route.method} ${route.url} is for tool operators but outside the tool API`)
   })
 
   const authenticate = async (req: FastifyRequest) => {
     const permission = req.routeOptions.config.permission
     // An unknown route is answered 404 by the not-found handler, whoever asks.
-    if (permission === PUBLIC || permission === MEMBER || req.is404) return
+    if (permission === PUBLIC || permission === MEMBER || permission === TOOL || req.is404) return
     const token = readToken(req)
     if (!token) throw new AppError(401, 'auth.notLoggedIn', {}, ResultCode.ILLEGAL_TOKEN)
     // Kept in memory per session, dropped by every change to it (rbac/auth-cache.ts).
