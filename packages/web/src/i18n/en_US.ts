@@ -435,6 +435,39 @@ export const enUS = {
   'iot.mq.publishConfirm': 'Publish this message to {{topic}} with QoS {{qos}}?',
   'iot.mq.retainWarning': 'Retained: the broker keeps it and gives it to every new subscriber of the topic.',
   'iot.mq.published': 'Message published',
+  // ---- issue 17: config (its own keys here, en_US) ----
+  'iot.config.pushButton': 'Push configuration',
+  'iot.config.pushTitle_one': 'Push a configuration to {{count}} selected device',
+  'iot.config.pushTitle_other': 'Push a configuration to {{count}} selected devices',
+  'iot.config.pushOk_one': 'Push to {{count}} device',
+  'iot.config.pushOk_other': 'Push to {{count}} devices',
+  'iot.config.template': 'Configuration template',
+  'iot.config.pushStarted_one': 'Pushing to {{count}} device: follow it in the jobs list',
+  'iot.config.pushStarted_other': 'Pushing to {{count}} devices: follow it in the jobs list',
+  // ---- issue 17: sim (its own keys here, en_US) ----
+  'crud.checkDigit': '{{label}} has a wrong check digit: is a digit mistyped?',
+  // ---- issue 17: warnings (its own keys here, en_US) ----
+  // ---- issue 17: collections (its own keys here, en_US) ----
+  'iot.telemetry.device': 'Device',
+  'iot.telemetry.devicePlaceholder': 'Select a device by SN',
+  'iot.telemetry.range': 'Time range',
+  'iot.telemetry.chooseDevice': 'Choose a device to see its telemetry',
+  'iot.telemetry.noData': 'No telemetry in this time range',
+  'iot.telemetry.battery': 'Battery (average, %)',
+  'iot.telemetry.speed': 'Speed (km/h)',
+  'iot.telemetry.averageSpeed': 'Average',
+  'iot.telemetry.maxSpeed': 'Top',
+  'iot.telemetry.positions': 'Positions reported',
+  'iot.telemetry.signal': 'Signal (average, dBm)',
+  'iot.telemetry.bucket': 'One point per {{minutes}} min',
+  'iot.telemetry.last24h': 'Last 24 hours',
+  'iot.telemetry.last7d': 'Last 7 days',
+  'iot.telemetry.last30d': 'Last 30 days',
+  'iot.telemetry.loadFailed': 'The chart could not be loaded',
+  // ---- issue 17: tool (its own keys here, en_US) ----
+  'monitor.operator.tool': 'Tool',
+  'tool.device.production': 'Production devices',
+  'tool.device.test': 'Test devices',
 }
 
 export type MessageKey = keyof typeof enUS

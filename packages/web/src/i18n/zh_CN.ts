@@ -437,4 +437,37 @@ export const zhCN: Record<MessageKey, string> = {
   'iot.mq.publishConfirm': '确认以 QoS {{qos}} 向 {{topic}} 发布此消息吗？',
   'iot.mq.retainWarning': '保留消息：消息代理会保存它，并发送给该主题的每个新订阅者。',
   'iot.mq.published': '消息已发布',
+  // ---- issue 17: config (its own keys here, zh_CN) ----
+  'iot.config.pushButton': '下发配置',
+  'iot.config.pushTitle_one': '向选中的 {{count}} 台设备下发配置',
+  'iot.config.pushTitle_other': '向选中的 {{count}} 台设备下发配置',
+  'iot.config.pushOk_one': '下发到 {{count}} 台设备',
+  'iot.config.pushOk_other': '下发到 {{count}} 台设备',
+  'iot.config.template': '配置模板',
+  'iot.config.pushStarted_one': '正在向 {{count}} 台设备下发，可在任务列表中查看进度',
+  'iot.config.pushStarted_other': '正在向 {{count}} 台设备下发，可在任务列表中查看进度',
+  // ---- issue 17: sim (its own keys here, zh_CN) ----
+  'crud.checkDigit': '{{label}}校验位不正确，是否有数字输错？',
+  // ---- issue 17: warnings (its own keys here, zh_CN) ----
+  // ---- issue 17: collections (its own keys here, zh_CN) ----
+  'iot.telemetry.device': '设备',
+  'iot.telemetry.devicePlaceholder': '按 SN 选择设备',
+  'iot.telemetry.range': '时间范围',
+  'iot.telemetry.chooseDevice': '请选择设备以查看采集数据',
+  'iot.telemetry.noData': '该时间范围内没有采集数据',
+  'iot.telemetry.battery': '电量（平均，%）',
+  'iot.telemetry.speed': '速度（公里/小时）',
+  'iot.telemetry.averageSpeed': '平均',
+  'iot.telemetry.maxSpeed': '最高',
+  'iot.telemetry.positions': '定位上报次数',
+  'iot.telemetry.signal': '信号（平均，dBm）',
+  'iot.telemetry.bucket': '每 {{minutes}} 分钟一个点',
+  'iot.telemetry.last24h': '最近 24 小时',
+  'iot.telemetry.last7d': '最近 7 天',
+  'iot.telemetry.last30d': '最近 30 天',
+  'iot.telemetry.loadFailed': '图表加载失败',
+  // ---- issue 17: tool (its own keys here, zh_CN) ----
+  'monitor.operator.tool': '工具',
+  'tool.device.production': '生产设备',
+  'tool.device.test': '测试设备',
 }

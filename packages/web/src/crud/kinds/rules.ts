@@ -34,6 +34,7 @@ const PROBLEM_TEXT: { [R in FieldProblemRule]: Say<R> } = {
   password: (_p, t) => t('validation.password'),
   choose: (_p, t, label) => t('crud.mustChoose', { label }),
   timeZone: (_p, t, label) => t('crud.timeZone', { label }),
+  checkDigit: (_p, t, label) => t('crud.checkDigit', { label }),
 }
 
 /** A problem of the shared schema in the page's language. */

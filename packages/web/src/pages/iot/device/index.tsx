@@ -14,6 +14,7 @@ import { GATEWAY_KEY, GatewayStatus } from '../GatewayStatus'
 import { LiveIndicator } from '../LiveIndicator'
 import { SecretDialog, type ShownSecret } from '../SecretDialog'
 import { applyDeviceEvent } from '../deviceLive'
+import { PushConfigButton } from '../config/PushConfigButton'
 import { DeviceDrawer } from './DeviceDrawer'
 import { SendCommandDialog } from './SendCommandDialog'
 import '../iot.css'
@@ -149,6 +150,7 @@ export default function DevicePage() {
                 </Button>
               </>
             )}
+            <PushConfigButton deviceIds={list.selectedRows.map((r) => r.deviceId)} />
             <Space className="iot-status" size="small">
               <LiveIndicator state={live} />
               <GatewayStatus />

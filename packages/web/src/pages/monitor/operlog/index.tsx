@@ -8,6 +8,7 @@ import { EntityDetails } from '../../../crud/EntityDetails'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { JsonCell } from '../JsonCell'
 import { LogCleanButton } from '../LogCleanButton'
+import { OperatorCell } from '../OperatorCell'
 
 const operLog = systemEntities.operLog
 
@@ -20,6 +21,7 @@ export default function OperLogPage() {
     <>
       <EntityListPage
         entity={operLog}
+        cells={{ operName: OperatorCell }}
         rowActions={(row) => [
           mayQuery && { key: 'details', label: t('crud.details'), icon: <EyeOutlined />, onClick: () => setShown(row.operId), testId: 'row-details' },
         ]}
