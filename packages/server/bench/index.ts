@@ -45,6 +45,13 @@
  * BENCH_IOT_BROKERS=embedded or external picks one), and one ping goes to all of them.
  * BENCH_IOT_CONCURRENCY (200) connects at a time, BENCH_IOT_TIMEOUT (30) s command timeout.
  *
+ * Then the IoT fleet (bench/iot-config.ts, iot-telemetry.ts, iot-alarms.ts on bench/fleet-harness.ts), on the
+ * same databases and brokers: a configuration template pushed to BENCH_IOT_DEVICES devices (every
+ * acknowledgement in, server CPU and RSS); BENCH_TELEMETRY_DEVICES (default BENCH_IOT_DEVICES) sending
+ * telemetry every 30 s for BENCH_TELEMETRY_SECONDS (300), then 30 days of history for
+ * BENCH_TELEMETRY_FILL_DEVICES (100) and one device's day through the API and bare (BENCH_TELEMETRY_QUERIES,
+ * 200); an alarm storm of BENCH_ALARM_DEVICES (1000) devices raising a fault at once.
+ *
  * Then the browser (bench/browser.ts): the built web app (BENCH_WEB_DIR, default packages/web/dist;
  * `npm run build` first) in headless Chromium: the time until the sign-in page's password field is
  * visible (median of BENCH_BROWSER_LOADS, 10, cold loads) and the bytes of the five most used pages.
@@ -52,7 +59,7 @@
  * Then a file upload (bench/files.ts): one BENCH_FILE_MB (200) MB file through a `file` field's route,
  * with the server's RSS growth, the rate and the digests against sha256sum/md5sum.
  *
- * BENCH_ONLY=engine, members, orders, content, iot, browser or files runs one part.
+ * BENCH_ONLY=engine, members, orders, content, iot, fleet, browser or files runs one part.
  * BENCH_ONLY=engine BENCH_IMPORT_ONLY=1 runs the engine part's import alone (no login-log rows, list,
  * export or transitions before it), for looking into the import figure; BENCH_LIST_ONLY=1 stops after
  * the list, BENCH_EXPORT_ONLY=1 runs the rows and the two exports alone.
@@ -109,7 +116,7 @@ const files: FilesBench = {
   megabytes: int('BENCH_FILE_MB', 200),
 }
 
-const PARTS = ['engine', 'members', 'orders', 'content', 'iot', 'browser', 'files'] as const
+const PARTS = ['engine', 'members', 'orders', 'content', 'iot', 'fleet', 'browser', 'files'] as const
 const only = process.env.BENCH_ONLY ?? ''
 if (only && !(PARTS as readonly string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, not ${JSON.stringify(only)}`)
 const runs = (part: (typeof PARTS)[number]) => !only || only === part
@@ -179,6 +186,49 @@ async function main() {
           lines.push(...result.lines)
           notes.push(...result.notes)
         }
+      }
+    }
+    if (runs('fleet')) {
+      const { brokers, notes: brokerNotes } = await iotBrokers()
+      notes.push(...brokerNotes)
+      const collect = (result: { lines: Line[]; notes: string[] }) => {
+        lines.push(...result.lines)
+        notes.push(...result.notes)
+      }
+      const onEveryBroker = async (run: (target: Target, broker: (typeof brokers)[number]) => Promise<{ lines: Line[]; notes: string[] }>) => {
+        for (const target of targets()) {
+          for (const broker of brokers) collect(await run(target, broker))
+        }
+      }
+      // ---- issue 17: config push bench ----
+      {
+        const { runConfigPush } = await import('./iot-config')
+        headings.push(`Configuration push benchmark: one template pushed to ${fmt(iot.devices)} connected simulated devices (setConfig through the command layer, acknowledged per device).`)
+        await onEveryBroker((target, broker) => runConfigPush(target, broker, iot, server.entry))
+      }
+      // ---- issue 17: telemetry bench ----
+      {
+        const { runTelemetry } = await import('./iot-telemetry')
+        const telemetry = {
+          devices: int('BENCH_TELEMETRY_DEVICES', iot.devices),
+          seconds: int('BENCH_TELEMETRY_SECONDS', 300),
+          fillDevices: int('BENCH_TELEMETRY_FILL_DEVICES', 100),
+          queries: int('BENCH_TELEMETRY_QUERIES', 200),
+          concurrency: iot.concurrency,
+        }
+        headings.push(
+          `Telemetry history benchmark: ${fmt(telemetry.devices)} devices reporting every 30 s for ${telemetry.seconds} s (server CPU, rows stored), ` +
+            `then one device's day from 30 days of rows of ${fmt(telemetry.fillDevices)} devices (API and bare SQL).`,
+        )
+        // The embedded broker only: the recorder, not the broker, is what this measures.
+        for (const target of targets()) collect(await runTelemetry(target, telemetry, server.entry))
+      }
+      // ---- issue 17: alarm storm bench ----
+      {
+        const { runAlarmStorm } = await import('./iot-alarms')
+        const alarms = { devices: int('BENCH_ALARM_DEVICES', 1000), concurrency: iot.concurrency }
+        headings.push(`Alarm storm benchmark: ${fmt(alarms.devices)} connected simulated devices report a fault at once; time until the warnings list holds all of them, then the same storm again (counted as repeats).`)
+        await onEveryBroker((target, broker) => runAlarmStorm(target, broker, alarms, server.entry))
       }
     }
     if (runs('browser')) {
