@@ -43,7 +43,8 @@ async function openGenerate(page: Page, count: number) {
 }
 
 test('an order of 100: generate, 6 more past 5 % with a second confirmation, export, labels', async ({ page, baseURL }) => {
-  test.setTimeout(120_000)
+  // Generation, export and the label job in one test: minutes on a busy 2-core machine.
+  test.setTimeout(180_000)
   const token = await apiLogin(page.request)
   await openSignedIn(page, baseURL!, '/order/deviceOrder')
   await expect(orders(page)).toBeVisible()
