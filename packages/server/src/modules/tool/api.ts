@@ -1,4 +1,4 @@
-import { SN_PATTERN } from '@velo/shared'
+import { SN_PATTERN, toolOperatorName } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -179,7 +179,7 @@ export function registerToolApiRoutes(app: FastifyInstance, services: Services, 
       if (!model) throw badRequest('tool.device.modelUnknown', { productId }, { errors: [{ field: 'productId' }] })
       if (!sn.startsWith(model.snPrefix)) throw badRequest('iot.device.snPrefix', { prefix: model.snPrefix }, { errors: [{ field: 'sn' }] })
       const { secret, secretHash } = issueSecret()
-      const createBy = `tool:${operator.email}`.slice(0, 64)
+      const createBy = toolOperatorName(operator.email)
       const deviceId = await db.transaction().execute(async (tx) => {
         const inserted = await tx
           .insertInto('iotDevice')
@@ -240,7 +240,7 @@ export function registerToolApiRoutes(app: FastifyInstance, services: Services, 
       if (!(await services.kv.setIfAbsent(lockKey, String(operator.toolUserId), TEST_LOCK_SECONDS))) throw conflict('tool.device.testing', { sn })
       try {
         const commands = app.iot.commands
-        const createBy = `tool:${operator.email}`.slice(0, 64)
+        const createBy = toolOperatorName(operator.email)
         const roundTrip = async (command: 'ping' | 'report') => {
           const result = await commands.send({ deviceIds: [deviceId], command, params: {}, timeoutSeconds: PING_TIMEOUT_SECONDS, expireMinutes: 1, createBy, lang })
           const sent = result.commands[0]!

@@ -1,3 +1,4 @@
+import { toolOperatorName } from '@velo/shared'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { TOOL } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
@@ -29,7 +30,7 @@ function toolApi(services: Services): FastifyPluginAsync {
         try {
           await services.db
             .updateTable('sysOperLog')
-            .set({ operName: `tool:${operator.email}`.slice(0, 64), deptName: operator.companyName.slice(0, 64) })
+            .set({ operName: toolOperatorName(operator.email), deptName: operator.companyName.slice(0, 64) })
             .where('operId', '=', req.auditRowId)
             .execute()
         } catch (err) {

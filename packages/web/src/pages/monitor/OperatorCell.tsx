@@ -1,9 +1,7 @@
+import { TOOL_OPERATOR_PREFIX } from '@velo/shared'
 import { Tag, Tooltip } from 'antd'
 import { useTranslation } from 'react-i18next'
 import type { CellProps } from '../../crud/kinds/types'
-
-/** How the tool API names its operator in the log (modules/tool): `tool:` and the account's e-mail. */
-const TOOL_PREFIX = 'tool:'
 
 /**
  * The operator of a log entry. Staff names are short by rule (4–20 characters); a production-line
@@ -13,8 +11,8 @@ const TOOL_PREFIX = 'tool:'
 export function OperatorCell({ value }: CellProps) {
   const { t } = useTranslation()
   const name = typeof value === 'string' ? value : ''
-  if (!name.startsWith(TOOL_PREFIX)) return name
-  const email = name.slice(TOOL_PREFIX.length)
+  if (!name.startsWith(TOOL_OPERATOR_PREFIX)) return name
+  const email = name.slice(TOOL_OPERATOR_PREFIX.length)
   return (
     <Tooltip title={email}>
       <span data-testid="operator-tool">
