@@ -61,6 +61,14 @@ describe('defineEntity', () => {
     expect(e.treeParent).toBe('parentId')
   })
 
+  it('sorts a field by a storage column only when the field sorts and the column exists', () => {
+    const version = { name: 'version', kind: 'version' as const, label: { en_US: 'V', zh_CN: 'V' }, sort: true, sortBy: 'versionNumber' }
+    const versionNumber = { name: 'versionNumber', kind: 'number' as const, int: true }
+    expect(defineEntity({ ...base, storage: { columns: [versionNumber] }, fields: [id, version] }).fieldMap.get('version')!.sortBy).toBe('versionNumber')
+    expect(() => defineEntity({ ...base, fields: [id, version] })).toThrow(/sortBy versionNumber/)
+    expect(() => defineEntity({ ...base, storage: { columns: [versionNumber] }, fields: [id, { ...version, sort: false }] })).toThrow(/sortBy versionNumber needs sort/)
+  })
+
   it('refuses a subtree search on a field that names no tree, and two parents', () => {
     const text = { name: 'title', kind: 'text' as const, label: { en_US: 'T', zh_CN: 'T' } }
     expect(() => defineEntity({ ...base, fields: [id, { ...text, search: 'subtree' }] })).toThrow(/subtree/)

@@ -102,6 +102,16 @@ export function defineEntity<const D extends EntityDef>(def: D & KnownKeysOnly<D
       if (fieldMap.get(name)!.kind === 'password') throw new Error(`${def.key}: app.fields ${name} is a password`)
     }
   }
+  if (def.slice) {
+    const { column, value } = def.slice
+    if (fieldMap.has(column) || !def.storage?.columns?.some((c) => c.name === column && c.kind === 'text' && c.required)) {
+      throw new Error(`${def.key}: slice column ${column} must be a required text storage column, not a field`)
+    }
+    if (!/^[a-z][A-Za-z0-9]*$/.test(value)) throw new Error(`${def.key}: slice value ${value} must be a plain word`)
+  }
+  for (const f of def.fields) {
+    if (f.sortBy && (!f.sort || !def.storage?.columns?.some((c) => c.name === f.sortBy))) throw new Error(`${def.key}.${f.name}: sortBy ${f.sortBy} needs sort and must name a storage column`)
+  }
   checkWorkflow(def, fieldMap)
   checkRelatedDefinition(def)
   mustExist(def.idField, 'idField')

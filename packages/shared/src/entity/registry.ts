@@ -7,6 +7,7 @@ import * as iotTelemetryEntities from '../entities/iot-telemetry'
 import * as iotWarningEntities from '../entities/iot-warnings'
 import * as memberEntities from '../entities/members'
 import * as orderEntities from '../entities/orders'
+import * as otaEntities from '../entities/ota'
 import * as serviceEntities from '../entities/service'
 import * as systemEntities from '../entities/system'
 import * as toolEntities from '../entities/tool'
@@ -27,6 +28,7 @@ const BUILT_IN_ENTITIES: readonly ResolvedEntity[] = [
   ...Object.values(iotSimEntities),
   ...Object.values(iotWarningEntities),
   ...Object.values(iotTelemetryEntities),
+  ...Object.values(otaEntities),
   ...Object.values(serviceEntities),
   ...Object.values(memberEntities),
   ...Object.values(bikeEntities),

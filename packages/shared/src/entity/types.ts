@@ -21,6 +21,11 @@ interface FieldBase {
   /** Shown in the list; default true. */
   list?: boolean
   sort?: boolean
+  /**
+   * With `sort`: the list sorts by this storage column instead of the field's own (a version by its
+   * number, so 1.10.0 comes after 1.9.0). The server keeps the column in step with the field.
+   */
+  sortBy?: string
   /** In Excel export; default true (not for passwords). */
   export?: boolean
   /** A column of the import template; default: every writable field. */
@@ -349,6 +354,13 @@ export interface EntityDef {
   related?: readonly RelatedList[]
   /** What the riders' app reads of it (AppRead). */
   app?: AppRead
+  /**
+   * The entity is one slice of a table it shares with other definitions (the firmware of one bike
+   * part among the four): every read, write, reference check and count sees only the rows whose
+   * `column` (a storage column, never a field) holds `value`, and a new row gets it. The definitions
+   * sharing a table must give it the same shape; each keeps its own path and permission.
+   */
+  slice?: { column: string; value: string }
 }
 
 /**

@@ -181,10 +181,22 @@ export function joinTablesOf(e: EntityDef): Record<string, TableShape> {
 /** The shapes of the given definitions' tables and join tables, by table name. */
 export function snapshotOf(entities: readonly EntityDef[]): Snapshot {
   const tables: Record<string, TableShape> = {}
+  const slicedTables = new Set<string>()
   for (const e of entities) {
     const name = snakeCase(e.table)
-    if (tables[name]) throw new Error(`${e.key}: table ${name} is also ${tables[name].entity}'s`)
-    tables[name] = tableShapeOf(e)
+    const shape = tableShapeOf(e)
+    const other = tables[name]
+    // Slices of one table (a part's firmware among the four) must agree on its shape to the letter.
+    if (other && e.slice && slicedTables.has(name)) {
+      // Column order aside: the first slice's creates the table.
+      const comparable = ({ entity: _, ...t }: TableShape) => ({ ...t, columns: [...t.columns].sort((a, b) => a.name.localeCompare(b.name)) })
+      const [mine, theirs] = [comparable(shape), comparable(other)]
+      if (JSON.stringify(mine) !== JSON.stringify(theirs)) throw new Error(`${e.key}: slice of table ${name} differs from ${other.entity}'s: ${firstDifference(mine, theirs)}`)
+      continue
+    }
+    if (other) throw new Error(`${e.key}: table ${name} is also ${other.entity}'s`)
+    if (e.slice) slicedTables.add(name)
+    tables[name] = shape
   }
   for (const e of entities) {
     for (const [name, join] of Object.entries(joinTablesOf(e))) {
@@ -196,4 +208,13 @@ export function snapshotOf(entities: readonly EntityDef[]): Snapshot {
     }
   }
   return { version: 1, tables }
+}
+
+/** Where two shapes of one table part, for the error that says so. */
+function firstDifference(a: Omit<TableShape, 'entity'>, b: Omit<TableShape, 'entity'>): string {
+  const cols = (t: Omit<TableShape, 'entity'>) => new Map(t.columns.map((c) => [c.name, JSON.stringify(c)]))
+  const [ca, cb] = [cols(a), cols(b)]
+  for (const [name, c] of ca) if (cb.get(name) !== c) return `column ${name}: ${c} vs ${cb.get(name) ?? 'missing'}`
+  for (const name of cb.keys()) if (!ca.has(name)) return `column ${name} missing`
+  return 'indexes or key differ'
 }

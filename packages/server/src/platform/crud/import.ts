@@ -11,6 +11,7 @@ import { BOOLEAN_LABELS } from './excel'
 import { ADD_MANY_ROWS, type CheckMemo, type EntityRepository } from './repository'
 import { importRowSchema } from './schemas'
 import { readFirstSheet } from './xlsx-read'
+import { inSlice } from './slice'
 
 type Row = Record<string, unknown>
 type AnyDb = Kysely<any>
@@ -119,6 +120,7 @@ class CellReader {
             .selectFrom(target.table)
             .select([target.idField, target.labelField])
             .where(target.labelField, 'in', names.slice(k, k + 500).map((n) => n.trim()))
+            .where(inSlice(target))
             .execute()
           for (const r of found) ids.set(String(r[target.labelField]).toLowerCase(), Number(r[target.idField]))
         }
@@ -433,7 +435,7 @@ async function existingIds(tx: AnyDb, e: ResolvedEntity, rows: { id?: number }[]
   const wanted = [...new Set(rows.flatMap((r) => (r.id === undefined ? [] : [r.id])))]
   const out = new Set<number>()
   for (let i = 0; i < wanted.length; i += 500) {
-    const found = await tx.selectFrom(e.table).select(e.idField).where(e.idField, 'in', wanted.slice(i, i + 500)).execute()
+    const found = await tx.selectFrom(e.table).select(e.idField).where(e.idField, 'in', wanted.slice(i, i + 500)).where(inSlice(e)).execute()
     for (const r of found) out.add(Number(r[e.idField]))
   }
   return out

@@ -5,6 +5,7 @@ import { runsOften } from '../../db/pg-named'
 import { badRequest, conflict, notFound } from '../errors'
 import type { AuthContext } from '../rbac/auth-context'
 import { type RowScope, scopeCondition, scopeShape } from '../rbac/data-scope'
+import { inSlice, sliceColumns } from './slice'
 import { assertStoredFile } from '../files/check'
 import { isStringKind, type ListBody } from './schemas'
 import { inTreeOrder } from './tree-order'
@@ -102,7 +103,7 @@ const TREE_LIMIT = 20_000
 export function sortColumn(e: ResolvedEntity, column: string | undefined): string {
   if (!column) return e.defaultSort.field
   if (!e.sortable.has(column)) throw badRequest('error.badSort', { column: column.slice(0, 64) })
-  return column
+  return e.fieldMap.get(column)?.sortBy ?? column
 }
 
 /** The ids of a tree node and everything below it, as a subquery (names from definitions only). */
@@ -230,6 +231,7 @@ export class EntityRepository {
 
   private scoped(eb: AnyEb, scope: RowScope): Expression<SqlBool> {
     const ds = this.entity.dataScope
+    if (this.entity.slice) return ds ? eb.and([scopeCondition(eb, scope, ds.deptField, ds.userField), inSlice(this.entity)]) : inSlice(this.entity)
     return ds ? scopeCondition(eb, scope, ds.deptField, ds.userField) : sql<boolean>`1 = 1`
   }
 
@@ -573,7 +575,7 @@ export class EntityRepository {
   private newColumns(row: Row, hidden: Row, auth: AuthContext): Row {
     // The table has the audit columns unless its definition says otherwise (storage.audited, as the migration made it).
     const audited = this.entity.storage?.audited !== false
-    return { ...toColumns(this.entity, row), ...hidden, ...(audited ? { createBy: auth.userName, createTime: new Date().toISOString() } : {}) }
+    return { ...toColumns(this.entity, row), ...hidden, ...sliceColumns(this.entity), ...(audited ? { createBy: auth.userName, createTime: new Date().toISOString() } : {}) }
   }
 
   /**
@@ -729,7 +731,8 @@ async function assertExists(db: AnyDb, f: FieldDef, target: ResolvedEntity, ids:
   const wanted = [...new Set(ids.map(Number))]
   for (let i = 0; i < wanted.length; i += 500) {
     const chunk = wanted.slice(i, i + 500)
-    const found = new Set((await db.selectFrom(target.table).select(target.idField).where(target.idField, 'in', chunk).execute()).map((r) => Number(r[target.idField])))
+    // A slice's row is no row of another slice of the table (a display campaign takes no IoT firmware).
+    const found = new Set((await db.selectFrom(target.table).select(target.idField).where(target.idField, 'in', chunk).where(inSlice(target)).execute()).map((r) => Number(r[target.idField])))
     const missing = chunk.find((id) => !found.has(id))
     if (missing !== undefined) {
       throw badRequest('error.referenceMissing', { fieldEn: f.label.en_US, fieldZh: f.label.zh_CN, value: String(missing) }, { errors: [{ field: f.name }] })
