@@ -10,7 +10,8 @@ import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { SN_PATTERN } from '@velo/shared'
 import { Fleet, FleetAbort, type FleetEvent, type FleetStats, Registrar, snFor } from './fleet'
-import { demoBehaviour } from './profile'
+import type { DeviceBehaviour } from './device'
+import { demoBehaviour, hashUnit } from './profile'
 import { SecretStore } from './secrets'
 
 export const USAGE = `Usage: npm run sim -- [options]          (or: npx tsx packages/device-sim/src/cli.ts [options])
@@ -35,6 +36,11 @@ commands until Ctrl-C (then they say goodbye: retained offline).
   --activated SHARE    share of devices whose owner activated them, 0..1 (default 0.5)
   --concurrency N      devices registering/connecting at the same time (default 200)
   --keepalive SECONDS  MQTT keepalive (default 60)
+  --ota-speed BYTES    upgrade download speed, bytes per second, 0 = as fast as blocks come (default 0)
+  --ota-fail-rate R    share of devices whose upgrades fail to install, 0..1 (default 0)
+  --ota-fail-code CODE the code they fail with (default E_FLASH_WRITE)
+  --ota-http           download upgrades through the offer's HTTPS link (byte ranges), not MQTT blocks
+  --riding SHARE       share of devices being ridden, which refuse upgrades, 0..1 (default 0)
   --secrets FILE       kept registrations, reused by the next run (default .device-sim/secrets.json)
   -h, --help           this text
 
@@ -64,6 +70,11 @@ export interface SimOptions {
   concurrency: number
   keepalive: number
   secrets: string
+  otaBytesPerSecond: number
+  otaFailRate: number
+  otaFailCode: string
+  otaHttp: boolean
+  riding: number
 }
 
 const OPTIONS = {
@@ -84,6 +95,11 @@ const OPTIONS = {
   concurrency: { type: 'string' },
   keepalive: { type: 'string' },
   secrets: { type: 'string' },
+  'ota-speed': { type: 'string' },
+  'ota-fail-rate': { type: 'string' },
+  'ota-fail-code': { type: 'string' },
+  'ota-http': { type: 'boolean' },
+  riding: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -144,6 +160,8 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     .map((s) => s.trim())
     .filter(Boolean)
   const secrets = values.secrets ?? '.device-sim/secrets.json'
+  const otaFailCode = (values['ota-fail-code'] ?? 'E_FLASH_WRITE').trim()
+  if (!/^[\w.-]{1,32}$/.test(otaFailCode)) throw new UsageError(`--ota-fail-code must be 1 to 32 letters, digits, _ . or -, not ${JSON.stringify(values['ota-fail-code'])}`)
   return {
     help: false,
     options: {
@@ -164,6 +182,11 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
       concurrency: number('concurrency', 200, { min: 1, max: 5000, integer: true }),
       keepalive: number('keepalive', 60, { min: 5, max: 3600, integer: true }),
       secrets: isAbsolute(secrets) || values.secrets === undefined ? resolve(secrets) : resolve(cwd, secrets),
+      otaBytesPerSecond: number('ota-speed', 0, { min: 0, max: 1_000_000_000, integer: true }),
+      otaFailRate: number('ota-fail-rate', 0, { min: 0, max: 1 }),
+      otaFailCode,
+      otaHttp: values['ota-http'] ?? false,
+      riding: number('riding', 0, { min: 0, max: 1 }),
     },
   }
 }
@@ -175,6 +198,17 @@ function openFileLimit(): number | null {
     return m ? Number(m[1]) : null
   } catch {
     return null
+  }
+}
+
+/** A device's upgrade behaviour: which ones fail or ride is derived from the SN, so a rerun picks the same bikes. */
+function otaBehaviour(sn: string, o: SimOptions): Partial<DeviceBehaviour> {
+  return {
+    otaBytesPerSecond: o.otaBytesPerSecond,
+    otaInstallFailCode: hashUnit(sn, 101) < o.otaFailRate ? o.otaFailCode : '',
+    otaUseHttp: o.otaHttp,
+    httpOrigin: new URL(o.api).origin,
+    riding: hashUnit(sn, 102) < o.riding,
   }
 }
 
@@ -249,6 +283,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
       telemetrySeconds: o.telemetrySeconds,
       heartbeatSeconds: o.heartbeatSeconds,
       statusSeconds: o.statusSeconds,
+      ...otaBehaviour(sn, o),
     }),
     onEvent,
   })

@@ -11,9 +11,10 @@ import {
   type TelemetryPayload,
   upTopic,
 } from '@velo/shared'
+import { OTA_DEFAULTS, type OtaBehaviour, OtaClient, type OtaHost } from './ota'
 
 /** How a simulated module behaves; every field has a sensible default. */
-export interface DeviceBehaviour {
+export interface DeviceBehaviour extends OtaBehaviour {
   firmwareVersion: string
   hardwareVersion: string
   configVersion: string
@@ -91,6 +92,7 @@ const DEFAULTS: DeviceBehaviour = {
   tilt: 0,
   vibration: 0,
   locked: false,
+  ...OTA_DEFAULTS,
 }
 
 /** How many received commands a device keeps in `received` (a long simulation must not grow without end). */
@@ -118,9 +120,9 @@ type Periodic = 'heartbeat' | 'telemetry' | 'status'
 /**
  * One bike's IoT module speaking protocol v1 (docs/iot-protocol.md): connects as its SN with its
  * secret, leaves a retained "offline" as its last will, says it is online, reports status and
- * telemetry, beats its heart, and answers commands.
+ * telemetry, beats its heart, answers commands and performs upgrades (./ota.ts).
  */
-export class SimulatedDevice {
+export class SimulatedDevice implements OtaHost {
   readonly sn: string
   readonly behaviour: DeviceBehaviour
   /** The last RECEIVED_KEPT commands received, newest last. */
@@ -134,14 +136,32 @@ export class SimulatedDevice {
   private timers = new Map<Periodic, Timer>()
   private commandListeners = new Set<(c: CommandPayload) => void>()
   private replyListeners = new Set<(r: Omit<ReplyPayload, 'v' | 'ts'>) => void>()
-  private closing = false
+  private stopping = false
+  /** The announcement of the latest connect (a reboot waits for it: it carries the new version). */
+  private announced: Promise<void> = Promise.resolve()
+  private otaClient: OtaClient | null = null
+  /** Called on every connect (the upgrade waits for one to ask for blocks again). */
+  private readonly connectWaiters = new Set<() => void>()
 
   constructor(private readonly options: DeviceOptions) {
     this.sn = options.sn
-    // Copied: `silentCommands` is changed per device by tests, so no two devices share the array.
+    // Copied: these are changed per device (tests, upgrades), so no two devices share them.
     this.behaviour = { ...DEFAULTS, ...pickBehaviour(options) }
     this.behaviour.silentCommands = [...this.behaviour.silentCommands]
     this.behaviour.refuseConfigKeys = [...this.behaviour.refuseConfigKeys]
+    this.behaviour.parts = Object.fromEntries(Object.entries(this.behaviour.parts).map(([part, v]) => [part, { ...v }]))
+    this.behaviour.audio = { ...this.behaviour.audio }
+  }
+
+  /** Shutting down (disconnect or kill under way or done). */
+  get closing(): boolean {
+    return this.stopping
+  }
+
+  /** Its upgrades: the current one's state, and a promise for the next outcome (ota.finished()). */
+  get ota(): OtaClient {
+    this.otaClient ??= new OtaClient(this)
+    return this.otaClient
   }
 
   get connected(): boolean {
@@ -155,7 +175,7 @@ export class SimulatedDevice {
    */
   async connect(): Promise<void> {
     if (this.client) throw new Error(`${this.sn} is already connected`)
-    this.closing = false
+    this.stopping = false
     const timeout = this.options.connectTimeout ?? 30_000
     const client = mqttConnect(this.options.url, {
       clientId: this.sn,
@@ -174,6 +194,11 @@ export class SimulatedDevice {
     // Always listened to: an 'error' nobody listens to would end the whole process.
     client.on('error', (err) => {
       this.lastError = err
+    })
+    // Listened to before it announces itself: the server may answer "online" at once (an OTA offer
+    // to a device it was waiting for), before the announcement's acknowledgements are back.
+    client.on('message', (topic, payload) => {
+      if (this.client === client) this.onMessage(topic, payload)
     })
     try {
       await new Promise<void>((resolve, reject) => {
@@ -202,18 +227,22 @@ export class SimulatedDevice {
     }
     if (this.client !== client) return // killed or disconnected while announcing
     this.lastError = null
-    client.on('message', (topic, payload) => this.onMessage(topic, payload))
     // A drop is a connection lost after it was up (not each refused or failed reconnect attempt).
     let up = true
     client.on('close', () => {
       if (up && !this.closing) this.counters.drops++
       up = false
+      this.otaClient?.onDisconnect()
     })
+    this.wakeConnectWaiters()
     // After a reconnect (same clean session) the subscription and presence are renewed.
     client.on('connect', () => {
       up = true
       this.lastError = null
-      void this.announce(client).catch((err: unknown) => (this.lastError = asError(err)))
+      this.announced = this.announce(client).catch((err: unknown) => {
+        this.lastError = asError(err)
+      })
+      this.wakeConnectWaiters()
     })
     this.schedule('heartbeat', this.behaviour.heartbeatSeconds, true)
     this.schedule('telemetry', this.behaviour.telemetrySeconds, true)
@@ -251,7 +280,7 @@ export class SimulatedDevice {
     return this.reportStatus()
   }
 
-  async publish(kind: Parameters<typeof upTopic>[1], body: Record<string, unknown>, opts: { retain?: boolean; qos?: 0 | 1 } = {}) {
+  async publish(kind: Parameters<typeof upTopic>[1], body: Record<string, unknown>, opts: { retain?: boolean; qos?: 0 | 1 } = {}): Promise<void> {
     if (!this.client) throw new Error(`${this.sn} is not connected`)
     const payload = JSON.stringify({ v: PROTOCOL_VERSION, ts: Date.now(), ...body })
     await this.client.publishAsync(upTopic(this.sn, kind), payload, { qos: opts.qos ?? 1, retain: opts.retain ?? false })
@@ -272,6 +301,8 @@ export class SimulatedDevice {
       sim: { iccid: b.iccid, usedMb: b.simUsedMb, limitMb: b.simLimitMb },
       // What it runs, so the server sees a configuration changed on the bike (drift).
       config: { version: b.configVersion, values: { ...this.config } },
+      parts: b.parts,
+      ...(Object.keys(b.audio).length ? { audio: b.audio } : {}),
       ...extra,
     }
     return this.publish('status', status)
@@ -363,6 +394,8 @@ export class SimulatedDevice {
   }
 
   private onMessage(topic: string, raw: Buffer) {
+    if (topic.endsWith('/down/otaBlock')) return this.ota.onBlock(raw)
+    if (topic.endsWith('/down/ota')) return this.ota.onControl(raw)
     if (!topic.endsWith('/down/command')) return
     let json: unknown
     try {
@@ -464,19 +497,59 @@ export class SimulatedDevice {
     }
   }
 
-  private async reboot() {
+  /** Offline (reason reboot), then back as a rebooted module: resolves once it has announced itself again. */
+  async reboot(): Promise<void> {
     const client = this.client
     if (!client || this.closing) return
     await this.publish('presence', { state: 'offline', reason: 'reboot' }, { retain: true })
-    if (this.client === client && !this.closing) client.reconnect()
+    if (this.client !== client || this.closing) return
+    const back = new Promise<void>((resolve) => client.once('connect', () => resolve()))
+    client.reconnect()
+    await back
+    await this.announced
+  }
+
+  private wakeConnectWaiters() {
+    for (const waiter of [...this.connectWaiters]) waiter()
+  }
+
+  async whenConnected(timeoutMs: number): Promise<boolean> {
+    if (this.connected) return true
+    if (this.closing) return false
+    return new Promise<boolean>((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.connectWaiters.delete(done)
+        resolve(this.connected)
+      }
+      const timer = setTimeout(done, timeoutMs)
+      this.connectWaiters.add(done)
+    })
+  }
+
+  /**
+   * The connection breaks without a goodbye (a tunnel: the broker publishes the will), and the module
+   * comes back a moment later on a new connection, as its modem would.
+   */
+  dropConnection(): void {
+    const client = this.client
+    if (!client || this.closing) return
+    this.client = null
+    client.options.reconnectPeriod = 0
+    client.stream?.destroy()
+    client.end(true)
+    setTimeout(() => {
+      if (!this.client && !this.closing) this.connect().catch((err: unknown) => (this.lastError = asError(err)))
+    }, 100)
   }
 
   /** A clean goodbye: retained offline, then DISCONNECT (the broker then drops the will). */
   async disconnect(): Promise<void> {
     this.stopTimers()
+    // Before the check: a module between a dropped connection and its reconnect has no client, and must not come back.
+    this.stopping = true
     const client = this.client
     if (!client) return
-    this.closing = true
     if (client.connected) {
       // Bounded: a broker that stopped answering must not hold the goodbye forever.
       const offline = this.publish('presence', { state: 'offline', reason: 'shutdown' }, { retain: true }).catch(() => {})
@@ -489,9 +562,9 @@ export class SimulatedDevice {
   /** Dies without a word (power cut, tunnel): the socket just closes, so the broker publishes the will. */
   kill(): void {
     this.stopTimers()
+    this.stopping = true
     const client = this.client
     if (!client) return
-    this.closing = true
     client.options.reconnectPeriod = 0
     client.stream?.destroy()
     client.end(true)

@@ -36,6 +36,11 @@ describe('sim command line', () => {
       concurrency: 200,
       keepalive: 60,
       secrets: resolve('.device-sim/secrets.json'),
+      otaBytesPerSecond: 0,
+      otaFailRate: 0,
+      otaFailCode: 'E_FLASH_WRITE',
+      otaHttp: false,
+      riding: 0,
     })
   })
 

@@ -214,6 +214,10 @@ export class MqttGateway implements Gateway {
     this.options.messageLog.record({ deviceId: device.deviceId, sn: device.sn, direction: 'down', kind, topic, payload: raw })
   }
 
+  async publishBytes(device: KnownDevice, kind: DownKind, bytes: Uint8Array, qos: 0 | 1): Promise<void> {
+    await this.client.publishAsync(downTopic(device.sn, kind), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { qos, retain: false })
+  }
+
   async publishRaw(topic: string, payload: string | Buffer, options: { qos: 0 | 1 | 2; retain: boolean }): Promise<void> {
     await this.client.publishAsync(topic, payload, options)
     // What the debugger tells a device is part of its history (what it says comes back up the subscription).

@@ -28,12 +28,17 @@ const DEFAULT_RETENTION_DAYS = 7
 /** Longer payloads are cut: the log is for reading, and a device must not fill the database. */
 export const MAX_LOGGED_PAYLOAD = 4096
 const INSERT_CHUNK = 500
-
+/**
+ * The OTA transfer's traffic is not logged: block requests come by the thousand per upgrade (64 per
+ * device for a 2 MB image), and the block server counts them (modules/ota/transfer). Offers,
+ * progress and aborts (kind ota) are logged like any other message.
+ */
+const UNLOGGED_KINDS: ReadonlySet<string> = new Set(['otaReq', 'otaBlock'])
 
 const cut = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text)
 
 /**
- * The device message log (iot_message): every message but heartbeats, written in batches, and a
+ * The device message log (iot_message): every message but heartbeats and OTA blocks, written in batches, and a
  * 'message' event for each once it is stored. Old rows are deleted now and then.
  */
 export class MessageLog {
@@ -57,6 +62,7 @@ export class MessageLog {
   }
 
   record(message: LoggedMessage): void {
+    if (UNLOGGED_KINDS.has(message.kind)) return
     const time = new Date().toISOString()
     const payload = cut(message.payload, MAX_LOGGED_PAYLOAD)
     const kind = cut(message.kind, 16)

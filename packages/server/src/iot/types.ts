@@ -43,6 +43,11 @@ export interface Gateway {
   on(kind: UpKind, handler: UpHandler): void
   /** Publishes to one device's down topic (QoS 1, not retained) and logs it in the message log. */
   publishToDevice(device: KnownDevice, kind: DownKind, payload: Record<string, unknown>): Promise<void>
+  /**
+   * Binary to one device's down topic, not logged: OTA blocks (a 2 MB image is 512 of them per device;
+   * the block server counts them instead).
+   */
+  publishBytes(device: KnownDevice, kind: DownKind, bytes: Uint8Array, qos: 0 | 1): Promise<void>
   /** Any topic (message-queue debugging). */
   publishRaw(topic: string, payload: string | Buffer, options: { qos: 0 | 1 | 2; retain: boolean }): Promise<void>
   /** Watches a topic filter (its own, non-shared subscription); returns the unsubscribe. */

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { Label } from '../entity/types'
 import { VERSION_PATTERN } from '../validation'
+import { otaBlockRequestPayload, otaProgressPayload, partVersionsSchema } from './ota'
 
 /**
  * The device protocol (docs/iot-protocol.md), version 1: topic names, payload schemas and the
@@ -15,8 +16,9 @@ export const TOPIC_ROOT = `velo/v${PROTOCOL_VERSION}`
 /** A device serial number: upper-case letters and digits, 4 to 32 (it is also the MQTT client id and user name). */
 export const SN_PATTERN = /^[A-Z0-9]{4,32}$/
 
-export const UP_KINDS = ['presence', 'heartbeat', 'telemetry', 'status', 'reply', 'ota', 'event'] as const
-export const DOWN_KINDS = ['command', 'ota'] as const
+export const UP_KINDS = ['presence', 'heartbeat', 'telemetry', 'status', 'reply', 'ota', 'otaReq', 'event'] as const
+/** otaBlock is binary (ota.ts › encodeOtaBlock); every other payload is JSON. */
+export const DOWN_KINDS = ['command', 'ota', 'otaBlock'] as const
 export type UpKind = (typeof UP_KINDS)[number]
 export type DownKind = (typeof DOWN_KINDS)[number]
 
@@ -101,6 +103,10 @@ export const statusPayload = z.object({
    * service tool on the bike): sent on connect, so the server sees drift from the device's template.
    */
   config: z.object({ version: z.string().max(32), values: z.record(z.string().max(64), z.union([z.string().max(200), z.number(), z.boolean()])) }).optional(),
+  /** The versions of the other parts (display, BMS, ECU) as the IoT module reads them from the bike's bus. */
+  parts: partVersionsSchema.optional(),
+  /** The audio files the IoT module holds, IoT name → version (an audio upgrade has succeeded once its name and version are here). */
+  audio: z.record(z.string().regex(/^[a-z0-9_]{1,64}$/), z.string().regex(VERSION_PATTERN)).optional(),
 })
 
 /** Server → device. `id` is the request id the reply carries back. */
@@ -126,26 +132,7 @@ export const replyPayload = z.object({
   result: z.record(z.string(), z.unknown()).optional(),
 })
 
-/** Server → device: an upgrade offer (the OTA issue drives it). */
-export const otaOfferPayload = z.object({
-  ...envelope,
-  id: z.string().min(1).max(64),
-  part: z.enum(['iot', 'display', 'bms', 'ecu']),
-  version: z.string().regex(VERSION_PATTERN),
-  url: z.url(),
-  size: z.number().int().positive(),
-  md5: z.string().regex(/^[0-9a-f]{32}$/),
-  crc8: z.string().regex(/^[0-9A-Fa-f]{2}$/).optional(),
-})
-
-/** Device → server: how an upgrade goes. */
-export const otaProgressPayload = z.object({
-  ...envelope,
-  id: z.string().min(1).max(64),
-  stage: z.enum(['downloading', 'verifying', 'installing', 'succeeded', 'failed']),
-  progress: z.number().min(0).max(100).optional(),
-  message: z.string().max(500).optional(),
-})
+// The OTA payloads (offer, abort, block request, progress, block frames) are in ./ota.ts.
 
 /** Kinds of device-reported events (up/event): a fault the device detected itself. */
 export const DEVICE_EVENT_TYPES = ['fault'] as const
@@ -166,8 +153,6 @@ export type TelemetryPayload = z.infer<typeof telemetryPayload>
 export type StatusPayload = z.infer<typeof statusPayload>
 export type CommandPayload = z.infer<typeof commandPayload>
 export type ReplyPayload = z.infer<typeof replyPayload>
-export type OtaOfferPayload = z.infer<typeof otaOfferPayload>
-export type OtaProgressPayload = z.infer<typeof otaProgressPayload>
 export type DeviceEventPayload = z.infer<typeof deviceEventPayload>
 
 export const UP_SCHEMAS = {
@@ -177,6 +162,7 @@ export const UP_SCHEMAS = {
   status: statusPayload,
   reply: replyPayload,
   ota: otaProgressPayload,
+  otaReq: otaBlockRequestPayload,
   event: deviceEventPayload,
 } as const satisfies Record<UpKind, z.ZodType>
 

@@ -1,0 +1,421 @@
+import { createHash, type Hash } from 'node:crypto'
+import {
+  crc8,
+  decodeOtaBlock,
+  OTA_MAX_BLOCKS_PER_REQUEST,
+  type OtaDeviceStage,
+  otaDownPayload,
+  type OtaOfferPayload,
+  type OtaProgressPayload,
+  type StatusPayload,
+} from '@velo/shared'
+
+/** How a simulated module performs upgrades (docs/iot-protocol.md › OTA, version 2). */
+export interface OtaBehaviour {
+  /** Download speed, bytes per second; 0: as fast as the blocks come. */
+  otaBytesPerSecond: number
+  /** Blocks asked for in one request (1–32). */
+  otaWindow: number
+  /** Milliseconds without the blocks asked for before asking again from the first missing one. */
+  otaRetryMs: number
+  /** Drops the connection once per upgrade after this many blocks (then reconnects and resumes); 0: never. */
+  otaDropAfterBlocks: number
+  /** The image is damaged on its way to flash: every block passes its CRC-8, the SHA-256 check fails (E_VERIFY_SHA256). */
+  otaCorrupt: boolean
+  /** Installing fails with this code (E_FLASH_WRITE, …); empty: it installs. */
+  otaInstallFailCode: string
+  /** After the reboot the module still reports the version it ran before (the new image did not take). */
+  otaKeepOldVersion: boolean
+  /** Downloads through the offer's HTTPS link (byte ranges) instead of MQTT blocks, while the link is valid. */
+  otaUseHttp: boolean
+  /** The server's HTTP origin the offer's link is relative to (http://host:port). */
+  httpOrigin: string
+  /** Milliseconds spent installing, and a part other than the IoT module rebooting. */
+  otaInstallMs: number
+  /** The bike is being ridden: offers are refused (riding). */
+  riding: boolean
+  /** SIM data is low: offers are refused (simDataLow). Also refused when less data is left than the image's size. */
+  simDataLow: boolean
+  /** What the display, BMS and ECU run (reported in status `parts`). */
+  parts: NonNullable<StatusPayload['parts']>
+  /** The audio files the module holds, IoT name → version (reported in status `audio`). */
+  audio: Record<string, string>
+}
+
+export const OTA_DEFAULTS: OtaBehaviour = {
+  otaBytesPerSecond: 0,
+  otaWindow: 8,
+  otaRetryMs: 2000,
+  otaDropAfterBlocks: 0,
+  otaCorrupt: false,
+  otaInstallFailCode: '',
+  otaKeepOldVersion: false,
+  otaUseHttp: false,
+  httpOrigin: '',
+  otaInstallMs: 20,
+  riding: false,
+  simDataLow: false,
+  parts: { display: { version: '1.0.0' }, bms: { version: '1.0.0' }, ecu: { version: '1.0.0' } },
+  audio: {},
+}
+
+/** How an upgrade ended on the device: installed (it then reports the version it runs), or not. */
+export interface OtaOutcome {
+  id: string
+  result: 'installed' | 'rejected' | 'failed' | 'aborted'
+  code?: string
+}
+
+/** One upgrade as the module sees it; kept by id across reconnects and reboots, so a download resumes. */
+export interface OtaState {
+  id: string
+  offer: OtaOfferPayload
+  stage: OtaDeviceStage | 'installed'
+  /** Blocks received in order and summed: the next one asked for is this. */
+  next: number
+  /** Distinct blocks received (in order, or held until the gap before them is filled). */
+  blocksReceived: number
+  /** Block frames received, duplicates included. */
+  framesReceived: number
+  /** Frames refused: wrong CRC-8, wrong size. */
+  badFrames: number
+  /** Image bytes that arrived, duplicates and refused blocks included (what the download cost). */
+  bytesReceived: number
+  code?: string
+}
+
+/** What the upgrade needs of its module. */
+export interface OtaHost {
+  readonly sn: string
+  readonly behaviour: { firmwareVersion: string; battery: number; simUsedMb: number; simLimitMb: number } & OtaBehaviour
+  readonly connected: boolean
+  /** The module is shutting down: stop. */
+  readonly closing: boolean
+  publish(kind: 'ota' | 'otaReq', body: Record<string, unknown>, opts: { qos: 0 | 1 }): Promise<void>
+  /** Resolves true once connected (at once if it is), false after timeoutMs or when the module closes. */
+  whenConnected(timeoutMs: number): Promise<boolean>
+  /** The connection breaks (a tunnel); the module comes back by itself. */
+  dropConnection(): void
+  /** Offline, reconnect, announce: resolves once connected again. */
+  reboot(): Promise<void>
+  reportStatus(): Promise<void>
+}
+
+interface Session extends OtaState {
+  hash: Hash
+  /** Blocks received ahead of a gap (at most a window's worth). */
+  held: Map<number, Uint8Array>
+  aborted: boolean
+  dropped: boolean
+  reportedTenth: number
+  wake: (() => void) | null
+}
+
+/** Finished upgrades kept (to answer a repeated offer with how it ended). */
+const KEPT_SESSIONS = 8
+const ABORTABLE: ReadonlySet<Session['stage']> = new Set(['accepted', 'downloading', 'downloaded', 'verified'])
+const MB = 1024 * 1024
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+const hex2 = (n: number) => n.toString(16).toUpperCase().padStart(2, '0')
+
+/**
+ * The OTA part of a simulated module: takes offers (down/ota), refuses them when riding, low on
+ * battery or SIM data, downloads the image in windows of blocks (up/otaReq → down/otaBlock) or
+ * through the offer's HTTPS link, checks each block's CRC-8 and the whole image's SHA-256, installs,
+ * reboots and then reports the new version; every stage goes up on up/ota. Memory per upgrade is a
+ * running SHA-256 and at most a window of blocks, so a fleet of thousands shares no image copies.
+ */
+export class OtaClient {
+  private readonly sessions = new Map<string, Session>()
+  private current: Session | null = null
+  private readonly outcomeListeners = new Set<(o: OtaOutcome) => void>()
+
+  constructor(private readonly host: OtaHost) {}
+
+  /** The upgrade under way, or the last one. */
+  get state(): OtaState | null {
+    const s = this.current ?? [...this.sessions.values()].at(-1)
+    if (!s) return null
+    const { id, offer, stage, next, blocksReceived, framesReceived, badFrames, bytesReceived, code } = s
+    return { id, offer, stage, next, blocksReceived, framesReceived, badFrames, bytesReceived, code }
+  }
+
+  /** Resolves with how the next upgrade (or the one of this id) ends. */
+  finished(id?: string, timeoutMs = 60_000): Promise<OtaOutcome> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.outcomeListeners.delete(listener)
+        reject(new Error(`${this.host.sn}: no upgrade ${id ?? ''} finished within ${timeoutMs} ms`))
+      }, timeoutMs)
+      const listener = (o: OtaOutcome) => {
+        if (id && o.id !== id) return
+        clearTimeout(timer)
+        this.outcomeListeners.delete(listener)
+        resolve(o)
+      }
+      this.outcomeListeners.add(listener)
+    })
+  }
+
+  /** A down/ota message: an offer or an abort. */
+  onControl(raw: Buffer) {
+    let json: unknown
+    try {
+      json = JSON.parse(raw.toString())
+    } catch {
+      return
+    }
+    const parsed = otaDownPayload.safeParse(json)
+    if (!parsed.success) return
+    const message = parsed.data
+    if (message.op === 'abort') return this.abort(message.id)
+    void this.offer(message).catch(() => {})
+  }
+
+  /** A down/otaBlock frame. */
+  onBlock(frame: Buffer) {
+    const block = decodeOtaBlock(frame)
+    if (!block) return
+    const s = this.sessions.get(block.header.id)
+    if (!s || s.stage !== 'downloading' || s.aborted) return
+    s.framesReceived++
+    s.bytesReceived += block.bytes.length
+    const { n } = block.header
+    const { blockBytes, blocks, size } = s.offer
+    const expectedSize = n === blocks - 1 ? size - n * blockBytes : blockBytes
+    if (n >= blocks || block.bytes.length !== expectedSize || hex2(crc8(block.bytes)) !== block.header.crc8) {
+      s.badFrames++
+      return
+    }
+    if (n < s.next || s.held.has(n)) return
+    if (n > s.next + OTA_MAX_BLOCKS_PER_REQUEST) return
+    s.blocksReceived++
+    if (n === s.next) {
+      this.take(s, block.bytes)
+      for (let held = s.held.get(s.next); held; held = s.held.get(s.next)) {
+        s.held.delete(s.next)
+        this.take(s, held)
+      }
+    } else {
+      // A copy: the frame's buffer belongs to the MQTT client.
+      s.held.set(n, Uint8Array.from(block.bytes))
+    }
+    this.afterProgress(s)
+    const drop = this.host.behaviour.otaDropAfterBlocks
+    if (drop > 0 && !s.dropped && s.blocksReceived >= drop && s.next < blocks) {
+      s.dropped = true
+      this.host.dropConnection()
+    }
+  }
+
+  /** The connection broke: whoever waits for blocks asks again once it is back. */
+  onDisconnect() {
+    this.current?.wake?.()
+  }
+
+  private take(s: Session, bytes: Uint8Array) {
+    if (s.next === 0 && this.host.behaviour.otaCorrupt) {
+      const damaged = Uint8Array.from(bytes)
+      damaged[0] = damaged[0]! ^ 0xff
+      s.hash.update(damaged)
+    } else s.hash.update(bytes)
+    s.next++
+  }
+
+  private afterProgress(s: Session) {
+    s.wake?.()
+    if (s.next >= s.offer.blocks) return
+    const tenth = Math.floor((s.next * 10) / s.offer.blocks)
+    if (tenth > s.reportedTenth) {
+      s.reportedTenth = tenth
+      void this.report(s, 'downloading', { progress: tenth * 10 }).catch(() => {})
+    }
+  }
+
+  private refusal(offer: OtaOfferPayload): string | null {
+    const b = this.host.behaviour
+    if (b.riding) return 'riding'
+    if (offer.minBattery !== undefined && b.battery < offer.minBattery) return 'batteryLow'
+    if (b.simDataLow || (b.simLimitMb - b.simUsedMb) * MB < offer.size) return 'simDataLow'
+    if (this.current && this.current.id !== offer.id) return 'busy'
+    return null
+  }
+
+  private async offer(offer: OtaOfferPayload) {
+    const known = this.sessions.get(offer.id)
+    if (known) {
+      // The server offers again (it lost our reports, or we were away): resume, or say how it ended.
+      if (known !== this.current) await this.report(known, known.stage === 'installed' ? 'rebooting' : (known.stage as OtaDeviceStage), known.code ? { code: known.code } : {})
+      return
+    }
+    const refused = this.refusal(offer)
+    const s: Session = {
+      id: offer.id,
+      offer,
+      stage: 'accepted',
+      next: 0,
+      blocksReceived: 0,
+      framesReceived: 0,
+      badFrames: 0,
+      bytesReceived: 0,
+      hash: createHash('sha256'),
+      held: new Map(),
+      aborted: false,
+      dropped: false,
+      reportedTenth: 0,
+      wake: null,
+    }
+    this.keep(s)
+    if (refused) {
+      s.code = refused
+      await this.report(s, 'rejected', { code: refused })
+      return this.end(s, 'rejected', refused)
+    }
+    this.current = s
+    try {
+      await this.report(s, 'accepted')
+      await this.perform(s)
+    } finally {
+      if (this.current === s) this.current = null
+    }
+  }
+
+  private keep(s: Session) {
+    this.sessions.set(s.id, s)
+    for (const id of this.sessions.keys()) {
+      if (this.sessions.size <= KEPT_SESSIONS) break
+      if (this.sessions.get(id) !== this.current) this.sessions.delete(id)
+    }
+  }
+
+  private async perform(s: Session) {
+    const b = this.host.behaviour
+    await this.report(s, 'downloading', { progress: 0 })
+    const viaHttp = b.otaUseHttp && s.offer.url && (s.offer.urlExpiresAt ?? Infinity) > Date.now()
+    if (viaHttp) await this.downloadHttp(s).catch(() => undefined)
+    // MQTT from the first block missing: all of it, or what the link did not deliver.
+    await this.downloadMqtt(s)
+    if (s.aborted || this.host.closing) return
+    await this.report(s, 'downloaded', { progress: 100 })
+    if (s.hash.digest('hex') !== s.offer.sha256) return this.fail(s, 'E_VERIFY_SHA256', 'The image does not have the SHA-256 of the offer')
+    await this.report(s, 'verified')
+    if (s.aborted) return
+    await this.report(s, 'installing')
+    await sleep(b.otaInstallMs)
+    if (b.otaInstallFailCode) return this.fail(s, b.otaInstallFailCode, 'Simulated install failure')
+    await this.install(s)
+  }
+
+  private async downloadMqtt(s: Session) {
+    const b = this.host.behaviour
+    const window = Math.max(1, Math.min(OTA_MAX_BLOCKS_PER_REQUEST, Math.floor(b.otaWindow)))
+    const { blocks, blockBytes, id } = s.offer
+    while (s.next < blocks && !s.aborted && !this.host.closing) {
+      if (!(await this.host.whenConnected(b.otaRetryMs))) continue
+      const first = s.next
+      const count = Math.min(window, blocks - first)
+      const started = Date.now()
+      const windowDone = () => s.next >= first + count || s.aborted || !this.host.connected
+      const waited = new Promise<void>((resolve) => {
+        const finish = () => {
+          clearTimeout(timer)
+          s.wake = null
+          resolve()
+        }
+        const timer = setTimeout(finish, b.otaRetryMs)
+        s.wake = () => {
+          if (windowDone()) finish()
+        }
+      })
+      // QoS 0, not awaited: a request written to a connection that just broke never completes, and a
+      // lost request is like lost blocks, asked again after the retry time.
+      this.host.publish('otaReq', { id, first, count, blockBytes }, { qos: 0 }).catch(() => {})
+      await waited
+      await this.throttle((s.next - first) * blockBytes, started)
+    }
+  }
+
+  private async downloadHttp(s: Session) {
+    const b = this.host.behaviour
+    const { blockBytes, blocks, size } = s.offer
+    const url = new URL(s.offer.url!, b.httpOrigin || undefined)
+    const chunkBlocks = Math.max(1, Math.floor(b.otaWindow))
+    while (s.next < blocks && !s.aborted && !this.host.closing) {
+      const start = s.next * blockBytes
+      const end = Math.min(size, start + chunkBlocks * blockBytes) - 1
+      const started = Date.now()
+      const res = await fetch(url, { headers: { range: `bytes=${start}-${end}` } })
+      if (res.status !== 206) throw new Error(`${this.host.sn}: the image link answered ${res.status}`)
+      const bytes = new Uint8Array(await res.arrayBuffer())
+      s.bytesReceived += bytes.length
+      if (bytes.length !== end - start + 1) throw new Error(`${this.host.sn}: the image link sent ${bytes.length} bytes for ${end - start + 1}`)
+      for (let at = 0; at < bytes.length && !s.aborted; at += blockBytes) {
+        this.take(s, bytes.subarray(at, at + blockBytes))
+        s.blocksReceived++
+      }
+      this.afterProgress(s)
+      await this.throttle(bytes.length, started)
+    }
+  }
+
+  /** Waits out what the configured speed says these bytes take. */
+  private async throttle(bytes: number, since: number) {
+    const bps = this.host.behaviour.otaBytesPerSecond
+    if (!(bps > 0)) return
+    const due = (bytes / bps) * 1000 - (Date.now() - since)
+    if (due > 0) await sleep(due)
+  }
+
+  private async install(s: Session) {
+    const b = this.host.behaviour
+    const { part, payload, version, name } = s.offer
+    if (payload === 'audio') {
+      // Nothing reboots for a sound: the status listing it at its version says it is there.
+      if (name) b.audio[name] = version
+      s.stage = 'installed'
+      await this.host.reportStatus()
+      return this.end(s, 'installed')
+    }
+    await this.report(s, 'rebooting')
+    s.stage = 'installed'
+    if (part === 'iot') {
+      if (!b.otaKeepOldVersion) b.firmwareVersion = version
+      // The status sent on reconnect carries the version it now runs.
+      await this.host.reboot()
+    } else {
+      // The IoT module flashed the part over the bike's bus; the part restarts, the module stays online.
+      await sleep(b.otaInstallMs)
+      if (!b.otaKeepOldVersion) b.parts[part] = { ...b.parts[part], version }
+      await this.host.reportStatus()
+    }
+    return this.end(s, 'installed')
+  }
+
+  private abort(id: string) {
+    const s = this.sessions.get(id)
+    if (!s || s.aborted || !ABORTABLE.has(s.stage)) return
+    s.aborted = true
+    s.wake?.()
+    void this.report(s, 'aborted').catch(() => {})
+    this.end(s, 'aborted')
+  }
+
+  private async fail(s: Session, code: string, message: string) {
+    s.code = code
+    await this.report(s, 'failed', { code, message })
+    this.end(s, 'failed', code)
+  }
+
+  private async report(s: Session, stage: OtaDeviceStage, extra: Omit<Partial<OtaProgressPayload>, 'id' | 'stage'> = {}) {
+    if (!s.aborted || stage === 'aborted') s.stage = stage
+    if (!this.host.connected) return
+    await this.host.publish('ota', { id: s.id, stage, ...extra }, { qos: 1 })
+  }
+
+  private end(s: Session, result: OtaOutcome['result'], code?: string) {
+    if (this.current === s) this.current = null
+    const outcome: OtaOutcome = { id: s.id, result, ...(code ? { code } : {}) }
+    for (const l of [...this.outcomeListeners]) l(outcome)
+  }
+}

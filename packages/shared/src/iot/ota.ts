@@ -1,0 +1,239 @@
+import { z } from 'zod'
+import type { Label } from '../entity/types'
+import { VERSION_PATTERN } from '../validation'
+
+/**
+ * The OTA part of the device protocol, version 2 (docs/iot-protocol.md › OTA): an offer goes down
+ * on `down/ota`, the device pulls the image in blocks over MQTT (`up/otaReq` → `down/otaBlock`) or
+ * through a signed, expiring HTTPS URL with byte ranges, checks the image's SHA-256, installs it
+ * (for a display, BMS or ECU part the IoT module relays it to the part), reboots, and reports each
+ * stage on `up/ota`. An upgrade has succeeded only when the device's status then reports the target
+ * version. Shared by the server's rollout, its block server, the simulator and the console.
+ */
+export const OTA_PROTOCOL = 2
+
+/** The four bike parts that take firmware (SPEC §2 `/ota/{iotpart,displaypart,bmspart,ecupart}`). */
+export const OTA_PARTS = ['iot', 'display', 'bms', 'ecu'] as const
+export type OtaPart = (typeof OTA_PARTS)[number]
+/** The menu segment of each part: `/ota/{menu}/…`. */
+export const OTA_PART_MENU: Record<OtaPart, string> = { iot: 'iotpart', display: 'displaypart', bms: 'bmspart', ecu: 'ecupart' }
+export const OTA_PART_LABELS: Record<OtaPart, Label> = {
+  iot: { en_US: 'IoT module', zh_CN: '物联网模块' },
+  display: { en_US: 'Display', zh_CN: '仪表' },
+  bms: { en_US: 'BMS battery', zh_CN: 'BMS 电池' },
+  ecu: { en_US: 'ECU controller', zh_CN: 'ECU 控制器' },
+}
+
+/** What an upgrade carries: a firmware image, or an audio file for the IoT module's speaker. */
+export const OTA_PAYLOADS = ['firmware', 'audio'] as const
+export type OtaPayloadKind = (typeof OTA_PAYLOADS)[number]
+
+/** Block size of the MQTT transfer: 4 KB by default (AWS IoT OTA's), 1 KB to 64 KB (config key ota.blockBytes). */
+export const OTA_BLOCK_BYTES = { default: 4096, min: 1024, max: 65_536 }
+/** Blocks a device may ask for in one request (its receive window). */
+export const OTA_MAX_BLOCKS_PER_REQUEST = 32
+
+const envelope = { v: z.literal(1), ts: z.number().int().positive().optional() }
+/** An upgrade's id on the wire: the server's campaign device row and attempt (`c{row}a{attempt}`). */
+export const otaIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)
+const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/)
+const crc8Schema = z.string().regex(/^[0-9A-F]{2}$/)
+
+/** Server → device (down/ota): take this image. */
+export const otaOfferPayload = z.object({
+  ...envelope,
+  ota: z.literal(OTA_PROTOCOL),
+  op: z.literal('offer'),
+  id: otaIdSchema,
+  part: z.enum(OTA_PARTS),
+  payload: z.enum(OTA_PAYLOADS),
+  /** The version the part runs once installed (for audio, the audio's name). */
+  version: z.string().regex(VERSION_PATTERN),
+  /** For audio: the IoT name the device plays it by. */
+  name: z.string().max(64).optional(),
+  size: z.number().int().positive(),
+  sha256: sha256Schema,
+  /** CRC-8/SMBUS of the whole image, as the firmware declares it (a 1-in-256 check: the SHA-256 decides). */
+  crc8: crc8Schema,
+  blockBytes: z.number().int().min(OTA_BLOCK_BYTES.min).max(OTA_BLOCK_BYTES.max),
+  blocks: z.number().int().positive(),
+  /** The same image over HTTPS (byte ranges), signed and expiring at urlExpiresAt (epoch ms). */
+  url: z.string().max(1000).optional(),
+  urlExpiresAt: z.number().int().positive().optional(),
+  /** The device refuses below this battery charge (%). */
+  minBattery: z.number().int().min(0).max(100).optional(),
+  /** Seconds the server waits for the whole upgrade before counting it timed out. */
+  timeoutSeconds: z.number().int().positive(),
+})
+
+/** Server → device (down/ota): stop the upgrade (a forced cancel); the device keeps what it runs. */
+export const otaAbortPayload = z.object({
+  ...envelope,
+  ota: z.literal(OTA_PROTOCOL),
+  op: z.literal('abort'),
+  id: otaIdSchema,
+  reason: z.string().max(64).optional(),
+})
+
+export const otaDownPayload = z.discriminatedUnion('op', [otaOfferPayload, otaAbortPayload])
+
+/** Device → server (up/otaReq): send blocks first…first+count-1 of the upgrade's image. */
+export const otaBlockRequestPayload = z.object({
+  ...envelope,
+  id: otaIdSchema,
+  first: z.number().int().min(0),
+  count: z.number().int().min(1).max(OTA_MAX_BLOCKS_PER_REQUEST),
+  /** The offer's block size, echoed: block n stays the same bytes should ota.blockBytes change meanwhile. */
+  blockBytes: z.number().int().min(OTA_BLOCK_BYTES.min).max(OTA_BLOCK_BYTES.max).optional(),
+})
+
+/**
+ * What a device reports on up/ota. accepted/rejected answer the offer; downloading carries a percent;
+ * downloaded (every block in, each block's CRC-8 right), verified (the SHA-256 matches), installing,
+ * rebooting; failed carries the device's code; aborted answers an abort.
+ */
+export const OTA_DEVICE_STAGES = ['accepted', 'rejected', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting', 'failed', 'aborted'] as const
+export type OtaDeviceStage = (typeof OTA_DEVICE_STAGES)[number]
+
+/** Why a device refuses an offer (stage rejected, code). */
+export const OTA_REJECT_CODES = ['riding', 'batteryLow', 'simDataLow', 'busy', 'incompatible'] as const
+
+export const otaProgressPayload = z.object({
+  ...envelope,
+  id: otaIdSchema,
+  stage: z.enum(OTA_DEVICE_STAGES),
+  /** Downloading: percent of the image received. */
+  progress: z.number().min(0).max(100).optional(),
+  /** Rejected or failed: the device's code (a reject code, or its own such as E_VERIFY_SHA256, E_FLASH_WRITE). */
+  code: z.string().min(1).max(32).optional(),
+  message: z.string().max(500).optional(),
+})
+
+/**
+ * down/otaBlock is binary: one JSON header line, a newline, then the block's bytes. The header names
+ * the upgrade, the block and its CRC-8/SMBUS, so a device checks each block before keeping it.
+ */
+export const otaBlockHeader = z.object({ id: otaIdSchema, n: z.number().int().min(0), crc8: crc8Schema, size: z.number().int().min(0) })
+export type OtaBlockHeader = z.infer<typeof otaBlockHeader>
+
+const NEWLINE = 0x0a
+
+export function encodeOtaBlock(header: OtaBlockHeader, bytes: Uint8Array): Uint8Array {
+  const head = new TextEncoder().encode(JSON.stringify(header))
+  const out = new Uint8Array(head.length + 1 + bytes.length)
+  out.set(head, 0)
+  out[head.length] = NEWLINE
+  out.set(bytes, head.length + 1)
+  return out
+}
+
+/** Null when the frame is no block (no header line, a header that does not parse, a size that disagrees). */
+export function decodeOtaBlock(frame: Uint8Array): { header: OtaBlockHeader; bytes: Uint8Array } | null {
+  const at = frame.indexOf(NEWLINE)
+  if (at < 0 || at > 512) return null
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(frame.subarray(0, at)))
+  } catch {
+    return null
+  }
+  const header = otaBlockHeader.safeParse(parsed)
+  if (!header.success) return null
+  const bytes = frame.subarray(at + 1)
+  return bytes.length === header.data.size ? { header: header.data, bytes } : null
+}
+
+/** Status addition (up/status `parts`): what each part other than the IoT module runs. */
+export const partVersionsSchema = z.partialRecord(
+  z.enum(['display', 'bms', 'ecu']),
+  z.object({ version: z.string().regex(VERSION_PATTERN), hardware: z.string().max(32).optional() }),
+)
+
+export type OtaOfferPayload = z.infer<typeof otaOfferPayload>
+export type OtaAbortPayload = z.infer<typeof otaAbortPayload>
+export type OtaDownPayload = z.infer<typeof otaDownPayload>
+export type OtaBlockRequestPayload = z.infer<typeof otaBlockRequestPayload>
+export type OtaProgressPayload = z.infer<typeof otaProgressPayload>
+
+// ---- Server-side states -----------------------------------------------------------------------
+
+/**
+ * One device's upgrade in a campaign. queued: waiting for its wave, the rate limit, the window or
+ * the device to connect; held: its SIM data is low; notified … rebooting follow the device's
+ * reports; succeeded only once the device reports the target version; failed, timedOut, rejected
+ * (a retry may queue it again), cancelled.
+ */
+export const OTA_DEVICE_STATES = ['queued', 'held', 'notified', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting', 'succeeded', 'failed', 'timedOut', 'rejected', 'cancelled'] as const
+export type OtaDeviceState = (typeof OTA_DEVICE_STATES)[number]
+/** The device is working on it (a forced cancel tells it to abort). */
+export const OTA_ACTIVE_STATES: readonly OtaDeviceState[] = ['notified', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting']
+/** Nothing changes after these (unless "retry the failed" queues failed, timed-out and rejected ones again). */
+export const OTA_FINAL_STATES: readonly OtaDeviceState[] = ['succeeded', 'failed', 'timedOut', 'rejected', 'cancelled']
+/** Counted against the campaign's error threshold. */
+export const OTA_FAILURE_STATES: readonly OtaDeviceState[] = ['failed', 'timedOut']
+
+export const OTA_DEVICE_STATE_OPTIONS: readonly { value: OtaDeviceState; label: Label; color: string }[] = [
+  { value: 'queued', label: { en_US: 'Queued', zh_CN: '排队中' }, color: 'default' },
+  { value: 'held', label: { en_US: 'Held (SIM data low)', zh_CN: '暂缓（流量不足）' }, color: 'warning' },
+  { value: 'notified', label: { en_US: 'Notified', zh_CN: '已通知' }, color: 'processing' },
+  { value: 'downloading', label: { en_US: 'Downloading', zh_CN: '下载中' }, color: 'processing' },
+  { value: 'downloaded', label: { en_US: 'Downloaded', zh_CN: '已下载' }, color: 'processing' },
+  { value: 'verified', label: { en_US: 'Verified', zh_CN: '已校验' }, color: 'processing' },
+  { value: 'installing', label: { en_US: 'Installing', zh_CN: '安装中' }, color: 'processing' },
+  { value: 'rebooting', label: { en_US: 'Rebooting', zh_CN: '重启中' }, color: 'processing' },
+  { value: 'succeeded', label: { en_US: 'Succeeded', zh_CN: '成功' }, color: 'success' },
+  { value: 'failed', label: { en_US: 'Failed', zh_CN: '失败' }, color: 'error' },
+  { value: 'timedOut', label: { en_US: 'Timed out', zh_CN: '超时' }, color: 'error' },
+  { value: 'rejected', label: { en_US: 'Rejected by the device', zh_CN: '设备拒绝' }, color: 'warning' },
+  { value: 'cancelled', label: { en_US: 'Cancelled', zh_CN: '已取消' }, color: 'default' },
+]
+
+/** A campaign: drafted, approved by a second person where required, scheduled, running, paused (by hand or by itself), finished or cancelled. */
+export const OTA_CAMPAIGN_STATUSES = ['draft', 'awaitingApproval', 'scheduled', 'running', 'paused', 'finished', 'cancelled'] as const
+export type OtaCampaignStatus = (typeof OTA_CAMPAIGN_STATUSES)[number]
+
+/** Why a campaign paused itself (pauseReason), besides a person pausing it. */
+export const OTA_PAUSE_REASONS = ['manual', 'errorThreshold', 'alarmRate'] as const
+export type OtaPauseReason = (typeof OTA_PAUSE_REASONS)[number]
+
+/** Live events of the rollout (GET /ota/stream, server-sent events). */
+export interface OtaCampaignEvent {
+  type: 'campaign'
+  campaignId: number
+  part: OtaPart
+  status: OtaCampaignStatus
+  pauseReason?: string | null
+  currentWave: number
+  /** Devices per state. */
+  counts: Partial<Record<OtaDeviceState, number>>
+}
+export interface OtaDeviceStateEvent {
+  type: 'device'
+  campaignId: number
+  deviceId: number
+  sn: string
+  wave: number
+  state: OtaDeviceState
+  percent?: number | null
+  code?: string | null
+}
+export type OtaEvent = OtaCampaignEvent | OtaDeviceStateEvent
+
+/**
+ * A campaign's live view (GET {upgrade path}/{id}/overview): counts per state, each wave's progress,
+ * the states over time and the devices that failed.
+ */
+export interface OtaCampaignOverview {
+  campaignId: number
+  status: OtaCampaignStatus
+  pauseReason: string | null
+  currentWave: number
+  totalDevices: number
+  counts: Partial<Record<OtaDeviceState, number>>
+  /** Wave 0 is the canary. waiting: not started; running; passed: reached the success threshold; stopped: paused the campaign. */
+  waves: { wave: number; total: number; succeeded: number; failed: number; active: number; queued: number; status: 'waiting' | 'running' | 'passed' | 'stopped' }[]
+  /** Devices per state at the end of each bucket (a minute, or longer for long campaigns), oldest first. */
+  timeline: { at: string; counts: Partial<Record<OtaDeviceState, number>> }[]
+  /** The newest failed, timed-out and rejected devices (at most 100). */
+  failed: { upgradeId: number; deviceId: number; sn: string; state: OtaDeviceState; code: string | null; message: string | null; attempt: number; at: string | null }[]
+}
