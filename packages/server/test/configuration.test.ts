@@ -57,6 +57,8 @@ const SEEDED_KEYS = [
   'iot.warning.lowBatteryPercent',
   'iot.warning.fallAngle',
   'iot.warning.offlineHours',
+  'ota.approvalRequired',
+  'ota.blockBytes',
   'iot.telemetry.retentionDays',
   'sys.seed.version',
 ]
@@ -76,7 +78,7 @@ describe('POST /system/config/list', () => {
   it('filters by name and key (substring, any case) and by built-in flag', async () => {
     await addConfig('fleet.max.size', '50', { configName: 'Fleet size limit' })
     expect((await list({ configName: 'CAPTCHA' })).data.rows.map((r: ConfigRow) => r.configKey)).toEqual(['sys.account.captchaEnabled', 'sys.account.captchaType'])
-    expect((await list({ configKey: 'lock' })).data.rows.map((r: ConfigRow) => r.configKey)).toEqual(['sys.account.lockTime'])
+    expect((await list({ configKey: 'LOCKt' })).data.rows.map((r: ConfigRow) => r.configKey)).toEqual(['sys.account.lockTime'])
     expect((await list({ configType: 'N' })).data.rows.map((r: ConfigRow) => r.configKey)).toEqual(['fleet.max.size'])
     expect((await list({ configType: 'Y' })).data.total).toBe(SEEDED_KEYS.length)
     expect((await list({ configType: 'N', configName: 'captcha' })).data.total).toBe(0)

@@ -94,6 +94,8 @@ const ORDER: Record<string, string> = {
   cnt_error_code: 'error_code_id',
   cnt_service_centre: 'centre_id',
   mon_app_upload_log: 'upload_id',
+  ota_supplier: 'supplier_id',
+  ota_product: 'product_id',
 }
 
 /** Rows of each demo table, a sample of the rides: what two runs of one seed must agree on. */
@@ -134,6 +136,9 @@ describe('npm run demo', () => {
     expect(first.rows.bike_bike).toBe(120)
     expect(first.rows.mem_feedback).toBe(30)
     expect(first.rows.bike_model).toBe(6)
+    // Every bike part has its makers, each product of a maker of its own part.
+    expect(await count(a, 'select count(distinct part_kind) as n from ota_supplier')).toBe(4)
+    expect(await count(a, 'select count(*) as n from ota_product p join ota_supplier s on s.supplier_id = p.supplier_id and s.part_kind = p.part_kind')).toBe(first.rows.ota_product)
     // About the size asked for: the rides are drawn, not counted out.
     expect(first.rows.mem_ride).toBeGreaterThan(8_500)
     expect(first.rows.mem_ride).toBeLessThan(11_500)

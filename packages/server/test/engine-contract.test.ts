@@ -1,7 +1,8 @@
 import ExcelJS from 'exceljs'
-import { allEntities, editableFields, entityByKey, type FieldDef, type Operation, type ResolvedEntity, upTopic, writeSchema } from '@velo/shared'
+import { allEntities, editableFields, entityByKey, type FieldDef, type Operation, OTA_PARTS, type ResolvedEntity, upTopic, writeSchema } from '@velo/shared'
 import { type Kysely, sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { crc8 } from '../src/platform/files/crc8'
 import { multipart, limitedUser, readWorkbook, useTestApp } from './harness'
 
 // The engine's contract, held by every registered entity through the HTTP API (issue 13): list,
@@ -77,6 +78,22 @@ const OVERRIDES: Record<string, Override> = {
       return { eventType, staffEmails: `ct${n}@example.com` }
     },
   },
+  // A declared CRC8 must be the uploaded file's (OTA catalogue): the sample firmware's; a modify keeps the file.
+  ...Object.fromEntries(OTA_PARTS.map((part) => [`${part}Firmware`, { values: () => ({ crc8: crc8Hex(SAMPLE_FILES.bin!) }) }])),
+  iotAudio: { values: () => ({ crc8: crc8Hex(SAMPLE_FILES.mp3!) }) },
+  // A campaign's devices are queued by the rollout (OTA rollout module), never added.
+  ...Object.fromEntries(
+    OTA_PARTS.map((part) => [
+      `${part}UpgradeDevice`,
+      {
+        row: async () => {
+          const campaignId = await newest(entityByKey(`${part}Upgrade`))
+          const deviceId = await newest(entityByKey('iotDevice'))
+          await db().insertInto('otaCampaignDevice').values({ campaignId, deviceId, partKind: part, wave: 0, state: 'queued' }).execute()
+        },
+      },
+    ]),
+  ),
   // Only the mailer writes the outbox.
   mailOutbox: { row: () => t.app.services.mailer.send({ to: 'contract@example.com', subject: 'Contract test', body: 'Hello' }) },
   // Only the command service writes commands: a reboot waits queued for an offline device.
@@ -215,6 +232,7 @@ const OVERRIDES: Record<string, Override> = {
 }
 
 let serial = 0
+const crc8Hex = (bytes: Buffer) => crc8(bytes).toString(16).toUpperCase().padStart(2, '0')
 const SKIP = Symbol('no value')
 const has = (e: ResolvedEntity, op: Operation) => e.operations.includes(op)
 const ACTION: Record<Operation, string> = { list: 'list', get: 'query', add: 'add', edit: 'edit', remove: 'remove', export: 'export', import: 'import' }
@@ -240,7 +258,8 @@ async function rowCounter(e: ResolvedEntity): Promise<() => Promise<number>> {
  * through the API, or as the product writes it for an entity the API cannot add to (OVERRIDES row).
  */
 async function newest(e: ResolvedEntity): Promise<number> {
-  const row = await db().selectFrom(e.table).select(e.idField).orderBy(e.idField, 'desc').limit(1).executeTakeFirst()
+  // A slice's rows only: a display product takes no IoT supplier.
+  const row = await inSliceOf(e, db().selectFrom(e.table).select(e.idField)).orderBy(e.idField, 'desc').limit(1).executeTakeFirst()
   if (row) return Number(row[e.idField])
   const make = OVERRIDES[e.key]?.row
   if (!has(e, 'add') && make) {
@@ -249,6 +268,9 @@ async function newest(e: ResolvedEntity): Promise<number> {
   }
   return Number((await addRow(e))[e.idField])
 }
+
+/** The rows an entity sees of its table (a part's slice of a table the four parts share). */
+const inSliceOf = <Q extends { where: (...args: any[]) => any }>(e: ResolvedEntity, q: Q): Q => (e.slice ? q.where(e.slice.column, '=', e.slice.value) : q)
 
 /** A text that fits the field's length, in a few shapes: one of them fits most patterns. */
 function textShapes(f: { min?: number; max?: number }, n: number): string[] {
@@ -259,7 +281,9 @@ function textShapes(f: { min?: number; max?: number }, n: number): string[] {
   // A colour (#RRGGBB) and a MAC address (00:1A:…), from the same number.
   const hex = (digits: number) => n.toString(16).toUpperCase().padStart(digits, '0').slice(-digits)
   const mac = hex(12).match(/../g)!.join(':')
-  return [`ct${n}`, `CT${n}`, `Ct_${n}`, `ct.${n}`, `ct-${n}`, `${n}`, `https://example.com/ct${n}`, `#${hex(6)}`, mac].map(fit)
+  // A time of day (HH:MM), as a daily window's ends are.
+  const time = `${String(n % 24).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}`
+  return [`ct${n}`, `CT${n}`, `Ct_${n}`, `ct.${n}`, `ct-${n}`, `${n}`, `https://example.com/ct${n}`, `#${hex(6)}`, mac, time].map(fit)
 }
 
 function letterCode(n: number, max: number): string {
@@ -298,6 +322,9 @@ const SAMPLE_FILES: Record<string, Buffer> = {
   png: Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex'),
   pdf: Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n'),
   txt: Buffer.from('contract test\n'),
+  // Firmware is any bytes; an MP3 starts with its ID3 tag.
+  bin: Buffer.from('contract firmware image\n'),
+  mp3: Buffer.concat([Buffer.from('ID3'), Buffer.alloc(64, 0x20)]),
 }
 
 /** Uploads a sample file the way the field's input does; SKIP when no sample fits its types. */

@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs'
-import { allEntities, type ResolvedEntity } from '@velo/shared'
+import { allEntities, OTA_PARTS, type ResolvedEntity } from '@velo/shared'
 import type { Kysely } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { DEMO_MODEL } from '../src/db/seed'
@@ -39,8 +39,19 @@ const SAMPLES: Record<string, (i: number) => Promise<Record<string, unknown>>> =
   userHelp: async (i) => ({ title: `Round trip manual ${i}`, type: 'manual', language: 'fr_FR', linkUrl: 'https://example.com/manual.pdf', orderNum: i }),
   errorCode: async (i) => ({ code: `RT-${i}`, level: 'error', description: `Battery not found ${i}`, solution: 'Reseat the battery', errorType: 'bike' }),
   toolUser: async (i) => ({ companyName: `Round trip works ${i}`, email: `rt${i}@line.example.com`, password: 'secret12', userType: i === 1 ? 'test' : 'production' }),
+  // Every part has a supplier of the same name: the export's supplier names resolve within the part (slices).
+  ...Object.fromEntries(
+    OTA_PARTS.flatMap((part) => [
+      [`${part}PartSupplier`, async (i: number) => ({ name: `Round trip supplier ${i}`, supplierCode: 'RT', iotCode: 'R', contact: `Ms ${part} ${i}` })],
+      [`${part}PartProduct`, async (i: number) => ({ supplierId: await partSupplierId(part), name: `Round trip ${part} product ${i}`, productCode: 'RP', hardwareRevision: `H${i}` })],
+    ]),
+  ),
   serviceCentre: async (i) => ({ name: `Round trip shop ${i}`, address: `Damrak ${i}, Amsterdam`, countryId: await countryId(), latitude: 52.37 + i / 100, longitude: 4.89, offersTestRide: i === 1 }),
 }
+
+/** The newest supplier of a bike part, for its products. */
+const partSupplierId = async (part: string) =>
+  Number((await db().selectFrom('otaSupplier').select('supplierId').where('partKind', '=', part).orderBy('supplierId', 'desc').executeTakeFirstOrThrow()).supplierId)
 
 /** A country the service centres are in (the seed's first). */
 const countryId = async () => Number((await db().selectFrom('sysCountry').select('countryId').orderBy('countryId').executeTakeFirstOrThrow()).countryId)
@@ -57,7 +68,13 @@ const importable = allEntities().filter((e) => e.operations.includes('import'))
 
 /** Every row of the entity's table as stored, minus who changed it when: what "nothing else changed" compares. */
 async function stored(e: ResolvedEntity) {
-  const rows = await db().selectFrom(e.table).selectAll().orderBy(e.idField).execute()
+  // A slice's rows only (a part's suppliers among the four parts'), as its export holds them.
+  const rows = await db()
+    .selectFrom(e.table)
+    .selectAll()
+    .$if(!!e.slice, (q) => q.where(e.slice!.column, '=', e.slice!.value))
+    .orderBy(e.idField)
+    .execute()
   return rows.map(({ updateBy: _by, updateTime: _time, ...rest }) => rest)
 }
 

@@ -40,6 +40,9 @@ export const CONFIG_VALUE_TYPES: Readonly<Record<string, ValueType>> = {
   'iot.warning.lowBatteryPercent': { type: 'integer', min: 0, max: 100, unit: { en_US: '%', zh_CN: '%' } },
   'iot.warning.fallAngle': { type: 'integer', min: 1, max: 180, unit: { en_US: 'degrees', zh_CN: '度' } },
   'iot.warning.offlineHours': { type: 'integer', min: 1, max: 8760, unit: { en_US: 'hours', zh_CN: '小时' } },
+  // OTA upgrades (issue 18): a second person approves a campaign before it starts; the MQTT block size.
+  'ota.approvalRequired': BOOLEAN,
+  'ota.blockBytes': { type: 'integer', min: 1024, max: 65536, unit: { en_US: 'bytes', zh_CN: '字节' } },
   'service.repairOrder.reviewDays': { type: 'integer', min: 0, max: 365, unit: { en_US: 'working days', zh_CN: '个工作日' } },
   'service.repairOrder.repairDays': { type: 'integer', min: 0, max: 365, unit: { en_US: 'working days', zh_CN: '个工作日' } },
 }

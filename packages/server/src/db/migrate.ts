@@ -16,6 +16,7 @@ import { bikeOrders } from './migrations/2026-11-24T11-bike-orders'
 import { appContent } from './migrations/2026-11-24T13-app-content'
 import { memberSessions } from './migrations/2026-11-24T14-member-sessions'
 import { iotFleet } from './migrations/2026-11-24T18-iot-fleet'
+import { otaUpgrades } from './migrations/2026-11-24T20-ota-upgrades'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set.
 const all = (dialect: Dialect): Record<string, Migration> => ({
@@ -35,6 +36,7 @@ const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-24T13-app-content': appContent(dialect),
   '2026-11-24T14-member-sessions': memberSessions(dialect),
   '2026-11-24T18-iot-fleet': iotFleet(dialect),
+  '2026-11-24T20-ota-upgrades': otaUpgrades(dialect),
 })
 
 export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[]> {

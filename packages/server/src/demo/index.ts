@@ -10,6 +10,7 @@ import { Storage } from '../platform/storage'
 import { DEMO_RIDER, planContent, writeContent, writeContentFiles } from './content'
 import { buildPlan, DAY, type Plan } from './generate'
 import { orderCounts } from './orders'
+import { writeOtaCatalogue } from './ota'
 import { bikeDrawing, hexColour, pictureName, swatch } from './placeholders'
 import { PICTURES, STATIC_IMAGES } from './vocabulary'
 import { query, TableWriter } from './write'
@@ -64,6 +65,8 @@ export const DEMO_TABLES: readonly { table: string; audited: boolean }[] = [
   { table: 'cnt_error_code', audited: true },
   { table: 'cnt_service_centre', audited: true },
   { table: 'mon_app_upload_log', audited: false },
+  { table: 'ota_supplier', audited: true },
+  { table: 'ota_product', audited: true },
 ]
 
 /** Rows of the unaudited tables that belong to no demo row of their parent. */
@@ -201,6 +204,8 @@ export async function runDemo(services: { db: Db; dialect: Dialect; config: AppC
     await writePlaceholders(new Storage(config.storageDir), plan)
     const t0 = performance.now()
     Object.assign(rows, await writeCatalogue(tx, dialect, plan))
+    // The parts' makers were chosen before the first bikes were built.
+    Object.assign(rows, await writeOtaCatalogue(tx, dialect, { entered: plan.start - 90 * DAY, mark: DEMO_MARK }))
     rows.mem_ride = await writeRides(tx, dialect, plan, log)
     log(`Rides written in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
     plan.settle()
@@ -275,6 +280,8 @@ const ID_COLUMNS: [string, string][] = [
   ['cnt_error_code', 'error_code_id'],
   ['cnt_service_centre', 'centre_id'],
   ['mon_app_upload_log', 'upload_id'],
+  ['ota_supplier', 'supplier_id'],
+  ['ota_product', 'product_id'],
 ]
 
 async function clear(tx: Kysely<any>, dialect: Dialect) {

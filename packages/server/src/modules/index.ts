@@ -11,6 +11,7 @@ import { registerJobs } from './monitor/jobs'
 import { registerLogs } from './monitor/logs'
 import { registerOnline } from './monitor/online'
 import { registerOrders } from './order'
+import { registerOta } from './ota'
 import { registerRepairOrders } from './service/repair-orders'
 import { registerTool } from './tool'
 import { registerConfiguration } from './system/configuration'
@@ -39,6 +40,7 @@ export async function registerModules(api: FastifyInstance, services: Services) 
   registerOnline(api, services)
   registerJobs(api, services)
   registerIot(api, services)
+  registerOta(api, services)
   registerRepairOrders(api, services)
   registerMembers(api, services)
   registerBikes(api, services)

@@ -112,6 +112,14 @@ export const iotDevice = defineEntity({
       { name: 'activated', kind: 'boolean', default: false },
       { name: 'simUsedMb', kind: 'number' },
       { name: 'simLimitMb', kind: 'number' },
+      // What the bike's other parts run and are, as the IoT module reads them off the bike's bus
+      // (status `parts`): the OTA rollout targets and checks them (issue 18).
+      { name: 'displayVersion', kind: 'text', max: 32, nullable: true },
+      { name: 'displayHardware', kind: 'text', max: 32, nullable: true },
+      { name: 'bmsVersion', kind: 'text', max: 32, nullable: true },
+      { name: 'bmsHardware', kind: 'text', max: 32, nullable: true },
+      { name: 'ecuVersion', kind: 'text', max: 32, nullable: true },
+      { name: 'ecuHardware', kind: 'text', max: 32, nullable: true },
     ],
     indexes: [
       { columns: ['state'] },

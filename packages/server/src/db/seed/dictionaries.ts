@@ -67,11 +67,6 @@ export const SEED_DICTIONARIES: [string, string, [string, string, string, string
       ['mountain', 'Mountain', '山地', 'danger'],
     ],
   ],
-  // ---- issue 17: config dictionaries ----
-  // ---- issue 17: sim dictionaries ----
-  // ---- issue 17: warnings dictionaries ----
-  // ---- issue 17: collections dictionaries ----
-  // ---- issue 17: tool dictionaries ----
 ]
 
 /** Built-in configuration keys: [key, name, value, remark]. */
@@ -90,15 +85,12 @@ export const SEED_CONFIGS: [string, string, string, string][] = [
   ['iot.message.retentionDays', 'Device message retention', '7', 'days the message log keeps'],
   ['service.repairOrder.reviewDays', 'Service order review time', '2', 'working days a pending service order may wait for review before it is overdue'],
   ['service.repairOrder.repairDays', 'Service order repair time', '10', 'working days a service order may stay in processing before it is overdue'],
-  // ---- issue 17: config configuration keys ----
-  // ---- issue 17: sim configuration keys ----
   ['iot.sim.carrierSyncMinutes', 'SIM carrier sync', '60', 'minutes between asking the carrier for the state of each SIM card'],
   ['iot.sim.simulatedCarrierDelaySeconds', 'Simulated carrier delay', '5', 'seconds the simulated carrier takes to confirm a SIM card change'],
-  // ---- issue 17: warnings configuration keys ----
   ['iot.warning.lowBatteryPercent', 'Low battery warning', '15', '% charge below which a low-battery warning is raised, for devices whose configuration template sets none'],
   ['iot.warning.fallAngle', 'Fall warning angle', '60', 'degrees of lean beyond which a fall is raised, for devices whose configuration template sets none'],
   ['iot.warning.offlineHours', 'Offline warning', '24', 'hours a device may stay offline before a warning is raised'],
-  // ---- issue 17: collections configuration keys ----
+  ['ota.approvalRequired', 'OTA upgrade approval', 'true', 'true: a second person approves each upgrade campaign before it can start'],
+  ['ota.blockBytes', 'OTA block size', '4096', 'bytes per block devices pull an image in over MQTT (1,024 to 65,536)'],
   ['iot.telemetry.retentionDays', 'Telemetry retention', '30', 'days the telemetry history keeps'],
-  // ---- issue 17: tool configuration keys ----
 ]

@@ -391,6 +391,8 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 7, apply: (tx) => definedButtonsArea(tx) },
   // The IoT fleet: the new configuration keys and buttons (push, SIM steps, acknowledge and clear), and each warning's notification texts.
   { version: 8, apply: (tx) => iotFleet(tx) },
+  // Firmware and OTA upgrades: the campaigns' steps and Retry the failed, and the approval configuration key.
+  { version: 9, apply: (tx) => definedButtonsArea(tx) },
 ]
 
 /** The version a database is at once seeded by this server. */

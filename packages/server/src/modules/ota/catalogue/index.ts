@@ -1,0 +1,146 @@
+import { compareVersions, OTA_PARTS, otaEntities, type OtaPart, type ResolvedEntity, versionNumber } from '@velo/shared'
+import type { FastifyInstance } from 'fastify'
+import type { Transaction } from 'kysely'
+import { registerEntityRoutes } from '../../../platform/crud/routes'
+import { badRequest, conflict } from '../../../platform/errors'
+import type { Services } from '../../../platform/services'
+import type { Crc8Name } from '../../../platform/files/crc8'
+import { AUDIO_CRC8, digestsOf, PART_CRC8, type StoredDigests } from './digests'
+import type { CatalogueDb } from './tables'
+
+type Row = Record<string, unknown>
+
+const FIRMWARE: Record<OtaPart, ResolvedEntity> = {
+  iot: otaEntities.iotFirmware,
+  display: otaEntities.displayFirmware,
+  bms: otaEntities.bmsFirmware,
+  ecu: otaEntities.ecuFirmware,
+}
+
+const FILE_FIELD = 'file'
+
+const blank = (v: unknown) => v === undefined || v === null || v === ''
+
+/**
+ * The catalogue's rules (issue 18): a firmware or audio file is known by the digests the server
+ * computed, never by what a form claims. A declared CRC8 that differs from the file's is refused and
+ * an empty one is filled in; the size, SHA-256 (and audio's MD5) are the upload's. Firmware versions
+ * compare numerically, one product has each version once, and a file a campaign has used stays.
+ * Suppliers and products are served by the engine alone.
+ */
+export function registerOtaCatalogue(api: FastifyInstance, services: Services) {
+  const asCatalogue = (tx: Transaction<any>) => tx as unknown as CatalogueDb
+
+  /** The file's digests, refusing a declared CRC8 that differs; `declared` blank means "compute it". */
+  const checkedDigests = async (tx: CatalogueDb, entity: ResolvedEntity, fileName: string, variant: Crc8Name, declared: unknown): Promise<StoredDigests> => {
+    const field = entity.fieldMap.get(FILE_FIELD)!
+    const digests = await digestsOf(tx, services.storage, { entity: entity.key, field: FILE_FIELD, fileName, variant })
+    if (!digests) throw badRequest('file.notUploaded', { fieldEn: field.label.en_US, fieldZh: field.label.zh_CN, value: fileName.slice(0, 255) }, { errors: [{ field: FILE_FIELD }] })
+    if (!blank(declared) && String(declared).toUpperCase() !== digests.crc8) {
+      throw badRequest('ota.crc8Mismatch', { declared: String(declared).toUpperCase(), computed: digests.crc8, variant }, { errors: [{ field: 'crc8' }] })
+    }
+    return digests
+  }
+
+  /**
+   * On modify, the CRC8 to check: the one sent, but not when the form sends back the stored value
+   * beside a new file (that was the old file's CRC8, not a claim about the new one).
+   */
+  const declaredOnModify = (before: Row, values: Row) => {
+    const fileChanged = values.file !== undefined && values.file !== before.file
+    const declared = values.crc8 === undefined ? (fileChanged ? '' : before.crc8) : values.crc8
+    return fileChanged && declared === before.crc8 ? '' : declared
+  }
+
+  for (const part of OTA_PARTS) {
+    const e = FIRMWARE[part]
+    const variant = PART_CRC8[part]
+    const downloadUrl = (fileName: string) => `${services.config.apiPrefix}${e.path}/file/${FILE_FIELD}/${fileName.split('/').map(encodeURIComponent).join('/')}`
+
+    const setFileColumns = async (tx: CatalogueDb, values: Row, fileName: string, declared: unknown) => {
+      const d = await checkedDigests(tx, e, fileName, variant, declared)
+      Object.assign(values, { size: d.size, sha256: d.sha256, crc8: d.crc8, crcVariant: d.crcVariant, downloadUrl: downloadUrl(fileName) })
+    }
+
+    /** One product has each custom version once: a device's version then names one image (the product is of this part's slice already). */
+    const refuseTakenVersion = async (tx: CatalogueDb, productId: unknown, version: string, exceptId?: number) => {
+      let q = tx
+        .selectFrom('otaFirmware')
+        .innerJoin('otaProduct', 'otaProduct.productId', 'otaFirmware.productId')
+        .select(['otaFirmware.name', 'otaProduct.name as productName'])
+        .where('otaFirmware.productId', '=', Number(productId))
+        .where('otaFirmware.customVersion', '=', version as never)
+      if (exceptId !== undefined) q = q.where('otaFirmware.firmwareId', '<>', exceptId)
+      const taken = await q.executeTakeFirst()
+      if (taken) throw conflict('ota.firmware.versionTaken', { product: taken.productName, version, name: taken.name }, 'customVersion')
+    }
+
+    /** Empty hardware revisions: the product's; kept as given otherwise. */
+    const fillHardwareRevisions = async (tx: CatalogueDb, values: Row, productId: unknown) => {
+      const product = await tx.selectFrom('otaProduct').select('hardwareRevision').where('productId', '=', Number(productId)).executeTakeFirst()
+      if (product) values.hardwareRevisions = product.hardwareRevision
+    }
+
+    registerEntityRoutes(api, services, e, {
+      beforeCreate: async ({ tx, values, columns }) => {
+        const t = asCatalogue(tx)
+        await refuseTakenVersion(t, values.productId, String(values.customVersion))
+        await setFileColumns(t, values, String(values.file), values.crc8)
+        if (blank(values.hardwareRevisions)) await fillHardwareRevisions(t, values, values.productId)
+        values.minAppVersion = await minAppVersionOf(t, (values.functionIds as number[] | undefined) ?? [])
+        columns.versionNumber = versionNumber(String(values.customVersion))
+      },
+      beforeUpdate: async ({ tx, before, values }) => {
+        const t = asCatalogue(tx)
+        const row = { ...before, ...values }
+        if (values.customVersion !== undefined || values.productId !== undefined) await refuseTakenVersion(t, row.productId, String(row.customVersion), Number(before.firmwareId))
+        if (values.file !== undefined || values.crc8 !== undefined) await setFileColumns(t, values, String(row.file), declaredOnModify(before, values))
+        if (blank(row.hardwareRevisions) && (values.hardwareRevisions !== undefined || values.productId !== undefined)) await fillHardwareRevisions(t, values, row.productId)
+        if (values.functionIds !== undefined) values.minAppVersion = await minAppVersionOf(t, values.functionIds as number[])
+      },
+      afterUpdate: async ({ tx, before, after }) => {
+        if (after.customVersion === before.customVersion) return
+        await asCatalogue(tx)
+          .updateTable('otaFirmware')
+          .set({ versionNumber: versionNumber(String(after.customVersion)) })
+          .where('firmwareId', '=', Number(after.firmwareId))
+          .execute()
+      },
+      beforeDelete: async ({ tx, rows }) => refuseUsed(asCatalogue(tx), 'firmwareId', rows, 'ota.firmware.inUse', 'firmwareId'),
+    })
+  }
+
+  const audio = otaEntities.iotAudio
+  const setAudioColumns = async (tx: CatalogueDb, values: Row, fileName: string, declared: unknown) => {
+    const d = await checkedDigests(tx, audio, fileName, AUDIO_CRC8, declared)
+    Object.assign(values, { size: d.size, md5: d.md5, sha256: d.sha256, crc8: d.crc8 })
+  }
+  registerEntityRoutes(api, services, audio, {
+    beforeCreate: async ({ tx, values }) => setAudioColumns(asCatalogue(tx), values, String(values.file), values.crc8),
+    beforeUpdate: async ({ tx, before, values }) => {
+      if (values.file !== undefined || values.crc8 !== undefined) await setAudioColumns(asCatalogue(tx), values, String(values.file ?? before.file), declaredOnModify(before, values))
+    },
+    beforeDelete: async ({ tx, rows }) => refuseUsed(asCatalogue(tx), 'audioId', rows, 'ota.audio.inUse', 'audioId'),
+  })
+
+}
+
+/** The highest minimum app version its functions ask for (null when none asks for one). */
+async function minAppVersionOf(tx: CatalogueDb, functionIds: readonly number[]): Promise<string | null> {
+  if (!functionIds.length) return null
+  const rows = await tx.selectFrom('iotFunction').select('minAppVersion').where('functionId', 'in', [...functionIds]).execute()
+  const versions = rows.flatMap((r) => (blank(r.minAppVersion) ? [] : [String(r.minAppVersion)]))
+  return versions.reduce<string | null>((highest, v) => (highest === null || compareVersions(v, highest) > 0 ? v : highest), null)
+}
+
+/**
+ * A firmware or audio file a campaign has been submitted with is part of that campaign's record
+ * (what devices were sent): it is not deleted while the campaign exists. A draft holds nothing yet.
+ */
+async function refuseUsed(tx: CatalogueDb, column: 'firmwareId' | 'audioId', rows: Row[], key: 'ota.firmware.inUse' | 'ota.audio.inUse', idField: string) {
+  const ids = rows.map((r) => Number(r[idField]))
+  const used = await tx.selectFrom('otaCampaign').select(['name', column]).where(column, 'in', ids).where('status', '<>', 'draft' as never).orderBy('campaignId').executeTakeFirst()
+  if (!used) return
+  const row = rows.find((r) => Number(r[idField]) === Number(used[column]))
+  throw conflict(key, { name: String(row?.name ?? row?.appName ?? used[column]), campaign: used.name })
+}

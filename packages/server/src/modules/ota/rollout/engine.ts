@@ -1,0 +1,836 @@
+import {
+  type OtaCampaignStatus,
+  type OtaDeviceState,
+  type OtaDeviceStateEvent,
+  type OtaEvent,
+  type OtaPart,
+  type OtaPayloadKind,
+  type OtaProgressPayload,
+  type StatusPayload,
+} from '@velo/shared'
+import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
+import type { KnownDevice, UpMessage } from '../../../iot/types'
+import { WriteBehind } from '../../../iot/write-behind'
+import type { Services } from '../../../platform/services'
+import { abortPayload, buildOffer, imageOf, otaIdOf, parseOtaId } from '../transfer/offer'
+import type { OtaEventBus } from './events'
+import { bothLanguages, waveName } from './reasons'
+import {
+  ACTIVE,
+  type AnyDb,
+  anyDb,
+  FINAL,
+  isoOrNull,
+  num,
+  PROGRESS_RANK,
+  RETRYABLE,
+  type Row,
+  SYSTEM,
+  type TransitionRecord,
+  upgradeDeviceKey,
+  upgradeKey,
+  writeHistory,
+} from './tables'
+import { inDailyWindow } from './window'
+
+export interface OtaRolloutOptions {
+  /** How often each instance looks at its running campaigns (≈ 1 s); device events wake it sooner. */
+  tickMs?: number
+  /** The clock every rollout decision reads (tests move it: daily windows, timeouts, backoff). */
+  now?: () => Date
+}
+
+/** Devices one campaign notifies per tick without a rate limit: a wave of 10,000 goes out in a few ticks. */
+const UNLIMITED_BATCH = 2000
+/** Live events: at most this often per instance, and this many device events per campaign each time. */
+const EVENT_FLUSH_MS = 400
+const DEVICE_EVENTS_PER_FLUSH = 100
+/** Alarms per 1,000 bikes per day taken as the baseline when the fleet had none before (one alarm in a quiet week is no crisis). */
+const MIN_BASELINE_RATE = 1
+/** Each upgraded bike is watched at least this long in the rate: one alarm right after an upgrade is not a rate per day. */
+const MIN_OBSERVED_MS = 60 * 60 * 1000
+const DAY_MS = 24 * 60 * 60 * 1000
+const FAILURES: OtaDeviceState[] = ['failed', 'timedOut']
+/** A device's report stages that end its attempt, and the state each leaves it in. */
+const ENDING_STAGES: Partial<Record<OtaProgressPayload['stage'], OtaDeviceState>> = { failed: 'failed', rejected: 'rejected', aborted: 'failed' }
+const HELD_WHERE_SIM_LOW = sql<boolean>`device_id in (select device_id from iot_device where flow_state = 'warning' union select device_id from iot_sim where flow_state = 'warning' and device_id is not null)`
+
+interface LiveCampaign {
+  part: OtaPart
+  devices: Map<number, OtaDeviceStateEvent>
+}
+
+interface Offer {
+  device: KnownDevice
+  upgradeId: number
+  attempt: number
+}
+
+/**
+ * The rollout: every instance runs a ticker over the running campaigns. A campaign's tick runs in one
+ * transaction that first locks its row (PostgreSQL: SKIP LOCKED, so two instances never tick one
+ * campaign at once); devices are claimed with a conditional update (queued → notified) whose
+ * RETURNING names the rows this tick won, so no device is offered twice. Offers go out after the
+ * commit. Device reports move rows forward only, with conditional updates that never leave a final
+ * state. Everything lives in the database: a restarted server picks up where the last one stopped.
+ */
+export class OtaRollout {
+  private readonly db: AnyDb
+  private tickMs: number
+  now: () => Date
+  private timer: NodeJS.Timeout | null = null
+  private ticking: Promise<void> | null = null
+  private again = false
+  private closed = false
+  private readonly history: WriteBehind<TransitionRecord[]>
+  private readonly live = new Map<number, LiveCampaign>()
+  private liveTimer: NodeJS.Timeout | null = null
+  /** Per device, its last report still being applied: a status never overtakes the stage sent before it. */
+  private readonly inLine = new Map<number, Promise<void>>()
+
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly services: Services,
+    private readonly events: OtaEventBus,
+    options: OtaRolloutOptions = {},
+  ) {
+    this.db = anyDb(services.db)
+    this.tickMs = options.tickMs ?? 1000
+    this.now = options.now ?? (() => new Date())
+    this.history = new WriteBehind({
+      delayMs: 100,
+      maxSize: 500,
+      empty: (): TransitionRecord[] => [],
+      size: (b) => b.length,
+      write: (b) => writeHistory(this.db, b),
+      onError: (err) => app.log.error({ err }, 'could not write OTA device history'),
+    })
+  }
+
+  /** Changes the clock or the tick interval (tests). */
+  configure(options: OtaRolloutOptions) {
+    if (options.now) this.now = options.now
+    if (options.tickMs) {
+      this.tickMs = options.tickMs
+      if (this.timer) this.startTimer()
+    }
+  }
+
+  start() {
+    const { gateway, presence } = this.app.iot
+    gateway.on('ota', (m) => this.inOrder(m.device.deviceId, () => this.report(m as UpMessage<OtaProgressPayload>)))
+    gateway.on('status', (m) => this.inOrder(m.device.deviceId, () => this.status(m as UpMessage<StatusPayload>)))
+    // A device that connects may take its offer now (within its window): no waiting for the next tick.
+    presence.onOnline(() => this.wake())
+    this.startTimer()
+  }
+
+  private startTimer() {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = setInterval(() => void this.tick(), this.tickMs)
+    this.timer.unref()
+  }
+
+  /** Ticks soon (a device came online, a step changed a campaign). */
+  wake() {
+    if (!this.closed) setImmediate(() => void this.tick())
+  }
+
+  /** One pass over the campaigns; a pass asked for while one runs follows it once. */
+  tick(): Promise<void> {
+    if (this.closed) return Promise.resolve()
+    if (this.ticking) {
+      this.again = true
+      return this.ticking
+    }
+    this.ticking = (async () => {
+      do {
+        this.again = false
+        await this.pass().catch((err) => this.app.log.error({ err }, 'OTA rollout tick failed'))
+      } while (this.again && !this.closed)
+    })().finally(() => (this.ticking = null))
+    return this.ticking
+  }
+
+  private async pass() {
+    const now = this.now()
+    const due = await this.db
+      .selectFrom('otaCampaign')
+      .select('campaignId')
+      .where('status', '=', 'scheduled')
+      .where('startAt', 'is not', null)
+      .where('startAt', '<=', now.toISOString())
+      .execute()
+    for (const c of due) await this.startScheduled(num(c.campaignId), now)
+    const running = await this.db.selectFrom('otaCampaign').select('campaignId').where('status', '=', 'running').orderBy('campaignId').execute()
+    for (const c of running) {
+      if (this.closed) return
+      await this.tickCampaign(num(c.campaignId))
+    }
+  }
+
+  /** Locks a campaign row for this transaction, or answers nothing while another instance holds it. */
+  private async lockCampaign(tx: AnyDb, campaignId: number, status: OtaCampaignStatus): Promise<Row | undefined> {
+    let query = tx.selectFrom('otaCampaign').selectAll().where('campaignId', '=', campaignId).where('status', '=', status)
+    if (this.services.dialect === 'postgres') query = query.forUpdate().skipLocked()
+    return query.executeTakeFirst()
+  }
+
+  private async startScheduled(campaignId: number, now: Date) {
+    const started = await this.db.transaction().execute(async (tx) => {
+      const c = await this.lockCampaign(tx, campaignId, 'scheduled')
+      if (!c) return null
+      await tx.updateTable('otaCampaign').set({ status: 'running' }).where('campaignId', '=', campaignId).execute()
+      await this.onStarted(tx, c, now)
+      await writeHistory(tx, [campaignRecord(c, 'start', 'scheduled', 'running', { automatic: true }, now)])
+      return c
+    })
+    if (started) this.markLive(started.partKind as OtaPart, campaignId)
+  }
+
+  /** What starting a campaign sets: its start time, the alarm rate before it, an audio's deploy status. */
+  async onStarted(tx: AnyDb, campaign: Row, now: Date) {
+    const campaignId = num(campaign.campaignId)
+    const since = new Date(now.getTime() - 7 * DAY_MS).toISOString()
+    const alarms = await tx
+      .selectFrom('iotAlarm')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('deviceId', 'in', (eb: any) => eb.selectFrom('otaCampaignDevice').select('deviceId').where('campaignId', '=', campaignId))
+      .where('startTime', '>=', since)
+      .where('startTime', '<', now.toISOString())
+      .executeTakeFirst()
+    const targets = Math.max(1, num(campaign.totalDevices))
+    await tx
+      .updateTable('otaCampaign')
+      .set({ startedAt: campaign.startedAt ?? now.toISOString(), baselineAlarmRate: (num(alarms?.n) * 1000) / (targets * 7) })
+      .where('campaignId', '=', campaignId)
+      .execute()
+    if (campaign.payload === 'audio') await updateAudioStatus(tx, num(campaign.audioId))
+  }
+
+  private async tickCampaign(campaignId: number) {
+    const offers: Offer[] = []
+    let campaign: Row | undefined
+    const records: TransitionRecord[] = []
+    await this.db.transaction().execute(async (tx) => {
+      campaign = await this.lockCampaign(tx, campaignId, 'running')
+      if (!campaign) return
+      const c = campaign
+      // Read once the lock is held (waiting for another instance's tick takes a while).
+      const now = this.now()
+      await this.expire(tx, c, now, records)
+      await this.requeueForRetry(tx, c, now, records)
+      await this.holdForSimData(tx, c, now, records)
+      // Every device done: nothing is left for a pause to protect.
+      if (!(await this.finishIfDone(tx, c, now, records))) {
+        let stop = await this.judge(tx, c, now)
+        let wave = num(c.currentWave)
+        if (!stop) {
+          const advanced = await this.advanceWaves(tx, c)
+          wave = advanced.wave
+          // A report may have landed since the rules were judged: if the error rule holds now, it is the reason.
+          if (advanced.short) stop = (await this.judge(tx, c, now)) ?? shortOfSuccess(c, advanced.short)
+        }
+        if (stop) {
+          await tx.updateTable('otaCampaign').set({ status: 'paused', pauseReason: stop.reason }).where('campaignId', '=', campaignId).execute()
+          records.push(campaignRecord(c, 'pause', 'running', 'paused', { automatic: true, rule: stop.rule }, now))
+        } else {
+          offers.push(...(await this.claim(tx, { ...c, currentWave: wave }, now, records)))
+        }
+      }
+      await updateCounters(tx, campaignId)
+      await writeHistory(tx, records)
+    })
+    if (!campaign) return
+    const part = campaign.partKind as OtaPart
+    this.noteDevices(part, campaignId, records)
+    if (offers.length) await this.sendOffers(campaign, offers)
+    if (records.length) this.markLive(part, campaignId)
+  }
+
+  /** Active devices past the campaign's timeout since they were notified: timed out. */
+  private async expire(tx: AnyDb, c: Row, now: Date, records: TransitionRecord[]) {
+    const cutoff = new Date(now.getTime() - num(c.timeoutMinutes) * 60_000).toISOString()
+    const stamp = now.toISOString()
+    const late = (q: any) => q.where('campaignId', '=', num(c.campaignId)).where('state', 'in', ACTIVE).where('notifiedAt', '<', cutoff)
+    const before = (await late(tx.selectFrom('otaCampaignDevice').select(['upgradeId', 'deviceId', 'wave', 'attempt', 'state'])).execute()) as Row[]
+    if (!before.length) return
+    // Still late and active when written: a report that landed meanwhile wins.
+    const expired = (await late(tx.updateTable('otaCampaignDevice').set({ state: 'timedOut', finishedAt: stamp, updatedAt: stamp }))
+      .where(
+        'upgradeId',
+        'in',
+        before.map((r) => num(r.upgradeId)),
+      )
+      .returning(['upgradeId'])
+      .execute()) as Row[]
+    const done = new Set(expired.map((r) => num(r.upgradeId)))
+    for (const r of before) if (done.has(num(r.upgradeId))) records.push(deviceRecord(c, r, 'timeout', String(r.state), 'timedOut', { minutes: num(c.timeoutMinutes) }, now))
+  }
+
+  /** Failed, timed-out and rejected devices with retries left go back to the queue, each later than the last. */
+  private async requeueForRetry(tx: AnyDb, c: Row, now: Date, records: TransitionRecord[]) {
+    const retries = num(c.retries)
+    const backoffMs = num(c.retryBackoffSeconds) * 1000
+    for (let attempt = 1; attempt <= retries; attempt++) {
+      const nextAttemptAt = new Date(now.getTime() + backoffMs * 2 ** (attempt - 1)).toISOString()
+      for (const from of RETRYABLE) {
+        const rows = await tx
+          .updateTable('otaCampaignDevice')
+          .set({ state: 'queued', nextAttemptAt, finishedAt: null, updatedAt: now.toISOString() })
+          .where('campaignId', '=', num(c.campaignId))
+          .where('state', '=', from)
+          .where('attempt', '=', attempt)
+          .returning(['upgradeId', 'deviceId', 'wave', 'attempt'])
+          .execute()
+        for (const r of rows) records.push(deviceRecord(c, r, 'retry', from, 'queued', { attempt, nextAttemptAt }, now))
+      }
+    }
+  }
+
+  /** Queued devices whose SIM data is low wait (held); held ones whose data recovered queue again. */
+  private async holdForSimData(tx: AnyDb, c: Row, now: Date, records: TransitionRecord[]) {
+    const stamp = now.toISOString()
+    const held = await tx
+      .updateTable('otaCampaignDevice')
+      .set({ state: 'held', updatedAt: stamp })
+      .where('campaignId', '=', num(c.campaignId))
+      .where('state', '=', 'queued')
+      .where(HELD_WHERE_SIM_LOW)
+      .returning(['upgradeId', 'deviceId', 'wave', 'attempt'])
+      .execute()
+    for (const r of held) records.push(deviceRecord(c, r, 'hold', 'queued', 'held', { why: 'simDataLow' }, now))
+    const released = await tx
+      .updateTable('otaCampaignDevice')
+      .set({ state: 'queued', updatedAt: stamp })
+      .where('campaignId', '=', num(c.campaignId))
+      .where('state', '=', 'held')
+      .where((eb: any) => eb.not(HELD_WHERE_SIM_LOW))
+      .returning(['upgradeId', 'deviceId', 'wave', 'attempt'])
+      .execute()
+    for (const r of released) records.push(deviceRecord(c, r, 'release', 'held', 'queued', {}, now))
+  }
+
+  /**
+   * Whether the campaign must stop itself: a started wave's failures reached the error threshold
+   * (after enough of it finished), or the upgraded bikes raise alarms faster than the fleet did
+   * before. Both judge only what happened since the last resume.
+   */
+  private async judge(tx: AnyDb, c: Row, now: Date): Promise<{ rule: string; reason: string } | null> {
+    const campaignId = num(c.campaignId)
+    const since = isoOrNull(c.resumedAt)
+    let finished = tx
+      .selectFrom('otaCampaignDevice')
+      .select(['wave', 'state', sql<number>`count(*)`.as('n')])
+      .where('campaignId', '=', campaignId)
+      .where('wave', '<=', num(c.currentWave))
+      .where('state', 'in', ['succeeded', ...RETRYABLE])
+    if (since) finished = finished.where('finishedAt', '>=', since)
+    const rows = await finished.groupBy(['wave', 'state']).execute()
+    const byWave = new Map<number, { finished: number; failed: number }>()
+    for (const r of rows) {
+      const w = byWave.get(num(r.wave)) ?? { finished: 0, failed: 0 }
+      w.finished += num(r.n)
+      if (FAILURES.includes(r.state as OtaDeviceState)) w.failed += num(r.n)
+      byWave.set(num(r.wave), w)
+    }
+    const errorCount = c.errorCount === null || c.errorCount === undefined ? null : num(c.errorCount)
+    for (const [wave, w] of [...byWave.entries()].sort((a, b) => a[0] - b[0])) {
+      if (w.finished < num(c.errorMinFinished) || w.failed === 0) continue
+      const percent = Math.round((w.failed * 1000) / w.finished) / 10
+      const over = errorCount !== null ? w.failed >= errorCount : percent >= num(c.errorPercent)
+      if (!over) continue
+      const threshold = errorCount !== null ? String(errorCount) : `${num(c.errorPercent)} %`
+      return {
+        rule: 'errorThreshold',
+        reason: bothLanguages('ota.rollout.pause.errorThreshold', (lang) => ({ wave: waveName(lang, wave), failed: w.failed, finished: w.finished, percent, threshold })),
+      }
+    }
+    return this.judgeAlarms(tx, c, now, since)
+  }
+
+  private async judgeAlarms(tx: AnyDb, c: Row, now: Date, since: string | null): Promise<{ rule: string; reason: string } | null> {
+    const factor = Number(c.alarmRateFactor ?? 0)
+    if (!(factor > 0) || c.baselineAlarmRate === null || c.baselineAlarmRate === undefined) return null
+    const campaignId = num(c.campaignId)
+    const upgraded = await tx.selectFrom('otaCampaignDevice').select('finishedAt').where('campaignId', '=', campaignId).where('state', '=', 'succeeded').execute()
+    if (upgraded.length < num(c.errorMinFinished)) return null
+    const sinceMs = since ? Date.parse(since) : 0
+    let observedMs = 0
+    for (const r of upgraded) observedMs += Math.max(MIN_OBSERVED_MS, now.getTime() - Math.max(Date.parse(String(r.finishedAt)), sinceMs))
+    let alarms = tx
+      .selectFrom('iotAlarm as a')
+      .innerJoin('otaCampaignDevice as d', 'd.deviceId', 'a.deviceId')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('d.campaignId', '=', campaignId)
+      .where('d.state', '=', 'succeeded')
+      .whereRef('a.startTime', '>=', 'd.finishedAt')
+    if (since) alarms = alarms.where('a.startTime', '>=', since)
+    const count = num((await alarms.executeTakeFirst())?.n)
+    const rate = (count * 1000) / (observedMs / DAY_MS)
+    const baseline = Math.max(Number(c.baselineAlarmRate), MIN_BASELINE_RATE)
+    if (count === 0 || rate <= factor * baseline) return null
+    return {
+      rule: 'alarmRate',
+      reason: bothLanguages('ota.rollout.pause.alarmRate', () => ({
+        alarms: count,
+        devices: upgraded.length,
+        rate: Math.round(rate * 10) / 10,
+        factor,
+        // The floor the rule judged by, not a bare 0 of a quiet fleet: "more than 2 × the 0 before" reads as nonsense.
+        baseline: Math.round(baseline * 10) / 10,
+      })),
+    }
+  }
+
+  /**
+   * Opens the next wave once the current one's succeeded share reaches the success threshold. A wave
+   * that ended short of it (devices that refused, or failed below the error threshold) stops the
+   * campaign for a person to decide: resumed after that, the wave counts as passed.
+   */
+  private async advanceWaves(tx: AnyDb, c: Row): Promise<{ wave: number; short?: { wave: number; succeeded: number; total: number } }> {
+    const campaignId = num(c.campaignId)
+    const rows = await tx
+      .selectFrom('otaCampaignDevice')
+      .select([
+        'wave',
+        sql<number>`count(*)`.as('total'),
+        sql<number>`sum(case when ${sql.ref('state')} = 'succeeded' then 1 else 0 end)`.as('succeeded'),
+        sql<number>`sum(case when ${sql.ref('state')} in (${sql.join(FINAL.map((state) => sql.lit(state)))}) then 0 else 1 end)`.as('open'),
+        sql<string | null>`max(${sql.ref('finishedAt')})`.as('lastFinished'),
+      ])
+      .where('campaignId', '=', campaignId)
+      .groupBy('wave')
+      .execute()
+    const waves = new Map(rows.map((r: Row) => [num(r.wave), { total: num(r.total), succeeded: num(r.succeeded), open: num(r.open), lastFinished: isoOrNull(r.lastFinished) }]))
+    const last = Math.max(0, ...waves.keys())
+    const resumedAt = isoOrNull(c.resumedAt)
+    let wave = num(c.currentWave)
+    let short: { wave: number; succeeded: number; total: number } | undefined
+    while (wave < last) {
+      const w = waves.get(wave)
+      if (w && w.succeeded * 100 < num(c.successPercent) * w.total) {
+        if (w.open > 0) break
+        const decided = resumedAt !== null && w.lastFinished !== null && Date.parse(resumedAt) >= Date.parse(w.lastFinished)
+        if (!decided) {
+          short = { wave, succeeded: w.succeeded, total: w.total }
+          break
+        }
+      }
+      wave++
+    }
+    if (wave !== num(c.currentWave)) await tx.updateTable('otaCampaign').set({ currentWave: wave }).where('campaignId', '=', campaignId).execute()
+    return { wave, short }
+  }
+
+  /**
+   * Claims the devices this tick offers the upgrade to: queued in an open wave, due, online, inside
+   * the daily window of their time zone, in position order, within the rate per minute. The update
+   * is conditional on the row still being queued: what it returns is what this tick won.
+   */
+  private async claim(tx: AnyDb, c: Row, now: Date, records: TransitionRecord[]): Promise<Offer[]> {
+    const campaignId = num(c.campaignId)
+    const stamp = now.toISOString()
+    let allowed = UNLIMITED_BATCH
+    const rate = num(c.ratePerMinute)
+    if (rate > 0) {
+      const lastMinute = await tx
+        .selectFrom('otaCampaignDevice')
+        .select(sql<number>`count(*)`.as('n'))
+        .where('campaignId', '=', campaignId)
+        .where('notifiedAt', '>', new Date(now.getTime() - 60_000).toISOString())
+        .executeTakeFirst()
+      allowed = Math.min(UNLIMITED_BATCH, rate - num(lastMinute?.n))
+    }
+    if (allowed <= 0) return []
+    const waiting = (q: any) =>
+      q
+        .where('o.campaignId', '=', campaignId)
+        .where('o.state', '=', 'queued')
+        .where('o.wave', '<=', num(c.currentWave))
+        .where((eb: any) => eb.or([eb('o.nextAttemptAt', 'is', null), eb('o.nextAttemptAt', '<=', stamp)]))
+    const zones = (await waiting(tx.selectFrom('otaCampaignDevice as o')).select('o.timeZone').distinct().execute()) as Row[]
+    const open = zones.map((z) => String(z.timeZone)).filter((zone) => inDailyWindow(now, zone, String(c.windowStart ?? ''), String(c.windowEnd ?? '')))
+    if (!open.length) return []
+    const candidates = (await waiting(tx.selectFrom('otaCampaignDevice as o').innerJoin('iotDevice as d', 'd.deviceId', 'o.deviceId'))
+      .where('o.timeZone', 'in', open)
+      .where('d.online', '=', 1)
+      .select(['o.upgradeId as upgradeId'])
+      .orderBy('o.wave')
+      .orderBy('o.position')
+      .limit(allowed)
+      .execute()) as Row[]
+    if (!candidates.length) return []
+    const claimed = (await tx
+      .updateTable('otaCampaignDevice')
+      .set((eb: any) => ({ state: 'notified', attempt: eb(eb.fn.coalesce('attempt', sql.lit(0)), '+', 1), notifiedAt: stamp, percent: 0, code: '', message: '', nextAttemptAt: null, finishedAt: null, updatedAt: stamp }))
+      .where(
+        'upgradeId',
+        'in',
+        candidates.map((r) => num(r.upgradeId)),
+      )
+      .where('state', '=', 'queued')
+      .returning(['upgradeId', 'deviceId', 'wave', 'attempt'])
+      .execute()) as Row[]
+    if (!claimed.length) return []
+    const devices = await tx
+      .selectFrom('iotDevice')
+      .select(['deviceId', 'sn', 'modelId'])
+      .where(
+        'deviceId',
+        'in',
+        claimed.map((r) => num(r.deviceId)),
+      )
+      .execute()
+    const byId = new Map(devices.map((d: Row) => [num(d.deviceId), { deviceId: num(d.deviceId), sn: String(d.sn), modelId: num(d.modelId) }]))
+    const offers: Offer[] = []
+    for (const r of claimed) {
+      records.push(deviceRecord(c, r, 'notify', 'queued', 'notified', { attempt: num(r.attempt) }, now))
+      const device = byId.get(num(r.deviceId))
+      if (device) offers.push({ device, upgradeId: num(r.upgradeId), attempt: num(r.attempt) })
+    }
+    return offers
+  }
+
+  private async finishIfDone(tx: AnyDb, c: Row, now: Date, records: TransitionRecord[]): Promise<boolean> {
+    const campaignId = num(c.campaignId)
+    const open = await tx
+      .selectFrom('otaCampaignDevice')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('campaignId', '=', campaignId)
+      .where('state', 'not in', FINAL)
+      .executeTakeFirst()
+    if (num(open?.n) > 0) return false
+    await tx.updateTable('otaCampaign').set({ status: 'finished', finishedAt: now.toISOString() }).where('campaignId', '=', campaignId).execute()
+    records.push(campaignRecord(c, 'finish', 'running', 'finished', {}, now))
+    if (c.payload === 'audio') await updateAudioStatus(tx, num(c.audioId))
+    return true
+  }
+
+  private async sendOffers(campaign: Row, offers: Offer[]) {
+    const image = await imageOf(this.services.db, { payload: String(campaign.payload ?? 'firmware'), firmwareId: campaign.firmwareId as number | null, audioId: campaign.audioId as number | null })
+    if (!image) {
+      // The devices stay notified and time out, then retry: the campaign's owner sees why in the log.
+      this.app.log.error({ campaignId: campaign.campaignId }, 'OTA campaign has no image to offer')
+      return
+    }
+    for (const o of offers) {
+      const offer = await buildOffer(this.services, {
+        upgradeId: o.upgradeId,
+        attempt: o.attempt,
+        part: campaign.partKind as OtaPart,
+        payload: String(campaign.payload ?? 'firmware') as OtaPayloadKind,
+        image,
+        timeoutSeconds: num(campaign.timeoutMinutes) * 60,
+        minBattery: campaign.minBattery === null || campaign.minBattery === undefined ? undefined : num(campaign.minBattery),
+      })
+      await this.app.iot.gateway
+        .publishToDevice(o.device, 'ota', offer as unknown as Row)
+        .catch((err) => this.app.log.warn({ err, sn: o.device.sn }, 'could not send an OTA offer; the device times out and is retried'))
+    }
+  }
+
+  /** Forced cancel: tells the devices still working on it to stop. */
+  async sendAborts(devices: { device: KnownDevice; upgradeId: number; attempt: number }[], reason: string) {
+    for (const d of devices) {
+      await this.app.iot.gateway
+        .publishToDevice(d.device, 'ota', abortPayload(otaIdOf(d.upgradeId, d.attempt), reason) as unknown as Row)
+        .catch((err) => this.app.log.warn({ err, sn: d.device.sn }, 'could not send an OTA abort'))
+    }
+  }
+
+  private inOrder(deviceId: number, work: () => Promise<void>): Promise<void> {
+    const ahead = this.inLine.get(deviceId) ?? Promise.resolve()
+    const mine = ahead.then(work).catch((err) => this.app.log.error({ err, deviceId }, 'could not apply an OTA report'))
+    this.inLine.set(deviceId, mine)
+    void mine.finally(() => {
+      if (this.inLine.get(deviceId) === mine) this.inLine.delete(deviceId)
+    })
+    return mine
+  }
+
+  /** A device's report on up/ota: the row of that attempt moves forward, never back, never out of a final state. */
+  private async report(m: UpMessage<OtaProgressPayload>) {
+    const p = m.payload
+    const id = parseOtaId(p.id)
+    if (!id) return
+    const row = (await this.db
+      .selectFrom('otaCampaignDevice as o')
+      .select(['o.upgradeId', 'o.campaignId', 'o.deviceId', 'o.wave', 'o.attempt', 'o.state', 'o.percent', 'o.partKind'])
+      .where('o.upgradeId', '=', id.upgradeId)
+      .where('o.deviceId', '=', m.device.deviceId)
+      .where('o.attempt', '=', id.attempt)
+      .executeTakeFirst()) as Row | undefined
+    // Another device's id, or a stale attempt: nothing of it is taken.
+    if (!row) return
+    const now = this.now()
+    const stamp = now.toISOString()
+    const ending = ENDING_STAGES[p.stage]
+    if (p.stage === 'aborted' && row.state === 'cancelled') return
+    if (ending) {
+      const code = p.stage === 'aborted' ? 'ABORTED' : (p.code ?? '')
+      await this.move(row, ACTIVE, ending, { code: code.slice(0, 32), message: (p.message ?? '').slice(0, 500), finishedAt: stamp }, 'report', { stage: p.stage, ...(code ? { code } : {}) }, now)
+      return
+    }
+    const target: OtaDeviceState | null = p.stage === 'accepted' ? null : (p.stage as OtaDeviceState)
+    if (!target) return
+    const rank = PROGRESS_RANK[target]!
+    const percent = p.stage === 'downloading' ? Math.floor(p.progress ?? 0) : p.stage === 'downloaded' || rank > PROGRESS_RANK.downloaded! ? 100 : undefined
+    if (target === row.state) {
+      // Only the download's percent moves within a state, and only up.
+      if (target === 'downloading' && percent !== undefined && percent > num(row.percent)) {
+        await this.db
+          .updateTable('otaCampaignDevice')
+          .set({ percent, updatedAt: stamp })
+          .where('upgradeId', '=', num(row.upgradeId))
+          .where('attempt', '=', num(row.attempt))
+          .where('state', '=', 'downloading')
+          .where('percent', '<', percent)
+          .execute()
+        this.noteDevice(row, 'downloading', { percent })
+      }
+      return
+    }
+    const earlier = (Object.keys(PROGRESS_RANK) as OtaDeviceState[]).filter((s) => PROGRESS_RANK[s]! < rank)
+    await this.move(row, earlier, target, { ...(percent !== undefined ? { percent } : {}) }, 'report', { stage: p.stage }, now)
+  }
+
+  /**
+   * A device's status: what its parts run (kept for targeting), and the verdict on upgrades waiting
+   * for it — the target version reported: succeeded; another one after the reboot: failed.
+   */
+  private async status(m: UpMessage<StatusPayload>) {
+    const s = m.payload
+    const deviceId = m.device.deviceId
+    if (s.parts && Object.keys(s.parts).length) {
+      const set: Row = {}
+      // The keys are the schema's part names (display, bms, ecu), each a pair of the device's columns.
+      for (const [part, v] of Object.entries(s.parts)) {
+        set[`${part}Version`] = v.version
+        if (v.hardware !== undefined) set[`${part}Hardware`] = v.hardware
+      }
+      await this.db.updateTable('iotDevice').set(set).where('deviceId', '=', deviceId).execute()
+    }
+    if (s.firmwareVersion === undefined && !s.parts && !s.audio) return
+    const waiting = (await this.db
+      .selectFrom('otaCampaignDevice as o')
+      .innerJoin('otaCampaign as c', 'c.campaignId', 'o.campaignId')
+      .leftJoin('iotAudio as a', 'a.audioId', 'c.audioId')
+      .select(['o.upgradeId', 'o.campaignId', 'o.deviceId', 'o.wave', 'o.attempt', 'o.state', 'o.toVersion', 'o.partKind', 'c.payload', 'a.iotName'])
+      .where('o.deviceId', '=', deviceId)
+      .where('o.state', 'in', ['verified', 'installing', 'rebooting'])
+      .execute()) as Row[]
+    const now = this.now()
+    for (const row of waiting) {
+      const part = row.partKind as OtaPart
+      if (row.payload === 'audio') {
+        // A sound has no version of the module's own: the status listing it at its version says it is there.
+        if (s.audio?.[String(row.iotName)] === row.toVersion) {
+          await this.move(row, [String(row.state) as OtaDeviceState], 'succeeded', { percent: 100, finishedAt: now.toISOString() }, 'report', { audio: String(row.iotName) }, now)
+        }
+        continue
+      }
+      const reported = part === 'iot' ? s.firmwareVersion : s.parts?.[part]?.version
+      if (reported === undefined) continue
+      const from = [String(row.state) as OtaDeviceState]
+      if (reported === row.toVersion) {
+        await this.move(row, from, 'succeeded', { percent: 100, finishedAt: now.toISOString() }, 'report', { version: reported }, now)
+      } else if (row.state === 'rebooting') {
+        await this.move(
+          row,
+          from,
+          'failed',
+          { code: 'E_VERSION_UNCHANGED', message: `reported ${reported} after the reboot, expected ${String(row.toVersion)}`, finishedAt: now.toISOString() },
+          'report',
+          { version: reported, code: 'E_VERSION_UNCHANGED' },
+          now,
+        )
+      }
+    }
+  }
+
+  /** Moves one attempt's row from one of `from` to `to`; a row elsewhere by now (a later report won) is left alone. */
+  private async move(row: Row, from: readonly OtaDeviceState[], to: OtaDeviceState, set: Row, step: string, input: Row, now: Date) {
+    const changed = await this.db
+      .updateTable('otaCampaignDevice')
+      .set({ ...set, state: to, updatedAt: now.toISOString() })
+      .where('upgradeId', '=', num(row.upgradeId))
+      .where('attempt', '=', num(row.attempt))
+      .where('state', 'in', from)
+      .returning(['state'])
+      .executeTakeFirst()
+    if (!changed) return
+    const part = row.partKind as OtaPart
+    this.history.add((b) => b.push(deviceRecord({ partKind: part }, row, step, String(row.state), to, input, now)))
+    this.noteDevice(row, to, { percent: set.percent as number | undefined, code: set.code as string | undefined })
+    // A final state may finish a wave, a campaign or cross the error threshold: judged now, not at the next tick.
+    if (FINAL.includes(to)) this.wake()
+  }
+
+  /** Resolves when every device history row so far is written (tests, close). */
+  flushHistory(): Promise<void> {
+    return this.history.flush()
+  }
+
+  // ---- Live events -----------------------------------------------------------------------------
+
+  private noteDevices(part: OtaPart, campaignId: number, records: TransitionRecord[]) {
+    for (const r of records) {
+      if (r.entity !== upgradeDeviceKey(part)) continue
+      const deviceId = num(r.input.deviceId)
+      this.liveOf(part, campaignId).devices.set(deviceId, { type: 'device', campaignId, deviceId, sn: '', wave: num(r.input.wave), state: r.toState as OtaDeviceState })
+    }
+  }
+
+  private noteDevice(row: Row, state: OtaDeviceState, extra: { percent?: number; code?: string }) {
+    const campaignId = num(row.campaignId)
+    const deviceId = num(row.deviceId)
+    this.liveOf(row.partKind as OtaPart, campaignId).devices.set(deviceId, {
+      type: 'device',
+      campaignId,
+      deviceId,
+      sn: '',
+      wave: num(row.wave),
+      state,
+      ...(extra.percent !== undefined ? { percent: extra.percent } : {}),
+      ...(extra.code ? { code: extra.code } : {}),
+    })
+    this.scheduleLive()
+  }
+
+  private liveOf(part: OtaPart, campaignId: number): LiveCampaign {
+    let live = this.live.get(campaignId)
+    if (!live) this.live.set(campaignId, (live = { part, devices: new Map() }))
+    return live
+  }
+
+  /** A campaign's status or counts changed: its event goes out with the next flush. */
+  markLive(part: OtaPart, campaignId: number) {
+    this.liveOf(part, campaignId)
+    this.scheduleLive()
+  }
+
+  private scheduleLive() {
+    if (this.liveTimer || this.closed) return
+    this.liveTimer = setTimeout(() => {
+      this.liveTimer = null
+      this.flushLive().catch((err) => this.app.log.warn({ err }, 'could not send OTA live events'))
+    }, EVENT_FLUSH_MS)
+    this.liveTimer.unref()
+  }
+
+  private async flushLive() {
+    const batch = [...this.live.entries()]
+    this.live.clear()
+    for (const [campaignId, live] of batch) {
+      const campaign = await this.db.selectFrom('otaCampaign').select(['status', 'pauseReason', 'currentWave']).where('campaignId', '=', campaignId).executeTakeFirst()
+      if (!campaign) continue
+      const counts = await countsOf(this.db, campaignId)
+      const devices = [...live.devices.values()].slice(-DEVICE_EVENTS_PER_FLUSH)
+      const sns = devices.length
+        ? new Map(
+            (
+              await this.db
+                .selectFrom('iotDevice')
+                .select(['deviceId', 'sn'])
+                .where(
+                  'deviceId',
+                  'in',
+                  devices.map((d) => d.deviceId),
+                )
+                .execute()
+            ).map((d: Row) => [num(d.deviceId), String(d.sn)]),
+          )
+        : new Map<number, string>()
+      const events: OtaEvent[] = [
+        {
+          type: 'campaign',
+          campaignId,
+          part: live.part,
+          status: campaign.status as OtaCampaignStatus,
+          pauseReason: campaign.pauseReason ? String(campaign.pauseReason) : null,
+          currentWave: num(campaign.currentWave),
+          counts,
+        },
+        ...devices.map((d) => ({ ...d, sn: sns.get(d.deviceId) ?? '' })),
+      ]
+      await this.events.publish({ part: live.part, events })
+    }
+  }
+
+  async close() {
+    this.closed = true
+    if (this.timer) clearInterval(this.timer)
+    if (this.liveTimer) clearTimeout(this.liveTimer)
+    await this.ticking?.catch(() => {})
+    await Promise.all([...this.inLine.values()])
+    await this.history.flush().catch(() => {})
+  }
+}
+
+/** Why a campaign stops when a wave ended below its success threshold. */
+function shortOfSuccess(c: Row, short: { wave: number; succeeded: number; total: number }): { rule: string; reason: string } {
+  const percent = Math.round((short.succeeded * 1000) / short.total) / 10
+  return {
+    rule: 'successThreshold',
+    reason: bothLanguages('ota.rollout.pause.successThreshold', (lang) => ({ ...short, wave: waveName(lang, short.wave), percent, threshold: num(c.successPercent) })),
+  }
+}
+
+/** Devices per state of a campaign. */
+export async function countsOf(db: AnyDb, campaignId: number): Promise<Partial<Record<OtaDeviceState, number>>> {
+  const rows = await db.selectFrom('otaCampaignDevice').select(['state', sql<number>`count(*)`.as('n')]).where('campaignId', '=', campaignId).groupBy('state').execute()
+  return Object.fromEntries(rows.map((r: Row) => [String(r.state), num(r.n)]))
+}
+
+/** Keeps the campaign's totals current (the list shows them without counting). */
+export async function updateCounters(tx: AnyDb, campaignId: number) {
+  const counts = await countsOf(tx, campaignId)
+  const total = Object.values(counts).reduce((a, b) => a + (b ?? 0), 0)
+  await tx
+    .updateTable('otaCampaign')
+    .set({ totalDevices: total, succeededCount: counts.succeeded ?? 0, failedCount: (counts.failed ?? 0) + (counts.timedOut ?? 0) + (counts.rejected ?? 0) })
+    .where('campaignId', '=', campaignId)
+    .execute()
+}
+
+/** An audio's deploy status follows its campaigns: deploying while one runs it, deployed once one finished with successes. */
+export async function updateAudioStatus(tx: AnyDb, audioId: number) {
+  if (!audioId) return
+  const campaigns = await tx
+    .selectFrom('otaCampaign as c')
+    .select([
+      'c.status',
+      (eb: any) =>
+        eb
+          .exists(eb.selectFrom('otaCampaignDevice as o').select('o.upgradeId').whereRef('o.campaignId', '=', 'c.campaignId').where('o.state', '=', 'succeeded'))
+          .as('anySucceeded'),
+    ])
+    .where('c.payload', '=', 'audio')
+    .where('c.audioId', '=', audioId)
+    .execute()
+  const deployStatus = campaigns.some((c: Row) => c.status === 'running' || c.status === 'paused')
+    ? 'deploying'
+    : campaigns.some((c: Row) => c.status === 'finished' && Boolean(c.anySucceeded))
+      ? 'deployed'
+      : 'notDeployed'
+  await tx.updateTable('iotAudio').set({ deployStatus }).where('audioId', '=', audioId).execute()
+}
+
+export function deviceRecord(c: Row, r: Row, step: string, fromState: string, toState: string, input: Row, now: Date, who = SYSTEM): TransitionRecord {
+  return {
+    entity: upgradeDeviceKey(c.partKind as OtaPart),
+    rowId: num(r.upgradeId),
+    step,
+    fromState,
+    toState,
+    input: { ...input, deviceId: num(r.deviceId), wave: num(r.wave) },
+    ...who,
+    operTime: now.toISOString(),
+  }
+}
+
+export function campaignRecord(c: Row, step: string, fromState: string, toState: string, input: Row, now: Date, who = SYSTEM): TransitionRecord {
+  return { entity: upgradeKey(c.partKind as OtaPart), rowId: num(c.campaignId), step, fromState, toState, input, ...who, operTime: now.toISOString() }
+}

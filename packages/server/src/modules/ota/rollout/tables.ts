@@ -1,0 +1,68 @@
+import { OTA_ACTIVE_STATES, OTA_FINAL_STATES, type OtaDeviceState, type OtaPart, otaEntities } from '@velo/shared'
+import type { Kysely } from 'kysely'
+import type { Db } from '../../../db/database'
+
+/**
+ * The rollout's tables are shared by the four parts' slices (partKind). The platform's Kysely schema
+ * names only its own tables, so the rollout reads and writes these untyped and converts what it reads.
+ */
+export type AnyDb = Kysely<any>
+export const anyDb = (db: Db | AnyDb): AnyDb => db as unknown as AnyDb
+
+export type Row = Record<string, unknown>
+
+/** A part's upgrade campaign entity (the four differ only in their slice, path and rights). */
+export const upgradeEntityOf = (part: OtaPart) => (otaEntities as Record<string, unknown>)[`${part}Upgrade`] as typeof otaEntities.iotUpgrade
+
+export const upgradeKey = (part: OtaPart) => `${part}Upgrade`
+export const upgradeDeviceKey = (part: OtaPart) => `${part}UpgradeDevice`
+
+/** Who the history names for what the rollout does by itself. */
+export const SYSTEM = { userId: 0, userName: 'system' }
+
+/** The device states in the order an upgrade goes through them: a report never moves a row back. */
+export const PROGRESS_RANK: Partial<Record<OtaDeviceState, number>> = {
+  notified: 0,
+  downloading: 1,
+  downloaded: 2,
+  verified: 3,
+  installing: 4,
+  rebooting: 5,
+}
+
+export const ACTIVE = [...OTA_ACTIVE_STATES]
+export const FINAL = [...OTA_FINAL_STATES]
+/** States a retry may queue again. */
+export const RETRYABLE: OtaDeviceState[] = ['failed', 'timedOut', 'rejected']
+/** Not started yet: a soft cancel ends these. */
+export const WAITING: OtaDeviceState[] = ['queued', 'held']
+
+/** A device row's column holding what a part runs, and what it is (the IoT module's own are the device's). */
+export const versionColumn = (part: OtaPart) => (part === 'iot' ? 'firmwareVersion' : `${part}Version`)
+export const hardwareColumn = (part: OtaPart) => (part === 'iot' ? 'hardwareVersion' : `${part}Hardware`)
+
+/** One row of sys_transition_log: the engine's history endpoint and the details timeline read them. */
+export interface TransitionRecord {
+  entity: string
+  rowId: number
+  step: string
+  fromState: string
+  toState: string
+  input: Row
+  userId: number
+  userName: string
+  operTime: string
+}
+
+const LOG_CHUNK = 500
+
+/** Writes history rows in chunks (a wave of 10,000 devices changing state at once is 20 inserts). */
+export async function writeHistory(db: AnyDb, records: TransitionRecord[]) {
+  for (let i = 0; i < records.length; i += LOG_CHUNK) {
+    const chunk = records.slice(i, i + LOG_CHUNK).map((r) => ({ ...r, input: JSON.stringify(r.input) }))
+    await db.insertInto('sysTransitionLog').values(chunk).execute()
+  }
+}
+
+export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
+export const isoOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v))
