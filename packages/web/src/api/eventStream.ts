@@ -1,4 +1,4 @@
-import { useEffect, useEffectEvent, useState } from 'react'
+import { useCallback, useEffect, useEffectEvent, useRef, useState } from 'react'
 import { createSseParser, readEventStream, type SseEvent } from '../lib/sse'
 import { ApiError, interpretResponse } from './errors'
 import { confirmSessionEnd } from './feedback'
@@ -161,4 +161,27 @@ export function eventData<T>(event: SseEvent): T | null {
   } catch {
     return null
   }
+}
+
+/**
+ * A call made at most once per `ms` however often it is asked for (a storm of live events is one
+ * refetch a second): the first ask starts the wait, the call then runs once; dropped when the
+ * component goes.
+ */
+export function useThrottled(call: () => void, ms: number): () => void {
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null)
+  const latest = useRef(call)
+  latest.current = call
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current)
+    },
+    [],
+  )
+  return useCallback(() => {
+    timer.current ??= setTimeout(() => {
+      timer.current = null
+      latest.current()
+    }, ms)
+  }, [ms])
 }

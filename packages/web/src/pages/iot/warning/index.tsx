@@ -1,8 +1,7 @@
-import { useEffect, useRef } from 'react'
 import { Space } from 'antd'
 import { useQueryClient } from '@tanstack/react-query'
 import { iotWarningEntities, type AlarmEventData } from '@velo/shared'
-import { eventData, useEventStream } from '../../../api/eventStream'
+import { eventData, useEventStream, useThrottled } from '../../../api/eventStream'
 import { crudKeys } from '../../../crud/api/crudApi'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { patchListRows } from '../../../crud/list/patchListRows'
@@ -21,14 +20,8 @@ const REFRESH_MS = 1000
  */
 export default function WarningPage() {
   const queryClient = useQueryClient()
-  const refreshTimer = useRef<ReturnType<typeof setTimeout> | null>(null)
-  useEffect(
-    () => () => {
-      if (refreshTimer.current) clearTimeout(refreshTimer.current)
-    },
-    [],
-  )
   const refresh = () => void queryClient.invalidateQueries({ queryKey: crudKeys.all(alarm) })
+  const refreshSoon = useThrottled(refresh, REFRESH_MS)
 
   const live = useEventStream('/iot/stream', {
     onEvent: (event) => {
@@ -36,10 +29,7 @@ export default function WarningPage() {
       const data = eventData<AlarmEventData>(event)
       if (!data) return
       patchListRows(queryClient, alarm, (row) => (row.alarmId === data.alarmId ? alarmPatch(data) : null))
-      refreshTimer.current ??= setTimeout(() => {
-        refreshTimer.current = null
-        refresh()
-      }, REFRESH_MS)
+      refreshSoon()
     },
     // Back after a drop: what changed meanwhile is loaded once.
     onOpen: (again) => {
