@@ -59,7 +59,12 @@
  * Then a file upload (bench/files.ts): one BENCH_FILE_MB (200) MB file through a `file` field's route,
  * with the server's RSS growth, the rate and the digests against sha256sum/md5sum.
  *
- * BENCH_ONLY=engine, members, orders, content, iot, fleet, browser or files runs one part.
+ * Then OTA (bench/ota.ts, on bench/fleet-harness.ts): a BENCH_OTA_MB (2) MB image to BENCH_OTA_DEVICES (10000)
+ * devices through a campaign without a rate limit, on each database and broker (time until all
+ * succeeded, bytes the devices received, server CPU and RSS), then a campaign limited to
+ * BENCH_OTA_RATE (1000) devices a minute for BENCH_OTA_RATE_SECONDS (90): the measured rate.
+ *
+ * BENCH_ONLY=engine, members, orders, content, iot, fleet, ota, browser or files runs one part.
  * BENCH_ONLY=engine BENCH_IMPORT_ONLY=1 runs the engine part's import alone (no login-log rows, list,
  * export or transitions before it), for looking into the import figure; BENCH_LIST_ONLY=1 stops after
  * the list, BENCH_EXPORT_ONLY=1 runs the rows and the two exports alone.
@@ -116,7 +121,7 @@ const files: FilesBench = {
   megabytes: int('BENCH_FILE_MB', 200),
 }
 
-const PARTS = ['engine', 'members', 'orders', 'content', 'iot', 'fleet', 'browser', 'files'] as const
+const PARTS = ['engine', 'members', 'orders', 'content', 'iot', 'fleet', 'ota', 'browser', 'files'] as const
 const only = process.env.BENCH_ONLY ?? ''
 if (only && !(PARTS as readonly string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, not ${JSON.stringify(only)}`)
 const runs = (part: (typeof PARTS)[number]) => !only || only === part
@@ -200,13 +205,11 @@ async function main() {
           for (const broker of brokers) collect(await run(target, broker))
         }
       }
-      // ---- issue 17: config push bench ----
       {
         const { runConfigPush } = await import('./iot-config')
         headings.push(`Configuration push benchmark: one template pushed to ${fmt(iot.devices)} connected simulated devices (setConfig through the command layer, acknowledged per device).`)
         await onEveryBroker((target, broker) => runConfigPush(target, broker, iot, server.entry))
       }
-      // ---- issue 17: telemetry bench ----
       {
         const { runTelemetry } = await import('./iot-telemetry')
         const telemetry = {
@@ -223,12 +226,35 @@ async function main() {
         // The embedded broker only: the recorder, not the broker, is what this measures.
         for (const target of targets()) collect(await runTelemetry(target, telemetry, server.entry))
       }
-      // ---- issue 17: alarm storm bench ----
       {
         const { runAlarmStorm } = await import('./iot-alarms')
         const alarms = { devices: int('BENCH_ALARM_DEVICES', 1000), concurrency: iot.concurrency }
         headings.push(`Alarm storm benchmark: ${fmt(alarms.devices)} connected simulated devices report a fault at once; time until the warnings list holds all of them, then the same storm again (counted as repeats).`)
         await onEveryBroker((target, broker) => runAlarmStorm(target, broker, alarms, server.entry))
+      }
+    }
+    if (runs('ota')) {
+      const { runOta } = await import('./ota')
+      const { brokers, notes: brokerNotes } = await iotBrokers()
+      notes.push(...brokerNotes)
+      const ota = {
+        devices: int('BENCH_OTA_DEVICES', 10_000),
+        concurrency: iot.concurrency,
+        megabytes: int('BENCH_OTA_MB', 2),
+        rate: int('BENCH_OTA_RATE', 1000),
+        rateSeconds: int('BENCH_OTA_RATE_SECONDS', 90),
+        timeoutSeconds: int('BENCH_OTA_TIMEOUT', 1800),
+      }
+      headings.push(
+        `OTA benchmark: a ${ota.megabytes} MB image to ${fmt(ota.devices)} connected simulated devices through a campaign without a rate limit (blocks over MQTT, until every device reports the new version), ` +
+          `then a campaign limited to ${fmt(ota.rate)} devices a minute for ${ota.rateSeconds} s.`,
+      )
+      for (const target of targets()) {
+        for (const broker of brokers) {
+          const result = await runOta(target, broker, ota, server.entry)
+          lines.push(...result.lines)
+          notes.push(...result.notes)
+        }
       }
     }
     if (runs('browser')) {
