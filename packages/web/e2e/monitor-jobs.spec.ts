@@ -19,8 +19,11 @@ test('an export queued as a job shows under Monitoring › Jobs, finishes and do
   await openSignedIn(page, baseURL!)
   const sidebar = page.getByTestId('sidebar')
   await sidebar.locator('.ant-menu-submenu-title').filter({ hasText: /^Monitoring$/ }).click()
-  await sidebar.locator('.ant-menu-item').filter({ hasText: /^Jobs$/ }).click()
-  await expect(page).toHaveURL(/\/monitor\/job$/)
+  // A click while the submenu still slides open can land beside the item: clicked again until it opens the page.
+  await expect(async () => {
+    await sidebar.locator('.ant-menu-item').filter({ hasText: /^Jobs$/ }).click()
+    await expect(page).toHaveURL(/\/monitor\/job$/, { timeout: 2_000 })
+  }).toPass({ timeout: 20_000 })
   await expect(page.getByTestId('jobs-page')).toBeVisible()
   await expect(page.getByTestId('jobs-live')).toHaveAttribute('data-status', 'open')
 
