@@ -1,6 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -8,47 +6,12 @@ import { loadConfig } from '../src/config'
 import { createDatabase, type Db } from '../src/db/database'
 import { ADMIN_PASSWORD, freshDatabase } from './harness'
 import { waitFor } from './iot-helpers'
+import { freePort, startServer } from './server-process'
 
 // A job survives a kill -9 of the server: the real server (src/main.ts) in a child process runs two
 // slow jobs, is killed without a chance to write anything, and is started again. The resumable job
 // runs again to success; the other is failed with a clear message. Neither is left "running".
 
-const SERVER_DIR = new URL('..', import.meta.url).pathname
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-  })
-}
-
-/** src/main.ts through tsx, as `npm run dev` runs it; resolves once it listens. */
-async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; exited: Promise<unknown>; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: SERVER_DIR,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()))
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()))
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  let gone = false
-  void exited.then(() => (gone = true))
-  await waitFor(
-    () => {
-      if (gone) throw new Error(`server exited at start:\n${output}`)
-      return output.includes('is running on')
-    },
-    'the server to listen',
-    60_000,
-  )
-  return { child, exited, output: () => output }
-}
 
 describe('jobs and a server killed with kill -9', () => {
   const dir = mkdtempSync(join(tmpdir(), 'velo-crash-'))
