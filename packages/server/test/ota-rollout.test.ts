@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { DeviceOptions, SimulatedDevice } from '@velo/device-sim'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { otaRolloutOf } from '../src/modules/ota/rollout'
+import { MAX_ACTIVE_DEVICES } from '../src/modules/ota/rollout/engine'
 import { waveSizes } from '../src/modules/ota/rollout/targets'
 import { inDailyWindow } from '../src/modules/ota/rollout/window'
 import { clearRetained, insertDevice, openStream, simulated, waitFor } from './iot-helpers'
@@ -360,6 +361,23 @@ describe('a rollout', () => {
       for (let i = 2; i < times.length; i++) expect(times[i] - times[i - 2]).toBeGreaterThanOrEqual(60_000)
     } finally {
       clock = null
+    }
+  })
+
+  it('keeps no more devices at work on it at once than its cap, however large the wave', async () => {
+    otaRolloutOf(t.app.services).configure({ maxActiveDevices: 2 })
+    try {
+      // A byte a second: they stay downloading.
+      const devices = await fleet(4, { otaBytesPerSecond: 1 })
+      const fw = await firmware('1.6.5')
+      const id = await running(fw, devices, { canaryCount: 4 })
+      const atWork = async () => (await rows(id)).filter((r: any) => r.state !== 'queued').length
+      await waitFor(async () => (await atWork()) === 2, 'two at work')
+      await new Promise((r) => setTimeout(r, 400))
+      expect(await atWork()).toBe(2)
+      await ok('POST', `/iot/upgrade/${id}/cancel`, { forced: true })
+    } finally {
+      otaRolloutOf(t.app.services).configure({ maxActiveDevices: MAX_ACTIVE_DEVICES })
     }
   })
 

@@ -39,10 +39,19 @@ export interface OtaRolloutOptions {
   tickMs?: number
   /** The clock every rollout decision reads (tests move it: daily windows, timeouts, backoff). */
   now?: () => Date
+  /** Devices of one campaign working on it at once (MAX_ACTIVE_DEVICES; tests go lower). */
+  maxActiveDevices?: number
 }
 
 /** Devices one campaign notifies per tick without a rate limit: a wave of 10,000 goes out in a few ticks. */
 const UNLIMITED_BATCH = 2000
+/**
+ * Devices of one campaign working on it at once. The image leaves no faster with more: the server's
+ * network is the limit. But every downloading device has a window of blocks in flight, and the
+ * embedded broker keeps what a device has not read yet in the server's memory: 9,000 devices at once
+ * took the server down in the bench, 1,000 did not.
+ */
+export const MAX_ACTIVE_DEVICES = 1000
 /** Live events: at most this often per instance, and this many device events per campaign each time. */
 const EVENT_FLUSH_MS = 400
 const DEVICE_EVENTS_PER_FLUSH = 100
@@ -79,6 +88,7 @@ export class OtaRollout {
   private readonly db: AnyDb
   private tickMs: number
   now: () => Date
+  private maxActiveDevices: number
   private timer: NodeJS.Timeout | null = null
   private ticking: Promise<void> | null = null
   private again = false
@@ -98,6 +108,7 @@ export class OtaRollout {
     this.db = anyDb(services.db)
     this.tickMs = options.tickMs ?? 1000
     this.now = options.now ?? (() => new Date())
+    this.maxActiveDevices = options.maxActiveDevices ?? MAX_ACTIVE_DEVICES
     this.history = new WriteBehind({
       delayMs: 100,
       maxSize: 500,
@@ -108,9 +119,10 @@ export class OtaRollout {
     })
   }
 
-  /** Changes the clock or the tick interval (tests). */
+  /** Changes the clock, the tick interval or the devices at work at once (tests). */
   configure(options: OtaRolloutOptions) {
     if (options.now) this.now = options.now
+    if (options.maxActiveDevices) this.maxActiveDevices = options.maxActiveDevices
     if (options.tickMs) {
       this.tickMs = options.tickMs
       if (this.timer) this.startTimer()
@@ -443,6 +455,13 @@ export class OtaRollout {
         .executeTakeFirst()
       allowed = Math.min(UNLIMITED_BATCH, rate - num(lastMinute?.n))
     }
+    const active = await tx
+      .selectFrom('otaCampaignDevice')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('campaignId', '=', campaignId)
+      .where('state', 'in', ACTIVE)
+      .executeTakeFirst()
+    allowed = Math.min(allowed, this.maxActiveDevices - num(active?.n))
     if (allowed <= 0) return []
     const waiting = (q: any) =>
       q
