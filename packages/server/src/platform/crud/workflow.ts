@@ -200,6 +200,12 @@ export interface WorkflowHandlers {
   guards?: Partial<Record<string, readonly ((args: TransitionArgs) => Promise<void>)[]>>
   /** After any step, in its transaction (write a side table, stamp a field). */
   afterTransition?: readonly ((args: TransitionArgs & { after: Row }) => Promise<void>)[]
+  /**
+   * After any step once its transaction has committed: what must not happen for a step that rolls
+   * back, or must see it done (tell a device, wake a worker that reads the row). `context` is the
+   * guards' and after-hooks'.
+   */
+  afterTransitionCommit?: readonly ((args: Omit<TransitionArgs, 'tx'> & { after: Row }) => Promise<void>)[]
   /** Per action: its answer is the route's data (a sync action) or the job's result. */
   actions?: Partial<Record<string, (args: ActionArgs) => Promise<unknown>>>
   /**
@@ -349,6 +355,7 @@ export function registerWorkflowRoutes(
           const auth = caller(req)
           const scope = await scopeOf(req)
           const context: Row = {}
+          let committed: Omit<TransitionArgs, 'tx'> | undefined
           const after = await db.transaction().execute(async (tx) => {
             const row = await repo.fetchOne(tx, req.params.id, scope)
             const from = String(row[t.field])
@@ -386,8 +393,11 @@ export function registerWorkflowRoutes(
               .execute()
             const afterRow = await repo.fetchOne(tx, req.params.id, scope)
             for (const hook of handlers.afterTransition ?? []) await hook({ ...args, after: afterRow })
+            const { tx: _tx, ...rest } = args
+            committed = rest
             return afterRow
           })
+          for (const hook of handlers.afterTransitionCommit ?? []) await hook({ ...committed!, after })
           const reached = valueLabel(e, t.field, to)
           return ok(after, 'transition.done', { stepEn: step.label.en_US, stepZh: step.label.zh_CN, stateEn: reached.en_US, stateZh: reached.zh_CN })
         },

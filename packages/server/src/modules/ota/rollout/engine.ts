@@ -20,6 +20,7 @@ import {
   ACTIVE,
   type AnyDb,
   anyDb,
+  devicesById,
   FINAL,
   isoOrNull,
   num,
@@ -493,16 +494,7 @@ export class OtaRollout {
       .returning(['upgradeId', 'deviceId', 'wave', 'attempt'])
       .execute()) as Row[]
     if (!claimed.length) return []
-    const devices = await tx
-      .selectFrom('iotDevice')
-      .select(['deviceId', 'sn', 'modelId'])
-      .where(
-        'deviceId',
-        'in',
-        claimed.map((r) => num(r.deviceId)),
-      )
-      .execute()
-    const byId = new Map(devices.map((d: Row) => [num(d.deviceId), { deviceId: num(d.deviceId), sn: String(d.sn), modelId: num(d.modelId) }]))
+    const byId = await devicesById(tx, claimed.map((r) => num(r.deviceId)))
     const offers: Offer[] = []
     for (const r of claimed) {
       records.push(deviceRecord(c, r, 'notify', 'queued', 'notified', { attempt: num(r.attempt) }, now))

@@ -14,7 +14,7 @@ import { campaignRecord, deviceRecord, OtaRollout, type OtaRolloutOptions, updat
 import { createOtaEvents, type OtaEventBus } from './events'
 import { overviewOf, overviewSchema } from './overview'
 import { bothLanguages } from './reasons'
-import { ACTIVE, anyDb, type AnyDb, num, RETRYABLE, type Row, upgradeEntityOf, WAITING, writeHistory } from './tables'
+import { ACTIVE, anyDb, type AnyDb, devicesById, num, RETRYABLE, type Row, upgradeEntityOf, WAITING, writeHistory } from './tables'
 import { resolveTargets } from './targets'
 
 export type { OtaRolloutOptions }
@@ -60,10 +60,11 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
   const upgrade = upgradeEntityOf(part)
   const api = app.withTypeProvider<ZodTypeProvider>()
   const tags = [upgrade.label.en_US]
-  // A moment after the step, when its transaction has committed: a tick started inside it would not see the change.
+  // A moment after an action, when its transaction has committed (actions have no after-commit hook):
+  // a tick started inside it would not see the change. The once-a-second tick finds it anyway.
   const wakeAfterCommit = () => setTimeout(() => rollout.wake(), 50).unref()
 
-  const afterStep = async ({ tx: t, auth, step, row, input, after }: TransitionArgs & { after: Row }) => {
+  const afterStep = async ({ tx: t, auth, step, row, input, context, after }: TransitionArgs & { after: Row }) => {
     const tx = anyDb(t)
     const campaignId = num(row.campaignId)
     const now = rollout.now()
@@ -136,20 +137,24 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
         if (c.payload === 'audio') await updateAudioStatus(tx, num(c.audioId))
         if (forced) {
           const active = ending.filter((r) => ACTIVE.includes(r.state as never))
-          const devices = await deviceMap(tx, active.map((r) => num(r.deviceId)))
-          const aborts = active.flatMap((r) => {
+          const devices = await devicesById(tx, active.map((r) => num(r.deviceId)))
+          // Sent once the cancel has committed (afterCommit below): the device's "aborted" then finds its row cancelled.
+          context.aborts = active.flatMap((r) => {
             const device = devices.get(num(r.deviceId))
             return device ? [{ device, upgradeId: num(r.upgradeId), attempt: num(r.attempt) }] : []
           })
-          // A moment later, when the cancel has committed: the device's "aborted" then finds its row cancelled.
-          // Were the commit to fail, an abort only ends an upgrade early, which the device reports as such.
-          setTimeout(() => void rollout.sendAborts(aborts, 'cancelled'), 50).unref()
         }
         break
       }
     }
     rollout.markLive(part, campaignId)
-    wakeAfterCommit()
+  }
+
+  // Once the step has committed: a tick then sees it, and devices are told to abort only a cancel that happened.
+  const afterCommit = async ({ context }: { context: Row }) => {
+    const aborts = context.aborts as Parameters<OtaRollout['sendAborts']>[0] | undefined
+    if (aborts?.length) await rollout.sendAborts(aborts, 'cancelled')
+    rollout.wake()
   }
 
   registerEntityRoutes(app, services, upgrade, {
@@ -182,6 +187,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
       ],
     },
     afterTransition: [afterStep],
+    afterTransitionCommit: [afterCommit],
     actions: {
       retryFailed: async ({ tx: t, auth, rows }) => {
         const tx = anyDb(t)
@@ -249,10 +255,4 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
       stream.onClose(stop)
     },
   )
-}
-
-async function deviceMap(tx: AnyDb, ids: number[]) {
-  if (!ids.length) return new Map<number, { deviceId: number; sn: string; modelId: number }>()
-  const rows = await tx.selectFrom('iotDevice').select(['deviceId', 'sn', 'modelId']).where('deviceId', 'in', ids).execute()
-  return new Map(rows.map((d: Row) => [num(d.deviceId), { deviceId: num(d.deviceId), sn: String(d.sn), modelId: num(d.modelId) }]))
 }

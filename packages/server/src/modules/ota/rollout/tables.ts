@@ -66,3 +66,10 @@ export async function writeHistory(db: AnyDb, records: TransitionRecord[]) {
 
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
 export const isoOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v))
+
+/** The devices by id, as the gateway addresses them (SN and model), read in one query. */
+export async function devicesById(db: AnyDb, ids: number[]): Promise<Map<number, { deviceId: number; sn: string; modelId: number }>> {
+  if (!ids.length) return new Map()
+  const rows = await db.selectFrom('iotDevice').select(['deviceId', 'sn', 'modelId']).where('deviceId', 'in', ids).execute()
+  return new Map(rows.map((d: Row) => [num(d.deviceId), { deviceId: num(d.deviceId), sn: String(d.sn), modelId: num(d.modelId) }]))
+}
