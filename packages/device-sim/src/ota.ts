@@ -1,6 +1,7 @@
 import { createHash, type Hash } from 'node:crypto'
 import {
   crc8,
+  crc8Hex,
   decodeOtaBlock,
   OTA_MAX_BLOCKS_PER_REQUEST,
   type OtaDeviceStage,
@@ -117,7 +118,6 @@ const ABORTABLE: ReadonlySet<Session['stage']> = new Set(['accepted', 'downloadi
 const MB = 1024 * 1024
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
-const hex2 = (n: number) => n.toString(16).toUpperCase().padStart(2, '0')
 
 /**
  * The OTA part of a simulated module: takes offers (down/ota), refuses them when riding, low on
@@ -184,7 +184,7 @@ export class OtaClient {
     const { n } = block.header
     const { blockBytes, blocks, size } = s.offer
     const expectedSize = n === blocks - 1 ? size - n * blockBytes : blockBytes
-    if (n >= blocks || block.bytes.length !== expectedSize || hex2(crc8(block.bytes)) !== block.header.crc8) {
+    if (n >= blocks || block.bytes.length !== expectedSize || crc8Hex(crc8(block.bytes)) !== block.header.crc8) {
       s.badFrames++
       return
     }

@@ -64,7 +64,10 @@
  * succeeded, bytes the devices received, server CPU and RSS), then a campaign limited to
  * BENCH_OTA_RATE (1000) devices a minute for BENCH_OTA_RATE_SECONDS (90): the measured rate.
  *
- * BENCH_ONLY=engine, members, orders, content, iot, fleet, ota, browser or files runs one part.
+ * Then the dashboards (bench/dashboards.ts): the demo data at full size, the rollups rebuilt and refreshed, and
+ * each dashboard's answer at BENCH_DASHBOARD_CLIENTS (20) and 1 clients.
+ *
+ * BENCH_ONLY=engine, members, orders, content, iot, fleet, ota, browser, files or dashboards runs one part.
  * BENCH_ONLY=engine BENCH_IMPORT_ONLY=1 runs the engine part's import alone (no login-log rows, list,
  * export or transitions before it), for looking into the import figure; BENCH_LIST_ONLY=1 stops after
  * the list, BENCH_EXPORT_ONLY=1 runs the rows and the two exports alone.
@@ -76,6 +79,7 @@ import { type ContentBench, runContent } from './content'
 import { buildFilesServer, type FilesBench, runFiles } from './files'
 import { type IotBench, iotBrokers, runIot } from './iot'
 import { runMembers } from './members'
+import { runDashboards } from './dashboards'
 import { type OrdersBench, runOrders } from './orders'
 import { type Bench, type Line, runTarget, type Target } from './run'
 import { buildServer } from './server'
@@ -121,7 +125,7 @@ const files: FilesBench = {
   megabytes: int('BENCH_FILE_MB', 200),
 }
 
-const PARTS = ['engine', 'members', 'orders', 'content', 'iot', 'fleet', 'ota', 'browser', 'files'] as const
+const PARTS = ['engine', 'members', 'orders', 'content', 'iot', 'fleet', 'ota', 'browser', 'files', 'dashboards'] as const
 const only = process.env.BENCH_ONLY ?? ''
 if (only && !(PARTS as readonly string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, not ${JSON.stringify(only)}`)
 const runs = (part: (typeof PARTS)[number]) => !only || only === part
@@ -274,6 +278,18 @@ async function main() {
         }
       } finally {
         await filesServer.remove()
+      }
+    }
+    if (runs('dashboards')) {
+      const dashboards = { seconds: bench.seconds, clients: int('BENCH_DASHBOARD_CLIENTS', 20), newRides: int('BENCH_DASHBOARD_NEW_RIDES', 10_000) }
+      headings.push(
+        `Dashboards benchmark: the demo data (10,000 members, about 1,000,000 rides), the rollups rebuilt and refreshed after ${fmt(dashboards.newRides)} new rides, ` +
+          `and each dashboard's answer (its default range) at ${dashboards.clients} and 1 clients.`,
+      )
+      for (const target of targets()) {
+        const result = await runDashboards(target, dashboards, server.entry)
+        lines.push(...result.lines)
+        notes.push(...result.notes)
       }
     }
   } finally {

@@ -13,8 +13,9 @@ const USAGE = `usage: npm run demo [-- options]
   --scale X     a share of the full size (10,000 members, 12,000 bikes, 1,000,000 rides,
                 3,000 feedback): 0.1 for a quick small set (default 1)
   --end DATE    the data ends at this UTC date, YYYY-MM-DD (default today)
-  --force       also replace a database whose members, bikes or app content tables hold data
-                the demo did not write: every row of those tables is deleted
+  --force       also replace a database whose demo tables (members, bikes, bike orders, app
+                content, app events, IoT devices and warnings, service orders) hold data the
+                demo did not write: every row of those tables is deleted
   --help        this text
 DATABASE_URL, STORAGE_DIR and ADMIN_PASSWORD are read as the server reads them.`
 

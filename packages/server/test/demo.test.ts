@@ -10,7 +10,8 @@ import { createDatabase, type Db, type Dialect } from '../src/db/database'
 import { migrateToLatest } from '../src/db/migrate'
 import { seed } from '../src/db/seed'
 import { DEMO_KEY, DEMO_TABLES, DemoRefused, runDemo } from '../src/demo'
-import { contentEntities } from '@velo/shared'
+import { contentEntities, dashboardEntities, iotEntities, iotWarningEntities, serviceEntities } from '@velo/shared'
+import { BAD_RELEASE, TRACKING_CODES, TRACKING_DAYS } from '../src/demo/dashboards'
 import { DEMO_RIDER } from '../src/demo/content'
 import { verifyPassword } from '../src/platform/auth/passwords'
 import { editSchema } from '../src/platform/crud/schemas'
@@ -71,13 +72,17 @@ const ORDER: Record<string, string> = {
   mem_feedback_tag: 'tag_id',
   mem_member: 'member_id',
   ord_device_order: 'order_id',
+  iot_device: 'device_id',
+  iot_alarm: 'alarm_id',
   bike_bike: 'bike_id',
   ord_frame_number: 'number_id',
   ord_frame_series: 'prefix',
   mem_ride: 'ride_id',
+  dash_tracking_event: 'event_id',
   bike_record: 'record_id',
   mem_feedback: 'feedback_id',
   mem_feedback_tag_link: 'feedback_id, tag_id',
+  service_repair_order: 'repair_order_id',
   cnt_protocol: 'protocol_id',
   cnt_protocol_signature: 'signature_id',
   cnt_message: 'message_id',
@@ -103,7 +108,7 @@ async function sample(t: Target) {
   const out: Record<string, unknown[]> = {}
   for (const { table } of DEMO_TABLES) {
     const id = ORDER[table]
-    const where = table === 'mem_ride' ? 'where ride_id % 37 = 1' : ''
+    const where = table === 'mem_ride' ? 'where ride_id % 37 = 1' : table === 'dash_tracking_event' ? 'where event_id % 13 = 1' : ''
     out[table] = await rows(t, `select * from ${table} ${where} order by ${id} limit 400`)
   }
   // The rider's password hash has a fresh salt each run: the same password, not the same bytes.
@@ -345,6 +350,200 @@ describe('npm run demo', () => {
     expect((await rows<{ versionCode: string }>(a, `select version_code from cnt_protocol_signature where member_id = ${rider!.memberId} and type = 'emailSubscription'`)).map((s) => s.versionCode)).toEqual(['1.0.0'])
   })
 
+  it('records app events of the last days: seeded codes, sessions opened by a launch, rides started in the app', async () => {
+    const ms = (v: unknown) => new Date(v as string).getTime()
+    expect(first.rows.dash_tracking_event).toBeGreaterThan(2_000)
+    // Only codes of the seed's tracking tree (and of its nodes, once the tree is seeded).
+    const codes = (await rows<{ code: string }>(a, 'select distinct code from dash_tracking_event order by code')).map((c) => c.code)
+    expect(codes.filter((c) => !(TRACKING_CODES as readonly string[]).includes(c))).toEqual([])
+    expect(codes).toEqual(expect.arrayContaining(['app.launch', 'app.crash', 'ride.start', 'ride.finish', 'screen.home']))
+    if (await count(a, 'select count(*) as n from dash_tracking_node')) {
+      expect(await count(a, 'select count(*) as n from dash_tracking_event e where not exists (select 1 from dash_tracking_node t where t.code = e.code)')).toBe(0)
+    }
+    // Within the tracked days, by members who had registered, received after they happened.
+    const span = (await rows<{ first: string; last: string }>(a, 'select min(event_time) as first, max(event_time) as last from dash_tracking_event'))[0]!
+    expect(ms(span.first)).toBeGreaterThanOrEqual(END.getTime() - TRACKING_DAYS * 86_400_000)
+    expect(ms(span.last)).toBeLessThan(END.getTime())
+    expect(
+      await count(
+        a,
+        `select count(*) as n from dash_tracking_event e left join mem_member m on m.member_id = e.member_id
+         where m.member_id is null or e.event_time < m.create_time or e.event_time > m.last_login_time or e.receive_time < e.event_time`,
+      ),
+    ).toBe(0)
+    // One launch per session, carrying the cold start; every other event of a session after its launch,
+    // on the same phone and version; a crash reported by the member's next launch.
+    expect(await count(a, "select count(*) as n from (select session_id from dash_tracking_event where code = 'app.launch' group by session_id having count(*) > 1) x")).toBe(0)
+    expect(await count(a, "select count(*) as n from dash_tracking_event where code = 'app.launch' and (value is null or value < 350 or value > 8000)")).toBe(0)
+    expect(await count(a, "select count(*) as n from dash_tracking_event where code <> 'app.launch' and value is not null")).toBe(0)
+    expect(
+      await count(
+        a,
+        `select count(*) as n from dash_tracking_event e where code <> 'app.launch' and not exists (
+           select 1 from dash_tracking_event l where l.code = 'app.launch' and l.session_id = e.session_id and l.member_id = e.member_id
+             and l.platform = e.platform and l.app_version = e.app_version and l.event_time <= e.event_time)`,
+      ),
+    ).toBe(0)
+    expect(
+      await count(
+        a,
+        `select count(*) as n from dash_tracking_event c where code = 'app.crash' and not exists (
+           select 1 from dash_tracking_event l where l.code = 'app.launch' and l.member_id = c.member_id and l.session_id <> c.session_id
+             and l.event_time <= c.event_time and l.event_time > (select x.event_time from dash_tracking_event x where x.code = 'app.launch' and x.session_id = c.session_id))`,
+      ),
+    ).toBe(0)
+    // A member's phone does not change; iPhones start faster than Android phones.
+    expect(await count(a, 'select count(*) as n from (select member_id from dash_tracking_event group by member_id having count(distinct platform) > 1) x')).toBe(0)
+    const starts = await rows<{ platform: string; value: number }>(a, "select platform, value from dash_tracking_event where code = 'app.launch'")
+    const median = (p: string) => {
+      const v = starts.filter((s) => s.platform === p).map((s) => Number(s.value)).sort((x, y) => x - y)
+      return v[Math.floor(v.length / 2)]!
+    }
+    expect(median('ios')).toBeGreaterThan(900)
+    expect(median('ios')).toBeLessThan(median('android'))
+    expect(median('android')).toBeLessThan(2_400)
+    // Each ride.start / ride.finish pair is a ride of that member: it starts with the ride's clock and
+    // finishes before its upload.
+    const rides = await rows<{ memberId: number; uploadTime: string; duration: number }>(a, `select member_id, upload_time, duration from mem_ride where upload_time >= '${new Date(END.getTime() - (TRACKING_DAYS + 1) * 86_400_000).toISOString()}'`)
+    const ridesOf = new Map<number, { upload: number; duration: number }[]>()
+    for (const ride of rides) ridesOf.set(Number(ride.memberId), [...(ridesOf.get(Number(ride.memberId)) ?? []), { upload: ms(ride.uploadTime), duration: Number(ride.duration) }])
+    const started = await rows<{ memberId: number; eventTime: string }>(a, "select member_id, event_time from dash_tracking_event where code = 'ride.start'")
+    expect(started.length).toBeGreaterThan(500)
+    const unmatched = started.filter((e) => !(ridesOf.get(Number(e.memberId)) ?? []).some((ride) => Math.abs(ride.upload - 30_000 - ride.duration * 1000 - ms(e.eventTime)) <= 1))
+    expect(unmatched).toEqual([])
+    expect(await count(a, "select count(*) as n from dash_tracking_event where code = 'ride.finish'")).toBe(started.length)
+  })
+
+  it('shows the bad release in the crash rates, with the crash reports the app uploaded', async () => {
+    const rates = await rows<{ platform: string; appVersion: string; sessions: number; crashes: number }>(
+      a,
+      `select l.platform, l.app_version, count(*) as sessions, sum(case when exists (select 1 from dash_tracking_event c where c.code = 'app.crash' and c.session_id = l.session_id) then 1 else 0 end) as crashes
+       from dash_tracking_event l where l.code = 'app.launch' group by l.platform, l.app_version`,
+    )
+    const bad = rates.find((x) => x.platform === BAD_RELEASE.platform && x.appVersion === BAD_RELEASE.version)!
+    expect(Number(bad.sessions)).toBeGreaterThan(100)
+    const badRate = Number(bad.crashes) / Number(bad.sessions)
+    const others = rates.filter((x) => x !== bad)
+    const otherRate = others.reduce((s, x) => s + Number(x.crashes), 0) / others.reduce((s, x) => s + Number(x.sessions), 0)
+    expect(badRate).toBeGreaterThan(0.02)
+    expect(badRate).toBeLessThan(0.07)
+    expect(otherRate).toBeGreaterThan(0)
+    expect(otherRate).toBeLessThan(0.012)
+    // Its fix, the next Android patch, crashes less (at this size a handful of sessions: only the order is sure).
+    const fixed = rates.find((x) => x.platform === 'android' && x.appVersion === '3.2.2')!
+    expect(Number(fixed.sessions)).toBeGreaterThan(50)
+    expect(Number(fixed.crashes) / Number(fixed.sessions)).toBeLessThan(badRate)
+    // Every crash report is one the app sent at a launch after a crash of that member, phone and version;
+    // most crashes have one; every member's uploads come from the phone their events do.
+    const reports = await count(a, "select count(*) as n from mon_app_upload_log where log_type = 'crash'")
+    const crashes = await count(a, "select count(*) as n from dash_tracking_event where code = 'app.crash'")
+    expect(reports).toBeGreaterThan(crashes * 0.6)
+    expect(reports).toBeLessThanOrEqual(crashes)
+    expect(
+      await count(
+        a,
+        `select count(*) as n from mon_app_upload_log u where log_type = 'crash' and not exists (
+           select 1 from dash_tracking_event c where c.code = 'app.crash' and c.member_id = u.member_id and c.platform = u.platform and c.app_version = u.app_version and c.event_time <= u.upload_time)`,
+      ),
+    ).toBe(0)
+    expect(await count(a, 'select count(*) as n from mon_app_upload_log u where exists (select 1 from dash_tracking_event e where e.member_id = u.member_id and e.platform <> u.platform)')).toBe(0)
+    // The versions the app runs were released before it ran them.
+    expect(
+      await count(
+        a,
+        `select count(*) as n from dash_tracking_event e where code = 'app.launch' and not exists (
+           select 1 from cnt_app_version v where v.platform = e.platform and v.version_code = e.app_version and v.release_time <= e.event_time)`,
+      ),
+    ).toBe(0)
+  })
+
+  it('fits the bikes with IoT modules that never claim to be online, and raises warnings of every severity on them', async () => {
+    const devices = first.rows.iot_device!
+    expect(devices).toBeGreaterThan(first.rows.bike_bike! * 0.6)
+    // Every device on exactly one bike; the folding bike has none.
+    expect(await count(a, 'select count(*) as n from bike_bike where iot_device_id is not null')).toBe(devices)
+    expect(await count(a, 'select count(*) as n from bike_bike k left join iot_device d on d.device_id = k.iot_device_id where k.iot_device_id is not null and d.device_id is null')).toBe(0)
+    expect(await count(a, "select count(*) as n from bike_bike k join bike_model m on m.model_id = k.model_id where m.category = 'folding' and k.iot_device_id is not null")).toBe(0)
+    // Of the seed's demo model; no secret, so none can connect until staff issue one; never online.
+    expect(await count(a, "select count(*) as n from iot_device d join iot_model m on m.model_id = d.model_id where m.product_id = 'VELO-4G'")).toBe(devices)
+    expect(await count(a, "select count(*) as n from iot_device where secret_hash is not null or online = true or state in ('online', 'activated')")).toBe(0)
+    // The state says what happened: a bike's owner connected it, and most activated it; stock bikes never connected.
+    expect(
+      await count(
+        a,
+        `select count(*) as n from iot_device d join bike_bike k on k.iot_device_id = d.device_id
+         where (d.bind_state = 'bound') <> (k.bind_status = 'bound') or (d.state = 'inactive') <> (d.last_seen_at is null)
+            or (d.activated = true) <> (d.state = 'activatedOffline') or (d.activated = true) <> (d.activated_at is not null)
+            or (k.bind_status = 'bound' and d.state = 'inactive') or d.last_seen_at >= '${END.toISOString()}' or d.last_seen_at < k.bound_time`,
+      ),
+    ).toBe(0)
+    expect(await count(a, "select count(*) as n from iot_device where sn not like 'VLD%'")).toBe(0)
+    // Every part's version and hardware, as the OTA catalogue's products have them; a mix, mostly the newest.
+    expect(await count(a, "select count(*) as n from iot_device where firmware_version = '' or display_version is null or bms_version is null or ecu_version is null or ecu_hardware is null")).toBe(0)
+    expect(await count(a, 'select count(*) as n from iot_device d where not exists (select 1 from ota_product p where p.hardware_revision = d.ecu_hardware)')).toBe(0)
+    expect(await count(a, 'select count(distinct firmware_version) as n from iot_device')).toBeGreaterThan(1)
+    // Warnings: open ones of each severity, with the active key the gateway counts repeats on; cleared ones without.
+    const open = await rows<{ severity: string }>(a, "select distinct severity from iot_alarm where state in ('activeUnack', 'activeAck') order by severity")
+    expect(open.map((x) => x.severity)).toEqual(['critical', 'major', 'minor', 'warning'])
+    const alarms = await rows<{ deviceId: number; type: string; code: string; state: string; activeKey: string | null }>(a, 'select device_id, type, code, state, active_key from iot_alarm')
+    for (const x of alarms) expect(x.activeKey, `${x.state}`).toBe(x.state.startsWith('active') ? `${x.deviceId}:${x.type}:${x.code}` : null)
+    expect(
+      await count(
+        a,
+        `select count(*) as n from iot_alarm a left join iot_device d on d.device_id = a.device_id
+         where d.device_id is null or a.model_id <> d.model_id or a.last_time < a.start_time or a.start_time >= '${END.toISOString()}'
+            or (a.state in ('clearedUnack', 'clearedAck')) <> (a.clear_time is not null) or (a.state in ('activeAck', 'clearedAck')) <> (a.ack_time is not null)`,
+      ),
+    ).toBe(0)
+  })
+
+  it('opens service orders of its riders, in their states, with the due times the engine gives', async () => {
+    expect(first.rows.service_repair_order).toBeGreaterThanOrEqual(8)
+    // For a bike of the member whose e-mail and names it carries (the frame number of the day), in the vehicle records.
+    expect(
+      await count(
+        a,
+        `select count(*) as n from service_repair_order o
+         where not exists (select 1 from mem_member m join bike_bike k on k.member_id = m.member_id join ord_frame_number f on f.bike_id = k.bike_id
+                           where m.email = o.contact_email and m.first_name = o.first_name and m.last_name = o.last_name and f.frame_number = o.bike_id)
+            or not exists (select 1 from bike_record r where r.event_kind = 'serviceOrder' and r.detail = o.order_no and r.frame_number = o.bike_id and r.event_time = o.create_time)
+            or o.create_time >= '${END.toISOString()}'`,
+      ),
+    ).toBe(0)
+    // Due while a review or a repair is awaited, and only then; evaluated only when finished.
+    expect(
+      await count(
+        a,
+        `select count(*) as n from service_repair_order
+         where (status in ('pending', 'processing')) <> (due_time is not null) or due_time <= create_time
+            or (evaluation_stars is not null and status <> 'finished') or order_no not like 'RS________-______'`,
+      ),
+    ).toBe(0)
+    expect(await count(a, 'select count(distinct status) as n from service_repair_order')).toBeGreaterThanOrEqual(3)
+  })
+
+  it('lists and opens its devices, warnings, app events and service orders through the API', async () => {
+    const t = await createTestApp({}, { databaseUrl: a.url })
+    try {
+      const token = await t.login()
+      for (const e of [iotEntities.iotDevice, iotWarningEntities.iotAlarm, dashboardEntities.trackingEvent, serviceEntities.repairOrder]) {
+        const list = await t.call({ method: 'POST', url: `/api${e.path}/list`, token, body: { pageNum: 1, pageSize: 20 } })
+        expect(list.code, `${e.key}: ${list.msg}`).toBe(200)
+        expect(list.data.total, e.key).toBeGreaterThan(0)
+        for (const row of (list.data.rows as Record<string, unknown>[]).slice(0, 5)) {
+          const got = await t.call({ url: `/api${e.path}/${row[e.idField]}`, token })
+          expect(got.code, `${e.key} ${row[e.idField]}: ${got.msg}`).toBe(200)
+        }
+      }
+      // The overdue filter of the service orders' list finds the open ones past their due time.
+      const overdue = await t.call({ method: 'POST', url: `/api${serviceEntities.repairOrder.path}/list`, token, body: { pageNum: 1, pageSize: 50, overdue: true } })
+      expect(overdue.code, overdue.msg).toBe(200)
+      expect(overdue.data.total).toBe(await count(a, `select count(*) as n from service_repair_order where due_time < '${new Date().toISOString()}' and status in ('pending', 'processing')`))
+    } finally {
+      await t.close()
+    }
+  })
+
   it('writes App content the definitions accept: listed, read and valid for a modify as the console sends it', async () => {
     // The server on the demo's database, every answer checked against its route's response schema.
     const t = await createTestApp({}, { databaseUrl: a.url })
@@ -414,6 +613,24 @@ describe('npm run demo', () => {
     expect(await count(c, "select tag_id as n from mem_feedback_tag where name = 'Staff tag'")).toBeGreaterThan(forced.rows.mem_feedback_tag!)
     expect(((await run(c).catch((e: unknown) => e)) as DemoRefused).foreign).toEqual([{ table: 'mem_feedback_tag', rows: 1 }])
     await rows(c, "delete from mem_feedback_tag where name = 'Staff tag'")
+    // A device the simulator registered, a warning on it, and an event of a member the app signed up: not the demo's.
+    await rows(c, `insert into iot_device (sn, uuid, model_id, create_by, create_time) values ('VL000001', '1b4e28ba-2fa1-4d2b-883f-0016d3cca427', 1, 'register', '2026-11-23T00:00:00.000Z')`)
+    await rows(
+      c,
+      `insert into iot_alarm (device_id, type, severity, start_time, last_time) select device_id, 'lowBattery', 'minor', '2026-11-23T01:00:00.000Z', '2026-11-23T01:00:00.000Z' from iot_device where sn = 'VL000001'`,
+    )
+    await rows(
+      c,
+      `insert into dash_tracking_event (member_id, code, session_id, platform, app_version, event_time, receive_time) values (999999, 'app.launch', 's1', 'ios', '3.3.0', '2026-11-23T02:00:00.000Z', '2026-11-23T02:00:01.000Z')`,
+    )
+    expect(((await run(c).catch((e: unknown) => e)) as DemoRefused).foreign).toEqual([
+      { table: 'iot_device', rows: 1 },
+      { table: 'iot_alarm', rows: 1 },
+      { table: 'dash_tracking_event', rows: 1 },
+    ])
+    await rows(c, "delete from iot_alarm where device_id = (select device_id from iot_device where sn = 'VL000001')")
+    await rows(c, "delete from iot_device where sn = 'VL000001'")
+    await rows(c, 'delete from dash_tracking_event where member_id = 999999')
     // Demo rows without the key (someone deleted it): not known to be the demo's, so refused.
     await rows(c, `delete from sys_config where config_key = '${DEMO_KEY}'`)
     const unmarked = (await run(c).catch((e: unknown) => e)) as DemoRefused

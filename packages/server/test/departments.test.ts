@@ -188,3 +188,28 @@ describe('a limited role: data scope "department and below" (Sales)', () => {
     expect(res.msg).toBe('You have no permission to do this (system:dept:export)')
   })
 })
+
+describe('regions', () => {
+  it('gain only countries the caller’s own dashboards count: no one widens a department’s view past their own', async () => {
+    const countries = (await db().selectFrom('sysCountry').select('countryId').orderBy('countryId').limit(3).execute()).map((c) => Number(c.countryId))
+    const [mine, other, third] = countries as [number, number, number]
+    const region = await addOk('Region office', hq)
+    await db().insertInto('sysDeptCountry').values({ deptId: region, countryId: mine }).execute()
+    // A manager of that office who may edit departments, scoped to their own.
+    const boss = await limitedUser(t, { userName: 'regionboss', dataScope: '3', dept: 'Region office', perms: ['system:dept:edit', 'system:dept:add', 'system:dept:list', 'system:dept:query'] })
+    const regionOf = async (id: number) => (await db().selectFrom('sysDeptCountry').select('countryId').where('deptId', '=', id).execute()).map((r) => Number(r.countryId)).sort()
+
+    const widen = await edit({ deptId: region, countryIds: [mine, other] }, boss.token)
+    expect(widen.status).toBe(403)
+    expect(widen.msg).toBe(`Countries ${other} are outside the countries your dashboards count: you cannot add them to a region`)
+    expect((await t.call({ method: 'PUT', url: '/api/system/dept', token: boss.token, body: { deptId: region, countryIds: [third] }, lang: 'zh_CN' })).msg).toMatch(/[\u4e00-\u9fff]/)
+    expect(await regionOf(region)).toEqual([mine])
+    // What they hold stays; narrowing is theirs to do.
+    expect((await edit({ deptId: region, countryIds: [mine], leader: 'Boss' }, boss.token)).status).toBe(200)
+    expect((await edit({ deptId: region, countryIds: [] }, boss.token)).status).toBe(200)
+    expect(await regionOf(region)).toEqual([])
+    // The admin (every country) may give any.
+    expect((await edit({ deptId: region, countryIds: [mine, other] })).status).toBe(200)
+    expect(await regionOf(region)).toEqual([mine, other].sort())
+  })
+})

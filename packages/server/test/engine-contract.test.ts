@@ -217,6 +217,14 @@ const OVERRIDES: Record<string, Override> = {
       await t.app.iot.messageLog.flush()
     },
   },
+  // The app records its events (POST /app/v1/tracking/events); staff only read and export them.
+  trackingEvent: {
+    row: async () => {
+      const memberId = await newest(entityByKey('member'))
+      const now = new Date().toISOString()
+      await db().insertInto('dashTrackingEvent').values({ memberId, code: 'app.launch', sessionId: 'contract-session', platform: 'ios', appVersion: '2.4.0', value: 812, eventTime: now, receiveTime: now }).execute()
+    },
+  },
   // Only devices' telemetry reports write the telemetry history, through its recorder.
   iotTelemetry: {
     row: async () => {

@@ -21,6 +21,7 @@ const SAMPLES: Record<string, (i: number) => Promise<Record<string, unknown>>> =
   user: async (i) => ({ userName: `roundtrip${i}`, nickName: `Round Trip ${i}`, password: 'secret12', email: `rt${i}@example.com`, phonenumber: `+31 20 555 000${i}`, sex: '1', roleIds: [] }),
   i18n: async (i) => ({ name: `Round trip ${i}`, type: 'web', sourceKey: `test.round.trip.${i}`, valueEnUs: `Hello ${i}`, valueZhCn: `你好 ${i}` }),
   country: async (i) => ({ code: `Q${'MNOPQR'[i]}`, name: `测试 ${i}`, nameEn: `Testland ${i}`, timeZone: 'Europe/Amsterdam' }),
+  trackingNode: async (i) => ({ parentId: 0, name: `Round trip ${i}`, code: `round.trip_${i}`, label: `Round trip ${i}`, path: `/round/${i}`, orderNum: i }),
   faq: async (i) => ({ type: 'battery', title: `How long ${i}?`, introduction: 'About charging', orderNum: i, content: '<p>Long enough</p>' }),
   iotModel: async (i) => ({ productId: `RT-${i}`, name: `Round trip model ${i}`, productCode: 'RT', snPrefix: `RT${i}`, supportsAudio: i === 1 }),
   iotFunction: async (i) => ({ name: `Round trip function ${i}`, command: 'lock', description: 'sample', modelIds: [await demoModelId()], firmwareVersions: '1.0.0 and later' }),

@@ -279,7 +279,9 @@ describe('a rollout', () => {
       const queued = await waitFor(async () => {
         const [r] = await rows(id)
         return r.state === 'queued' && r.attempt === 1 ? r : null
-      }, 'queued for its retry')
+        // A whole download, install and failure first: on a loaded PostgreSQL (the CI pass, two files
+        // at once) that took longer than the 10 s default once.
+      }, 'queued for its retry', 20_000)
       expect(queued.nextAttemptAt).toBe('2026-06-01T10:01:00.000Z')
       await new Promise((r) => setTimeout(r, 400))
       expect((await rows(id))[0]).toMatchObject({ state: 'queued', attempt: 1 })

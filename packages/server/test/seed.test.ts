@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { MENU_CATALOGUE } from '@velo/shared'
+import type { Kysely } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app'
 import { loadConfig } from '../src/config'
@@ -121,6 +122,63 @@ describe('first start', () => {
 
       const third = await buildApp(loadConfig(env), { logger: false })
       expect(third.seedResult).toEqual({ seeded: false })
+      await third.close()
+    } finally {
+      await database.drop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+  it('seeds the starter tracking tree and the departments\' regions once; a second start adds no node', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'velo-seed-'))
+    const database = await freshDatabase(dir)
+    const env = { DATABASE_URL: database.url, STORAGE_DIR: join(dir, 'files'), LOG_LEVEL: 'silent', ADMIN_PASSWORD: 'admin123!' }
+    // The tracking and region tables are typed by their definitions, not the Database interface.
+    const state = async (db: Kysely<any>) => ({
+      nodes: (await db.selectFrom('dashTrackingNode as n').leftJoin('dashTrackingNode as p', 'p.nodeId', 'n.parentId').select(['n.code', 'p.code as parent']).orderBy('n.code').execute()).map(
+        (r) => `${r.parent ?? '-'} > ${r.code}`,
+      ),
+      regions: Object.fromEntries(
+        await Promise.all(
+          ['Sales Europe', 'Sales China', 'After-sales Service'].map(async (name) => [
+            name,
+            (
+              await db
+                .selectFrom('sysDeptCountry as dc')
+                .innerJoin('sysDept as d', 'd.deptId', 'dc.deptId')
+                .innerJoin('sysCountry as c', 'c.countryId', 'dc.countryId')
+                .select('c.code')
+                .where('d.deptName', '=', name)
+                .orderBy('c.code')
+                .execute()
+            ).map((r) => r.code),
+          ]),
+        ),
+      ),
+    })
+    try {
+      const first = await buildApp(loadConfig(env), { logger: false })
+      const db = first.services.db as unknown as Kysely<any>
+      const seeded = await state(db)
+      expect(seeded.nodes).toEqual(expect.arrayContaining(['- > app', 'app > app.launch', 'app > app.crash', 'ride > ride.start', 'ride > ride.finish', 'bike > bike.unlock', 'screen > screen.map']))
+      expect(seeded.nodes.filter((n) => n.startsWith('- > '))).toEqual(['- > app', '- > bike', '- > ride', '- > screen'])
+      const launch = await db.selectFrom('dashTrackingNode').select(['name', 'label', 'path', 'status']).where('code', '=', 'app.launch').executeTakeFirstOrThrow()
+      expect(launch).toEqual({ name: 'Launch', label: expect.stringContaining('cold start'), path: '/launch', status: '0' })
+      expect(seeded.regions['Sales China']).toEqual(['CN'])
+      expect(seeded.regions['Sales Europe']).toEqual(['AT', 'BE', 'CH', 'DE', 'DK', 'ES', 'FR', 'GB', 'IE', 'IT', 'LU', 'NL', 'NO', 'SE'])
+      expect(seeded.regions['After-sales Service']).toEqual([...seeded.regions['Sales Europe'], 'CN', 'US'].sort())
+      // A node deleted meanwhile: a step run again adds back what is missing, and nothing twice.
+      await db.deleteFrom('dashTrackingNode').where('code', '=', 'screen.settings').execute()
+      await first.close()
+
+      // Started again as a database seeded by version 9: only what is missing comes back.
+      const again = await buildApp(loadConfig(env), { logger: false })
+      const db2 = again.services.db as unknown as Kysely<any>
+      expect(again.seedResult).toEqual({ seeded: false })
+      await db2.updateTable('sysConfig').set({ configValue: '9' }).where('configKey', '=', 'sys.seed.version').execute()
+      await again.close()
+      const third = await buildApp(loadConfig(env), { logger: false })
+      expect(third.seedResult.seeded).toBe(true)
+      expect(await state(third.services.db as unknown as Kysely<any>)).toEqual(seeded)
       await third.close()
     } finally {
       await database.drop()

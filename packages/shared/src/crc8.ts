@@ -99,9 +99,12 @@ export class Crc8 {
 
   /** The CRC as two upper-case hex digits ('F4'), as datasheets and firmware tools print it. */
   hex(): string {
-    return this.digest().toString(16).toUpperCase().padStart(2, '0')
+    return crc8Hex(this.digest())
   }
 }
+
+/** A CRC-8 as two upper-case hex digits ('F4'), as datasheets and firmware tools print it. */
+export const crc8Hex = (crc: number): string => crc.toString(16).toUpperCase().padStart(2, '0')
 
 /** The CRC-8 of whole bytes in one call. */
 export const crc8 = (bytes: Uint8Array, v: Crc8Variant = CRC8_VARIANTS[FILE_CRC8]) => new Crc8(v).update(bytes).digest()

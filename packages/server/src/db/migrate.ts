@@ -17,6 +17,8 @@ import { appContent } from './migrations/2026-11-24T13-app-content'
 import { memberSessions } from './migrations/2026-11-24T14-member-sessions'
 import { iotFleet } from './migrations/2026-11-24T18-iot-fleet'
 import { otaUpgrades } from './migrations/2026-11-24T20-ota-upgrades'
+import { dashboards } from './migrations/2026-11-25T01-dashboards'
+import { dashboardRollups } from './migrations/2026-11-25T02-dashboard-rollups'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set.
 const all = (dialect: Dialect): Record<string, Migration> => ({
@@ -37,6 +39,8 @@ const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-24T14-member-sessions': memberSessions(dialect),
   '2026-11-24T18-iot-fleet': iotFleet(dialect),
   '2026-11-24T20-ota-upgrades': otaUpgrades(dialect),
+  '2026-11-25T01-dashboards': dashboards(dialect),
+  '2026-11-25T02-dashboard-rollups': dashboardRollups(dialect),
 })
 
 export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[]> {

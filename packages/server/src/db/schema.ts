@@ -174,6 +174,8 @@ export interface Database {
   sysUserRole: UserRoleTable
   sysRoleMenu: RoleMenuTable
   sysRoleDept: RoleDeptTable
+  /** A department's region (dept.countryIds): the countries its dashboards count. */
+  sysDeptCountry: { deptId: number; countryId: number }
   sysDictType: DictTypeTable
   sysDictData: DictDataTable
   sysConfig: ConfigTable

@@ -27,6 +27,7 @@ import {
   THEMES,
   VIDEOS,
 } from './content-texts'
+import type { AppRelease, AppUsage, CrashReport } from './dashboards'
 import { DAY, type Plan, type PlannedMember } from './generate'
 import { badge, bikeDrawing, hexColour, pictureName } from './placeholders'
 import { random, type Random } from './random'
@@ -123,7 +124,25 @@ interface Message {
   recipients: [member: PlannedMember, readTime: number | null][]
 }
 
-export function planContent(plan: Plan, o: { seed: number; mark: string; countries: ReadonlyMap<string, number>; functions: ReadonlyMap<string, number> }): ContentPlan {
+/** The app's releases, iOS then Android of each (Android the next morning): cnt_app_version, and the versions the app's events and uploads carry. */
+export function appReleases(end: number): AppRelease[] {
+  return APP_RELEASES.flatMap(([ios, android, daysAgo, force]) => [
+    { platform: 'ios' as const, version: ios, time: end - daysAgo * DAY + 16 * HOUR, force },
+    { platform: 'android' as const, version: android, time: end + (1 - daysAgo) * DAY + 9 * HOUR, force },
+  ])
+}
+
+export function planContent(
+  plan: Plan,
+  o: {
+    seed: number
+    mark: string
+    countries: ReadonlyMap<string, number>
+    functions: ReadonlyMap<string, number>
+    /** The members' phones and app versions, and the crash reports their app events imply (demo/dashboards.ts). */
+    app: { usage: AppUsage; crashes: readonly CrashReport[] }
+  },
+): ContentPlan {
   // Its own stream, so adding content changed none of the members, bikes or rides a seed gives.
   const r = random((o.seed ^ 0x5eedc0de) >>> 0)
   const { end, members } = plan
@@ -271,12 +290,11 @@ export function planContent(plan: Plan, o: { seed: number; mark: string; countri
   const versionRows = table('cnt_app_version', [
     'version_id', 'platform', 'version_code', 'version_type', 'download_url', 'update_interval', 'current', 'release_time', 'notes_en', 'notes_de', 'notes_nl', 'notes_fr', ...AUDIT,
   ])
-  const releases: { platform: 'ios' | 'android'; version: string; time: number }[] = []
-  for (const [i, [ios, android, daysAgo, force, notes]] of APP_RELEASES.entries()) {
+  const releases = appReleases(end)
+  for (const [i, [, , , force, notes]] of APP_RELEASES.entries()) {
     const last = i === APP_RELEASES.length - 1
-    for (const [platform, version, time] of [['ios', ios, at(-daysAgo, 16)], ['android', android, at(-daysAgo + 1, 9)]] as const) {
+    for (const { platform, version, time } of releases.slice(2 * i, 2 * i + 2)) {
       const patch = !version.endsWith('.0')
-      releases.push({ platform, version, time })
       versionRows.push([
         versionRows.length + 1, platform, version, force ? 'force' : 'normal', `https://velo.example/app/${platform}?version=${version}`, force ? 0 : patch ? 72 : 24, last, iso(time),
         notes.en_US, notes.de_DE, notes.nl_NL, notes.fr_FR, ...audit(time - 2 * DAY), force ? 'Required: the ride sync of 2.x was switched off with this release' : '',
@@ -386,8 +404,8 @@ export function planContent(plan: Plan, o: { seed: number; mark: string; countri
     centreRows.push([centreRows.length + 1, name, address, country, lat, lng, phone, email, hours, sales, repair, testRide, warranty, closed ? '1' : '0', ...audit(plan.start + (i * 11) * DAY), ''])
   }
 
-  // ---- What the app uploaded in the last 90 days: logs from Help › Send app log, and crash reports.
-  const uploads = planUploads(r, plan, releases, files)
+  // ---- What the app uploaded: logs from Help › Send app log (the last 90 days), and crash reports.
+  const uploads = planUploads(r, plan, o.app, files)
   const uploadRows = table('mon_app_upload_log', ['upload_id', 'member_id', 'device_id', 'log_type', 'platform', 'app_version', 'os_version', 'file', 'original_name', 'file_size', 'upload_time'])
   for (const [i, u] of uploads.entries()) uploadRows.push([i + 1, u.member.id, u.deviceId, u.logType, u.platform, u.appVersion, u.osVersion, u.file.name, u.file.originalName, u.file.bytes.length, iso(u.time)])
 
@@ -413,39 +431,50 @@ interface Upload {
   appVersion: string
   osVersion: string
   time: number
+  /** A crash report's: when the app fell over (the report is sent at the next launch). */
+  crashed?: number
   file: DemoFile
 }
 
 const IPHONES = ['iPhone 15', 'iPhone 15 Pro', 'iPhone 16', 'iPhone 16 Pro', 'iPhone 17', 'iPhone SE (3rd generation)']
 const ANDROIDS = ['Samsung Galaxy S24', 'Samsung Galaxy A55', 'Google Pixel 9', 'Google Pixel 8a', 'Xiaomi 14', 'OnePlus 12', 'Fairphone 5']
 
-function planUploads(r: Random, plan: Plan, releases: readonly { platform: 'ios' | 'android'; version: string; time: number }[], files: DemoFile[]): Upload[] {
+function planUploads(r: Random, plan: Plan, app: { usage: AppUsage; crashes: readonly CrashReport[] }, files: DemoFile[]): Upload[] {
   const { end, members } = plan
   const from = end - 90 * DAY
   const riders = members.filter((m) => m.bikes.length > 0 && m.lastLogin > from + DAY)
   const pool = riders.length ? riders : members
-  // About 3 % of the members send something in three months.
-  const count = Math.max(3, Math.round(members.length * 0.03))
+  // About 2 % of the members send their log from the help screen in three months. The crash reports
+  // are the ones the app's crashes sent at the next launch (the app.crash events of the last 120 days).
+  const count = Math.max(3, Math.round(members.length * 0.0225))
   const devices = new Map<PlannedMember, { platform: 'ios' | 'android'; model: string; id: string }>()
   const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[r.int(16)]).join('')
+  const deviceOf = (member: PlannedMember) => {
+    let device = devices.get(member)
+    if (!device) {
+      const platform = app.usage.platformOf(member)
+      device =
+        platform === 'android'
+          ? { platform, model: r.pick(ANDROIDS), id: hex(16) }
+          : { platform, model: r.pick(IPHONES), id: `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`.toUpperCase() }
+      devices.set(member, device)
+    }
+    return device
+  }
+  const osOf = (platform: 'ios' | 'android', time: number) =>
+    platform === 'ios' ? `iOS ${time < end - 60 * DAY ? r.pick(['26.6', '26.6.1']) : r.pick(['26.6.1', '27.0.1', '27.1'])}` : `Android ${r.pick(['14', '15', '16', '16', '17'])}`
   const uploads: Omit<Upload, 'file'>[] = []
   for (let i = 0; i < count; i++) {
     const member = r.pick(pool)
-    let device = devices.get(member)
-    if (!device) {
-      const android = r.chance(member.market.code === 'CN' || member.market.code === 'TW' ? 0.7 : 0.45)
-      device = android
-        ? { platform: 'android', model: r.pick(ANDROIDS), id: hex(16) }
-        : { platform: 'ios', model: r.pick(IPHONES), id: `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`.toUpperCase() }
-      devices.set(member, device)
-    }
+    const device = deviceOf(member)
     const lower = Math.max(member.reg + HOUR, from)
     const time = lower < member.lastLogin ? r.between(lower, member.lastLogin) : member.lastLogin
-    const released = releases.filter((x) => x.platform === device.platform && x.time <= time)
-    // Most run the latest version; some are one behind.
-    const version = released.length > 1 && r.chance(0.25) ? released.at(-2)! : (released.at(-1) ?? releases.find((x) => x.platform === device.platform)!)
-    const os = device.platform === 'ios' ? `iOS ${time < end - 60 * DAY ? r.pick(['26.6', '26.6.1']) : r.pick(['26.6.1', '27.0.1', '27.1'])}` : `Android ${r.pick(['14', '15', '16', '16', '17'])}`
-    uploads.push({ member, deviceId: device.id, platform: device.platform, logType: r.chance(0.25) ? 'crash' : 'log', appVersion: version.version, osVersion: `${os} (${device.model})`, time })
+    uploads.push({ member, deviceId: device.id, platform: device.platform, logType: 'log', appVersion: app.usage.versionAt(member, time), osVersion: `${osOf(device.platform, time)} (${device.model})`, time })
+  }
+  for (const c of app.crashes) {
+    if (c.time >= end) continue
+    const device = deviceOf(c.member)
+    uploads.push({ member: c.member, deviceId: device.id, platform: c.platform, logType: 'crash', appVersion: c.appVersion, osVersion: `${osOf(c.platform, c.time)} (${device.model})`, time: c.time, crashed: c.crashed })
   }
   uploads.sort((a, b) => a.time - b.time)
   return uploads.map((u, i) => {
@@ -519,7 +548,7 @@ function crashReport(r: Random, u: Omit<Upload, 'file'>): Buffer {
     platform: u.platform,
     os: u.osVersion,
     deviceId: u.deviceId,
-    time: iso(u.time - r.between(1, 30) * MINUTE),
+    time: iso(u.crashed ?? u.time - r.between(1, 30) * MINUTE),
     thread: ios ? 'com.apple.main-thread' : 'main',
     exception: crash[0],
     message: crash[1],

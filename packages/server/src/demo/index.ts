@@ -4,11 +4,13 @@ import type { Kysely } from 'kysely'
 import type { AppConfig } from '../config'
 import type { Db, Dialect } from '../db/database'
 import { migrateToLatest } from '../db/migrate'
-import { seed, type SeedResult } from '../db/seed'
+import { DEMO_MODEL, seed, type SeedResult } from '../db/seed'
 import { hashPassword } from '../platform/auth/passwords'
 import { Storage } from '../platform/storage'
-import { DEMO_RIDER, planContent, writeContent, writeContentFiles } from './content'
-import { buildPlan, DAY, type Plan } from './generate'
+import { refreshRollups, resetRollups } from '../modules/dashboard/rollups'
+import { appReleases, DEMO_RIDER, planContent, writeContent, writeContentFiles } from './content'
+import { appUsage, planDevices, planServiceOrders, type PlannedServiceOrder, RideDays, TRACKING_DAYS, writeAlarms, writeDevices, writeServiceOrders, writeTracking } from './dashboards'
+import { buildPlan, DAY, type Plan, type PlannedBike } from './generate'
 import { orderCounts } from './orders'
 import { writeOtaCatalogue } from './ota'
 import { bikeDrawing, hexColour, pictureName, swatch } from './placeholders'
@@ -20,7 +22,8 @@ import { query, TableWriter } from './write'
 // What is demo data: the demo owns the tables of those areas (DEMO_TABLES). It writes every row
 // it adds there with create_by 'velo-demo' (a name no staff user can have: user names are letters
 // and digits), rides, vehicle records and tag links under demo members, bikes and feedback,
-// signatures, inbox rows and app uploads under demo agreements, messages and members, and records
+// signatures, inbox rows and app uploads under demo agreements, messages and members, the app's
+// tracking events under demo members and warnings under demo IoT devices, and records
 // the run in the configuration key sys.demo.seed. The sys_file rows of its manuals and uploads carry
 // the mark too (that table is not the demo's: only its own rows are replaced). A database "holds non-demo data" when
 // one of those tables has a row while the key is absent, or a row not marked as the demo's.
@@ -41,13 +44,18 @@ export const DEMO_TABLES: readonly { table: string; audited: boolean }[] = [
   { table: 'mem_feedback_tag', audited: true },
   { table: 'mem_member', audited: true },
   { table: 'ord_device_order', audited: true },
+  // Before the bikes, which name them (demo/dashboards.ts).
+  { table: 'iot_device', audited: true },
+  { table: 'iot_alarm', audited: false },
   { table: 'bike_bike', audited: true },
   { table: 'ord_frame_number', audited: true },
   { table: 'ord_frame_series', audited: false },
   { table: 'mem_ride', audited: false },
+  { table: 'dash_tracking_event', audited: false },
   { table: 'bike_record', audited: false },
   { table: 'mem_feedback', audited: true },
   { table: 'mem_feedback_tag_link', audited: false },
+  { table: 'service_repair_order', audited: true },
   // App content (demo/content.ts).
   { table: 'cnt_protocol', audited: true },
   { table: 'cnt_protocol_signature', audited: false },
@@ -72,6 +80,9 @@ export const DEMO_TABLES: readonly { table: string; audited: boolean }[] = [
 /** Rows of the unaudited tables that belong to no demo row of their parent. */
 const FOREIGN_CHILDREN: Record<string, string> = {
   mem_ride: `select count(*) as f from mem_ride c where not exists (select 1 from mem_member p where p.member_id = c.member_id and p.create_by = '${DEMO_MARK}')`,
+  // Events by demo members, and warnings on demo devices (the gateway raises more on them as time passes: the demo's too).
+  dash_tracking_event: `select count(*) as f from dash_tracking_event c where not exists (select 1 from mem_member p where p.member_id = c.member_id and p.create_by = '${DEMO_MARK}')`,
+  iot_alarm: `select count(*) as f from iot_alarm c where not exists (select 1 from iot_device p where p.device_id = c.device_id and p.create_by = '${DEMO_MARK}')`,
   bike_record: `select count(*) as f from bike_record c where not exists (select 1 from bike_bike p where p.bike_id = c.bike_id and p.create_by = '${DEMO_MARK}')`,
   // A series is the demo's while a demo number carries its prefix.
   ord_frame_series: `select count(*) as f from ord_frame_series s where not exists (select 1 from ord_frame_number n where n.create_by = '${DEMO_MARK}' and substr(n.frame_number, 1, length(s.prefix)) = s.prefix)`,
@@ -112,7 +123,7 @@ export class DemoRefused extends Error {
   constructor(readonly foreign: { table: string; rows: number }[]) {
     super(
       `The database holds data the demo did not write (${foreign.map((f) => `${f.table}: ${f.rows} rows`).join(', ')}). ` +
-        'The demo replaces only its own data. To delete every row of the members, bikes and app content tables and fill them with demo data, run it with --force.',
+        'The demo replaces only its own data. To delete every row of the members, bikes, IoT devices, service orders and app content tables and fill them with demo data, run it with --force.',
     )
   }
 }
@@ -184,6 +195,8 @@ export async function runDemo(services: { db: Db; dialect: Dialect; config: AppC
   const countries = new Map((await services.db.selectFrom('sysCountry').select(['code', 'countryId']).execute()).map((c) => [c.code, Number(c.countryId)]))
   // The seed's IoT functions (by command), which feature guides and an activity point at.
   const functions = new Map((await db.selectFrom('iotFunction').select(['command', 'functionId']).execute()).map((f) => [String(f.command), Number(f.functionId)]))
+  // The seed's demo IoT model, which the bikes' modules are (the simulator registers as it too).
+  const iotModel = await db.selectFrom('iotModel').select('modelId').where('productId', '=', DEMO_MODEL.productId).executeTakeFirst()
   const riderHash = await hashPassword(DEMO_RIDER.password)
   const plan = buildPlan({ seed: o.seed, scale: o.scale, end, countries })
   log(`Planned ${plan.members.length} members, ${plan.bikes.length} bikes, ${plan.feedback.length} feedback (seed ${o.seed}, scale ${o.scale}, up to ${new Date(end).toISOString().slice(0, 10)})`)
@@ -201,25 +214,41 @@ export async function runDemo(services: { db: Db; dialect: Dialect; config: AppC
     if (now.foreign.length && !o.force) throw new DemoRefused(now.foreign)
     replacedForeign = now.foreign
     await clear(tx, dialect)
+    // The dashboards' summaries of the facts just deleted: rebuilt from the new ones after the transaction.
+    await resetRollups(tx, dialect)
     await writePlaceholders(new Storage(config.storageDir), plan)
     const t0 = performance.now()
     Object.assign(rows, await writeCatalogue(tx, dialect, plan))
     // The parts' makers were chosen before the first bikes were built.
     Object.assign(rows, await writeOtaCatalogue(tx, dialect, { entered: plan.start - 90 * DAY, mark: DEMO_MARK }))
-    rows.mem_ride = await writeRides(tx, dialect, plan, log)
+    const rideDays = new RideDays(end - TRACKING_DAYS * DAY)
+    rows.mem_ride = await writeRides(tx, dialect, plan, log, rideDays)
     log(`Rides written in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
     plan.settle()
+    // The app's events (after settle: members open the app up to their last login) and the devices.
+    const t1 = performance.now()
+    const releases = appReleases(end)
+    const usage = appUsage(o.seed, releases)
+    const tracking = await writeTracking(tx, dialect, plan, { seed: o.seed, rides: rideDays, releases, usage })
+    rows.dash_tracking_event = tracking.rows
+    const devices = iotModel ? planDevices(plan, o.seed) : []
+    rows.iot_device = await writeDevices(tx, dialect, plan, devices, { seed: o.seed, modelId: Number(iotModel?.modelId), mark: DEMO_MARK })
+    rows.iot_alarm = await writeAlarms(tx, dialect, plan, devices, { seed: o.seed, scale: o.scale, modelId: Number(iotModel?.modelId) })
+    log(`App events, IoT devices and warnings written in ${((performance.now() - t1) / 1000).toFixed(1)} s`)
     // Before the members are written: it sets their privacy agreement by their signatures, and the rider.
     let contentStarted = performance.now()
-    const content = planContent(plan, { seed: o.seed, mark: DEMO_MARK, countries, functions })
+    const content = planContent(plan, { seed: o.seed, mark: DEMO_MARK, countries, functions, app: { usage, crashes: tracking.crashes } })
     let contentMs = performance.now() - contentStarted
     content.rider.passwordHash = riderHash
     riderId = content.rider.id
+    // After the content: it gives the app rider their e-mail, which their orders carry.
+    const serviceOrders = planServiceOrders(plan, o.seed)
     rows.mem_member = await writeMembers(tx, dialect, plan)
     Object.assign(rows, await writeOrders(tx, dialect, plan))
-    rows.bike_bike = await writeBikes(tx, dialect, plan)
-    rows.bike_record = await writeRecords(tx, dialect, plan)
+    rows.bike_bike = await writeBikes(tx, dialect, plan, new Map(devices.map((d) => [d.bike, d.id])))
+    rows.bike_record = await writeRecords(tx, dialect, plan, serviceOrders)
     Object.assign(rows, await writeFeedback(tx, dialect, plan))
+    rows.service_repair_order = await writeServiceOrders(tx, dialect, serviceOrders, DEMO_MARK)
     contentStarted = performance.now()
     await writeContentFiles(new Storage(config.storageDir), content)
     Object.assign(rows, await writeContent(tx, dialect, content, DEMO_MARK))
@@ -234,6 +263,9 @@ export async function runDemo(services: { db: Db; dialect: Dialect; config: AppC
       .values({ configName: 'Demo data seed', configKey: DEMO_KEY, configValue: String(o.seed), configType: 'N', createBy: DEMO_MARK, createTime: new Date().toISOString(), updateBy: '', updateTime: null, remark: `Written by npm run demo (${summary}). Delete the demo data with npm run demo -- --force only after reading the README.` })
       .execute()
   })
+  // Outside the demo's transaction, as the server refreshes them: the dashboards read these summaries.
+  const rollups = await refreshRollups(db, dialect)
+  log(`Dashboard summaries refreshed in ${(rollups.ms / 1000).toFixed(1)} s (${rollups.rows} rows)`)
   if (dialect === 'postgres') {
     for (const { table } of DEMO_TABLES) await query(db, `analyze ${table}`)
   } else {
@@ -259,12 +291,16 @@ const ID_COLUMNS: [string, string][] = [
   ['bike_static_image', 'image_id'],
   ['mem_feedback_tag', 'tag_id'],
   ['mem_member', 'member_id'],
+  ['iot_device', 'device_id'],
+  ['iot_alarm', 'alarm_id'],
   ['bike_bike', 'bike_id'],
   ['ord_device_order', 'order_id'],
   ['ord_frame_number', 'number_id'],
   ['mem_ride', 'ride_id'],
+  ['dash_tracking_event', 'event_id'],
   ['bike_record', 'record_id'],
   ['mem_feedback', 'feedback_id'],
+  ['service_repair_order', 'repair_order_id'],
   ['cnt_protocol', 'protocol_id'],
   ['cnt_protocol_signature', 'signature_id'],
   ['cnt_message', 'message_id'],
@@ -353,11 +389,12 @@ async function writeCatalogue(tx: Kysely<any>, dialect: Dialect, plan: Plan): Pr
   return Object.fromEntries(all.map((w) => [w.table, w.written]))
 }
 
-async function writeRides(tx: Kysely<any>, dialect: Dialect, plan: Plan, log: (line: string) => void): Promise<number> {
+async function writeRides(tx: Kysely<any>, dialect: Dialect, plan: Plan, log: (line: string) => void, days: RideDays): Promise<number> {
   const rides = new TableWriter(tx, dialect, 'mem_ride', ['ride_id', 'member_id', 'bike_id', 'upload_time', 'distance', 'duration', 'avg_speed', 'max_speed', 'cadence', 'calories'])
   let id = 0
   let reported = 0
   for (const day of plan.rides()) {
+    days.add(day)
     for (const [memberId, bikeId, upload, distance, duration, avg, max, cadence, calories] of day) {
       await rides.add(++id, memberId, bikeId, iso(upload), distance, duration, avg, max, cadence, calories)
     }
@@ -386,7 +423,7 @@ async function writeMembers(tx: Kysely<any>, dialect: Dialect, plan: Plan): Prom
   return w.written
 }
 
-async function writeBikes(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<number> {
+async function writeBikes(tx: Kysely<any>, dialect: Dialect, plan: Plan, deviceOf: ReadonlyMap<PlannedBike, number>): Promise<number> {
   const w = new TableWriter(tx, dialect, 'bike_bike', [
     'bike_id', 'frame_number', 'category', 'model_id', 'colour_id', 'size_id', 'bind_status', 'member_id', 'bound_time', 'access', 'bluetooth_serial', 'protocol_version', 'mac',
     'default_bike', 'order_id', 'frame_type', 'replacement_reason', 'iot_device_id', 'battery_health', 'cycle_times', 'ride_count', 'create_by', 'create_time', 'update_by', 'update_time', 'remark',
@@ -395,7 +432,7 @@ async function writeBikes(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promis
     const changed = b.replaced ? [b.replaced.by, iso(b.replaced.at)] : ['', null]
     await w.add(
       b.id, b.frameNumber, b.model.spec.category, b.model.id, b.colour.id, b.size.id, b.member ? 'bound' : 'unbound', b.member?.id ?? null, b.boundTime === undefined ? null : iso(b.boundTime),
-      b.access, b.bluetoothSerial, b.protocolVersion, b.mac, b.defaultBike, b.orderId, b.replaced ? 'replacement' : 'regular', b.replaced?.reason ?? '', null, b.health, b.cycles, b.rideCount,
+      b.access, b.bluetoothSerial, b.protocolVersion, b.mac, b.defaultBike, b.orderId, b.replaced ? 'replacement' : 'regular', b.replaced?.reason ?? '', deviceOf.get(b) ?? null, b.health, b.cycles, b.rideCount,
       DEMO_MARK, iso(b.produced), ...changed, b.remark,
     )
   }
@@ -432,23 +469,26 @@ async function writeOrders(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promi
   return { ord_device_order: o.written, ord_frame_number: n.written, ord_frame_series: s.written }
 }
 
-async function writeRecords(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<number> {
+async function writeRecords(tx: Kysely<any>, dialect: Dialect, plan: Plan, serviceOrders: readonly PlannedServiceOrder[]): Promise<number> {
   const w = new TableWriter(tx, dialect, 'bike_record', ['record_id', 'bike_id', 'frame_number', 'event_kind', 'detail', 'member_id', 'event_time', 'oper_by'])
-  for (const [i, r] of plan.records().entries()) await w.add(i + 1, r.bike.id, r.frameNumber, r.kind, r.detail, r.memberId, iso(r.time), r.by)
+  // An order the app opened for a bike is in its records, as the server writes one (modules/service).
+  const orders = serviceOrders.map((o) => ({ bike: o.bike, frameNumber: o.frameNumber, kind: 'serviceOrder', detail: o.orderNo, memberId: o.member.id, time: o.created, by: 'app' }))
+  const records = [...plan.records(), ...orders].sort((a, b) => a.time - b.time || a.bike.id - b.bike.id)
+  for (const [i, r] of records.entries()) await w.add(i + 1, r.bike.id, r.frameNumber, r.kind, r.detail, r.memberId, iso(r.time), r.by)
   await w.flush()
   return w.written
 }
 
 async function writeFeedback(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<Record<string, number>> {
   const w = new TableWriter(tx, dialect, 'mem_feedback', [
-    'feedback_id', 'member_id', 'stars', 'content', 'image1', 'image2', 'image3', 'image4', 'read_state', 'read_by', 'read_time', 'reply', 'reply_by', 'reply_time', 'create_by', 'create_time', 'update_by', 'update_time', 'remark',
+    'feedback_id', 'member_id', 'stars', 'content', 'image1', 'image2', 'image3', 'image4', 'read_state', 'read_by', 'read_time', 'reply', 'reply_by', 'reply_time', 'replied', 'create_by', 'create_time', 'update_by', 'update_time', 'remark',
   ])
   const links = new TableWriter(tx, dialect, 'mem_feedback_tag_link', ['feedback_id', 'tag_id'])
   for (const f of plan.feedback) {
     const last = f.reply ?? f.read
     await w.add(
       f.id, f.member.id, f.stars, f.content, null, null, null, null, f.read ? 'read' : 'unread', f.read?.by ?? '', f.read ? iso(f.read.at) : null,
-      f.reply?.text ?? '', f.reply?.by ?? '', f.reply ? iso(f.reply.at) : null, DEMO_MARK, iso(f.time), last?.by ?? '', last ? iso(last.at) : null, '',
+      f.reply?.text ?? '', f.reply?.by ?? '', f.reply ? iso(f.reply.at) : null, Boolean(f.reply), DEMO_MARK, iso(f.time), last?.by ?? '', last ? iso(last.at) : null, '',
     )
     for (const tag of f.tagIds) await links.add(f.id, tag)
   }

@@ -5,6 +5,7 @@ import { registerAppApi } from './app'
 import { registerBikes } from './bike'
 import { registerFiles } from './common/files'
 import { registerContent } from './content'
+import { registerDashboards } from './dashboard'
 import { registerIot } from './iot'
 import { registerMembers } from './member'
 import { registerJobs } from './monitor/jobs'
@@ -48,4 +49,5 @@ export async function registerModules(api: FastifyInstance, services: Services) 
   registerContent(api, services)
   registerAppApi(api, services)
   registerTool(api, services)
+  registerDashboards(api, services)
 }

@@ -175,6 +175,8 @@ export const bike = defineEntity({
       // The bike on a device: one at most, whatever two requests fitting it at once do (null: none fitted).
       { columns: ['iotDeviceId'], unique: true },
       { columns: ['bindStatus', 'createTime'] },
+      // Bikes registered per month (the registered-bikes dashboard).
+      { columns: ['bindStatus', 'boundTime'] },
     ],
   },
   fields: [

@@ -37,7 +37,7 @@ export const iotAlarm = defineEntity({
     { name: 'type', kind: 'enum', options: ALARM_TYPE_OPTIONS, label: { en_US: 'Type', zh_CN: '告警类型' }, required: true, readOnly: true, search: 'eq', sort: true },
     { name: 'code', kind: 'text', max: 32, label: { en_US: 'Fault code', zh_CN: '故障码' }, readOnly: true, search: 'eq' },
     { name: 'severity', kind: 'enum', options: ALARM_SEVERITY_OPTIONS, label: { en_US: 'Severity', zh_CN: '严重程度' }, required: true, readOnly: true, search: 'eq', sort: true },
-    { name: 'state', kind: 'enum', options: ALARM_STATE_OPTIONS, label: { en_US: 'State', zh_CN: '状态' }, default: 'activeUnack', readOnly: true, search: 'eq' },
+    { name: 'state', kind: 'enum', options: ALARM_STATE_OPTIONS, label: { en_US: 'State', zh_CN: '状态' }, default: 'activeUnack', readOnly: true, search: 'in' },
     { name: 'detail', kind: 'text', max: 500, label: { en_US: 'Detail', zh_CN: '详情' }, readOnly: true },
     { name: 'count', kind: 'number', int: true, min: 1, default: 1, label: { en_US: 'Count', zh_CN: '次数' }, readOnly: true, sort: true },
     { name: 'startTime', kind: 'datetime', label: { en_US: 'First occurred', zh_CN: '首次发生' }, readOnly: true, required: true, search: 'range', sort: true },

@@ -183,6 +183,8 @@ export const feedback = defineEntity({
       { columns: ['readState', 'createTime'] },
       { columns: ['stars', 'createTime'] },
       { columns: ['memberId', 'createTime'] },
+      // Unanswered feedback of a period: the list's Replied filter and the satisfaction dashboard's count.
+      { columns: ['replied', 'createTime'] },
     ],
   },
   fields: [
@@ -223,6 +225,9 @@ export const feedback = defineEntity({
     { name: 'reply', kind: 'longText', max: 2000, label: { en_US: 'Reply', zh_CN: '回复' }, readOnly: true },
     { name: 'replyBy', kind: 'text', max: 64, label: { en_US: 'Reply by', zh_CN: '回复人' }, readOnly: true },
     { name: 'replyTime', kind: 'datetime', label: { en_US: 'Reply time', zh_CN: '回复时间' }, readOnly: true, sort: true },
+    // Set with the reply (the reply action): "unanswered" as a filter the list, its link from the
+    // satisfaction dashboard and the dashboard's count share; a blank reply cannot be searched for.
+    { name: 'replied', kind: 'boolean', label: { en_US: 'Replied', zh_CN: '已回复' }, default: false, readOnly: true, search: 'eq', list: false },
     { ...createTime, label: { en_US: 'Submitted', zh_CN: '提交时间' } },
   ],
   actions: [

@@ -202,6 +202,16 @@ export const dept = defineEntity({
     { name: 'leader', kind: 'text', label: { en_US: 'Leader', zh_CN: '负责人' }, max: 64 },
     { name: 'phone', kind: 'phone', label: { en_US: 'Phone', zh_CN: '联系电话' } },
     { name: 'email', kind: 'email', label: { en_US: 'Email', zh_CN: '邮箱' } },
+    // The department's region: a role scoped to departments sees the dashboards' figures of these
+    // countries only (members, rides, bikes, feedback and service orders by their country).
+    {
+      name: 'countryIds',
+      kind: 'referenceMany',
+      entity: 'country',
+      through: { table: 'sysDeptCountry', from: 'deptId', to: 'countryId' },
+      label: { en_US: 'Region (countries)', zh_CN: '负责区域（国家/地区）' },
+      list: false,
+    },
     status,
     createTime,
   ],

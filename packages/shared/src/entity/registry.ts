@@ -1,5 +1,6 @@
 import * as bikeEntities from '../entities/bikes'
 import * as contentEntities from '../entities/content'
+import * as dashboardEntities from '../entities/dashboards'
 import * as iotEntities from '../entities/iot'
 import * as iotConfigEntities from '../entities/iot-config'
 import * as iotSimEntities from '../entities/iot-sim'
@@ -34,6 +35,7 @@ const BUILT_IN_ENTITIES: readonly ResolvedEntity[] = [
   ...Object.values(bikeEntities),
   ...Object.values(orderEntities),
   ...Object.values(toolEntities),
+  ...Object.values(dashboardEntities),
 ]
 
 /** Every entity by key, so references can be resolved ("dept" → its table and label field) on both sides. */

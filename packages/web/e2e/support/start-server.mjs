@@ -3,7 +3,7 @@
 // The main server's database first gets the demo data (members, bikes, rides, feedback) at a small
 // scale, as `npm run demo` writes it: members sign up in the app, so the specs cannot add them.
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url'
 const web = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 /** Where the server on this port writes its mails (support/mail.ts reads them). */
 export const mailDirOf = (port) => join(tmpdir(), `velo-e2e-mail-${port}`)
+/** A file naming the database of the server on this port: specs compare the dashboards with their own queries on it (read-only). */
+export const databaseNoteOf = (port) => join(tmpdir(), `velo-e2e-database-${port}`)
 const serverMain = resolve(web, '../server/dist/main.js')
 for (const [what, file] of [['web app', join(web, 'dist/index.html')], ['server', serverMain]]) {
   if (!existsSync(file)) {
@@ -24,6 +26,7 @@ const dir = mkdtempSync(join(tmpdir(), 'velo-e2e-'))
 rmSync(mailDirOf(process.env.E2E_PORT ?? '18080'), { recursive: true, force: true })
 /** The database, storage and admin password the server and the demo generator share. */
 const data = { DATABASE_URL: join(dir, 'velo.db'), STORAGE_DIR: join(dir, 'files'), ADMIN_PASSWORD: 'admin123' }
+writeFileSync(databaseNoteOf(process.env.E2E_PORT ?? '18080'), data.DATABASE_URL)
 
 if (process.env.E2E_CAPTCHA !== 'true') {
   // The demo migrates and seeds the fresh database itself (admin / ADMIN_PASSWORD), as the server

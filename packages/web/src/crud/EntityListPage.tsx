@@ -1,5 +1,6 @@
-import { useMemo, useState, type Key } from 'react'
+import { useContext, useEffect, useMemo, useState, type Key } from 'react'
 import { Table } from 'antd'
+import { UNSAFE_LocationContext } from 'react-router'
 import type { ColumnType, SorterResult } from 'antd/es/table/interface'
 import type { ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
@@ -16,8 +17,9 @@ import { ListPager } from './list/ListPager'
 import { ListToolbar } from './list/ListToolbar'
 import { RowActions, standardRowActions, type RowActionList } from './list/RowActions'
 import { SearchForm } from './list/SearchForm'
-import { searchFieldsOf } from './list/searchFields'
+import { filtersFrom, searchFieldsOf } from './list/searchFields'
 import { useDeleteRows } from './list/useDeleteRows'
+import { overdueField, searchFromUrl } from './list/urlFilters'
 import { exportBody, useEntityList, type ListSort } from './list/useEntityList'
 import { useLiveReferences } from './list/useLiveReferences'
 import { useOperations } from './list/useOperations'
@@ -58,12 +60,34 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
     form: FormComponent = EntityForm,
     formInputs,
     search = {},
+    urlFilters = true,
   } = props
   const { t } = useTranslation()
   const allowed = useOperations(entity)
   const workflow = useWorkflow(entity)
-  const stateFilter = useStateFilter(entity, params)
-  const { state, setState, body, query, search: applySearch } = useEntityList(entity, stateFilter.forced)
+
+  // The filters of the page's URL query (a home card's link), when this list is the page's own.
+  // Outside a router (a list in a test) there is no URL to read.
+  const urlQuery = useContext(UNSAFE_LocationContext)?.location.search ?? ''
+  const offered = useMemo(() => {
+    const overdue = overdueField(entity)
+    return [...searchFieldsOf(entity, { hide: search.hide, forced: params }), ...(overdue && !(overdue.field.name in params) ? [overdue] : [])]
+  }, [entity, search.hide, params])
+  const statusField = entity.transitions?.field
+  const fromUrl = useMemo(() => {
+    const barField = offered.find((f) => f.field.name === statusField)
+    const formFields = offered.filter((f) => f !== barField)
+    return searchFromUrl(formFields, new URLSearchParams(urlFilters ? urlQuery : ''), barField)
+  }, [offered, statusField, urlFilters, urlQuery])
+  // Compared by what the URL asks for: other parameters changing do not reset the user's filters.
+  const urlKey = JSON.stringify(fromUrl)
+
+  const stateFilter = useStateFilter(entity, params, { initial: fromUrl.state, off: fromUrl.stateInForm })
+  const searchFields = useMemo(
+    () => offered.filter((f) => !(stateFilter.field && f.field.name === stateFilter.field)),
+    [offered, stateFilter.field],
+  )
+  const { state, setState, body, query, search: applySearch } = useEntityList(entity, stateFilter.forced, filtersFrom(searchFields, fromUrl.values))
   useLiveReferences(entity)
   // The other filters decide the counts; the status is the bar's to choose.
   const stateCounts = useStateCounts(entity, exportBody(state, params), !!stateFilter.field)
@@ -82,10 +106,6 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
   const total = query.data?.total ?? 0
   const dataSource = useMemo(() => (tree ? nestRows(rows, entity.idField, tree) : rows), [rows, tree, entity.idField])
   const selectedRows = rows.filter((row) => selectedKeys.includes(idOf(row) as Key))
-  const searchFields = useMemo(
-    () => searchFieldsOf(entity, { hide: stateFilter.field ? [...(search.hide ?? []), stateFilter.field] : search.hide, forced: params }),
-    [entity, search.hide, params, stateFilter.field],
-  )
 
   // A new page, search or sort starts with nothing ticked.
   const bodyKey = JSON.stringify(body)
@@ -98,6 +118,17 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
   if (!tree && query.data && !query.isPlaceholderData && rows.length === 0 && total > 0 && state.pageNum > 1) {
     setState({ ...state, pageNum: Math.ceil(total / state.pageSize) })
   }
+
+  // A kept-alive list opened again by a link naming other filters takes them (and the status).
+  const [appliedUrl, setAppliedUrl] = useState(urlKey)
+  useEffect(() => {
+    if (appliedUrl === urlKey) return
+    setAppliedUrl(urlKey)
+    stateFilter.choose(fromUrl.state)
+    applySearch(filtersFrom(searchFields, fromUrl.values))
+    stateCounts.reload()
+    // Only a new URL query applies; the hooks' functions are new on every render.
+  }, [urlKey])
 
   const list: ListContext<E> = {
     entity,
@@ -160,6 +191,9 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
     <div className="crud-main">
       {searchShown && (
         <SearchForm
+          // Mounted again with the values of a new URL query.
+          key={appliedUrl}
+          initialValues={fromUrl.values}
           entity={entity}
           fields={searchFields}
           inputs={search.inputs}

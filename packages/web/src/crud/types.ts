@@ -49,6 +49,11 @@ export interface EntityListPageProps<E extends ResolvedEntity = ResolvedEntity> 
   form?: ComponentType<EntityFormProps<E>>
   /** Inputs of the generated form in place of the kind's, by field name. */
   formInputs?: Readonly<Record<string, InputRenderer>>
+  /**
+   * Whether the list starts with the filters its page's URL query names (`?severity=critical`; see
+   * list/urlFilters.ts). On by default; off for a list inside another page (a record's related rows).
+   */
+  urlFilters?: boolean
   search?: {
     /** Fields left out of the search form. */
     hide?: readonly string[]

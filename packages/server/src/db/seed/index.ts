@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { definedPageButtons, entityForComponent, MENU_CATALOGUE, type MenuSeed, STANDARD_ACTIONS } from '@velo/shared'
-import type { Transaction } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import { newRegistrationKey } from '../../iot/device-auth'
 import { seedMessageConfigs } from '../../modules/iot/warnings/defaults'
 import { newUserRow } from '../../platform/auth/new-user'
@@ -379,6 +379,81 @@ async function iotFleet(tx: Tx) {
   await seedMessageConfigs(tx)
 }
 
+/**
+ * The starter tracking tree (Dashboards › Tracking configuration): four groups and the codes the
+ * app sends. `app.launch` and `app.crash` feed App performance; the others are features and screens.
+ * [code, name, label, path, children].
+ */
+const TRACKING_TREE: [code: string, name: string, label: string, path: string, children: [string, string, string, string][]][] = [
+  ['app', 'App', 'App lifecycle', '/', [
+    ['app.launch', 'Launch', 'App started (value: cold start time in ms)', '/launch'],
+    ['app.crash', 'Crash', 'A session crashed (sent on the next launch)', '/crash'],
+  ]],
+  ['ride', 'Ride', 'Riding', '/ride', [
+    ['ride.start', 'Start ride', 'Ride started', '/ride/start'],
+    ['ride.finish', 'Finish ride', 'Ride finished (value: distance in km)', '/ride/summary'],
+    ['ride.share', 'Share ride', 'Ride shared', '/ride/share'],
+  ]],
+  ['bike', 'Bike', 'Bike control', '/bike', [
+    ['bike.unlock', 'Unlock', 'Bike unlocked from the app', '/bike/unlock'],
+    ['bike.lock', 'Lock', 'Bike locked from the app', '/bike/lock'],
+    ['bike.find', 'Find my bike', 'Find my bike used', '/bike/find'],
+  ]],
+  ['screen', 'Screens', 'Screens viewed', '/screen', [
+    ['screen.home', 'Home', 'Home screen', '/home'],
+    ['screen.map', 'Map', 'Map screen', '/map'],
+    ['screen.profile', 'Profile', 'Profile screen', '/profile'],
+    ['screen.rides', 'Ride history', 'Ride history screen', '/rides'],
+    ['screen.settings', 'Settings', 'Settings screen', '/settings'],
+  ]],
+]
+
+/**
+ * The seeded departments' regions (dept.countryIds: the countries their dashboards count), by
+ * country code: the markets the demo's members come from (demo/vocabulary.ts MARKETS). Codes the
+ * database has no country for are skipped.
+ */
+const EUROPE = ['NL', 'DE', 'BE', 'FR', 'GB', 'DK', 'AT', 'CH', 'LU', 'SE', 'NO', 'IE', 'IT', 'ES']
+const DEPT_REGIONS: [deptName: string, codes: string[]][] = [
+  ['Sales Europe', EUROPE],
+  ['Sales China', ['CN']],
+  // Service answers every market the bikes are sold in.
+  ['After-sales Service', [...EUROPE, 'CN', 'US']],
+]
+
+/**
+ * Version 10: the dashboards' starter tracking tree and the seeded departments' regions. Only adds:
+ * a code already configured, or a department's country already in its region, is left as it is.
+ */
+async function dashboardsArea(tx: Tx) {
+  // The tracking and region tables have no typed Database entry (their definitions type them).
+  const db = tx as unknown as Kysely<any>
+  const present = new Map((await db.selectFrom('dashTrackingNode').select(['code', 'nodeId']).execute()).map((r) => [r.code as string, Number(r.nodeId)]))
+  const add = async (parentId: number, code: string, name: string, label: string, path: string, orderNum: number) => {
+    const id = present.get(code)
+    if (id !== undefined) return id
+    const row = await db
+      .insertInto('dashTrackingNode')
+      .values({ ...audit(), parentId, code, name, label, path, orderNum, status: '0' })
+      .returning('nodeId')
+      .executeTakeFirstOrThrow()
+    return Number(row.nodeId)
+  }
+  for (const [i, [code, name, label, path, children]] of TRACKING_TREE.entries()) {
+    const parentId = await add(0, code, name, label, path, i + 1)
+    for (const [j, [childCode, childName, childLabel, childPath]] of children.entries()) await add(parentId, childCode, childName, childLabel, childPath, j + 1)
+  }
+
+  const countries = new Map((await tx.selectFrom('sysCountry').select(['code', 'countryId']).execute()).map((r) => [r.code, Number(r.countryId)]))
+  for (const [deptName, codes] of DEPT_REGIONS) {
+    const dept = await tx.selectFrom('sysDept').select('deptId').where('deptName', '=', deptName).where('delFlag', '=', '0').orderBy('deptId').executeTakeFirst()
+    if (!dept) continue
+    const held = new Set((await tx.selectFrom('sysDeptCountry').select('countryId').where('deptId', '=', dept.deptId).execute()).map((r) => Number(r.countryId)))
+    const missing = codes.flatMap((c) => (countries.has(c) && !held.has(countries.get(c)!) ? [countries.get(c)!] : []))
+    if (missing.length) await tx.insertInto('sysDeptCountry').values(missing.map((countryId) => ({ deptId: dept.deptId, countryId }))).execute()
+  }
+}
+
 /** Seed steps by version; the marker key holds the last one applied. */
 const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedResult) => Promise<void> }[] = [
   { version: 1, apply: firstStart },
@@ -393,6 +468,8 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 8, apply: (tx) => iotFleet(tx) },
   // Firmware and OTA upgrades: the campaigns' steps and Retry the failed, and the approval configuration key.
   { version: 9, apply: (tx) => definedButtonsArea(tx) },
+  // Dashboards: the starter tracking tree and the departments' regions.
+  { version: 10, apply: (tx) => dashboardsArea(tx) },
 ]
 
 /** The version a database is at once seeded by this server. */

@@ -50,10 +50,11 @@ export function registerFeedback(app: FastifyInstance, services: Services) {
         const id = row[feedback.idField]
         const now = new Date().toISOString()
         // The input is checked as an add's values are: required, so never blank, and trimmed.
-        const set = { reply: String(input.reply), replyBy: auth.userName, replyTime: now }
+        const set = { reply: String(input.reply), replyBy: auth.userName, replyTime: now, replied: true }
         await tx
           .updateTable(feedback.table)
-          .set({ ...set, updateBy: auth.userName, updateTime: now })
+          // A boolean as both databases take it (SQLite binds no booleans).
+          .set({ ...set, replied: 1, updateBy: auth.userName, updateTime: now })
           .where(feedback.idField, '=', id)
           .execute()
         // Replying is reading it: an unread one is marked read by the one who replied.

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { Transaction } from 'kysely'
+import type { Db } from '../../db/database'
 import { sql } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { conflict, forbidden } from '../../platform/errors'
@@ -11,6 +12,7 @@ import { grantCheckIn, holdersOfTreeScopes } from '../../platform/rbac/grants'
 import { caller, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { envelope } from '../../platform/responses'
+import { countryScopeOf } from '../dashboard/scope'
 import { deptInScope, deptTree, scopeOf, treeOptionSchema } from './access'
 
 type Row = Record<string, unknown>
@@ -34,6 +36,22 @@ async function assertPlaceable(tx: Tx, auth: AuthContext, parentId: unknown, ena
   const parent = await deptById(tx, parentId)
   if (placed && !deptInScope(await scopeOf(tx, auth), parent ? Number(parent.deptId) : null)) throw forbidden('scope.dept', { deptId: Number(parentId ?? 0) })
   if (enabled && parent && parent.status !== ENABLED) throw conflict('dept.parentDisabled', { deptName: parent.deptName }, 'parentId')
+}
+
+/**
+ * A region (dept.countryIds) is what a department's dashboards count: it may gain only countries the
+ * caller's own dashboards count, so no one widens a department's view, their own included, past theirs.
+ * Countries it holds already may stay.
+ */
+async function assertRegionInScope(tx: Tx, auth: AuthContext, deptId: number | null, countryIds: unknown) {
+  if (!Array.isArray(countryIds) || countryIds.length === 0) return
+  const scope = await countryScopeOf(tx as unknown as Db, auth)
+  if (scope.all) return
+  const held = new Set(
+    deptId === null ? [] : (await tx.selectFrom('sysDeptCountry').select('countryId').where('deptId', '=', deptId).execute()).map((r) => Number(r.countryId)),
+  )
+  const outside = countryIds.map(Number).filter((c) => !held.has(c) && !scope.countryIds.includes(c))
+  if (outside.length) throw forbidden('scope.region', { countryIds: outside.join(', ') })
 }
 
 /** Sets `ancestors` ('0,1,3') of a department from its parent, and of everything below it, level by level. */
@@ -72,6 +90,7 @@ export function registerDepartments(app: FastifyInstance, services: Services) {
   registerEntityRoutes(app, services, systemEntities.dept, {
     beforeCreate: async ({ tx, auth, context, values }) => {
       await assertPlaceable(tx, auth, values.parentId, values.status === ENABLED)
+      await assertRegionInScope(tx, auth, null, values.countryIds)
       await grantCheckIn.begin(context, tx, auth, { users: await holdersOfTreeScopes(tx) })
     },
     // A department placed in the tree widens what "department and below" shows to those above it.
@@ -81,6 +100,7 @@ export function registerDepartments(app: FastifyInstance, services: Services) {
     },
     beforeUpdate: async ({ tx, auth, context, before, values }) => {
       const moved = values.parentId !== undefined && Number(values.parentId) !== Number(before.parentId)
+      await assertRegionInScope(tx, auth, Number(before.deptId), values.countryIds)
       await grantCheckIn.begin(context, tx, auth, { users: moved ? await holdersOfTreeScopes(tx) : [] })
       const status = values.status ?? before.status
       if (moved || (status === ENABLED && before.status !== ENABLED)) {

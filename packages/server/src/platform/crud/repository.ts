@@ -1,4 +1,4 @@
-import { carriedName, checkTypedValue, entityByKey, type FieldDef, type Language, type ResolvedEntity, withinOf } from '@velo/shared'
+import { carriedName, checkTypedValue, entityByKey, type FieldDef, finalStates, type Language, type ResolvedEntity, withinOf } from '@velo/shared'
 import { type CompiledQuery, createQueryId, type ExpressionBuilder, type Kysely, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
 import type { Db } from '../../db/database'
 import { runsOften } from '../../db/pg-named'
@@ -176,7 +176,28 @@ function filtersOf(e: ResolvedEntity, body: Record<string, unknown>): Filter[] {
       }
     }
   }
+  const overdue = overdueFilter(e, body.overdue)
+  if (overdue) out.push(overdue)
   return out
+}
+
+/**
+ * `overdue` of an entity with due times, as markOverdue (workflow.ts) marks rows: true keeps the rows
+ * past their due time in a state that is not final, false every other row (no due time included).
+ */
+function overdueFilter(e: ResolvedEntity, value: unknown): Filter | null {
+  const deadline = e.transitions?.deadline
+  if (!deadline || typeof value !== 'boolean') return null
+  const due = sql.ref(deadline.field)
+  const state = sql.ref(e.transitions!.field)
+  const final = finalStates(e)
+  const now = new Date().toISOString()
+  // An entity whose every state moves on has no final state: `not in ()` is no SQL, so no list.
+  const notFinal = (eb: AnyEb) => (final.length ? eb(state, 'not in', final) : sql<boolean>`1 = 1`)
+  const isFinal = (eb: AnyEb) => (final.length ? eb(state, 'in', final) : sql<boolean>`1 = 0`)
+  return value
+    ? { shape: `overdue ${final.length}`, values: [now, ...final], condition: (eb) => eb.and([eb(due, '<', now), notFinal(eb)]) }
+    : { shape: `not overdue ${final.length}`, values: [now, ...final], condition: (eb) => eb.or([eb(due, 'is', null), eb(due, '>=', now), isFinal(eb)]) }
 }
 
 function filterConditions(e: ResolvedEntity, body: Record<string, unknown>, eb: AnyEb): Expression<SqlBool>[] {

@@ -1,4 +1,4 @@
-import { allEntities, apiRowSchema, entityByKey, type FieldDef, type Operation, PICKER_LIMIT, relatedListsOf, type ResolvedEntity, withinOf } from '@velo/shared'
+import { allEntities, apiRowSchema, dashboardPickerPermissions, entityByKey, type FieldDef, type Operation, PICKER_LIMIT, relatedListsOf, type ResolvedEntity, withinOf } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { BusinessType } from '../audit/operation-log'
@@ -180,7 +180,8 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   // Choices for the reference inputs of other entities' forms and search fields: whoever may list
   // this entity, or use a page that refers to it, gets id and name of the rows in their scope.
   const referrers = allEntities().filter((r) => r.fields.some((f) => (f.kind === 'reference' || f.kind === 'referenceMany') && f.entity === e.key))
-  const mayPick = [perm('list'), ...referrers.flatMap((r) => ['list', 'add', 'edit'].map((a) => `${r.permission}:${a}`))]
+  // The dashboards' country and model filters pick from these options too.
+  const mayPick = [perm('list'), ...referrers.flatMap((r) => ['list', 'add', 'edit'].map((a) => `${r.permission}:${a}`)), ...dashboardPickerPermissions(e.key)]
   // Pickers of fields `within` another (a bike's colour, within its model) ask for the rows of one
   // owner: ?modelId=3. Checked here, so a definition naming a field the other side lacks fails at start.
   for (const f of e.fields) withinOf(e, f)

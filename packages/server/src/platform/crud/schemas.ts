@@ -63,7 +63,12 @@ export const pagingFields = {
 }
 
 /** One optional filter per searchable field, as the list, its export, its counts and its summary take them. */
-export const filterFields = (e: ResolvedEntity): Record<string, z.ZodType> => Object.fromEntries(e.searchable.map((f) => [f.name, filterSchema(f)]))
+export const filterFields = (e: ResolvedEntity): Record<string, z.ZodType> => ({
+  ...Object.fromEntries(e.searchable.map((f) => [f.name, filterSchema(f)])),
+  // Entities with due times: `overdue` true keeps the rows past their due time in a state that is not
+  // final (the home page's card links to them), false the others. A URL's 'true'/'false' is taken too.
+  ...(e.transitions?.deadline ? { overdue: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional() } : {}),
+})
 
 /** List body: paging, a whitelisted sort and one optional filter per searchable field; anything else is refused. */
 export function listSchema(e: ResolvedEntity) {

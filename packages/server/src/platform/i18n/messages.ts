@@ -24,6 +24,8 @@ const en_US = {
   'error.notWithin': '{fieldEn} "{value}" is not one of {withinEn} "{owner}"',
   'error.raced': 'Someone changed the same data at the same moment: reload and try again',
   'tree.hasChildren': 'Cannot delete node: Child nodes exist',
+  'dashboard.rangeReversed': 'The range starts after it ends: pick a start day on or before the end day',
+  'dashboard.rangeTooLong': 'The range is too long: at most 400 days',
   'transition.notAllowed': 'Cannot {stepEn}: it is {stateEn} now',
   'transition.directEdit': '{fieldEn} changes only through its steps, not by modifying the record',
   'transition.done': '{stepEn}: now {stateEn}',
@@ -107,6 +109,7 @@ const en_US = {
   'user.password': 'Password must be 6 to 20 letters, digits or special characters',
   'auth.forcedOut': 'An administrator has signed you out, please sign in again',
   'scope.dept': 'Department {deptId} is outside your data scope',
+  'scope.region': 'Countries {countryIds} are outside the countries your dashboards count: you cannot add them to a region',
   'user.builtInAdmin': 'The built-in administrator cannot be deleted or disabled',
   'user.adminKeepsRole': 'The built-in administrator must keep the administrator role',
   'user.deleteSelf': 'You cannot delete your own account',
@@ -302,6 +305,13 @@ const en_US = {
   'tool.test.gnss': 'no GNSS fix ({satellites} satellites, at least {min} needed)',
   'tool.test.sim': 'no SIM attached (no ICCID reported)',
   'tool.user.inUse': 'Tool user {email} has registered devices and cannot be deleted: disable the account instead',
+  // <helper-h2>
+  'app.tracking.accepted': '{count, plural, =0 {No event was recorded} one {# event recorded} other {# events recorded}}',
+  'app.tracking.unknownCode': 'Tracking code "{code}" is not configured or is disabled',
+  'app.tracking.future': 'The event time is more than {minutes} minutes ahead of the server',
+  'app.tracking.tooOld': 'The event is older than {days} days',
+  'app.tracking.badVersion': 'App version "{version}" is not of the form 1.2.3',
+  // </helper-h2>
 } as const
 
 export type MessageKey = keyof typeof en_US
@@ -329,6 +339,8 @@ const zh_CN: Record<MessageKey, string> = {
   'error.notWithin': '{fieldZh}“{value}”不属于{withinZh}“{owner}”',
   'error.raced': '其他人同时修改了相同的数据，请刷新后重试',
   'tree.hasChildren': '存在子节点，不允许删除',
+  'dashboard.rangeReversed': '起始日期晚于截止日期：请选择不晚于截止日期的起始日期',
+  'dashboard.rangeTooLong': '日期范围过长：最多 400 天',
   'transition.notAllowed': '当前状态为“{stateZh}”，不能{stepZh}',
   'transition.directEdit': '{fieldZh}只能通过流程操作变更，不能直接修改',
   'transition.done': '{stepZh}成功，当前状态：{stateZh}',
@@ -412,6 +424,7 @@ const zh_CN: Record<MessageKey, string> = {
   'user.password': '密码必须是 6 到 20 位字母、数字或特殊字符',
   'auth.forcedOut': '您已被管理员强制退出，请重新登录',
   'scope.dept': '部门 {deptId} 不在您的数据权限范围内',
+  'scope.region': '国家/地区 {countryIds} 不在您的看板数据范围内：不能加入部门负责区域',
   'user.builtInAdmin': '不允许删除或停用内置管理员',
   'user.adminKeepsRole': '内置管理员必须保留管理员角色',
   'user.deleteSelf': '不能删除自己的账号',
@@ -600,6 +613,13 @@ const zh_CN: Record<MessageKey, string> = {
   'tool.test.gnss': '无 GNSS 定位（{satellites} 颗卫星，至少需要 {min} 颗）',
   'tool.test.sim': 'SIM 未附着（未上报 ICCID）',
   'tool.user.inUse': '工具用户 {email} 已注册设备，不能删除，请停用该账号',
+  // <helper-h2>
+  'app.tracking.accepted': '{count, plural, =0 {未记录任何事件} other {已记录 # 个事件}}',
+  'app.tracking.unknownCode': '埋点编码“{code}”未配置或已停用',
+  'app.tracking.future': '事件时间比服务器时间晚 {minutes} 分钟以上',
+  'app.tracking.tooOld': '事件时间早于 {days} 天前',
+  'app.tracking.badVersion': 'App 版本“{version}”格式应为 1.2.3',
+  // </helper-h2>
 }
 
 export const catalogs: Record<Language, Record<MessageKey, string>> = { en_US, zh_CN }

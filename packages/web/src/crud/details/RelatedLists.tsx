@@ -71,7 +71,8 @@ export function ManagedRelatedList({ list, id }: { list: ResolvedRelatedList; id
     <div className="crud-related crud-related-manage" data-testid={`related-${list.key}`}>
       {list.chart && <RelatedChart list={list} id={id} />}
       <Suspense fallback={<Spin spinning style={{ display: 'block', padding: 24 }} />}>
-        <EntityListPage entity={list.entity} params={params} />
+        {/* The page's URL belongs to the page around the details, not to this list. */}
+        <EntityListPage entity={list.entity} params={params} urlFilters={false} />
       </Suspense>
     </div>
   )

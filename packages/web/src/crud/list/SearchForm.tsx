@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import { Button, Form, Space } from 'antd'
 import { DownOutlined, ReloadOutlined, SearchOutlined, UpOutlined } from '@ant-design/icons'
 import type { ResolvedEntity } from '@velo/shared'
@@ -20,15 +20,23 @@ export interface SearchFormProps {
   /** Inputs in place of the generated ones, by field name. */
   inputs?: Readonly<Record<string, InputRenderer>>
   onSearch: (filters: Filters) => void
+  /** The values the form opens with (the filters of the list's URL). */
+  initialValues?: Row
 }
 
 /** The search form above a list; Search applies the filters from the first page, Reset clears them. */
-export function SearchForm({ entity, fields, inputs = {}, onSearch }: SearchFormProps) {
+export function SearchForm({ entity, fields, inputs = {}, onSearch, initialValues }: SearchFormProps) {
   const { t } = useTranslation()
   const [form] = Form.useForm<Row>()
-  const [unfolded, setUnfolded] = useState(false)
-  if (fields.length === 0) return null
   const foldable = fields.length > FOLDED_COUNT + 1
+  // A filter from the URL on a folded field would be applied unseen: the form opens unfolded then.
+  const [unfolded, setUnfolded] = useState(() => foldable && fields.some(({ field }, i) => i >= FOLDED_COUNT && initialValues?.[field.name] !== undefined))
+  // Set once mounted rather than as the form's initial values, so Reset still empties the form.
+  useEffect(() => {
+    if (initialValues && fields.length) form.setFieldsValue(initialValues)
+    // The page mounts the form again (a new key) when its URL names other filters.
+  }, [])
+  if (fields.length === 0) return null
 
   return (
     <Form<Row>

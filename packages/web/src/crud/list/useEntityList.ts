@@ -34,8 +34,9 @@ export function listBody(e: ResolvedEntity, state: ListState, forced: Filters = 
 }
 
 /** A list's paging, filters and sort, and its rows. */
-export function useEntityList<E extends ResolvedEntity>(e: E, forced: Filters = {}) {
-  const [state, setState] = useState(initialListState)
+export function useEntityList<E extends ResolvedEntity>(e: E, forced: Filters = {}, initialFilters: Filters = {}) {
+  // The filters a link opened the list with (its URL query) apply from the first request.
+  const [state, setState] = useState<ListState>(() => ({ ...initialListState, filters: initialFilters }))
   // The page changing its forced filters (a tree beside the list) starts again from the first page.
   const forcedKey = JSON.stringify(forced)
   const [seenForced, setSeenForced] = useState(forcedKey)

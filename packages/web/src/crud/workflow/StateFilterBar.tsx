@@ -19,13 +19,25 @@ const dotOf = (color: string | undefined): BadgeProps | null =>
  * not fix it itself: the chosen state is sent with the list, the export and everything else the
  * page's filters reach; the search form leaves the field out.
  */
-export function useStateFilter(entity: ResolvedEntity, params: Filters) {
+export function useStateFilter(entity: ResolvedEntity, params: Filters, { initial, off = false }: StateFilterOptions = {}) {
   const field = entity.transitions?.field
   // The list takes only searchable fields as filters (anything else is a 400).
-  const shown = !!field && entity.searchable.some((f) => f.name === field) && !(field in params)
-  const [chosen, setChosen] = useState<string>()
-  const forced = useMemo(() => (shown && chosen ? { ...params, [field]: chosen } : params), [shown, chosen, params, field])
+  const searched = field ? entity.searchable.find((f) => f.name === field) : undefined
+  const shown = !!searched && !(field! in params) && !off
+  const [chosen, setChosen] = useState<string | undefined>(initial)
+  // A field searched with 'in' takes a list, even of one state.
+  const forced = useMemo(
+    () => (shown && chosen ? { ...params, [field!]: searched?.search === 'in' ? [chosen] : chosen } : params),
+    [shown, chosen, params, field, searched],
+  )
   return { field: shown ? field : undefined, chosen, choose: setChosen, forced }
+}
+
+export interface StateFilterOptions {
+  /** The state chosen when the list opens (from the URL). */
+  initial?: string
+  /** No bar: the list's URL named several states, which the search form shows instead. */
+  off?: boolean
 }
 
 /**

@@ -1,4 +1,4 @@
-import { encodeOtaBlock, OTA_ACTIVE_STATES, type OtaBlockRequestPayload, type OtaDeviceState } from '@velo/shared'
+import { crc8Hex, encodeOtaBlock, OTA_ACTIVE_STATES, type OtaBlockRequestPayload, type OtaDeviceState } from '@velo/shared'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { KnownDevice, UpMessage } from '../../../iot/types'
 import type { Services } from '../../../platform/services'
@@ -86,7 +86,7 @@ export class BlockServer {
     const sent: Promise<void>[] = []
     for (let n = request.first; n < last; n++) {
       const bytes = image.bytes.subarray(n * blockBytes, (n + 1) * blockBytes)
-      const crc8 = crcs[n]!.toString(16).toUpperCase().padStart(2, '0')
+      const crc8 = crc8Hex(crcs[n]!)
       sent.push(this.publish(device, encodeOtaBlock({ id: request.id, n, crc8, size: bytes.length }, bytes)))
       this.stats.blocks++
       this.stats.bytes += bytes.length

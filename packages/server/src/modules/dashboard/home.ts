@@ -1,0 +1,96 @@
+import { finalStates, serviceEntities, type FigureValue } from '@velo/shared'
+import { sql, type RawBuilder } from 'kysely'
+import type { DashboardCompute, DashboardContext } from './context'
+import { addDays, dayOf, startOf } from './query'
+import { dayOfSql, freshRollups } from './rollups'
+import { daysOf } from './engagement'
+import { countryCondition } from './scope'
+
+// The home page (docs/dashboards.md › Home): one cheap statement per card, each only for a caller
+// holding the right to the list it opens; the page asks again often for "devices online now".
+
+type Row = Record<string, unknown>
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
+const OPEN_WARNING_STATES = ['activeUnack', 'activeAck']
+
+/**
+ * Devices (alias d) counted for the caller: all of them under the "all" scope; otherwise through the
+ * bike they are fitted to and its bound member's country (a device on no member's bike has none).
+ */
+function deviceScope(ctx: DashboardContext): { join: RawBuilder<unknown>; where: RawBuilder<unknown> } {
+  if (ctx.scope.all) return { join: sql``, where: sql`1 = 1` }
+  return {
+    join: sql` join bike_bike b on b.iot_device_id = d.device_id join mem_member m on m.member_id = b.member_id`,
+    where: countryCondition('m.country_id', ctx.scope, undefined),
+  }
+}
+
+export const homeDashboard: DashboardCompute = async (ctx) => {
+  const { db, dialect, scope } = ctx
+  const cols = ctx.def.figures.find((f) => f.key === 'cards')!.columns
+  const trend = ctx.def.figures.find((f) => f.key === 'registrations')!.columns
+  const allowed = (key: string, of = cols) => ctx.may(of.find((c) => c.key === key)!.permission!)
+  const first = async (q: RawBuilder<unknown>) => ((await q.execute(db)).rows[0] ?? {}) as Row
+  const count = async (q: RawBuilder<unknown>) => num((await first(q)).n)
+  const today = dayOf(ctx.now)
+  let refreshedAt: string | null = null
+
+  const card = async (key: string, compute: () => Promise<number | null>): Promise<number | null> => (allowed(key) ? compute() : null)
+  const bikesRegistered = await card('bikesRegistered', () =>
+    scope.all
+      ? count(sql`select count(*) as n from bike_bike b where b.bind_status = 'bound'`)
+      : count(sql`select count(*) as n from bike_bike b join mem_member m on m.member_id = b.member_id where b.bind_status = 'bound' and ${countryCondition('m.country_id', scope, undefined)}`),
+  )
+  const membersActive7d = await card('membersActive7d', async () => {
+    refreshedAt = await freshRollups(db, dialect)
+    return count(sql`select count(distinct md.member_id) as n from dash_member_day md where md.day >= ${addDays(today, -6)} and md.day <= ${today} and ${countryCondition('md.country_id', scope, undefined)}`)
+  })
+  const devices = deviceScope(ctx)
+  const devicesOnline = await card('devicesOnline', () => count(sql`select count(*) as n from iot_device d${devices.join} where d.state in ('online', 'activated') and ${devices.where}`))
+  let warnings: Record<string, number> | null = null
+  if (allowed('warningsCritical')) {
+    const rows = await sql<Row>`select w.severity as s, count(*) as n from iot_alarm w join iot_device d on d.device_id = w.device_id${devices.join}
+        where w.state in (${sql.join(OPEN_WARNING_STATES)}) and ${devices.where} group by w.severity`.execute(db)
+    warnings = Object.fromEntries(rows.rows.map((r) => [String(r.s), num(r.n)]))
+  }
+  // IoT upgrades only: the card opens the IoT upgrade list, whose rows are that part's campaigns.
+  const upgradesRunning = await card('upgradesRunning', () => count(sql`select count(*) as n from ota_campaign c where c.part_kind = 'iot' and c.status = 'running'`))
+  // Overdue as the engine's list marks it (platform/crud/workflow.ts): past the due time in a state that is not final.
+  const order = serviceEntities.repairOrder
+  const serviceOverdue = await card('serviceOverdue', () =>
+    count(sql`select count(*) as n from service_repair_order o where o.due_time < ${ctx.now.toISOString()} and o.status not in (${sql.join(finalStates(order))})
+        and ${countryCondition('o.country_id', scope, undefined)}`),
+  )
+
+  // Registrations per day: sign-ups (the member's create time) and bikes bound (the bike's bound time).
+  const { from, to } = ctx.query
+  const lo = startOf(from).toISOString()
+  const hi = startOf(addDays(to, 1)).toISOString()
+  const membersPerDay = allowed('members', trend)
+    ? new Map(
+        (
+          await sql<Row>`select ${dayOfSql(dialect, 'm.create_time')} as d, count(*) as n from mem_member m
+            where m.create_time >= ${lo} and m.create_time < ${hi} and ${countryCondition('m.country_id', scope, undefined)} group by 1`.execute(db)
+        ).rows.map((r) => [String(r.d), num(r.n)]),
+      )
+    : null
+  const bikesPerDay = allowed('bikes', trend)
+    ? new Map(
+        (
+          await sql<Row>`select ${dayOfSql(dialect, 'b.bound_time')} as d, count(*) as n from bike_bike b
+            ${scope.all ? sql`` : sql`join mem_member m on m.member_id = b.member_id`}
+            where b.bound_time >= ${lo} and b.bound_time < ${hi} and ${scope.all ? sql`1 = 1` : countryCondition('m.country_id', scope, undefined)} group by 1`.execute(db)
+        ).rows.map((r) => [String(r.d), num(r.n)]),
+      )
+    : null
+
+  const w = (s: 'critical' | 'major' | 'minor' | 'warning') => (warnings ? (warnings[s] ?? 0) : null)
+  const cards: FigureValue[] = [bikesRegistered, membersActive7d, devicesOnline, w('critical'), w('major'), w('minor'), w('warning'), upgradesRunning, serviceOverdue]
+  return {
+    refreshedAt,
+    figures: [
+      { key: 'cards', rows: [cards] },
+      { key: 'registrations', rows: daysOf(from, to).map((d) => [d, membersPerDay ? (membersPerDay.get(d) ?? 0) : null, bikesPerDay ? (bikesPerDay.get(d) ?? 0) : null]) },
+    ],
+  }
+}

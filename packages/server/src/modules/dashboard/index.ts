@@ -1,0 +1,1 @@
+export { registerDashboards } from './routes'
