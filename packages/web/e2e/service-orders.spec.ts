@@ -1,7 +1,7 @@
 import { LANGUAGE_HEADER } from '@velo/shared'
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
 import { apiLogin, call, openSignedIn, useToken } from './support/session'
-import { clickRowAction } from './support/rows'
+import { clickRowAction, submitOperation } from './support/rows'
 import { saveScreen } from './support/screens'
 
 // Repair service orders, the proof of transitions on the generic list page (issue 13): a staff member
@@ -112,8 +112,7 @@ test('a staff member reviews an order for mail return, adds a remark, receives t
   await review.getByTestId('operation-target').click()
   await page.locator('.ant-select-dropdown:visible').getByText('Bike collecting', { exact: true }).click()
   await review.getByLabel('Remark').fill('Mail it back in the original box')
-  await review.getByTestId('operation-submit').click()
-  await expect(success(page, 'Review: now Bike collecting')).toBeVisible()
+  await submitOperation(review, success(page, 'Review: now Bike collecting'))
   await expect(row).toContainText('Bike collecting')
   await expect(bar).toContainText(/Bike collecting \([1-9]\d*\)/)
 
@@ -126,22 +125,19 @@ test('a staff member reviews an order for mail return, adds a remark, receives t
     await expect(remark).toContainText('Remark is required', { timeout: 2_000 })
   }).toPass({ timeout: 15_000 })
   await remark.getByLabel('Remark').fill('Parcel announced by the carrier')
-  await remark.getByTestId('operation-submit').click()
-  await expect(success(page, 'Add remark: now Bike collecting')).toBeVisible()
+  await submitOperation(remark, success(page, 'Add remark: now Bike collecting'))
 
   await clickRowAction(row, 'row-step-receive')
   const receive = page.getByRole('dialog').filter({ has: page.getByTestId('operation-form') })
   await receive.getByLabel('Tracking number').fill('3SABC1234567')
-  await receive.getByTestId('operation-submit').click()
-  await expect(success(page, 'Bike received: now Processing')).toBeVisible()
+  await submitOperation(receive, success(page, 'Bike received: now Processing'))
   await expect(row).toContainText('Processing')
 
   // Finish has its own confirmation, shown above its optional remark.
   await clickRowAction(row, 'row-step-finish')
   const finish = page.getByRole('dialog').filter({ has: page.getByTestId('operation-form') })
   await expect(finish).toContainText(/Finish RS\d{8}-\w{6}\?/)
-  await finish.getByTestId('operation-submit').click()
-  await expect(success(page, 'Finish: now Finished')).toBeVisible()
+  await submitOperation(finish, success(page, 'Finish: now Finished'))
   await expect(row).toContainText('Finished')
 
   // Only now can it be evaluated, with stars.
@@ -149,8 +145,7 @@ test('a staff member reviews an order for mail return, adds a remark, receives t
   const evaluate = page.getByRole('dialog').filter({ has: page.getByTestId('operation-form') })
   await evaluate.locator('.ant-rate-star').nth(3).click()
   await evaluate.getByLabel('Evaluation text').fill('Quick and friendly')
-  await evaluate.getByTestId('operation-submit').click()
-  await expect(success(page, 'Evaluate: done')).toBeVisible()
+  await submitOperation(evaluate, success(page, 'Evaluate: done'))
 
   // The timeline in the details: every step, who, and what was entered.
   await clickRowAction(row, 'row-details')
