@@ -62,6 +62,8 @@ const EnvSchema = z.object({
   FILE_SWEEP_GRACE_HOURS: z.coerce.number({ message: 'must be a number of hours' }).positive().max(8760).default(24),
   TRUST_PROXY: bool.default(false),
   SQLITE_READER_THREADS: z.coerce.number({ message: 'must be a whole number' }).int().min(0).max(64).optional(),
+  SQL_READ_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres://').optional(),
+  SQL_WRITE_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres://').optional(),
   JOB_CONCURRENCY: z.coerce.number({ message: 'must be a whole number' }).int().min(0).max(64).default(2),
   JOB_STALE_SECONDS: z.coerce.number({ message: 'must be a number of seconds' }).min(1).max(3600).default(60),
   JOB_RETENTION_DAYS: z.coerce.number({ message: 'must be a number of days' }).positive().max(3650).default(7),
@@ -107,6 +109,10 @@ export interface AppConfig {
   trustProxy: boolean
   /** SQLite only: worker threads that answer reads beside the event loop (db/sqlite-readers.ts); 0 reads on the loop's thread. */
   sqliteReaderThreads: number
+  /** PostgreSQL: the login SQL execution reads as (SELECT grants only), instead of the role the server creates. */
+  sqlReadDatabaseUrl?: string
+  /** PostgreSQL: the login SQL execution writes as (no grants on secret tables and columns). */
+  sqlWriteDatabaseUrl?: string
   /** Jobs this instance runs at once; 0 runs none here (the instance only queues them). */
   jobConcurrency: number
   /** A running job whose holder has not written its heartbeat for this long is taken over or failed. */
@@ -166,6 +172,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     // Two: the bench's list serves 1.9× what the event loop's own reads do (one thread: 1.5×). Reads
     // then answer in the order they finish; code that needs one answer before another awaits it.
     sqliteReaderThreads: e.SQLITE_READER_THREADS ?? Math.min(2, availableParallelism()),
+    sqlReadDatabaseUrl: e.SQL_READ_DATABASE_URL,
+    sqlWriteDatabaseUrl: e.SQL_WRITE_DATABASE_URL,
     jobConcurrency: e.JOB_CONCURRENCY,
     jobStaleMs: Math.round(e.JOB_STALE_SECONDS * 1000),
     jobRetentionMs: Math.round(e.JOB_RETENTION_DAYS * 24 * 3600 * 1000),

@@ -60,6 +60,9 @@ const SEEDED_KEYS = [
   'ota.approvalRequired',
   'ota.blockBytes',
   'iot.telemetry.retentionDays',
+  'tool.sql.timeoutSeconds',
+  'tool.sql.maxRows',
+  'tool.sql.maxResultMb',
   'sys.seed.version',
 ]
 

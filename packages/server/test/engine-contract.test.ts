@@ -57,6 +57,13 @@ const OVERRIDES: Record<string, Override> = {
   },
   // Every request, refused or not, is written to the operation log.
   operLog: { grows: true },
+  // Code generation's rows come from importing a table of the database (modules/tool/gen), never added.
+  genTable: {
+    row: async () => {
+      const config = { entityKey: 'contractNote', area: 'tool', path: '/tool/contractNote', permission: 'tool:contractNote', label: { en_US: 'Notes', zh_CN: '备注' }, template: 'plain', treeParent: null, columns: [] }
+      await db().insertInto('toolGenTable' as never).values({ tableName: 'contract_note', tableComment: '', entityKey: 'contractNote', area: 'tool', template: 'plain', config: JSON.stringify(config), createBy: 'contract', createTime: new Date().toISOString() } as never).execute()
+    },
+  },
   // Alarms are raised by the rules on device data (IoT warnings module), never added.
   iotAlarm: {
     row: async () => {

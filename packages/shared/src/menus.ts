@@ -1,5 +1,7 @@
 import type { Language } from './api'
+import { GENERATED_MODULES } from './entities/generated'
 import type { ResolvedEntity } from './entity/define'
+import type { GeneratedModule } from './entity/generated'
 import { allEntities } from './entity/registry'
 import type { Label } from './entity/types'
 import { actionPermission, stepPermission } from './entity/workflow'
@@ -61,7 +63,7 @@ const area = (key: string, icon: string, en: string, zh: string, children: MenuS
   children,
 })
 
-export const MENU_CATALOGUE: MenuSeed[] = [
+const PRODUCT_CATALOGUE: MenuSeed[] = [
   area('dashboard', 'dashboard', 'Dashboards', '数据看板', [
     page('dashboard', 'engagement', 'line-chart', 'User engagement', '用户活跃度', { imports: false }),
     page('dashboard', 'performance', 'thunderbolt', 'App performance', 'App 性能', { imports: false }),
@@ -127,8 +129,8 @@ export const MENU_CATALOGUE: MenuSeed[] = [
   area('tool', 'tool', 'Tool system', '工具系统', [
     page('tool', 'iot', 'api', 'Tool-system IoT', '工具系统设备'),
     page('tool', 'user', 'user', 'Tool users', '工具用户'),
-    page('tool', 'sql', 'console-sql', 'SQL execution', 'SQL 执行', { imports: false, extra: ['tool:sql:execute'] }),
-    page('tool', 'gen', 'code', 'Code generation', '代码生成', { imports: false }),
+    page('tool', 'sql', 'console-sql', 'SQL execution', 'SQL 执行', { imports: false, extra: ['tool:sql:execute', 'tool:sql:write'] }),
+    page('tool', 'gen', 'code', 'Code generation', '代码生成', { imports: false, extra: ['tool:gen:edit', 'tool:gen:import', 'tool:gen:preview', 'tool:gen:code'] }),
   ]),
   area('system', 'setting', 'System', '系统管理', [
     page('system', 'user', 'user', 'System users', '用户管理', { extra: ['system:user:resetPwd'] }),
@@ -150,6 +152,32 @@ export const MENU_CATALOGUE: MenuSeed[] = [
     page('monitor', 'job', 'calendar', 'Jobs', '后台任务', { imports: false, buttons: [['monitor:job:cancel', 'button.cancelJob']] }),
   ]),
 ]
+
+/**
+ * The catalogue with each generated module's page appended to its area (Tool system › Code
+ * generation). A module naming an area the catalogue lacks, or a page its area already has, fails
+ * here, when the server or the web app loads, rather than seeding a page nobody can reach.
+ */
+export function withGeneratedPages(catalogue: readonly MenuSeed[], modules: readonly GeneratedModule[]): MenuSeed[] {
+  const areas = catalogue.map((a) => ({ ...a, children: [...(a.children ?? [])] }))
+  for (const { entity, menu } of modules) {
+    const home = areas.find((a) => a.key === menu.area)
+    if (!home) {
+      throw new Error(`generated module ${entity.key}: menu area '${menu.area}' is not an area of the menu catalogue (${areas.map((a) => a.key).join(', ')})`)
+    }
+    const key = `${menu.area}.${entity.key}`
+    const component = `${menu.area}/${entity.key}/index`
+    // The web app finds the generic list page of a component by the entity at its path (entityForComponent).
+    if (entity.path !== `/${menu.area}/${entity.key}`) {
+      throw new Error(`generated module ${entity.key}: its path must be /${menu.area}/${entity.key} (found ${entity.path}), the path its page ${component} is served at`)
+    }
+    if (home.children.some((c) => c.key === key || c.component === component)) throw new Error(`generated module ${entity.key}: area ${menu.area} already has a page ${key}`)
+    home.children.push({ key, path: entity.key, icon: menu.icon, component, title: entity.label, permission: entity.permission, imports: false })
+  }
+  return areas
+}
+
+export const MENU_CATALOGUE: MenuSeed[] = withGeneratedPages(PRODUCT_CATALOGUE, GENERATED_MODULES)
 
 /** Translations of every seeded menu title, by key 'menu.<area>' and 'menu.<area>.<entity>'. */
 export const MENU_TITLES: Record<string, Label> = Object.fromEntries(
@@ -183,6 +211,9 @@ export const BUTTON_TITLES: Record<string, Label> = {
   'button.forceLogout': { en_US: 'Force logout', zh_CN: '强退' },
   'button.unlock': { en_US: 'Unlock', zh_CN: '账户解锁' },
   'button.cancelJob': { en_US: 'Cancel job', zh_CN: '取消任务' },
+  'button.write': { en_US: 'Write', zh_CN: '写入' },
+  'button.preview': { en_US: 'Preview', zh_CN: '预览' },
+  'button.code': { en_US: 'Generate code', zh_CN: '生成代码' },
 }
 
 /** A menu name as people read it: i18n keys ('menu.system.user', 'button.add') translated, plain text as is. */

@@ -1,5 +1,7 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely'
 import type { Db, Dialect } from './database'
+// Before the dated imports: migration:new lists a new migration's import after the last of those.
+import { generatedMigrations } from './migrations/generated'
 import { foundation } from './migrations/2026-11-20T00-foundation'
 import { system } from './migrations/2026-11-21T00-system'
 import { listIndexes } from './migrations/2026-11-21T01-list-indexes'
@@ -19,8 +21,11 @@ import { iotFleet } from './migrations/2026-11-24T18-iot-fleet'
 import { otaUpgrades } from './migrations/2026-11-24T20-ota-upgrades'
 import { dashboards } from './migrations/2026-11-25T01-dashboards'
 import { dashboardRollups } from './migrations/2026-11-25T02-dashboard-rollups'
+import { tools } from './migrations/2026-11-25T03-tools'
+import { toolSql } from './migrations/2026-11-25T04-tool-sql'
 
-// Listed, not read from disk, so the bundled server and the tests run the same set.
+// Listed, not read from disk, so the bundled server and the tests run the same set. Generated
+// modules' migrations (Tool system › Code generation) come last, from their own list.
 const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-20T00-foundation': foundation(dialect),
   '2026-11-21T00-system': system(dialect),
@@ -41,12 +46,36 @@ const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-24T20-ota-upgrades': otaUpgrades(dialect),
   '2026-11-25T01-dashboards': dashboards(dialect),
   '2026-11-25T02-dashboard-rollups': dashboardRollups(dialect),
+  '2026-11-25T03-tools': tools(dialect),
+  '2026-11-25T04-tool-sql': toolSql(dialect),
 })
 
-export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[]> {
-  const provider: MigrationProvider = { getMigrations: async () => all(dialect) }
-  const migrator = new Migrator({ db: db.withoutPlugins(), provider })
+/**
+ * Modules made by code generation (Tool system › Code generation) keep a migration table of their
+ * own, run after the product's: their migrations are dated when they were generated, and in one
+ * table with the product's a later product migration dated before them would be refused (Kysely
+ * refuses a new migration that sorts before the last one it ran).
+ */
+export const GENERATED_MIGRATION_TABLE = 'kysely_migration_generated'
+
+async function run(migrator: Migrator): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error instanceof Error ? error : new Error(String(error))
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}
+
+export async function migrateToLatest(db: Db, dialect: Dialect): Promise<string[]> {
+  const product: MigrationProvider = { getMigrations: async () => all(dialect) }
+  const generated: MigrationProvider = { getMigrations: async () => generatedMigrations(dialect) }
+  return [
+    ...(await run(new Migrator({ db: db.withoutPlugins(), provider: product }))),
+    ...(await run(
+      new Migrator({
+        db: db.withoutPlugins(),
+        provider: generated,
+        migrationTableName: GENERATED_MIGRATION_TABLE,
+        migrationLockTableName: `${GENERATED_MIGRATION_TABLE}_lock`,
+      }),
+    )),
+  ]
 }

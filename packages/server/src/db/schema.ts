@@ -165,6 +165,24 @@ export interface JobTable {
   attempts: number
 }
 
+/** A user's statement in SQL execution (modules/tool/sql). */
+export interface SqlHistoryTable {
+  historyId: Generated<number>
+  userId: number
+  sqlText: string
+  mode: 'read' | 'write'
+  outcome: 'ok' | 'error' | 'refused' | 'timeout'
+  rowCount: number | null
+  durationMs: number
+  createTime: string
+}
+/** PostgreSQL: the password of a login role SQL execution connects as (a secret table). */
+export interface SqlCredentialTable {
+  roleName: string
+  password: string
+  createTime: string
+}
+
 export interface Database {
   sysFile: FileTable
   sysDept: DeptTable
@@ -198,6 +216,8 @@ export interface Database {
   sysJob: JobTable
   sysTransitionLog: TransitionLogTable
   ordFrameSeries: FrameSeriesTable
+  toolSqlHistory: SqlHistoryTable
+  toolSqlCredential: SqlCredentialTable
 }
 
 export type User = Selectable<UserTable>

@@ -42,7 +42,7 @@ export const iotModel = defineEntity({
   labelField: 'name',
   defaultSort: { field: 'modelId', order: 'desc' },
   // Signs devices' self-registration (POST /iot/register); never listed.
-  storage: { columns: [{ name: 'registrationKey', kind: 'text', max: 64, required: true }] },
+  storage: { columns: [{ name: 'registrationKey', kind: 'text', max: 64, required: true, secret: true }] },
   fields: [
     idField('modelId'),
     { name: 'productId', kind: 'text', label: { en_US: 'Product ID', zh_CN: '产品ID' }, required: true, unique: true, max: 64, pattern: /^[A-Za-z0-9_-]+$/, patternMessage: { en_US: 'Product ID may use letters, digits, - and _', zh_CN: '产品ID只能使用字母、数字、- 和 _' }, search: 'like', sort: true, immutable: true },
@@ -107,7 +107,7 @@ export const iotDevice = defineEntity({
   storage: {
     columns: [
       // SHA-256 of a 256-bit random secret (iot/device-auth.ts).
-      { name: 'secretHash', kind: 'text', max: 64, nullable: true },
+      { name: 'secretHash', kind: 'text', max: 64, nullable: true, secret: true },
       { name: 'online', kind: 'boolean', default: false },
       { name: 'activated', kind: 'boolean', default: false },
       { name: 'simUsedMb', kind: 'number' },

@@ -38,7 +38,7 @@ export const member = defineEntity({
   storage: {
     // The app's sign-in: written and checked by the app's API only. No field shows it, so no list,
     // get, export or answer schema of the console can carry it (docs/entity-engine.md › Every answer is declared).
-    columns: [{ name: 'passwordHash', kind: 'text', max: 255, nullable: true }],
+    columns: [{ name: 'passwordHash', kind: 'text', max: 255, nullable: true, secret: true }],
     indexes: [
       // Newest first (the default order), alone or within one account status; by country.
       { columns: ['createTime'] },

@@ -110,3 +110,38 @@ export const toolDevice = defineEntity({
     { name: 'failureReason', kind: 'text', label: { en_US: 'Failure reason', zh_CN: '失败原因' }, max: 500, readOnly: true },
   ],
 })
+
+const GEN_TEMPLATE_OPTIONS: readonly EnumOption[] = [
+  { value: 'plain', label: { en_US: 'Plain list', zh_CN: '单表' }, color: 'blue' },
+  { value: 'tree', label: { en_US: 'Tree', zh_CN: '树表' }, color: 'green' },
+]
+
+/**
+ * A database table imported into code generation (Tool system › Code generation, modules/tool/gen):
+ * how it becomes a module. Rows come from importing tables; the column settings are one document
+ * (`config`, shared/src/tools/gen.ts genTableConfigSchema) saved by PUT /tool/gen/{id}, which
+ * checks it whole. The engine serves the list, one row, delete and export.
+ */
+export const genTable = defineEntity({
+  key: 'genTable',
+  table: 'toolGenTable',
+  path: '/tool/gen',
+  permission: 'tool:gen',
+  label: { en_US: 'Code generation', zh_CN: '代码生成' },
+  singular: { en_US: 'imported table', zh_CN: '导入的表' },
+  idField: 'tableId',
+  labelField: 'tableName',
+  defaultSort: { field: 'tableId', order: 'desc' },
+  operations: ['list', 'get', 'remove', 'export'],
+  fields: [
+    idField('tableId'),
+    { name: 'tableName', kind: 'text', label: { en_US: 'Table', zh_CN: '表名称' }, required: true, unique: true, max: 128, readOnly: true, search: 'like', sort: true },
+    { name: 'tableComment', kind: 'text', label: { en_US: 'Table comment', zh_CN: '表描述' }, max: 500, readOnly: true, search: 'like' },
+    { name: 'entityKey', kind: 'text', label: { en_US: 'Entity key', zh_CN: '实体名称' }, required: true, max: 63, readOnly: true, search: 'like', sort: true },
+    { name: 'area', kind: 'text', label: { en_US: 'Menu area', zh_CN: '上级菜单' }, required: true, max: 32, readOnly: true },
+    { name: 'template', kind: 'enum', options: GEN_TEMPLATE_OPTIONS, max: 8, default: 'plain', label: { en_US: 'Template', zh_CN: '生成模板' }, readOnly: true, search: 'eq' },
+    { name: 'config', kind: 'longText', label: { en_US: 'Settings', zh_CN: '生成配置' }, required: true, readOnly: true, list: false, hidden: true, export: false },
+    createTime,
+    { name: 'updateTime', kind: 'datetime', label: { en_US: 'Updated', zh_CN: '更新时间' }, readOnly: true, sort: true },
+  ],
+})

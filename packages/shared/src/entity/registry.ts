@@ -1,6 +1,7 @@
 import * as bikeEntities from '../entities/bikes'
 import * as contentEntities from '../entities/content'
 import * as dashboardEntities from '../entities/dashboards'
+import { GENERATED_MODULES } from '../entities/generated'
 import * as iotEntities from '../entities/iot'
 import * as iotConfigEntities from '../entities/iot-config'
 import * as iotSimEntities from '../entities/iot-sim'
@@ -19,7 +20,8 @@ import type { FieldDef } from './types'
  * Every built-in definition, named module by module. Definitions used to register themselves when
  * their module loaded; the package is side-effect free, so a bundler dropped a module nobody named
  * and its entity with it (the production server lost the FAQ). A list read by the lookups below
- * cannot be dropped without them. A new area's module of definitions is added here.
+ * cannot be dropped without them. A new area's module of definitions is added here; generated
+ * modules (Tool system › Code generation) come from their own list.
  */
 const BUILT_IN_ENTITIES: readonly ResolvedEntity[] = [
   ...Object.values(systemEntities),
@@ -36,6 +38,7 @@ const BUILT_IN_ENTITIES: readonly ResolvedEntity[] = [
   ...Object.values(orderEntities),
   ...Object.values(toolEntities),
   ...Object.values(dashboardEntities),
+  ...GENERATED_MODULES.map((m) => m.entity),
 ]
 
 /** Every entity by key, so references can be resolved ("dept" → its table and label field) on both sides. */

@@ -379,6 +379,8 @@ export interface ColumnDef {
   nullable?: boolean
   default?: string | number | boolean
   unique?: boolean
+  /** Holds a secret (a hash, a key): SQL execution never reads it (server modules/tool/sql/secrets.ts). */
+  secret?: boolean
 }
 
 /** An index of the table; `name` defaults to `<table>_<columns>` in snake_case. */

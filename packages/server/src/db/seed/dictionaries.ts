@@ -93,4 +93,7 @@ export const SEED_CONFIGS: [string, string, string, string][] = [
   ['ota.approvalRequired', 'OTA upgrade approval', 'true', 'true: a second person approves each upgrade campaign before it can start'],
   ['ota.blockBytes', 'OTA block size', '4096', 'bytes per block devices pull an image in over MQTT (1,024 to 65,536)'],
   ['iot.telemetry.retentionDays', 'Telemetry retention', '30', 'days the telemetry history keeps'],
+  ['tool.sql.timeoutSeconds', 'SQL execution timeout', '10', 'seconds a statement of the SQL tool may run before it is stopped (1 to 300)'],
+  ['tool.sql.maxRows', 'SQL execution row cap', '10000', 'rows a statement of the SQL tool answers at most (1 to 100,000)'],
+  ['tool.sql.maxResultMb', 'SQL execution result size cap', '8', 'MB of rows a statement of the SQL tool answers at most (1 to 64)'],
 ]

@@ -470,6 +470,8 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 9, apply: (tx) => definedButtonsArea(tx) },
   // Dashboards: the starter tracking tree and the departments' regions.
   { version: 10, apply: (tx) => dashboardsArea(tx) },
+  // Tools: SQL execution's Write button, code generation's Modify, Import, Preview and Generate code buttons, and the SQL limits' configuration keys.
+  { version: 11, apply: (tx) => definedButtonsArea(tx) },
 ]
 
 /** The version a database is at once seeded by this server. */

@@ -5,6 +5,8 @@ import type { Services } from '../../platform/services'
 import { registerToolApiRoutes } from './api'
 import { recordLineFixes } from './line'
 import { toolAuthenticator } from './sessions'
+import { registerGen } from './gen'
+import { registerSql } from './sql'
 import { registerToolUsers } from './users'
 
 /** Where the production-line tool's API lives, below the API prefix. */
@@ -43,8 +45,13 @@ function toolApi(services: Services): FastifyPluginAsync {
   }
 }
 
-/** Tool system › Tool users and Tool-system IoT (the engine serves its list), and the production tool's API (docs/tool-api.md). */
+/**
+ * Tool system › Tool users and Tool-system IoT (the engine serves its list), the production tool's API
+ * (docs/tool-api.md), SQL execution and code generation (docs/tools.md).
+ */
 export function registerTool(api: FastifyInstance, services: Services) {
   registerToolUsers(api, services)
+  registerSql(api, services)
+  registerGen(api, services)
   void api.register(toolApi(services), { prefix: TOOL_API_PREFIX })
 }

@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { allEntities } from '@velo/shared'
+import { sql } from 'kysely'
+import pg from 'pg'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createDatabase, type Db, type Dialect } from '../src/db/database'
+import { migrateToLatest } from '../src/db/migrate'
+import { snapshotOf } from '../src/db/schema-gen/shape'
+import { productTables, SERVICE_TABLES } from '../src/db/tables'
+
+// The code generator offers the tables of the database that are not the product's. A migration
+// that adds a service table without listing it in SERVICE_TABLES (or a stale entry) fails here.
+
+const dialects: Dialect[] = ['sqlite', ...(process.env.TEST_DATABASE_URL ? (['postgres'] as const) : [])]
+
+const cleanups: (() => Promise<void>)[] = []
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c()
+})
+
+async function migratedDatabase(dialect: Dialect): Promise<Db> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'velo-tables-'))
+    const { db } = createDatabase({ dialect: 'sqlite', file: join(dir, 'test.db') })
+    cleanups.push(async () => {
+      await db.destroy()
+      rmSync(dir, { recursive: true, force: true })
+    })
+    await migrateToLatest(db, dialect)
+    return db
+  }
+  const base = process.env.TEST_DATABASE_URL!
+  const name = `velo_tables_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: base })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const url = new URL(base)
+  url.pathname = `/${name}`
+  const { db } = createDatabase({ dialect: 'postgres', url: url.toString() })
+  cleanups.push(async () => {
+    await db.destroy()
+    const c = new pg.Client({ connectionString: base })
+    await c.connect()
+    await c.query(`drop database if exists ${name} with (force)`)
+    await c.end()
+  })
+  await migrateToLatest(db, dialect)
+  return db
+}
+
+/** Tables and views as the database's catalogue lists them (SQLite's own sqlite_* aside). */
+async function tablesOf(db: Db, dialect: Dialect): Promise<string[]> {
+  const bare = db.withoutPlugins()
+  const rows =
+    dialect === 'postgres'
+      ? await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(bare)
+      : await sql<{ name: string }>`select name from sqlite_schema where type in ('table', 'view') and name not like 'sqlite\\_%' escape '\\'`.execute(bare)
+  return rows.rows.map((r) => r.name).sort()
+}
+
+describe.each(dialects)('product tables (%s)', (dialect) => {
+  it('a freshly migrated database has exactly the definitions’ tables and the service tables', async () => {
+    const db = await migratedDatabase(dialect)
+    expect(await tablesOf(db, dialect)).toEqual([...productTables()].sort())
+  })
+
+  it('names each service table once, none of them a definition’s', () => {
+    const defined = Object.keys(snapshotOf(allEntities()).tables)
+    expect(new Set(SERVICE_TABLES).size).toBe(SERVICE_TABLES.length)
+    expect(SERVICE_TABLES.filter((t) => defined.includes(t))).toEqual([])
+  })
+})
