@@ -55,7 +55,8 @@ export async function openSignedIn(page: Page, baseURL: string, path = '/dashboa
   return token
 }
 
-async function setConfig(request: APIRequestContext, token: string, key: string, value: string): Promise<void> {
+/** Sets a system configuration value (sys_config) through the API, as the configuration page does. */
+export async function setConfig(request: APIRequestContext, token: string, key: string, value: string): Promise<void> {
   const page = await call<{ rows: Array<Record<string, unknown>> }>(request, 'POST', '/system/config/list', token, {
     pageNum: 1,
     pageSize: 100,

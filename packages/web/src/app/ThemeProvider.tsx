@@ -33,7 +33,9 @@ export function ThemeProvider({ children }: { children: ReactNode }) {
       button={{ autoInsertSpace: false }}
       theme={{
         algorithm,
-        token: { colorPrimary: themeColor, colorInfo: themeColor, borderRadius: 4 },
+        // Popups (dialogs, drawers, menus) above the fixed sidebar (z-index 1001, as the classic admin's),
+        // as Element's start at 2000: a wide dialog otherwise slid under it.
+        token: { colorPrimary: themeColor, colorInfo: themeColor, borderRadius: 4, zIndexPopupBase: 2000 },
         components: {
           // Admin lists are dense (the classic admin's cells have 10 px each side): 12 px, not antd's 16,
           // so a laptop shows a whole operation log beside the fixed Actions column.
