@@ -1,15 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { allEntities } from '@velo/shared'
 import { sql } from 'kysely'
-import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createDatabase, type Db, type Dialect } from '../src/db/database'
 import { migrateToLatest } from '../src/db/migrate'
 import { snapshotOf } from '../src/db/schema-gen/shape'
 import { productTables, SERVICE_TABLES } from '../src/db/tables'
+import { freshDatabase } from './harness'
 
 // The code generator offers the tables of the database that are not the product's. A migration
 // that adds a service table without listing it in SERVICE_TABLES (or a stale entry) fails here.
@@ -21,32 +20,15 @@ afterAll(async () => {
   for (const c of cleanups.reverse()) await c()
 })
 
+/** A freshly migrated database of the dialect (harness.ts makes it: a file, or a PostgreSQL database of its own). */
 async function migratedDatabase(dialect: Dialect): Promise<Db> {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'velo-tables-'))
-    const { db } = createDatabase({ dialect: 'sqlite', file: join(dir, 'test.db') })
-    cleanups.push(async () => {
-      await db.destroy()
-      rmSync(dir, { recursive: true, force: true })
-    })
-    await migrateToLatest(db, dialect)
-    return db
-  }
-  const base = process.env.TEST_DATABASE_URL!
-  const name = `velo_tables_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: base })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(base)
-  url.pathname = `/${name}`
-  const { db } = createDatabase({ dialect: 'postgres', url: url.toString() })
+  const dir = mkdtempSync(join(tmpdir(), 'velo-tables-'))
+  const fresh = dialect === 'sqlite' ? { url: `sqlite:${join(dir, 'test.db')}`, drop: async () => {} } : await freshDatabase(dir)
+  const { db } = createDatabase(fresh.url.startsWith('sqlite:') ? { dialect: 'sqlite', file: fresh.url.slice('sqlite:'.length) } : { dialect: 'postgres', url: fresh.url })
   cleanups.push(async () => {
     await db.destroy()
-    const c = new pg.Client({ connectionString: base })
-    await c.connect()
-    await c.query(`drop database if exists ${name} with (force)`)
-    await c.end()
+    await fresh.drop()
+    rmSync(dir, { recursive: true, force: true })
   })
   await migrateToLatest(db, dialect)
   return db

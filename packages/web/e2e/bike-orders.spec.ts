@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises'
-import { expect, test, type Download, type Page } from '@playwright/test'
-import ExcelJS from 'exceljs'
+import { expect, test, type Page } from '@playwright/test'
 import { apiLogin, call, openSignedIn } from './support/session'
 import { clickRowAction } from './support/rows'
 import { saveScreen } from './support/screens'
+import { sheetRowsOf } from './support/excel'
 
 // Orders › Bike orders (issue 15): a staff member adds an order of 100, generates its frame numbers
 // after seeing the format and the next number, generates 6 more past the 5 % rule (a warning, then a
@@ -25,13 +25,6 @@ const orderRow = (page: Page) => orders(page).getByTestId('crud-table').locator(
 const dialog = (page: Page) => page.locator('.ant-modal:visible').filter({ has: page.getByTestId('operation-form') })
 const drawer = (page: Page) => page.locator('.ant-drawer:visible')
 
-async function workbookOf(download: Download): Promise<string[][]> {
-  const workbook = new ExcelJS.Workbook()
-  await workbook.xlsx.readFile(await download.path())
-  const rows: string[][] = []
-  workbook.worksheets[0]!.eachRow((row) => rows.push((row.values as ExcelJS.CellValue[]).slice(1).map((v) => (v === null || v === undefined ? '' : String(v)))))
-  return rows
-}
 
 /** Runs the row's Generate numbers for `count`, checking the dialog's preview first; answers the dialog. */
 async function openGenerate(page: Page, count: number) {
@@ -116,7 +109,7 @@ test('an order of 100: generate, 6 more past 5 % with a second confirmation, exp
   await numbersList.getByTestId('crud-export').click()
   // The export's own question: the second confirmation above may still be fading out.
   await page.locator('.ant-modal-confirm:visible', { hasText: 'Export every' }).getByRole('button', { name: 'OK' }).click()
-  const sheet = await workbookOf(await exported)
+  const sheet = await sheetRowsOf(await exported)
   const header = sheet[0]!
   const col = header.indexOf('Frame number')
   const all = (await list()).numbers.rows.map((n) => n.frameNumber)

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { expect, test, type Download, type Page } from '@playwright/test'
+import { expect, test, type Page } from '@playwright/test'
 import Database from 'better-sqlite3'
-import ExcelJS from 'exceljs'
 import { apiLogin, call, openSignedIn, setConfig, useToken } from './support/session'
 import { saveScreen } from './support/screens'
+import { sheetRowsOf } from './support/excel'
 
 // Tool system › SQL execution (issue 20) against the built server: a SELECT runs and exports; a
 // write by someone without the Write permission is refused and changes nothing; with it, the
@@ -32,13 +32,6 @@ async function typeStatement(page: Page, sql: string) {
   await expect(editor(page)).toContainText(sql.slice(0, 20))
 }
 
-async function workbookOf(download: Download): Promise<string[][]> {
-  const workbook = new ExcelJS.Workbook()
-  await workbook.xlsx.readFile(await download.path())
-  const rows: string[][] = []
-  workbook.worksheets[0]!.eachRow((row) => rows.push((row.values as ExcelJS.CellValue[]).slice(1).map((v) => (v === null || v === undefined ? '' : String(v)))))
-  return rows
-}
 
 const remarksOf = (dictType: string) => (db.prepare('select remark from sys_dict_data where dict_type = ? order by dict_code').all(dictType) as { remark: string }[]).map((r) => r.remark)
 
@@ -85,7 +78,7 @@ test('a SELECT shows its rows and summary, and exports them as .xlsx', async ({ 
 
   const downloading = page.waitForEvent('download')
   await page.getByTestId('sql-export').click()
-  const rows = await workbookOf(await downloading)
+  const rows = await sheetRowsOf(await downloading)
   expect(rows[0]).toEqual(['dict_label', 'dict_value'])
   expect(rows.slice(1)).toEqual(expected.map((r) => [r.dict_label, r.dict_value]))
 
