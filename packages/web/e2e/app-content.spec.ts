@@ -313,6 +313,8 @@ async function expectPage(page: Page, p: (typeof PAGES)[number], lang: 'en' | 'z
 }
 
 test('every App content page and the App upload log open in English and in Chinese', async ({ page, baseURL }) => {
+  // Thirteen pages twice: more than the default minute on a busy two-core machine.
+  test.setTimeout(150_000)
   await openSignedIn(page, baseURL!)
   for (const p of PAGES) await expectPage(page, p, 'en')
   await page.evaluate(() => localStorage.setItem('user_lang', 'zh_CN'))
