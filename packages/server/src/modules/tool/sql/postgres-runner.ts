@@ -59,8 +59,13 @@ async function logins(config: AppConfig, appUrl: string): Promise<Logins> {
         if (!password || !exists) {
           // Hex: safe inside the literal CREATE ROLE needs (it takes no parameters).
           password = randomBytes(24).toString('hex')
-          const options = `login noinherit nosuperuser nocreatedb nocreaterole noreplication password '${password}'`
-          await admin.query(exists ? `alter role ${ident(role)} ${options}` : `create role ${ident(role)} ${options}`)
+          // A role that exists gets a new password only: changing its other attributes (nosuperuser…)
+          // needs a superuser, which the app's login need not be; it was made with them.
+          await admin.query(
+            exists
+              ? `alter role ${ident(role)} with login password '${password}'`
+              : `create role ${ident(role)} login noinherit nosuperuser nocreatedb nocreaterole noreplication password '${password}'`,
+          )
           await admin.query('delete from tool_sql_credential where role_name = $1', [role])
           await admin.query('insert into tool_sql_credential (role_name, password, create_time) values ($1, $2, $3)', [role, password, new Date().toISOString()])
         }
