@@ -67,7 +67,11 @@
  * Then the dashboards (bench/dashboards.ts): the demo data at full size, the rollups rebuilt and refreshed, and
  * each dashboard's answer at BENCH_DASHBOARD_CLIENTS (20) and 1 clients.
  *
- * BENCH_ONLY=engine, members, orders, content, iot, fleet, ota, browser, files or dashboards runs one part.
+ * Then the metrics (bench/metrics.ts): the list's throughput with metrics off and on (METRICS_TOKEN), the cost
+ * in % (target < 3 %), and a /metrics scrape's duration. BENCH_METRICS_ROWS (100000), BENCH_METRICS_ROUNDS (2),
+ * BENCH_METRICS_SCRAPES (20).
+ *
+ * BENCH_ONLY=engine, members, orders, content, iot, fleet, ota, browser, files, dashboards or metrics runs one part.
  * BENCH_ONLY=engine BENCH_IMPORT_ONLY=1 runs the engine part's import alone (no login-log rows, list,
  * export or transitions before it), for looking into the import figure; BENCH_LIST_ONLY=1 stops after
  * the list, BENCH_EXPORT_ONLY=1 runs the rows and the two exports alone.
@@ -80,6 +84,7 @@ import { buildFilesServer, type FilesBench, runFiles } from './files'
 import { type IotBench, iotBrokers, runIot } from './iot'
 import { runMembers } from './members'
 import { runDashboards } from './dashboards'
+import { runMetrics } from './metrics'
 import { type OrdersBench, runOrders } from './orders'
 import { type Bench, type Line, runTarget, type Target } from './run'
 import { buildServer } from './server'
@@ -125,7 +130,7 @@ const files: FilesBench = {
   megabytes: int('BENCH_FILE_MB', 200),
 }
 
-const PARTS = ['engine', 'members', 'orders', 'content', 'iot', 'fleet', 'ota', 'browser', 'files', 'dashboards'] as const
+const PARTS = ['engine', 'members', 'orders', 'content', 'iot', 'fleet', 'ota', 'browser', 'files', 'dashboards', 'metrics'] as const
 const only = process.env.BENCH_ONLY ?? ''
 if (only && !(PARTS as readonly string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, not ${JSON.stringify(only)}`)
 const runs = (part: (typeof PARTS)[number]) => !only || only === part
@@ -288,6 +293,18 @@ async function main() {
       )
       for (const target of targets()) {
         const result = await runDashboards(target, dashboards, server.entry)
+        lines.push(...result.lines)
+        notes.push(...result.notes)
+      }
+    }
+    if (runs('metrics')) {
+      const metrics = { rows: int('BENCH_METRICS_ROWS', 100_000), seconds: bench.seconds, connections: bench.connections, rounds: int('BENCH_METRICS_ROUNDS', 2), scrapes: int('BENCH_METRICS_SCRAPES', 20) }
+      headings.push(
+        `Metrics benchmark: the login-log list (${fmt(metrics.rows)} rows) at ${metrics.connections} clients with metrics off and on (METRICS_TOKEN), ` +
+          `best of ${metrics.rounds} runs each, and the duration of a /metrics scrape.`,
+      )
+      for (const target of targets()) {
+        const result = await runMetrics(target, metrics, server.entry)
         lines.push(...result.lines)
         notes.push(...result.notes)
       }

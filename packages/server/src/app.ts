@@ -23,6 +23,7 @@ import { requireResponseSchemas, responseSerializer } from './platform/responses
 import { createServices, type Services } from './platform/services'
 import { registerDefinedEntities } from './platform/crud/routes'
 import { FileSweep } from './platform/files/sweep'
+import { installObservability } from './platform/observability'
 import { closeEventStreams } from './platform/sse'
 
 declare module 'fastify' {
@@ -162,6 +163,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     },
     { prefix: config.apiPrefix },
   )
+
+  // Probes and metrics at the root, so they do not depend on API_PREFIX; the web app's history
+  // fallback below only takes URLs no route matched.
+  await installObservability(app)
 
   const web = webDir(config)
   if (web) {

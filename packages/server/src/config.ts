@@ -62,6 +62,10 @@ const EnvSchema = z.object({
   FILE_SWEEP_GRACE_HOURS: z.coerce.number({ message: 'must be a number of hours' }).positive().max(8760).default(24),
   TRUST_PROXY: bool.default(false),
   SQLITE_READER_THREADS: z.coerce.number({ message: 'must be a whole number' }).int().min(0).max(64).optional(),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_PORT: port.optional(),
+  BACKUP_DIR: z.string().min(1).default('./data/backups'),
   SQL_READ_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres://').optional(),
   SQL_WRITE_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres://').optional(),
   JOB_CONCURRENCY: z.coerce.number({ message: 'must be a whole number' }).int().min(0).max(64).default(2),
@@ -109,6 +113,12 @@ export interface AppConfig {
   trustProxy: boolean
   /** SQLite only: worker threads that answer reads beside the event loop (db/sqlite-readers.ts); 0 reads on the loop's thread. */
   sqliteReaderThreads: number
+  /** Bearer token of GET /metrics on the main port; unset, only the metrics listener (if any) serves it. */
+  metricsToken?: string
+  /** A second listener serving only /metrics, without a token (METRICS_PORT; 0 takes a free port). */
+  metrics?: { host: string; port: number }
+  /** Where `npm run backup` writes (BACKUP_DIR). */
+  backupDir: string
   /** PostgreSQL: the login SQL execution reads as (SELECT grants only), instead of the role the server creates. */
   sqlReadDatabaseUrl?: string
   /** PostgreSQL: the login SQL execution writes as (no grants on secret tables and columns). */
@@ -172,6 +182,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     // Two: the bench's list serves 1.9× what the event loop's own reads do (one thread: 1.5×). Reads
     // then answer in the order they finish; code that needs one answer before another awaits it.
     sqliteReaderThreads: e.SQLITE_READER_THREADS ?? Math.min(2, availableParallelism()),
+    metricsToken: e.METRICS_TOKEN,
+    metrics: e.METRICS_PORT === undefined ? undefined : { host: e.METRICS_HOST, port: e.METRICS_PORT },
+    backupDir: resolve(e.BACKUP_DIR),
     sqlReadDatabaseUrl: e.SQL_READ_DATABASE_URL,
     sqlWriteDatabaseUrl: e.SQL_WRITE_DATABASE_URL,
     jobConcurrency: e.JOB_CONCURRENCY,

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
-import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely'
+import { CamelCasePlugin, Kysely, type LogEvent, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { DatabaseTarget } from '../config'
 import { namingPool } from './pg-named'
@@ -11,6 +11,13 @@ import { SqliteReaders } from './sqlite-readers'
 
 export type Db = Kysely<Database>
 export type Dialect = DatabaseTarget['dialect']
+
+/** What the metrics (platform/observability) watch of a database: each query's time, PostgreSQL's pool. */
+export interface DbProbe {
+  onQuery?: (event: LogEvent) => void
+  pool?: pg.Pool
+}
+export const dbProbes = new WeakMap<object, DbProbe>()
 
 // timestamptz comes back as an ISO string, as SQLite keeps it, so both dialects answer alike.
 pg.types.setTypeParser(1184, (v) => new Date(v).toISOString())
@@ -25,9 +32,18 @@ pg.types.setTypeParser(1082, (v) => v)
  */
 export function createDatabase(target: DatabaseTarget, o: { readerThreads?: number } = {}): { db: Db; dialect: Dialect } {
   const plugins = [new CamelCasePlugin()]
+  const probe: DbProbe = {}
+  const log = (event: LogEvent) => probe.onQuery?.(event)
   if (target.dialect === 'postgres') {
     const pool = new pg.Pool({ connectionString: target.url, max: 10 })
-    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool) }), plugins }), dialect: 'postgres' }
+    probe.pool = pool
+    // A connection lost (the database restarted, a network cut) emits 'error', which unheard ends the
+    // process; the query on it fails instead, and the pool drops the connection and opens another.
+    pool.on('error', () => {})
+    pool.on('connect', (client) => client.on('error', () => {}))
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool) }), plugins, log })
+    dbProbes.set(db, probe)
+    return { db, dialect: 'postgres' }
   }
   if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true })
   const writer = new SQLite(target.file)
@@ -40,5 +56,7 @@ export function createDatabase(target: DatabaseTarget, o: { readerThreads?: numb
     connection?.pragma('busy_timeout = 5000')
   }
   const readers = reader && o.readerThreads ? new SqliteReaders(target.file, o.readerThreads, KEEP_STATEMENTS) : undefined
-  return { db: new Kysely<Database>({ dialect: new SqliteReadWriteDialect({ writer, reader, readers }), plugins }), dialect: 'sqlite' }
+  const db = new Kysely<Database>({ dialect: new SqliteReadWriteDialect({ writer, reader, readers }), plugins, log })
+  dbProbes.set(db, probe)
+  return { db, dialect: 'sqlite' }
 }

@@ -58,6 +58,11 @@ const all = (dialect: Dialect): Record<string, Migration> => ({
  */
 export const GENERATED_MIGRATION_TABLE = 'kysely_migration_generated'
 
+/** The migrations this build knows, by table (the readiness check compares them with those applied). */
+export function knownMigrations(dialect: Dialect): Record<string, string[]> {
+  return { kysely_migration: Object.keys(all(dialect)), [GENERATED_MIGRATION_TABLE]: Object.keys(generatedMigrations(dialect)) }
+}
+
 async function run(migrator: Migrator): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error instanceof Error ? error : new Error(String(error))

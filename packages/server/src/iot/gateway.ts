@@ -61,7 +61,8 @@ interface CacheEntry {
  * makes the broker deliver a device message to the gateway twice.
  */
 export class MqttGateway implements Gateway {
-  private readonly client: MqttClient
+  /** Read by the metrics (messages in and out, platform/observability). */
+  readonly client: MqttClient
   private readonly handlers = new Map<UpKind, Set<UpHandler>>()
   private readonly cache = new Map<string, CacheEntry>()
   private readonly lookups = new Map<string, { promise: Promise<KnownDevice | null>; resolve: (d: KnownDevice | null) => void; reject: (err: unknown) => void }>()

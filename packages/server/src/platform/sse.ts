@@ -16,6 +16,9 @@ const RECHECK_MS = Number(process.env.SSE_RECHECK_MS) || 2_000
 /** Open streams per app (keyed by its services), so closing one app ends its streams and no other's. */
 const openStreams = new WeakMap<object, Set<ServerResponse>>()
 
+/** An app's open streams (the metrics' event-stream clients). */
+export const openEventStreamCount = (services: object): number => openStreams.get(services)?.size ?? 0
+
 /** Ends an app's open streams: the server would otherwise wait for them when closing. */
 export function closeEventStreams(services: object) {
   for (const res of openStreams.get(services) ?? []) res.end()

@@ -21,6 +21,7 @@ import { addSchema, confirmedQuery, editSchema, idParam, idsParam, listSchema } 
 import { registerSummaryRoute } from './summary'
 import { registerWorkflowRoutes, type WorkflowHandlers } from './workflow'
 import { envelope, fileAnswer, pageOf, rowOf } from '../responses'
+import { countedRows, countImported } from '../observability/metrics'
 import { jobInfoSchema } from '../jobs/schema'
 
 /** Entities whose routes an app has, so the rest can be served as plain definitions. */
@@ -102,7 +103,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
           fields: e.exported,
           lang,
           dicts: await dictLabels(services.db, dictTypesOf(e.exported), lang),
-          batches: repo.stream(body, await scopeOf(req)),
+          batches: countedRows(services, e.key, repo.stream(body, await scopeOf(req))),
         })
         return reply.type(XLSX_TYPE).header('Content-Disposition', attachment(`${e.key}_${stamp()}.xlsx`)).send(stream)
       },
@@ -171,6 +172,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
           scope: await scopeOf(req),
           lang: languageOf(req),
         })
+        countImported(services, e.key, result)
         return ok(result, 'import.done', { ...result })
       },
     )

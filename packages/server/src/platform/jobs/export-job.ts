@@ -8,6 +8,7 @@ import { hasPermission } from '../rbac/auth-context'
 import { resolveRowScope } from '../rbac/data-scope'
 import { streamWorkbook } from '../crud/excel'
 import { dictLabels, sortColumn } from '../crud/repository'
+import { countRows } from '../observability/metrics'
 import { defineJobKind } from './registry'
 
 /** What POST {path}/export/job queues: the export's body as validated, and the language of its headers. */
@@ -71,6 +72,7 @@ export const exportJob = defineJobKind<ExportJobParams>({
       batches: batches(),
     })
     await ctx.writeFile(`${e.key}_${stamp()}.xlsx`, workbook)
+    countRows(ctx.services, 'export', e.key, done)
     return { rows: done }
   },
 })

@@ -13,6 +13,7 @@ import { hasPermission } from '../rbac/auth-context'
 import { resolveRowScope } from '../rbac/data-scope'
 import type { Storage } from '../storage'
 import type { JobContext } from './registry'
+import { countImported } from '../observability/metrics'
 import { defineJobKind } from './registry'
 
 /** What POST {path}/import/job queues: where the upload waits, and the import's options. */
@@ -192,7 +193,7 @@ export const importJob = defineJobKind<ImportJobParams>({
           }
           await tx.insertInto('sysOperLog').values(operLogRow(ctx, source, started, { result })).execute()
         },
-      })
+      }).then((result) => countImported(services, params.entity, result))
     } catch (err) {
       const why = abortedFor(ctx.signal)
       // Stopped with its server or taken over: it runs again (here or elsewhere), and that run logs.
