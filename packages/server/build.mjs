@@ -1,13 +1,16 @@
-// Bundles the server and the shared package into dist/main.js; npm dependencies stay external.
+// Bundles the server and the shared package into dist/main.js (and the backup and restore
+// commands beside it); npm dependencies stay external.
 import { readFileSync } from 'node:fs'
 import { build } from 'esbuild'
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'))
 const external = Object.keys(pkg.dependencies).filter((name) => !name.startsWith('@velo/'))
 
+// The server, and the backup and restore commands, so a production install without dev
+// dependencies (tsx) can run them: node packages/server/dist/backup.js, …/restore.js.
 await build({
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/main.js',
+  entryPoints: { main: 'src/main.ts', backup: 'scripts/backup.ts', restore: 'scripts/restore.ts' },
+  outdir: 'dist',
   bundle: true,
   platform: 'node',
   format: 'esm',

@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig } from '../src/config'
+import { BackupRefused, backupMessage, cliLanguage, createBackup, defaultBackupTarget } from '../src/ops/backup'
+
+// npm run backup [-- --to <dir>]
+// A consistent copy of the SQLite database (online backup API: safe while the server runs and
+// writes) and of STORAGE_DIR, with manifest.json and manifest.sha256. docs/ops/backup.md.
+
+const USAGE = `usage: npm run backup [-- --to <dir>]
+  --to DIR   the backup's folder, new or empty (default: BACKUP_DIR/velo-<UTC time>,
+             BACKUP_DIR being ./data/backups unless set)
+  --help     this text
+DATABASE_URL and STORAGE_DIR are read as the server reads them. PostgreSQL is backed up with
+pg_dump instead (docs/ops/backup.md).`
+
+const lang = cliLanguage()
+
+function fail(message: string, code = 1): never {
+  console.error(message)
+  process.exit(code)
+}
+
+let args
+try {
+  args = parseArgs({
+    args: process.argv.slice(2),
+    options: { to: { type: 'string' }, help: { type: 'boolean', default: false } },
+    strict: true,
+  }).values
+} catch (e) {
+  fail(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`)
+}
+if (args.help) {
+  console.log(USAGE)
+  process.exit(0)
+}
+
+// Relative paths (./data/velo.db) mean where the command was typed, as for the server started
+// from the repository root: npm runs a workspace's script in the workspace's folder.
+if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD)
+
+let config
+try {
+  config = loadConfig()
+} catch (e) {
+  if (e instanceof ConfigError) fail(e.message)
+  throw e
+}
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+const now = new Date()
+const target = args.to ? resolve(args.to) : defaultBackupTarget(config.backupDir, now)
+
+try {
+  const { dir, manifest } = await createBackup({ database: config.database, storageDir: config.storageDir, target, serverVersion: version, now })
+  console.log(
+    backupMessage(lang, 'backupDone', {
+      dir,
+      size: manifest.database.size,
+      files: manifest.files.length,
+      filesSize: manifest.files.reduce((n, f) => n + f.size, 0),
+      migrations: manifest.migrations.product.length + manifest.migrations.generated.length,
+    }),
+  )
+} catch (e) {
+  if (e instanceof BackupRefused) fail(e.text(lang), 2)
+  throw e
+}

@@ -1,0 +1,162 @@
+import { copyFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises'
+import { existsSync, statSync } from 'node:fs'
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
+import SQLite from 'better-sqlite3'
+import type { DatabaseTarget } from '../../config'
+import { GENERATED_MIGRATION_TABLE } from '../../db/migrate'
+import { BackupRefused } from './messages'
+import {
+  type BackupManifest,
+  DATABASE_FILE,
+  type FileEntry,
+  FILES_FOLDER,
+  listFiles,
+  MANIFEST_FILE,
+  MANIFEST_FORMAT,
+  MANIFEST_SUM_FILE,
+  MANIFEST_VERSION,
+  manifestSumLine,
+  sha256File,
+} from './manifest'
+
+export interface BackupOptions {
+  database: DatabaseTarget
+  storageDir: string
+  /** The backup's own folder: created, and must not exist yet or be empty. */
+  target: string
+  serverVersion: string
+  now?: Date
+}
+
+export interface BackupResult {
+  dir: string
+  manifest: BackupManifest
+}
+
+/** `velo-20261125T031800Z`: sorts by time, and is a valid name on every file system. */
+export function backupFolderName(now = new Date()): string {
+  return `velo-${now.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '')}`
+}
+
+/** A fresh folder under `parent` named for the time; a second backup in the same second gets -2, -3… */
+export function defaultBackupTarget(parent: string, now = new Date()): string {
+  const base = join(resolve(parent), backupFolderName(now))
+  let candidate = base
+  for (let n = 2; existsSync(candidate) || existsSync(`${candidate}.partial`); n++) candidate = `${base}-${n}`
+  return candidate
+}
+
+const inside = (child: string, parent: string) => {
+  const rel = relative(parent, child)
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+}
+
+/** The redacted form of a PostgreSQL URL: the password never reaches a terminal or a log. */
+export const redactUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:…@')
+
+/**
+ * Copies the SQLite database through SQLite's online backup API, then the stored files, into a new
+ * folder with a manifest of checksums. Safe while a server runs and writes: see snapshotSqlite.
+ * The folder is built as `<target>.partial` and renamed once complete, so a backup cut short
+ * never looks like one.
+ */
+export async function createBackup(o: BackupOptions): Promise<BackupResult> {
+  const now = o.now ?? new Date()
+  if (o.database.dialect !== 'sqlite') {
+    const stamp = backupFolderName(now).slice(5)
+    throw new BackupRefused('pgRefused', { url: redactUrl(o.database.url), storage: o.storageDir, stamp })
+  }
+  if (o.database.file === ':memory:') throw new BackupRefused('memoryDatabase')
+  const source = o.database.file
+  if (!existsSync(source)) throw new BackupRefused('noDatabase', { file: source })
+  const target = resolve(o.target)
+  const storage = resolve(o.storageDir)
+  if (inside(target, storage)) throw new BackupRefused('targetInStorage', { dir: target, storage })
+  if (existsSync(target) && (!statSync(target).isDirectory() || (await readdir(target)).length > 0)) throw new BackupRefused('targetNotEmpty', { dir: target })
+
+  const work = `${target}.partial`
+  await rm(work, { recursive: true, force: true })
+  await mkdir(join(work, FILES_FOLDER), { recursive: true })
+  try {
+    // The database first, then the files: a stored file is written before the row that names it
+    // commits, so every file the copied database names is on disk by the time the files are copied.
+    // Files added later are copied too (unnamed; the file sweep removes them after a restore).
+    const dbFile = join(work, DATABASE_FILE)
+    const migrations = await snapshotSqlite(source, dbFile)
+    const database = { dialect: 'sqlite' as const, file: DATABASE_FILE as typeof DATABASE_FILE, ...(await sha256File(dbFile)) }
+    const files = await copyStoredFiles(storage, join(work, FILES_FOLDER), (full) => inside(full, target) || inside(full, work))
+    const manifest: BackupManifest = {
+      format: MANIFEST_FORMAT,
+      formatVersion: MANIFEST_VERSION,
+      createdAt: now.toISOString(),
+      serverVersion: o.serverVersion,
+      database,
+      migrations,
+      files,
+    }
+    const text = `${JSON.stringify(manifest, null, 2)}\n`
+    await writeFile(join(work, MANIFEST_FILE), text)
+    await writeFile(join(work, MANIFEST_SUM_FILE), manifestSumLine(text))
+    await mkdir(dirname(target), { recursive: true })
+    // An empty target folder (made beforehand by whoever chose it) is replaced by the finished one.
+    if (existsSync(target)) await rm(target, { recursive: true })
+    await rename(work, target)
+    return { dir: target, manifest }
+  } catch (e) {
+    await rm(work, { recursive: true, force: true })
+    throw e
+  }
+}
+
+/**
+ * SQLite's online backup from a connection of our own. Copied step by step (better-sqlite3's
+ * default, 100 pages a step) a write by the server between two steps restarts the copy, and a busy
+ * server could keep restarting it; so after the first step, which only counts the pages, all the
+ * rest goes in one step: one read transaction, which in WAL mode never blocks the server's writes,
+ * and sees only committed transactions. An import in progress is in the copy entirely or not at all.
+ * The copy is left as one plain file (no WAL) that has passed SQLite's quick check; answers the
+ * migrations it had run.
+ */
+export async function snapshotSqlite(source: string, dest: string): Promise<BackupManifest['migrations']> {
+  const from = new SQLite(source, { readonly: true, fileMustExist: true })
+  try {
+    from.pragma('busy_timeout = 5000')
+    await from.backup(dest, { progress: () => 0x7fffffff })
+  } finally {
+    from.close()
+  }
+  const copy = new SQLite(dest, { fileMustExist: true })
+  try {
+    // The copy carries the source's WAL mark; one plain file is what a backup should be (the server
+    // turns WAL on again when it opens the restored database).
+    copy.pragma('journal_mode = DELETE')
+    const check = copy.pragma('quick_check', { simple: true })
+    if (check !== 'ok') throw new BackupRefused('copyDamaged', { detail: String(check) })
+    const names = (table: string): string[] => {
+      const exists = copy.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(table)
+      return exists ? (copy.prepare(`select name from "${table}" order by name`).all() as { name: string }[]).map((r) => r.name) : []
+    }
+    return { product: names('kysely_migration'), generated: names(GENERATED_MIGRATION_TABLE) }
+  } finally {
+    copy.close()
+  }
+}
+
+async function copyStoredFiles(storage: string, dest: string, skip: (full: string) => boolean): Promise<FileEntry[]> {
+  if (!existsSync(storage)) return []
+  const entries: FileEntry[] = []
+  for (const path of await listFiles(storage, skip)) {
+    const to = join(dest, path)
+    await mkdir(dirname(to), { recursive: true })
+    try {
+      await copyFile(join(storage, path), to)
+    } catch (e) {
+      // Removed since it was listed (a download fetched and deleted, a job's result expired): gone from the data too.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue
+      throw e
+    }
+    // The copy's checksum, not the source's: a file still being written is recorded as it was copied.
+    entries.push({ path, ...(await sha256File(to)) })
+  }
+  return entries
+}
