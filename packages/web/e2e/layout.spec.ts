@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { openSignedIn } from './support/session'
 import { saveScreen } from './support/screens'
+import { openFromSidebar } from './support/menu'
 
 const cookie = async (page: Page, name: string) => (await page.context().cookies()).find((c) => c.name === name)?.value
 
@@ -98,9 +99,7 @@ test('under 992 px the sidebar becomes a drawer that closes on the overlay and o
   await expect(wrapper).toHaveClass(/hideSidebar/)
 
   await page.getByTestId('hamburger').click()
-  await page.getByTestId('sidebar').getByText('System', { exact: true }).click()
-  await page.getByTestId('sidebar').getByText('Dictionaries', { exact: true }).click()
-  await expect(page).toHaveURL(/\/system\/dict$/)
+  await openFromSidebar(page, 'System', 'Dictionaries', /\/system\/dict$/)
   await expect(wrapper).toHaveClass(/hideSidebar/)
 
   await page.setViewportSize({ width: 1300, height: 900 })
@@ -114,8 +113,7 @@ test('breadcrumb: dashboard first, folders as text, links where there is somewhe
   await expect(crumbs).toHaveText('Home')
   await expect(crumbs.locator('a')).toHaveCount(0)
 
-  await page.getByTestId('sidebar').getByText('System', { exact: true }).click()
-  await page.getByTestId('sidebar').getByText('Dictionaries', { exact: true }).click()
+  await openFromSidebar(page, 'System', 'Dictionaries', /\/system\/dict$/)
   await expect(crumbs.locator('li:not(.ant-breadcrumb-separator)')).toHaveText(['Home', 'System', 'Dictionaries'])
   await expect(crumbs.locator('a')).toHaveText(['Home'])
   await saveScreen(page, 'breadcrumb')

@@ -2,6 +2,7 @@ import { expect, test, type Page } from '@playwright/test'
 import type { JobInfo } from '@velo/shared'
 import { apiLogin, call, openSignedIn } from './support/session'
 import { saveScreen } from './support/screens'
+import { openFromSidebar } from './support/menu'
 
 // Monitoring › Jobs: exports started as background jobs through the API show on the page, reach
 // Finished (one already done when the page opens, one started while it is open and followed live),
@@ -17,13 +18,7 @@ test('an export queued as a job shows under Monitoring › Jobs, finishes and do
 
   // Through the menu: Monitoring › Jobs.
   await openSignedIn(page, baseURL!)
-  const sidebar = page.getByTestId('sidebar')
-  await sidebar.locator('.ant-menu-submenu-title').filter({ hasText: /^Monitoring$/ }).click()
-  // A click while the submenu still slides open can land beside the item: clicked again until it opens the page.
-  await expect(async () => {
-    await sidebar.locator('.ant-menu-item').filter({ hasText: /^Jobs$/ }).click()
-    await expect(page).toHaveURL(/\/monitor\/job$/, { timeout: 2_000 })
-  }).toPass({ timeout: 20_000 })
+  await openFromSidebar(page, 'Monitoring', 'Jobs', /\/monitor\/job$/)
   await expect(page.getByTestId('jobs-page')).toBeVisible()
   await expect(page.getByTestId('jobs-live')).toHaveAttribute('data-status', 'open')
 
