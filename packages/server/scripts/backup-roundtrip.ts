@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { buildApp } from '../src/app'
 import { loadConfig } from '../src/config'
 import { redactUrl } from '../src/ops/backup'
+import { freePort } from '../test/server-process'
 
 // CI: the backup/restore round trip an operator would run, on real processes.
 //   SQLite: a server on a temporary data folder takes writes through its API while `npm run backup`
@@ -30,17 +30,6 @@ function check(ok: unknown, what: string): asserts ok {
 
 const work = mkdtempSync(join(tmpdir(), 'velo-backup-roundtrip-'))
 const children = new Set<ChildProcess>()
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 /** A TypeScript entry of the server package through tsx, as npm's scripts run them. */
 function tsx(args: string[], env: Record<string, string>) {
