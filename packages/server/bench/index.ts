@@ -68,7 +68,7 @@
  * each dashboard's answer at BENCH_DASHBOARD_CLIENTS (20) and 1 clients.
  *
  * Then the metrics (bench/metrics.ts): the list's throughput with metrics off and on (METRICS_TOKEN), the cost
- * in % (target < 3 %), and a /metrics scrape's duration. BENCH_METRICS_ROWS (100000), BENCH_METRICS_ROUNDS (2),
+ * in % (target < 3 %), and a /metrics scrape's duration. BENCH_METRICS_ROWS (100000), BENCH_METRICS_ROUNDS (4),
  * BENCH_METRICS_SCRAPES (20).
  *
  * BENCH_ONLY=engine, members, orders, content, iot, fleet, ota, browser, files, dashboards or metrics runs one part.
@@ -298,7 +298,7 @@ async function main() {
       }
     }
     if (runs('metrics')) {
-      const metrics = { rows: int('BENCH_METRICS_ROWS', 100_000), seconds: bench.seconds, connections: bench.connections, rounds: int('BENCH_METRICS_ROUNDS', 2), scrapes: int('BENCH_METRICS_SCRAPES', 20) }
+      const metrics = { rows: int('BENCH_METRICS_ROWS', 100_000), seconds: bench.seconds, connections: bench.connections, rounds: int('BENCH_METRICS_ROUNDS', 4), scrapes: int('BENCH_METRICS_SCRAPES', 20) }
       headings.push(
         `Metrics benchmark: the login-log list (${fmt(metrics.rows)} rows) at ${metrics.connections} clients with metrics off and on (METRICS_TOKEN), ` +
           `best of ${metrics.rounds} runs each, and the duration of a /metrics scrape.`,

@@ -34,6 +34,8 @@ export async function httpLoad(o: {
   connections: number
   warmup: number
   seconds: number
+  /** Called when the measured window opens and when it closes (to read a counter over it). */
+  window?: { open(): void; close(): void }
 }): Promise<LoadResult & { warmup: number }> {
   const latencies: number[] = []
   let bad = 0
@@ -41,6 +43,7 @@ export async function httpLoad(o: {
   const answered = new Set<unknown>()
   let from = Infinity
   let last = 0
+  let closed = false
   let instance!: autocannon.Instance
   const done = new Promise<autocannon.Result>((resolve, reject) => {
     instance = autocannon(
@@ -52,11 +55,16 @@ export async function httpLoad(o: {
     const now = performance.now()
     if (from === Infinity) {
       answered.add(client)
-      if (answered.size === o.connections) from = Math.max(started + o.warmup * 1000, now + 500)
+      if (answered.size === o.connections) {
+        from = Math.max(started + o.warmup * 1000, now + 500)
+        if (o.window) setTimeout(() => o.window!.open(), from - now)
+      }
       return
     }
     if (now - ms < from) return
     if (now >= from + o.seconds * 1000) {
+      if (!closed) o.window?.close()
+      closed = true
       instance.stop()
       return
     }
