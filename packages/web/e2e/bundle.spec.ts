@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test, type Page, type Request } from '@playwright/test'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -9,6 +9,8 @@ import { ADMIN } from './support/session'
 // the form is usable and the network is idle counts (HTML, scripts, styles, fonts, images, API calls).
 const JS_BUDGET_BYTES = 120 * 1024
 const REQUEST_BUDGET = 6
+/** How long no code may be requested or answered before the network counts as quiet. */
+const QUIET_MS = 500
 /** The console's chunks: app/console.ts, the layout, the list kit. */
 const CONSOLE_CHUNK = /\/assets\/(console|Shell|EntityListPage|crud)-[\w-]+\.js$/
 
@@ -25,7 +27,20 @@ function recorder(page: Page) {
   const loaded: Loaded[] = []
   const pending = new Set<Promise<void>>()
   const seen = new Set<string>()
-  page.on('request', (request) => requests.push(`${request.resourceType()} ${new URL(request.url()).pathname}`))
+  const inFlight = new Set<Request>()
+  let lastActivity = Date.now()
+  const isCode = (request: Request) => ['script', 'stylesheet'].includes(request.resourceType())
+  page.on('request', (request) => {
+    requests.push(`${request.resourceType()} ${new URL(request.url()).pathname}`)
+    if (isCode(request)) inFlight.add(request)
+    lastActivity = Date.now()
+  })
+  const finished = (request: Request) => {
+    inFlight.delete(request)
+    lastActivity = Date.now()
+  }
+  page.on('requestfinished', finished)
+  page.on('requestfailed', finished)
   page.on('response', (response) => {
     const type = response.request().resourceType()
     if (type !== 'script' && type !== 'stylesheet') return
@@ -46,6 +61,15 @@ function recorder(page: Page) {
     loaded,
     /** Waits for the bodies still being read. */
     settle: async () => void (await Promise.all([...pending])),
+    /**
+     * Waits until no script or style has been requested or answered for QUIET_MS (networkidle's own
+     * rule, for code only), then for their bodies: a chunk's CSS, or the imports it asks for once it
+     * runs, may still be on the way when the chunk itself has arrived.
+     */
+    quiet: async () => {
+      await expect.poll(() => inFlight.size === 0 && Date.now() - lastActivity >= QUIET_MS, { timeout: 15_000 }).toBe(true)
+      await Promise.all([...pending])
+    },
     mark: () => ({ requests: requests.length, loaded: loaded.length }),
     since: (m: { requests: number; loaded: number }) => ({ requests: requests.slice(m.requests), loaded: loaded.slice(m.loaded) }),
   }
@@ -102,7 +126,7 @@ test('typing in the form preloads the console; after sign-in each page adds only
   // files themselves: the console, then the shell it starts loading.
   await expect.poll(() => rec.loaded.some((l) => /\/assets\/console-/.test(l.path))).toBe(true)
   await expect.poll(() => rec.loaded.some((l) => /\/assets\/Shell-/.test(l.path))).toBe(true)
-  await rec.settle()
+  await rec.quiet()
   const preloaded = rec.since(typing).loaded
 
   const submit = rec.mark()
