@@ -21,6 +21,7 @@ import { envelopeHook, errorHandler, installJsonParser, notFoundHandler } from '
 import { installGuard } from './platform/rbac/guard'
 import { requireResponseSchemas, responseSerializer } from './platform/responses'
 import { createServices, type Services } from './platform/services'
+import type { ScheduleOptions } from './platform/jobs'
 import { registerDefinedEntities } from './platform/crud/routes'
 import { FileSweep } from './platform/files/sweep'
 import { installObservability } from './platform/observability'
@@ -46,6 +47,8 @@ export interface BuildOptions {
   logger?: boolean | object
   /** Shorter intervals of the IoT gateway's buffers and sweeper (tests). */
   iot?: IotOptions
+  /** Whether (and how often) this instance's job worker queues the maintenance schedules' jobs (on by default). */
+  schedules?: ScheduleOptions
 }
 
 /** Where the built web app is: WEB_DIR, else packages/web/dist beside this package. */
@@ -70,6 +73,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
 
   const services = createServices(config)
   app.decorate('services', services)
+  services.jobs.configureSchedules(options.schedules ?? { enabled: true })
   // The gateway writes what it still holds before the database closes.
   app.addHook('onClose', async () => {
     if (app.hasDecorator('iot')) await app.iot.close()

@@ -63,6 +63,11 @@ const SEEDED_KEYS = [
   'tool.sql.timeoutSeconds',
   'tool.sql.maxRows',
   'tool.sql.maxResultMb',
+  'monitor.backup.intervalHours',
+  'monitor.backup.keep',
+  'monitor.retention.intervalHours',
+  'monitor.operlog.retentionDays',
+  'monitor.logininfor.retentionDays',
   'sys.seed.version',
 ]
 

@@ -63,7 +63,7 @@ export async function freshDatabase(dir: string): Promise<{ url: string; drop: (
   }
 }
 
-export interface TestAppOptions extends Pick<BuildOptions, 'modules' | 'iot'> {
+export interface TestAppOptions extends Pick<BuildOptions, 'modules' | 'iot' | 'schedules'> {
   /** Another app's database (several instances on one database); its owner drops it, not this app. */
   databaseUrl?: string
 }
@@ -83,6 +83,8 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     DATABASE_URL: database.url,
     STORAGE_DIR: join(dir, 'files'),
     MAIL_DIR: join(dir, 'mail'),
+    // Beside STORAGE_DIR, never inside it (a backup would copy itself), and gone with the app.
+    BACKUP_DIR: join(dir, 'backups'),
     ADMIN_PASSWORD,
     CAPTCHA_ENABLED: 'false',
     LOG_LEVEL: 'silent',
@@ -98,7 +100,9 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   // Apps of parallel test files share the Redis: each database gets its own event channel (two
   // instances on one database share theirs, as a deployment's do).
   const eventsChannel = `velo:iot:events:${createHash('sha256').update(database.url).digest('hex').slice(0, 16)}`
-  const app = await buildApp(config, { logger: false, ...buildOptions, iot: { eventsChannel, ...buildOptions.iot } })
+  // The maintenance schedules stay off unless a test turns them on: a retention job at every app's start
+  // would race the tests that trim logs themselves, and show up in their job lists.
+  const app = await buildApp(config, { logger: false, ...buildOptions, schedules: buildOptions.schedules ?? { enabled: false }, iot: { eventsChannel, ...buildOptions.iot } })
   await app.ready()
   if (externalMqtt.MQTT_URL) await app.iot.gateway.ready()
   // Each app gets its own client address, so per-address limits of one test file never touch another's.

@@ -49,6 +49,12 @@ export const CONFIG_VALUE_TYPES: Readonly<Record<string, ValueType>> = {
   'tool.sql.timeoutSeconds': { type: 'integer', min: 1, max: 300, unit: seconds },
   'tool.sql.maxRows': { type: 'integer', min: 1, max: 100000, unit: { en_US: 'rows', zh_CN: '行' } },
   'tool.sql.maxResultMb': { type: 'integer', min: 1, max: 64, unit: { en_US: 'MB', zh_CN: 'MB' } },
+  // Monitoring › Data and backups: the maintenance schedules (0 hours turns one off) and what the logs keep.
+  'monitor.backup.intervalHours': { type: 'integer', min: 0, max: 8760, unit: { en_US: 'hours', zh_CN: '小时' } },
+  'monitor.backup.keep': { type: 'integer', min: 1, max: 365, unit: { en_US: 'backups', zh_CN: '份' } },
+  'monitor.retention.intervalHours': { type: 'integer', min: 0, max: 8760, unit: { en_US: 'hours', zh_CN: '小时' } },
+  'monitor.operlog.retentionDays': { type: 'integer', min: 1, max: 3650, unit: { en_US: 'days', zh_CN: '天' } },
+  'monitor.logininfor.retentionDays': { type: 'integer', min: 1, max: 3650, unit: { en_US: 'days', zh_CN: '天' } },
 }
 
 /** The type of a configuration key's value; none for keys of the admins' own (free text). */

@@ -150,6 +150,8 @@ const PRODUCT_CATALOGUE: MenuSeed[] = [
     page('monitor', 'outbox', 'mail', 'Mail outbox', '邮件发件箱', { imports: false }),
     // Everyone's background jobs; anyone follows and cancels their own from the top bar without it.
     page('monitor', 'job', 'calendar', 'Jobs', '后台任务', { imports: false, buttons: [['monitor:job:cancel', 'button.cancelJob']] }),
+    // For administrators: database size and largest tables, scheduled backups and data retention (shared monitor/data.ts).
+    page('monitor', 'data', 'database', 'Data and backups', '数据与备份', { imports: false, buttons: [['monitor:data:run', 'button.runNow']] }),
   ]),
 ]
 
@@ -214,6 +216,7 @@ export const BUTTON_TITLES: Record<string, Label> = {
   'button.write': { en_US: 'Write', zh_CN: '写入' },
   'button.preview': { en_US: 'Preview', zh_CN: '预览' },
   'button.code': { en_US: 'Generate code', zh_CN: '生成代码' },
+  'button.runNow': { en_US: 'Run now', zh_CN: '立即执行' },
 }
 
 /** A menu name as people read it: i18n keys ('menu.system.user', 'button.add') translated, plain text as is. */

@@ -23,6 +23,7 @@ import { dashboards } from './migrations/2026-11-25T01-dashboards'
 import { dashboardRollups } from './migrations/2026-11-25T02-dashboard-rollups'
 import { tools } from './migrations/2026-11-25T03-tools'
 import { toolSql } from './migrations/2026-11-25T04-tool-sql'
+import { jobSchedules } from './migrations/2026-11-25T05-job-schedules'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set. Generated
 // modules' migrations (Tool system › Code generation) come last, from their own list.
@@ -48,6 +49,7 @@ const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-25T02-dashboard-rollups': dashboardRollups(dialect),
   '2026-11-25T03-tools': tools(dialect),
   '2026-11-25T04-tool-sql': toolSql(dialect),
+  '2026-11-25T05-job-schedules': jobSchedules(dialect),
 })
 
 /**

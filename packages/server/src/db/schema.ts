@@ -165,6 +165,14 @@ export interface JobTable {
   attempts: number
 }
 
+/** When a maintenance schedule runs next (migration 2026-11-25T05-job-schedules, platform/jobs/schedule.ts). */
+export interface JobScheduleTable {
+  scheduleKey: string
+  nextRunTime: string
+  lastJobId: number | null
+  updateTime: string
+}
+
 /** A user's statement in SQL execution (modules/tool/sql). */
 export interface SqlHistoryTable {
   historyId: Generated<number>
@@ -214,6 +222,7 @@ export interface Database {
   contentFaq: FaqTable
   serviceRepairOrder: RepairOrderTable
   sysJob: JobTable
+  sysJobSchedule: JobScheduleTable
   sysTransitionLog: TransitionLogTable
   ordFrameSeries: FrameSeriesTable
   toolSqlHistory: SqlHistoryTable

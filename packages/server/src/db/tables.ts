@@ -24,6 +24,7 @@ export const SERVICE_TABLES: readonly string[] = [
   'sys_cache',
   'sys_file',
   'sys_job',
+  'sys_job_schedule',
   'sys_session',
   'sys_transition_log',
   'tool_sql_credential',

@@ -111,7 +111,6 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
       // An external broker that is down must not stop the start: the gateway keeps trying.
       void gateway.ready().then(() => logger.info(`IoT gateway subscribed at ${new URL(external!).host}`))
     }
-    messageLog.start()
     // Listening to replies and presence before presence starts, so no device's return is missed.
     iot.attach(commands.start())
     presence.start()

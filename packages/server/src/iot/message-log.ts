@@ -19,8 +19,6 @@ export interface MessageLogOptions {
   flushMs?: number
   /** Written at once when this many are waiting. */
   maxBatch?: number
-  /** How often rows older than iot.message.retentionDays are deleted. */
-  pruneEveryMs?: number
 }
 
 export const RETENTION_DAYS_KEY = 'iot.message.retentionDays'
@@ -39,12 +37,10 @@ const cut = (text: string, max: number) => (text.length > max ? text.slice(0, ma
 
 /**
  * The device message log (iot_message): every message but heartbeats and OTA blocks, written in batches, and a
- * 'message' event for each once it is stored. Old rows are deleted now and then.
+ * 'message' event for each once it is stored. Old rows are deleted by the retention job (ops/maintenance).
  */
 export class MessageLog {
   private readonly buffer: WriteBehind<MessageEvent[]>
-  private pruneTimer: NodeJS.Timeout | null = null
-  private pruning: Promise<unknown> = Promise.resolve()
 
   constructor(
     private readonly deps: { db: Db; events: IotEventBus; configValues: ConfigValues; logger: FastifyBaseLogger },
@@ -91,19 +87,7 @@ export class MessageLog {
     return Number(result.numDeletedRows)
   }
 
-  /** Prunes now and then every pruneEveryMs (default hourly). */
-  start(): void {
-    const prune = () => {
-      this.pruning = this.prune().catch((err) => this.deps.logger.error({ err }, 'could not prune the device message log'))
-    }
-    prune()
-    this.pruneTimer = setInterval(prune, this.options.pruneEveryMs ?? 3_600_000)
-    this.pruneTimer.unref()
-  }
-
   async close(): Promise<void> {
-    if (this.pruneTimer) clearInterval(this.pruneTimer)
-    await this.pruning
     await this.buffer.close()
   }
 }

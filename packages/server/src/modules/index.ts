@@ -8,6 +8,7 @@ import { registerContent } from './content'
 import { registerDashboards } from './dashboard'
 import { registerIot } from './iot'
 import { registerMembers } from './member'
+import { registerMonitorData } from './monitor/data'
 import { registerJobs } from './monitor/jobs'
 import { registerLogs } from './monitor/logs'
 import { registerOnline } from './monitor/online'
@@ -40,6 +41,7 @@ export async function registerModules(api: FastifyInstance, services: Services) 
   registerLogs(api, services)
   registerOnline(api, services)
   registerJobs(api, services)
+  registerMonitorData(api, services)
   registerIot(api, services)
   registerOta(api, services)
   registerRepairOrders(api, services)

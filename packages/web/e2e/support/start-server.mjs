@@ -58,6 +58,8 @@ const server = spawn(process.execPath, [serverMain], {
     WEB_DIR: join(web, 'dist'),
     // Stay off the default MQTT port, which a local broker may hold.
     MQTT_PORT: process.env.E2E_MQTT_PORT ?? '18883',
+    // Backups (Monitoring › Data and backups' Run now) go with the temp dir, not into the checkout's ./data.
+    BACKUP_DIR: join(dir, 'backups'),
     LOG_LEVEL: 'warn',
   },
 })

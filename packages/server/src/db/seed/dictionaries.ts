@@ -96,4 +96,9 @@ export const SEED_CONFIGS: [string, string, string, string][] = [
   ['tool.sql.timeoutSeconds', 'SQL execution timeout', '10', 'seconds a statement of the SQL tool may run before it is stopped (1 to 300)'],
   ['tool.sql.maxRows', 'SQL execution row cap', '10000', 'rows a statement of the SQL tool answers at most (1 to 100,000)'],
   ['tool.sql.maxResultMb', 'SQL execution result size cap', '8', 'MB of rows a statement of the SQL tool answers at most (1 to 64)'],
+  ['monitor.backup.intervalHours', 'Scheduled backup interval', '24', 'hours between scheduled backups into BACKUP_DIR/scheduled; 0 turns them off'],
+  ['monitor.backup.keep', 'Scheduled backups kept', '7', 'newest scheduled backups kept; older ones are removed after each backup (1 to 365)'],
+  ['monitor.retention.intervalHours', 'Data retention interval', '1', 'hours between runs of the data retention job; 0 turns it off'],
+  ['monitor.operlog.retentionDays', 'Operation log retention', '365', 'days the operation log keeps'],
+  ['monitor.logininfor.retentionDays', 'Login log retention', '365', 'days the login log keeps'],
 ]

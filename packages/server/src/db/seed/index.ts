@@ -311,14 +311,14 @@ function cataloguePage(key: string): { area: MenuSeed; page: MenuSeed } {
 }
 
 /**
- * Version 5: Monitoring › Jobs (everyone's background jobs, monitor:job:list) and its Cancel job
- * button (monitor:job:cancel), for databases seeded before the page existed. Only adds what is
- * missing: a page or button already there (seeded fresh, or added by an admin) is left as it is,
- * and where an admin removed the Monitoring directory nothing is added. The admin role holds every
- * menu without rows of its own; other roles get the page when an admin grants it.
+ * A catalogue page and its buttons, for databases seeded before the page existed (version 5:
+ * Monitoring › Jobs; version 12: Monitoring › Data and backups). Only adds what is missing: a page or
+ * button already there (seeded fresh, or added by an admin) is left as it is, and where an admin
+ * removed the page's directory nothing is added. The admin role holds every menu without rows of its
+ * own; other roles get the page when an admin grants it.
  */
-async function jobsPage(tx: Tx) {
-  const { area, page: seed } = cataloguePage('monitor.job')
+async function cataloguePageIfMissing(tx: Tx, key: string) {
+  const { area, page: seed } = cataloguePage(key)
   const dir = await tx
     .selectFrom('sysMenu')
     .select('menuId')
@@ -460,7 +460,7 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 2, apply: (tx) => systemArea(tx) },
   { version: 3, apply: (tx, _hash, result) => iotArea(tx, result) },
   { version: 4, apply: (tx) => definedButtonsArea(tx) },
-  { version: 5, apply: (tx) => jobsPage(tx) },
+  { version: 5, apply: (tx) => cataloguePageIfMissing(tx, 'monitor.job') },
   { version: 6, apply: (tx) => membersAndBikes(tx) },
   // Bike orders: Generate and Print labels, and their frame numbers' Void and Replace.
   { version: 7, apply: (tx) => definedButtonsArea(tx) },
@@ -472,6 +472,14 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 10, apply: (tx) => dashboardsArea(tx) },
   // Tools: SQL execution's Write button, code generation's Modify, Import, Preview and Generate code buttons, and the SQL limits' configuration keys.
   { version: 11, apply: (tx) => definedButtonsArea(tx) },
+  // Monitoring › Data and backups (administrators only) and the maintenance schedules' configuration keys.
+  {
+    version: 12,
+    apply: async (tx) => {
+      await cataloguePageIfMissing(tx, 'monitor.data')
+      await missingConfigs(tx)
+    },
+  },
 ]
 
 /** The version a database is at once seeded by this server. */

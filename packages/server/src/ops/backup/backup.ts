@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { copyFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import { existsSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
@@ -16,6 +17,7 @@ import {
   MANIFEST_SUM_FILE,
   MANIFEST_VERSION,
   manifestSumLine,
+  PG_DUMP_FILE,
   sha256File,
 } from './manifest'
 
@@ -108,6 +110,83 @@ export async function createBackup(o: BackupOptions): Promise<BackupResult> {
   }
 }
 
+export interface PostgresBackupOptions extends Omit<BackupOptions, 'database'> {
+  database: { dialect: 'postgres'; url: string }
+  /** The pg_dump to run (PATH's by default). */
+  pgDump?: string
+  signal?: AbortSignal
+}
+
+/**
+ * A PostgreSQL backup in the same layout as a SQLite one: pg_dump's custom format (velo.dump, for
+ * pg_restore) instead of velo.db, the stored files, and the manifest. pg_dump takes one consistent
+ * snapshot; files are copied after it, as for SQLite. The URL's password goes to pg_dump in PGPASSWORD,
+ * never on its command line (which `ps` shows every user) or in a message.
+ */
+export async function createPostgresBackup(o: PostgresBackupOptions): Promise<BackupResult> {
+  const now = o.now ?? new Date()
+  const target = resolve(o.target)
+  const storage = resolve(o.storageDir)
+  if (inside(target, storage)) throw new BackupRefused('targetInStorage', { dir: target, storage })
+  if (existsSync(target) && (!statSync(target).isDirectory() || (await readdir(target)).length > 0)) throw new BackupRefused('targetNotEmpty', { dir: target })
+  const work = `${target}.partial`
+  await rm(work, { recursive: true, force: true })
+  await mkdir(join(work, FILES_FOLDER), { recursive: true })
+  try {
+    const dumpFile = join(work, PG_DUMP_FILE)
+    await runPgDump(o.pgDump ?? 'pg_dump', o.database.url, dumpFile, o.signal)
+    const database = { dialect: 'postgres' as const, file: PG_DUMP_FILE as typeof PG_DUMP_FILE, ...(await sha256File(dumpFile)) }
+    const files = await copyStoredFiles(storage, join(work, FILES_FOLDER), (full) => inside(full, target) || inside(full, work))
+    const manifest: BackupManifest = {
+      format: MANIFEST_FORMAT,
+      formatVersion: MANIFEST_VERSION,
+      createdAt: now.toISOString(),
+      serverVersion: o.serverVersion,
+      database,
+      // The dump holds both migration tables; pg_restore --list shows them.
+      migrations: { product: [], generated: [] },
+      files,
+    }
+    const text = `${JSON.stringify(manifest, null, 2)}\n`
+    await writeFile(join(work, MANIFEST_FILE), text)
+    await writeFile(join(work, MANIFEST_SUM_FILE), manifestSumLine(text))
+    await mkdir(dirname(target), { recursive: true })
+    if (existsSync(target)) await rm(target, { recursive: true })
+    await rename(work, target)
+    return { dir: target, manifest }
+  } catch (e) {
+    await rm(work, { recursive: true, force: true })
+    throw e
+  }
+}
+
+/** Runs pg_dump --format=custom into `file`; its stderr (never the password) is the failure's detail. */
+function runPgDump(command: string, databaseUrl: string, file: string, signal?: AbortSignal): Promise<void> {
+  const url = new URL(databaseUrl)
+  const password = decodeURIComponent(url.password)
+  url.password = ''
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, ['--format=custom', '--no-password', `--file=${file}`, `--dbname=${url.toString()}`], {
+      env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      signal,
+    })
+    let stderr = ''
+    child.stderr.setEncoding('utf8')
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < 2000) stderr += chunk
+    })
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') reject(new BackupRefused('pgDumpMissing', { command }))
+      else reject(err)
+    })
+    child.on('close', (code) => {
+      if (code === 0) resolvePromise()
+      else if (code !== null) reject(new BackupRefused('pgDumpFailed', { code, detail: redactUrl(stderr.trim()).slice(0, 500) }))
+    })
+  })
+}
+
 /**
  * SQLite's online backup from a connection of our own. Copied step by step (better-sqlite3's
  * default, 100 pages a step) a write by the server between two steps restarts the copy, and a busy
@@ -142,7 +221,8 @@ export async function snapshotSqlite(source: string, dest: string): Promise<Back
   }
 }
 
-async function copyStoredFiles(storage: string, dest: string, skip: (full: string) => boolean): Promise<FileEntry[]> {
+/** Copies every stored file (but what `skip` passes over) into `dest`, with the manifest's entries. */
+export async function copyStoredFiles(storage: string, dest: string, skip: (full: string) => boolean): Promise<FileEntry[]> {
   if (!existsSync(storage)) return []
   const entries: FileEntry[] = []
   for (const path of await listFiles(storage, skip)) {

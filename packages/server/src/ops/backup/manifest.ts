@@ -9,6 +9,8 @@ export const MANIFEST_FILE = 'manifest.json'
 export const MANIFEST_SUM_FILE = 'manifest.sha256'
 /** In a backup and in a restored data folder alike: the server's default layout (./data/velo.db, ./data/files). */
 export const DATABASE_FILE = 'velo.db'
+/** A PostgreSQL backup's database: pg_dump's custom format, restored with pg_restore. */
+export const PG_DUMP_FILE = 'velo.dump'
 export const FILES_FOLDER = 'files'
 
 export interface FileEntry {
@@ -23,12 +25,20 @@ export interface BackupManifest {
   formatVersion: number
   createdAt: string
   serverVersion: string
-  database: {
-    dialect: 'sqlite'
-    file: typeof DATABASE_FILE
-    size: number
-    sha256: string
-  }
+  /** SQLite: a copy of the database file; PostgreSQL (scheduled backups): pg_dump --format=custom. */
+  database:
+    | {
+        dialect: 'sqlite'
+        file: typeof DATABASE_FILE
+        size: number
+        sha256: string
+      }
+    | {
+        dialect: 'postgres'
+        file: typeof PG_DUMP_FILE
+        size: number
+        sha256: string
+      }
   /** The migrations the copied database had run: the product's, then generated modules' (db/migrate.ts). */
   migrations: { product: string[]; generated: string[] }
   files: FileEntry[]

@@ -27,6 +27,8 @@ const en = {
   restoreInsideBackup: 'The data folder {dir} is inside the backup {backup}: choose a folder outside it. Nothing was restored.',
   verified: 'Backup {dir} verified: manifest and {count} checksums match (taken {createdAt}, server {version}).',
   restored: 'Restored into {dir}. Start a server on it with:\n  DATABASE_URL=sqlite:{database} STORAGE_DIR={storage} npm start',
+  pgDumpMissing: 'pg_dump ({command}) was not found: install the PostgreSQL client tools of the server’s major version on the server’s machine.',
+  pgDumpFailed: 'pg_dump ended with code {code}: {detail}',
 } as const
 
 export type BackupMessageKey = keyof typeof en
@@ -54,6 +56,8 @@ const zh: Record<BackupMessageKey, string> = {
   restoreInsideBackup: '数据目录 {dir} 位于备份 {backup} 之内：请选择其外的目录。未恢复任何内容。',
   verified: '备份 {dir} 已校验：清单及 {count} 个校验和均一致（备份于 {createdAt}，服务器版本 {version}）。',
   restored: '已恢复到 {dir}。在其上启动服务器：\n  DATABASE_URL=sqlite:{database} STORAGE_DIR={storage} npm start',
+  pgDumpMissing: '未找到 pg_dump（{command}）：请在服务器所在机器上安装与数据库主版本一致的 PostgreSQL 客户端工具。',
+  pgDumpFailed: 'pg_dump 以代码 {code} 结束：{detail}',
 }
 
 const catalogs: Record<CliLanguage, Record<BackupMessageKey, string>> = { en_US: en, zh_CN: zh }

@@ -11,6 +11,7 @@ import {
   MANIFEST_FORMAT,
   MANIFEST_SUM_FILE,
   MANIFEST_VERSION,
+  PG_DUMP_FILE,
   sha256File,
   sha256Text,
 } from './manifest'
@@ -39,9 +40,10 @@ function parseManifest(text: string): BackupManifest {
   if (!m || typeof m !== 'object' || m.format !== MANIFEST_FORMAT) throw invalid(`format is not "${MANIFEST_FORMAT}"`)
   if (m.formatVersion !== MANIFEST_VERSION) throw new BackupRefused('formatUnsupported', { version: String(m.formatVersion), expected: MANIFEST_VERSION })
   if (!m.database || typeof m.database !== 'object') throw invalid('no database entry')
-  if (m.database.dialect !== 'sqlite') throw new BackupRefused('notSqlite', { dialect: String(m.database.dialect) })
+  const databaseFiles: Record<string, string> = { sqlite: DATABASE_FILE, postgres: PG_DUMP_FILE }
+  if (!Object.hasOwn(databaseFiles, m.database.dialect)) throw new BackupRefused('notSqlite', { dialect: String(m.database.dialect) })
   const sized = (e: any) => Number.isSafeInteger(e?.size) && e.size >= 0 && typeof e?.sha256 === 'string' && /^[0-9a-f]{64}$/.test(e.sha256)
-  if (m.database.file !== DATABASE_FILE || !sized(m.database)) throw invalid('database entry without its file, size or SHA-256')
+  if (m.database.file !== databaseFiles[m.database.dialect] || !sized(m.database)) throw invalid('database entry without its file, size or SHA-256')
   if (!Array.isArray(m.files) || !m.files.every(sized)) throw invalid('files without their size or SHA-256')
   for (const f of m.files) safePath(f.path)
   return m as BackupManifest
@@ -68,7 +70,7 @@ export async function verifyBackup(dir: string): Promise<BackupManifest> {
   const sum = (await readFile(join(root, MANIFEST_SUM_FILE), 'utf8')).trim().split(/\s+/)[0]
   if (sum !== sha256Text(text)) throw new BackupRefused('manifestTampered')
   const manifest = parseManifest(text.toString('utf8'))
-  await checkFile(join(root, DATABASE_FILE), DATABASE_FILE, manifest.database)
+  await checkFile(join(root, manifest.database.file), manifest.database.file, manifest.database)
   const listed = new Set<string>()
   for (const f of manifest.files) {
     listed.add(f.path)
@@ -107,6 +109,8 @@ export async function restoreBackup(backupDir: string, dataDir: string): Promise
     if (first !== undefined) throw new BackupRefused('restoreTargetNotEmpty', { dir: target, entry: first })
   }
   const manifest = await verifyBackup(root)
+  // A PostgreSQL backup (a scheduled one's pg_dump) goes back with pg_restore, into a database this does not create.
+  if (manifest.database.dialect !== 'sqlite') throw new BackupRefused('notSqlite', { dialect: manifest.database.dialect })
   const databaseFile = join(target, DATABASE_FILE)
   const storageDir = join(target, FILES_FOLDER)
   try {

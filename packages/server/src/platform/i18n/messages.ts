@@ -3,7 +3,6 @@ import type { Language } from '@velo/shared'
 // Every message a client can see, in both languages. {name} placeholders are filled by t().
 const en_US = {
   'ok': 'Operation successful',
-  // <helper-sql>
   'sql.empty': 'Write a statement to run',
   'sql.statement': '{keyword} statements cannot be run here: only SELECT, WITH, VALUES, TABLE and EXPLAIN, and with the write permission INSERT, UPDATE, DELETE, REPLACE and MERGE',
   'sql.multiple': 'Run one statement at a time',
@@ -17,8 +16,6 @@ const en_US = {
   'sql.error': 'The database could not run the statement: {message}',
   'sql.noRoles': 'SQL execution needs database roles of its own: let the server create roles or set SQL_READ_DATABASE_URL and SQL_WRITE_DATABASE_URL',
   'sql.memory': 'SQL execution needs the database in a file, not in memory',
-  // </helper-sql>
-  // <helper-gen>
   'gen.unknownTable': 'Only tables offered for import can be imported: no product table, no table imported already',
   'gen.tableGone': 'The table is no longer in the database',
   'gen.unsupportedTable': 'This table cannot be imported: it has more than 200 columns or a name longer than 128 characters',
@@ -40,7 +37,6 @@ const en_US = {
   'gen.unknownDict': 'Dictionary type {value} does not exist',
   'gen.searchKind': 'This search mode does not suit the kind of the field',
   'gen.unknownColumn': 'The column is not one of the imported table',
-  // </helper-gen>
   'error.unknown': 'The server could not complete the request (request id {requestId})',
   'error.notFound': 'Not found: {url}',
   'error.validation': 'Invalid request: {details}',
@@ -193,6 +189,14 @@ const en_US = {
   'job.import.title': 'Import {entity}',
   'job.import.gone': '"{entity}" can no longer be imported',
   'job.import.fileGone': 'The uploaded file of this import is no longer there: import it again',
+  // Monitoring › Data and backups: scheduled backups and data retention (src/ops/maintenance, modules/monitor/data.ts)
+  'maintenance.backup.title': 'Backup',
+  'maintenance.retention.title': 'Data retention',
+  'maintenance.backup.pgDumpMissing': 'pg_dump ({command}) was not found on the server: install the PostgreSQL client tools of the database’s major version there (docs/ops/backup.md)',
+  'maintenance.backup.inStorage': 'BACKUP_DIR is inside STORAGE_DIR, so the backup would copy itself: set BACKUP_DIR to a folder outside it',
+  'maintenance.backup.memoryDatabase': 'An in-memory database has nothing on disk to back up',
+  'maintenance.backup.failed': 'The backup failed: {detail}',
+  'maintenance.alreadyActive': '"{title}" is already queued or running (job {jobId}): wait until it finishes',
   // IoT commands and the message-queue debugger (src/iot/commands.ts, src/iot/mq-debug.ts)
   'iot.command.unknown': 'Unknown command "{command}"',
   'iot.command.deviceCount': 'Choose 1 to {max, plural, one {# device} other {# devices}}',
@@ -343,20 +347,17 @@ const en_US = {
   'tool.test.gnss': 'no GNSS fix ({satellites} satellites, at least {min} needed)',
   'tool.test.sim': 'no SIM attached (no ICCID reported)',
   'tool.user.inUse': 'Tool user {email} has registered devices and cannot be deleted: disable the account instead',
-  // <helper-h2>
   'app.tracking.accepted': '{count, plural, =0 {No event was recorded} one {# event recorded} other {# events recorded}}',
   'app.tracking.unknownCode': 'Tracking code "{code}" is not configured or is disabled',
   'app.tracking.future': 'The event time is more than {minutes} minutes ahead of the server',
   'app.tracking.tooOld': 'The event is older than {days} days',
   'app.tracking.badVersion': 'App version "{version}" is not of the form 1.2.3',
-  // </helper-h2>
 } as const
 
 export type MessageKey = keyof typeof en_US
 
 const zh_CN: Record<MessageKey, string> = {
   'ok': '操作成功',
-  // <helper-sql>
   'sql.empty': '请输入要执行的语句',
   'sql.statement': '此处不能执行 {keyword} 语句：只能执行 SELECT、WITH、VALUES、TABLE 和 EXPLAIN，拥有写权限时还可执行 INSERT、UPDATE、DELETE、REPLACE 和 MERGE',
   'sql.multiple': '一次只能执行一条语句',
@@ -370,8 +371,6 @@ const zh_CN: Record<MessageKey, string> = {
   'sql.error': '数据库无法执行该语句：{message}',
   'sql.noRoles': 'SQL 执行需要专用的数据库角色：请允许服务器创建角色，或设置 SQL_READ_DATABASE_URL 和 SQL_WRITE_DATABASE_URL',
   'sql.memory': 'SQL 执行需要文件形式的数据库，而不是内存数据库',
-  // </helper-sql>
-  // <helper-gen>
   'gen.unknownTable': '只能导入列出的可导入表：不能导入系统自身的表或已导入的表',
   'gen.tableGone': '数据库中已没有该表',
   'gen.unsupportedTable': '无法导入该表：列数超过 200 或名称超过 128 个字符',
@@ -393,7 +392,6 @@ const zh_CN: Record<MessageKey, string> = {
   'gen.unknownDict': '字典类型 {value} 不存在',
   'gen.searchKind': '该查询方式不适用于此字段类型',
   'gen.unknownColumn': '该列不属于导入的表',
-  // </helper-gen>
   'error.unknown': '服务器未能完成请求（请求编号 {requestId}）',
   'error.notFound': '未找到：{url}',
   'error.validation': '请求参数有误：{details}',
@@ -545,6 +543,13 @@ const zh_CN: Record<MessageKey, string> = {
   'job.import.title': '导入{entity}',
   'job.import.gone': '“{entity}”已无法导入',
   'job.import.fileGone': '该导入任务上传的文件已不存在，请重新导入',
+  'maintenance.backup.title': '备份',
+  'maintenance.retention.title': '数据保留',
+  'maintenance.backup.pgDumpMissing': '服务器上未找到 pg_dump（{command}）：请在其上安装与数据库主版本一致的 PostgreSQL 客户端工具（见 docs/ops/backup.md）',
+  'maintenance.backup.inStorage': 'BACKUP_DIR 位于 STORAGE_DIR 之内，备份会复制它自己：请把 BACKUP_DIR 设为其外的目录',
+  'maintenance.backup.memoryDatabase': '内存数据库在磁盘上没有可备份的内容',
+  'maintenance.backup.failed': '备份失败：{detail}',
+  'maintenance.alreadyActive': '“{title}”已在排队或运行中（任务 {jobId}），请等待其完成',
   'iot.command.unknown': '未知指令“{command}”',
   'iot.command.deviceCount': '请选择 1 到 {max} 台设备',
   'iot.command.deviceMissing': '{count} 台设备不存在：{ids}',
@@ -689,13 +694,11 @@ const zh_CN: Record<MessageKey, string> = {
   'tool.test.gnss': '无 GNSS 定位（{satellites} 颗卫星，至少需要 {min} 颗）',
   'tool.test.sim': 'SIM 未附着（未上报 ICCID）',
   'tool.user.inUse': '工具用户 {email} 已注册设备，不能删除，请停用该账号',
-  // <helper-h2>
   'app.tracking.accepted': '{count, plural, =0 {未记录任何事件} other {已记录 # 个事件}}',
   'app.tracking.unknownCode': '埋点编码“{code}”未配置或已停用',
   'app.tracking.future': '事件时间比服务器时间晚 {minutes} 分钟以上',
   'app.tracking.tooOld': '事件时间早于 {days} 天前',
   'app.tracking.badVersion': 'App 版本“{version}”格式应为 1.2.3',
-  // </helper-h2>
 }
 
 export const catalogs: Record<Language, Record<MessageKey, string>> = { en_US, zh_CN }

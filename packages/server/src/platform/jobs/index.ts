@@ -3,7 +3,8 @@ import { registerTestJobKinds } from './test-kinds'
 // The job system (docs/entity-engine.md, Jobs): kinds are defined once per process; the Jobs service
 // of each app queues, cancels and runs them.
 export { defineJobKind, jobKind, type JobContext, type JobKind } from './registry'
-export { jobInfo, Jobs, JOBS_PER_USER, type JobRow } from './jobs'
+export { jobInfo, Jobs, JOBS_PER_USER, SYSTEM_USER_ID, SYSTEM_USER_NAME, type JobRow, type ScheduleOptions } from './jobs'
+export { defineSchedule, intervalHoursOf, plannedRun, scheduleDef, scheduleDefs, Scheduler, type ScheduleDef, type ScheduleRow } from './schedule'
 export { exportJob, registerExportSource, type ExportJobParams } from './export-job'
 export { adoptUpload, importJob, INCOMING_FOLDER, registerImportSource, sweepIncoming, type ImportJobParams, type ImportJobProblems } from './import-job'
 

@@ -5,7 +5,7 @@ import { hostname } from 'node:os'
 import { basename, dirname, extname, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { type JobInfo, type JobState, type Language, FINAL_JOB_STATES } from '@velo/shared'
+import { ADMIN_ROLE, ALL_PERMISSIONS, type JobInfo, type JobState, type Language, FINAL_JOB_STATES } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { Selectable, Updateable } from 'kysely'
@@ -18,6 +18,7 @@ import { type AuthContext, loadAuthContext } from '../rbac/auth-context'
 import type { Services } from '../services'
 import { type JobBus, LocalJobBus, type JobMessage, RedisJobBus } from './events'
 import { jobKind, jobKindNames, maxAttemptsOf } from './registry'
+import { Scheduler } from './schedule'
 
 export type JobRow = Selectable<JobTable>
 
@@ -27,8 +28,28 @@ const PROGRESS_WRITE_MS = 500
 export const JOBS_PER_USER = 10
 /** How long a stopping server waits for its jobs to notice the abort before it writes their outcome itself. */
 const SHUTDOWN_WAIT_MS = 5000
-/** Retention is enforced at most this often (per instance). */
-const RETENTION_EVERY_MS = 3600_000
+/** The starter of system jobs (the maintenance schedules'): no user has this id, sequences start at 1. */
+export const SYSTEM_USER_ID = 0
+export const SYSTEM_USER_NAME = 'system'
+
+/** The rights a system job runs with: every permission, every department's data. */
+const SYSTEM_AUTH: AuthContext = Object.freeze({
+  userId: SYSTEM_USER_ID,
+  userName: SYSTEM_USER_NAME,
+  deptId: null,
+  deptName: '',
+  roles: [{ roleId: 0, roleKey: ADMIN_ROLE, dataScope: '1' }],
+  roleKeys: [ADMIN_ROLE],
+  permissions: [ALL_PERMISSIONS],
+  isAdmin: true,
+})
+
+export interface ScheduleOptions {
+  /** Whether this instance's worker queues the maintenance schedules' jobs (tests turn them off unless they test them). */
+  enabled: boolean
+  /** How often due schedules are looked for; by default from JOB_STALE_SECONDS, at most a minute. */
+  tickMs?: number
+}
 
 /** Why a running job's signal was aborted; the outcome follows from it. */
 class JobAbort extends Error {
@@ -129,7 +150,13 @@ export class Jobs {
   private claimAgain = false
   /** Heartbeats and sweeps under way: stop waits for them before the database closes. */
   private readonly ticks = new Set<Promise<unknown>>()
-  private lastRetention = 0
+  /** Queues the maintenance schedules' jobs (platform/jobs/schedule.ts) while this worker runs. */
+  readonly scheduler = new Scheduler(
+    () => this.services,
+    (kind, params) => this.enqueueSystem(kind, params),
+    () => this.log,
+  )
+  private scheduleOptions: ScheduleOptions = { enabled: true }
 
   /** `servicesOf`: the app's services, which hold this object (so they are read when used, not when built). */
   constructor(
@@ -158,7 +185,13 @@ export class Jobs {
       heartbeatMs: clamp(staleMs / 4, 200, 15_000),
       sweepMs: clamp(staleMs / 2, 500, 30_000),
       pollMs: clamp(staleMs / 4, 200, 1000),
+      scheduleMs: this.scheduleOptions.tickMs ?? clamp(staleMs, 200, 60_000),
     }
+  }
+
+  /** Before start: whether (and how often) this instance queues the schedules' jobs. */
+  configureSchedules(options: ScheduleOptions): void {
+    this.scheduleOptions = options
   }
 
   /** Whether this instance's worker runs (started and JOB_CONCURRENCY above 0). */
@@ -171,6 +204,8 @@ export class Jobs {
   /** Queues a job for `auth`; answers its row. The starter's rights are checked again when it runs. */
   async enqueue(kind: string, params: unknown, auth: AuthContext): Promise<JobRow> {
     if (!jobKind(kind)) throw new Error(`unknown job kind "${kind}"`)
+    // A job of user 0 would run with the system's rights: only enqueueSystem queues those.
+    if (!Number.isSafeInteger(auth.userId) || auth.userId <= SYSTEM_USER_ID) throw new Error('a user job needs a real user')
     const { active } = await this.db
       .selectFrom('sysJob')
       .select((eb) => eb.fn.countAll<number>().as('active'))
@@ -178,6 +213,19 @@ export class Jobs {
       .where('state', 'in', ['queued', 'running'])
       .executeTakeFirstOrThrow()
     if (Number(active) >= JOBS_PER_USER) throw new AppError(429, 'job.tooMany', { max: JOBS_PER_USER })
+    return this.insertJob(kind, params, auth)
+  }
+
+  /**
+   * Queues a system job (the schedules'): started by no user ('system', id 0), it runs with every
+   * permission and sees every department's data, and no per-user limit applies.
+   */
+  async enqueueSystem(kind: string, params: unknown = {}): Promise<JobRow> {
+    if (!jobKind(kind)) throw new Error(`unknown job kind "${kind}"`)
+    return this.insertJob(kind, params, SYSTEM_AUTH)
+  }
+
+  private async insertJob(kind: string, params: unknown, auth: AuthContext): Promise<JobRow> {
     const row = await this.db
       .insertInto('sysJob')
       .values({
@@ -269,7 +317,7 @@ export class Jobs {
     if (this.started) return
     this.started = true
     if (this.bus instanceof RedisJobBus) await this.bus.ready
-    const { pollMs, heartbeatMs, sweepMs } = this.timing
+    const { pollMs, heartbeatMs, sweepMs, scheduleMs } = this.timing
     // At start first: what died with this server's previous run is taken over or failed now (a
     // database that does not answer yet is logged and tried again at the next sweep).
     await this.track(this.sweep())
@@ -284,6 +332,8 @@ export class Jobs {
     every(pollMs, () => this.kick())
     every(heartbeatMs, () => void this.track(this.heartbeat()))
     every(sweepMs, () => void this.track(this.sweep()))
+    // Only a working worker queues the schedules' jobs: an instance with JOB_CONCURRENCY=0 serves requests only.
+    if (this.scheduleOptions.enabled && this.working) this.scheduler.start(scheduleMs)
     this.kick()
   }
 
@@ -297,6 +347,7 @@ export class Jobs {
     this.started = false
     for (const timer of this.timers) clearInterval(timer)
     this.timers = []
+    await this.scheduler.stop()
     await this.claiming
     const jobs = [...this.running.values()]
     for (const job of jobs) job.controller.abort(new JobAbort('shutdown'))
@@ -411,7 +462,7 @@ export class Jobs {
     await this.announce(row)
     let outcome: Updateable<JobTable>
     try {
-      const auth = await loadAuthContext(this.db, row.createById)
+      const auth = Number(row.createById) === SYSTEM_USER_ID ? SYSTEM_AUTH : await loadAuthContext(this.db, row.createById)
       if (!auth) throw new AppError(403, 'job.starterGone')
       const result = await kind.run({
         jobId: row.jobId,
@@ -609,16 +660,17 @@ export class Jobs {
       this.kick()
       await this.bus.publish({ type: 'wake' }).catch(() => undefined)
     }
-    if (Date.now() - this.lastRetention > RETENTION_EVERY_MS) {
-      this.lastRetention = Date.now()
-      await this.removeExpired()
-    }
   }
 
-  /** Finished jobs older than JOB_RETENTION_DAYS go, with their files. */
-  private async removeExpired() {
+  /**
+   * Finished jobs older than JOB_RETENTION_DAYS go, with their files, 500 at a time; answers how many.
+   * The retention job (ops/maintenance) calls it.
+   */
+  async removeExpired(signal?: AbortSignal): Promise<number> {
     const cutoff = new Date(Date.now() - this.services.config.jobRetentionMs).toISOString()
+    let removed = 0
     for (;;) {
+      signal?.throwIfAborted()
       const old = await this.db
         .selectFrom('sysJob')
         .select('jobId')
@@ -626,17 +678,18 @@ export class Jobs {
         .where('finishTime', '<', cutoff)
         .limit(500)
         .execute()
-      if (!old.length) return
+      if (!old.length) return removed
       for (const { jobId } of old) await this.clearJobFolder(jobId)
-      await this.db
+      const deleted = await this.db
         .deleteFrom('sysJob')
         .where(
           'jobId',
           'in',
           old.map((r) => r.jobId),
         )
-        .execute()
-      if (old.length < 500) return
+        .executeTakeFirst()
+      removed += Number(deleted.numDeletedRows)
+      if (old.length < 500) return removed
     }
   }
 

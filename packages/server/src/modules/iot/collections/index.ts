@@ -56,7 +56,6 @@ export function registerCollections(app: FastifyInstance, services: Services, op
   byServices.set(services, recorder)
   app.iot.gateway.on('telemetry', (m) => recorder.record(m as UpMessage<TelemetryPayload>))
   app.iot.attach(recorder)
-  app.addHook('onReady', async () => recorder.start())
 
   // The engine's list, export and export job take the window rule before their body is checked; the
   // summary (counts per day) is asked per device only.

@@ -19,8 +19,6 @@ export interface TelemetryRecorderOptions {
   flushMs?: number
   /** Written at once when this many wait (default 5,000). */
   maxBatch?: number
-  /** How often the retention sweep runs (default hourly). */
-  sweepEveryMs?: number
 }
 
 type Row = Insertable<IotTelemetryTable>
@@ -49,12 +47,10 @@ export function telemetryRow(m: UpMessage<TelemetryPayload>): Row {
 /**
  * Keeps the telemetry history: reports are collected for about a second and written in multi-row
  * INSERTs (10,000 devices every 30 s are ~330 rows a second: one transaction, not 330), and rows
- * older than iot.telemetry.retentionDays are deleted by an hourly sweep on each instance.
+ * older than iot.telemetry.retentionDays are deleted by the retention job (ops/maintenance), through sweep().
  */
 export class TelemetryRecorder {
   private readonly buffer: WriteBehind<Row[]>
-  private sweepTimer: NodeJS.Timeout | null = null
-  private sweeping: Promise<unknown> = Promise.resolve()
   private closed = false
 
   constructor(
@@ -107,20 +103,8 @@ export class TelemetryRecorder {
     return deleted
   }
 
-  /** Sweeps now and then every sweepEveryMs (default hourly). */
-  start(): void {
-    const sweep = () => {
-      this.sweeping = this.sweep().catch((err) => this.deps.logger.error({ err }, 'could not sweep the telemetry history'))
-    }
-    sweep()
-    this.sweepTimer = setInterval(sweep, this.options.sweepEveryMs ?? 3_600_000)
-    this.sweepTimer.unref()
-  }
-
   async close(): Promise<void> {
     this.closed = true
-    if (this.sweepTimer) clearInterval(this.sweepTimer)
-    await this.sweeping
     await this.buffer.close()
   }
 }
