@@ -2,16 +2,17 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
+import { FINAL_JOB_STATES } from '@velo/shared'
 import ExcelJS from 'exceljs'
 import type { FastifyInstance, InjectOptions } from 'fastify'
-import type { Selectable } from 'kysely'
+import type { Kysely, Selectable } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll } from 'vitest'
 import { buildApp, type BuildOptions } from '../src/app'
 import { loadConfig } from '../src/config'
 import { newUserRow } from '../src/platform/auth/new-user'
 import { hashPassword } from '../src/platform/auth/passwords'
-import type { Database, OperLogTable } from '../src/db/schema'
+import type { Database, JobTable, OperLogTable } from '../src/db/schema'
 
 export const ADMIN_PASSWORD = 'admin123!'
 
@@ -264,6 +265,17 @@ export async function waitForOperLog(t: TestApp, match: (r: Selectable<OperLogTa
     if (found) return found
     if (Date.now() > deadline) throw new Error('no matching operation log row')
     await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+/** Waits until a job has ended (succeeded, failed or cancelled) and answers its row. */
+export async function waitForJobEnd(db: Kysely<Database>, jobId: number, timeoutMs = 30_000): Promise<Selectable<JobTable>> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const row = await db.selectFrom('sysJob').selectAll().where('jobId', '=', jobId).executeTakeFirst()
+    if (row && (FINAL_JOB_STATES as readonly string[]).includes(row.state)) return row
+    if (Date.now() > deadline) throw new Error(`job ${jobId} did not end in ${timeoutMs} ms (${row?.state ?? 'missing'})`)
+    await new Promise((r) => setTimeout(r, 20))
   }
 }
 

@@ -10,8 +10,7 @@ import { SCHEDULED_FOLDER } from '../src/ops/maintenance'
 import { defineJobKind, SYSTEM_USER_ID, type JobRow } from '../src/platform/jobs'
 import { loadAuthContext } from '../src/platform/rbac/auth-context'
 import { resolveRowScope } from '../src/platform/rbac/data-scope'
-import { addUser, createTestApp, type TestApp } from './harness'
-import { waitFor } from './iot-helpers'
+import { addUser, createTestApp, type TestApp, waitForJobEnd } from './harness'
 
 // The maintenance schedules (platform/jobs/schedule.ts) and their jobs (ops/maintenance): two apps on one
 // database, as two instances of a deployment, each with a worker. Their schedulers are driven tick by
@@ -43,15 +42,7 @@ const jobsOf = (kind: string) => db().selectFrom('sysJob').selectAll().where('ki
 const scheduleRow = (key: string) => db().selectFrom('sysJobSchedule').selectAll().where('scheduleKey', '=', key).executeTakeFirst()
 /** Both instances look at their schedules at the same moment, believing it is `at`. */
 const tickBoth = (at: Date) => Promise.all([a.app.services.jobs.scheduler.tick(at), b.app.services.jobs.scheduler.tick(at)])
-const finished = (jobId: number) =>
-  waitFor(
-    async () => {
-      const row = await db().selectFrom('sysJob').selectAll().where('jobId', '=', jobId).executeTakeFirst()
-      return row && ['succeeded', 'failed', 'cancelled'].includes(row.state) ? row : undefined
-    },
-    `job ${jobId} finished`,
-    30_000,
-  )
+const finished = (jobId: number) => waitForJobEnd(db(), jobId)
 const resultOf = <T>(row: JobRow) => JSON.parse(row.result ?? 'null') as T
 
 describe('schedules', () => {

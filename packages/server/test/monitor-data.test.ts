@@ -9,8 +9,7 @@ import { buildApp } from '../src/app'
 import { loadConfig } from '../src/config'
 import type { Db } from '../src/db/database'
 import { SEED_VERSION } from '../src/db/seed'
-import { ADMIN_PASSWORD, addRole, addUser, freshDatabase, snapshot, useTestApp, waitForOperLog } from './harness'
-import { waitFor } from './iot-helpers'
+import { ADMIN_PASSWORD, addRole, addUser, freshDatabase, snapshot, useTestApp, waitForJobEnd, waitForOperLog } from './harness'
 
 // Monitoring › Data and backups (modules/monitor/data.ts): what the page reads, who may read it, and Run now.
 
@@ -22,15 +21,7 @@ let nobody = ''
 
 const get = (url: string, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call({ url: `/api/monitor/data/${url}`, token, lang })
 const runNow = (key: string, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call({ method: 'POST', url: `/api/monitor/data/schedules/${key}/run`, token, lang })
-const finished = (jobId: number) =>
-  waitFor(
-    async () => {
-      const row = await db().selectFrom('sysJob').selectAll().where('jobId', '=', jobId).executeTakeFirst()
-      return row && ['succeeded', 'failed', 'cancelled'].includes(row.state) ? row : undefined
-    },
-    `job ${jobId} finished`,
-    30_000,
-  )
+const finished = (jobId: number) => waitForJobEnd(db(), jobId)
 
 beforeAll(async () => {
   // A big operation log (random text: PostgreSQL compresses a repeated one to nothing), among the 20 largest tables of a fresh database for sure; before the first

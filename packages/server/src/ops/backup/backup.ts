@@ -58,9 +58,8 @@ export const redactUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '
 
 /**
  * Copies the SQLite database through SQLite's online backup API, then the stored files, into a new
- * folder with a manifest of checksums. Safe while a server runs and writes: see snapshotSqlite.
- * The folder is built as `<target>.partial` and renamed once complete, so a backup cut short
- * never looks like one.
+ * folder with a manifest of checksums (writeBackupFolder). Safe while a server runs and writes: see
+ * snapshotSqlite.
  */
 export async function createBackup(o: BackupOptions): Promise<BackupResult> {
   const now = o.now ?? new Date()
@@ -71,6 +70,26 @@ export async function createBackup(o: BackupOptions): Promise<BackupResult> {
   if (o.database.file === ':memory:') throw new BackupRefused('memoryDatabase')
   const source = o.database.file
   if (!existsSync(source)) throw new BackupRefused('noDatabase', { file: source })
+  return writeBackupFolder(o, now, async (work) => {
+    const dbFile = join(work, DATABASE_FILE)
+    const migrations = await snapshotSqlite(source, dbFile)
+    return { database: { dialect: 'sqlite', file: DATABASE_FILE, ...(await sha256File(dbFile)) }, migrations }
+  })
+}
+
+/**
+ * Builds a backup folder: the database copy `copyDatabase` writes into the work folder, then the
+ * stored files, then the manifest and its checksum. The folder is built as `<target>.partial` and
+ * renamed once complete, so a backup cut short never looks like one. The database comes first, then
+ * the files: a stored file is written before the row that names it commits, so every file the copied
+ * database names is on disk by the time the files are copied (files added later are copied too,
+ * unnamed; the file sweep removes them after a restore).
+ */
+async function writeBackupFolder(
+  o: Pick<BackupOptions, 'storageDir' | 'target' | 'serverVersion'>,
+  now: Date,
+  copyDatabase: (work: string) => Promise<Pick<BackupManifest, 'database' | 'migrations'>>,
+): Promise<BackupResult> {
   const target = resolve(o.target)
   const storage = resolve(o.storageDir)
   if (inside(target, storage)) throw new BackupRefused('targetInStorage', { dir: target, storage })
@@ -80,12 +99,7 @@ export async function createBackup(o: BackupOptions): Promise<BackupResult> {
   await rm(work, { recursive: true, force: true })
   await mkdir(join(work, FILES_FOLDER), { recursive: true })
   try {
-    // The database first, then the files: a stored file is written before the row that names it
-    // commits, so every file the copied database names is on disk by the time the files are copied.
-    // Files added later are copied too (unnamed; the file sweep removes them after a restore).
-    const dbFile = join(work, DATABASE_FILE)
-    const migrations = await snapshotSqlite(source, dbFile)
-    const database = { dialect: 'sqlite' as const, file: DATABASE_FILE as typeof DATABASE_FILE, ...(await sha256File(dbFile)) }
+    const { database, migrations } = await copyDatabase(work)
     const files = await copyStoredFiles(storage, join(work, FILES_FOLDER), (full) => inside(full, target) || inside(full, work))
     const manifest: BackupManifest = {
       format: MANIFEST_FORMAT,
@@ -124,40 +138,12 @@ export interface PostgresBackupOptions extends Omit<BackupOptions, 'database'> {
  * never on its command line (which `ps` shows every user) or in a message.
  */
 export async function createPostgresBackup(o: PostgresBackupOptions): Promise<BackupResult> {
-  const now = o.now ?? new Date()
-  const target = resolve(o.target)
-  const storage = resolve(o.storageDir)
-  if (inside(target, storage)) throw new BackupRefused('targetInStorage', { dir: target, storage })
-  if (existsSync(target) && (!statSync(target).isDirectory() || (await readdir(target)).length > 0)) throw new BackupRefused('targetNotEmpty', { dir: target })
-  const work = `${target}.partial`
-  await rm(work, { recursive: true, force: true })
-  await mkdir(join(work, FILES_FOLDER), { recursive: true })
-  try {
+  return writeBackupFolder(o, o.now ?? new Date(), async (work) => {
     const dumpFile = join(work, PG_DUMP_FILE)
     await runPgDump(o.pgDump ?? 'pg_dump', o.database.url, dumpFile, o.signal)
-    const database = { dialect: 'postgres' as const, file: PG_DUMP_FILE as typeof PG_DUMP_FILE, ...(await sha256File(dumpFile)) }
-    const files = await copyStoredFiles(storage, join(work, FILES_FOLDER), (full) => inside(full, target) || inside(full, work))
-    const manifest: BackupManifest = {
-      format: MANIFEST_FORMAT,
-      formatVersion: MANIFEST_VERSION,
-      createdAt: now.toISOString(),
-      serverVersion: o.serverVersion,
-      database,
-      // The dump holds both migration tables; pg_restore --list shows them.
-      migrations: { product: [], generated: [] },
-      files,
-    }
-    const text = `${JSON.stringify(manifest, null, 2)}\n`
-    await writeFile(join(work, MANIFEST_FILE), text)
-    await writeFile(join(work, MANIFEST_SUM_FILE), manifestSumLine(text))
-    await mkdir(dirname(target), { recursive: true })
-    if (existsSync(target)) await rm(target, { recursive: true })
-    await rename(work, target)
-    return { dir: target, manifest }
-  } catch (e) {
-    await rm(work, { recursive: true, force: true })
-    throw e
-  }
+    // The dump holds both migration tables; pg_restore --list shows them.
+    return { database: { dialect: 'postgres', file: PG_DUMP_FILE, ...(await sha256File(dumpFile)) }, migrations: { product: [], generated: [] } }
+  })
 }
 
 /** Runs pg_dump --format=custom into `file`; its stderr (never the password) is the failure's detail. */
