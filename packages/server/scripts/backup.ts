@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from '../src/config'
 import { BackupRefused, backupMessage, cliLanguage, createBackup, defaultBackupTarget } from '../src/ops/backup'
+import { commandLine, fail } from './cli'
 
 // npm run backup [-- --to <dir>]
 // A consistent copy of the SQLite database (online backup API: safe while the server runs and
@@ -17,25 +17,7 @@ pg_dump instead (docs/ops/backup.md).`
 
 const lang = cliLanguage()
 
-function fail(message: string, code = 1): never {
-  console.error(message)
-  process.exit(code)
-}
-
-let args
-try {
-  args = parseArgs({
-    args: process.argv.slice(2),
-    options: { to: { type: 'string' }, help: { type: 'boolean', default: false } },
-    strict: true,
-  }).values
-} catch (e) {
-  fail(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`)
-}
-if (args.help) {
-  console.log(USAGE)
-  process.exit(0)
-}
+const args = commandLine(USAGE, { options: { to: { type: 'string' }, help: { type: 'boolean', default: false } } }).values
 
 // Relative paths (./data/velo.db) mean where the command was typed, as for the server started
 // from the repository root: npm runs a workspace's script in the workspace's folder.

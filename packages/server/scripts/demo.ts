@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from '../src/config'
 import { createDatabase } from '../src/db/database'
 import { DEFAULT_SEED, DemoRefused, runDemo } from '../src/demo'
+import { commandLine, fail } from './cli'
 
 // npm run demo [-- --force] [-- --seed N] [-- --scale 0.1] [-- --end 2026-11-24]
 // Fills the configured database (DATABASE_URL; the quick start's ./data/velo.db by default) with
@@ -19,31 +19,15 @@ const USAGE = `usage: npm run demo [-- options]
   --help        this text
 DATABASE_URL, STORAGE_DIR and ADMIN_PASSWORD are read as the server reads them.`
 
-function fail(message: string, code = 1): never {
-  console.error(message)
-  process.exit(code)
-}
-
-let args
-try {
-  args = parseArgs({
-    args: process.argv.slice(2),
-    options: {
-      seed: { type: 'string' },
-      scale: { type: 'string' },
-      end: { type: 'string' },
-      force: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
-  }).values
-} catch (e) {
-  fail(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`)
-}
-if (args.help) {
-  console.log(USAGE)
-  process.exit(0)
-}
+const args = commandLine(USAGE, {
+  options: {
+    seed: { type: 'string' },
+    scale: { type: 'string' },
+    end: { type: 'string' },
+    force: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+}).values
 const seed = args.seed === undefined ? DEFAULT_SEED : Number(args.seed)
 if (!/^\d+$/.test(args.seed ?? '0') || !Number.isSafeInteger(seed) || seed > 0xffffffff) fail(`--seed must be a whole number from 0 to 4294967295, not ${args.seed}`)
 const scale = args.scale === undefined ? 1 : Number(args.scale)

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { BackupRefused, backupMessage, cliLanguage, restoreBackup, verifyBackup } from '../src/ops/backup'
+import { commandLine, fail } from './cli'
 
 // npm run restore -- <backup-dir> --data <new-data-dir>
 // Verifies the backup's checksums, then restores it into a new or empty data folder (never over a
@@ -15,27 +15,10 @@ A PostgreSQL deployment is restored with pg_restore instead (docs/ops/backup.md)
 
 const lang = cliLanguage()
 
-function fail(message: string, code = 1): never {
-  console.error(message)
-  process.exit(code)
-}
-
-let parsed
-try {
-  parsed = parseArgs({
-    args: process.argv.slice(2),
-    options: { data: { type: 'string' }, 'verify-only': { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
-    allowPositionals: true,
-    strict: true,
-  })
-} catch (e) {
-  fail(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`)
-}
-const { values: args, positionals } = parsed
-if (args.help) {
-  console.log(USAGE)
-  process.exit(0)
-}
+const { values: args, positionals } = commandLine(USAGE, {
+  options: { data: { type: 'string' }, 'verify-only': { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+  allowPositionals: true,
+})
 if (positionals.length !== 1) fail(USAGE)
 if (!args.data && !args['verify-only']) fail(`--data is required\n${USAGE}`)
 
