@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import SQLite from 'better-sqlite3'
@@ -141,6 +141,8 @@ describe.skipIf(onPostgres)('SQLite backup and restore', () => {
     expect(manifest.files.find((f) => f.path === uploaded)).toMatchObject({ size: PNG.length, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })
     // One plain database file: the copy is out of WAL mode, no -wal or -shm beside it.
     expect(readdirSync(good).sort()).toEqual(['files', 'manifest.json', 'manifest.sha256', 'velo.db'])
+    // Only its owner may enter it, under the usual umask 022 too: it holds every password hash.
+    expect(statSync(good).mode & 0o777).toBe(0o700)
 
     const taken = fresh('taken')
     mkdirSync(taken)
