@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { chmod, copyFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import { existsSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import SQLite from 'better-sqlite3'
@@ -98,10 +98,10 @@ async function writeBackupFolder(
   const work = `${target}.partial`
   await rm(work, { recursive: true, force: true })
   await mkdir(dirname(work), { recursive: true })
-  // Owner only, whatever the umask: a backup holds every password hash and device secret, and
-  // nothing inside a folder others cannot enter is theirs to read, however its files were made.
+  // Owner only (a umask can only narrow it): a backup holds every password hash and device secret,
+  // and nothing inside a folder others cannot enter is theirs to read, however its files were made.
+  // The folder is always new here, so the mode it is made with is its mode.
   await mkdir(work, { mode: 0o700 })
-  await chmod(work, 0o700)
   await mkdir(join(work, FILES_FOLDER))
   try {
     const { database, migrations } = await copyDatabase(work)
