@@ -2,6 +2,7 @@ import { expect, test, type Page } from '@playwright/test'
 import { openSignedIn } from './support/session'
 import { saveScreen } from './support/screens'
 import { openFromSidebar } from './support/menu'
+import { clickRowAction } from './support/rows'
 
 const cookie = async (page: Page, name: string) => (await page.context().cookies()).find((c) => c.name === name)?.value
 
@@ -180,6 +181,45 @@ test('settings drawer: the theme colour applies everywhere and is kept; click ou
   await page.getByTestId('setting-tagsView').click()
   await expect(page.getByTestId('tags-view')).toBeVisible()
   await page.evaluate(() => localStorage.removeItem('velo.layoutSettings'))
+})
+
+/** Starts noting every element that animates from now on: the class antd's motion gives it while it zooms, fades or slides. */
+async function recordMotion(page: Page) {
+  await page.evaluate(() => {
+    const seen = new Set<string>()
+    ;(window as unknown as { motionSeen: Set<string> }).motionSeen = seen
+    new MutationObserver((records) => {
+      for (const r of records) {
+        const target = r.target as Element
+        for (const name of target.classList ?? []) if (/-(enter|appear|leave)-active$/.test(name)) seen.add(name)
+      }
+    }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'], childList: true })
+  })
+}
+const motionSeen = (page: Page) => page.evaluate(() => [...(window as unknown as { motionSeen: Set<string> }).motionSeen])
+
+test('with less motion asked of the system, a dialog opens without zooming in; with motion, it zooms', async ({ page, baseURL }) => {
+  // The config asks for reduced motion, as staff may: the dialog is there at once.
+  await openSignedIn(page, baseURL!, '/system/config')
+  const firstRow = page.getByTestId('crud-table').locator('tbody tr.ant-table-row').first()
+  await expect(firstRow).toBeVisible()
+  const openDelete = async () => {
+    await clickRowAction(firstRow, 'row-delete')
+    await expect(page.locator('.ant-modal-confirm')).toBeVisible()
+  }
+  await recordMotion(page)
+  await openDelete()
+  expect(await motionSeen(page)).toEqual([])
+  await page.locator('.ant-modal-confirm').getByRole('button', { name: 'Cancel' }).click()
+  await expect(page.locator('.ant-modal-confirm')).toHaveCount(0)
+
+  // The setting changed while the page is open: the next dialog animates, without a reload.
+  await page.emulateMedia({ reducedMotion: 'no-preference' })
+  await recordMotion(page)
+  await openDelete()
+  expect(await motionSeen(page)).toContain('ant-zoom-appear-active')
+  await page.locator('.ant-modal-confirm').getByRole('button', { name: 'Cancel' }).click()
+  await expect(page.locator('.ant-modal-confirm')).toHaveCount(0)
 })
 
 test('language switch to Chinese and back', async ({ page, baseURL }) => {

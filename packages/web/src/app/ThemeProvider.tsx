@@ -6,6 +6,7 @@ import zhCN from 'antd/locale/zh_CN'
 import dayjs from 'dayjs'
 import 'dayjs/locale/zh-cn'
 import { currentLanguage } from '../i18n'
+import { usePrefersReducedMotion } from '../lib/reducedMotion'
 import { layoutStore, type UiSize } from './layoutStore'
 import { settingsStore } from './settingsStore'
 import { MENU_COLORS } from './config'
@@ -23,6 +24,7 @@ export function ThemeProvider({ children }: { children: ReactNode }) {
   const themeColor = settingsStore.use((s) => s.themeColor)
   const darkMode = settingsStore.use((s) => s.darkMode)
   const size = layoutStore.use((s) => s.size)
+  const reducedMotion = usePrefersReducedMotion()
   const algorithm = [darkMode ? theme.darkAlgorithm : theme.defaultAlgorithm]
   if (size === 'mini') algorithm.push(theme.compactAlgorithm)
   return (
@@ -35,7 +37,8 @@ export function ThemeProvider({ children }: { children: ReactNode }) {
         algorithm,
         // Popups (dialogs, drawers, menus) above the fixed sidebar (z-index 1001, as the classic admin's),
         // as Element's start at 2000: a wide dialog otherwise slid under it.
-        token: { colorPrimary: themeColor, colorInfo: themeColor, borderRadius: 4, zIndexPopupBase: 2000 },
+        // Without motion when the system asks for less: popups appear at once (antd's own switch).
+        token: { colorPrimary: themeColor, colorInfo: themeColor, borderRadius: 4, zIndexPopupBase: 2000, motion: !reducedMotion },
         components: {
           // Admin lists are dense (the classic admin's cells have 10 px each side): 12 px, not antd's 16,
           // so a laptop shows a whole operation log beside the fixed Actions column.
