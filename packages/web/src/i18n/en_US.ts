@@ -620,7 +620,7 @@ export const enUS = {
   'gen.search.like': 'Contains',
   'gen.search.range': 'Range',
   'gen.pathDerived': 'The menu area and the entity key: the console finds the page’s module by it',
-  // Monitoring › Data and backups (pages/monitor/data)
+  // Monitoring › Data and backups (pages/monitor/data.tsx and dataAndBackups/)
   'monitorData.loadFailed': 'This could not be loaded',
   'monitorData.database.title': 'Database',
   'monitorData.database.dialect': 'Database',

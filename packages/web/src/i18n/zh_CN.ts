@@ -622,7 +622,7 @@ export const zhCN: Record<MessageKey, string> = {
   'gen.search.like': '包含',
   'gen.search.range': '范围',
   'gen.pathDerived': '由上级菜单和实体名称组成：控制台据此找到页面的模块',
-  // 监控 › 数据与备份 (pages/monitor/data)
+  // 监控 › 数据与备份 (pages/monitor/data.tsx and dataAndBackups/)
   'monitorData.loadFailed': '加载失败',
   'monitorData.database.title': '数据库',
   'monitorData.database.dialect': '数据库',

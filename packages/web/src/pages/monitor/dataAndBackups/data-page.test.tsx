@@ -7,7 +7,7 @@ import { sessionStore } from '../../../app/session/sessionStore'
 import { jobInfo } from '../../../test/jobs'
 import { jsonResponse, renderWithProviders } from '../../../test/render'
 import { sseResponse, type SseHandle } from '../../../test/sse'
-import MonitorDataPage from './index'
+import MonitorDataPage from '../data'
 
 const fetchMock = vi.fn<typeof fetch>()
 const signIn = (permissions: string[]) => sessionStore.setState({ token: 'signed-in', user: { userId: 1, username: 'admin' } as SessionUser, roles: ['admin'], permissions })

@@ -3,15 +3,18 @@ import { App, Card, Col, Result, Row, Space } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { isFinalJobState, type JobInfo, type MaintenanceRun, type MaintenanceSchedule } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
-import { jobStore, useJobStream } from '../../../api/jobStore'
-import { listMaintenanceSchedules, monitorDataKeys, runScheduleNow } from '../../../api/monitorData'
-import { useAccess } from '../../../app/Access'
-import { sessionStore } from '../../../app/session/sessionStore'
-import { BackupsCard } from './BackupsCard'
-import { DatabaseCard } from './DatabaseCard'
-import { RetentionCard } from './RetentionCard'
-import { runOf, withJobChange } from './runs'
-import { ScheduleCard } from './ScheduleCard'
+import { jobStore, useJobStream } from '../../api/jobStore'
+import { listMaintenanceSchedules, monitorDataKeys, runScheduleNow } from '../../api/monitorData'
+import { useAccess } from '../../app/Access'
+import { sessionStore } from '../../app/session/sessionStore'
+import { BackupsCard } from './dataAndBackups/BackupsCard'
+import { DatabaseCard } from './dataAndBackups/DatabaseCard'
+import { RetentionCard } from './dataAndBackups/RetentionCard'
+import { runOf, withJobChange } from './dataAndBackups/runs'
+import { ScheduleCard } from './dataAndBackups/ScheduleCard'
+
+// The page is data.tsx (component monitor/data/index) and its parts are in dataAndBackups/: no source
+// folder is named data/, the name of the server's runtime folder (database, files, backups) that git ignores.
 
 const DATA_RUN = 'monitor:data:run'
 /** A run the caller's job stream does not carry (the schedule's own, or the stream away) is read again this often until it ends. */
