@@ -13,7 +13,7 @@ function subscribe(onChange: () => void): () => void {
   return () => list?.removeEventListener?.('change', onChange)
 }
 
-export const prefersReducedMotion = (): boolean => mediaQuery()?.matches ?? false
+const prefersReducedMotion = (): boolean => mediaQuery()?.matches ?? false
 
 /** The preference now, and again whenever the person changes it. */
 export function usePrefersReducedMotion(): boolean {
