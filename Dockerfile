@@ -40,9 +40,7 @@ FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
   PORT=8080 \
   HOST=0.0.0.0 \
-  DATABASE_URL=sqlite:/data/velo.db \
-  STORAGE_DIR=/data/files \
-  MAIL_DIR=/data/mail
+  DATA_DIR=/data
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=prod-deps /app/package.json ./package.json
@@ -51,11 +49,12 @@ COPY --from=build /app/packages/server/package.json ./packages/server/package.js
 COPY --from=build /app/packages/server/dist ./packages/server/dist
 # The server finds the web app two levels above its bundle (packages/web/dist); WEB_DIR is not needed.
 COPY --from=build /app/packages/web/dist ./packages/web/dist
-# The image's own user (uid 1000): the code is root's and read-only to it; /data is its only
-# writable place (the SQLite file, STORAGE_DIR, MAIL_DIR). The folders exist in the image owned by
-# that user, so an empty named volume mounted on one of them starts with the same owner; a host
-# folder mounted there must be chown 1000:1000 by the operator.
-RUN mkdir -p /data/files /data/mail && chown -R node:node /data
+# The image's own user (uid 1000): the code is root's and read-only to it; /data (DATA_DIR) is its
+# only writable place (the SQLite file velo.db, files/, mail/, backups/). The folders exist in the
+# image owned by that user, so an empty named volume mounted on one of them starts with the same
+# owner (and mail/ with its mode, 0700: reset codes); a host folder mounted there must be chown
+# 1000:1000 by the operator.
+RUN mkdir -p /data/files /data/mail && chmod 0700 /data/mail && chown -R node:node /data
 USER node
 # 8080: HTTP (the console, the API, /health, /metrics with METRICS_TOKEN). 1883 only matters for a
 # single instance with the embedded broker (MQTT_URL unset); with EMQX nothing listens there.

@@ -9,6 +9,7 @@ export const benchFirmware = defineEntity({
   label: { en_US: 'Bench firmware', zh_CN: '基准固件' },
   idField: 'firmwareId',
   defaultSort: { field: 'firmwareId', order: 'asc' },
+  scope: { none: { en_US: 'A test entity', zh_CN: '测试实体' } },
   fields: [
     { name: 'firmwareId', kind: 'number', int: true, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true },
     { name: 'name', kind: 'text', label: { en_US: 'Name', zh_CN: '名称' }, required: true, max: 50 },

@@ -11,13 +11,16 @@
  * request bare on the same database (as the engine benchmark does), printing the throughput ratio.
  */
 import { join } from 'node:path'
-import { memberEntities, type ResolvedEntity } from '@velo/shared'
+import { bikeEntities, memberEntities, type ResolvedEntity } from '@velo/shared'
 import type { Kysely } from 'kysely'
 import { loadConfig } from '../src/config'
+import { newUserRow } from '../src/platform/auth/new-user'
+import { hashPassword } from '../src/platform/auth/passwords'
+import { DataScope, type RowScope } from '../src/platform/rbac/data-scope'
 import { createDatabase } from '../src/db/database'
 import { DEFAULT_SEED, runDemo } from '../src/demo'
 import { httpLoad } from './measure'
-import { type Bench, bareLoad, collectGarbage, type Line, message, results, scratch, signIn, type Target } from './run'
+import { type Bench, bareLoad, collectGarbage, type Line, message, results, scratch, signIn, signInAs, type Target } from './run'
 import { ADMIN_PASSWORD, ServerProcess } from './server'
 import { log, fmt, ms } from './format'
 
@@ -39,6 +42,7 @@ export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 
     const config = loadConfig({ DATABASE_URL: database.url, STORAGE_DIR: join(dir, 'files'), ADMIN_PASSWORD })
     const { db, dialect } = createDatabase(config.database)
     let busiest: number
+    let regional: { scope: RowScope; countries: number }
     try {
       const demo = await runDemo({ db, dialect, config }, { seed: DEFAULT_SEED, scale: 1, force: false })
       notes.push(`${target.name}: demo data ${fmt(demo.rows.mem_member ?? 0)} members, ${fmt(demo.rows.bike_bike ?? 0)} bikes, ${fmt(demo.rows.mem_ride ?? 0)} rides, written in ${fmt(demo.seconds, 1)} s.`)
@@ -51,24 +55,31 @@ export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 
         .executeTakeFirstOrThrow()
       busiest = Number(top.memberId)
       notes.push(`${target.name}: the member drawer's rides are those of member ${busiest}, who has ${fmt(Number(top.rides))}.`)
+      regional = await regionalUser(db as unknown as Kysely<any>)
+      notes.push(`${target.name}: the regional user's role sees "department and below" of Sales Europe (its region: ${regional.countries} countries), through the data scope every list applies.`)
     } finally {
       await db.destroy()
     }
+    const regionalToken = await signInAs(base, REGIONAL_USER, REGIONAL_PASSWORD)
+    const regionalHeaders = { ...headers, authorization: regionalToken }
 
-    const cases: { name: string; entity: ResolvedEntity; body: Record<string, unknown> }[] = [
+    const cases: { name: string; entity: ResolvedEntity; body: Record<string, unknown>; scope?: RowScope; headers?: Record<string, string> }[] = [
       { name: 'member list', entity: memberEntities.member, body: { pageNum: 1, pageSize: 20 } },
       { name: "member drawer's rides", entity: memberEntities.ride, body: { pageNum: 1, pageSize: 10, memberId: busiest } },
+      // The data scope's cost: a country list on the member, a subquery through the member on the bike.
+      { name: 'member list, regional scope', entity: memberEntities.member, body: { pageNum: 1, pageSize: 20 }, scope: regional.scope, headers: regionalHeaders },
+      { name: 'bike list, regional scope', entity: bikeEntities.bike, body: { pageNum: 1, pageSize: 20 }, scope: regional.scope, headers: regionalHeaders },
     ]
     for (const c of cases) {
       const load = (connections: number, seconds: number) => {
         collectGarbage()
-        return httpLoad({ url: `${base}${c.entity.path}/list`, method: 'POST', headers, body: JSON.stringify(c.body), connections, warmup: WARMUP_SECONDS, seconds })
+        return httpLoad({ url: `${base}${c.entity.path}/list`, method: 'POST', headers: c.headers ?? headers, body: JSON.stringify(c.body), connections, warmup: WARMUP_SECONDS, seconds })
       }
       log(`${target.name}: ${c.name}, ${bench.connections} clients, then 1, then bare`)
       const many = await load(bench.connections, bench.seconds)
       const one = await load(1, Math.min(bench.seconds, 5))
       collectGarbage()
-      const bare = await bareLoad(database.config, c.body, bench, c.entity)
+      const bare = await bareLoad(database.config, c.body, bench, c.entity, c.scope)
       if (many.errors || one.errors) notes.push(`${target.name}: ${fmt(many.errors + one.errors)} ${c.name} requests failed or answered non-2xx.`)
       const ratio = many.perSecond / bare.result.perSecond
       add(`${c.name} p50 / p99 (${bench.connections} clients)`, `${ms(many.p50)} / ${ms(many.p99)}, ${fmt(many.perSecond)} req/s`)
@@ -84,4 +95,32 @@ export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 
     await cleanup()
   }
   return { lines, notes }
+}
+
+const REGIONAL_USER = 'benchregional'
+const REGIONAL_PASSWORD = 'Regional12!'
+
+/**
+ * A user of Sales Europe whose role sees "department and below" and may list members and bikes, and
+ * the scope the server resolves for her (as the bare SQL must be the same statement).
+ */
+async function regionalUser(db: Kysely<any>): Promise<{ scope: RowScope; countries: number }> {
+  const dept = await db.selectFrom('sysDept').select('deptId').where('deptName', '=', 'Sales Europe').executeTakeFirstOrThrow()
+  const deptId = Number(dept.deptId)
+  const now = new Date().toISOString()
+  const role = await db
+    .insertInto('sysRole')
+    .values({ roleName: 'Regional bench', roleKey: 'benchregional', roleSort: 9, dataScope: DataScope.deptAndBelow, status: '0', delFlag: '0', createBy: 'bench', createTime: now })
+    .returning('roleId')
+    .executeTakeFirstOrThrow()
+  const menus = await db.selectFrom('sysMenu').select('menuId').where('perms', 'in', ['member:member:list', 'bike:bike:list']).execute()
+  await db.insertInto('sysRoleMenu').values(menus.map((m) => ({ roleId: role.roleId, menuId: m.menuId }))).execute()
+  const user = await db
+    .insertInto('sysUser')
+    .values(newUserRow({ userName: REGIONAL_USER, passwordHash: await hashPassword(REGIONAL_PASSWORD), deptId, createBy: 'bench' }))
+    .returning('userId')
+    .executeTakeFirstOrThrow()
+  await db.insertInto('sysUserRole').values({ userId: user.userId, roleId: role.roleId }).execute()
+  const countries = (await db.selectFrom('sysDeptCountry').select('countryId').distinct().where('deptId', '=', deptId).execute()).map((r) => Number(r.countryId)).sort((a, b) => a - b)
+  return { scope: { all: false, deptIds: [deptId], countryIds: countries, userId: null, userName: null }, countries: countries.length }
 }

@@ -13,6 +13,7 @@ import { createDatabase, type Db } from '../src/db/database'
 import { statementName } from '../src/db/pg-named'
 import { EntityRepository } from '../src/platform/crud/repository'
 import { listSchema } from '../src/platform/crud/schemas'
+import type { RowScope } from '../src/platform/rbac/data-scope'
 import { importValue, loginLogRows, random } from './data'
 import { httpLoad, type LoadResult, loopLoad, type ProbeResult, whileProbing } from './measure'
 import { onCleanup, onExit } from './cleanup'
@@ -348,8 +349,12 @@ export async function api(base: string, path: string, o: { method?: string; head
 }
 
 export async function signIn(base: string): Promise<string> {
-  const res = await api(base, '/login', { method: 'POST', body: { username: 'admin', password: ADMIN_PASSWORD } })
-  if (res.code !== 200) throw new Error(`sign-in failed: ${res.status} ${res.msg}`)
+  return signInAs(base, 'admin', ADMIN_PASSWORD)
+}
+
+export async function signInAs(base: string, username: string, password: string): Promise<string> {
+  const res = await api(base, '/login', { method: 'POST', body: { username, password } })
+  if (res.code !== 200) throw new Error(`sign-in of ${username} failed: ${res.status} ${res.msg}`)
   return res.data.token as string
 }
 
@@ -387,6 +392,7 @@ export async function bareLoad(
   body: Record<string, unknown>,
   bench: Pick<Bench, 'seconds' | 'connections'>,
   entity: ResolvedEntity = loginLog,
+  scope: RowScope = { all: true },
 ): Promise<{ result: LoadResult; model: string }> {
   const captured: CompiledQuery[] = []
   const capture = (dialect: SqliteDialect | PostgresDialect) =>
@@ -397,7 +403,7 @@ export async function bareLoad(
     const raw = new SQLite(config.file, { readonly: true })
     try {
       const k = capture(new SqliteDialect({ database: new SQLite(config.file, { readonly: true }) }))
-      await new EntityRepository(k as unknown as Db, entity).list(parsed as never, { all: true })
+      await new EntityRepository(k as unknown as Db, entity).list(parsed as never, scope)
       await k.destroy()
       const statements = captured.map((q) => ({ stmt: raw.prepare(q.sql), params: q.parameters as unknown[] }))
       const once = () => statements.map(({ stmt, params }) => stmt.all(...params))
@@ -411,7 +417,7 @@ export async function bareLoad(
   const pool = new pg.Pool({ connectionString: config.url, max: bench.connections })
   try {
     const k = capture(new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 2 }) }))
-    await new EntityRepository(k as unknown as Db, entity).list(parsed as never, { all: true })
+    await new EntityRepository(k as unknown as Db, entity).list(parsed as never, scope)
     await k.destroy()
     // Named or unnamed, as the engine's driver sends each (db/pg-named.ts): the same plans, without the engine.
     const statements = captured.map((q) => ({ name: statementName(q.sql), text: q.sql, values: q.parameters as unknown[] }))

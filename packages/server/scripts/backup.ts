@@ -10,7 +10,7 @@ import { commandLine, fail } from './cli'
 
 const USAGE = `usage: npm run backup [-- --to <dir>]
   --to DIR   the backup's folder, new or empty (default: BACKUP_DIR/velo-<UTC time>,
-             BACKUP_DIR being ./data/backups unless set)
+             BACKUP_DIR being DATA_DIR/backups unless set)
   --help     this text
 DATABASE_URL and STORAGE_DIR are read as the server reads them. PostgreSQL is backed up with
 pg_dump instead (docs/ops/backup.md).`
@@ -19,8 +19,8 @@ const lang = cliLanguage()
 
 const args = commandLine(USAGE, { options: { to: { type: 'string' }, help: { type: 'boolean', default: false } } }).values
 
-// Relative paths (./data/velo.db) mean where the command was typed, as for the server started
-// from the repository root: npm runs a workspace's script in the workspace's folder.
+// A relative --to means where the command was typed: npm runs a workspace's script in the
+// workspace's folder. (The configuration's relative paths are the repository's: src/config.ts.)
 if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD)
 
 let config

@@ -4,7 +4,7 @@ import { DEFAULT_SEED, DemoRefused, runDemo } from '../src/demo'
 import { commandLine, fail } from './cli'
 
 // npm run demo [-- --force] [-- --seed N] [-- --scale 0.1] [-- --end 2026-11-24]
-// Fills the configured database (DATABASE_URL; the quick start's ./data/velo.db by default) with
+// Fills the configured database (DATABASE_URL; the quick start's DATA_DIR/velo.db by default) with
 // demo members, bikes, rides, feedback and App content. Migrates and seeds first, so an empty data folder works.
 // What it replaces and what it refuses: src/demo/index.ts and the README (Demo data).
 
@@ -38,8 +38,8 @@ if (args.end !== undefined) {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(args.end) || Number.isNaN(end.getTime())) fail(`--end must be a date as YYYY-MM-DD, not ${args.end}`)
 }
 
-// Relative paths (./data/velo.db) mean where the command was typed, as for the server started
-// from the repository root: npm runs a workspace's script in the workspace's folder.
+// The working directory is where the command was typed (npm runs a workspace's script in the
+// workspace's folder); the configuration's relative paths are the repository's either way (src/config.ts).
 if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD)
 
 let config

@@ -26,6 +26,7 @@ import { registerDefinedEntities } from './platform/crud/routes'
 import { FileSweep } from './platform/files/sweep'
 import { installObservability } from './platform/observability'
 import { closeEventStreams } from './platform/sse'
+import { staffOnlyDocs } from './platform/api-docs'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -95,6 +96,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
 
   await migrateToLatest(services.db, services.dialect)
   app.decorate('seedResult', await seed(services))
+  await services.storage.ensureRoot()
 
   const iot = await startIot(services, app.log, options.iot)
   app.decorate('iot', iot)
@@ -144,7 +146,13 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
     transformObject: jsonSchemaTransformObject,
   })
   // No staticCSP of its own: that one always upgrades insecure requests; the policy above serves the docs.
-  await app.register(swaggerUi, { routePrefix: `${config.apiPrefix}/docs` })
+  // API_DOCS: signed-in staff only (the default; header or the console's cookie), anyone, or not served.
+  if (config.apiDocs !== 'off') {
+    await app.register(swaggerUi, {
+      routePrefix: `${config.apiPrefix}/docs`,
+      ...(config.apiDocs === 'staff' ? { uiHooks: { onRequest: staffOnlyDocs(services) } } : {}),
+    })
+  }
 
   await app.register(
     async (api) => {

@@ -1,5 +1,7 @@
+import { statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
-import { resolve } from 'node:path'
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { DEFAULT_FILE_MAX_BYTES } from '@velo/shared'
 import { z } from 'zod'
 
@@ -21,7 +23,7 @@ const EnvSchema = z.object({
     .refine((v) => /^(postgres(ql)?:\/\/|sqlite:|file:)/.test(v) || !v.includes('://'), {
       message: 'must be postgres://…, sqlite:<path> or a file path',
     })
-    .default('sqlite:./data/velo.db'),
+    .optional(),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
@@ -41,7 +43,8 @@ const EnvSchema = z.object({
     .regex(/^(mqtts?|wss?):\/\/[^\s]+$/, 'must start with mqtt:// (or mqtts, ws, wss)')
     .optional(),
   MQTT_HOOK_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  STORAGE_DIR: z.string().min(1).default('./data/files'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  STORAGE_DIR: z.string().min(1).optional(),
   WEB_DIR: z.string().min(1).optional(),
   ADMIN_PASSWORD: z
     .string()
@@ -55,7 +58,7 @@ const EnvSchema = z.object({
     .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
     .optional(),
   MAIL_FROM: z.string().default('Velo Admin <no-reply@velo.local>'),
-  MAIL_DIR: z.string().min(1).default('./data/mail'),
+  MAIL_DIR: z.string().min(1).optional(),
   UPLOAD_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024).default(10),
   IMPORT_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024).default(50),
   FILE_MAX_MB: z.coerce.number({ message: 'must be a number' }).positive().max(1024 * 1024).default(DEFAULT_FILE_MAX_BYTES / 1024 / 1024),
@@ -65,13 +68,16 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_PORT: port.optional(),
-  BACKUP_DIR: z.string().min(1).default('./data/backups'),
+  BACKUP_DIR: z.string().min(1).optional(),
   SQL_READ_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres://').optional(),
   SQL_WRITE_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres://').optional(),
   JOB_CONCURRENCY: z.coerce.number({ message: 'must be a whole number' }).int().min(0).max(64).default(2),
   JOB_STALE_SECONDS: z.coerce.number({ message: 'must be a number of seconds' }).min(1).max(3600).default(60),
   JOB_RETENTION_DAYS: z.coerce.number({ message: 'must be a number of days' }).positive().max(3650).default(7),
   RESPONSE_CHECK: bool.default(false),
+  SSE_MAX_PER_SESSION: z.coerce.number({ message: 'must be a whole number' }).int().min(1).max(1000).default(8),
+  SSE_MAX_PER_USER: z.coerce.number({ message: 'must be a whole number' }).int().min(1).max(10000).default(20),
+  API_DOCS: z.enum(['staff', 'public', 'off'], { message: 'must be staff, public or off' }).default('staff'),
 })
 
 export type DatabaseTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string }
@@ -92,6 +98,8 @@ export interface AppConfig {
   mqttPublicUrl?: string
   /** Secret EMQX sends (header x-velo-hook-token) to the auth/ACL hooks; unset = no hooks. */
   mqttHookToken?: string
+  /** The folder the database, stored files, mails and backups default to (DATA_DIR). */
+  dataDir: string
   storageDir: string
   webDir?: string
   adminPassword?: string
@@ -131,14 +139,72 @@ export interface AppConfig {
   jobRetentionMs: number
   /** Check every answer against its route's response schema too (the tests; platform/responses.ts). */
   responseCheck: boolean
+  /** Event streams one session, and one user over all their sessions, may hold open on this instance (platform/sse.ts). */
+  sseMaxPerSession: number
+  sseMaxPerUser: number
+  /** Who gets the OpenAPI page and document at {API_PREFIX}/docs: signed-in staff, anyone, or nobody (404). */
+  apiDocs: 'staff' | 'public' | 'off'
 }
 
 export class ConfigError extends Error {}
 
+/**
+ * The repository's root (the folder holding packages/): two levels above this file, from src/ (tsx)
+ * and from dist/ (the bundle) alike. Relative paths of the configuration are relative to it, not to
+ * the working directory: `npm start` at the root, `npm run dev` or `npm run backup` (which npm runs in
+ * packages/server) and a service started from anywhere all find the same data.
+ */
+export const BASE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
+const fromBase = (path: string) => resolve(BASE_DIR, path)
+
 function databaseTarget(url: string): DatabaseTarget {
   if (/^postgres(ql)?:\/\//.test(url)) return { dialect: 'postgres', url }
   const file = url.replace(/^(sqlite|file):(\/\/)?/, '')
-  return { dialect: 'sqlite', file: file === ':memory:' ? file : resolve(file) }
+  return { dialect: 'sqlite', file: file === ':memory:' ? file : fromBase(file) }
+}
+
+/** Whether `path` is `folder` or inside it. */
+function within(path: string, folder: string): boolean {
+  const rel = relative(folder, path)
+  return rel === '' || (!isAbsolute(rel) && rel.split(sep)[0] !== '..')
+}
+
+const kindOf = (path: string): 'file' | 'folder' | undefined => {
+  try {
+    return statSync(path).isDirectory() ? 'folder' : 'file'
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The data places, each its own variable or DATA_DIR's default, checked before anything is opened:
+ * every folder a folder, and nothing private inside STORAGE_DIR, whose files any signed-in user may
+ * download by name (GET /common/download) and every backup copies.
+ */
+function checkPlaces(known: Record<string, unknown>, places: { name: string; path: string; file?: boolean }[]) {
+  const named = ({ name, path }: { name: string; path: string }) => {
+    const raw = known[name]
+    if (raw === undefined) return `${name} (default ${path})`
+    return typeof raw === 'string' && (raw === path || raw.endsWith(`:${path}`)) ? `${name}=${JSON.stringify(raw)}` : `${name}=${JSON.stringify(raw)} (${path})`
+  }
+  const fail = (message: string) => {
+    throw new ConfigError(`Invalid configuration: ${message}`)
+  }
+  for (const place of places) {
+    const kind = kindOf(place.path)
+    if (kind === 'file' && !place.file) fail(`${named(place)} is a file, not a folder`)
+    if (kind === 'folder' && place.file) fail(`${named(place)} is a folder, not a database file`)
+  }
+  const storage = places.find((p) => p.name === 'STORAGE_DIR')!
+  const why: Record<string, string> = {
+    DATABASE_URL: 'any signed-in user could download the database',
+    MAIL_DIR: 'any signed-in user could download the mails (password-reset codes)',
+    BACKUP_DIR: 'a backup would copy itself, and any signed-in user could download it',
+  }
+  for (const place of places) {
+    if (why[place.name] && within(place.path, storage.path)) fail(`${named(place)} is inside ${named(storage)}: ${why[place.name]}; set ${place.name} to a place outside it`)
+  }
 }
 
 /** Reads configuration from the environment; throws ConfigError with a one-line explanation. */
@@ -153,11 +219,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`Invalid configuration: ${name}=${JSON.stringify(known[name] ?? '')} ${issue.message}`)
   }
   const e = parsed.data
+  // One data folder by default, each place still set on its own.
+  const dataDir = fromBase(e.DATA_DIR)
+  const database: DatabaseTarget = e.DATABASE_URL ? databaseTarget(e.DATABASE_URL) : { dialect: 'sqlite', file: join(dataDir, 'velo.db') }
+  const storageDir = e.STORAGE_DIR ? fromBase(e.STORAGE_DIR) : join(dataDir, 'files')
+  const mailDir = e.MAIL_DIR ? fromBase(e.MAIL_DIR) : join(dataDir, 'mail')
+  const backupDir = e.BACKUP_DIR ? fromBase(e.BACKUP_DIR) : join(dataDir, 'backups')
+  checkPlaces(known, [
+    ...(e.DATABASE_URL && e.STORAGE_DIR && e.MAIL_DIR && e.BACKUP_DIR ? [] : [{ name: 'DATA_DIR', path: dataDir }]),
+    { name: 'STORAGE_DIR', path: storageDir },
+    { name: 'MAIL_DIR', path: mailDir },
+    { name: 'BACKUP_DIR', path: backupDir },
+    ...(database.dialect === 'sqlite' && database.file !== ':memory:' ? [{ name: 'DATABASE_URL', path: database.file, file: true }] : []),
+  ])
   return {
     port: e.PORT,
     host: e.HOST,
     apiPrefix: e.API_PREFIX,
-    database: databaseTarget(e.DATABASE_URL),
+    database,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     mqttUrl: e.MQTT_URL,
@@ -165,7 +244,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mqttShareGroup: e.MQTT_SHARE_GROUP,
     mqttPublicUrl: e.MQTT_PUBLIC_URL,
     mqttHookToken: e.MQTT_HOOK_TOKEN,
-    storageDir: resolve(e.STORAGE_DIR),
+    dataDir,
+    storageDir,
     webDir: e.WEB_DIR ? resolve(e.WEB_DIR) : undefined,
     adminPassword: e.ADMIN_PASSWORD,
     captchaEnabled: e.CAPTCHA_ENABLED,
@@ -173,7 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
-    mailDir: resolve(e.MAIL_DIR),
+    mailDir,
     uploadMaxBytes: Math.round(e.UPLOAD_MAX_MB * 1024 * 1024),
     importMaxBytes: Math.round(e.IMPORT_MAX_MB * 1024 * 1024),
     fileMaxBytes: Math.round(e.FILE_MAX_MB * 1024 * 1024),
@@ -184,12 +264,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sqliteReaderThreads: e.SQLITE_READER_THREADS ?? Math.min(2, availableParallelism()),
     metricsToken: e.METRICS_TOKEN,
     metrics: e.METRICS_PORT === undefined ? undefined : { host: e.METRICS_HOST, port: e.METRICS_PORT },
-    backupDir: resolve(e.BACKUP_DIR),
+    backupDir,
     sqlReadDatabaseUrl: e.SQL_READ_DATABASE_URL,
     sqlWriteDatabaseUrl: e.SQL_WRITE_DATABASE_URL,
     jobConcurrency: e.JOB_CONCURRENCY,
     jobStaleMs: Math.round(e.JOB_STALE_SECONDS * 1000),
     jobRetentionMs: Math.round(e.JOB_RETENTION_DAYS * 24 * 3600 * 1000),
     responseCheck: e.RESPONSE_CHECK,
+    sseMaxPerSession: e.SSE_MAX_PER_SESSION,
+    sseMaxPerUser: e.SSE_MAX_PER_USER,
+    apiDocs: e.API_DOCS,
   }
 }

@@ -1,3 +1,5 @@
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { EMAIL_PATTERN, PHONE_PATTERN } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addUser, createTestApp, limitedUser, sentMails, type TestApp } from './harness'
@@ -103,6 +105,12 @@ describe('forgotten password', () => {
     expect(list.data.total).toBe(1)
     expect(JSON.stringify(list.data)).not.toContain(code)
     expect((await t.call({ url: `/api/monitor/outbox/${mail!.mailId}`, token: admin })).data.body).not.toContain(code)
+    // The code is in clear only in its file, which no other account on the machine may read.
+    const dir = t.app.services.config.mailDir
+    expect(statSync(dir).mode & 0o777).toBe(0o700)
+    const files = readdirSync(dir).filter((f) => f.endsWith('.eml'))
+    expect(files.length).toBeGreaterThan(0)
+    for (const f of files) expect(statSync(join(dir, f)).mode & 0o777).toBe(0o600)
   })
 
   it('gives an outbox reader no way to take over the admin account', async () => {

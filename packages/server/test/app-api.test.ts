@@ -602,7 +602,7 @@ describe('the routes', () => {
   })
 
   it('are documented in the OpenAPI document, the app rows as their declarations give them', async () => {
-    const doc = (await t.app.inject({ url: '/api/docs/json' })).json()
+    const doc = (await t.app.inject({ url: '/api/docs/json', headers: { authorization: t.admin } })).json()
     expect(doc.components.securitySchemes.memberToken).toEqual({ type: 'apiKey', in: 'header', name: 'Authorization' })
     expect(doc.paths['/api/app/v1/inbox'].get.security).toEqual([{ memberToken: [] }])
     expect(doc.paths['/api/app/v1/banners'].get.security).toEqual([])

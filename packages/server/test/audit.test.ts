@@ -72,7 +72,8 @@ describe('operation log: every mutating request', () => {
       errorMsg: '',
     })
     expect(JSON.parse(row.operParam)).toEqual({ body })
-    expect(JSON.parse(row.jsonResult)).toMatchObject({ code: 200, data: { dictId: res.data.dictId, dictType: 'audit_colours' } })
+    // The outcome and the id of the row added, not the row itself.
+    expect(JSON.parse(row.jsonResult)).toEqual({ status: 200, code: 200, msg: res.msg, data: { dictId: res.data.dictId } })
     expect(row.operIp).toMatch(/^127\.\d+\.\d+\.\d+$/)
     expect(Number.isInteger(row.costTime) && row.costTime >= 0).toBe(true)
     expect(row.operTime >= started && row.operTime <= new Date().toISOString()).toBe(true)
@@ -101,6 +102,7 @@ describe('operation log: every mutating request', () => {
     const del = await waitForLog((r) => r.requestMethod === 'DELETE', before)
     expect(del).toMatchObject({ title: 'Dictionary', businessType: '3', status: '0', operUrl: `/api/system/dict/${id}`, method: 'DELETE /api/system/dict/:ids' })
     expect(JSON.parse(del.operParam)).toEqual({ params: { ids: [id] } })
+    expect(JSON.parse(del.jsonResult)).toMatchObject({ status: 200, code: 200, data: { deleted: 1 } })
 
     before = await lastOperId()
     const exported = await t.call({ method: 'POST', url: '/api/system/dict/export', token: admin, body: { dictType: 'audit' } })
@@ -108,6 +110,8 @@ describe('operation log: every mutating request', () => {
     const exp = await waitForLog((r) => r.operUrl === '/api/system/dict/export', before)
     expect(exp).toMatchObject({ title: 'Dictionary', businessType: '5', status: '0', operName: 'admin' })
     expect(JSON.parse(exp.operParam)).toEqual({ body: { dictType: 'audit', pageNum: 1, pageSize: 20 } })
+    // A file is its outcome only: none of the rows it holds.
+    expect(JSON.parse(exp.jsonResult)).toEqual({ status: 200 })
   })
 
   it('records a refused mutation (duplicate dictionary type, 409) as failed with the message', async () => {
@@ -117,7 +121,7 @@ describe('operation log: every mutating request', () => {
     const row = await waitForLog((r) => r.operUrl === '/api/system/dict', before)
     expect(row.status).toBe('1')
     expect(row.errorMsg).toBe('Dictionary type "audit_colours" already exists')
-    expect(JSON.parse(row.jsonResult)).toMatchObject({ code: 409 })
+    expect(JSON.parse(row.jsonResult)).toMatchObject({ status: 409, code: 409, msg: 'Dictionary type "audit_colours" already exists' })
   })
 
   it('records an invalid mutation (400) as failed, naming the field', async () => {

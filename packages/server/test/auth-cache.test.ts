@@ -237,12 +237,12 @@ describe('AuthCache', () => {
     const scopeOf = async () => {
       const found = await cache.signedIn('token')
       if (found.state !== 'valid') throw new Error(found.state)
-      return cache.rowScope(found.auth, async () => ({ all: false, deptIds: [++resolved], userId: null }))
+      return cache.rowScope(found.auth, async () => ({ all: false, deptIds: [++resolved], countryIds: [], userId: null, userName: null }))
     }
-    expect(await scopeOf()).toEqual({ all: false, deptIds: [1], userId: null })
-    expect(await scopeOf()).toEqual({ all: false, deptIds: [1], userId: null })
+    expect(await scopeOf()).toEqual({ all: false, deptIds: [1], countryIds: [], userId: null, userName: null })
+    expect(await scopeOf()).toEqual({ all: false, deptIds: [1], countryIds: [], userId: null, userName: null })
     await cache.changed({ all: true })
-    expect(await scopeOf()).toEqual({ all: false, deptIds: [2], userId: null })
+    expect(await scopeOf()).toEqual({ all: false, deptIds: [2], countryIds: [], userId: null, userName: null })
     cache.close()
   })
 })

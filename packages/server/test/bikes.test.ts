@@ -133,9 +133,9 @@ describe('deleting bikes', () => {
 
     const en = await remove(`/bike/bike/${free.bikeId},${taken.bikeId}`)
     expect(en.status).toBe(409)
-    expect(en.msg).toBe('Bound vehicle cannot be deleted')
+    expect(en.msg).toMatch(/^Cannot delete bike ".+": Bound vehicle cannot be deleted$/)
     const zh = await remove(`/bike/bike/${taken.bikeId},${free.bikeId}`, 'zh_CN')
-    expect(zh.msg).toBe('已绑定的车辆不能删除')
+    expect(zh.msg).toMatch(/已绑定的车辆不能删除$/)
     expect(await snapshot(t, 'bikeBike' as never)).toEqual(before)
 
     expect((await post(`/bike/bike/${taken.bikeId}/action/unbind`, {})).status).toBe(200)
@@ -362,13 +362,13 @@ describe('vehicle records', () => {
     const order = await added('/service/repairOrder', {
       serviceType: 'repair',
       contactEmail: 'rider@example.com',
-      bikeId: bike.frameNumber.toLowerCase(),
+      bikeId: bike.bikeId,
       firstName: 'Ada',
       lastName: 'Rider',
       issueDescription: 'The motor cuts out on hills',
     })
-    // An order for a bike we do not know records nothing.
-    await added('/service/repairOrder', { serviceType: 'repair', contactEmail: 'rider@example.com', bikeId: 'NOSUCHBIKE1', firstName: 'A', lastName: 'B', issueDescription: 'x' })
+    // An order names a registered bike: a typed frame number is refused, and records nothing.
+    expect((await post('/service/repairOrder', { serviceType: 'repair', contactEmail: 'rider@example.com', bikeId: 'NOSUCHBIKE1', firstName: 'A', lastName: 'B', issueDescription: 'x' })).status).toBe(400)
     const rows = await records(bike.bikeId)
     expect(rows.map((r) => [r.eventKind, r.frameNumber, r.detail, r.operBy])).toEqual([
       ['produced', bike.frameNumber, '', 'admin'],

@@ -63,6 +63,8 @@ const SEEDED_KEYS = [
   'tool.sql.timeoutSeconds',
   'tool.sql.maxRows',
   'tool.sql.maxResultMb',
+  'tool.sql.maxConcurrentPerUser',
+  'tool.sql.maxConcurrent',
   'monitor.backup.intervalHours',
   'monitor.backup.keep',
   'monitor.retention.intervalHours',

@@ -176,12 +176,12 @@ describe('system messages', () => {
     const stored = await tables('cntMessage', 'cntMessageMember', 'cntMessageRecipient')
     const edit = await call('PUT', '/content/message', { messageId: msg.messageId, title: 'Changed' })
     expect(edit.status).toBe(409)
-    expect(edit.msg).toBe(`Message "${msg.title}" is being sent or has been sent and can no longer be changed`)
+    expect(edit.msg).toBe(`Cannot modify system message "${msg.title}": it is being sent or has been sent`)
     const draft = await addMessage()
     const withDraft = await call('DELETE', `/content/message/${draft.messageId},${msg.messageId}`)
     expect(withDraft.status).toBe(409)
-    expect(withDraft.msg).toBe('Existing messages have been sent, deletion failed')
-    expect((await call('DELETE', `/content/message/${msg.messageId}`, undefined, { lang: 'zh_CN' })).msg).toBe('已有消息已发送，删除失败')
+    expect(withDraft.msg).toBe(`Cannot delete system message "${msg.title}": it is being sent or has been sent`)
+    expect((await call('DELETE', `/content/message/${msg.messageId}`, undefined, { lang: 'zh_CN' })).msg).toBe(`不能删除系统消息“${msg.title}”：正在发送或已发送`)
     expect(await tables('cntMessageRecipient')).toEqual({ cntMessageRecipient: stored.cntMessageRecipient })
     expect((await message(draft.messageId)).status).toBe('draft')
     // A draft goes, with its selected members.
@@ -418,12 +418,12 @@ describe('agreements', () => {
     ok(await publish(p.protocolId))
     const del = await call('DELETE', `/content/protocol/${p.protocolId}`)
     expect(del.status).toBe(409)
-    expect(del.msg).toBe('Agreement "Confidentialité" version 3.0.0 is published: members may have signed or read it, so it cannot be deleted')
+    expect(del.msg).toBe('Cannot delete agreement "Confidentialité": it has been published and members may have signed it: publish a new version instead')
     const edit = await call('PUT', '/content/protocol', { protocolId: p.protocolId, content: '<p>Other</p>' })
     expect(edit.status).toBe(409)
-    expect(edit.msg).toBe('Agreement "Confidentialité" version 3.0.0 is published: its protocol content cannot change. Publish a new version instead')
+    expect(edit.msg).toBe('Cannot change Protocol content of agreement "Confidentialité": it has been published and members may have signed it: publish a new version instead')
     expect((await call('PUT', '/content/protocol', { protocolId: p.protocolId, content: '<p>Other</p>' }, { lang: 'zh_CN' })).msg).toBe(
-      '协议“Confidentialité”版本 3.0.0 已发布，不能修改协议内容；请发布新版本',
+      '不能修改协议“Confidentialité”的协议内容：已发布，会员可能已签署；请发布新版本',
     )
     expect((await protocol(p.protocolId)).content).toBe('<p>Terms</p>')
     // Its name and remark are no part of what members signed; the same text sent again changes nothing.

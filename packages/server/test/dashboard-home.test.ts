@@ -63,12 +63,14 @@ const setUp = (() => {
       await alarm(d1, 'minor', 'clearedUnack')
       await alarm(d2, 'critical', 'activeUnack')
       await alarm(d3, 'warning', 'activeUnack')
+      // An order names a registered bike: one of these.
+      const { bikeId } = await f.db().selectFrom('bikeBike').select('bikeId').orderBy('bikeId').limit(1).executeTakeFirstOrThrow()
       const order = async (countryId: number, status: string, dueDays: number) => {
         const res = await t.call({
           method: 'POST',
           url: '/api/service/repairOrder',
           token: t.admin,
-          body: { serviceType: 'repair', contactEmail: 'home@example.com', bikeId: 'VL24A000777', firstName: 'Ho', lastName: 'Me', issueDescription: 'x' },
+          body: { serviceType: 'repair', contactEmail: 'home@example.com', bikeId: Number(bikeId), firstName: 'Ho', lastName: 'Me', issueDescription: 'x' },
         })
         expect(res.status, res.msg).toBe(200)
         const dueTime = new Date(Date.now() + dueDays * 86_400_000).toISOString()

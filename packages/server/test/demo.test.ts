@@ -499,14 +499,15 @@ describe('npm run demo', () => {
 
   it('opens service orders of its riders, in their states, with the due times the engine gives', async () => {
     expect(first.rows.service_repair_order).toBeGreaterThanOrEqual(8)
-    // For a bike of the member whose e-mail and names it carries (the frame number of the day), in the vehicle records.
+    // For a bike of the member whose e-mail and names it carries, with its product, in the vehicle records.
     expect(
       await count(
         a,
         `select count(*) as n from service_repair_order o
-         where not exists (select 1 from mem_member m join bike_bike k on k.member_id = m.member_id join ord_frame_number f on f.bike_id = k.bike_id
-                           where m.email = o.contact_email and m.first_name = o.first_name and m.last_name = o.last_name and f.frame_number = o.bike_id)
-            or not exists (select 1 from bike_record r where r.event_kind = 'serviceOrder' and r.detail = o.order_no and r.frame_number = o.bike_id and r.event_time = o.create_time)
+         where not exists (select 1 from mem_member m join bike_bike k on k.member_id = m.member_id
+                           where m.email = o.contact_email and m.first_name = o.first_name and m.last_name = o.last_name and k.bike_id = o.bike_id)
+            or not exists (select 1 from bike_record r where r.event_kind = 'serviceOrder' and r.detail = o.order_no and r.bike_id = o.bike_id and r.event_time = o.create_time)
+            or o.sku = '' or o.product_name = ''
             or o.create_time >= '${END.toISOString()}'`,
       ),
     ).toBe(0)

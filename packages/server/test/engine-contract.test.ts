@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs'
-import { allEntities, editableFields, entityByKey, type FieldDef, type Operation, OTA_PARTS, type ResolvedEntity, upTopic, writeSchema } from '@velo/shared'
+import { allEntities, editableFields, entityByKey, type FieldDef, type Operation, OTA_PARTS, ownerOf, type ResolvedEntity, stateAllowsEdit, stateRules, upTopic, writeSchema } from '@velo/shared'
 import { type Kysely, sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { crc8 } from '../src/platform/files/crc8'
@@ -441,7 +441,7 @@ async function addRow(e: ResolvedEntity): Promise<Row> {
   return res.data
 }
 
-const getRow = async (e: ResolvedEntity, id: unknown) => t.call({ url: `/api${e.path}/${id}`, token: t.admin })
+const getRow = async (e: ResolvedEntity, id: unknown, token = t.admin) => t.call({ url: `/api${e.path}/${id}`, token })
 /** A row without the fields background work may write meanwhile (OVERRIDES' `background`). */
 const unmoved = (e: ResolvedEntity, row: Record<string, unknown>) => {
   const moving = OVERRIDES[e.key]?.background ?? []
@@ -537,6 +537,45 @@ async function someRow(e: ResolvedEntity): Promise<Row | undefined> {
 const entities = allEntities()
 let reader = ''
 let nobody = ''
+/** A user whose role sees "department and below" of a department whose region is one country (`inside`). */
+let regional = { token: '' }
+let inside = 0
+let outside = 0
+
+/**
+ * Where a row's country is decided, following its entity's scope declaration: its own country
+ * column, or the row it refers to (`via`), or the row that refers to it (`heldBy`), linked to the
+ * newest such row where the link is empty. Null for a row owned by a department.
+ */
+async function countryRoot(e: ResolvedEntity, rowId: number, undo: (() => Promise<unknown>)[]): Promise<{ entity: ResolvedEntity; id: number; column: string } | null> {
+  const owner = ownerOf(e)!
+  if (owner.country) return { entity: e, id: rowId, column: owner.country }
+  if (owner.via) {
+    const target = entityByKey((e.fieldMap.get(owner.via) as FieldDef & { kind: 'reference' }).entity)
+    const row = await db().selectFrom(e.table).select(owner.via).where(e.idField, '=', rowId).executeTakeFirstOrThrow()
+    let ref = row[owner.via] === null ? null : Number(row[owner.via])
+    if (ref === null) {
+      ref = await newest(target)
+      await db().updateTable(e.table).set({ [owner.via]: ref }).where(e.idField, '=', rowId).execute()
+      undo.push(() => db().updateTable(e.table).set({ [owner.via!]: null }).where(e.idField, '=', rowId).execute())
+    }
+    return countryRoot(target, ref, undo)
+  }
+  if (owner.heldBy) {
+    const holder = entityByKey(owner.heldBy.entity)
+    const field = owner.heldBy.field
+    const row = await db().selectFrom(holder.table).select(holder.idField).where(field, '=', rowId).executeTakeFirst()
+    let holderId = row ? Number(row[holder.idField]) : null
+    if (holderId === null) {
+      holderId = await newest(holder)
+      const held = (await db().selectFrom(holder.table).select(field).where(holder.idField, '=', holderId).executeTakeFirstOrThrow())[field]
+      await db().updateTable(holder.table).set({ [field]: rowId }).where(holder.idField, '=', holderId).execute()
+      undo.push(() => db().updateTable(holder.table).set({ [field]: held }).where(holder.idField, '=', holderId).execute())
+    }
+    return countryRoot(holder, holderId, undo)
+  }
+  return null
+}
 
 beforeAll(async () => {
   // Every right the entities' routes ask for is a button some role can hold.
@@ -550,6 +589,15 @@ beforeAll(async () => {
   const readRights = entities.flatMap((e) => [perm(e, 'list'), perm(e, 'get')])
   reader = (await limitedUser(t, { userName: 'contractreader', perms: readRights, dataScope: '1' })).token
   nobody = (await limitedUser(t, { userName: 'contractnobody', perms: [], dataScope: '1' })).token
+  // The data scope's user: every right of every entity, over one country through her department.
+  const countries = await db().selectFrom('sysCountry').select('countryId').orderBy('countryId').limit(2).execute()
+  inside = Number(countries[0]!.countryId)
+  outside = Number(countries[1]!.countryId)
+  const dept = await t.call({ method: 'POST', url: '/api/system/dept', token: t.admin, body: { deptName: 'Contract region', parentId: 0, orderNum: 9, countryIds: [inside] } })
+  expect(dept.status, dept.msg).toBe(200)
+  const allRights = entities.flatMap((e) => e.operations.map((op) => perm(e, op)))
+  const user = await limitedUser(t, { userName: 'contractregional', perms: allRights, dataScope: '4', dept: 'Contract region' })
+  regional = { token: user.token }
 })
 
 describe.each(entities.map((e) => [e.key, e] as const))('%s', (_key, e) => {
@@ -688,6 +736,109 @@ describe.each(entities.map((e) => [e.key, e] as const))('%s', (_key, e) => {
     }
     expect(await rowsNow()).toBe(rows)
     if (stored) expect(unmoved(e, (await getRow(e, id())).data)).toEqual(stored)
+  })
+
+  it.runIf(ownerOf(e) !== null)('keeps to the data scope: another country’s row is not listed, read, picked, counted, exported, changed or deleted', async () => {
+    const undo: (() => Promise<unknown>)[] = []
+    const root = await countryRoot(e, Number(id()), undo)
+    // Owned by a department (system users, departments): their own tests hold them (users, departments).
+    if (!root) return
+    const was = (await db().selectFrom(root.entity.table).select(root.column).where(root.entity.idField, '=', root.id).executeTakeFirstOrThrow())[root.column]
+    const setCountry = (countryId: number) => db().updateTable(root.entity.table).set({ [root.column]: countryId }).where(root.entity.idField, '=', root.id).execute()
+    const seen = async () => {
+      const list = await t.call({ method: 'POST', url: `${url}/list`, token: regional.token, body: { pageSize: 500 } })
+      expect(list.status, list.msg).toBe(200)
+      const listed = list.data.rows.some((r: Row) => r[e.idField] === id())
+      const options = await t.call({ url: `${url}/options`, token: regional.token })
+      expect(options.status, options.msg).toBe(200)
+      const picked = options.data.some((o: { value: number }) => o.value === id())
+      let counted = list.data.total
+      if (e.transitions && e.fieldMap.get(e.transitions.field)?.search) {
+        const counts = await t.call({ method: 'POST', url: `${url}/counts`, token: regional.token, body: {} })
+        expect(counts.status, counts.msg).toBe(200)
+        counted = Object.values(counts.data as Record<string, number>).reduce((a, b) => a + b, 0)
+      }
+      let exported = list.data.total
+      if (has(e, 'export')) {
+        const file = await t.call({ method: 'POST', url: `${url}/export`, token: regional.token, body: {} })
+        expect(file.status, file.msg).toBe(200)
+        exported = (await readWorkbook(file.raw)).rows.length
+      }
+      return { listed, picked, total: list.data.total, counted, exported, got: has(e, 'get') ? (await getRow(e, id(), regional.token)).status : 404 }
+    }
+    try {
+      await setCountry(inside)
+      const shown = await seen()
+      expect(shown).toMatchObject({ listed: true, picked: true, got: has(e, 'get') ? 200 : 404 })
+      expect([shown.counted, shown.exported]).toEqual([shown.total, shown.total])
+
+      await setCountry(outside)
+      const hidden = await seen()
+      // Other rows of the same owner (a device's other SIM cards) go with it.
+      expect(hidden).toMatchObject({ listed: false, picked: false, got: 404 })
+      expect(hidden.total).toBeLessThan(shown.total)
+      expect([hidden.counted, hidden.exported]).toEqual([hidden.total, hidden.total])
+      const stored = has(e, 'get') ? unmoved(e, (await getRow(e, id())).data) : undefined
+      const rows = await (await rowCounter(e))()
+      if (has(e, 'edit')) {
+        const res = await t.call({ method: 'PUT', url, token: regional.token, body: { ...(await valuesFor(e, 'edit')), [e.idField]: id() } })
+        expect(res.status, `modify: ${res.msg}`).toBe(404)
+      }
+      if (has(e, 'remove')) {
+        const res = await t.call({ method: 'DELETE', url: `${url}/${id()}`, token: regional.token })
+        expect(res.status, `delete: ${res.msg}`).toBe(404)
+      }
+      expect(await (await rowCounter(e))()).toBe(rows)
+      if (stored) expect(unmoved(e, (await getRow(e, id())).data)).toEqual(stored)
+    } finally {
+      await db().updateTable(root.entity.table).set({ [root.column]: was }).where(root.entity.idField, '=', root.id).execute()
+      for (const step of undo.reverse()) await step()
+    }
+  })
+
+  // What a row's state forbids (the definition's `states`: a finished order, a sent message, an order
+  // with numbers) is refused with 409 naming the row, and changes nothing; a delete of it with a row
+  // that may go deletes neither. The row is put in each rule's state as the product would put it (a
+  // step, a generation), here straight in its table, and put back after.
+  it.runIf(!!e.states?.length && (has(e, 'edit') || has(e, 'remove')))('refuses what each state of the row forbids (409) and changes nothing', async () => {
+    const rowsNow = await rowCounter(e)
+    for (const rule of e.states ?? []) {
+      const { field } = rule.when
+      const what = `${e.key} with ${JSON.stringify(rule.when)}`
+      const kept = await db().selectFrom(e.table).select(field).where(e.idField, '=', id()).executeTakeFirstOrThrow()
+      // The last state named: the one background work (a scheduler, a delivery) leaves alone.
+      const value = 'is' in rule.when ? rule.when.is.at(-1)! : rule.when.above + 1
+      await db().updateTable(e.table).set({ [field]: value }).where(e.idField, '=', id()).execute()
+      try {
+        const rows = await rowsNow()
+        const stored = unmoved(e, (await getRow(e, id())).data)
+        const name = String(stored[e.labelField] ?? id())
+        const allowed = stateRules(e, stored)
+        if (rule.edit && has(e, 'edit')) {
+          const values = await valuesFor(e, 'edit')
+          const locked = Object.keys(values).find((f) => !stateAllowsEdit(allowed, f) && String(values[f]) !== String(stored[f]))
+          expect(locked, `${what}: no generated value for a field it locks`).toBeDefined()
+          const res = await t.call({ method: 'PUT', url, token: t.admin, body: { [e.idField]: id(), [locked!]: values[locked!] } })
+          expect(res.status, `${what}: modify of ${locked}: ${res.msg}`).toBe(409)
+          expect(res.msg, what).toContain(`"${name}"`)
+        }
+        if (rule.delete === false && has(e, 'remove')) {
+          const res = await t.call({ method: 'DELETE', url: `${url}/${id()}`, token: t.admin })
+          expect(res.status, `${what}: delete: ${res.msg}`).toBe(409)
+          expect(res.msg, what).toContain(`"${name}"`)
+          const other = has(e, 'add') ? await addRow(e) : undefined
+          if (other && stateRules(e, other).deletable) {
+            expect((await t.call({ method: 'DELETE', url: `${url}/${other[e.idField]},${id()}`, token: t.admin })).status, `${what}: delete with another row`).toBe(409)
+            expect((await getRow(e, other[e.idField])).status).toBe(200)
+            expect((await t.call({ method: 'DELETE', url: `${url}/${other[e.idField]}`, token: t.admin })).status).toBe(200)
+          }
+        }
+        expect(await rowsNow()).toBe(rows)
+        expect(unmoved(e, (await getRow(e, id())).data)).toEqual(stored)
+      } finally {
+        await db().updateTable(e.table).set({ [field]: kept[field] }).where(e.idField, '=', id()).execute()
+      }
+    }
   })
 
   it.runIf(has(e, 'remove'))('deletes the row', async () => {

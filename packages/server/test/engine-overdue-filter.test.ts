@@ -10,12 +10,27 @@ const db = () => t.app.services.db as unknown as Kysely<any>
 const URL = '/api/service/repairOrder'
 const MARK = 'overdue-filter@example.com'
 
+/** The registered bike the orders name, as the app registers one. */
+let bikeId: number | undefined
+async function aBike(): Promise<number> {
+  bikeId ??= Number(
+    (
+      await db()
+        .insertInto('bikeBike')
+        .values({ frameNumber: 'VL24A000999', category: 'city', modelId: 1, colourId: 1, sizeId: 1, createBy: 'test', createTime: new Date().toISOString() })
+        .returning('bikeId')
+        .executeTakeFirstOrThrow()
+    ).bikeId,
+  )
+  return bikeId
+}
+
 async function order(status: string, dueTime: string | null): Promise<number> {
   const res = await t.call({
     method: 'POST',
     url: URL,
     token: t.admin,
-    body: { serviceType: 'repair', contactEmail: MARK, bikeId: 'VL24A000999', firstName: 'Ove', lastName: 'Due', issueDescription: 'x' },
+    body: { serviceType: 'repair', contactEmail: MARK, bikeId: await aBike(), firstName: 'Ove', lastName: 'Due', issueDescription: 'x' },
   })
   expect(res.status, res.msg).toBe(200)
   const id = res.data.repairOrderId as number

@@ -24,6 +24,7 @@ const ticket = defineEntity({
   idField: 'ticketId',
   labelField: 'title',
   defaultSort: { field: 'ticketId', order: 'asc' },
+  scope: { none: { en_US: 'A test entity', zh_CN: '测试实体' } },
   fields: [
     { name: 'ticketId', kind: 'number', int: true, label: label('ID'), readOnly: true },
     { name: 'title', kind: 'text', label: label('Title', '标题'), required: true, max: 100, search: 'like' },
@@ -194,7 +195,7 @@ describe('a module that is a definition plus its generated migration', () => {
   })
 
   it('documents its routes in OpenAPI', async () => {
-    const doc = (await t.app.inject({ url: '/api/docs/json' })).json() as { paths: Record<string, unknown> }
+    const doc = (await t.app.inject({ url: '/api/docs/json', headers: { authorization: admin } })).json() as { paths: Record<string, unknown> }
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining(['/api/test/ticket/{id}/approve', '/api/test/ticket/{id}/close', '/api/test/ticket/{id}/history', '/api/test/ticket/counts', '/api/test/ticket/action/stamp', '/api/test/ticket/{id}/action/ping']),
     )

@@ -275,7 +275,7 @@ describe('status and code', () => {
 
 describe('API documentation', () => {
   it('GET /api/docs/json is an OpenAPI 3 document of the API', async () => {
-    const res = await t.app.inject({ url: '/api/docs/json' })
+    const res = await t.app.inject({ url: '/api/docs/json', headers: { authorization: token } })
     expect(res.statusCode).toBe(200)
     const doc = res.json()
     expect(doc.openapi).toMatch(/^3\./)
@@ -290,7 +290,7 @@ describe('API documentation', () => {
   })
 
   it('documents every answer: an entity list answers its rows as the definition gives them, and every reference resolves', async () => {
-    const doc = (await t.app.inject({ url: '/api/docs/json' })).json()
+    const doc = (await t.app.inject({ url: '/api/docs/json', headers: { authorization: token } })).json()
     const list = doc.paths['/api/system/dict/list'].post.responses['200'].content['application/json'].schema
     expect(list.properties.data.properties.rows.items.$ref).toBe('#/components/schemas/DictTypeRow')
     const row = doc.components.schemas.DictTypeRow
@@ -314,7 +314,7 @@ describe('API documentation', () => {
   })
 
   it('GET /api/docs serves the HTML viewer', async () => {
-    const res = await t.app.inject({ url: '/api/docs' })
+    const res = await t.app.inject({ url: '/api/docs', headers: { authorization: token } })
     expect(res.statusCode).toBe(200)
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
     expect(res.body).toMatch(/<html/i)

@@ -27,7 +27,7 @@ const doc = defineEntity({
   idField: 'docId',
   labelField: 'title',
   defaultSort: { field: 'docId', order: 'asc' },
-  dataScope: { deptField: 'deptId' },
+  scope: { dept: 'deptId' },
   fields: [
     { name: 'docId', kind: 'number', int: true, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true },
     { name: 'title', kind: 'text', label: { en_US: 'Title', zh_CN: '标题' }, required: true, max: 50 },
@@ -404,6 +404,13 @@ describe('GET {path}/file/{field}/{stored name}', () => {
     const common = await t.call({ url: `/api/common/download?fileName=${encodeURIComponent(fileName)}`, token: outsider.token })
     expect(common.status).toBe(403)
     expect(common.msg).toBe('This file belongs to a record: download it from that record')
+    // However it is spelled: out of the storage folder and back in, or in another case.
+    const storageFolder = t.app.services.storage.root.split('/').pop()!
+    for (const spelled of [`../${storageFolder}/${fileName}`, `./${fileName}`, `upload/../${fileName}`, fileName.replace(/^file\//, 'FILE/')]) {
+      const res = await t.call({ url: `/api/common/download?fileName=${encodeURIComponent(spelled)}`, token: outsider.token })
+      expect(res.status, spelled).toBeGreaterThanOrEqual(400)
+      expect(res.raw.includes(Buffer.from('%PDF')), spelled).toBe(false)
+    }
   })
 })
 

@@ -21,6 +21,7 @@ vi.mock('../../shared/src/entities/generated/index', async () => {
       label: { en_US: 'Warranty claims', zh_CN: '保修申请' },
       idField: 'claimId',
       defaultSort: { field: 'claimId', order: 'desc' },
+      scope: { none: { en_US: 'A test entity', zh_CN: '测试实体' } },
       fields: [
         { name: 'claimId', kind: 'number', int: true, label: label('ID'), readOnly: true },
         { name: 'title', kind: 'text', max: 100, label: label('Title'), required: true, search: 'like' },

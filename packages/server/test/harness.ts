@@ -81,6 +81,8 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       ? { MQTT_URL: process.env.TEST_MQTT_URL, MQTT_SHARE_GROUP: `test${randomBytes(6).toString('hex')}` }
       : {}
   const config = loadConfig({
+    // What else the server keeps in its data folder (the embedded broker's remembered port) stays in the test's.
+    DATA_DIR: dir,
     DATABASE_URL: database.url,
     STORAGE_DIR: join(dir, 'files'),
     MAIL_DIR: join(dir, 'mail'),

@@ -79,12 +79,35 @@ describe('members', () => {
     expect(modified.raw.toString()).not.toContain(HASH_PART)
     const log = await waitForOperLog(t, (r) => r.requestMethod === 'PUT' && r.operUrl === '/api/member/member' && r.operParam.includes('Modified'))
     expect(log.status).toBe('0')
-    expect(JSON.parse(log.jsonResult).data).toMatchObject({ memberId, lastName: 'Modified' })
+    expect(JSON.parse(log.jsonResult)).toMatchObject({ status: 200, code: 200, data: { memberId } })
     // No row of the operation log, in any column, holds it.
     const logs = await db().selectFrom('sysOperLog').selectAll().execute()
     expect(JSON.stringify(logs)).not.toContain(HASH_PART)
     // The app's sign-in still works: modifying the member kept its hash.
     expect(await storedHash(memberId)).toBe(HASH)
+  })
+
+  it('leave the operation log the request and the outcome of a correction and an export, never the member’s e-mail, phone or birthday', async () => {
+    const email = `logged.rider${serial + 1}@example.com`
+    const memberId = await newMember({ email, phone: '+44 20 7946 0018', birthday: '1987-06-05' })
+
+    const corrected = await t.call({ method: 'PUT', url: '/api/member/member', token: t.admin, body: { memberId, phone: '+44 20 7946 0999' } })
+    expect(corrected.status, corrected.msg).toBe(200)
+    // The answer is the member (the console shows it) ...
+    expect(corrected.data).toMatchObject({ memberId, email, phone: '+44 20 7946 0999', birthday: '1987-06-05' })
+    const log = await waitForOperLog(t, (r) => r.requestMethod === 'PUT' && r.operUrl === '/api/member/member' && r.operParam.includes(`"memberId":${memberId}`))
+    // ... the log keeps the request as it came (the correction is what was done) and the outcome: which member, not who they are.
+    expect(JSON.parse(log.operParam)).toEqual({ body: { memberId, phone: '+44 20 7946 0999' } })
+    expect(JSON.parse(log.jsonResult)).toEqual({ status: 200, code: 200, msg: corrected.msg, data: { memberId } })
+
+    const exported = await t.call({ method: 'POST', url: '/api/member/member/export', token: t.admin, body: { email } })
+    expect(exported.status, exported.msg).toBe(200)
+    expect(zipTexts(exported.raw)).toContain(email)
+    const exportLog = await waitForOperLog(t, (r) => r.operUrl === '/api/member/member/export' && r.operParam.includes(email))
+    expect(JSON.parse(exportLog.jsonResult)).toEqual({ status: 200 })
+
+    const logs = JSON.stringify(await db().selectFrom('sysOperLog').select(['jsonResult', 'errorMsg']).execute())
+    for (const personal of [email, '7946', '1987-06-05']) expect(logs).not.toContain(personal)
   })
 
   it('cannot be added or imported by staff: there is no such route', async () => {

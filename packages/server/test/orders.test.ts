@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createTestApp, limitedUser, readWorkbook, snapshot, type TestApp, useTestApp, waitForOperLog } from './harness'
+import ExcelJS from 'exceljs'
+import { createTestApp, limitedUser, multipart, readWorkbook, snapshot, type TestApp, useTestApp, waitForOperLog } from './harness'
 
 // Orders › Bike orders and their frame numbers (modules/order, docs/frame-numbers.md): the template,
 // the serial reservation under concurrency, the 5 % rule, binding to bikes, voiding, replacement,
@@ -70,6 +71,15 @@ async function numbers(orderId: number, filters: Row = {}): Promise<Row[]> {
   const res = await call('POST', '/order/deviceOrder/number/list', { orderId, pageSize: 500, ...filters })
   expect(res.status, res.msg).toBe(200)
   return res.data.rows
+}
+
+/** A workbook of these columns and rows, as a user edits an export. */
+async function workbookOf(header: string[], rows: unknown[][]): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook()
+  const ws = wb.addWorksheet('Sheet1')
+  ws.addRow(header)
+  for (const r of rows) ws.addRow(r)
+  return Buffer.from(await wb.xlsx.writeBuffer())
 }
 
 const order = async (orderId: number) => (await call('GET', `/order/deviceOrder/${orderId}`)).data as Row
@@ -187,14 +197,45 @@ describe('generating frame numbers', () => {
 
   it('keeps the template once numbers exist, and keeps an order that has numbers', async () => {
     const o = await addOrder()
+    const without = await addOrder()
     await generate(o.orderId, 2)
-    const changed = await call('PUT', '/order/deviceOrder', { orderId: o.orderId, brandCode: 'VX' })
+    const before = await snapshot(t, 'ordDeviceOrder' as never, 'ordFrameNumber' as never)
+    const changed = await call('PUT', '/order/deviceOrder', { orderId: o.orderId, brandCode: 'VX', specCode: 'ZZZ' })
     expect(changed.status).toBe(409)
-    expect(changed.msg).toBe('The order has frame numbers: Brand code can no longer change')
-    expect((await call('PUT', '/order/deviceOrder', { orderId: o.orderId, remark: 'rush', quantity: 150 })).status).toBe(200)
+    expect(changed.msg).toBe(`Cannot change Brand code, Model/colour/size code of bike order "${o.orderNo}": it has frame numbers`)
+    expect(changed.data).toEqual({ errors: [{ field: 'brandCode' }] })
+    expect((await call('PUT', '/order/deviceOrder', { orderId: o.orderId, brandCode: 'VX' }, t.admin, 'zh_CN')).msg).toBe(`不能修改车辆订单“${o.orderNo}”的品牌代码：已生成车架号`)
     const removed = await call('DELETE', `/order/deviceOrder/${o.orderId}`)
     expect(removed.status).toBe(409)
-    expect(removed.msg).toContain('has 2 frame numbers')
+    expect(removed.msg).toBe(`Cannot delete bike order "${o.orderNo}": it has frame numbers`)
+    // With an order that has none: all or nothing.
+    expect((await call('DELETE', `/order/deviceOrder/${without.orderId},${o.orderId}`)).status).toBe(409)
+    expect(await snapshot(t, 'ordDeviceOrder' as never, 'ordFrameNumber' as never)).toEqual(before)
+    // What makes no number still changes; the template sent unchanged (a form, an import of an export) passes.
+    const kept = await call('PUT', '/order/deviceOrder', { orderId: o.orderId, remark: 'rush', quantity: 150, brandCode: 'VL', modelYear: 2026 })
+    expect(kept.status, kept.msg).toBe(200)
+    expect(kept.data).toMatchObject({ remark: 'rush', quantity: 150, brandCode: 'VL' })
+    expect((await call('DELETE', `/order/deviceOrder/${without.orderId}`)).status).toBe(200)
+  })
+
+  it('imports an export of orders with numbers back with updateSupport, and refuses a row that changes their template', async () => {
+    const o = await addOrder()
+    await generate(o.orderId, 1)
+    const exported = await call('POST', '/order/deviceOrder/export', { orderNo: o.orderNo })
+    expect(exported.status).toBe(200)
+    const upload = (file: Buffer) => multipart([{ name: 'orders.xlsx', bytes: file }])
+    const again = await t.call({ method: 'POST', url: '/api/order/deviceOrder/import?updateSupport=true', token: t.admin, ...upload(exported.raw) })
+    expect(again.status, `${again.msg} ${JSON.stringify(again.data)}`).toBe(200)
+    expect(again.data).toEqual({ inserted: 0, updated: 1 })
+    // The same file with another brand code: refused, naming the row, and nothing changes.
+    const sheet = await readWorkbook(exported.raw)
+    const brand = sheet.header.indexOf('Brand code')
+    const edited = await workbookOf(sheet.header, sheet.rows.map((r) => r.map((v, i) => (i === brand ? 'VX' : v))))
+    const before = await snapshot(t, 'ordDeviceOrder' as never)
+    const refused = await t.call({ method: 'POST', url: '/api/order/deviceOrder/import?updateSupport=true', token: t.admin, ...upload(edited) })
+    expect(refused.status).toBe(400)
+    expect(refused.data.errors).toEqual([{ row: 2, field: 'brandCode', message: `Cannot change Brand code of bike order "${o.orderNo}": it has frame numbers` }])
+    expect(await snapshot(t, 'ordDeviceOrder' as never)).toEqual(before)
   })
 
   it('seeds a button for every right the page offers, its numbers’ Void and Replace too, and each right is enforced', async () => {
@@ -303,7 +344,13 @@ describe('the life of a number', () => {
     expect((await call('POST', `/order/deviceOrder/number/${n2!.numberId}/void`, {})).status).toBe(400)
     const voided = await call('POST', `/order/deviceOrder/number/${n2!.numberId}/void`, { reason: 'Stamped twice on frame 17' })
     expect(voided.status, voided.msg).toBe(200)
-    expect(voided.data).toMatchObject({ status: 'voided' })
+    expect(voided.data).toMatchObject({ status: 'voided', reason: 'Stamped twice on frame 17' })
+    // The reason is in the list and the export, beside the status.
+    expect((await numbers(o.orderId, { status: 'voided' })).map((r) => [r.frameNumber, r.reason])).toEqual([[n2!.frameNumber, 'Stamped twice on frame 17']])
+    const exported = await readWorkbook((await call('POST', '/order/deviceOrder/number/export', { orderId: o.orderId, status: 'voided' })).raw)
+    expect(exported.rows.map((r) => [r[exported.header.indexOf('Frame number')], r[exported.header.indexOf('Status')], r[exported.header.indexOf('Reason')]])).toEqual([
+      [n2!.frameNumber, 'Voided', 'Stamped twice on frame 17'],
+    ])
     const counts = await call('POST', '/order/deviceOrder/number/counts', { orderId: o.orderId })
     expect(counts.data).toEqual({ generated: 1, printed: 0, bound: 0, voided: 1 })
     expect(await order(o.orderId)).toMatchObject({ countVoided: 1, countGenerated: 1, numbersGenerated: 2 })

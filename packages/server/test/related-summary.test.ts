@@ -22,6 +22,7 @@ const rider = defineEntity({
   label: label('Riders', '骑手'),
   idField: 'riderId',
   defaultSort: { field: 'riderId', order: 'asc' },
+  scope: { none: { en_US: 'A test entity', zh_CN: '测试实体' } },
   storage: { audited: false },
   fields: [
     { name: 'riderId', kind: 'number', int: true, label: label('ID'), readOnly: true },
@@ -37,7 +38,7 @@ const ride = defineEntity({
   label: label('Rides', '骑行'),
   idField: 'rideId',
   defaultSort: { field: 'startTime', order: 'desc' },
-  dataScope: { deptField: 'deptId' },
+  scope: { dept: 'deptId' },
   storage: { audited: false, indexes: [{ columns: ['riderId', 'startTime'] }] },
   fields: [
     { name: 'rideId', kind: 'number', int: true, label: label('ID'), readOnly: true },
@@ -220,7 +221,7 @@ describe('POST {path}/summary', () => {
   })
 
   it('is documented with its answer', async () => {
-    const doc = (await t.app.inject({ url: '/api/docs/json' })).json() as { paths: Record<string, { post?: { responses: Record<string, unknown> } }> }
+    const doc = (await t.app.inject({ url: '/api/docs/json', headers: { authorization: admin } })).json() as { paths: Record<string, { post?: { responses: Record<string, unknown> } }> }
     expect(doc.paths['/api/test/ride/summary']?.post?.responses['200']).toBeTruthy()
   })
 })

@@ -1,26 +1,56 @@
-import { describe, expect, it } from 'vitest'
+import { randomBytes } from 'node:crypto'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { addDays } from '../src/platform/crud/workflow'
 import { limitedUser, snapshot, useTestApp, waitForOperLog } from './harness'
 
 // Service › Repair service orders: the first module on Engine 2's transitions and actions. Its rules
-// are the definition's (shared/entities/service.ts); the module adds only the order number and the
-// evaluation's once-only rule.
+// are the definition's (shared/entities/service.ts): the steps, and what each state still allows;
+// the module adds only the order number, the product filled from the bike and the evaluation's
+// once-only rule.
 const t = useTestApp()
 
-const ORDER = {
+const code = (prefix = '') => `${prefix}${randomBytes(3).toString('hex').toUpperCase()}`
+
+async function added(url: string, body: object) {
+  const res = await t.call({ method: 'POST', url: `/api${url}`, token: t.admin, body })
+  expect(res.status, `${url}: ${res.msg} ${JSON.stringify(res.data)}`).toBe(200)
+  return res.data
+}
+
+/** A registered bike of a new model, colour and size: a service order names one. */
+async function addBike() {
+  const model = await added('/bike/modelSpec', { category: 'city', name: `Metro ${code()}`, code: code('M') })
+  const colour = await added('/bike/modelSpec/colour', { modelId: model.modelId, name: 'Black', code: code('C') })
+  const size = await added('/bike/modelSpec/size', { modelId: model.modelId, name: 'M', code: code('S') })
+  const bike = await added('/bike/bike', { category: 'city', frameNumber: code('VL24A'), modelId: model.modelId, colourId: colour.colourId, sizeId: size.sizeId })
+  return { ...bike, sku: `${model.code}-${colour.code}-${size.code}`, productName: model.name } as { bikeId: number; frameNumber: string; sku: string; productName: string }
+}
+
+let bike: Awaited<ReturnType<typeof addBike>>
+beforeAll(async () => {
+  bike = await addBike()
+})
+
+const orderValues = () => ({
   serviceType: 'repair',
   contactEmail: 'rider@example.com',
-  bikeId: 'VL24A000123',
+  bikeId: bike.bikeId,
   firstName: 'Ada',
   lastName: 'Rider',
   issueDescription: 'The motor cuts out on hills',
-}
+})
+
+type Order = { repairOrderId: number; status: string; orderNo: string; dueTime: string | null }
 
 async function newOrder(token = t.admin) {
-  const res = await t.call({ method: 'POST', url: '/api/service/repairOrder', token, body: ORDER })
+  const res = await t.call({ method: 'POST', url: '/api/service/repairOrder', token, body: orderValues() })
   expect(res.status, res.msg).toBe(200)
-  return res.data as { repairOrderId: number; status: string; orderNo: string; dueTime: string | null }
+  return res.data as Order
 }
+
+const modify = (body: object, lang?: 'en_US' | 'zh_CN') => t.call({ method: 'PUT', url: '/api/service/repairOrder', token: t.admin, body, lang })
+const remove = (ids: number[], lang?: 'en_US' | 'zh_CN') => t.call({ method: 'DELETE', url: `/api/service/repairOrder/${ids.join(',')}`, token: t.admin, lang })
+const history = async (id: number) => t.call({ url: `/api/service/repairOrder/${id}/history`, token: t.admin })
 
 const step = (id: number, name: string, body: object = {}, token = t.admin, lang?: 'en_US' | 'zh_CN') =>
   t.call({ method: 'POST', url: `/api/service/repairOrder/${id}/${name}`, token, body, lang })
@@ -96,12 +126,12 @@ describe('repair service orders', () => {
     const edit = await t.call({ method: 'PUT', url: '/api/service/repairOrder', token: t.admin, body: { repairOrderId: order.repairOrderId, status: 'finished' } })
     expect(edit.status).toBe(400)
     expect(edit.msg).toBe('Status changes only through its steps, not by modifying the record')
-    const same = await t.call({ method: 'PUT', url: '/api/service/repairOrder', token: t.admin, body: { repairOrderId: order.repairOrderId, sku: 'EB-500' } })
+    const same = await t.call({ method: 'PUT', url: '/api/service/repairOrder', token: t.admin, body: { repairOrderId: order.repairOrderId, contactEmail: 'other@example.com' } })
     expect(same.status, same.msg).toBe(200)
-    expect(same.data).toMatchObject({ status: 'pending', sku: 'EB-500' })
+    expect(same.data).toMatchObject({ status: 'pending', contactEmail: 'other@example.com' })
     // Add ignores a status too: every order starts as a draft.
-    const added = await t.call({ method: 'POST', url: '/api/service/repairOrder', token: t.admin, body: { ...ORDER, status: 'finished' } })
-    expect(added.data.status).toBe('draft')
+    const draft = await t.call({ method: 'POST', url: '/api/service/repairOrder', token: t.admin, body: { ...orderValues(), status: 'finished' } })
+    expect(draft.data.status).toBe('draft')
   })
 
   it('keeps review to holders of its permission', async () => {
@@ -157,12 +187,12 @@ describe('repair service orders', () => {
     await step(a.repairOrderId, 'submit')
     await step(b.repairOrderId, 'submit')
     await step(b.repairOrderId, 'withdraw', { reason: 'Fixed it myself' })
-    const counts = await t.call({ method: 'POST', url: '/api/service/repairOrder/counts', token: t.admin, body: { bikeId: 'VL24A000123' } })
+    const counts = await t.call({ method: 'POST', url: '/api/service/repairOrder/counts', token: t.admin, body: { bikeId: bike.bikeId } })
     expect(counts.status, counts.msg).toBe(200)
     expect(counts.data.pending).toBeGreaterThanOrEqual(1)
     expect(counts.data.withdrawn).toBeGreaterThanOrEqual(1)
     expect(Object.keys(counts.data)).toHaveLength(8)
-    const none = await t.call({ method: 'POST', url: '/api/service/repairOrder/counts', token: t.admin, body: { bikeId: 'NOPE' } })
+    const none = await t.call({ method: 'POST', url: '/api/service/repairOrder/counts', token: t.admin, body: { bikeId: (await addBike()).bikeId } })
     expect(Object.values(none.data).every((n) => n === 0)).toBe(true)
 
     const past = new Date(Date.now() - 3600_000).toISOString()
@@ -179,6 +209,125 @@ describe('repair service orders', () => {
     const submitted = await step(order.repairOrderId, 'submit')
     near(submitted.data.dueTime, addDays(new Date(), 5, true))
     await t.app.services.db.updateTable('sysConfig').set({ configValue: '2' }).where('configKey', '=', 'service.repairOrder.reviewDays').execute()
+  })
+})
+
+describe('what a service order’s state allows', () => {
+  /** An order taken through these steps. */
+  async function orderIn(steps: [name: string, body?: object][]) {
+    const order = await newOrder()
+    for (const [name, body] of steps) {
+      const res = await step(order.repairOrderId, name, body ?? {})
+      expect(res.status, `${name}: ${res.msg}`).toBe(200)
+    }
+    return order
+  }
+  const FINISHED: [string, object?][] = [['submit'], ['review', { to: 'processing' }], ['finish']]
+
+  it('keeps a finished, rated order: neither modified nor deleted, in either language, and its history stays', async () => {
+    const order = await orderIn(FINISHED)
+    const rated = await t.call({ method: 'POST', url: `/api/service/repairOrder/${order.repairOrderId}/action/evaluate`, token: t.admin, body: { stars: 5, text: 'Quick' } })
+    expect(rated.status, rated.msg).toBe(200)
+    const draft = await newOrder()
+    const before = await snapshot(t, 'serviceRepairOrder', 'sysTransitionLog', 'bikeRecord' as never)
+
+    const edit = await modify({ repairOrderId: order.repairOrderId, contactEmail: 'new@example.com' })
+    expect(edit.status).toBe(409)
+    expect(edit.msg).toBe(`Cannot modify service order "${order.orderNo}": it is Finished`)
+    expect((await modify({ repairOrderId: order.repairOrderId, remark: 'late note' }, 'zh_CN')).msg).toBe(`不能修改服务单“${order.orderNo}”：当前状态为“已完成”`)
+    const del = await remove([order.repairOrderId])
+    expect(del.status).toBe(409)
+    expect(del.msg).toBe(`Cannot delete service order "${order.orderNo}": it is Finished`)
+    expect((await remove([order.repairOrderId], 'zh_CN')).msg).toBe(`不能删除服务单“${order.orderNo}”：当前状态为“已完成”`)
+    // With a draft that may go: all or nothing, the draft stays too.
+    const both = await remove([draft.repairOrderId, order.repairOrderId])
+    expect(both.status).toBe(409)
+    expect(both.msg).toBe(`Cannot delete service order "${order.orderNo}": it is Finished`)
+    expect((await t.call({ url: `/api/service/repairOrder/${draft.repairOrderId}`, token: t.admin })).status).toBe(200)
+
+    expect(await snapshot(t, 'serviceRepairOrder', 'sysTransitionLog', 'bikeRecord' as never)).toEqual(before)
+    const steps = await history(order.repairOrderId)
+    expect(steps.status, steps.msg).toBe(200)
+    expect(steps.data.map((h: { step: string }) => h.step)).toEqual(['submit', 'review', 'finish'])
+    // A modify that changes nothing (an old form sending the same values) writes nothing.
+    const unchanged = await modify({ repairOrderId: order.repairOrderId, contactEmail: 'rider@example.com' })
+    expect(unchanged.status, unchanged.msg).toBe(200)
+    expect(await snapshot(t, 'serviceRepairOrder', 'sysTransitionLog', 'bikeRecord' as never)).toEqual(before)
+  })
+
+  it('keeps withdrawn and closed orders as they ended, and a submitted one (it is withdrawn instead); only a draft, with no history, is deleted', async () => {
+    const withdrawn = await orderIn([['submit'], ['withdraw', { reason: 'Fixed it myself' }]])
+    const closed = await orderIn([['submit'], ['reject', { reason: 'Out of warranty' }]])
+    for (const [order, state] of [[withdrawn, 'Withdrawn'], [closed, 'Closed']] as const) {
+      const edit = await modify({ repairOrderId: order.repairOrderId, issueDescription: 'Changed' })
+      expect(edit.status).toBe(409)
+      expect(edit.msg).toBe(`Cannot modify service order "${order.orderNo}": it is ${state}`)
+      expect((await remove([order.repairOrderId])).msg).toBe(`Cannot delete service order "${order.orderNo}": it is ${state}`)
+    }
+    // Submitted: still corrected (a mistyped e-mail), never deleted.
+    const pending = await orderIn([['submit']])
+    expect((await modify({ repairOrderId: pending.repairOrderId, contactEmail: 'fixed@example.com' })).status).toBe(200)
+    const refused = await remove([pending.repairOrderId])
+    expect(refused.status).toBe(409)
+    expect(refused.msg).toBe(`Cannot delete service order "${pending.orderNo}": it has been submitted: withdraw it instead`)
+    expect((await remove([pending.repairOrderId], 'zh_CN')).msg).toBe(`不能删除服务单“${pending.orderNo}”：已提交，请撤回`)
+    expect((await history(pending.repairOrderId)).data).toHaveLength(1)
+
+    const draft = await newOrder()
+    const logs = await snapshot(t, 'sysTransitionLog')
+    const gone = await remove([draft.repairOrderId])
+    expect(gone.status, gone.msg).toBe(200)
+    expect((await t.call({ url: `/api/service/repairOrder/${draft.repairOrderId}`, token: t.admin })).status).toBe(404)
+    expect(await snapshot(t, 'sysTransitionLog')).toEqual(logs)
+  })
+
+  it('refuses a save from a form opened before the order finished, and changes nothing', async () => {
+    const order = await orderIn([['submit'], ['review', { to: 'processing' }]])
+    // The form was read while Processing; the order finished before it was saved.
+    await step(order.repairOrderId, 'finish', {})
+    const before = await snapshot(t, 'serviceRepairOrder')
+    const stale = await modify({ repairOrderId: order.repairOrderId, lastName: 'Lovelace', issueDescription: 'Also the light' })
+    expect(stale.status).toBe(409)
+    expect(stale.data).toEqual({ errors: [{ field: 'lastName' }] })
+    expect(await snapshot(t, 'serviceRepairOrder')).toEqual(before)
+  })
+})
+
+describe('a service order’s bike', () => {
+  it('is a registered bike, picked by its frame number, with its product filled from it; a typed or unknown one is refused', async () => {
+    const rows = async () => snapshot(t, 'serviceRepairOrder')
+    const before = await rows()
+    const typed = await t.call({ method: 'POST', url: '/api/service/repairOrder', token: t.admin, body: { ...orderValues(), bikeId: 'NOTAREALBIKE1' } })
+    expect(typed.status).toBe(400)
+    expect(typed.data.errors.map((e: { field: string }) => e.field)).toEqual(['bikeId'])
+    const unknown = await t.call({ method: 'POST', url: '/api/service/repairOrder', token: t.admin, body: { ...orderValues(), bikeId: 999_999_999 } })
+    expect(unknown.status).toBe(400)
+    expect(unknown.msg).toBe('Bike ID: no record with id 999999999')
+    const none = await t.call({ method: 'POST', url: '/api/service/repairOrder', token: t.admin, body: { ...orderValues(), bikeId: undefined } })
+    expect(none.status).toBe(400)
+    expect(await rows()).toEqual(before)
+
+    // The form's picker: the bikes by frame number, for a clerk who may add orders but not list bikes.
+    const clerk = await limitedUser(t, { userName: 'bikepicker', dataScope: '1', perms: ['service:repairOrder:list', 'service:repairOrder:add'] })
+    const options = await t.call({ url: `/api/bike/bike/options?keyword=${bike.frameNumber.slice(-4)}`, token: clerk.token })
+    expect(options.status, options.msg).toBe(200)
+    expect(options.data).toContainEqual({ value: bike.bikeId, label: bike.frameNumber })
+
+    // The product comes from the bike, whatever the request says; the list names the bike by its frame number.
+    const res = await t.call({ method: 'POST', url: '/api/service/repairOrder', token: clerk.token, body: { ...orderValues(), sku: 'MADE-UP', productName: 'Other' } })
+    expect(res.status, res.msg).toBe(200)
+    expect(res.data).toMatchObject({ bikeId: bike.bikeId, bikeIdLabel: bike.frameNumber, sku: bike.sku, productName: bike.productName })
+    const listed = await t.call({ method: 'POST', url: '/api/service/repairOrder/list', token: t.admin, body: { bikeId: bike.bikeId, orderNo: res.data.orderNo } })
+    expect(listed.data.rows).toEqual([expect.objectContaining({ bikeIdLabel: bike.frameNumber, sku: bike.sku })])
+    // In the bike's vehicle records.
+    const records = await t.call({ method: 'POST', url: '/api/bike/record/list', token: t.admin, body: { bikeId: bike.bikeId } })
+    expect(records.data.rows.map((r: { eventKind: string; detail: string }) => [r.eventKind, r.detail])).toContainEqual(['serviceOrder', res.data.orderNo])
+
+    // Another bike: its product follows.
+    const other = await addBike()
+    const moved = await modify({ repairOrderId: res.data.repairOrderId, bikeId: other.bikeId })
+    expect(moved.status, moved.msg).toBe(200)
+    expect(moved.data).toMatchObject({ bikeId: other.bikeId, bikeIdLabel: other.frameNumber, sku: other.sku, productName: other.productName })
   })
 })
 

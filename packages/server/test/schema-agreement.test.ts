@@ -95,6 +95,7 @@ const widgetV1 = defineEntity({
   label: label('Widgets'),
   idField: 'widgetId',
   defaultSort: { field: 'widgetId', order: 'asc' },
+  scope: { none: { en_US: 'A test entity', zh_CN: '测试实体' } },
   storage: {
     columns: [{ name: 'secretHash', kind: 'text', max: 64, nullable: true }],
     indexes: [{ columns: ['kind'] }, { name: 'test_widget_made', columns: ['madeOn', 'widgetId'] }, { columns: ['code', 'name'], unique: true }],

@@ -1,7 +1,10 @@
+import { request } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { SQL_CONFIRM_WRITE_CODE } from '@velo/shared'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sqlRunLimiter } from '../src/modules/tool/sql/limiter'
 import { sqlRoleNames } from '../src/modules/tool/sql/postgres-runner'
 import { addUser, readWorkbook, snapshot, useTestApp, waitForOperLog } from './harness'
 
@@ -291,6 +294,16 @@ describe('audit, history and export', () => {
     await waitForOperLog(t, (r) => r.title === 'SQL execution' && r.operParam.includes('no_such_table') && r.status === '1')
   })
 
+  it('logs the statement and its outcome, never the rows it answered', async () => {
+    // The value answered is not in the statement: only the answer could bring it into the log.
+    const res = await run("SELECT 'rider' || '.logged@example.com' AS email, 'x' AS other UNION ALL SELECT 'b', 'y'")
+    expect(res.status, res.msg).toBe(200)
+    expect(res.data.rows[0][0]).toBe('rider.logged@example.com')
+    const log = await waitForOperLog(t, (r) => r.title === 'SQL execution' && r.operParam.includes('.logged@example.com'))
+    expect(log.jsonResult).not.toContain('rider.logged@example.com')
+    expect(JSON.parse(log.jsonResult)).toEqual({ status: 200, code: 200, msg: res.msg, data: { columns: 2, rows: 2 } })
+  })
+
   it("answers the caller's own history, newest first", async () => {
     await run("SELECT 'mine'", { token: reader })
     const res = await t.call({ url: '/api/tool/sql/history', token: reader })
@@ -321,5 +334,75 @@ describe('audit, history and export', () => {
     expect(book.rows).toEqual([['admin', '0']])
     const reading = await t.call({ method: 'POST', url: '/api/tool/sql/export', token: reader, body: { sql: 'SELECT 1' } })
     expect(reading.status).toBe(403)
+  })
+})
+
+describe('statements running at once', () => {
+  // Runs until the timeout stops it: each holds its slot for that long.
+  const slow = onPostgres ? 'SELECT pg_sleep(60)' : 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n'
+  const running = () => sqlRunLimiter(t.app.services).running
+  async function until(condition: () => boolean | Promise<boolean>, ms = 10_000) {
+    const end = Date.now() + ms
+    while (!(await condition())) {
+      if (Date.now() > end) throw new Error('waited in vain')
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+
+  it('refuses one more than a user may run (2 by default) and than the server runs in all, with 429 in both languages, and runs again once they end', async () => {
+    await setConfig('tool.sql.timeoutSeconds', '3')
+    await setConfig('tool.sql.maxConcurrent', '3')
+    const mine = [run(slow), run(slow)]
+    await until(() => running() === 2)
+    const third = await run('SELECT 1')
+    expect(third.status).toBe(429)
+    expect(third.msg).toBe('Too many SQL runs at once: at most 2 statements per user (the config key tool.sql.maxConcurrentPerUser); try again when one finishes')
+    const zh = await run('SELECT 1', { lang: 'zh_CN' })
+    expect(zh.status).toBe(429)
+    expect(zh.msg).toBe('同时执行的 SQL 过多：每个用户最多同时执行 2 条语句（参数 tool.sql.maxConcurrentPerUser），请等其中一条结束后再试')
+    // Another user still may, up to the server's cap.
+    const theirs = run(slow, { token: reader })
+    await until(() => running() === 3)
+    const over = await run('SELECT 1', { token: reader })
+    expect(over.status).toBe(429)
+    expect(over.msg).toBe('Too many SQL runs at once: the server runs at most 3 statements together (the config key tool.sql.maxConcurrent); try again when one finishes')
+    expect(running()).toBe(3)
+    const ended = await Promise.all([...mine, theirs])
+    for (const res of ended) expect(res.msg).toContain('stopped after 3 s')
+    expect(running()).toBe(0)
+    const again = await run("SELECT 'again'")
+    expect(again.status, again.msg).toBe(200)
+    expect(again.data.rows).toEqual([['again']])
+    const history = await t.call({ url: '/api/tool/sql/history', token: t.admin })
+    expect(history.data[0]).toMatchObject({ sql: "SELECT 'again'", outcome: 'ok' })
+    expect(history.data.some((h: { sql: string; outcome: string }) => h.sql === 'SELECT 1' && h.outcome === 'refused')).toBe(true)
+    await setConfig('tool.sql.maxConcurrent', '4')
+    await setConfig('tool.sql.timeoutSeconds', '10')
+  })
+
+  it('stops the statement and gives its slot back when the client goes away', async () => {
+    await setConfig('tool.sql.timeoutSeconds', '30')
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = t.app.server.address() as AddressInfo
+    const call = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/tool/sql/run', headers: { authorization: t.admin, 'content-type': 'application/json' } })
+    call.on('error', () => {})
+    call.end(JSON.stringify({ sql: slow }))
+    await until(() => running() === 1)
+    // On PostgreSQL, the reading login's statement (the cursor's FETCH runs it) is under way.
+    const active = async () =>
+      Number((await sql<{ n: number }>`select count(*) as n from pg_stat_activity where usename = ${sqlRoleNames(t.databaseUrl).read} and state = 'active'`.execute(t.app.services.db)).rows[0]!.n)
+    if (onPostgres) await until(async () => (await active()) === 1)
+    const gone = Date.now()
+    call.destroy()
+    // Freed as soon as the statement has stopped: long before the 30 s timeout would have.
+    await until(() => running() === 0)
+    expect(Date.now() - gone).toBeLessThan(5000)
+    if (onPostgres) expect(await active()).toBe(0)
+    // The history is written once the slot is free.
+    const latest = async () => (await t.call({ url: '/api/tool/sql/history', token: t.admin })).data[0]
+    await until(async () => (await latest()).sql === slow)
+    expect(await latest()).toMatchObject({ sql: slow, outcome: 'error' })
+    expect((await run("SELECT 'next'")).status).toBe(200)
+    await setConfig('tool.sql.timeoutSeconds', '10')
   })
 })

@@ -23,6 +23,11 @@ export interface JobInfo {
   error: string | null
   /** It left a file to download (GET /monitor/job/:id/file), under this name. */
   fileName: string | null
+  /**
+   * The caller may download that file: it is there, and they started the job or are an admin.
+   * Seeing everyone's jobs (monitor:job:list) is not enough (docs/jobs.md).
+   */
+  mayDownload: boolean
   createById: number
   createBy: string
   createTime: string

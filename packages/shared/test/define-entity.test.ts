@@ -37,7 +37,17 @@ describe('defineEntity', () => {
     expect(() => defineEntity({ ...base, fields: [id, id] })).toThrow(/defined twice/)
     expect(() => defineEntity({ ...base, fields: [] })).toThrow(/idField thingId is not a field/)
     expect(() => defineEntity({ ...base, fields: [id, { ...id, name: 'Bad_name' }] })).toThrow(/camelCase/)
-    expect(() => defineEntity({ ...base, fields: [id], dataScope: { deptField: 'deptId' } })).toThrow(/dataScope.deptField/)
+  })
+
+  it('checks what a scope declaration says alone', () => {
+    const countryRef = { name: 'countryId', kind: 'reference', entity: 'country', label: { en_US: 'Country', zh_CN: '国家' } } as const
+    expect(() => defineEntity({ ...base, fields: [id], scope: { country: 'countryId' } })).toThrow(/scope.country countryId must be a reference to country/)
+    expect(() => defineEntity({ ...base, fields: [id, { ...countryRef, entity: 'dept' }], scope: { country: 'countryId' } })).toThrow(/must be a reference to country/)
+    expect(() => defineEntity({ ...base, fields: [id], scope: {} })).toThrow(/names no owner/)
+    expect(() => defineEntity({ ...base, fields: [id], scope: { via: 'title' } })).toThrow(/scope.via title must be a reference field/)
+    expect(() => defineEntity({ ...base, fields: [id], scope: { none: { en_US: 'Settings', zh_CN: ' ' } } })).toThrow(/must say why in en_US and zh_CN/)
+    expect(() => defineEntity({ ...base, fields: [id], scope: { person: 'title' } })).toThrow(/scope.person title/)
+    expect(defineEntity({ ...base, fields: [id, countryRef], scope: { country: 'countryId', person: 'createBy' } }).scope).toEqual({ country: 'countryId', person: 'createBy' })
   })
 
   it('keeps passwords and links out of what is read, and files out of imports', () => {

@@ -5,7 +5,7 @@ import { saveScreen } from './support/screens'
 
 // App content (issue 16) against the real server: a system message pushed to every enabled member
 // (the preview counts them, a job delivers them, the recipients are listed, and a sent message is no
-// longer deleted); an agreement saved again under its type, language and version asks to overwrite
+// longer offered for deletion); an agreement saved again under its type, language and version asks to overwrite
 // it; publishing an update asks again, as every member must sign it again; a help video plays in the
 // console through a signed link; and every App content page and the App upload log open in English
 // and in Chinese.
@@ -136,12 +136,15 @@ test('a system message to all members: the preview counts them, the push job del
   await drawer(page).locator('.ant-drawer-close').click()
   await expect(drawer(page)).toHaveCount(0)
 
-  // A sent message is history: deleting it is refused, and it stays.
-  await clickRowAction(row, 'row-delete')
-  const confirm = page.locator('.ant-modal-confirm:visible')
-  await expect(confirm).toContainText(title)
-  await confirm.getByRole('button', { name: 'OK' }).click()
-  await expect(failure(page, 'Existing messages have been sent, deletion failed')).toBeVisible()
+  // A sent message is history: no Modify or Delete is offered for it, and the server refuses a delete.
+  await expect(row.getByTestId('row-edit')).toHaveCount(0)
+  await expect(row.getByTestId('row-delete')).toHaveCount(0)
+  // Details is all the row offers now: no More menu to hide them in either.
+  await expect(row.getByTestId('row-details')).toBeVisible()
+  await expect(row.getByTestId('row-more')).toHaveCount(0)
+  const refused = await page.request.delete(`/api/content/message/${(await stored())!.messageId}`, { headers: { Authorization: token } })
+  expect(refused.status()).toBe(409)
+  expect(((await refused.json()) as { msg: string }).msg).toBe(`Cannot delete system message "${title}": it is being sent or has been sent`)
   await listOf(page, 'message').getByTestId('crud-refresh').click()
   await expect(row).toHaveCount(1)
   expect((await stored())?.status).toBe('sent')

@@ -36,7 +36,6 @@ interface Feedback {
 const listOf = (page: Page, key: string) => page.getByTestId(`entity-list-${key}`)
 const rowsOf = (page: Page, key: string) => listOf(page, key).getByTestId('crud-table').locator('tbody tr.ant-table-row')
 const success = (page: Page, text: string | RegExp) => page.locator('.ant-message-success').filter({ hasText: text })
-const failure = (page: Page, text: string | RegExp) => page.locator('.ant-message-error').filter({ hasText: text })
 const drawer = (page: Page) => page.locator('.ant-drawer:visible')
 /** The value of a field in the details (a bordered description list: label cell, then its value). */
 const detail = (page: Page, label: string) =>
@@ -63,7 +62,7 @@ test('a bound bike is not deleted; unbound, it is', async ({ page, baseURL }) =>
   // The refusal is localized.
   const zh = await page.request.delete(`/api/bike/bike/${bike.bikeId}`, { headers: { Authorization: token, [LANGUAGE_HEADER]: 'zh_CN' } })
   expect(zh.status()).toBe(409)
-  expect(((await zh.json()) as { msg: string }).msg).toBe('已绑定的车辆不能删除')
+  expect(((await zh.json()) as { msg: string }).msg).toBe(`不能删除车辆“${bike.frameNumber}”：已绑定的车辆不能删除`)
 
   await openSignedIn(page, baseURL!, '/bike/bike')
   await search(page, 'bike', 'Bike ID / frame number', bike.frameNumber)
@@ -71,17 +70,14 @@ test('a bound bike is not deleted; unbound, it is', async ({ page, baseURL }) =>
   await expect(row).toHaveCount(1)
   await expect(row).toContainText('Bound')
 
-  // Ticked and deleted from the toolbar: refused, and the row stays.
+  // The state rule (SPEC §5): no Delete on the row, and ticked, the toolbar's Delete is disabled and says why.
+  await expect(row.getByTestId('row-delete')).toHaveCount(0)
   await row.getByRole('checkbox').check()
-  await listOf(page, 'bike').getByTestId('crud-delete').click()
+  await expect(listOf(page, 'bike').getByTestId('crud-delete')).toBeDisabled()
+  await listOf(page, 'bike').locator('.crud-disabled-reason').filter({ has: page.getByTestId('crud-delete') }).hover()
+  await expect(page.getByRole('tooltip').filter({ hasText: 'Cannot delete' })).toHaveText(`Cannot delete bike "${bike.frameNumber}": Bound vehicle cannot be deleted`)
+  await row.getByRole('checkbox').uncheck()
   const confirm = page.locator('.ant-modal-confirm')
-  await expect(confirm).toContainText(bike.frameNumber)
-  await confirm.getByRole('button', { name: 'OK' }).click()
-  await expect(failure(page, 'Bound vehicle cannot be deleted')).toBeVisible()
-  await expect(confirm).toHaveCount(0)
-  await listOf(page, 'bike').getByTestId('crud-refresh').click()
-  await expect(row).toHaveCount(1)
-  await expect(row).toContainText('Bound')
 
   // Unbind, confirmed, in red.
   await clickRowAction(row, 'row-action-unbind')

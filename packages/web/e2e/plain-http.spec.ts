@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test'
 import { LAUNCH_OPTIONS } from '../playwright.config'
+import { apiLogin, TOKEN_COOKIE } from './support/session'
 
 // Chromium trusts localhost and 127.0.0.0/8 as if they were https, which hid a blank console for
 // anyone opening the server by its network address over plain HTTP. A made-up name resolved to
@@ -30,6 +31,10 @@ test('the console opened by a network address over plain HTTP shows the sign-in 
 })
 
 test('the API documentation opened the same way renders', async ({ page, baseURL }) => {
+  // For signed-in staff only: the console's session cookie on that address, as signing in there leaves it.
+  const lan = new URL(baseURL!)
+  lan.hostname = LAN_HOST
+  await page.context().addCookies([{ name: TOKEN_COOKIE, value: await apiLogin(page.request), url: lan.origin }])
   const failed = await openOverLan(page, baseURL, '/api/docs')
   await expect(page.locator('.swagger-ui .info .title')).toContainText('Velo Admin API')
   expect(failed).toEqual([])

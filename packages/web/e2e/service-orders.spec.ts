@@ -1,13 +1,15 @@
 import { LANGUAGE_HEADER } from '@velo/shared'
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
+import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test'
 import { apiLogin, call, openSignedIn, useToken } from './support/session'
 import { clickRowAction, submitOperation } from './support/rows'
 import { saveScreen } from './support/screens'
 
 // Repair service orders, the proof of transitions on the generic list page (issue 13): a staff member
-// takes an order from draft to finished through the row's steps and sees its timeline; a role
-// without the review permission has no Review button and is refused by the API; a step the order's
-// state does not allow is refused with a localized message and changes nothing.
+// takes an order for a registered bike, picked by its frame number, from draft to finished through
+// the row's steps and sees its timeline; the finished order offers neither Modify nor Delete (issue
+// 34: what its state allows); a role without the review permission has no Review button and is
+// refused by the API; a step the order's state does not allow is refused with a localized message
+// and changes nothing.
 
 const suffix = String(Date.now() % 1_000_000)
 const ROLE = { roleName: `Service desk ${suffix}`, roleKey: `servicedesk${suffix}` }
@@ -24,8 +26,38 @@ const orders = (page: Page) => page.getByTestId('entity-list-repairOrder')
 const orderRow = (page: Page, text: string) => orders(page).getByTestId('crud-table').locator('tbody tr.ant-table-row').filter({ hasText: text })
 const success = (page: Page, text: string | RegExp) => page.locator('.ant-message-success').filter({ hasText: text })
 
+interface Bike {
+  bikeId: number
+  frameNumber: string
+  /** Its model's name, which an order for it shows as its product. */
+  productName: string
+}
+
+/** A registered bike of a model, colour and size of its own: a service order names one. */
+async function addBike(request: APIRequestContext, token: string, tag: string): Promise<Bike> {
+  const code = `${tag}${suffix}`.toUpperCase()
+  const model = await call<{ modelId: number }>(request, 'POST', '/bike/modelSpec', token, { category: 'city', name: `Service ${code}`, code: `S${code}` })
+  const colour = await call<{ colourId: number }>(request, 'POST', '/bike/modelSpec/colour', token, { modelId: model.modelId, name: 'Black', code: 'BK' })
+  const size = await call<{ sizeId: number }>(request, 'POST', '/bike/modelSpec/size', token, { modelId: model.modelId, name: 'M', code: 'M' })
+  const bike = await call<Bike>(request, 'POST', '/bike/bike', token, { category: 'city', frameNumber: `VLSO${code}`, modelId: model.modelId, colourId: colour.colourId, sizeId: size.sizeId })
+  return { ...bike, productName: `Service ${code}` }
+}
+
+/** The test ids of a row's actions: its buttons and the items of its More menu. */
+async function rowActionIds(page: Page, row: Locator): Promise<string[]> {
+  const inline = await row.locator('.crud-row-actions > button[data-testid]').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('data-testid')!))
+  if (!inline.includes('row-more')) return inline
+  await row.getByTestId('row-more').click()
+  const menu = page.locator('.ant-dropdown:visible')
+  await expect(menu).toBeVisible()
+  const more = await menu.locator('[data-testid]').evaluateAll((items) => items.map((i) => i.getAttribute('data-testid')!))
+  await row.getByTestId('row-more').click()
+  await expect(menu).toHaveCount(0)
+  return [...inline.filter((id) => id !== 'row-more'), ...more]
+}
+
 /** An order in Draft, made through the API as the console's add form would. */
-async function addOrder(request: APIRequestContext, token: string, bikeId: string): Promise<Order> {
+async function addOrder(request: APIRequestContext, token: string, bikeId: number): Promise<Order> {
   return call<Order>(request, 'POST', PATH, token, {
     serviceType: 'repair',
     contactEmail: 'rider@example.com',
@@ -54,6 +86,8 @@ test.beforeAll(async ({ request }) => {
     ...ROLE,
     roleSort: 0,
     status: '0',
+    // Every order, whoever wrote it: the role's own rows only (the default) would hide the admin's.
+    dataScope: '1',
     menuIds: [ordersPage!.parentId, ordersPage!.menuId, ...buttons.map((b) => b.menuId)],
   })
   const depts = await call<{ value: number }[]>(request, 'GET', '/system/dept/options', token)
@@ -68,17 +102,20 @@ test.beforeAll(async ({ request }) => {
   })
 })
 
-test('a staff member reviews an order for mail return, adds a remark, receives the bike, finishes it and sees the timeline', async ({ page, baseURL }) => {
-  const bikeId = `FR${suffix}A`
-  await openSignedIn(page, baseURL!, PATH)
+test('a staff member reviews an order for mail return, adds a remark, receives the bike, finishes it and sees the timeline; finished, it offers no Modify or Delete', async ({ page, baseURL }) => {
+  const token = await openSignedIn(page, baseURL!, PATH)
+  const bike = await addBike(page.request, token, 'A')
+  const bikeId = bike.frameNumber
   await expect(orders(page)).toBeVisible()
 
-  // A new order, through the add form.
+  // A new order, through the add form: the bike is picked by its frame number, not typed.
   await orders(page).getByTestId('crud-add').click()
   const form = page.getByTestId('entity-form')
   await form.getByLabel('Repair', { exact: true }).check()
   await form.getByLabel('Contact email').fill('rider@example.com')
-  await form.getByLabel('Bike ID').fill(bikeId)
+  await form.getByLabel('Bike ID').click()
+  await form.getByLabel('Bike ID').fill(bike.frameNumber)
+  await page.locator('.ant-select-dropdown:visible').getByTitle(bike.frameNumber, { exact: true }).click()
   await form.getByLabel('First name').fill('Ada')
   await form.getByLabel('Last name').fill('Lovelace')
   await form.getByLabel('Issue description').fill('The motor stops after a kilometre.')
@@ -86,6 +123,10 @@ test('a staff member reviews an order for mail return, adds a remark, receives t
   await expect(success(page, 'Added successfully')).toBeVisible()
   const row = orderRow(page, bikeId)
   await expect(row).toContainText('Draft')
+  // The product comes from the bike.
+  await expect(row).toContainText(bike.productName)
+  // A draft is still modified and deleted.
+  expect(await rowActionIds(page, row)).toEqual(expect.arrayContaining(['row-edit', 'row-delete']))
 
   // Submit: no input, so a confirmation naming the order.
   await clickRowAction(row, 'row-step-submit')
@@ -165,11 +206,33 @@ test('a staff member reviews an order for mail return, adds a remark, receives t
   await expect(records.nth(4)).toContainText('Finished')
   await expect(records.nth(1)).toContainText(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/)
   await saveScreen(page, 'service-order-timeline')
+  await details.locator('.ant-drawer-close').click()
+  await expect(details).toHaveCount(0)
+
+  // Finished and rated, it is the record of what was done: neither Modify nor Delete, in the row or its More menu.
+  const offered = await rowActionIds(page, row)
+  expect(offered).toContain('row-details')
+  expect(offered).not.toContain('row-edit')
+  expect(offered).not.toContain('row-delete')
+  // Ticked, the toolbar's Modify and Delete are disabled and say why.
+  await row.getByRole('checkbox').check()
+  const order = (await call<{ rows: Order[] }>(page.request, 'POST', `${PATH}/list`, token, { pageNum: 1, pageSize: 1, bikeId: bike.bikeId })).rows[0]!
+  await expect(orders(page).getByTestId('crud-edit')).toBeDisabled()
+  await expect(orders(page).getByTestId('crud-delete')).toBeDisabled()
+  await orders(page).locator('.crud-disabled-reason').filter({ has: page.getByTestId('crud-delete') }).hover()
+  await expect(page.getByRole('tooltip').filter({ hasText: 'Cannot delete' })).toHaveText(`Cannot delete service order "${order.orderNo}": it is Finished`)
+  await saveScreen(page, 'service-order-finished-kept')
+  await row.getByRole('checkbox').uncheck()
+  // The server refuses them too, and the order and its history stay.
+  const refused = await page.request.delete(`/api${PATH}/${order.repairOrderId}`, { headers: { Authorization: token } })
+  expect(refused.status()).toBe(409)
+  expect(((await refused.json()) as { msg: string }).msg).toBe(`Cannot delete service order "${order.orderNo}": it is Finished`)
+  expect((await call<Array<{ step: string }>>(page.request, 'GET', `${PATH}/${order.repairOrderId}/history`, token)).map((h) => h.step)).toEqual(['submit', 'review', 'addRemark', 'receive', 'finish'])
 })
 
 test('a role without the review permission sees no Review button, and the API refuses it with 403', async ({ page, browser, baseURL }) => {
   const admin = await apiLogin(page.request)
-  const order = await addOrder(page.request, admin, `FR${suffix}B`)
+  const order = await addOrder(page.request, admin, (await addBike(page.request, admin, 'B')).bikeId)
   expect((await step(page.request, admin, order.repairOrderId, 'submit')).code).toBe(200)
 
   const context = await browser.newContext({ baseURL })
@@ -197,7 +260,7 @@ test('a role without the review permission sees no Review button, and the API re
 
 test('a step the state does not allow is refused with a localized message and changes nothing', async ({ page, baseURL }) => {
   const admin = await apiLogin(page.request)
-  const order = await addOrder(page.request, admin, `FR${suffix}C`)
+  const order = await addOrder(page.request, admin, (await addBike(page.request, admin, 'C')).bikeId)
   expect((await step(page.request, admin, order.repairOrderId, 'submit')).code).toBe(200)
 
   // Finish is for an order in Processing; this one waits for its review.

@@ -77,6 +77,10 @@ test('every system and monitor page opens in English with rows, and their dialog
   await page.getByRole('button', { name: 'Cancel' }).click()
   await clickRowAction(common, 'row-data-scope')
   await expect(page.getByTestId('data-scope-form')).toContainText('Department and below')
+  // Each scope says what it limits, from the definitions: members and bikes by the departments' countries.
+  await expect(page.getByTestId('data-scope-limits-country')).toContainText('Members')
+  await expect(page.getByTestId('data-scope-limits-country')).toContainText('Bikes')
+  await expect(page.getByTestId('data-scope-limits-dept')).toContainText('System users')
   // The custom scope picks departments.
   await page.getByTestId('data-scope-select').click()
   await page.locator('.ant-select-dropdown:visible').getByText('Custom departments', { exact: true }).click()

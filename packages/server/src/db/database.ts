@@ -55,6 +55,11 @@ export function createDatabase(target: DatabaseTarget, o: { readerThreads?: numb
     connection?.pragma('foreign_keys = ON')
     connection?.pragma('busy_timeout = 5000')
   }
+  // Statistics for the planner where tables have none or changed much since (SQLite's advice for a
+  // long-lived connection; the retention job asks again every hour), each table sampled, so it
+  // stays quick on a large file.
+  writer.pragma('analysis_limit = 1000')
+  writer.pragma('optimize = 0x10002')
   const readers = reader && o.readerThreads ? new SqliteReaders(target.file, o.readerThreads, KEEP_STATEMENTS) : undefined
   const db = new Kysely<Database>({ dialect: new SqliteReadWriteDialect({ writer, reader, readers }), plugins, log })
   dbProbes.set(db, probe)

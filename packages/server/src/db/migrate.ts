@@ -24,10 +24,12 @@ import { dashboardRollups } from './migrations/2026-11-25T02-dashboard-rollups'
 import { tools } from './migrations/2026-11-25T03-tools'
 import { toolSql } from './migrations/2026-11-25T04-tool-sql'
 import { jobSchedules } from './migrations/2026-11-25T05-job-schedules'
+import { serviceOrderBike } from './migrations/2026-11-28T19-service-order-bike'
+import { approvalBinds } from './migrations/2026-11-28T20-approval-binds'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set. Generated
 // modules' migrations (Tool system › Code generation) come last, from their own list.
-const all = (dialect: Dialect): Record<string, Migration> => ({
+export const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-20T00-foundation': foundation(dialect),
   '2026-11-21T00-system': system(dialect),
   '2026-11-21T01-list-indexes': listIndexes(dialect),
@@ -50,6 +52,8 @@ const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-25T03-tools': tools(dialect),
   '2026-11-25T04-tool-sql': toolSql(dialect),
   '2026-11-25T05-job-schedules': jobSchedules(dialect),
+  '2026-11-28T19-service-order-bike': serviceOrderBike(dialect),
+  '2026-11-28T20-approval-binds': approvalBinds(dialect),
 })
 
 /**

@@ -489,7 +489,7 @@ export function planServiceOrders(plan: Plan, seed: number): PlannedServiceOrder
   return orders.sort((a, b) => a.created - b.created)
 }
 
-/** Writes service_repair_order rows (bike by frame number, as the app sends it). */
+/** Writes service_repair_order rows: the bike by its id, with its product (SKU and model name) as the server fills it. */
 export async function writeServiceOrders(tx: Kysely<any>, dialect: Dialect, orders: readonly PlannedServiceOrder[], mark: string): Promise<number> {
   const w = new TableWriter(tx, dialect, 'service_repair_order', [
     'repair_order_id', 'order_no', 'status', 'service_type', 'contact_email', 'bike_id', 'first_name', 'last_name', 'country_id', 'return_address', 'issue_description',
@@ -497,8 +497,8 @@ export async function writeServiceOrders(tx: Kysely<any>, dialect: Dialect, orde
   ])
   for (const [i, o] of orders.entries()) {
     await w.add(
-      i + 1, o.orderNo, o.status, o.serviceType, o.member.email, o.frameNumber, o.member.firstName, o.member.lastName, o.member.countryId, '', o.issue,
-      null, null, null, '', o.bike.model.spec.name, o.due === null ? null : iso(o.due), o.evaluation?.[0] ?? null, o.evaluation?.[1] ?? '', mark, iso(o.created), '', null, '',
+      i + 1, o.orderNo, o.status, o.serviceType, o.member.email, o.bike.id, o.member.firstName, o.member.lastName, o.member.countryId, '', o.issue,
+      null, null, null, `${o.bike.model.spec.code}-${o.bike.colour.code}-${o.bike.size.code}`, o.bike.model.spec.name, o.due === null ? null : iso(o.due), o.evaluation?.[0] ?? null, o.evaluation?.[1] ?? '', mark, iso(o.created), '', null, '',
     )
   }
   await w.flush()

@@ -269,6 +269,9 @@ export async function runDemo(services: { db: Db; dialect: Dialect; config: AppC
   if (dialect === 'postgres') {
     for (const { table } of DEMO_TABLES) await query(db, `analyze ${table}`)
   } else {
+    // The planner's statistics, as PostgreSQL's analyze above: without them SQLite takes a country's
+    // index for a scoped list of most countries and sorts thousands of rows for a page of twenty.
+    await query(db, 'analyze')
     await query(db, 'pragma wal_checkpoint(truncate)')
   }
   return {

@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { AppError } from './errors'
 import { stillAuthorized } from './rbac/guard'
+import type { Services } from './services'
 
 export interface EventStream {
   /** Sends one server-sent event; the data is JSON. False once the client has gone. */
@@ -25,12 +27,54 @@ export function closeEventStreams(services: object) {
   openStreams.delete(services)
 }
 
+/** Open streams of an app by session (token) and by user. */
+interface StreamHolders {
+  bySession: Map<string, number>
+  byUser: Map<number, number>
+}
+const holders = new WeakMap<object, StreamHolders>()
+
+const bump = <K>(counts: Map<K, number>, key: K, by: number) => {
+  const n = (counts.get(key) ?? 0) + by
+  if (n > 0) counts.set(key, n)
+  else counts.delete(key)
+}
+
+/**
+ * Counts one more open stream against the caller's session and account, or throws 429 when either
+ * holds its cap already (SSE_MAX_PER_SESSION, SSE_MAX_PER_USER: a stream costs a socket and its
+ * buffers for as long as it stays open). Answers the release, which runs once.
+ */
+function claimStream(services: Services, req: FastifyRequest): () => void {
+  let held = holders.get(services)
+  if (!held) holders.set(services, (held = { bySession: new Map(), byUser: new Map() }))
+  const { bySession, byUser } = held
+  const session = req.token
+  const user = req.auth?.userId
+  const { sseMaxPerSession, sseMaxPerUser } = services.config
+  if (session !== null && (bySession.get(session) ?? 0) >= sseMaxPerSession) throw new AppError(429, 'sse.perSession', { max: sseMaxPerSession })
+  if (user !== undefined && (byUser.get(user) ?? 0) >= sseMaxPerUser) throw new AppError(429, 'sse.perUser', { max: sseMaxPerUser })
+  if (session !== null) bump(bySession, session, 1)
+  if (user !== undefined) bump(byUser, user, 1)
+  let released = false
+  return () => {
+    if (released) return
+    released = true
+    if (session !== null) bump(bySession, session, -1)
+    if (user !== undefined) bump(byUser, user, -1)
+  }
+}
+
 /**
  * Turns a GET into a server-sent event stream. The browser reads it with fetch (so the token travels
  * in the Authorization header like every other call, not in the URL where logs would keep it).
- * A comment line every 15 s keeps proxies from closing an idle stream.
+ * A comment line every 15 s keeps proxies from closing an idle stream. Every stream route opens its
+ * stream here, so the caps of streams per session and per user hold for all of them: over a cap it
+ * throws 429 (a plain answer, before anything is written) and the caller's route answers that.
  */
 export function openEventStream(req: FastifyRequest, reply: FastifyReply): EventStream {
+  const services = req.server.services
+  const release = claimStream(services, req)
   reply.hijack()
   const res = reply.raw
   res.writeHead(200, {
@@ -44,7 +88,6 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply): Event
   let open = true
   const closers: (() => void)[] = []
   const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS)
-  const services = req.server.services
   let checking = false
   const recheck = setInterval(() => {
     if (checking) return
@@ -61,6 +104,7 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply): Event
     open = false
     clearInterval(keepalive)
     clearInterval(recheck)
+    release()
     for (const fn of closers) fn()
   }
   req.raw.on('close', close)

@@ -1,3 +1,4 @@
+import { APP_CONTENT, PRODUCT_CATALOGUE } from './owners'
 import { defineEntity } from '../entity/define'
 import { createTime, idField, remark, status } from './common-fields'
 import type { EnumOption } from '../entity/types'
@@ -55,6 +56,7 @@ export const bikeModel = defineEntity({
   idField: 'modelId',
   labelField: 'name',
   defaultSort: { field: 'orderNum', order: 'asc' },
+  scope: PRODUCT_CATALOGUE,
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   // The page's colours and sizes, in the model's details.
   related: [
@@ -89,6 +91,7 @@ export const modelColour = defineEntity({
   idField: 'colourId',
   labelField: 'name',
   defaultSort: { field: 'orderNum', order: 'asc' },
+  scope: PRODUCT_CATALOGUE,
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   storage: { indexes: [{ name: 'bike_model_colour_model_code', columns: ['modelId', 'code'], unique: true }] },
   fields: [
@@ -125,6 +128,7 @@ export const modelSize = defineEntity({
   idField: 'sizeId',
   labelField: 'name',
   defaultSort: { field: 'orderNum', order: 'asc' },
+  scope: PRODUCT_CATALOGUE,
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   storage: { indexes: [{ name: 'bike_model_size_model_code', columns: ['modelId', 'code'], unique: true }] },
   fields: [
@@ -158,6 +162,9 @@ export const bike = defineEntity({
   idField: 'bikeId',
   labelField: 'frameNumber',
   defaultSort: { field: 'createTime', order: 'desc' },
+  scope: { via: 'memberId' },
+  // SPEC §5: a bound bike cannot be deleted (the console offers no Delete on it; the module refuses one with a rider too).
+  states: [{ when: { field: 'bindStatus', is: ['bound'] }, delete: false, reason: { en_US: 'Bound vehicle cannot be deleted', zh_CN: '已绑定的车辆不能删除' } }],
   // No import yet: a colour or size is named by its name, which repeats across models; bikes come
   // from device orders' frame-number generation instead.
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
@@ -277,6 +284,7 @@ export const bikePicture = defineEntity({
   singular: { en_US: 'bike picture', zh_CN: '车辆图片' },
   idField: 'pictureId',
   defaultSort: { field: 'orderNum', order: 'asc' },
+  scope: PRODUCT_CATALOGUE,
   // An image is uploaded in the form: nothing to import.
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   storage: { indexes: [{ columns: ['modelId', 'colourId'] }] },
@@ -303,6 +311,7 @@ export const staticImage = defineEntity({
   idField: 'imageId',
   labelField: 'imageKey',
   defaultSort: { field: 'imageKey', order: 'asc' },
+  scope: APP_CONTENT,
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   fields: [
     idField('imageId'),
@@ -342,6 +351,7 @@ export const bikeRecord = defineEntity({
   idField: 'recordId',
   labelField: 'frameNumber',
   defaultSort: { field: 'eventTime', order: 'desc' },
+  scope: { via: 'bikeId' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,

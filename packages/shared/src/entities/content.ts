@@ -1,3 +1,4 @@
+import { APP_CONTENT } from './owners'
 import { defineEntity } from '../entity/define'
 import type { EnumOption, FieldDef, Label } from '../entity/types'
 import { createTime, idField, remark, status } from './common-fields'
@@ -57,6 +58,7 @@ export const faq = defineEntity({
   idField: 'faqId',
   labelField: 'title',
   defaultSort: { field: 'orderNum', order: 'asc' },
+  scope: APP_CONTENT,
   fields: [
     idField('faqId'),
     {
@@ -99,6 +101,7 @@ export const message = defineEntity({
   idField: 'messageId',
   labelField: 'title',
   defaultSort: { field: 'createTime', order: 'desc' },
+  scope: { country: 'countryId' },
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   related: [{ entity: 'messageRecipient', by: 'messageId', label: { en_US: 'Recipients', zh_CN: '接收会员' }, columns: ['memberId', 'createTime', 'readTime'] }],
   storage: { indexes: [{ columns: ['status', 'sendTime'] }] },
@@ -160,6 +163,8 @@ export const message = defineEntity({
     remark,
     createTime,
   ],
+  // Being sent or sent, it is history: neither changed nor deleted (SPEC §5, §8).
+  states: [{ when: { field: 'status', is: ['sending', 'sent'] }, edit: [], delete: false, reason: { en_US: 'it is being sent or has been sent', zh_CN: '正在发送或已发送' } }],
   actions: [
     {
       name: 'push',
@@ -187,6 +192,7 @@ export const messageRecipient = defineEntity({
   idField: 'recipientId',
   labelField: 'recipientId',
   defaultSort: { field: 'recipientId', order: 'asc' },
+  scope: { via: 'memberId' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,
@@ -226,6 +232,7 @@ export const protocol = defineEntity({
   idField: 'protocolId',
   labelField: 'name',
   defaultSort: { field: 'createTime', order: 'desc' },
+  scope: APP_CONTENT,
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   related: [{ entity: 'protocolSignature', by: 'protocolId', label: { en_US: 'Signatures', zh_CN: '签署记录' }, columns: ['memberId', 'state', 'signTime', 'cancelTime'] }],
   storage: { indexes: [{ columns: ['type', 'language', 'versionCode'], unique: true }] },
@@ -262,6 +269,16 @@ export const protocol = defineEntity({
     remark,
     createTime,
   ],
+  // Published or superseded, members may have signed or read it: it stays, and only what they did
+  // not sign (its name, the remark) changes. A new version says anything else.
+  states: [
+    {
+      when: { field: 'status', is: ['published', 'retired'] },
+      edit: ['name', 'remark'],
+      delete: false,
+      reason: { en_US: 'it has been published and members may have signed it: publish a new version instead', zh_CN: '已发布，会员可能已签署；请发布新版本' },
+    },
+  ],
   actions: [
     {
       name: 'publish',
@@ -286,6 +303,7 @@ export const protocolSignature = defineEntity({
   idField: 'signatureId',
   labelField: 'signatureId',
   defaultSort: { field: 'signTime', order: 'desc' },
+  scope: { via: 'memberId' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,
@@ -336,6 +354,7 @@ export const appVersion = defineEntity({
   idField: 'versionId',
   labelField: 'versionCode',
   defaultSort: { field: 'createTime', order: 'desc' },
+  scope: APP_CONTENT,
   storage: { indexes: [{ columns: ['platform', 'versionCode'], unique: true }, { columns: ['platform', 'current'] }] },
   fields: [
     idField('versionId'),
@@ -404,6 +423,7 @@ export const activity = defineEntity({
   idField: 'activityId',
   labelField: 'name',
   defaultSort: { field: 'startTime', order: 'desc' },
+  scope: { country: 'countryId' },
   fields: [
     idField('activityId'),
     name,
@@ -447,6 +467,7 @@ export const guide = defineEntity({
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   labelField: 'title',
   defaultSort: { field: 'orderNum', order: 'asc' },
+  scope: APP_CONTENT,
   fields: [
     idField('guideId'),
     title,
@@ -474,6 +495,7 @@ export const achievement = defineEntity({
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   labelField: 'name',
   defaultSort: { field: 'level', order: 'asc' },
+  scope: APP_CONTENT,
   storage: { indexes: [{ columns: ['name', 'level'], unique: true }] },
   fields: [
     idField('achievementId'),
@@ -502,6 +524,7 @@ export const banner = defineEntity({
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   labelField: 'title',
   defaultSort: { field: 'orderNum', order: 'asc' },
+  scope: { country: 'countryId' },
   fields: [
     idField('bannerId'),
     title,
@@ -537,6 +560,7 @@ export const policy = defineEntity({
   idField: 'policyId',
   labelField: 'title',
   defaultSort: { field: 'createTime', order: 'desc' },
+  scope: { country: 'countryId' },
   fields: [
     idField('policyId'),
     title,
@@ -573,6 +597,7 @@ export const userHelp = defineEntity({
   idField: 'helpId',
   labelField: 'title',
   defaultSort: { field: 'orderNum', order: 'asc' },
+  scope: APP_CONTENT,
   fields: [
     idField('helpId'),
     title,
@@ -619,6 +644,7 @@ export const errorCode = defineEntity({
   idField: 'errorCodeId',
   labelField: 'code',
   defaultSort: { field: 'code', order: 'asc' },
+  scope: APP_CONTENT,
   fields: [
     idField('errorCodeId'),
     {
@@ -679,6 +705,7 @@ export const serviceCentre = defineEntity({
   idField: 'centreId',
   labelField: 'name',
   defaultSort: { field: 'name', order: 'asc' },
+  scope: { country: 'countryId' },
   // The app's "near me": a band of latitude read by the index, then the distance.
   storage: { indexes: [{ columns: ['latitude', 'longitude'] }] },
   fields: [
@@ -720,6 +747,7 @@ export const appUploadLog = defineEntity({
   idField: 'uploadId',
   labelField: 'originalName',
   defaultSort: { field: 'uploadTime', order: 'desc' },
+  scope: { via: 'memberId' },
   operations: ['list', 'get', 'remove', 'export'],
   storage: { audited: false, indexes: [{ columns: ['uploadTime'] }, { columns: ['memberId', 'uploadTime'] }] },
   fields: [

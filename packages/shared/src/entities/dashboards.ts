@@ -1,3 +1,4 @@
+import { APP_CONTENT } from './owners'
 import { defineEntity } from '../entity/define'
 import { createTime, idField, remark, status } from './common-fields'
 
@@ -19,6 +20,7 @@ export const trackingNode = defineEntity({
   idField: 'nodeId',
   labelField: 'name',
   defaultSort: { field: 'orderNum', order: 'asc' },
+  scope: APP_CONTENT,
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export', 'import'],
   fields: [
     idField('nodeId'),
@@ -67,6 +69,7 @@ export const trackingEvent = defineEntity({
   singular: { en_US: 'tracking event', zh_CN: '埋点事件' },
   idField: 'eventId',
   defaultSort: { field: 'eventTime', order: 'desc' },
+  scope: { via: 'memberId' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,

@@ -1,3 +1,4 @@
+import { PRODUCT_CATALOGUE } from './owners'
 import { defineEntity } from '../entity/define'
 import type { EnumOption, FieldDef, Label } from '../entity/types'
 import { CONFIG_VALUES, type ConfigValueKey } from '../iot/config-values'
@@ -81,6 +82,7 @@ export const iotConfig = defineEntity({
   idField: 'configId',
   labelField: 'name',
   defaultSort: { field: 'configId', order: 'desc' },
+  scope: PRODUCT_CATALOGUE,
   fields: [
     idField('configId'),
     { name: 'name', kind: 'text', label: { en_US: 'Template name', zh_CN: '模板名称' }, required: true, unique: true, max: 100, search: 'like', sort: true },
@@ -137,6 +139,7 @@ export const iotConfigPush = defineEntity({
   idField: 'pushId',
   labelField: 'pushId',
   defaultSort: { field: 'pushId', order: 'desc' },
+  scope: { via: 'deviceId' },
   operations: ['list', 'get', 'export'],
   // No step moves a push: the server follows its command. Declared for the status bar with counts.
   transitions: { field: 'status', initial: 'queued', steps: [] },
@@ -178,6 +181,7 @@ export const iotConfigReport = defineEntity({
   idField: 'reportId',
   labelField: 'version',
   defaultSort: { field: 'reportId', order: 'desc' },
+  scope: { via: 'deviceId' },
   operations: ['list', 'get', 'export'],
   storage: { audited: false },
   fields: [
@@ -200,6 +204,7 @@ export const iotConfigDrift = defineEntity({
   idField: 'driftId',
   labelField: 'field',
   defaultSort: { field: 'driftId', order: 'asc' },
+  scope: { via: 'deviceId' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,

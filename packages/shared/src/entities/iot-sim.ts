@@ -22,6 +22,7 @@ export const iotSim = defineEntity({
   idField: 'simId',
   labelField: 'iccid',
   defaultSort: { field: 'simId', order: 'desc' },
+  scope: { via: 'deviceId' },
   storage: {
     columns: [
       // The carrier's id of the change it accepted and has not confirmed yet (polled until it has).

@@ -17,6 +17,7 @@ export const iotTelemetry = defineEntity({
   idField: 'telemetryId',
   labelField: 'receivedAt',
   defaultSort: { field: 'receivedAt', order: 'desc' },
+  scope: { via: 'deviceId' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,

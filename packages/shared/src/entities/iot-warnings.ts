@@ -1,3 +1,4 @@
+import { PRODUCT_CATALOGUE } from './owners'
 import { defineEntity } from '../entity/define'
 import type { EnumOption, FieldDef, Label } from '../entity/types'
 import { ALARM_SEVERITY_OPTIONS, ALARM_STATE_OPTIONS, ALARM_TYPE_OPTIONS } from '../iot/alarms'
@@ -18,6 +19,7 @@ export const iotAlarm = defineEntity({
   idField: 'alarmId',
   labelField: 'alarmId',
   defaultSort: { field: 'lastTime', order: 'desc' },
+  scope: { via: 'deviceId' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,
@@ -100,6 +102,7 @@ export const iotMessageConfig = defineEntity({
   idField: 'messageConfigId',
   labelField: 'eventType',
   defaultSort: { field: 'messageConfigId', order: 'asc' },
+  scope: PRODUCT_CATALOGUE,
   // One row per event, seeded: changed in the form, not moved between installations by spreadsheet.
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   fields: [

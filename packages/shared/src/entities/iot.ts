@@ -1,3 +1,4 @@
+import { PRODUCT_CATALOGUE } from './owners'
 import { defineEntity } from '../entity/define'
 import type { EnumOption } from '../entity/types'
 import { COMMAND_STATUSES, COMMANDS, FUNCTION_COMMANDS, SN_PATTERN } from '../iot/protocol'
@@ -41,6 +42,7 @@ export const iotModel = defineEntity({
   idField: 'modelId',
   labelField: 'name',
   defaultSort: { field: 'modelId', order: 'desc' },
+  scope: PRODUCT_CATALOGUE,
   // Signs devices' self-registration (POST /iot/register); never listed.
   storage: { columns: [{ name: 'registrationKey', kind: 'text', max: 64, required: true, secret: true }] },
   fields: [
@@ -78,6 +80,7 @@ export const iotFunction = defineEntity({
   idField: 'functionId',
   labelField: 'name',
   defaultSort: { field: 'functionId', order: 'asc' },
+  scope: PRODUCT_CATALOGUE,
   fields: [
     idField('functionId'),
     { name: 'name', kind: 'text', label: { en_US: 'IoT function name', zh_CN: '功能名称' }, required: true, unique: true, max: 100, search: 'like', sort: true },
@@ -103,6 +106,7 @@ export const iotDevice = defineEntity({
   // Devices change as they report: 'device' events of the IoT stream carry the new state.
   live: { stream: '/iot/stream', event: 'device' },
   defaultSort: { field: 'deviceId', order: 'desc' },
+  scope: { heldBy: { entity: 'bike', field: 'iotDeviceId' } },
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export', 'import'],
   storage: {
     columns: [
@@ -198,6 +202,7 @@ export const iotCommand = defineEntity({
   idField: 'commandId',
   labelField: 'requestId',
   defaultSort: { field: 'commandId', order: 'desc' },
+  scope: { via: 'deviceId' },
   operations: ['list', 'get', 'export'],
   storage: {
     columns: [
@@ -239,6 +244,7 @@ export const iotMessage = defineEntity({
   idField: 'messageId',
   labelField: 'topic',
   defaultSort: { field: 'messageId', order: 'desc' },
+  scope: { via: 'deviceId' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,

@@ -1,3 +1,4 @@
+import { APP_CONTENT } from './owners'
 import { defineEntity } from '../entity/define'
 import type { EnumOption } from '../entity/types'
 import { createTime, idField, remark, status } from './common-fields'
@@ -22,6 +23,7 @@ export const member = defineEntity({
   idField: 'memberId',
   labelField: 'email',
   defaultSort: { field: 'createTime', order: 'desc' },
+  scope: { country: 'countryId' },
   // Members sign up in the app: staff never add or import one, and an account is disabled, not
   // deleted (rides, feedback and bikes refer to it). Staff correct a few fields and export.
   operations: ['list', 'get', 'edit', 'export'],
@@ -110,6 +112,7 @@ export const ride = defineEntity({
   singular: { en_US: 'ride', zh_CN: '骑行记录' },
   idField: 'rideId',
   defaultSort: { field: 'uploadTime', order: 'desc' },
+  scope: { via: 'memberId' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,
@@ -145,6 +148,7 @@ export const feedbackTag = defineEntity({
   idField: 'tagId',
   labelField: 'name',
   defaultSort: { field: 'orderNum', order: 'asc' },
+  scope: APP_CONTENT,
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   fields: [
     idField('tagId'),
@@ -175,6 +179,7 @@ export const feedback = defineEntity({
   // Its number names it in a confirmation: the content may be long.
   labelField: 'feedbackId',
   defaultSort: { field: 'createTime', order: 'desc' },
+  scope: { via: 'memberId' },
   // Written by the app; staff reply through the action, never modify it, and delete spam.
   operations: ['list', 'get', 'remove', 'export'],
   storage: {

@@ -1,3 +1,4 @@
+import { PRODUCTION } from './owners'
 import { defineEntity } from '../entity/define'
 import type { FieldDef } from '../entity/types'
 import { FRAME_CHARACTERS } from '../order/frame-number'
@@ -33,6 +34,7 @@ export const deviceOrder = defineEntity({
   idField: 'orderId',
   labelField: 'orderNo',
   defaultSort: { field: 'createTime', order: 'desc' },
+  scope: PRODUCTION,
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export', 'import'],
   storage: { indexes: [{ columns: ['createTime'] }, { columns: ['deliveryDate'] }] },
   // The numbers, with their status counts, export, void and replace, inside the order's details.
@@ -112,6 +114,17 @@ export const deviceOrder = defineEntity({
     remark,
     createTime,
   ],
+  // A number once made is kept for good (a recall traces it): an order with numbers is not deleted
+  // (its numbers are voided instead), and the fields that make its numbers no longer change, or its
+  // numbers would not be its template's (docs/frame-numbers.md).
+  states: [
+    {
+      when: { field: 'numbersGenerated', above: 0 },
+      edit: ['orderNo', 'modelId', 'quantity', 'salesRegion', 'deliveryDate', 'purchasingEntity', 'tpNumber', 'frameSupplier', 'serialStart', 'serialEnd', 'remark'],
+      delete: false,
+      reason: { en_US: 'it has frame numbers', zh_CN: '已生成车架号' },
+    },
+  ],
   actions: [
     {
       name: 'generate',
@@ -156,6 +169,7 @@ export const frameNumber = defineEntity({
   idField: 'numberId',
   labelField: 'frameNumber',
   defaultSort: { field: 'serial', order: 'asc' },
+  scope: PRODUCTION,
   // Numbers are generated, never added, edited or deleted: a lost number would be issued twice.
   operations: ['list', 'get', 'export'],
   storage: {

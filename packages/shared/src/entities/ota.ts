@@ -1,3 +1,4 @@
+import { PRODUCT_CATALOGUE } from './owners'
 import { defineEntity } from '../entity/define'
 import type { ColumnDef, EntityDef, EnumOption, FieldDef, IndexDef, Label } from '../entity/types'
 import { OTA_DEVICE_STATE_OPTIONS, OTA_PART_LABELS, type OtaPart } from '../iot/ota'
@@ -45,6 +46,7 @@ function supplierOf(part: OtaPart): EntityDef {
     idField: 'supplierId',
     labelField: 'name',
     defaultSort: { field: 'supplierId', order: 'desc' },
+    scope: PRODUCT_CATALOGUE,
     storage: { columns: [partColumn], indexes: [{ columns: [PART_COLUMN, 'supplierId'] }] },
     operations: ['list', 'get', 'add', 'edit', 'remove', 'export', 'import'],
     fields: [
@@ -72,6 +74,7 @@ function productOf(part: OtaPart): EntityDef {
     idField: 'productId',
     labelField: 'name',
     defaultSort: { field: 'productId', order: 'desc' },
+    scope: PRODUCT_CATALOGUE,
     storage: { columns: [partColumn], indexes: [{ columns: [PART_COLUMN, 'productId'] }, { columns: ['supplierId'] }] },
     operations: ['list', 'get', 'add', 'edit', 'remove', 'export', 'import'],
     fields: [
@@ -126,6 +129,7 @@ function firmwareOf(part: OtaPart): EntityDef {
     idField: 'firmwareId',
     labelField: 'name',
     defaultSort: { field: 'firmwareId', order: 'desc' },
+    scope: PRODUCT_CATALOGUE,
     operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
     storage: {
       columns: [
@@ -271,8 +275,9 @@ function upgradeOf(part: OtaPart): EntityDef {
   ]
   const payloadFields: FieldDef[] = iot
     ? [
-        { name: 'payload', kind: 'enum', options: PAYLOAD_OPTIONS, default: 'firmware', max: 8, label: { en_US: 'Deploys', zh_CN: '升级内容' }, search: 'eq', immutable: true },
-        { name: 'audioId', kind: 'reference', entity: 'iotAudio', label: { en_US: 'Audio', zh_CN: '音频' }, when: { field: 'payload', is: ['audio'] }, immutable: true },
+        // What it deploys changes in a draft only (the state rules below): a revision may take another image.
+        { name: 'payload', kind: 'enum', options: PAYLOAD_OPTIONS, default: 'firmware', max: 8, label: { en_US: 'Deploys', zh_CN: '升级内容' }, search: 'eq' },
+        { name: 'audioId', kind: 'reference', entity: 'iotAudio', label: { en_US: 'Audio', zh_CN: '音频' }, when: { field: 'payload', is: ['audio'] } },
       ]
     : []
   return {
@@ -286,6 +291,7 @@ function upgradeOf(part: OtaPart): EntityDef {
     idField: 'campaignId',
     labelField: 'name',
     defaultSort: { field: 'campaignId', order: 'desc' },
+    scope: PRODUCT_CATALOGUE,
     operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
     storage: { columns: storageColumns, indexes: [{ columns: [PART_COLUMN, 'campaignId'] }, { columns: ['status'] }, { columns: ['firmwareId'] }] },
     fields: [
@@ -299,7 +305,6 @@ function upgradeOf(part: OtaPart): EntityDef {
         entity: k.firmware,
         label: { en_US: 'Firmware', zh_CN: '固件' },
         search: 'eq',
-        immutable: true,
         // Required of the other parts; nullable in the table all slices share (an IoT campaign may deploy audio).
         ...(iot ? { when: { field: 'payload', is: ['firmware'] } } : { required: true, nullable: true }),
       },
@@ -380,6 +385,32 @@ function upgradeOf(part: OtaPart): EntityDef {
       { name: 'failedCount', kind: 'number', int: true, label: { en_US: 'Failed', zh_CN: '失败' }, readOnly: true },
       { name: 'pauseReason', kind: 'text', max: 500, label: { en_US: 'Paused because', zh_CN: '暂停原因' }, readOnly: true },
       { name: 'approvedBy', kind: 'text', max: 64, label: { en_US: 'Approved by', zh_CN: '审批人' }, readOnly: true, list: false },
+      { name: 'approvedAt', kind: 'datetime', label: { en_US: 'Approved', zh_CN: '审批时间' }, readOnly: true, list: false },
+      // What the approval binds (docs/ota.md › Approval binds): the image as submitted, and which revision of the campaign this is.
+      {
+        name: 'revision',
+        kind: 'number',
+        int: true,
+        required: true,
+        default: 1,
+        label: { en_US: 'Revision', zh_CN: '修订版本' },
+        readOnly: true,
+        list: false,
+        help: { en_US: 'Counts up each time the campaign goes back to draft (Revise, Send back)', zh_CN: '任务每次退回草稿（修订、退回）时加一' },
+      },
+      {
+        name: 'imageSha256',
+        kind: 'text',
+        max: 64,
+        label: { en_US: 'Approved image SHA-256', zh_CN: '审批的镜像 SHA-256' },
+        readOnly: true,
+        list: false,
+        help: {
+          en_US: 'The SHA-256 of the firmware or audio file as submitted: the approval binds it, offers carry it, and no other bytes are served for this campaign',
+          zh_CN: '提交时固件或音频文件的 SHA-256：审批即认可它，升级通知携带它，本任务不会下发任何其他内容',
+        },
+      },
+      { name: 'imageSize', kind: 'number', int: true, label: { en_US: 'Approved image size (bytes)', zh_CN: '审批的镜像大小(字节)' }, readOnly: true, list: false },
       { name: 'startedAt', kind: 'datetime', label: { en_US: 'Started', zh_CN: '开始于' }, readOnly: true, list: false },
       { name: 'finishedAt', kind: 'datetime', label: { en_US: 'Finished', zh_CN: '结束于' }, readOnly: true, list: false },
       remark,
@@ -393,6 +424,19 @@ function upgradeOf(part: OtaPart): EntityDef {
         { name: 'submit', label: { en_US: 'Submit', zh_CN: '提交' }, from: ['draft'], to: 'awaitingApproval' },
         { name: 'approve', label: { en_US: 'Approve', zh_CN: '审批通过' }, from: ['awaitingApproval'], to: 'scheduled' },
         { name: 'reject', label: { en_US: 'Send back', zh_CN: '退回' }, from: ['awaitingApproval'], to: 'draft', permission: `${iot ? 'iot:upgrade' : partPermission(part)}:approve`, input: [reason(true)], danger: true },
+        // A change after submit is a new revision: back to a draft, the approval and the image it bound cleared, submitted and approved again.
+        // Not once started: devices have taken this revision's image (cancel it and add a new campaign instead).
+        {
+          name: 'revise',
+          label: { en_US: 'Revise', zh_CN: '修订' },
+          from: ['awaitingApproval', 'scheduled'],
+          to: 'draft',
+          input: [reason(false)],
+          confirm: {
+            en_US: 'Take "{label}" back to a draft to change it? Its approval is cleared: it must be submitted and approved again.',
+            zh_CN: '将“{label}”退回草稿以便修改吗？其审批将被清除，需重新提交并审批。',
+          },
+        },
         { name: 'start', label: { en_US: 'Start now', zh_CN: '立即开始' }, from: ['scheduled'], to: 'running' },
         { name: 'pause', label: { en_US: 'Pause', zh_CN: '暂停' }, from: ['running'], to: 'paused', input: [reason(false)] },
         { name: 'resume', label: { en_US: 'Resume', zh_CN: '继续' }, from: ['paused'], to: 'running' },
@@ -415,6 +459,16 @@ function upgradeOf(part: OtaPart): EntityDef {
         },
       ],
     },
+    // Submitted, a campaign is what was approved and resolved: it no longer changes (a new campaign
+    // instead). Under way, it is not deleted either: cancelled or finished, it may go.
+    states: [
+      { when: { field: 'status', is: ['awaitingApproval', 'scheduled', 'running', 'paused', 'finished', 'cancelled'] }, edit: [] },
+      {
+        when: { field: 'status', is: ['awaitingApproval', 'scheduled', 'running', 'paused'] },
+        delete: false,
+        reason: { en_US: 'it is under way: cancel it before deleting it', zh_CN: '任务正在进行，请先取消再删除' },
+      },
+    ],
     actions: [
       {
         name: 'retryFailed',
@@ -449,6 +503,7 @@ function upgradeDeviceOf(part: OtaPart): EntityDef {
     idField: 'upgradeId',
     labelField: 'upgradeId',
     defaultSort: { field: 'upgradeId', order: 'asc' },
+    scope: { via: 'deviceId' },
     operations: ['list', 'get', 'export'],
     storage: {
       audited: false,
@@ -518,7 +573,10 @@ export const iotAudio = defineEntity({
   idField: 'audioId',
   labelField: 'appName',
   defaultSort: { field: 'audioId', order: 'desc' },
+  scope: PRODUCT_CATALOGUE,
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
+  // A sound a campaign has taken never changes (docs/ota.md › Approval binds): its next version is another row with the same IoT name.
+  storage: { indexes: [{ columns: ['iotName', 'version'], unique: true }] },
   fields: [
     idField('audioId'),
     { name: 'appName', kind: 'text', label: { en_US: 'App name', zh_CN: 'App 名称' }, required: true, max: 100, search: 'like', sort: true },
@@ -527,12 +585,14 @@ export const iotAudio = defineEntity({
       kind: 'text',
       label: { en_US: 'IoT name', zh_CN: '设备端名称' },
       required: true,
-      unique: true,
       max: 64,
       pattern: /^[a-z0-9_]+$/,
       patternMessage: { en_US: 'IoT name: lower-case letters, digits and _', zh_CN: '设备端名称：小写字母、数字和 _' },
       search: 'like',
-      help: { en_US: 'The name the device plays it by (the playAudio command)', zh_CN: '设备播放时使用的名称（playAudio 指令）' },
+      help: {
+        en_US: 'The name the device plays it by (the playAudio command); a new version of a sound is another audio with the same IoT name',
+        zh_CN: '设备播放时使用的名称（playAudio 指令）；声音的新版本是另一条 IoT 名称相同的音频',
+      },
     },
     { name: 'version', kind: 'version', default: '1.0.0', label: { en_US: 'Version', zh_CN: '版本' } },
     { name: 'file', kind: 'file', accept: ['mp3', 'wav', 'opus', 'amr', 'pcm'], maxBytes: 8 * 1024 * 1024, label: { en_US: 'Audio file', zh_CN: '音频文件' }, required: true, list: false },

@@ -28,6 +28,7 @@ export const repairOrder = defineEntity({
   idField: 'repairOrderId',
   labelField: 'orderNo',
   defaultSort: { field: 'createTime', order: 'desc' },
+  scope: { country: 'countryId', person: 'createBy' },
   // Orders come from the riders' app or a staff member's form, one at a time: no import.
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   // The status bar counts per state and the list filters by one, newest first.
@@ -65,8 +66,9 @@ export const repairOrder = defineEntity({
       ],
     },
     { name: 'contactEmail', kind: 'email', label: { en_US: 'Contact email', zh_CN: '联系邮箱' }, required: true, search: 'like' },
-    // A frame number until the bikes module exists; then a reference to the bike.
-    { name: 'bikeId', kind: 'text', label: { en_US: 'Bike ID', zh_CN: '车辆编号' }, required: true, max: 32, search: 'like' },
+    // A registered bike, picked by its frame number (the bike's label); the server fills the product
+    // from it. Null only on orders older than the reference whose typed frame number named no bike.
+    { name: 'bikeId', kind: 'reference', entity: 'bike', label: { en_US: 'Bike ID', zh_CN: '车辆编号' }, required: true, nullable: true, search: 'eq' },
     { name: 'firstName', kind: 'text', label: { en_US: 'First name', zh_CN: '名' }, required: true, max: 64 },
     { name: 'lastName', kind: 'text', label: { en_US: 'Last name', zh_CN: '姓' }, required: true, max: 64 },
     { name: 'countryId', kind: 'reference', entity: 'country', label: { en_US: 'Country / region', zh_CN: '国家/地区' }, search: 'eq' },
@@ -75,8 +77,9 @@ export const repairOrder = defineEntity({
     { name: 'photo', kind: 'file', accept: ['jpg', 'jpeg', 'png'], maxBytes: 20 * 1024 * 1024, label: { en_US: 'Photo', zh_CN: '照片' }, list: false },
     { name: 'video', kind: 'file', accept: ['mp4', 'mov'], maxBytes: 500 * 1024 * 1024, label: { en_US: 'Video', zh_CN: '视频' }, list: false },
     { name: 'shippingLabel', kind: 'file', accept: ['pdf'], maxBytes: 10 * 1024 * 1024, label: { en_US: 'Shipping label (PDF)', zh_CN: '快递面单（PDF）' }, list: false },
-    { name: 'sku', kind: 'text', label: { en_US: 'SKU', zh_CN: 'SKU' }, max: 64, search: 'like' },
-    { name: 'productName', kind: 'text', label: { en_US: 'Product name', zh_CN: '产品名称' }, max: 128 },
+    // The bike's product when the order was made or its bike changed: model, colour and size codes, and the model's name.
+    { name: 'sku', kind: 'text', label: { en_US: 'SKU', zh_CN: 'SKU' }, max: 64, search: 'like', readOnly: true },
+    { name: 'productName', kind: 'text', label: { en_US: 'Product name', zh_CN: '产品名称' }, max: 128, readOnly: true },
     { name: 'remark', kind: 'longText', label: { en_US: 'Remarks', zh_CN: '备注' }, max: 500, list: false },
     { name: 'dueTime', kind: 'datetime', label: { en_US: 'Due', zh_CN: '截止时间' }, readOnly: true, sort: true },
     { name: 'evaluationStars', kind: 'number', int: true, min: 1, max: 5, label: { en_US: 'Evaluation', zh_CN: '评价星级' }, readOnly: true },
@@ -133,6 +136,17 @@ export const repairOrder = defineEntity({
       },
     },
   },
+  // Once submitted, an order is the customer's request with its history: it ends by withdraw or
+  // reject, never by delete (only a draft, which has no history yet, goes). Once over (finished,
+  // withdrawn, closed) it is the record of what was done: nothing of it changes but its evaluation.
+  states: [
+    {
+      when: { field: 'status', is: ['pending', 'bikeCollecting', 'arrangingCollection', 'processing'] },
+      delete: false,
+      reason: { en_US: 'it has been submitted: withdraw it instead', zh_CN: '已提交，请撤回' },
+    },
+    { when: { field: 'status', is: ['finished', 'withdrawn', 'closed'] }, edit: [], delete: false },
+  ],
   actions: [
     {
       name: 'evaluate',

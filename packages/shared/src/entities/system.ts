@@ -1,3 +1,4 @@
+import { CONSOLE_RECORDS, SYSTEM_SETTINGS } from './owners'
 import { configValueType } from '../config-keys'
 import { USERNAME_PATTERN } from '../validation'
 import { defineEntity } from '../entity/define'
@@ -12,6 +13,7 @@ export const dictType = defineEntity({
   singular: { en_US: 'dictionary', zh_CN: '字典类型' },
   idField: 'dictId',
   defaultSort: { field: 'dictId', order: 'asc' },
+  scope: SYSTEM_SETTINGS,
   fields: [
     idField('dictId'),
     { name: 'dictName', kind: 'text', label: { en_US: 'Dictionary name', zh_CN: '字典名称' }, required: true, max: 100, search: 'like', sort: true },
@@ -45,6 +47,7 @@ export const dictData = defineEntity({
   singular: { en_US: 'dictionary item', zh_CN: '字典数据' },
   idField: 'dictCode',
   defaultSort: { field: 'dictSort', order: 'asc' },
+  scope: SYSTEM_SETTINGS,
   storage: { indexes: [{ name: 'sys_dict_data_type_value', columns: ['dictType', 'dictValue'], unique: true }] },
   fields: [
     idField('dictCode'),
@@ -71,6 +74,7 @@ export const config = defineEntity({
   singular: { en_US: 'configuration', zh_CN: '参数' },
   idField: 'configId',
   defaultSort: { field: 'configId', order: 'asc' },
+  scope: SYSTEM_SETTINGS,
   fields: [
     idField('configId'),
     { name: 'configName', kind: 'text', label: { en_US: 'Name', zh_CN: '参数名称' }, required: true, max: 100, search: 'like', sort: true },
@@ -92,6 +96,7 @@ export const loginLog = defineEntity({
   singular: { en_US: 'login log entry', zh_CN: '登录日志' },
   idField: 'infoId',
   defaultSort: { field: 'loginTime', order: 'desc' },
+  scope: CONSOLE_RECORDS,
   operations: ['list', 'get', 'remove', 'export'],
   storage: {
     audited: false,
@@ -123,6 +128,7 @@ export const operLog = defineEntity({
   singular: { en_US: 'operation log entry', zh_CN: '操作日志' },
   idField: 'operId',
   defaultSort: { field: 'operTime', order: 'desc' },
+  scope: CONSOLE_RECORDS,
   operations: ['list', 'get', 'remove', 'export'],
   storage: {
     audited: false,
@@ -143,7 +149,8 @@ export const operLog = defineEntity({
     { name: 'method', kind: 'text', label: { en_US: 'Handler', zh_CN: '操作方法' }, max: 255, readOnly: true, list: false },
     { name: 'operIp', kind: 'text', label: { en_US: 'IP address', zh_CN: '操作地址' }, max: 128, readOnly: true },
     { name: 'operParam', kind: 'longText', label: { en_US: 'Parameters', zh_CN: '请求参数' }, readOnly: true, list: false },
-    { name: 'jsonResult', kind: 'longText', label: { en_US: 'Response', zh_CN: '返回参数' }, readOnly: true, list: false },
+    // How the request ended (status, code, message, the ids and counts it names), never the answer's rows.
+    { name: 'jsonResult', kind: 'longText', label: { en_US: 'Outcome', zh_CN: '操作结果' }, readOnly: true, list: false },
     { name: 'status', kind: 'dict', dict: 'sys_common_status', label: { en_US: 'Status', zh_CN: '操作状态' }, max: 1, required: true, search: 'eq', readOnly: true },
     { name: 'errorMsg', kind: 'longText', label: { en_US: 'Error', zh_CN: '错误消息' }, readOnly: true, list: false },
     { name: 'operTime', kind: 'datetime', label: { en_US: 'Time', zh_CN: '操作时间' }, required: true, search: 'range', sort: true, readOnly: true },
@@ -161,6 +168,7 @@ export const mailOutbox = defineEntity({
   singular: { en_US: 'mail', zh_CN: '邮件' },
   idField: 'mailId',
   defaultSort: { field: 'createTime', order: 'desc' },
+  scope: CONSOLE_RECORDS,
   // Every list exports (SPEC §1): bodies are stored with reset codes masked, so a file shows none.
   operations: ['list', 'get', 'remove', 'export'],
   storage: { audited: false },
@@ -185,8 +193,8 @@ export const dept = defineEntity({
   idField: 'deptId',
   labelField: 'deptName',
   defaultSort: { field: 'orderNum', order: 'asc' },
+  scope: { dept: 'deptId' },
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
-  dataScope: { deptField: 'deptId' },
   storage: {
     columns: [
       // Comma-separated ids of all ancestors, root first: "0,100,101".
@@ -227,6 +235,7 @@ export const menu = defineEntity({
   idField: 'menuId',
   labelField: 'menuName',
   defaultSort: { field: 'orderNum', order: 'asc' },
+  scope: SYSTEM_SETTINGS,
   // Every list exports (SPEC §1); a tree in the order its page shows it (crud/tree-order.ts).
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   fields: [
@@ -300,6 +309,7 @@ export const role = defineEntity({
   idField: 'roleId',
   labelField: 'roleName',
   defaultSort: { field: 'roleSort', order: 'asc' },
+  scope: SYSTEM_SETTINGS,
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   storage: { columns: [{ name: 'delFlag', kind: 'text', max: 1, default: '0' }] },
   fields: [
@@ -337,7 +347,7 @@ export const user = defineEntity({
   idField: 'userId',
   labelField: 'userName',
   defaultSort: { field: 'userId', order: 'asc' },
-  dataScope: { deptField: 'deptId', userField: 'userId' },
+  scope: { dept: 'deptId', person: 'userId' },
   storage: {
     columns: [
       { name: 'userType', kind: 'text', max: 2, default: '00' },
@@ -395,6 +405,7 @@ export const i18n = defineEntity({
   idField: 'i18nId',
   labelField: 'sourceKey',
   defaultSort: { field: 'sourceKey', order: 'asc' },
+  scope: SYSTEM_SETTINGS,
   storage: { indexes: [{ columns: ['type'] }] },
   fields: [
     idField('i18nId'),
@@ -433,6 +444,7 @@ export const country = defineEntity({
   idField: 'countryId',
   labelField: 'nameEn',
   defaultSort: { field: 'nameEn', order: 'asc' },
+  scope: SYSTEM_SETTINGS,
   fields: [
     idField('countryId'),
     { name: 'code', kind: 'letterCode', max: 2, label: { en_US: 'Code', zh_CN: '代码' }, required: true, unique: true, search: 'eq', sort: true },

@@ -1,3 +1,4 @@
+import { CONSOLE_RECORDS, PRODUCTION } from './owners'
 import { defineEntity } from '../entity/define'
 import type { EnumOption } from '../entity/types'
 import { createTime, idField, remark, status } from './common-fields'
@@ -36,6 +37,7 @@ export const toolUser = defineEntity({
   idField: 'toolUserId',
   labelField: 'email',
   defaultSort: { field: 'toolUserId', order: 'desc' },
+  scope: PRODUCTION,
   // Counts the password changes: a tool token remembers the count it was opened under, so a new password ends the old tokens.
   storage: { columns: [{ name: 'sessionGeneration', kind: 'number', int: true, default: 0 }] },
   actions: [
@@ -86,6 +88,7 @@ export const toolDevice = defineEntity({
   idField: 'toolDeviceId',
   labelField: 'sn',
   defaultSort: { field: 'toolDeviceId', order: 'desc' },
+  scope: PRODUCTION,
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,
@@ -132,6 +135,7 @@ export const genTable = defineEntity({
   idField: 'tableId',
   labelField: 'tableName',
   defaultSort: { field: 'tableId', order: 'desc' },
+  scope: CONSOLE_RECORDS,
   operations: ['list', 'get', 'remove', 'export'],
   fields: [
     idField('tableId'),

@@ -1,6 +1,7 @@
 import type { EntityDef, FieldDef, Label, Operation } from './types'
 import { checkRelatedDefinition } from './related'
 import { checkWorkflow } from './workflow'
+import { checkStates } from './states'
 
 export * from './related'
 
@@ -113,13 +114,11 @@ export function defineEntity<const D extends EntityDef>(def: D & KnownKeysOnly<D
     if (f.sortBy && (!f.sort || !def.storage?.columns?.some((c) => c.name === f.sortBy))) throw new Error(`${def.key}.${f.name}: sortBy ${f.sortBy} needs sort and must name a storage column`)
   }
   checkWorkflow(def, fieldMap)
+  checkStates(def, fieldMap)
   checkRelatedDefinition(def)
   mustExist(def.idField, 'idField')
   mustExist(def.defaultSort.field, 'defaultSort')
-  if (def.dataScope) {
-    mustExist(def.dataScope.deptField, 'dataScope.deptField')
-    if (def.dataScope.userField) mustExist(def.dataScope.userField, 'dataScope.userField')
-  }
+  checkScopeDefinition(def, fieldMap)
   const labelField = def.labelField ?? def.fields.find((f) => f.kind === 'text')?.name ?? def.idField
   mustExist(labelField, 'labelField')
   const parents = def.fields.filter((f) => f.kind === 'treeParent')
@@ -147,4 +146,31 @@ export function defineEntity<const D extends EntityDef>(def: D & KnownKeysOnly<D
     treeParent: parents[0]?.name ?? null,
     related: def.related ?? [],
   }
+}
+
+/**
+ * What a scope declaration says alone: an owner's columns are this entity's fields of the right kind
+ * (`person` may also be the audit column createBy), and `none` gives its reason in both languages.
+ * What needs the other entities (a `via` target that has an owner, a `heldBy` reference to this
+ * entity) is checked by scopeProblems once every definition is registered.
+ */
+function checkScopeDefinition(def: EntityDef, fieldMap: Map<string, FieldDef>) {
+  const s = def.scope
+  if (!s) return
+  const where = `${def.key}: scope`
+  if (s.none !== undefined) {
+    if (!s.none.en_US?.trim() || !s.none.zh_CN?.trim()) throw new Error(`${where}.none must say why in en_US and zh_CN`)
+    return
+  }
+  // The row's own id counts as a reference to its own entity (a department owns itself).
+  const refersTo = (name: string, entity: string) => {
+    const f = fieldMap.get(name)
+    return name === def.idField ? def.key === entity : f?.kind === 'reference' && f.entity === entity
+  }
+  if (!s.dept && !s.country && !s.via && !s.heldBy && !s.person) throw new Error(`${where} names no owner: say dept, country, via, heldBy or person, or none with the reason`)
+  if (s.dept && !refersTo(s.dept, 'dept')) throw new Error(`${where}.dept ${s.dept} must be a reference to dept (or the id of dept)`)
+  if (s.country && !refersTo(s.country, 'country')) throw new Error(`${where}.country ${s.country} must be a reference to country`)
+  if (s.via && fieldMap.get(s.via)?.kind !== 'reference') throw new Error(`${where}.via ${s.via} must be a reference field`)
+  if (s.person && s.person !== 'createBy' && !refersTo(s.person, 'user')) throw new Error(`${where}.person ${s.person} must be a reference to user (or the id of user), or createBy`)
+  if (s.person === 'createBy' && def.storage?.audited === false) throw new Error(`${where}.person createBy needs the audit columns`)
 }

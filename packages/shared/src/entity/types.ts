@@ -234,6 +234,33 @@ export interface ActionPreview {
   /** The action needs a second confirmation with this text; it is then sent with `confirmed: true`. */
   secondConfirm?: string
 }
+
+/**
+ * A condition on a row's stored values: a field holds one of these values (states of its status,
+ * enum or text), or a number field is above a value (an order with frame numbers: numbersGenerated
+ * above 0).
+ */
+export type RowCondition = { field: string; is: readonly string[] } | { field: string; above: number }
+
+/**
+ * What a row still allows while it meets a condition (docs/entity-engine.md › State rules): the
+ * fields a modify may still change and whether it may be deleted. The server refuses the rest (409
+ * naming the row and why, nothing changed); the console offers no button for it and locks the
+ * fields. Several rules a row meets add up: a field stays editable only if each of them allows it.
+ */
+export interface StateRule {
+  when: RowCondition
+  /** The fields a modify may still change (none: the row is read-only); omitted: every field. */
+  edit?: readonly string[]
+  /** `false`: the row cannot be deleted. Default true. */
+  delete?: boolean
+  /**
+   * Why, as a clause after the row's name ("Cannot delete bike order PO-1: it has frame numbers");
+   * default "it is <state>" (the condition's value as people read it). Required with `above`.
+   */
+  reason?: Label
+}
+
 export type Operation = 'list' | 'get' | 'add' | 'edit' | 'remove' | 'export' | 'import'
 
 /** The period a summary adds rows up by (UTC; weeks start on Monday). */
@@ -315,6 +342,25 @@ export interface AppRead {
   sort?: { field: string; order: 'asc' | 'desc' }
 }
 
+/**
+ * How an entity's rows belong to the caller's data scope. A row is in scope when any declared owner
+ * is: its department among the caller's departments (`dept`), its country among those departments'
+ * countries (`country`), the row it refers to through `via` in scope (by that entity's own
+ * declaration), a row of `heldBy.entity` in scope referring to it through `heldBy.field`, or, for
+ * "personal only", `person` naming the caller (a reference to the user, or the audit column
+ * `createBy`, the user name). `none` says the rows are nobody's (settings, catalogues), and why.
+ */
+export type ScopeDef =
+  | {
+      dept?: string
+      country?: string
+      via?: string
+      heldBy?: { entity: string; field: string }
+      person?: string
+      none?: never
+    }
+  | { none: Label; dept?: never; country?: never; via?: never; heldBy?: never; person?: never }
+
 export interface EntityDef {
   key: string
   /** Kysely table name (camelCase of the SQL table). */
@@ -343,12 +389,22 @@ export interface EntityDef {
   defaultSort: { field: string; order: 'asc' | 'desc' }
   /** Default: all but import. */
   operations?: readonly Operation[]
-  /** Rows are owned by a department (and optionally a user): the role's data scope filters them. */
-  dataScope?: { deptField: string; userField?: string }
+  /**
+   * Whose rows these are, for the role's data scope (docs/entity-engine.md › Data scope). Every entity
+   * a server serves declares it: an owner (a department, a country, what it refers to or what refers
+   * to it, a person), or `none` with the reason it has no owner. The server refuses to start on an
+   * entity without one.
+   */
+  scope?: ScopeDef
   /** The table beyond the fields: audit columns, columns no field shows, indexes (docs/entity-engine.md › Table shape). */
   storage?: StorageDef
   /** A status that changes only through named steps. */
   transitions?: Transitions
+  /**
+   * What a row's state still allows: per condition (states of a field, a counter above a value), the
+   * fields a modify may change and whether the row may be deleted (StateRule).
+   */
+  states?: readonly StateRule[]
   actions?: readonly ActionDef[]
   /** Lists of other entities' rows that refer to a row of this one, in its details (RelatedList). */
   related?: readonly RelatedList[]

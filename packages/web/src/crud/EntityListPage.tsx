@@ -17,6 +17,7 @@ import { ListPager } from './list/ListPager'
 import { ListToolbar } from './list/ListToolbar'
 import { RowActions, standardRowActions, type RowActionList } from './list/RowActions'
 import { SearchForm } from './list/SearchForm'
+import { deleteRefusal, editRefusal, mayEditRow } from './list/stateRefusal'
 import { filtersFrom, searchFieldsOf } from './list/searchFields'
 import { useDeleteRows } from './list/useDeleteRows'
 import { overdueField, searchFromUrl } from './list/urlFilters'
@@ -146,10 +147,11 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
   const ownCells: Readonly<Record<string, CellRenderer<EntityRow<E>>>> = { ...workflowCells(entity), ...cells }
   const columns = listColumns(entity, state.sort, ownCells)
   const shownColumns: ColumnType<EntityRow<E>>[] = [...columns.filter((c) => !hiddenColumns.has(c.key)), ...extraColumns]
-  // The steps the row's state allows come first: they are what the row waits for.
+  // The steps the row's state allows come first: they are what the row waits for. Modify and delete
+  // only where the row's state allows them (the definition's `states`).
   const actionsOf = (row: EntityRow<E>): RowActionList => [
     ...workflow.rowActions(row),
-    ...standardRowActions(t, allowed, {
+    ...standardRowActions(t, { ...allowed, edit: allowed.edit && mayEditRow(entity, row), remove: allowed.remove && !deleteRefusal(t, entity, [row]) }, {
       onEdit: () => setFormRequest({ id: idOf(row) }),
       onAddChild: tree ? () => setFormRequest({ preset: { ...childPreset?.(row), [tree]: idOf(row) } }) : undefined,
       onDelete: () => confirmDelete([row]),
@@ -172,6 +174,8 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
     <ListActions
       allowed={allowed}
       selected={selectedRows.length}
+      editRefusal={selectedRows.length === 1 ? editRefusal(t, entity, selectedRows[0]!) : null}
+      deleteRefusal={deleteRefusal(t, entity, selectedRows)}
       tree={tree ? { expanded: allExpanded, onToggle: () => setExpandedKeys(allExpanded ? [] : parentKeys(dataSource, entity.idField)) } : undefined}
       onAdd={() => setFormRequest({ preset: addPreset })}
       onEdit={() => setFormRequest({ id: idOf(selectedRows[0]) })}

@@ -11,6 +11,7 @@ export const jobInfo = (over: Partial<JobInfo> = {}): JobInfo => ({
   result: null,
   error: null,
   fileName: null,
+  mayDownload: false,
   createById: 1,
   createBy: 'admin',
   createTime: '2026-11-24T08:00:00Z',

@@ -96,6 +96,8 @@ export const SEED_CONFIGS: [string, string, string, string][] = [
   ['tool.sql.timeoutSeconds', 'SQL execution timeout', '10', 'seconds a statement of the SQL tool may run before it is stopped (1 to 300)'],
   ['tool.sql.maxRows', 'SQL execution row cap', '10000', 'rows a statement of the SQL tool answers at most (1 to 100,000)'],
   ['tool.sql.maxResultMb', 'SQL execution result size cap', '8', 'MB of rows a statement of the SQL tool answers at most (1 to 64)'],
+  ['tool.sql.maxConcurrentPerUser', 'SQL execution runs per user', '2', 'statements one user may run at once in the SQL tool; the next is refused until one finishes (1 to 64)'],
+  ['tool.sql.maxConcurrent', 'SQL execution runs in all', '4', 'statements the SQL tool runs at once on each server instance, all users together; the next is refused until one finishes (1 to 256)'],
   ['monitor.backup.intervalHours', 'Scheduled backup interval', '24', 'hours between scheduled backups into BACKUP_DIR/scheduled; 0 turns them off'],
   ['monitor.backup.keep', 'Scheduled backups kept', '7', 'newest scheduled backups kept; older ones are removed after each backup (1 to 365)'],
   ['monitor.retention.intervalHours', 'Data retention interval', '1', 'hours between runs of the data retention job; 0 turns it off'],

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { definedPageButtons, entityForComponent, MENU_CATALOGUE, type MenuSeed, STANDARD_ACTIONS } from '@velo/shared'
+import { allEntities, definedButtons, definedPageButtons, entityForComponent, MENU_CATALOGUE, type MenuSeed, STANDARD_ACTIONS } from '@velo/shared'
 import type { Kysely, Transaction } from 'kysely'
 import { newRegistrationKey } from '../../iot/device-auth'
 import { seedMessageConfigs } from '../../modules/iot/warnings/defaults'
@@ -24,7 +24,7 @@ export interface SeedResult {
 
 type Tx = Transaction<Database>
 
-function generatePassword(): string {
+export function generatePassword(): string {
   // 16 characters from an alphabet without look-alikes, plus a digit and a sign to meet any rule.
   const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'
   const bytes = randomBytes(14)
@@ -53,13 +53,18 @@ async function seedDepartments(tx: Tx) {
 
 /**
  * The buttons of a catalogue page: from its definition where the page has one (its operations,
- * steps and actions: a log gets no add), else the standard set; with the catalogue's extras.
+ * steps and actions: a log gets no add), else the standard set and the steps and actions of the
+ * definitions that share its permission (an OTA part's page, whose tabs are its suppliers, products,
+ * firmware and upgrades); with the catalogue's extras.
  */
 function pageButtons(seed: MenuSeed): [perms: string, name: string][] {
   const entity = seed.component ? entityForComponent(seed.component) : undefined
   const standard = [...STANDARD_ACTIONS, ...(seed.imports ? ['import'] : [])].map((a): [string, string] => [`${seed.permission}:${a}`, `button.${a}`])
   const own = seed.buttons?.map(([perms, name]): [string, string] => [perms, name])
   const buttons = new Map(own ?? (entity ? definedPageButtons(entity) : standard))
+  if (!own && !entity && seed.permission) {
+    for (const e of allEntities()) if (e.permission === seed.permission) for (const [perms, name] of definedButtons(e)) if (!buttons.has(perms)) buttons.set(perms, name)
+  }
   for (const perms of seed.extra ?? []) if (!buttons.has(perms)) buttons.set(perms, `button.${perms.split(':').at(-1)}`)
   return [...buttons]
 }
@@ -480,6 +485,11 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
       await missingConfigs(tx)
     },
   },
+  // SQL execution's caps on statements running at once (per user, in all).
+  { version: 13, apply: (tx) => missingConfigs(tx) },
+  // Upgrade campaigns' Revise step (issue 35: a change after submit is a new revision, approved again), and
+  // the display, battery and controller parts' campaign steps and Retry the failed, which their pages lacked.
+  { version: 14, apply: (tx) => definedButtonsArea(tx) },
 ]
 
 /** The version a database is at once seeded by this server. */

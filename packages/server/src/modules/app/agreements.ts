@@ -7,6 +7,7 @@ import { ok } from '../../platform/envelope'
 import { notFound } from '../../platform/errors'
 import { MEMBER, PUBLIC } from '../../platform/rbac/guard'
 import { envelope } from '../../platform/responses'
+import { sanitizeRichTextForRead } from '../../platform/rich-text'
 import type { Services } from '../../platform/services'
 import { agreementStanding } from '../content/agreements'
 import { signedInMember } from './members'
@@ -77,7 +78,8 @@ export function registerAgreements(app: FastifyInstance, services: Services) {
         .orderBy('protocolId', 'desc')
         .executeTakeFirst()
       if (!row) throw notFound('app.agreementNotFound')
-      return { ...row, protocolId: Number(row.protocolId), isUpdate: Boolean(row.isUpdate), publishTime: row.publishTime ?? null }
+      // Rich text as the app API sends it everywhere: sanitized by today's rules (platform/rich-text.ts).
+      return { ...row, content: sanitizeRichTextForRead(row.content), protocolId: Number(row.protocolId), isUpdate: Boolean(row.isUpdate), publishTime: row.publishTime ?? null }
     },
   )
 

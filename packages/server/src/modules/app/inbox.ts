@@ -5,6 +5,7 @@ import { pagingFields } from '../../platform/crud/schemas'
 import { notFound } from '../../platform/errors'
 import { MEMBER } from '../../platform/rbac/guard'
 import { envelope } from '../../platform/responses'
+import { sanitizeRichTextForRead } from '../../platform/rich-text'
 import type { Services } from '../../platform/services'
 import { signedInMember } from './members'
 import { APP_TAGS, appDb, MEMBER_SECURITY } from './tables'
@@ -56,7 +57,8 @@ export function registerInbox(app: FastifyInstance, services: Services) {
         .where('memberId', '=', memberId)
         .executeTakeFirstOrThrow()
       return {
-        rows: rows.map((r) => ({ messageId: Number(r.messageId), title: r.title, content: r.content, deliveredAt: r.deliveredAt, readTime: r.readTime ?? null })),
+        // Rich text as the app API sends it everywhere: sanitized by today's rules (platform/rich-text.ts).
+        rows: rows.map((r) => ({ messageId: Number(r.messageId), title: r.title, content: sanitizeRichTextForRead(r.content), deliveredAt: r.deliveredAt, readTime: r.readTime ?? null })),
         total: Number(counts.total),
         unread: Number(counts.unread),
       }

@@ -7,7 +7,9 @@ import { type ExpressionBuilder, type Expression, type Kysely, type SqlBool } fr
 import { z } from 'zod'
 import { badRequest, notFound } from '../../platform/errors'
 import { sendFile } from '../../platform/files/send'
+import { isJobsFolderName } from '../../platform/jobs/output'
 import { PUBLIC } from '../../platform/rbac/guard'
+import { sanitizeRichTextForRead } from '../../platform/rich-text'
 import { envelope, fileAnswer } from '../../platform/responses'
 import type { Services } from '../../platform/services'
 import { matchesEtag, PUBLIC_CACHE_CONTROL } from './caching'
@@ -139,13 +141,25 @@ function labelsOf(e: AppEntity, eb: AnyEb) {
     })
 }
 
-/** Stored values as JSON has them, whatever the dialect answered (SQLite 1/0, PostgreSQL decimal strings). */
+/**
+ * Stored values as JSON has them, whatever the dialect answered (SQLite 1/0, PostgreSQL decimal
+ * strings); rich text sanitized by today's rules (platform/rich-text.ts), however old the row.
+ */
 export function presentAppRow(e: AppEntity, row: Row): Row {
   const out: Row = { [e.idField]: Number(row[e.idField]) }
   for (const name of e.app.fields) {
     const f = e.fieldMap.get(name)!
     const v = row[name]
-    out[name] = v === null || v === undefined ? null : f.kind === 'boolean' ? Boolean(v) : f.kind === 'money' || f.kind === 'reference' ? Number(v) : v
+    out[name] =
+      v === null || v === undefined
+        ? null
+        : f.kind === 'boolean'
+          ? Boolean(v)
+          : f.kind === 'money' || f.kind === 'reference'
+            ? Number(v)
+            : f.kind === 'richText' && typeof v === 'string'
+              ? sanitizeRichTextForRead(v)
+              : v
     if (f.kind === 'reference') out[`${name}Label`] = (row[`${name}Label`] as string | null | undefined) ?? null
   }
   return out
@@ -236,7 +250,8 @@ export function registerAppReads(app: FastifyInstance, services: Services, reser
         async (req, reply) => {
           const fileName = req.params['*']
           const full = services.storage.resolve(fileName)
-          if (!full) throw notFound('download.missing')
+          // A job's file is never a row's to show, whatever a field holds (GET /monitor/job/:id/file alone serves it).
+          if (!full || isJobsFolderName(services.storage, fileName)) throw notFound('download.missing')
           const now = new Date().toISOString()
           const held = await db
             .selectFrom(e.table)

@@ -1,4 +1,4 @@
-import { basename, extname, posix } from 'node:path'
+import { basename, extname, posix, relative, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -9,6 +9,8 @@ import { PUBLIC, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { readOneImage } from '../../platform/uploads'
 import { isEntityFile } from '../../platform/files/routes'
+import { isJobsFolderName } from '../../platform/jobs/output'
+import type { Storage } from '../../platform/storage'
 import { envelope, fileAnswer } from '../../platform/responses'
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -65,15 +67,20 @@ export function registerFiles(app: FastifyInstance, services: Services) {
       config: { permission: SIGNED_IN },
       schema: {
         tags,
-        summary: 'Download a file from the storage folder; delete=true removes a generated download (download/…) afterwards',
+        summary: "Download a file from the storage folder (not a record's file nor a job's: their own routes serve them); delete=true removes a generated download (download/…) afterwards",
         querystring: z.object({ fileName: z.string().min(1).max(255), delete: z.enum(['true', 'false']).default('false') }),
         response: { 200: filesAnswer([...new Set(Object.values(CONTENT_TYPES)), 'application/octet-stream'], 'The file, typed by its extension, as an attachment') },
       },
     },
     async (req, reply) => {
       if (!storage.resolve(req.query.fileName)) throw badRequest('download.badName')
-      // A record's file is kept to that record's permission and data scope: its own route serves it.
-      if (isEntityFile(posix.normalize(req.query.fileName))) throw forbidden('download.entityFile')
+      // A job's file is its starter's: GET /monitor/job/:id/file serves it under mayReadJobOutput, never this route.
+      if (isJobsFolderName(storage, req.query.fileName)) throw forbidden('download.jobFile')
+      // Only what is shared by nature, judged on the name as resolved (no `../files/file/…` around it):
+      // anything else — a record's file, kept to its permission and data scope — has its own route.
+      const folder = storedFolderOf(storage, req.query.fileName)
+      if (folder === 'file' || isEntityFile(posix.normalize(req.query.fileName))) throw forbidden('download.entityFile')
+      if (!SHARED_FOLDERS.has(folder)) throw notFound('download.missing')
       // Uploaded images and avatars are shared; only one-off generated files may go with the download.
       if (req.query.delete === 'true' && !posix.normalize(req.query.fileName).startsWith('download/')) throw forbidden('download.deleteRefused')
       const bytes = await storage.read(req.query.fileName)
@@ -95,4 +102,19 @@ export function registerFiles(app: FastifyInstance, services: Services) {
       return ok({ fileName, originalFilename: image.originalName, url: `${services.config.apiPrefix}/common/download?fileName=${encodeURIComponent(fileName)}` })
     },
   )
+}
+
+/**
+ * What /common/download serves: uploaded images and avatars (shown to every signed-in user), the
+ * demo's pictures, and one-off generated downloads. Records' files and jobs' outputs have routes of
+ * their own that check who may read them.
+ */
+const SHARED_FOLDERS = new Set(['upload', 'avatar', 'demo', 'download'])
+
+/** The first folder of a stored name once resolved under STORAGE_DIR, lower-cased without trailing dots or spaces ('' when it resolves nowhere). */
+function storedFolderOf(storage: Storage, name: string): string {
+  const full = storage.resolve(name)
+  if (!full) return ''
+  const parts = relative(storage.root, full).split(sep)
+  return parts.length > 1 ? (parts[0] ?? '').replace(/[. ]+$/, '').toLowerCase() : ''
 }

@@ -5,7 +5,7 @@ import { registerEntityRoutes } from '../../platform/crud/routes'
 import { confirmRequired, conflict } from '../../platform/errors'
 import { t } from '../../platform/i18n'
 import type { Services } from '../../platform/services'
-import { fieldLabel, isTrue, merged, optionLabel } from './fields'
+import { isTrue, merged, optionLabel } from './fields'
 
 const { protocol, protocolSignature } = contentEntities
 
@@ -13,8 +13,6 @@ type Row = Record<string, unknown>
 
 /** A version is one row per type, language and version code (a unique index). */
 const KEY = ['type', 'language', 'versionCode'] as const
-/** What members signed or read: fixed once a version is published; a change is a new version. */
-const SIGNED_TEXT = ['content', 'type', 'language', 'versionCode', 'isUpdate'] as const
 /** What a replaced version hands to the row that takes its place, so a published one stays published. */
 const CARRIED = ['status', 'signCount', 'cancelCount', 'publishTime'] as const
 
@@ -132,12 +130,6 @@ export async function agreementStanding(
   return { current, signed: newest !== null && versionNumber(newest) >= floor, signedVersion: newest }
 }
 
-/** The state of a version as a sentence says it ("published", "已发布"). */
-function stateOf(row: Row) {
-  const state = optionLabel(protocol, 'status', row.status)
-  return { stateEn: state.en_US.toLowerCase(), stateZh: state.zh_CN }
-}
-
 /**
  * Content › Agreements: a version that exists is overwritten only after a question (its signatures
  * and state go to the row that replaces it); publishing one retires the previous version of its type
@@ -151,28 +143,14 @@ export function registerAgreements(app: FastifyInstance, services: Services) {
       if (carried) Object.assign(columns, carried)
     },
     afterCreate: async ({ tx, row, context }) => moveSignatures(tx, context, row.protocolId),
+    // Published or superseded, only its name and remark change and it is not deleted: the definition's state rules.
     beforeUpdate: async ({ tx, before, values, confirmed, context }) => {
-      if (before.status !== 'draft') {
-        const changed = SIGNED_TEXT.filter((f) => values[f] !== undefined && String(values[f]) !== String(before[f]))
-        if (changed.length) {
-          const names = changed.map((f) => fieldLabel(protocol, f))
-          throw conflict(
-            'content.protocol.publishNewVersion',
-            { name: String(before.name), version: String(before.versionCode), ...stateOf(before), fieldsEn: names.map((n) => n.en_US.toLowerCase()).join(', '), fieldsZh: names.map((n) => n.zh_CN).join('、') },
-            changed[0],
-          )
-        }
-      }
       const after = merged(before, values)
       if (KEY.every((k) => String(after[k]) === String(before[k]))) return
       const carried = await replaceVersion(tx, after, confirmed, context, before.protocolId)
       if (carried) Object.assign(values, carried)
     },
     afterUpdate: async ({ tx, after, context }) => moveSignatures(tx, context, after.protocolId),
-    beforeDelete: async ({ rows }) => {
-      const kept = rows.find((r) => r.status !== 'draft')
-      if (kept) throw conflict('content.protocol.draftOnlyDelete', { name: String(kept.name), version: String(kept.versionCode), ...stateOf(kept) })
-    },
     previews: {
       publish: async ({ tx, rows, lang }) => {
         const row = rows[0]!

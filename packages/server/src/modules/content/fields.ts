@@ -13,10 +13,6 @@ export const merged = (before: Row, values: Row): Row => ({ ...before, ...Object
 /** The `data` of a refusal that marks one form field. */
 export const on = (field: string) => ({ errors: [{ field }] })
 
-export function fieldLabel(e: ResolvedEntity, field: string): Label {
-  return e.fieldMap.get(field)?.label ?? { en_US: field, zh_CN: field }
-}
-
 /** An enum field's option as people read it, else the value itself. */
 export function optionLabel(e: ResolvedEntity, field: string, value: unknown): Label {
   const f = e.fieldMap.get(field)

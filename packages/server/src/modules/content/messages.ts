@@ -291,21 +291,6 @@ const count = (lang: Language, n: number) => new Intl.NumberFormat(lang.replace(
 const utcMinute = (iso: unknown) => new Date(String(iso)).toISOString().slice(0, 16).replace('T', ' ')
 
 /**
- * A message that is sending or sent is history: held here, in the write's transaction, by a
- * conditional update of the unsent ones, so a delivery claiming it at the same moment either waits
- * for this write or makes it fail. False when one of them is no longer unsent.
- */
-async function holdUnsent(tx: Kysely<any>, ids: unknown[]): Promise<boolean> {
-  const held = await tx
-    .updateTable(message.table)
-    .set((eb) => ({ status: eb.ref('status') }))
-    .where('messageId', 'in', ids)
-    .where('status', 'in', [...UNSENT])
-    .executeTakeFirst()
-  return Number(held.numUpdatedRows) === ids.length
-}
-
-/**
  * Content › System messages: the audience's rules on add and modify, the Push action (a job: its
  * preview counts the recipients), the scheduled delivery's ticker, and the sent message kept as
  * history (neither deleted nor changed).
@@ -315,8 +300,8 @@ export function registerMessages(app: FastifyInstance, services: Services) {
 
   registerEntityRoutes(app, services, message, {
     beforeCreate: async ({ values }) => checkAudience(values, Array.isArray(values.memberIds) ? values.memberIds.length : 0),
+    // Being sent or sent, it is neither changed nor deleted: the definition's state rules.
     beforeUpdate: async ({ tx, before, values }) => {
-      if (!(await holdUnsent(tx, [before.messageId]))) throw conflict('content.message.sentNoChange', { title: String(before.title) })
       const after = merged(before, values)
       checkAudience(after, Array.isArray(values.memberIds) ? values.memberIds.length : await selectedCount(tx, before.messageId))
       // Scheduled without a time to wait for any more: a draft again, pushed by hand.
@@ -324,7 +309,6 @@ export function registerMessages(app: FastifyInstance, services: Services) {
     },
     beforeDelete: async ({ tx, rows }) => {
       const ids = rows.map((r) => r.messageId)
-      if (!(await holdUnsent(tx, ids))) throw conflict('content.message.sentNoDelete')
       // A push stopped part way left inbox rows of a message that is a draft again: they go with it.
       await tx.deleteFrom(messageRecipient.table).where('messageId', 'in', ids).execute()
     },

@@ -4,6 +4,7 @@ import type { Dialect } from '../../db/database'
 import type { AuthContext } from '../../platform/rbac/auth-context'
 import { hasPermission } from '../../platform/rbac/auth-context'
 import type { Services } from '../../platform/services'
+import type { RowScope } from '../../platform/rbac/data-scope'
 import type { CountryScope } from './scope'
 
 /** What a dashboard's figures are computed from: one caller, one query. */
@@ -15,6 +16,8 @@ export interface DashboardContext {
   def: DashboardDef
   query: DashboardQuery
   scope: CountryScope
+  /** The caller's data scope as the lists apply it: a card counts what the list it opens shows. */
+  rows: RowScope
   auth: AuthContext
   /** The caller's language (currentLanguage): names the server words itself (a country, a part). */
   lang: Language

@@ -1,9 +1,10 @@
-import { finalStates, serviceEntities, type FigureValue } from '@velo/shared'
+import { bikeEntities, finalStates, iotEntities, iotWarningEntities, type ResolvedEntity, serviceEntities, type FigureValue } from '@velo/shared'
 import { sql, type RawBuilder } from 'kysely'
-import type { DashboardCompute, DashboardContext } from './context'
+import type { DashboardCompute } from './context'
 import { addDays, dayOf, startOf } from './query'
 import { dayOfSql, freshRollups } from './rollups'
 import { daysOf } from './engagement'
+import { entityScope } from '../../platform/rbac/entity-scope'
 import { countryCondition } from './scope'
 
 // The home page (docs/dashboards.md › Home): one cheap statement per card, each only for a caller
@@ -12,18 +13,6 @@ import { countryCondition } from './scope'
 type Row = Record<string, unknown>
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
 const OPEN_WARNING_STATES = ['activeUnack', 'activeAck']
-
-/**
- * Devices (alias d) counted for the caller: all of them under the "all" scope; otherwise through the
- * bike they are fitted to and its bound member's country (a device on no member's bike has none).
- */
-function deviceScope(ctx: DashboardContext): { join: RawBuilder<unknown>; where: RawBuilder<unknown> } {
-  if (ctx.scope.all) return { join: sql``, where: sql`1 = 1` }
-  return {
-    join: sql` join bike_bike b on b.iot_device_id = d.device_id join mem_member m on m.member_id = b.member_id`,
-    where: countryCondition('m.country_id', ctx.scope, undefined),
-  }
-}
 
 export const homeDashboard: DashboardCompute = async (ctx) => {
   const { db, dialect, scope } = ctx
@@ -36,21 +25,18 @@ export const homeDashboard: DashboardCompute = async (ctx) => {
   let refreshedAt: string | null = null
 
   const card = async (key: string, compute: () => Promise<number | null>): Promise<number | null> => (allowed(key) ? compute() : null)
-  const bikesRegistered = await card('bikesRegistered', () =>
-    scope.all
-      ? count(sql`select count(*) as n from bike_bike b where b.bind_status = 'bound'`)
-      : count(sql`select count(*) as n from bike_bike b join mem_member m on m.member_id = b.member_id where b.bind_status = 'bound' and ${countryCondition('m.country_id', scope, undefined)}`),
-  )
+  // Each card's rows are those of the list it opens, in the caller's data scope as the list applies it.
+  const inScope = (entity: ResolvedEntity, alias: string) => entityScope(entity, ctx.rows, alias)
+  const bikesRegistered = await card('bikesRegistered', () => count(sql`select count(*) as n from bike_bike b where b.bind_status = 'bound' and ${inScope(bikeEntities.bike, 'b')}`))
   const membersActive7d = await card('membersActive7d', async () => {
     refreshedAt = await freshRollups(db, dialect)
     return count(sql`select count(distinct md.member_id) as n from dash_member_day md where md.day >= ${addDays(today, -6)} and md.day <= ${today} and ${countryCondition('md.country_id', scope, undefined)}`)
   })
-  const devices = deviceScope(ctx)
-  const devicesOnline = await card('devicesOnline', () => count(sql`select count(*) as n from iot_device d${devices.join} where d.state in ('online', 'activated') and ${devices.where}`))
+  const devicesOnline = await card('devicesOnline', () => count(sql`select count(*) as n from iot_device d where d.state in ('online', 'activated') and ${inScope(iotEntities.iotDevice, 'd')}`))
   let warnings: Record<string, number> | null = null
   if (allowed('warningsCritical')) {
-    const rows = await sql<Row>`select w.severity as s, count(*) as n from iot_alarm w join iot_device d on d.device_id = w.device_id${devices.join}
-        where w.state in (${sql.join(OPEN_WARNING_STATES)}) and ${devices.where} group by w.severity`.execute(db)
+    const rows = await sql<Row>`select w.severity as s, count(*) as n from iot_alarm w
+        where w.state in (${sql.join(OPEN_WARNING_STATES)}) and ${inScope(iotWarningEntities.iotAlarm, 'w')} group by w.severity`.execute(db)
     warnings = Object.fromEntries(rows.rows.map((r) => [String(r.s), num(r.n)]))
   }
   // IoT upgrades only: the card opens the IoT upgrade list, whose rows are that part's campaigns.
@@ -59,7 +45,7 @@ export const homeDashboard: DashboardCompute = async (ctx) => {
   const order = serviceEntities.repairOrder
   const serviceOverdue = await card('serviceOverdue', () =>
     count(sql`select count(*) as n from service_repair_order o where o.due_time < ${ctx.now.toISOString()} and o.status not in (${sql.join(finalStates(order))})
-        and ${countryCondition('o.country_id', scope, undefined)}`),
+        and ${inScope(order, 'o')}`),
   )
 
   // Registrations per day: sign-ups (the member's create time) and bikes bound (the bike's bound time).

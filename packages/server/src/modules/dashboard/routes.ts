@@ -19,6 +19,7 @@ import { performanceDashboard } from './performance'
 import { dashboardQuerySchema, RangeError400, resolveQuery, type DashboardQueryInput } from './query'
 import { startRollupRefresher } from './rollups'
 import { satisfactionDashboard } from './satisfaction'
+import { resolveRowScope } from '../../platform/rbac/data-scope'
 import { countryScopeOf } from './scope'
 
 const tags = ['Dashboards']
@@ -69,17 +70,18 @@ export function registerDashboards(app: FastifyInstance, services: Services, clo
       if (err instanceof RangeError400) throw badRequest(err.key)
       throw err
     }
-    const scope = await countryScopeOf(services.db, auth)
+    const rows = await resolveRowScope(services.db, auth)
+    const scope = countryScopeOf(rows)
     const may = mayOf(auth)
     const lang = languageOf(req)
     // Identical requests at the same moment (a team opening the same view on Monday morning) share
     // one computation: same dashboard, query, countries, language and rights of its columns. Nothing
     // is kept after it answers, so no answer is older than the requests it serves.
     const rights = def.figures.flatMap((f) => f.columns.flatMap((c) => (c.permission ? [may(c.permission) ? 1 : 0] : []))).join('')
-    const shareKey = JSON.stringify([def.key, query, scope, lang, rights])
+    const shareKey = JSON.stringify([def.key, query, rows, lang, rights])
     let computing = inFlight.get(shareKey)
     if (!computing) {
-      computing = COMPUTE[def.key]({ services, db: services.db as unknown as Kysely<any>, dialect: services.dialect, def, query, scope, auth, lang, now, may })
+      computing = COMPUTE[def.key]({ services, db: services.db as unknown as Kysely<any>, dialect: services.dialect, def, query, scope, rows, auth, lang, now, may })
       inFlight.set(shareKey, computing)
       void computing.then(
         () => inFlight.delete(shareKey),

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/database'
 import type { AuthContext } from '../../platform/rbac/auth-context'
-import { resolveRowScope } from '../../platform/rbac/data-scope'
+import { resolveRowScope, type RowScope } from '../../platform/rbac/data-scope'
 
 /**
  * Whose data a caller's dashboards count. Members, rides, bikes, feedback and service orders belong
@@ -12,12 +12,14 @@ import { resolveRowScope } from '../../platform/rbac/data-scope'
  */
 export type CountryScope = { all: true } | { all: false; countryIds: number[] }
 
-export async function countryScopeOf(db: Db, auth: AuthContext): Promise<CountryScope> {
-  const rows = await resolveRowScope(db, auth)
-  if (rows.all) return { all: true }
-  if (rows.deptIds.length === 0) return { all: false, countryIds: [] }
-  const countries = await db.selectFrom('sysDeptCountry').select('countryId').distinct().where('deptId', 'in', rows.deptIds).execute()
-  return { all: false, countryIds: countries.map((c) => Number(c.countryId)).sort((a, b) => a - b) }
+export function countryScopeOf(rows: RowScope): CountryScope {
+  // The same countries the lists' data scope gives (platform/rbac/data-scope.ts): one rule.
+  return rows.all ? { all: true } : { all: false, countryIds: rows.countryIds }
+}
+
+/** The caller's country scope, read from the database. */
+export async function countryScopeFor(db: Db, auth: AuthContext): Promise<CountryScope> {
+  return countryScopeOf(await resolveRowScope(db, auth))
 }
 
 /**

@@ -1,6 +1,7 @@
-import { type CommandOutcome, COMMANDS, type DeviceCommandOption, type SendCommandResult } from '@velo/shared'
+import { type CommandOutcome, COMMANDS, type DeviceCommandOption, iotEntities, type SendCommandResult } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import { type CommandService, MAX_DEVICES_PER_SEND } from '../../iot/commands'
 import { BusinessType } from '../../platform/audit/operation-log'
@@ -8,6 +9,7 @@ import { ok } from '../../platform/envelope'
 import { notFound } from '../../platform/errors'
 import { languageOf } from '../../platform/http'
 import type { MessageKey, MessageParams } from '../../platform/i18n'
+import { assertIdsInScope, callerScope } from '../../platform/rbac/entity-scope'
 import { caller } from '../../platform/rbac/guard'
 import { envelope } from '../../platform/responses'
 import { commandOptionSchema, commandOutcomeSchema, sendCommandResultSchema } from './schemas'
@@ -57,6 +59,9 @@ function testMessage(row: CommandOutcome, timeoutSeconds: number): [MessageKey, 
  */
 export function registerCommandRoutes(app: FastifyInstance, commandService: () => CommandService) {
   const api = app.withTypeProvider<ZodTypeProvider>()
+  // Devices outside the caller's data scope answer as missing ones, before anything is sent.
+  const inScope = async (req: Parameters<typeof caller>[0], ids: readonly number[]) =>
+    assertIdsInScope(app.services.db as unknown as Kysely<any>, iotEntities.iotDevice, await callerScope(app.services, caller(req)), ids)
   const audit = { module: 'IoT command', businessType: BusinessType.other }
 
   api.get(
@@ -72,6 +77,7 @@ export function registerCommandRoutes(app: FastifyInstance, commandService: () =
     },
     async (req): Promise<DeviceCommandOption[]> => {
       const lang = languageOf(req)
+      await inScope(req, [req.params.id])
       const list = await commandService().supportedCommands(req.params.id)
       return list.map((c) => ({ ...c, label: c.label[lang] }))
     },
@@ -89,6 +95,7 @@ export function registerCommandRoutes(app: FastifyInstance, commandService: () =
       },
     },
     async (req) => {
+      await inScope(req, req.body.deviceIds)
       const result = await commandService().send({ ...req.body, createBy: caller(req).userName, lang: languageOf(req) })
       return ok(result, ...sendMessage(result, false))
     },
@@ -106,6 +113,7 @@ export function registerCommandRoutes(app: FastifyInstance, commandService: () =
       },
     },
     async (req) => {
+      await inScope(req, req.body.deviceIds)
       const result = await commandService().send({ deviceIds: req.body.deviceIds, command: 'reboot', params: {}, createBy: caller(req).userName, lang: languageOf(req) })
       return ok(result, ...sendMessage(result, true))
     },
@@ -126,6 +134,7 @@ export function registerCommandRoutes(app: FastifyInstance, commandService: () =
       const commands = commandService()
       const timeout = req.body.timeoutSeconds ?? Math.min((await commands.defaults()).timeoutSeconds, MAX_TEST_TIMEOUT_SECONDS)
       const { deviceId, command, params } = req.body
+      await inScope(req, [deviceId])
       const result = await commands.send({ deviceIds: [deviceId], command, params, timeoutSeconds: timeout, createBy: caller(req).userName, lang: languageOf(req) })
       const sent = result.commands[0]!
       // The sweeper marks a silent device timed out up to one sweep after its deadline.

@@ -12,10 +12,11 @@ import { idParam } from '../../platform/crud/schemas'
 import { ok } from '../../platform/envelope'
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors'
 import { bilingual } from '../../platform/i18n/zod-messages'
-import { PUBLIC } from '../../platform/rbac/guard'
+import { assertIdsInScope, callerScope } from '../../platform/rbac/entity-scope'
+import { caller, PUBLIC } from '../../platform/rbac/guard'
 import { envelope } from '../../platform/responses'
 import type { Services } from '../../platform/services'
-import { deviceSecretSchema, registrationSchema } from './schemas'
+import { brokerAddressSchema, deviceSecretSchema, registrationSchema } from './schemas'
 
 /** How far a registration's timestamp may be from the server's clock. */
 export const REGISTRATION_WINDOW_MS = 5 * 60_000
@@ -131,6 +132,7 @@ export function registerDevices(app: FastifyInstance, services: Services) {
       },
     },
     async (req) => {
+      await assertIdsInScope(db as unknown as Kysely<any>, iotEntities.iotDevice, await callerScope(services, caller(req)), [req.params.id])
       const { secret, secretHash } = issueSecret()
       const device = await db
         .updateTable('iotDevice')
@@ -143,6 +145,9 @@ export function registerDevices(app: FastifyInstance, services: Services) {
       return ok({ secret }, 'iot.device.secretReset')
     },
   )
+
+  /** The broker's public URL when configured, and the embedded broker's port when there is one. */
+  const brokerAddress = () => ({ ...(config.mqttPublicUrl ? { url: config.mqttPublicUrl } : {}), ...(app.iot.broker ? { port: app.iot.broker.port } : {}) })
 
   api.post(
     '/iot/register',
@@ -194,8 +199,18 @@ export function registerDevices(app: FastifyInstance, services: Services) {
       // A device that registers again drops the connection it may still hold with its old secret.
       app.iot.kick(sn)
       app.iot.gateway.forget(sn)
-      const mqtt = { ...(config.mqttPublicUrl ? { url: config.mqttPublicUrl } : {}), ...(app.iot.broker ? { port: app.iot.broker.port } : {}) }
-      return ok({ sn, secret, mqtt }, 'iot.register.done', { sn })
+      return ok({ sn, secret, mqtt: brokerAddress() }, 'iot.register.done', { sn })
     },
+  )
+
+  // A registered device (the simulator) asks each time it starts: the embedded broker may have had
+  // to take another port since its registration (MQTT_PORT taken), and a stored answer would be stale.
+  api.get(
+    '/iot/broker',
+    {
+      config: { permission: PUBLIC, rateLimit: { max: 600, timeWindow: '1 minute' } },
+      schema: { tags, security: [], summary: 'Where devices connect now: the same as the registration answer, without registering', response: { 200: envelope(brokerAddressSchema) } },
+    },
+    async () => ok(brokerAddress()),
   )
 }

@@ -49,7 +49,13 @@ export function registerMqDebugRoutes(app: FastifyInstance, mqDebugger: () => Mq
         await unwatch()
         return reply.hijack()
       }
-      stream = openEventStream(req, reply)
+      try {
+        stream = openEventStream(req, reply)
+      } catch (err) {
+        // Refused (too many streams open): the watch made for it goes too.
+        await unwatch()
+        throw err
+      }
       stream.onClose(() => {
         unwatch().catch((err) => req.log.warn({ err }, 'could not stop watching a topic'))
       })

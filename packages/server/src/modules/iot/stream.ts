@@ -1,8 +1,10 @@
-import { type IotGatewayStatus, PROTOCOL_VERSION } from '@velo/shared'
+import { iotEntities, type IotGatewayStatus, PROTOCOL_VERSION } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import { hasPermission } from '../../platform/rbac/auth-context'
+import { assertIdsInScope, callerScope, entityScope } from '../../platform/rbac/entity-scope'
 import { caller } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { envelope, fileAnswer } from '../../platform/responses'
@@ -11,6 +13,8 @@ import { gatewayStatusSchema } from './schemas'
 
 /** How often an open stream reads again whether its user may still list warnings (a role changed). */
 const ALARM_RIGHT_RECHECK_MS = 2_000
+/** How often a scoped caller's stream reads again which devices are in their scope. */
+const SCOPE_REREAD_MS = 60_000
 
 /**
  * The console's live view of the fleet: device and command events as they happen, alarm events
@@ -35,7 +39,20 @@ export function registerIotStream(app: FastifyInstance, services: Services) {
     async (req, reply) => {
       const { deviceId } = req.query
       let mayAlarms = hasPermission(caller(req), 'iot:warning:list')
+      const scope = await callerScope(services, caller(req))
+      if (deviceId !== undefined) await assertIdsInScope(services.db as unknown as Kysely<any>, iotEntities.iotDevice, scope, [deviceId])
+      // A caller limited by a data scope hears only the devices in it, read again now and then as bikes change hands.
+      let visible: Set<number> | null = null
+      const readVisible = async () => {
+        const rows = await services.db.selectFrom('iotDevice').select('deviceId').where(entityScope(iotEntities.iotDevice, scope)).execute()
+        visible = new Set(rows.map((r) => Number(r.deviceId)))
+      }
+      if (!scope.all) await readVisible()
       const stream = openEventStream(req, reply)
+      if (!scope.all) {
+        const reread = setInterval(() => void readVisible().catch(() => undefined), SCOPE_REREAD_MS)
+        stream.onClose(() => clearInterval(reread))
+      }
       // The stream itself ends when its route's right goes (platform/sse.ts); the alarms' right is read here.
       const recheck = setInterval(() => {
         if (!req.token) return
@@ -47,6 +64,7 @@ export function registerIotStream(app: FastifyInstance, services: Services) {
       stream.onClose(() => clearInterval(recheck))
       const stop = app.iot.events.subscribe((event) => {
         if (event.type === 'alarm' && !mayAlarms) return
+        if (visible && !visible.has(Number(event.data.deviceId))) return
         // The message log of the whole fleet is far too much for a browser: only the device being looked at.
         if (event.type === 'message' && (deviceId === undefined || event.data.deviceId !== deviceId)) return
         stream.send(event.type, event.data)

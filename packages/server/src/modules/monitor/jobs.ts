@@ -21,7 +21,10 @@ import type { Services } from '../../platform/services'
 import { openEventStream } from '../../platform/sse'
 import { sendFile } from '../../platform/files/send'
 
-/** Sees (and downloads the files of) every user's jobs; without it, a user sees their own. */
+/**
+ * Sees every user's jobs (not their files: a job's output is its starter's and the admins', see
+ * mayReadJobOutput); without it, a user sees their own.
+ */
 export const JOB_LIST_PERMISSION = 'monitor:job:list'
 /** Cancels any user's job; without it, a user cancels their own. */
 export const JOB_CANCEL_PERMISSION = 'monitor:job:cancel'
@@ -32,7 +35,9 @@ const tags = ['Jobs']
 /**
  * Background jobs (Monitoring › Jobs and the jobs button of the top bar): every signed-in user follows,
  * cancels and downloads their own; monitor:job:list shows everyone's, monitor:job:cancel cancels them.
- * Another user's job is answered as not found, so its existence is not told either.
+ * Another user's job is answered as not found, so its existence is not told either. A job's file
+ * downloads only for its starter and admins (mayReadJobOutput), whoever else sees the job; each
+ * answer's `mayDownload` says so for the caller.
  */
 export function registerJobs(app: FastifyInstance, services: Services) {
   const { jobs } = services
@@ -67,16 +72,17 @@ export function registerJobs(app: FastifyInstance, services: Services) {
       const all = !mine && hasPermission(auth, JOB_LIST_PERMISSION)
       const { rows, total } = await jobs.list({ pageNum, pageSize, state, kind, ownerId: all ? undefined : auth.userId })
       const lang = languageOf(req)
-      return { rows: rows.map((r) => jobInfo(r, lang)), total }
+      return { rows: rows.map((r) => jobInfo(r, lang, auth)), total }
     },
   )
 
   /** Sends a 'job' event for each change of a job `wanted` lets through, in the caller's language, until the caller goes. */
   const streamJobs = (req: FastifyRequest, reply: FastifyReply, wanted: (job: JobRow) => boolean) => {
     const lang = languageOf(req)
+    const viewer = caller(req)
     const stream = openEventStream(req, reply)
     const stop = jobs.bus.subscribe((message) => {
-      if (message.type === 'job' && wanted(message.job)) stream.send('job', jobInfo(message.job, lang))
+      if (message.type === 'job' && wanted(message.job)) stream.send('job', jobInfo(message.job, lang, viewer))
     })
     stream.onClose(stop)
   }
@@ -106,7 +112,7 @@ export function registerJobs(app: FastifyInstance, services: Services) {
   api.get(
     '/monitor/job/:id',
     { config: { permission: SIGNED_IN }, schema: { tags, summary: 'One job: state, progress, result or error', params: idParam, response: { 200: envelope(jobInfoSchema) } } },
-    async (req): Promise<JobInfo> => jobInfo(await visible(req, req.params.id), languageOf(req)),
+    async (req): Promise<JobInfo> => jobInfo(await visible(req, req.params.id), languageOf(req), caller(req)),
   )
 
   api.post(
@@ -120,7 +126,7 @@ export function registerJobs(app: FastifyInstance, services: Services) {
       const row = await visible(req, req.params.id)
       if (row.createById !== auth.userId && !hasPermission(auth, JOB_CANCEL_PERMISSION)) throw forbidden('job.notYours')
       const now = await jobs.cancel(row.jobId)
-      return ok(jobInfo(now, languageOf(req)), now.state === 'cancelled' ? 'job.cancelled' : 'job.cancelRequested')
+      return ok(jobInfo(now, languageOf(req), auth), now.state === 'cancelled' ? 'job.cancelled' : 'job.cancelRequested')
     },
   )
 
@@ -128,7 +134,7 @@ export function registerJobs(app: FastifyInstance, services: Services) {
     '/monitor/job/:id/file',
     { config: { permission: SIGNED_IN }, schema: {
         tags,
-        summary: `Download the file a finished job left (an export's .xlsx): its owner, or with ${JOB_LIST_PERMISSION}`,
+        summary: `Download the file a finished job left (an export's .xlsx): its starter or an admin only (403 for anyone else who sees the job with ${JOB_LIST_PERMISSION})`,
         params: idParam,
         response: {
           200: fileAnswer('application/octet-stream', 'The file, under the name the job gave it'),
@@ -138,7 +144,8 @@ export function registerJobs(app: FastifyInstance, services: Services) {
     },
     async (req, reply) => {
       const row = await visible(req, req.params.id)
-      const path = jobs.filePath(row)
+      // Seeing the job is not reading its output: Jobs.filePath asks mayReadJobOutput (403 otherwise).
+      const path = jobs.filePath(row, caller(req))
       if (!path) throw notFound('job.noFile')
       const size = await stat(path).then(
         (s) => (s.isFile() ? s.size : undefined),

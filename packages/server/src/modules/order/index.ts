@@ -16,9 +16,6 @@ const { bike } = bikeEntities
 
 type Row = Record<string, unknown>
 
-/** The fields that make the numbers: fixed once an order has some, or its numbers would not be its template's. */
-const TEMPLATE_FIELDS = ['orderType', 'brandCode', 'manufacturerCode', 'modelYear', 'specCode', 'repairCode', 'serialDigits', 'checkCharacter'] as const
-
 const blank = (v: unknown) => v === undefined || v === null || String(v).trim() === ''
 const both = (field: string) => {
   const l = label(deviceOrder, field)
@@ -113,29 +110,11 @@ async function* labelsOf(db: Kysely<any>, order: Row, statuses: string[], upTo: 
 export function registerOrders(app: FastifyInstance, services: Services) {
   registerEntityRoutes(app, services, deviceOrder, {
     beforeCreate: async ({ values }) => checkOrder(values),
-    beforeUpdate: async ({ before, values }) => {
-      const after = merged(before, values)
-      checkOrder(after)
-      if (Number(before.numbersGenerated) > 0 || Number(before.countVoided) > 0) {
-        const changed = TEMPLATE_FIELDS.filter((f) => values[f] !== undefined && String(values[f]) !== String(before[f]))
-        if (changed.length) {
-          const names = changed.map((f) => label(deviceOrder, f))
-          throw conflict('order.templateFixed', { fieldsEn: names.map((n) => n.en_US).join(', '), fieldsZh: names.map((n) => n.zh_CN).join('、') }, changed[0])
-        }
-      }
-    },
+    // Once it has numbers, its template is fixed and it is kept: the definition's state rules.
+    beforeUpdate: async ({ before, values }) => checkOrder(merged(before, values)),
     // The quantity moves the 5 % line.
     afterUpdate: async ({ tx, before, after }) => {
       if (Number(before.quantity) !== Number(after.quantity)) await recountOrder(tx, Number(after.orderId))
-    },
-    // A number once made is kept for good (a recall traces it): an order with numbers stays.
-    beforeDelete: async ({ tx, rows }) => {
-      const ids = rows.map((r) => r.orderId)
-      const held = await tx.selectFrom(frameNumber.table).select(['orderId', sql<number>`count(*)`.as('n')]).where('orderId', 'in', ids).groupBy('orderId').executeTakeFirst()
-      if (held) {
-        const order = rows.find((r) => Number(r.orderId) === Number(held.orderId))
-        throw conflict('order.hasNumbers', { orderNo: String(order?.orderNo ?? held.orderId), count: Number(held.n) })
-      }
     },
     previews: {
       generate: async ({ tx, rows, input, lang }) => generationPreview(tx, rows[0]!, input.count === undefined ? undefined : Number(input.count), lang),
@@ -179,7 +158,16 @@ export function registerOrders(app: FastifyInstance, services: Services) {
   })
 
   registerEntityRoutes(app, services, frameNumber, {
-    afterTransition: [async ({ tx, row }) => recountOrder(tx, Number(row.orderId))],
+    afterTransition: [
+      // A voided number says why in its list and export, as a replaced one does: the step's reason is kept on the row.
+      async ({ tx, step, row, input, after }) => {
+        if (step.name !== 'void') return
+        const reason = String(input.reason ?? '').slice(0, 500)
+        await tx.updateTable(frameNumber.table).set({ reason }).where('numberId', '=', row.numberId).execute()
+        after.reason = reason
+      },
+      async ({ tx, row }) => recountOrder(tx, Number(row.orderId)),
+    ],
     actions: {
       replace: async ({ tx, auth, rows, input, lang }) => {
         const old = rows[0]!

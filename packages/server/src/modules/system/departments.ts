@@ -12,7 +12,7 @@ import { grantCheckIn, holdersOfTreeScopes } from '../../platform/rbac/grants'
 import { caller, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { envelope } from '../../platform/responses'
-import { countryScopeOf } from '../dashboard/scope'
+import { countryScopeFor } from '../dashboard/scope'
 import { deptInScope, deptTree, scopeOf, treeOptionSchema } from './access'
 
 type Row = Record<string, unknown>
@@ -45,7 +45,7 @@ async function assertPlaceable(tx: Tx, auth: AuthContext, parentId: unknown, ena
  */
 async function assertRegionInScope(tx: Tx, auth: AuthContext, deptId: number | null, countryIds: unknown) {
   if (!Array.isArray(countryIds) || countryIds.length === 0) return
-  const scope = await countryScopeOf(tx as unknown as Db, auth)
+  const scope = await countryScopeFor(tx as unknown as Db, auth)
   if (scope.all) return
   const held = new Set(
     deptId === null ? [] : (await tx.selectFrom('sysDeptCountry').select('countryId').where('deptId', '=', deptId).execute()).map((r) => Number(r.countryId)),

@@ -7,7 +7,7 @@ export const MANIFEST_FORMAT = 'velo-backup'
 export const MANIFEST_VERSION = 1
 export const MANIFEST_FILE = 'manifest.json'
 export const MANIFEST_SUM_FILE = 'manifest.sha256'
-/** In a backup and in a restored data folder alike: the server's default layout (./data/velo.db, ./data/files). */
+/** In a backup and in a restored data folder alike: the server's default layout (DATA_DIR/velo.db, DATA_DIR/files). */
 export const DATABASE_FILE = 'velo.db'
 /** A PostgreSQL backup's database: pg_dump's custom format, restored with pg_restore. */
 export const PG_DUMP_FILE = 'velo.dump'

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { RETENTION_TARGETS, type RetentionJobResult, type RetentionTarget } from '@velo/shared'
 import { forbidden } from '../../platform/errors'
 import { yieldWhenDue } from '../../platform/event-loop'
@@ -68,6 +69,8 @@ export const retentionJob = defineJobKind({
       removed[target] = await trimmers[target](ctx)
       ctx.progress(i + 1, RETENTION_TARGETS.length)
     }
+    // What was deleted and added since changes the planner's statistics (SQLite keeps them only when asked).
+    if (ctx.services.dialect === 'sqlite') await sql`pragma optimize`.execute(ctx.services.db)
     ctx.log.info({ removed }, 'retention done')
     return { removed }
   },

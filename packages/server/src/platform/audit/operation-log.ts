@@ -90,23 +90,66 @@ function requestRow(req: FastifyRequest, apiPrefix: string) {
   }
 }
 
+/** Names of an answer's data that identify rows: dictId, memberId, deviceIds, id. */
+const ID_KEY = /^(ids?|[a-z][A-Za-z0-9]*Ids?)$/
+/** Names of an answer's data that count rows: total, deleted, inserted, updated, rowsAffected, rowCount. */
+const COUNT_KEY = /^(total|count|inserted|updated|deleted|removed|added|accepted|refused|skipped|[a-z][A-Za-z0-9]*(Count|Affected))$/
+const MAX_IDS = 100
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v)
+
+/**
+ * What the log keeps of an answer's data: the ids and counts it names (top-level integers only) and
+ * the length of each list, never a value of a row. An edit's answer is the member it changed, an SQL
+ * statement's the rows it read: an operation-log reader sees which rows were touched and how many,
+ * not the e-mails, phones and birthdays in them.
+ */
+function dataSummary(data: unknown): unknown {
+  if (Array.isArray(data)) return { count: data.length }
+  if (data === null || typeof data !== 'object') return isCount(data) ? data : undefined
+  const kept: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+    if (ID_KEY.test(key) && isCount(value)) kept[key] = value
+    else if (ID_KEY.test(key) && Array.isArray(value) && value.every(isCount)) kept[key] = value.slice(0, MAX_IDS)
+    else if (COUNT_KEY.test(key) && isCount(value)) kept[key] = value
+    else if (Array.isArray(value)) kept[key] = value.length
+  }
+  return Object.keys(kept).length ? kept : undefined
+}
+
+/**
+ * The outcome the log keeps in its result column (jsonResult), as JSON: the HTTP status (none for a
+ * job), the envelope's code and message, and the summary of its data (dataSummary). Never the answer's
+ * rows: a list, an export or an SQL statement's result is only its outcome and size.
+ */
+export function outcomeSummary(status: number | undefined, body?: { code?: number; msg?: string; data?: unknown }): string {
+  const data = body ? dataSummary(body.data) : undefined
+  return truncate(
+    JSON.stringify({
+      ...(status === undefined ? {} : { status }),
+      ...(body?.code === undefined ? {} : { code: body.code }),
+      ...(typeof body?.msg === 'string' ? { msg: body.msg } : {}),
+      ...(data === undefined ? {} : { data }),
+    }),
+  )
+}
+
 /** How it ended, read from the envelope it was answered with. */
 function outcomeRow(reply: FastifyReply, payload: unknown) {
   let status = reply.statusCode >= 400 ? FAILURE : SUCCESS
   let errorMsg = ''
-  let jsonResult = typeof payload === 'string' ? payload : ''
+  let body: { code?: number; msg?: string; data?: unknown } | undefined
   try {
-    const body = JSON.parse(jsonResult) as { code?: number; msg?: string; data?: unknown }
-    if (body.code !== undefined && body.code !== 200) {
-      status = FAILURE
-      errorMsg = body.msg ?? ''
-    }
-    // Answers carry secrets too (a device secret is shown once): the log keeps them masked.
-    if (body.data !== undefined) jsonResult = JSON.stringify({ ...body, data: maskSecrets(body.data) })
+    const parsed: unknown = typeof payload === 'string' ? JSON.parse(payload) : undefined
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as typeof body
   } catch {
-    jsonResult = jsonResult ? '(binary)' : ''
+    // Not an envelope (a file, a page): its status is its outcome.
   }
-  return { status, errorMsg: truncate(errorMsg), jsonResult: truncate(jsonResult), costTime: Math.round(reply.elapsedTime) }
+  if (body?.code !== undefined && body.code !== 200) {
+    status = FAILURE
+    errorMsg = typeof body.msg === 'string' ? body.msg : ''
+  }
+  return { status, errorMsg: truncate(errorMsg), jsonResult: outcomeSummary(reply.statusCode, body), costTime: Math.round(reply.elapsedTime) }
 }
 
 interface RefusalSummary {

@@ -6,6 +6,7 @@ import { yieldWhenDue } from '../event-loop'
 import { t } from '../i18n'
 import { localizeIssue } from '../i18n/zod-messages'
 import type { AuthContext } from '../rbac/auth-context'
+import { isScoped } from '../rbac/entity-scope'
 import type { RowScope } from '../rbac/data-scope'
 import { BOOLEAN_LABELS } from './excel'
 import { ADD_MANY_ROWS, type CheckMemo, type EntityRepository } from './repository'
@@ -296,7 +297,10 @@ export async function importWorkbook(options: {
   // an update among them, everything since the savepoint is undone, the report goes back to what it
   // was there, and those rows are written again one at a time, so the report names the row as the
   // row-by-row import always did, and stops there.
-  const batched = repo.addsInBatches
+  // A caller limited by a data scope has each new row checked against it once written (one at a
+  // time, so the refusal names the row): a row outside the scope is refused, not written.
+  const scoped = !options.scope.all && isScoped(e)
+  const batched = repo.addsInBatches && !scoped
   try {
     await options.db.transaction().execute(async (tx) => {
       const memo: CheckMemo = { dictValues: new Set(), taken: await takenValues(tx, e, parsed) }
@@ -386,6 +390,7 @@ export async function importWorkbook(options: {
             result.inserted++
           } else {
             const row = await repo.createIn(tx, values, options.auth, memo)
+            if (scoped) await repo.assertInScope(tx, [row[e.idField]], options.scope)
             if (track) changes.push({ op: 'create', row })
             result.inserted++
           }

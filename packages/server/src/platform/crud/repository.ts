@@ -1,15 +1,17 @@
-import { carriedName, checkTypedValue, entityByKey, type FieldDef, finalStates, type Language, type ResolvedEntity, withinOf } from '@velo/shared'
+import { carriedName, checkTypedValue, entityByKey, type FieldDef, finalStates, type Language, ownerOf, type ResolvedEntity, withinOf } from '@velo/shared'
 import { type CompiledQuery, createQueryId, type ExpressionBuilder, type Kysely, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
 import type { Db } from '../../db/database'
 import { runsOften } from '../../db/pg-named'
-import { badRequest, conflict, notFound } from '../errors'
+import { badRequest, conflict, forbidden, notFound } from '../errors'
 import type { AuthContext } from '../rbac/auth-context'
-import { type RowScope, scopeCondition, scopeShape } from '../rbac/data-scope'
+import type { RowScope } from '../rbac/data-scope'
+import { entityScope, isScoped, scopeStatementPart } from '../rbac/entity-scope'
 import { inSlice, sliceColumns } from './slice'
 import { assertStoredFile } from '../files/check'
 import { isStringKind, type ListBody } from './schemas'
 import { inTreeOrder } from './tree-order'
 import { initialState, markOverdue, refuseDirectStatusChange } from './workflow'
+import { allowedChanges, lockedByState, refuseForbiddenDelete, sameStateCondition } from './states'
 
 // The engine works on any table its definition names; column names only ever come from definitions.
 type AnyDb = Kysely<any>
@@ -250,10 +252,33 @@ export class EntityRepository {
     }
   }
 
+  /** The rows of the caller's data scope (the definition's `scope`) and of the entity's slice. */
   private scoped(eb: AnyEb, scope: RowScope): Expression<SqlBool> {
-    const ds = this.entity.dataScope
-    if (this.entity.slice) return ds ? eb.and([scopeCondition(eb, scope, ds.deptField, ds.userField), inSlice(this.entity)]) : inSlice(this.entity)
-    return ds ? scopeCondition(eb, scope, ds.deptField, ds.userField) : sql<boolean>`1 = 1`
+    if (this.entity.slice) return eb.and([entityScope(this.entity, scope), inSlice(this.entity)])
+    return entityScope(this.entity, scope)
+  }
+
+  /**
+   * A tree that owns itself (a department is its own department): a new node is not in a scope
+   * resolved before it existed, so its parent must be (a department is added below one in scope).
+   */
+  private get scopedByParent(): boolean {
+    return !!this.entity.treeParent && ownerOf(this.entity)?.dept === this.entity.idField
+  }
+
+  /**
+   * Refuses a row written outside the caller's scope (an add, a modify or an imported row that moves
+   * it to another country, a bike given to another country's member): asked inside the write's
+   * transaction after the write, so the refusal rolls it back and nothing is kept.
+   */
+  async assertInScope(tx: AnyDb, ids: readonly unknown[], scope: RowScope | undefined) {
+    if (!scope || scope.all || !isScoped(this.entity) || ids.length === 0) return
+    const e = this.entity
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500)
+      const found = await tx.selectFrom(e.table).select((eb) => eb.fn.countAll<number>().as('n')).where(e.idField, 'in', chunk).where((eb) => this.scoped(eb, scope)).executeTakeFirstOrThrow()
+      if (Number(found.n) !== chunk.length) throw forbidden('scope.rowOutside', { entityEn: e.singular.en_US, entityZh: e.singular.zh_CN })
+    }
   }
 
   where(body: Record<string, unknown>, scope: RowScope) {
@@ -360,8 +385,7 @@ export class EntityRepository {
    * compiled afresh every time instead.
    */
   private listStatement(filters: readonly Filter[], scope: RowScope, order: string, paging: [limit: number, offset: number], compile: () => CompiledQuery): CompiledQuery {
-    const ds = this.entity.dataScope
-    const scoped = ds ? scopeShape(scope, !!ds.userField) : { shape: 'none', values: [] }
+    const scoped = scopeStatementPart(this.entity, scope, (b) => b.compile(this.db))
     const key = `${filters.map((f) => f.shape).join(', ')} | ${scoped.shape} | ${order}`
     const values = [...filters.flatMap((f) => f.values), ...scoped.values]
     const shapes = this.listShapes
@@ -565,9 +589,13 @@ export class EntityRepository {
     }
   }
 
-  async create(values: Row, auth: AuthContext, confirmed = false): Promise<Row> {
+  async create(values: Row, auth: AuthContext, confirmed = false, scope?: RowScope): Promise<Row> {
     const context: Record<string, unknown> = {}
-    const row = await this.db.transaction().execute((tx) => this.createIn(tx, values, auth, undefined, context, confirmed))
+    const row = await this.db.transaction().execute(async (tx) => {
+      const added = await this.createIn(tx, values, auth, undefined, context, confirmed)
+      await this.assertInScope(tx, [this.scopedByParent ? added[this.entity.treeParent!] : added[this.entity.idField]], scope)
+      return added
+    })
     await runHooks(this.hooks.afterCommit, { auth, context, op: 'create', row })
     return row
   }
@@ -696,22 +724,51 @@ export class EntityRepository {
       const f = e.fieldMap.get(k)
       return !!f && k !== e.idField && !f.readOnly && !f.immutable && f.kind !== 'password' && k !== e.transitions?.field
     }
-    const changes = this.withDefaults(Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== undefined && editable(k))), false)
+    const sent = this.withDefaults(Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== undefined && editable(k))), false)
+    // What the row's state no longer lets change is refused (409), before anything is checked or written.
+    const changes = await allowedChanges(e, before, sent, (f) => this.linkedIds(tx, id, f))
     await this.checkValues(tx, changes, id, memo)
     const changed = { ...before, ...changes }
     await this.checkWithin(tx, changes, changed)
     this.checkTypedValues(changes, changed)
     await runHooks(this.hooks.beforeUpdate, { tx, auth, context, confirmed, before, values: changes })
-    const audited = e.storage?.audited !== false
+    // A modify that changes nothing of a row its state locks writes nothing, not even who touched it.
+    const audited = e.storage?.audited !== false && (Object.keys(changes).length > 0 || !lockedByState(e, before))
     const set = { ...toColumns(e, changes), ...(audited ? { updateBy: auth.userName, updateTime: new Date().toISOString() } : {}) }
     const after = (
       Object.keys(set).length
-        ? await tx.updateTable(e.table).set(set).where(e.idField, '=', id).returning(e.columns).executeTakeFirstOrThrow()
+        ? await this.updateInState(tx, id, set, before, changes)
         : before
     ) as Row
     await this.writeLinks(tx, id, changes)
+    // A change may not carry the row out of the caller's scope (to another country, another department).
+    await this.assertInScope(tx, [id], scope)
     await runHooks(this.hooks.afterUpdate, { tx, auth, context, confirmed, before, after })
     return { before, after: (await this.present([after], tx))[0]! }
+  }
+
+  /** A modify's UPDATE, made only while the row is in the state its rules were judged in; a row moved on meanwhile is refused as it is now. */
+  private async updateInState(tx: Transaction<any>, id: number, set: Row, before: Row, changes: Row): Promise<Row> {
+    const e = this.entity
+    const same = sameStateCondition(e, before, 'edit')
+    const row = (await tx
+      .updateTable(e.table)
+      .set(set)
+      .where(e.idField, '=', id)
+      .where((eb) => (same ? same(eb) : sql<boolean>`1 = 1`))
+      .returning(e.columns)
+      .executeTakeFirst()) as Row | undefined
+    if (row) return row
+    const now = await tx.selectFrom(e.table).select(e.columns).where(e.idField, '=', id).executeTakeFirst()
+    if (now) await allowedChanges(e, (await this.present([now], tx))[0]!, changes, (f) => this.linkedIds(tx, id, f))
+    throw conflict('error.raced')
+  }
+
+  /** The ids a row links to through a `referenceMany` field's join table. */
+  private async linkedIds(db: AnyDb, id: unknown, f: FieldDef): Promise<number[]> {
+    if (f.kind !== 'referenceMany') return []
+    const linked = await db.selectFrom(f.through.table).select(f.through.to).where(f.through.from, '=', id).execute()
+    return linked.map((l) => Number(l[f.through.to]))
   }
 
   async remove(ids: number[], auth: AuthContext, scope: RowScope): Promise<number> {
@@ -730,9 +787,21 @@ export class EntityRepository {
         const child = await tx.selectFrom(e.table).select(e.idField).where(e.treeParent, 'in', ids).where(e.idField, 'not in', ids).executeTakeFirst()
         if (child) throw conflict('tree.hasChildren')
       }
+      // A row its state keeps (a finished order, a sent message) refuses the whole delete (409).
+      refuseForbiddenDelete(e, rows)
       await runHooks(this.hooks.beforeDelete, { tx, auth, context, confirmed: false, rows })
       for (const f of this.links) await tx.deleteFrom(f.through.table).where(f.through.from, 'in', ids).execute()
-      await tx.deleteFrom(e.table).where(e.idField, 'in', ids).execute()
+      // Only while none has been moved into such a state meanwhile. A row's history (sys_transition_log) stays.
+      const same = sameStateCondition(e, rows[0]!, 'delete')
+      const deleted = await tx
+        .deleteFrom(e.table)
+        .where(e.idField, 'in', ids)
+        .where((eb) => (same ? same(eb) : sql<boolean>`1 = 1`))
+        .executeTakeFirst()
+      if (same && Number(deleted.numDeletedRows) !== ids.length) {
+        refuseForbiddenDelete(e, await tx.selectFrom(e.table).select(e.columns).where(e.idField, 'in', ids).execute())
+        throw conflict('error.raced')
+      }
       return rows
     })
     await runHooks(this.hooks.afterCommit, { auth, context, op: 'remove', rows: removed })

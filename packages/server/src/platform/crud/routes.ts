@@ -1,4 +1,4 @@
-import { allEntities, apiRowSchema, dashboardPickerPermissions, entityByKey, type FieldDef, type Operation, PICKER_LIMIT, relatedListsOf, type ResolvedEntity, withinOf } from '@velo/shared'
+import { allEntities, apiRowSchema, dashboardPickerPermissions, entityByKey, type FieldDef, type Operation, PICKER_LIMIT, relatedListsOf, type ResolvedEntity, scopeProblems, withinOf } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { BusinessType } from '../audit/operation-log'
@@ -7,7 +7,7 @@ import { languageOf } from '../http'
 import { forbidden } from '../errors'
 import { hasPermission } from '../rbac/auth-context'
 import { caller, SIGNED_IN } from '../rbac/guard'
-import { resolveRowScope } from '../rbac/data-scope'
+import { callerScope } from '../rbac/entity-scope'
 import type { Services } from '../services'
 import { z } from 'zod'
 import { readOneFile } from '../uploads'
@@ -61,6 +61,9 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   // Every entity is registered by now: a related list naming a missing entity or a field that cannot
   // filter its list fails the start, not the first details drawer that shows it.
   relatedListsOf(e, entityByKey)
+  // Whose rows these are is declared, or the start fails: a module cannot forget its data scope.
+  const scopeProblem = scopeProblems(e, (key) => allEntities().find((x) => x.key === key))
+  if (scopeProblem.length) throw new Error(scopeProblem.join('\n'))
   const api = app.withTypeProvider<ZodTypeProvider>()
   const repo = new EntityRepository(services.db, e, hooks)
   const can = (op: Operation) => e.operations.includes(op)
@@ -69,10 +72,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   const tags = [e.label.en_US]
   const row = rowOf(e)
   // Kept with the caller's signed-in context, and dropped with it when roles or departments change.
-  const scopeOf = (req: Parameters<typeof caller>[0]) => {
-    const auth = caller(req)
-    return services.authCache.rowScope(auth, () => resolveRowScope(services.db, auth))
-  }
+  const scopeOf = (req: Parameters<typeof caller>[0]) => callerScope(services, caller(req))
 
   if (can('list')) {
     api.post(
@@ -237,7 +237,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
     api.post(
       e.path,
       { config: { permission: perm('add'), audit: { module, businessType: BusinessType.insert } }, schema: { tags, summary: `Add ${e.label.en_US}`, body: addSchema(e), querystring: confirmedQuery, response: { 200: envelope(hooks.addedFields ? apiRowSchema(e).extend(hooks.addedFields) : row) } } },
-      async (req) => ok(await repo.create(req.body as Record<string, unknown>, caller(req), req.query.confirmed === 'true')),
+      async (req) => ok(await repo.create(req.body as Record<string, unknown>, caller(req), req.query.confirmed === 'true', await scopeOf(req))),
     )
   }
   if (can('edit')) {

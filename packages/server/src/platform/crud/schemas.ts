@@ -8,24 +8,16 @@ import {
   type ValueSchemaOptions,
   valueSchema as sharedValueSchema,
 } from '@velo/shared'
-import sanitizeHtml from 'sanitize-html'
 import { z } from 'zod'
 import { bilingual } from '../i18n/zod-messages'
+import { sanitizeRichText } from '../rich-text'
 
 // The value rules of every kind live in shared (entity/value-schema.ts), so the web form runs the
 // same ones; the server adds what only it can do: sanitizing rich text before it is stored.
 
 export { isStringKind } from '@velo/shared'
-
-/** Rich text keeps formatting and links, never scripts, handlers or frames. */
-export function sanitizeRichText(html: string): string {
-  return sanitizeHtml(html, {
-    allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'span', 'u', 's'],
-    allowedAttributes: { a: ['href', 'target', 'rel'], img: ['src', 'alt', 'width', 'height'], '*': ['style'] },
-    allowedStyles: { '*': { color: [/^#[0-9a-f]{3,6}$/i, /^rgb\(/], 'text-align': [/^(left|right|center|justify)$/] } },
-    allowedSchemes: ['http', 'https', 'mailto'],
-  })
-}
+/** Rich text keeps formatting and links, never scripts, handlers or frames, and only the console's own images (platform/rich-text.ts). */
+export { sanitizeRichText }
 
 const SERVER: ValueSchemaOptions = { richText: sanitizeRichText }
 

@@ -12,11 +12,13 @@ import { attachment } from '../crud/excel'
 import { ok } from '../envelope'
 import { AppError, badRequest, forbidden, notFound } from '../errors'
 import { type AuthContext, hasPermission } from '../rbac/auth-context'
-import { resolveRowScope, scopeCondition } from '../rbac/data-scope'
+import { resolveRowScope } from '../rbac/data-scope'
+import { entityScope, isScoped } from '../rbac/entity-scope'
 import { caller, PUBLIC, SIGNED_IN } from '../rbac/guard'
 import type { Services } from '../services'
 import type { FileDigests } from './digests'
 import { FILE_LINK_TTL_SECONDS, fileLinks } from './links'
+import { isJobsFolderName } from '../jobs/output'
 import { sendFile } from './send'
 import { storeStream, tooLarge } from './store'
 
@@ -188,15 +190,9 @@ export function registerFileRoutes(app: FastifyInstance, services: Services, e: 
         .where('field', '=', f.name)
         .executeTakeFirst()
       if (!file) throw notFound('download.missing')
-      const scope = e.dataScope ? await resolveRowScope(services.db, auth) : { all: true as const }
-      if (e.dataScope && !scope.all) {
-        const ds = e.dataScope
-        const inScope = await db
-          .selectFrom(e.table)
-          .select(e.idField)
-          .where(f.name, '=', fileName)
-          .where((eb) => scopeCondition(eb, scope, ds.deptField, ds.userField))
-          .executeTakeFirst()
+      if (isScoped(e)) {
+        const scope = await resolveRowScope(services.db, auth)
+        const inScope = scope.all || (await db.selectFrom(e.table).select(e.idField).where(f.name, '=', fileName).where(entityScope(e, scope)).executeTakeFirst())
         if (!inScope) {
           // A file no row holds yet is on its way into a form: its uploader may look at it again.
           const held = await db.selectFrom(e.table).select(e.idField).where(f.name, '=', fileName).executeTakeFirst()
@@ -209,7 +205,8 @@ export function registerFileRoutes(app: FastifyInstance, services: Services, e: 
 
     /** Streams a stored file (its row read just before), honouring one byte range. */
     const send = async (req: FastifyRequest, reply: FastifyReply, fileName: string, file: { originalName: string; contentType: string; sha256: string }) => {
-      const full = services.storage.resolve(fileName)
+      // A job's file is never a record's, whatever a row says (GET /monitor/job/:id/file alone serves it).
+      const full = isJobsFolderName(services.storage, fileName) ? undefined : services.storage.resolve(fileName)
       const size = full ? await stat(full).then((s) => (s.isFile() ? s.size : -1), () => -1) : -1
       if (!full || size < 0) throw notFound('download.missing')
       return sendFile(req, reply, { path: full, size, contentType: file.contentType, disposition: attachment(file.originalName), etag: file.sha256, cacheControl: 'private, no-cache' })

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path'
 import { type Language } from '@velo/shared'
 import type { Insertable, Kysely } from 'kysely'
 import type { OperLogTable } from '../../db/schema'
-import { BusinessType } from '../audit/operation-log'
+import { BusinessType, outcomeSummary } from '../audit/operation-log'
 import { importWorkbook, type ImportIssue, type ImportResult } from '../crud/import'
 import { AppError, forbidden } from '../errors'
 import { t } from '../i18n'
@@ -102,7 +102,8 @@ function operLogRow(ctx: JobContext<ImportJobParams>, source: EntitySource | und
     operUrl: params.request.url.slice(0, 500),
     operIp: params.request.ip,
     operParam: clip(JSON.stringify({ jobId: ctx.jobId, attempt: ctx.attempt, file: params.fileName, updateSupport: params.updateSupport })),
-    jsonResult: clip(JSON.stringify(answer)),
+    // Its outcome and counts, not the row problems: their messages may quote a member's values.
+    jsonResult: outcomeSummary(undefined, answer),
     status: ok ? '0' : '1',
     errorMsg: ok ? '' : clip(answer.msg),
     operTime: new Date().toISOString(),

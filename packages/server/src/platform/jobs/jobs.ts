@@ -11,12 +11,13 @@ import type { Redis } from 'ioredis'
 import type { Selectable, Updateable } from 'kysely'
 import { pino } from 'pino'
 import type { JobTable } from '../../db/schema'
-import { AppError, conflict, notFound } from '../errors'
+import { AppError, conflict, forbidden, notFound } from '../errors'
 import { type MessageKey, type MessageParams, t } from '../i18n'
 import { catalogs } from '../i18n/messages'
 import { type AuthContext, loadAuthContext } from '../rbac/auth-context'
 import type { Services } from '../services'
 import { type JobBus, LocalJobBus, type JobMessage, RedisJobBus } from './events'
+import { JOBS_FOLDER, mayReadJobOutput } from './output'
 import { jobKind, jobKindNames, maxAttemptsOf } from './registry'
 import { Scheduler } from './schedule'
 
@@ -89,8 +90,12 @@ function errorText(stored: string | null, lang: Language): string | null {
 
 const storedError = (key: MessageKey, params: MessageParams = {}) => JSON.stringify({ key, params })
 
-/** A job row as a browser reads it, in the caller's language. */
-export function jobInfo(row: JobRow, lang: Language): JobInfo {
+/**
+ * A job row as a browser reads it, in the caller's language. `viewer` is who reads it: its
+ * `mayDownload` says whether they may download the job's file (mayReadJobOutput). Without one (the
+ * answer to the request that just queued the job, which has no file yet) no download is offered.
+ */
+export function jobInfo(row: JobRow, lang: Language, viewer?: AuthContext): JobInfo {
   const kind = jobKind(row.kind)
   let title = row.kind
   try {
@@ -98,6 +103,7 @@ export function jobInfo(row: JobRow, lang: Language): JobInfo {
   } catch {
     // A title from params that changed shape since: the kind's name still says what it was.
   }
+  const fileName = row.state === 'succeeded' && row.resultFile ? (row.resultFileName ?? basename(row.resultFile)) : null
   return {
     jobId: Number(row.jobId),
     kind: row.kind,
@@ -105,9 +111,11 @@ export function jobInfo(row: JobRow, lang: Language): JobInfo {
     state: row.state as JobState,
     done: Number(row.progressDone),
     total: row.progressTotal === null ? null : Number(row.progressTotal),
-    result: parseJson(row.result),
+    // Whoever may not read the output does not read the result either (a failed import's errors quote the file's values).
+    result: viewer === undefined || mayReadJobOutput(viewer, row) ? parseJson(row.result) : null,
     error: errorText(row.error, lang),
-    fileName: row.state === 'succeeded' && row.resultFile ? (row.resultFileName ?? basename(row.resultFile)) : null,
+    fileName,
+    mayDownload: fileName !== null && viewer !== undefined && mayReadJobOutput(viewer, row),
     createById: Number(row.createById),
     createBy: row.createBy,
     createTime: row.createTime,
@@ -304,8 +312,12 @@ export class Jobs {
     throw conflict('job.finished')
   }
 
-  /** The absolute path of a succeeded job's result file. */
-  filePath(row: JobRow): string | undefined {
+  /**
+   * The absolute path of a succeeded job's result file, for `reader` to download: refused (403)
+   * unless they may read the job's output (mayReadJobOutput: its starter, or an admin).
+   */
+  filePath(row: JobRow, reader: AuthContext): string | undefined {
+    if (!mayReadJobOutput(reader, row)) throw forbidden('job.outputNotYours')
     return row.state === 'succeeded' && row.resultFile ? this.services.storage.resolve(row.resultFile) : undefined
   }
 
@@ -566,7 +578,7 @@ export class Jobs {
   private async writeFile(job: RunningJob, fileName: string, content: Readable): Promise<string> {
     const extension = extname(fileName).slice(1).toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 10) || 'bin'
     // One folder per job: whatever a dead run left there goes with the job.
-    const name = `jobs/${job.row.jobId}/${randomUUID()}.${extension}`
+    const name = `${JOBS_FOLDER}/${job.row.jobId}/${randomUUID()}.${extension}`
     const full = this.services.storage.resolve(name)!
     await mkdir(dirname(full), { recursive: true })
     try {
@@ -587,14 +599,14 @@ export class Jobs {
 
   /** Empties a job's files folder but for the file it keeps (none: the folder goes). */
   private async clearJobFolder(jobId: number, keep: string | null = null) {
-    const folder = this.services.storage.resolve(`jobs/${jobId}`)
+    const folder = this.services.storage.resolve(`${JOBS_FOLDER}/${jobId}`)
     if (!folder) return
     if (!keep) {
       await rm(folder, { recursive: true, force: true }).catch(() => undefined)
       return
     }
     const names = await readdir(folder).catch(() => [] as string[])
-    for (const name of names) if (`jobs/${jobId}/${name}` !== keep) await rm(join(folder, name), { force: true }).catch(() => undefined)
+    for (const name of names) if (`${JOBS_FOLDER}/${jobId}/${name}` !== keep) await rm(join(folder, name), { force: true }).catch(() => undefined)
   }
 
   /** Renews this instance's hold on its running jobs, and learns of cancels and of jobs taken from it. */

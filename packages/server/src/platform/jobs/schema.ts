@@ -12,6 +12,7 @@ export const jobInfoSchema = z.object({
   result: z.unknown(),
   error: z.string().nullable(),
   fileName: z.string().nullable(),
+  mayDownload: z.boolean(),
   createById: z.number(),
   createBy: z.string(),
   createTime: z.string(),

@@ -12,8 +12,12 @@ export const DataScope = {
   selfOnly: '5',
 } as const
 
-/** What rows a caller may see: everything, or rows of these departments or owned by this user. */
-export type RowScope = { all: true } | { all: false; deptIds: number[]; userId: number | null }
+/**
+ * What rows a caller may see: everything, or rows of these departments, of these departments'
+ * countries (their regions), or owned by this user ("personal only"; `userName` for rows that name
+ * their creator). docs/entity-engine.md › Data scope.
+ */
+export type RowScope = { all: true } | { all: false; deptIds: number[]; countryIds: number[]; userId: number | null; userName: string | null }
 
 /**
  * The union of the scopes of all the caller's roles (a grant from any role is enough), as RuoYi does.
@@ -51,7 +55,16 @@ export async function resolveRowScope(db: Db, ctx: AuthContext): Promise<RowScop
   }
   // A user with no role at all sees only their own rows.
   if (ctx.roles.length === 0) userId = ctx.userId
-  return { all: false, deptIds: [...deptIds], userId }
+  const depts = [...deptIds]
+  // A department's region is its countries; one without countries adds none.
+  const countries = depts.length ? await db.selectFrom('sysDeptCountry').select('countryId').distinct().where('deptId', 'in', depts).execute() : []
+  return {
+    all: false,
+    deptIds: depts,
+    countryIds: countries.map((c) => Number(c.countryId)).sort((a, b) => a - b),
+    userId,
+    userName: userId === null ? null : ctx.userName,
+  }
 }
 
 /** The scope as a WHERE condition on an entity's owner columns (names come from definitions, never requests). */
@@ -67,14 +80,4 @@ export function scopeCondition<DB, TB extends keyof DB>(
   // "Self only" on an entity without an owner user column grants nothing, as in RuoYi.
   if (scope.userId !== null && userColumn) parts.push(sql<boolean>`${sql.ref(userColumn)} = ${scope.userId}`)
   return parts.length === 0 ? sql<boolean>`1 = 0` : eb.or(parts)
-}
-
-/**
- * What scopeCondition makes of a scope, without building it: the shape of its SQL and the values it
- * binds, in order (a list statement prepared once per shape takes the values of each request).
- */
-export function scopeShape(scope: RowScope, hasUserColumn: boolean): { shape: string; values: unknown[] } {
-  if (scope.all) return { shape: 'all', values: [] }
-  const withUser = scope.userId !== null && hasUserColumn
-  return { shape: `d${scope.deptIds.length}u${withUser ? 1 : 0}`, values: withUser ? [...scope.deptIds, scope.userId] : [...scope.deptIds] }
 }

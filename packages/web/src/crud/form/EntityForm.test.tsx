@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
-import { bikeEntities, PICKER_LIMIT, systemEntities } from '@velo/shared'
+import { bikeEntities, orderEntities, PICKER_LIMIT, serviceEntities, systemEntities } from '@velo/shared'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { EntityForm } from './EntityForm'
 
@@ -270,5 +270,45 @@ describe('EntityForm', () => {
     })
     renderWithProviders(<EntityForm entity={bikeEntities.bike} id={7} onClose={() => {}} />)
     expect(await screen.findByTitle('VLZ000005', {}, { timeout: 3000 })).toBeTruthy()
+  })
+
+  describe("a row whose state locks fields (the definition's states)", () => {
+    const numbered = {
+      orderId: 7, orderNo: 'PO-7', orderType: 'regular', modelId: 1, modelIdLabel: 'Metro', quantity: 100, numbersGenerated: 2, overrun: false, salesRegion: 'EU West',
+      deliveryDate: '2026-12-15', purchasingEntity: 'Velo', tpNumber: 'TP-1', frameSupplier: 'Frames Ltd', brandCode: 'VL', manufacturerCode: 'A', modelYear: 2026,
+      specCode: 'MET', repairCode: '', serialStart: null, serialEnd: null, serialDigits: 6, checkCharacter: true, remark: '', createTime: '2026-11-24T08:00:00.000Z',
+    }
+
+    it('shows what a bike order with numbers can no longer change locked, says why, and sends only the rest', async () => {
+      fetchMock.mockImplementation(async (url, init) => {
+        const path = String(url)
+        if (path === '/api/order/deviceOrder/7') return jsonResponse(numbered)
+        if (init?.method === 'PUT') return jsonResponse({ ...numbered, salesRegion: 'EU North' })
+        if (path.startsWith('/api/bike/modelSpec/options')) return jsonResponse([{ value: 1, label: 'Metro' }])
+        return jsonResponse([])
+      })
+      const onClose = vi.fn()
+      renderWithProviders(<EntityForm entity={orderEntities.deviceOrder} id={7} onClose={onClose} />)
+      expect((await screen.findByTestId('form-state-notice')).textContent).toBe('Some fields of bike order "PO-7" can no longer change: it has frame numbers')
+      expect((screen.getByLabelText('Brand code') as HTMLInputElement).disabled).toBe(true)
+      expect((screen.getByLabelText('Serial digits') as HTMLInputElement).disabled).toBe(true)
+      const region = screen.getByLabelText('Sales region/area') as HTMLInputElement
+      expect(region.disabled).toBe(false)
+      fireEvent.change(region, { target: { value: 'EU North' } })
+      fireEvent.click(screen.getByTestId('entity-form-save'))
+      await waitFor(() => expect(onClose).toHaveBeenCalled())
+      const put = fetchMock.mock.calls.find(([, init]) => init?.method === 'PUT')!
+      expect(JSON.parse(String(put[1]!.body))).toEqual({ orderId: 7, salesRegion: 'EU North' })
+    })
+
+    it('opens a finished order (finished since its list was read) locked, says why, and cannot save it', async () => {
+      const finished = { repairOrderId: 4, orderNo: 'RS-4', status: 'finished', serviceType: 'repair', contactEmail: 'rider@example.com', bikeId: 3, bikeIdLabel: 'VL0003', firstName: 'Ada', lastName: 'Lovelace', issueDescription: 'Noise' }
+      fetchMock.mockImplementation(async (url) => (String(url) === '/api/service/repairOrder/4' ? jsonResponse(finished) : jsonResponse([])))
+      renderWithProviders(<EntityForm entity={serviceEntities.repairOrder} id={4} onClose={() => {}} />)
+      expect((await screen.findByTestId('form-state-notice')).textContent).toBe('Cannot modify service order "RS-4": it is Finished')
+      expect((screen.getByLabelText('Contact email') as HTMLInputElement).disabled).toBe(true)
+      expect((screen.getByTestId('entity-form-save') as HTMLButtonElement).disabled).toBe(true)
+      expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'PUT')).toBe(false)
+    })
   })
 })

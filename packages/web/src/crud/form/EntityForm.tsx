@@ -1,18 +1,21 @@
 import { useState, type ReactNode } from 'react'
-import { App, Button, Col, Drawer, Form, Modal, Row as GridRow, Space, Spin, type ButtonProps } from 'antd'
+import { Alert, App, Button, Col, Drawer, Form, Modal, Row as GridRow, Space, Spin, type ButtonProps } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import type { ResolvedEntity } from '@velo/shared'
+import { type ResolvedEntity, stateRules } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import { crudApi, crudKeys, type EntityRow, type Row } from '../api/crudApi'
 import { confirmQuestionOf, placeFieldErrors } from '../api/fieldErrors'
 import { kindOf } from '../kinds/kindTable'
 import type { InputRenderer } from '../kinds/types'
+import { mayEditRow, refusalText, stateLockedFields } from '../list/stateRefusal'
 import { EntityFormItem } from './EntityFormItem'
 import { formFieldsFor, formPayload, initialFormValues, isShown, type FormMode } from './formValues'
 
 /** Up to this many fields the form is a dialog; longer forms get a drawer with two columns. */
 export const DIALOG_FIELD_LIMIT = 8
+
+const NO_FIELDS: ReadonlySet<string> = new Set()
 
 /** The OK button of the server's question before a save ("… already exists, overwrite?"). */
 const CONFIRM_SAVE_OK = { 'data-testid': 'form-confirm-ok' } as ButtonProps
@@ -43,6 +46,12 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
   const row = useQuery({ queryKey: crudKeys.row(entity, id), queryFn: () => api.get(id), enabled: mode === 'edit', gcTime: 0 })
   const dialog = fields.length <= DIALOG_FIELD_LIMIT
   const source = mode === 'edit' ? row.data : (preset ?? {})
+  // What the row's state no longer lets change is shown locked and not sent (a published agreement's
+  // text); a row its state makes read-only (finished since the list was read) cannot be saved at all.
+  const loaded = mode === 'edit' ? (row.data as Row | undefined) : undefined
+  const stateLocked = loaded ? stateLockedFields(entity, loaded) : NO_FIELDS
+  const readOnly = !!loaded && !mayEditRow(entity, loaded)
+  const lockRefusal = loaded && stateLocked.size ? stateRules(entity, loaded).editRefusal : null
 
   async function save() {
     let values: Row
@@ -55,7 +64,7 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
     try {
       // Fields another field's value leaves out (`when`) are not sent.
       const current = form.getFieldsValue(true) as Row
-      const body = formPayload(entity, fields.filter((f) => isShown(f, current)), values, mode, row.data)
+      const body = formPayload(entity, fields.filter((f) => isShown(f, current) && !stateLocked.has(f.name)), values, mode, row.data)
       const send = (confirmed: boolean) => (mode === 'add' ? api.add(body, confirmed) : api.edit(body, confirmed))
       let saved: EntityRow<E>
       try {
@@ -101,6 +110,7 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
       field={f}
       mode={mode}
       override={inputs[f.name]}
+      locked={stateLocked.has(f.name)}
       rowId={id}
       place={
         dialog
@@ -127,6 +137,15 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
       scrollToFirstError
       data-testid="entity-form"
     >
+      {loaded && lockRefusal && (
+        <Alert
+          type={readOnly ? 'warning' : 'info'}
+          showIcon
+          style={{ marginBottom: 16 }}
+          title={refusalText(t, entity, loaded, lockRefusal, readOnly ? 'edit' : 'someFields')}
+          data-testid="form-state-notice"
+        />
+      )}
       {dialog ? items : <GridRow gutter={16}>{items}</GridRow>}
     </Form>
   )
@@ -135,7 +154,7 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
   const buttons = (
     <Space>
       <Button onClick={onClose}>{t('common.cancel')}</Button>
-      <Button type="primary" loading={saving} disabled={!source} onClick={() => void save()} data-testid="entity-form-save">
+      <Button type="primary" loading={saving} disabled={!source || readOnly} onClick={() => void save()} data-testid="entity-form-save">
         {t('common.save')}
       </Button>
     </Space>

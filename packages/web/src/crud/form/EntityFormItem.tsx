@@ -26,6 +26,8 @@ export interface EntityFormItemProps {
   mode?: FormMode
   /** The page's input in place of the generated one (`formInputs`). */
   override?: InputRenderer
+  /** Shown locked, and not checked: the row's state no longer lets it change (the definition's `states`). */
+  locked?: boolean
   /** The row being modified (a tree's parent picker leaves out the row's own subtree). */
   rowId?: unknown
   /**
@@ -45,10 +47,10 @@ const asIs = (item: ReactNode) => item
  * (`typedBy`) takes the input and the check of its type, following that field's value; a field with
  * `when` is shown, and checked, only while the other field has one of the values.
  */
-export function EntityFormItem({ entity, field: f, mode = 'add', override, rowId, place = asIs }: EntityFormItemProps) {
+export function EntityFormItem({ entity, field: f, mode = 'add', override, locked: lockedByState = false, rowId, place = asIs }: EntityFormItemProps) {
   const { t } = useTranslation()
   const kind = kindOf(f)
-  const locked = isLocked(f, mode)
+  const locked = lockedByState || isLocked(f, mode)
 
   const formItem = (typed?: { values: Row }) => {
     const valueType = typed && typeFor(f, typed.values)

@@ -1,5 +1,5 @@
-import type { ReactNode } from 'react'
-import { Button } from 'antd'
+import type { ReactElement, ReactNode } from 'react'
+import { Button, Tooltip } from 'antd'
 import { DeleteOutlined, DownloadOutlined, EditOutlined, NodeCollapseOutlined, NodeExpandOutlined, PlusOutlined, UploadOutlined } from '@ant-design/icons'
 import { useTranslation } from 'react-i18next'
 import type { Operations } from './useOperations'
@@ -8,6 +8,10 @@ export interface ListActionsProps {
   allowed: Operations
   /** How many rows are ticked: modify takes one, delete at least one. */
   selected: number
+  /** Why the ticked row's state allows no modify: the button is disabled and says it. */
+  editRefusal?: string | null
+  /** Why the state of a ticked row keeps it: the button is disabled and says it. */
+  deleteRefusal?: string | null
   /** Set for tree entities, whose rows carry their own modify/delete and which fold instead of paging. */
   tree?: { expanded: boolean; onToggle: () => void }
   onAdd: () => void
@@ -19,8 +23,23 @@ export interface ListActionsProps {
   extra?: ReactNode
 }
 
+/**
+ * A button disabled for a reason that says it on hover and focus: a disabled button hears no
+ * pointer, so the tooltip sits on a wrapper that does.
+ */
+function WithReason({ reason, children }: { reason?: string | null; children: ReactElement }) {
+  if (!reason) return children
+  return (
+    <Tooltip title={reason} trigger={['hover', 'focus']}>
+      <span className="crud-disabled-reason" tabIndex={0}>
+        {children}
+      </span>
+    </Tooltip>
+  )
+}
+
 /** The list's buttons left in the toolbar, each shown only when permitted. */
-export function ListActions({ allowed, selected, tree, onAdd, onEdit, onDelete, onImport, onExport, extra }: ListActionsProps) {
+export function ListActions({ allowed, selected, editRefusal, deleteRefusal, tree, onAdd, onEdit, onDelete, onImport, onExport, extra }: ListActionsProps) {
   const { t } = useTranslation()
   return (
     <>
@@ -30,14 +49,18 @@ export function ListActions({ allowed, selected, tree, onAdd, onEdit, onDelete, 
         </Button>
       )}
       {allowed.edit && !tree && (
-        <Button icon={<EditOutlined />} disabled={selected !== 1} onClick={onEdit} data-testid="crud-edit">
-          {t('crud.edit')}
-        </Button>
+        <WithReason reason={editRefusal}>
+          <Button icon={<EditOutlined />} disabled={selected !== 1 || !!editRefusal} onClick={onEdit} data-testid="crud-edit">
+            {t('crud.edit')}
+          </Button>
+        </WithReason>
       )}
       {allowed.remove && !tree && (
-        <Button danger icon={<DeleteOutlined />} disabled={selected === 0} onClick={onDelete} data-testid="crud-delete">
-          {t('crud.delete')}
-        </Button>
+        <WithReason reason={deleteRefusal}>
+          <Button danger icon={<DeleteOutlined />} disabled={selected === 0 || !!deleteRefusal} onClick={onDelete} data-testid="crud-delete">
+            {t('crud.delete')}
+          </Button>
+        </WithReason>
       )}
       {allowed.import && (
         <Button icon={<UploadOutlined />} onClick={onImport} data-testid="crud-import">

@@ -17,7 +17,8 @@ const order = (repairOrderId: number, status: string, more: Record<string, unkno
   status,
   serviceType: 'repair',
   contactEmail: 'rider@example.com',
-  bikeId: `FR${repairOrderId}`,
+  bikeId: 100 + repairOrderId,
+  bikeIdLabel: `FR${repairOrderId}`,
   firstName: 'Ada',
   lastName: 'Lovelace',
   dueTime: null,
@@ -98,6 +99,37 @@ describe('steps and actions on the list page', () => {
     fetchMock.mockReset()
     sessionStore.setState({ user: null, roles: [], permissions: [] })
     localStorage.clear()
+  })
+
+  it("offers Modify and Delete only where the row's state allows them, and the toolbar says why not", async () => {
+    signIn([...STAFF, 'service:repairOrder:edit', 'service:repairOrder:remove'])
+    renderWithProviders(<EntityListPage entity={repairOrder} />)
+    await screen.findByText('RS-1')
+    // A draft: both. Submitted: modified still (a mistyped e-mail), never deleted. Finished: neither.
+    expect(await actionIds('RS-1')).toEqual(expect.arrayContaining(['row-edit', 'row-delete']))
+    expect(await actionIds('RS-2')).toContain('row-edit')
+    expect(await actionIds('RS-2')).not.toContain('row-delete')
+    for (const finished of ['RS-4', 'RS-5']) {
+      const ids = await actionIds(finished)
+      expect(ids).not.toContain('row-edit')
+      expect(ids).not.toContain('row-delete')
+    }
+
+    const tick = (orderNo: string) => fireEvent.click(within(rowOf(orderNo)).getByRole('checkbox'))
+    const edit = () => screen.getByTestId('crud-edit') as HTMLButtonElement
+    const remove = () => screen.getByTestId('crud-delete') as HTMLButtonElement
+    tick('RS-1')
+    await waitFor(() => expect(remove().disabled).toBe(false))
+    expect(edit().disabled).toBe(false)
+    // With a finished order among the ticked rows: delete is refused for all of them, and says why.
+    tick('RS-4')
+    await waitFor(() => expect(remove().disabled).toBe(true))
+    fireEvent.mouseEnter(remove().parentElement!)
+    expect((await screen.findByRole('tooltip')).textContent).toBe('Cannot delete service order "RS-4": it is Finished')
+    tick('RS-1')
+    await waitFor(() => expect(edit().disabled).toBe(true))
+    fireEvent.mouseEnter(edit().parentElement!)
+    await waitFor(() => expect(screen.getAllByRole('tooltip').map((t) => t.textContent)).toContain('Cannot modify service order "RS-4": it is Finished'))
   })
 
   it("offers only the steps valid from each row's state, and actions whose condition the row meets", async () => {
@@ -195,11 +227,11 @@ describe('steps and actions on the list page', () => {
     expect(bodyOf(calls('POST', '/service/repairOrder/list')[1]!)).toEqual({ pageNum: 1, pageSize: 20, status: 'pending' })
 
     // A search refreshes the counts for its filters; the status is not among them.
-    fireEvent.change(within(screen.getByTestId('crud-search')).getByLabelText('Bike ID'), { target: { value: 'FR2' } })
+    fireEvent.change(within(screen.getByTestId('crud-search')).getByLabelText('Order number'), { target: { value: 'RS-2' } })
     fireEvent.click(screen.getByTestId('crud-search-submit'))
     await waitFor(() => expect(calls('POST', '/service/repairOrder/counts')).toHaveLength(2))
-    expect(bodyOf(calls('POST', '/service/repairOrder/counts')[1]!)).toEqual({ bikeId: 'FR2' })
-    expect(bodyOf(calls('POST', '/service/repairOrder/list').at(-1)!)).toMatchObject({ bikeId: 'FR2', status: 'pending' })
+    expect(bodyOf(calls('POST', '/service/repairOrder/counts')[1]!)).toEqual({ orderNo: 'RS-2' })
+    expect(bodyOf(calls('POST', '/service/repairOrder/list').at(-1)!)).toMatchObject({ orderNo: 'RS-2', status: 'pending' })
 
     fireEvent.click(within(bar).getByRole('radio', { name: 'All (6)' }))
     await waitFor(() => expect(bodyOf(calls('POST', '/service/repairOrder/list').at(-1)!)).not.toHaveProperty('status'))

@@ -68,8 +68,10 @@ describe('jobs indicator', () => {
   it('lists the user’s jobs with their progress, moves the bar on each event, and says when one finishes', async () => {
     listed = [
       job({ jobId: 7, done: 30, total: 100 }),
-      job({ jobId: 6, state: 'succeeded', done: 100, total: 100, fileName: 'loginLog_20261124080000.xlsx' }),
+      job({ jobId: 6, state: 'succeeded', done: 100, total: 100, fileName: 'loginLog_20261124080000.xlsx', mayDownload: true }),
       job({ jobId: 5, state: 'failed', error: 'The server stopped while this job ran' }),
+      // A file the server says this user may not download: no button for it.
+      job({ jobId: 4, state: 'succeeded', done: 10, total: 10, fileName: 'other.xlsx', mayDownload: false }),
     ]
     serve()
     renderWithProviders(<JobsIndicator />)
@@ -84,6 +86,7 @@ describe('jobs indicator', () => {
     expect(within(running).getByText('30 of 100')).toBeTruthy()
     expect(within(within(list).getByTestId('job-5')).getByText('The server stopped while this job ran')).toBeTruthy()
     expect(within(list).getByTestId('job-download-6')).toBeTruthy()
+    expect(within(list).queryByTestId('job-download-4')).toBeNull()
     // A running job has no file yet, a finished one nothing to cancel.
     expect(within(list).queryByTestId('job-download-7')).toBeNull()
     expect(within(list).queryByTestId('job-cancel-6')).toBeNull()
@@ -96,8 +99,9 @@ describe('jobs indicator', () => {
     change(job({ jobId: 7, done: 75, total: 100 }))
     await waitFor(() => expect(within(screen.getByTestId('job-7')).getByText('75 of 100')).toBeTruthy())
 
-    change(job({ jobId: 7, state: 'succeeded', done: 100, total: 100, fileName: 'loginLog_x.xlsx' }))
+    change(job({ jobId: 7, state: 'succeeded', done: 100, total: 100, fileName: 'loginLog_x.xlsx', mayDownload: true }))
     expect(await screen.findByText('Export Login log: finished')).toBeTruthy()
+    await waitFor(() => expect(within(screen.getByTestId('job-7')).getByTestId('job-download-7')).toBeTruthy())
     await waitFor(() => expect(within(screen.getByTestId('job-7')).getByText('Finished')).toBeTruthy())
     // Nothing runs any more: no count, and the stream is closed.
     await waitFor(() => expect(screen.getByTestId('jobs-indicator').querySelector('.ant-badge-count[data-show="true"]')).toBeNull())
@@ -105,7 +109,7 @@ describe('jobs indicator', () => {
   })
 
   it('cancels a running job after a confirmation, and downloads a finished export', async () => {
-    listed = [job({ jobId: 7, done: 30, total: 100 }), job({ jobId: 6, state: 'succeeded', done: 100, total: 100, fileName: 'loginLog_20261124080000.xlsx' })]
+    listed = [job({ jobId: 7, done: 30, total: 100 }), job({ jobId: 6, state: 'succeeded', done: 100, total: 100, fileName: 'loginLog_20261124080000.xlsx', mayDownload: true })]
     serve()
     const saved: string[] = []
     URL.createObjectURL = vi.fn(() => 'blob:job')

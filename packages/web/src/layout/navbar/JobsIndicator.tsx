@@ -63,7 +63,7 @@ export function JobsIndicator() {
         notification.success({
           key,
           message: t('jobs.finished', { title: job.title }),
-          description: job.fileName ? (
+          description: job.mayDownload ? (
             <Button size="small" icon={<DownloadOutlined />} onClick={() => download(job)}>
               {t('jobs.download')}
             </Button>
@@ -124,7 +124,7 @@ export function JobsIndicator() {
                   </Button>
                 </Popconfirm>
               ))}
-            {job.fileName && (
+            {job.mayDownload && (
               <Button size="small" type="primary" icon={<DownloadOutlined />} onClick={() => download(job)} data-testid={`job-download-${job.jobId}`}>
                 {t('jobs.download')}
               </Button>

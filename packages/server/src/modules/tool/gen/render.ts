@@ -91,6 +91,14 @@ export function definitionOf(tableName: string, config: GenTableConfig): EntityD
     idField: id.name,
     ...(labelField ? { labelField } : {}),
     defaultSort: { field: id.name, order: 'desc' },
+    // Whose rows these are cannot be read off a table: the developer who adds the module says it
+    // (docs/entity-engine.md › Data scope); until then every holder of its rights sees every row.
+    scope: {
+      none: {
+        en_US: 'Generated from a table: no owner declared yet (a scope would limit it)',
+        zh_CN: '由数据表生成：尚未声明数据归属（声明 scope 即可限定）',
+      },
+    },
     storage: { audited },
     fields: fields as unknown as EntityDef['fields'],
   }

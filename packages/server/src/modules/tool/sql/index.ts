@@ -1,6 +1,6 @@
 import { SQL_CONFIRM_WRITE_CODE, SQL_PERMISSIONS, sqlRunSchema, type SqlHistoryEntry, type SqlRunResult, type SqlSchemaAnswer } from '@velo/shared'
 import ExcelJS from 'exceljs'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { sql as kysql } from 'kysely'
 import { z } from 'zod'
@@ -12,6 +12,7 @@ import { hasPermission } from '../../../platform/rbac/auth-context'
 import { caller } from '../../../platform/rbac/guard'
 import { envelope, fileAnswer } from '../../../platform/responses'
 import type { Services } from '../../../platform/services'
+import { sqlRunLimiter } from './limiter'
 import { runPostgres } from './postgres-runner'
 import { sqlSecrets } from './secrets'
 import { runSqlite } from './sqlite-runner'
@@ -61,7 +62,9 @@ export function registerSql(app: FastifyInstance, services: Services) {
     const timeoutSeconds = Math.min(300, await cv.int('tool.sql.timeoutSeconds', 10))
     const maxRows = Math.min(100_000, await cv.int('tool.sql.maxRows', 10_000))
     const maxMb = Math.min(64, await cv.int('tool.sql.maxResultMb', 8))
-    return { timeoutSeconds, maxRows, maxBytes: maxMb * 1024 * 1024 }
+    const perUser = Math.min(64, await cv.int('tool.sql.maxConcurrentPerUser', 2))
+    const total = Math.min(256, await cv.int('tool.sql.maxConcurrent', 4))
+    return { timeoutSeconds, maxRows, maxBytes: maxMb * 1024 * 1024, runs: { perUser, total } }
   }
 
   async function remember(userId: number, text: string, mode: 'read' | 'write', outcome: Outcome, rowCount: number | null, durationMs: number) {
@@ -80,8 +83,12 @@ export function registerSql(app: FastifyInstance, services: Services) {
     if (keep) await services.db.deleteFrom('toolSqlHistory').where('userId', '=', userId).where('historyId', '<=', keep.historyId).execute()
   }
 
-  /** Runs one statement for the caller; every run, however it ends, goes into the history. */
-  async function execute(req: FastifyRequest, text: string, confirmed: boolean, exporting: boolean): Promise<SqlRunResult> {
+  /**
+   * Runs one statement for the caller; every run, however it ends, goes into the history. It holds
+   * one of the caller's and the server's run slots (limiter.ts) until it ends: done, failed, timed
+   * out, or stopped because the client went away.
+   */
+  async function execute(req: FastifyRequest, reply: FastifyReply, text: string, confirmed: boolean, exporting: boolean): Promise<SqlRunResult> {
     const auth = caller(req)
     const mayWrite = hasPermission(auth, SQL_PERMISSIONS.write)
     const started = Date.now()
@@ -100,35 +107,59 @@ export function registerSql(app: FastifyInstance, services: Services) {
       if (confirmed && !mayWrite) throw forbidden('sql.writeDenied')
       mode = kind === 'write' || (confirmed && !exporting) ? 'write' : 'read'
       const limits = await caps()
-      let result: Omit<SqlRunResult, 'durationMs'>
       if (services.config.database.dialect === 'sqlite') {
         const file = services.config.database.file
         if (file === ':memory:' || file === '') throw badRequest('sql.memory')
-        const answer = await runSqlite({ file, sql: text, mode, maxRows: limits.maxRows, maxBytes: limits.maxBytes, timeoutMs: limits.timeoutSeconds * 1000 })
-        if ('timeout' in answer) throw badRequest('sql.timeout', { seconds: String(limits.timeoutSeconds) })
-        if ('writes' in answer) writes()
-        if ('error' in answer) throw badRequest(answer.error.key as 'sql.error', answer.error.params)
-        result = (answer as { result: Omit<SqlRunResult, 'durationMs'> }).result
-      } else {
-        try {
-          result = await runPostgres(services.config, services.config.database.url, {
-            sql: text,
-            mode,
-            explain: firstKeyword(text, dialect) === 'EXPLAIN',
-            maxRows: limits.maxRows,
-            maxBytes: limits.maxBytes,
-            timeoutMs: limits.timeoutSeconds * 1000,
-          })
-        } catch (err) {
-          if (err instanceof WritesError) writes()
-          throw err
+      }
+      const release = sqlRunLimiter(services).acquire(auth.userId, limits.runs)
+      // A client that goes away (a closed tab, a cancelled request) stops its statement: the child is
+      // killed, the query cancelled, and the slot freed for the next run.
+      const cancel = new AbortController()
+      const gone = () => {
+        if (!reply.raw.writableFinished) cancel.abort()
+      }
+      reply.raw.on('close', gone)
+      let result: Omit<SqlRunResult, 'durationMs'>
+      try {
+        if (services.config.database.dialect === 'sqlite') {
+          const answer = await runSqlite(
+            { file: services.config.database.file, sql: text, mode, maxRows: limits.maxRows, maxBytes: limits.maxBytes, timeoutMs: limits.timeoutSeconds * 1000 },
+            cancel.signal,
+          )
+          if ('cancelled' in answer) throw badRequest('sql.cancelled')
+          if ('timeout' in answer) throw badRequest('sql.timeout', { seconds: String(limits.timeoutSeconds) })
+          if ('writes' in answer) writes()
+          if ('error' in answer) throw badRequest(answer.error.key as 'sql.error', answer.error.params)
+          result = (answer as { result: Omit<SqlRunResult, 'durationMs'> }).result
+        } else {
+          try {
+            result = await runPostgres(
+              services.config,
+              services.config.database.url,
+              {
+                sql: text,
+                mode,
+                explain: firstKeyword(text, dialect) === 'EXPLAIN',
+                maxRows: limits.maxRows,
+                maxBytes: limits.maxBytes,
+                timeoutMs: limits.timeoutSeconds * 1000,
+              },
+              cancel.signal,
+            )
+          } catch (err) {
+            if (err instanceof WritesError) writes()
+            throw err
+          }
         }
+      } finally {
+        reply.raw.off('close', gone)
+        release()
       }
       await finish('ok', result.kind === 'write' ? result.rowsAffected : result.rows.length)
       return { ...result, durationMs: Date.now() - started }
     } catch (err) {
       const key = err instanceof AppError ? err.messageKey : undefined
-      const outcome: Outcome = key === 'sql.timeout' ? 'timeout' : key === 'sql.error' || !(err instanceof AppError) ? 'error' : 'refused'
+      const outcome: Outcome = key === 'sql.timeout' ? 'timeout' : key === 'sql.error' || key === 'sql.cancelled' || !(err instanceof AppError) ? 'error' : 'refused'
       await finish(outcome, null).catch((e) => req.log.error({ err: e }, 'could not write the SQL history'))
       throw err
     }
@@ -140,12 +171,13 @@ export function registerSql(app: FastifyInstance, services: Services) {
       config: { permission: SQL_PERMISSIONS.execute, audit: { module: MODULE, businessType: BusinessType.other } },
       schema: {
         tags,
-        summary: 'Run one SQL statement: read-only unless `write` (needs tool:sql:write); capped by the tool.sql.* config keys',
+        summary:
+          'Run one SQL statement: read-only unless `write` (needs tool:sql:write); capped by the tool.sql.* config keys, with 429 when the caller (tool.sql.maxConcurrentPerUser) or the server (tool.sql.maxConcurrent) already runs as many as allowed',
         body: sqlRunSchema,
         response: { 200: envelope(resultSchema) },
       },
     },
-    async (req) => execute(req, req.body.sql, req.body.write === true, false),
+    async (req, reply) => execute(req, reply, req.body.sql, req.body.write === true, false),
   )
 
   api.post(
@@ -160,7 +192,7 @@ export function registerSql(app: FastifyInstance, services: Services) {
       },
     },
     async (req, reply) => {
-      const result = await execute(req, req.body.sql, false, true)
+      const result = await execute(req, reply, req.body.sql, false, true)
       const wb = new ExcelJS.Workbook()
       const sheet = wb.addWorksheet('SQL')
       sheet.columns = result.columns.map((c) => ({ header: xmlSafe(c.name), width: Math.max(12, Math.min(60, c.name.length + 4)) }))

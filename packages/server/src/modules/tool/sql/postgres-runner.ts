@@ -173,10 +173,29 @@ function mapped(err: unknown, job: PostgresJob): Error {
   return err as Error
 }
 
-export async function runPostgres(config: AppConfig, appUrl: string, job: PostgresJob): Promise<Omit<SqlRunResult, 'durationMs'>> {
+/** Asks the server to cancel what a backend runs, over a connection of the same login (which may cancel its own). */
+async function cancelBackend(connectionString: string, pid: number) {
+  const c = new pg.Client({ connectionString })
+  c.on('error', () => {})
+  try {
+    await c.connect()
+    await c.query('select pg_cancel_backend($1)', [pid])
+  } finally {
+    await c.end().catch(() => {})
+  }
+}
+
+/**
+ * Runs one statement on a connection of its own. When `signal` aborts (the client went away), the
+ * running query is cancelled and the run answers sql.cancelled, unless it had already committed.
+ */
+export async function runPostgres(config: AppConfig, appUrl: string, job: PostgresJob, signal?: AbortSignal): Promise<Omit<SqlRunResult, 'durationMs'>> {
+  if (signal?.aborted) throw badRequest('sql.cancelled')
+  let connectionString = ''
   const connect = async () => {
     const urls = await logins(config, appUrl)
-    const c = new pg.Client({ connectionString: job.mode === 'write' ? urls.write : urls.read })
+    connectionString = job.mode === 'write' ? urls.write : urls.read
+    const c = new pg.Client({ connectionString })
     c.on('error', () => {})
     await c.connect()
     return c
@@ -190,9 +209,23 @@ export async function runPostgres(config: AppConfig, appUrl: string, job: Postgr
     provisioned = undefined
     client = await connect()
   }
+  // node-postgres keeps the backend's pid from the start-up message (not in its types).
+  const pid = (client as unknown as { processID: number | null }).processID
+  const cancel = () => {
+    if (pid) cancelBackend(connectionString, pid).catch(() => {})
+  }
+  signal?.addEventListener('abort', cancel, { once: true })
+  let committed = false
+  const checkCancelled = () => {
+    if (signal?.aborted) throw badRequest('sql.cancelled')
+  }
   // Extended protocol everywhere: a second command in the text is refused by the parser.
-  const q = (text: string) => client.query({ text, rowMode: 'array', queryMode: 'extended' } as pg.QueryConfig & { rowMode: 'array' })
+  const q = (text: string) => {
+    checkCancelled()
+    return client.query({ text, rowMode: 'array', queryMode: 'extended' } as pg.QueryConfig & { rowMode: 'array' })
+  }
   try {
+    checkCancelled()
     await client.query(job.mode === 'read' ? 'begin read only' : 'begin')
     await client.query(`set local statement_timeout = ${Math.max(1, Math.round(job.timeoutMs))}`)
     let fields: { name: string; dataTypeID: number }[] = []
@@ -221,13 +254,18 @@ export async function runPostgres(config: AppConfig, appUrl: string, job: Postgr
       take((r.rows ?? []) as unknown[][])
       if (job.mode === 'write') rowsAffected = r.rowCount ?? 0
     }
+    checkCancelled()
     await client.query(job.mode === 'read' ? 'rollback' : 'commit')
+    committed = true
     const types = await typeNames(client, [...new Set(fields.map((f) => f.dataTypeID))])
     const columns: SqlColumn[] = fields.map((f) => ({ name: f.name, type: types.get(f.dataTypeID) ?? null }))
     return { kind: job.mode === 'write' ? 'write' : 'rows', columns, rows, truncated, rowsAffected }
   } catch (err) {
+    // A cancelled query fails as a timed-out one does (57014): say what happened.
+    if (signal?.aborted && !committed) throw badRequest('sql.cancelled')
     throw mapped(err, job)
   } finally {
+    signal?.removeEventListener('abort', cancel)
     await client.end().catch(() => {})
   }
 }

@@ -159,37 +159,53 @@ export type SqliteAnswer =
   | { writes: true }
   | { error: { key: string; params?: Record<string, string> } }
   | { timeout: true }
+  | { cancelled: true }
 
 let driver: string | undefined
 
-/** Runs one statement in a child process, killed at the timeout. */
-export function runSqlite(job: SqliteJob): Promise<SqliteAnswer> {
+/** Runs one statement in a child process, killed at the timeout or when `signal` aborts (the client went away). */
+export function runSqlite(job: SqliteJob, signal?: AbortSignal): Promise<SqliteAnswer> {
   driver ??= createRequire(import.meta.url).resolve('better-sqlite3')
+  if (signal?.aborted) return Promise.resolve({ cancelled: true })
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['-e', RUNNER_SOURCE], { stdio: ['pipe', 'pipe', 'pipe'] })
     const out: Buffer[] = []
     const err: Buffer[] = []
     let timedOut = false
+    let cancelled = false
     const timer = setTimeout(() => {
       timedOut = true
       child.kill('SIGKILL')
     }, job.timeoutMs)
+    const cancel = () => {
+      cancelled = true
+      child.kill('SIGKILL')
+    }
+    signal?.addEventListener('abort', cancel, { once: true })
+    const settle = () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', cancel)
+    }
     child.stdout.on('data', (d: Buffer) => out.push(d))
     child.stderr.on('data', (d: Buffer) => err.push(d))
     child.on('error', (e) => {
-      clearTimeout(timer)
+      settle()
       reject(e)
     })
     child.on('close', () => {
-      clearTimeout(timer)
+      settle()
       if (timedOut) return resolve({ timeout: true })
       const text = Buffer.concat(out).toString('utf8')
       try {
+        // A child that finished as it was being killed has answered: its write may have committed.
         resolve(JSON.parse(text) as SqliteAnswer)
       } catch {
+        if (cancelled) return resolve({ cancelled: true })
         reject(new Error(`SQL runner failed: ${Buffer.concat(err).toString('utf8').slice(0, 500)}`))
       }
     })
+    // Killed before it read the job (the client went away at once): the pipe breaks, which is no error here.
+    child.stdin.on('error', () => {})
     child.stdin.end(JSON.stringify({ ...job, driver, secrets: secretsForRunner() }))
   })
 }

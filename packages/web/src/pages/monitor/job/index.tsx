@@ -61,7 +61,8 @@ function JobsLive({ state }: { state: EventStreamState }) {
  * filters by state and kind and a switch to the caller's own. Their progress and outcome arrive live
  * (GET /monitor/job/stream/all): a shown job's row changes in place, a new one appears on the first
  * page. Cancel (confirmed) for unfinished jobs with monitor:job:cancel or one's own; Download for the
- * file a finished job left.
+ * file a finished job left, where the server says the user may download it (`mayDownload`: their own
+ * jobs', or any with the admin role; seeing everyone's jobs is not downloading their files).
  */
 export default function JobsPage() {
   const { t } = useTranslation()
@@ -239,7 +240,7 @@ export default function JobsPage() {
         <RowActions
           actions={[
             mayCancel(job) && { key: 'cancel', label: t('jobs.cancel'), icon: <StopOutlined />, danger: true, onClick: () => cancel(job), testId: 'row-cancel' },
-            job.state === 'succeeded' && !!job.fileName && { key: 'download', label: t('jobs.download'), icon: <DownloadOutlined />, onClick: () => download(job), testId: 'row-download' },
+            job.mayDownload && { key: 'download', label: t('jobs.download'), icon: <DownloadOutlined />, onClick: () => download(job), testId: 'row-download' },
           ]}
         />
       ),

@@ -24,6 +24,7 @@ const job = (over: Partial<JobInfo>): JobInfo => ({
   result: null,
   error: null,
   fileName: null,
+  mayDownload: false,
   createById: 3,
   createBy: 'alice',
   createTime: '2026-01-01T08:00:00Z',
@@ -115,16 +116,19 @@ describe('Monitoring › Jobs', () => {
     await waitFor(() => expect(streamUrl).toBe('/monitor/job/stream/all'))
   })
 
-  it('offers Cancel only for unfinished jobs the user may cancel, and Download for a finished file', async () => {
+  it('offers Cancel only for unfinished jobs the user may cancel, and Download only for a file the server says they may download', async () => {
+    // The user's own finished export; alice's (job 2) left a file too, which is hers: seeing it is not downloading it.
+    listed = [job({ jobId: 5, title: 'Export Users', state: 'succeeded', done: 5, total: 5, fileName: 'users.xlsx', mayDownload: true, createById: ME, createBy: 'tester' }), ...JOBS]
     signIn(['monitor:job:list'])
     renderWithProviders(<JobsPage />)
     await screen.findByText('Export Operation log')
     // Without monitor:job:cancel: only the user's own queued job.
     expect(within(row(3)).getByTestId('row-cancel')).toBeTruthy()
     expect(within(row(4)).queryByTestId('row-cancel')).toBeNull()
-    for (const id of [1, 2]) expect(within(row(id)).queryByTestId('row-cancel')).toBeNull()
-    expect(within(row(2)).getByTestId('row-download')).toBeTruthy()
-    for (const id of [1, 3, 4]) expect(within(row(id)).queryByTestId('row-download')).toBeNull()
+    for (const id of [1, 2, 5]) expect(within(row(id)).queryByTestId('row-cancel')).toBeNull()
+    expect(within(row(5)).getByTestId('row-download')).toBeTruthy()
+    expect(within(row(2)).getByText('Finished')).toBeTruthy()
+    for (const id of [1, 2, 3, 4]) expect(within(row(id)).queryByTestId('row-download')).toBeNull()
   })
 
   it('cancels any running or queued job with monitor:job:cancel, after a confirmation', async () => {
@@ -152,9 +156,13 @@ describe('Monitoring › Jobs', () => {
     const loads = calls('POST', '/monitor/job/list').length
     stream!.send('job', { ...JOBS[0], done: 600 })
     expect(await screen.findByText('600 of 1,000')).toBeTruthy()
-    stream!.send('job', { ...JOBS[0], state: 'succeeded', done: 1000, fileName: 'operlog.xlsx', finishTime: '2026-01-01T08:00:11Z' })
+    // Alice's export finishes: its file is hers, and the event says this user may not download it.
+    stream!.send('job', { ...JOBS[0], state: 'succeeded', done: 1000, fileName: 'operlog.xlsx', mayDownload: false, finishTime: '2026-01-01T08:00:11Z' })
     await waitFor(() => expect(screen.getByTestId('job-state-4').dataset.state).toBe('succeeded'))
-    expect(within(row(4)).getByTestId('row-download')).toBeTruthy()
+    expect(within(row(4)).queryByTestId('row-download')).toBeNull()
+    // For a user who may (an admin), the same event offers it.
+    stream!.send('job', { ...JOBS[0], state: 'succeeded', done: 1000, fileName: 'operlog.xlsx', mayDownload: true, finishTime: '2026-01-01T08:00:11Z' })
+    await waitFor(() => expect(within(row(4)).getByTestId('row-download')).toBeTruthy())
     expect(calls('POST', '/monitor/job/list')).toHaveLength(loads)
   })
 

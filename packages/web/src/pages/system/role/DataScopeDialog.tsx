@@ -1,7 +1,7 @@
-import { useState } from 'react'
-import { App, Form, Modal, Select, Spin } from 'antd'
+import { useMemo, useState } from 'react'
+import { App, Form, Modal, Select, Spin, Typography } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { systemEntities, type ApiRowOf } from '@velo/shared'
+import { allEntities, entityByKey, systemEntities, scopeReach, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { deptTree, setRoleDataScope, systemKeys } from '../../../api/system'
 import { crudApi, crudKeys } from '../../../crud/api/crudApi'
@@ -74,6 +74,7 @@ export function DataScopeDialog({ roleRow, onClose }: { roleRow: Pick<ApiRowOf<t
           <Form.Item name="dataScope" label={t('role.dataScope')} rules={[{ required: true }]}>
             <Select options={(scopes.data ?? []).map(dictOption).map(({ value, label }) => ({ value: String(value), label }))} loading={scopes.isPending} data-testid="data-scope-select" />
           </Form.Item>
+          {scope && <ScopeExplained scope={scope} />}
           {scope === CUSTOM && (
             <Form.Item name="deptIds" label={t('role.dataScopeDepts')} extra={t('role.dataScopeDeptsHelp')}>
               <TreeCheck nodes={depts.data} loading={depts.isPending} mode="checked" testId="data-scope-depts" />
@@ -82,5 +83,51 @@ export function DataScopeDialog({ roleRow, onClose }: { roleRow: Pick<ApiRowOf<t
         </Form>
       )}
     </Modal>
+  )
+}
+
+/**
+ * What a scope limits, said from the definitions (docs/entity-engine.md › Data scope): the pages
+ * whose rows belong to departments, to the departments' countries, or to a person. The rest
+ * (settings, catalogues, content for every market) is not limited by any scope.
+ */
+function ScopeExplained({ scope }: { scope: string }) {
+  const { t, i18n } = useTranslation()
+  const lang = i18n.language === 'zh_CN' ? 'zh_CN' : 'en_US'
+  const groups = useMemo(() => {
+    const byKey = (key: string) => {
+      try {
+        return entityByKey(key)
+      } catch {
+        return undefined
+      }
+    }
+    const named = { dept: [] as string[], country: [] as string[], person: [] as string[] }
+    for (const e of allEntities()) {
+      const reach = scopeReach(e, byKey)
+      for (const k of ['dept', 'country', 'person'] as const) if (reach[k] && !named[k].includes(e.label[lang])) named[k].push(e.label[lang])
+    }
+    return named
+  }, [lang])
+  const line = (key: 'dept' | 'country' | 'person') =>
+    groups[key].length ? (
+      <li data-testid={`data-scope-limits-${key}`}>
+        {t(`role.scopeLimits.${key}`)} {groups[key].join(t('role.scopeListSeparator'))}
+      </li>
+    ) : null
+  return (
+    <div data-testid="data-scope-explained" style={{ marginBottom: 16 }}>
+      <Typography.Paragraph type="secondary" style={{ marginBottom: 4 }}>
+        {t(`role.scopeExplain.${scope}`, { defaultValue: '' })}
+      </Typography.Paragraph>
+      {scope !== '1' && (
+        <ul style={{ paddingInlineStart: 20, margin: 0, color: 'rgba(0,0,0,0.55)' }}>
+          {scope !== '5' && line('dept')}
+          {scope !== '5' && line('country')}
+          {line('person')}
+          <li>{t('role.scopeLimits.none')}</li>
+        </ul>
+      )}
+    </div>
   )
 }
