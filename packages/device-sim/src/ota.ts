@@ -169,7 +169,7 @@ export class OtaClient {
     const parsed = otaDownPayload.safeParse(json)
     if (!parsed.success) return
     const message = parsed.data
-    if (message.op === 'abort') return this.abort(message.id)
+    if (message.op === 'abort') return this.abort(message.id, message.reason)
     void this.offer(message).catch(() => {})
   }
 
@@ -392,10 +392,12 @@ export class OtaClient {
     return this.end(s, 'installed')
   }
 
-  private abort(id: string) {
+  private abort(id: string, reason?: string) {
     const s = this.sessions.get(id)
     if (!s || s.aborted || !ABORTABLE.has(s.stage)) return
     s.aborted = true
+    // Why the server stopped it (cancelled, or the code of an image it refused to serve), for the state shown.
+    if (reason) s.code = reason
     s.wake?.()
     void this.report(s, 'aborted').catch(() => {})
     this.end(s, 'aborted')

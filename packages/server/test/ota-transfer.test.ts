@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { KnownDevice } from '../src/iot/types'
 import { blockServerOf } from '../src/modules/ota/transfer'
 import { ImageCache, ImageMismatch } from '../src/modules/ota/transfer/image-cache'
-import { abortPayload, buildOffer, imageOf, otaIdOf } from '../src/modules/ota/transfer/offer'
+import { abortPayload, approvedImageOf, buildOffer, imageOf, otaIdOf } from '../src/modules/ota/transfer/offer'
 import { useTestApp } from './harness'
 import { clearRetained, deviceRow, insertDevice, simulated, waitFor } from './iot-helpers'
 
@@ -53,10 +53,12 @@ async function firmware(bytes: Buffer, version = '2.0.0') {
   return { firmwareId: Number(row.firmwareId), fileName, bytes }
 }
 
-async function campaign(firmwareId: number) {
+/** A running campaign of the firmware, its image approved as it is stored (docs/ota.md › Approval binds). */
+async function campaign(fw: { firmwareId: number; bytes: Buffer }) {
+  const approved = { imageSha256: createHash('sha256').update(fw.bytes).digest('hex'), imageSize: fw.bytes.length }
   const row = await anyDb()
     .insertInto('otaCampaign')
-    .values({ name: `Campaign ${++serial}`, status: 'running', firmwareId, partKind: 'iot', payload: 'firmware', targetVersion: '', createTime: new Date().toISOString() })
+    .values({ name: `Campaign ${++serial}`, status: 'running', firmwareId: fw.firmwareId, partKind: 'iot', payload: 'firmware', targetVersion: '', ...approved, createTime: new Date().toISOString() })
     .returning('campaignId')
     .executeTakeFirstOrThrow()
   return Number(row.campaignId)
@@ -85,11 +87,12 @@ async function device(behaviour: Partial<DeviceOptions> = {}) {
 /** A firmware, a campaign and a notified upgrade of a fresh device, and the offer the rollout would send it. */
 async function upgrade(image: Buffer, behaviour: Partial<DeviceOptions> = {}) {
   const fw = await firmware(image)
-  const campaignId = await campaign(fw.firmwareId)
+  const campaignId = await campaign(fw)
   const d = await device(behaviour)
   const upgradeId = await upgradeRow(campaignId, d.deviceId)
   const found = await imageOf(t.app.services.db, { payload: 'firmware', firmwareId: fw.firmwareId })
-  const offer = await buildOffer(t.app.services, { upgradeId, attempt: 1, part: 'iot', payload: 'firmware', image: found!, timeoutSeconds: 600, minBattery: 30 })
+  const approved = approvedImageOf(await anyDb().selectFrom('otaCampaign').selectAll().where('campaignId', '=', campaignId).executeTakeFirstOrThrow())
+  const offer = await buildOffer(t.app.services, { upgradeId, attempt: 1, part: 'iot', payload: 'firmware', image: found!, approved: approved!, timeoutSeconds: 600, minBattery: 30 })
   return { ...d, fw, campaignId, upgradeId, offer }
 }
 
@@ -118,7 +121,7 @@ afterAll(async () => {
 })
 
 describe('OTA transfer', () => {
-  it('builds an offer: digests of the stored file, blocks of ota.blockBytes, a signed expiring link, the upgrade id', async () => {
+  it('builds an offer: the approved digests, blocks of ota.blockBytes, a signed expiring link to the upgrade’s image, the upgrade id', async () => {
     const image = randomBytes(5 * BLOCK_BYTES + 100)
     const { offer, upgradeId } = await upgrade(image)
     expect(otaOfferPayload.parse(offer)).toEqual(offer)
@@ -136,7 +139,7 @@ describe('OTA transfer', () => {
       blocks: 6,
       minBattery: 30,
     })
-    expect(offer.url).toMatch(/^\/api\/iot\/firmware\/file\/file\/signed\/.+\?exp=\d+&sig=[\w-]{43}$/)
+    expect(offer.url).toMatch(new RegExp(`^/api/ota/image/${offer.id}\\?exp=\\d+&sig=[\\w-]{43}$`))
     expect(offer.urlExpiresAt).toBeGreaterThan(Date.now())
     expect(abortPayload(offer.id, 'cancelled')).toEqual({ v: 1, ota: 2, op: 'abort', id: offer.id, reason: 'cancelled' })
   })

@@ -54,6 +54,36 @@ export interface FileToSend {
  * Every permission check belongs before this call: it is what reads the file.
  */
 export function sendFile(req: FastifyRequest, reply: FastifyReply, file: FileToSend): FastifyReply {
+  const range = rangeToSend(req, reply, file)
+  reply.type(file.contentType)
+  if (!range) return reply.header('Content-Length', file.size).send(createReadStream(file.path))
+  return reply
+    .code(206)
+    .header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`)
+    .header('Content-Length', range.end - range.start + 1)
+    .send(createReadStream(file.path, { start: range.start, end: range.end }))
+}
+
+export interface BytesToSend extends Omit<FileToSend, 'path' | 'size'> {
+  bytes: Uint8Array
+}
+
+/** As sendFile, for bytes already in memory (an OTA image the server has summed and keeps). */
+export function sendBytes(req: FastifyRequest, reply: FastifyReply, o: BytesToSend): FastifyReply {
+  const size = o.bytes.length
+  const range = rangeToSend(req, reply, { ...o, size })
+  reply.type(o.contentType)
+  const bytes = Buffer.from(o.bytes.buffer, o.bytes.byteOffset, size)
+  if (!range) return reply.header('Content-Length', size).send(bytes)
+  return reply
+    .code(206)
+    .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
+    .header('Content-Length', range.end - range.start + 1)
+    .send(bytes.subarray(range.start, range.end + 1))
+}
+
+/** The headers every answer gets, and the one range to send (none: the whole content); 416 past the end. */
+function rangeToSend(req: FastifyRequest, reply: FastifyReply, file: Omit<FileToSend, 'path' | 'contentType'>): ByteRange | undefined {
   const etag = file.etag === undefined ? undefined : `"${file.etag}"`
   reply.header('Accept-Ranges', 'bytes')
   if (etag) reply.header('ETag', etag)
@@ -66,11 +96,5 @@ export function sendFile(req: FastifyRequest, reply: FastifyReply, file: FileToS
     reply.header('Content-Range', `bytes */${file.size}`)
     throw new AppError(416, 'download.badRange', { size: file.size })
   }
-  reply.type(file.contentType)
-  if (!range) return reply.header('Content-Length', file.size).send(createReadStream(file.path))
-  return reply
-    .code(206)
-    .header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`)
-    .header('Content-Length', range.end - range.start + 1)
-    .send(createReadStream(file.path, { start: range.start, end: range.end }))
+  return range
 }

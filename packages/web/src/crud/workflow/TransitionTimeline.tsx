@@ -14,6 +14,15 @@ function StateTag({ entity, state }: { entity: ResolvedEntity; state: string }) 
   return <OptionsCell entity={entity} field={entity.fieldMap.get(entity.transitions!.field)!} value={state} row={{}} />
 }
 
+/** A recorded value no input field shows: a change as "from → to", other objects as JSON. */
+function plainValue(v: unknown): string {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v) && 'from' in v && 'to' in v) {
+    const { from, to } = v as { from: unknown; to: unknown }
+    return `${from === null || from === '' ? '—' : plainValue(from)} → ${to === null || to === '' ? '—' : plainValue(to)}`
+  }
+  return v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v)
+}
+
 /** What was entered with the step, each value labelled and shown as its input field's kind shows it. */
 function RecordInput({ entity, record, fields }: { entity: ResolvedEntity; record: TransitionRecord; fields: readonly FieldDef[] }) {
   const entered = Object.keys(record.input)
@@ -21,13 +30,15 @@ function RecordInput({ entity, record, fields }: { entity: ResolvedEntity; recor
   return (
     <dl className="crud-timeline-input">
       {entered.map((name) => {
-        // A field the step no longer takes still shows, by its name.
+        // A field the step no longer takes still shows, by its name; what a module recorded of the row's
+        // own fields (a draft's changes, the approval a step cleared) by that field's label.
         const field = fields.find((f) => f.name === name)
         const Cell = field && kindOf(field).Cell
+        const own = field ? undefined : entity.fieldMap.get(name)
         return (
           <div key={name}>
-            <dt>{field ? localized(field.label) : name}</dt>
-            <dd>{field && Cell ? <Cell entity={entity} field={field} value={record.input[name]} row={record.input} /> : String(record.input[name])}</dd>
+            <dt>{field ? localized(field.label) : own ? localized(own.label) : name}</dt>
+            <dd>{field && Cell ? <Cell entity={entity} field={field} value={record.input[name]} row={record.input} /> : plainValue(record.input[name])}</dd>
           </div>
         )
       })}

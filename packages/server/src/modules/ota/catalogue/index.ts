@@ -1,7 +1,8 @@
 import { compareVersions, OTA_PARTS, otaEntities, type OtaPart, type ResolvedEntity, versionNumber } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
-import type { Transaction } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import { registerEntityRoutes } from '../../../platform/crud/routes'
+import { sameValue } from '../../../platform/crud/states'
 import { badRequest, conflict } from '../../../platform/errors'
 import type { Services } from '../../../platform/services'
 import type { Crc8Name } from '../../../platform/files/crc8'
@@ -25,11 +26,13 @@ const blank = (v: unknown) => v === undefined || v === null || v === ''
  * The catalogue's rules (issue 18): a firmware or audio file is known by the digests the server
  * computed, never by what a form claims. A declared CRC8 that differs from the file's is refused and
  * an empty one is filled in; the size, SHA-256 (and audio's MD5) are the upload's. Firmware versions
- * compare numerically, one product has each version once, and a file a campaign has used stays.
- * Suppliers and products are served by the engine alone.
+ * compare numerically, one product has each version once, and a firmware or audio a campaign outside
+ * draft names never changes nor goes (docs/ota.md › Approval binds). Suppliers and products are
+ * served by the engine alone.
  */
 export function registerOtaCatalogue(api: FastifyInstance, services: Services) {
   const asCatalogue = (tx: Transaction<any>) => tx as unknown as CatalogueDb
+  const postgres = services.dialect === 'postgres'
 
   /** The file's digests, refusing a declared CRC8 that differs; `declared` blank means "compute it". */
   const checkedDigests = async (tx: CatalogueDb, entity: ResolvedEntity, fileName: string, variant: Crc8Name, declared: unknown): Promise<StoredDigests> => {
@@ -92,6 +95,7 @@ export function registerOtaCatalogue(api: FastifyInstance, services: Services) {
       },
       beforeUpdate: async ({ tx, before, values }) => {
         const t = asCatalogue(tx)
+        await refuseChangeInUse(t, postgres, e, FIRMWARE_USE, before, values)
         const row = { ...before, ...values }
         if (values.customVersion !== undefined || values.productId !== undefined) await refuseTakenVersion(t, row.productId, String(row.customVersion), Number(before.firmwareId))
         if (values.file !== undefined || values.crc8 !== undefined) await setFileColumns(t, values, String(row.file), declaredOnModify(before, values))
@@ -106,7 +110,7 @@ export function registerOtaCatalogue(api: FastifyInstance, services: Services) {
           .where('firmwareId', '=', Number(after.firmwareId))
           .execute()
       },
-      beforeDelete: async ({ tx, rows }) => refuseUsed(asCatalogue(tx), 'firmwareId', rows, 'ota.firmware.inUse', 'firmwareId'),
+      beforeDelete: async ({ tx, rows }) => refuseUsed(asCatalogue(tx), FIRMWARE_USE, rows),
     })
   }
 
@@ -115,12 +119,27 @@ export function registerOtaCatalogue(api: FastifyInstance, services: Services) {
     const d = await checkedDigests(tx, audio, fileName, AUDIO_CRC8, declared)
     Object.assign(values, { size: d.size, md5: d.md5, sha256: d.sha256, crc8: d.crc8 })
   }
+  /** One IoT name has each version once: the status a device reports (name → version) then names one file. */
+  const refuseTakenAudioVersion = async (tx: CatalogueDb, iotName: string, version: string, exceptId?: number) => {
+    let q = tx.selectFrom('iotAudio').select('appName').where('iotName', '=', iotName).where('version', '=', version as never)
+    if (exceptId !== undefined) q = q.where('audioId', '<>', exceptId)
+    const taken = await q.executeTakeFirst()
+    if (taken) throw conflict('ota.audio.versionTaken', { iotName, version, name: taken.appName }, 'version')
+  }
   registerEntityRoutes(api, services, audio, {
-    beforeCreate: async ({ tx, values }) => setAudioColumns(asCatalogue(tx), values, String(values.file), values.crc8),
-    beforeUpdate: async ({ tx, before, values }) => {
-      if (values.file !== undefined || values.crc8 !== undefined) await setAudioColumns(asCatalogue(tx), values, String(values.file ?? before.file), declaredOnModify(before, values))
+    beforeCreate: async ({ tx, values }) => {
+      await refuseTakenAudioVersion(asCatalogue(tx), String(values.iotName), String(values.version))
+      await setAudioColumns(asCatalogue(tx), values, String(values.file), values.crc8)
     },
-    beforeDelete: async ({ tx, rows }) => refuseUsed(asCatalogue(tx), 'audioId', rows, 'ota.audio.inUse', 'audioId'),
+    beforeUpdate: async ({ tx, before, values }) => {
+      const t = asCatalogue(tx)
+      await refuseChangeInUse(t, postgres, audio, AUDIO_USE, before, values)
+      if (values.iotName !== undefined || values.version !== undefined) {
+        await refuseTakenAudioVersion(t, String(values.iotName ?? before.iotName), String(values.version ?? before.version), Number(before.audioId))
+      }
+      if (values.file !== undefined || values.crc8 !== undefined) await setAudioColumns(t, values, String(values.file ?? before.file), declaredOnModify(before, values))
+    },
+    beforeDelete: async ({ tx, rows }) => refuseUsed(asCatalogue(tx), AUDIO_USE, rows),
   })
 
 }
@@ -133,14 +152,66 @@ async function minAppVersionOf(tx: CatalogueDb, functionIds: readonly number[]):
   return versions.reduce<string | null>((highest, v) => (highest === null || compareVersions(v, highest) > 0 ? v : highest), null)
 }
 
+/** How a campaign names an image: the column, the payload that uses it, and the refusals that name it. */
+interface ImageUse {
+  column: 'firmwareId' | 'audioId'
+  table: 'otaFirmware' | 'iotAudio'
+  /** The row's name in a refusal. */
+  nameField: 'name' | 'appName'
+  audio: boolean
+  inUse: 'ota.firmware.inUse' | 'ota.audio.inUse'
+  locked: 'ota.firmware.locked' | 'ota.audio.locked'
+}
+const FIRMWARE_USE: ImageUse = { column: 'firmwareId', table: 'otaFirmware', nameField: 'name', audio: false, inUse: 'ota.firmware.inUse', locked: 'ota.firmware.locked' }
+const AUDIO_USE: ImageUse = { column: 'audioId', table: 'iotAudio', nameField: 'appName', audio: true, inUse: 'ota.audio.inUse', locked: 'ota.audio.locked' }
+
 /**
- * A firmware or audio file a campaign has been submitted with is part of that campaign's record
- * (what devices were sent): it is not deleted while the campaign exists. A draft holds nothing yet.
+ * The first campaign outside draft that deploys one of these images: submitted, it binds them (what
+ * was approved, what devices were sent); finished or cancelled, it still documents what went out. A
+ * draft holds nothing yet. An IoT campaign deploys either its firmware or its audio (payload).
  */
-async function refuseUsed(tx: CatalogueDb, column: 'firmwareId' | 'audioId', rows: Row[], key: 'ota.firmware.inUse' | 'ota.audio.inUse', idField: string) {
-  const ids = rows.map((r) => Number(r[idField]))
-  const used = await tx.selectFrom('otaCampaign').select(['name', column]).where(column, 'in', ids).where('status', '<>', 'draft' as never).orderBy('campaignId').executeTakeFirst()
+async function campaignUsing(tx: CatalogueDb, use: ImageUse, ids: number[]) {
+  return tx
+    .selectFrom('otaCampaign')
+    .select(['name', use.column])
+    .where(use.column, 'in', ids)
+    .where('status', '<>', 'draft' as never)
+    .where('payload', use.audio ? '=' : '<>', 'audio' as never)
+    .orderBy('campaignId')
+    .executeTakeFirst()
+}
+
+/** A firmware or audio such a campaign deploys is part of its record: it is not deleted while the campaign exists. */
+async function refuseUsed(tx: CatalogueDb, use: ImageUse, rows: Row[]) {
+  const used = await campaignUsing(
+    tx,
+    use,
+    rows.map((r) => Number(r[use.column])),
+  )
   if (!used) return
-  const row = rows.find((r) => Number(r[idField]) === Number(used[column]))
-  throw conflict(key, { name: String(row?.name ?? row?.appName ?? used[column]), campaign: used.name })
+  const row = rows.find((r) => Number(r[use.column]) === Number(used[use.column]))
+  throw conflict(use.inUse, { name: String(row?.[use.nameField] ?? used[use.column]), campaign: used.name })
+}
+
+/**
+ * Nor does it change (docs/ota.md › Approval binds): a modify that would change any of its values,
+ * its file above all, is refused (409) naming the campaign; a new image is a new version. Values sent
+ * back unchanged (a form sends every field) change nothing and pass. On PostgreSQL its row is locked
+ * first, as a submit locks it before binding its digest: of a modify and a submit at once, either
+ * the modify goes first and the submit binds the new image, or the submit does and the modify is refused.
+ */
+async function refuseChangeInUse(tx: CatalogueDb, postgres: boolean, e: ResolvedEntity, use: ImageUse, before: Row, values: Row) {
+  const id = Number(before[e.idField])
+  if (postgres) await (tx as Kysely<any>).selectFrom(use.table).select(e.idField).where(e.idField, '=', id).forUpdate().execute()
+  const used = await campaignUsing(tx, use, [id])
+  if (!used) return
+  for (const [name, value] of Object.entries(values)) {
+    const f = e.fieldMap.get(name)
+    if (!f) continue
+    const stored =
+      f.kind === 'referenceMany'
+        ? (await (tx as Kysely<any>).selectFrom(f.through.table).select(f.through.to).where(f.through.from, '=', id).execute()).map((r) => Number(r[f.through.to]))
+        : before[name]
+    if (!sameValue(f, value, stored)) throw conflict(use.locked, { name: String(before[use.nameField] ?? id), campaign: used.name }, name)
+  }
 }

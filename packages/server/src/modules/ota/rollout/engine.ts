@@ -12,8 +12,10 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import type { KnownDevice, UpMessage } from '../../../iot/types'
 import { WriteBehind } from '../../../iot/write-behind'
+import { t } from '../../../platform/i18n'
 import type { Services } from '../../../platform/services'
-import { abortPayload, buildOffer, imageOf, otaIdOf, parseOtaId } from '../transfer/offer'
+import type { RefusedUpgrade } from '../transfer'
+import { abortPayload, approvedImageOf, buildOffer, type ImageRefusal, imageOf, otaIdOf, parseOtaId, refusalOf } from '../transfer/offer'
 import type { OtaEventBus } from './events'
 import { bothLanguages, waveName } from './reasons'
 import {
@@ -521,9 +523,12 @@ export class OtaRollout {
 
   private async sendOffers(campaign: Row, offers: Offer[]) {
     const image = await imageOf(this.services.db, { payload: String(campaign.payload ?? 'firmware'), firmwareId: campaign.firmwareId as number | null, audioId: campaign.audioId as number | null })
-    if (!image) {
-      // The devices stay notified and time out, then retry: the campaign's owner sees why in the log.
-      this.app.log.error({ campaignId: campaign.campaignId }, 'OTA campaign has no image to offer')
+    const approved = approvedImageOf(campaign)
+    // Offered only with the digests the approval bound, and only while the stored image still has them.
+    const refusal = refusalOf(approved, image)
+    if (refusal) {
+      this.app.log.error({ campaignId: campaign.campaignId, code: refusal.code }, 'OTA campaign has no approved image to offer')
+      for (const o of offers) await this.refuseImage({ upgradeId: o.upgradeId, attempt: o.attempt, campaignId: num(campaign.campaignId), approved, refusal })
       return
     }
     for (const o of offers) {
@@ -532,7 +537,8 @@ export class OtaRollout {
         attempt: o.attempt,
         part: campaign.partKind as OtaPart,
         payload: String(campaign.payload ?? 'firmware') as OtaPayloadKind,
-        image,
+        image: image!,
+        approved: approved!,
         timeoutSeconds: num(campaign.timeoutMinutes) * 60,
         minBattery: campaign.minBattery === null || campaign.minBattery === undefined ? undefined : num(campaign.minBattery),
       })
@@ -540,6 +546,42 @@ export class OtaRollout {
         .publishToDevice(o.device, 'ota', offer as unknown as Row)
         .catch((err) => this.app.log.warn({ err, sn: o.device.sn }, 'could not send an OTA offer; the device times out and is retried'))
     }
+  }
+
+  /**
+   * An upgrade whose image is not the approved one (the block server or its link found other bytes,
+   * or the offer found the file row changed): its attempt fails with the code and the reason in both
+   * languages, its device is told to stop (an abort whose reason is the code), and the running
+   * campaign pauses itself, saying why: every other device would be refused the same.
+   */
+  async refuseImage(r: RefusedUpgrade) {
+    const row = (await this.db
+      .selectFrom('otaCampaignDevice as o')
+      .innerJoin('iotDevice as d', 'd.deviceId', 'o.deviceId')
+      .select(['o.upgradeId', 'o.campaignId', 'o.deviceId', 'o.wave', 'o.attempt', 'o.state', 'o.partKind', 'd.sn', 'd.modelId'])
+      .where('o.upgradeId', '=', r.upgradeId)
+      .where('o.attempt', '=', r.attempt)
+      .executeTakeFirst()) as Row | undefined
+    if (!row || !ACTIVE.includes(row.state as OtaDeviceState)) return
+    const now = this.now()
+    // Paused first: a tick that saw this device fail would otherwise finish a campaign of one wave without saying why.
+    const pauseReason = bothLanguages('ota.rollout.pause.imageRefused', (lang) => ({ reason: t(lang, r.refusal.key, imageParams(r.refusal)) }))
+    const paused = await this.db
+      .updateTable('otaCampaign')
+      .set({ status: 'paused', pauseReason })
+      .where('campaignId', '=', r.campaignId)
+      .where('status', '=', 'running')
+      .executeTakeFirst()
+    if (Number(paused.numUpdatedRows) === 1) {
+      await writeHistory(this.db, [campaignRecord({ campaignId: r.campaignId, partKind: row.partKind }, 'pause', 'running', 'paused', { automatic: true, rule: 'imageRefused', code: r.refusal.code }, now)])
+    }
+    const message = bothLanguages(r.refusal.key, () => imageParams(r.refusal))
+    const failed = await this.move(row, ACTIVE, 'failed', { code: r.refusal.code, message, finishedAt: now.toISOString() }, 'refuse', { code: r.refusal.code }, now)
+    if (failed) {
+      const device = { deviceId: num(row.deviceId), sn: String(row.sn), modelId: num(row.modelId) }
+      await this.sendAborts([{ device, upgradeId: num(row.upgradeId), attempt: num(row.attempt) }], r.refusal.code)
+    }
+    this.markLive(row.partKind as OtaPart, r.campaignId)
   }
 
   /** Forced cancel: tells the devices still working on it to stop. */
@@ -662,7 +704,7 @@ export class OtaRollout {
   }
 
   /** Moves one attempt's row from one of `from` to `to`; a row elsewhere by now (a later report won) is left alone. */
-  private async move(row: Row, from: readonly OtaDeviceState[], to: OtaDeviceState, set: Row, step: string, input: Row, now: Date) {
+  private async move(row: Row, from: readonly OtaDeviceState[], to: OtaDeviceState, set: Row, step: string, input: Row, now: Date): Promise<boolean> {
     const changed = await this.db
       .updateTable('otaCampaignDevice')
       .set({ ...set, state: to, updatedAt: now.toISOString() })
@@ -671,12 +713,13 @@ export class OtaRollout {
       .where('state', 'in', from)
       .returning(['state'])
       .executeTakeFirst()
-    if (!changed) return
+    if (!changed) return false
     const part = row.partKind as OtaPart
     this.history.add((b) => b.push(deviceRecord({ partKind: part }, row, step, String(row.state), to, input, now)))
     this.noteDevice(row, to, { percent: set.percent as number | undefined, code: set.code as string | undefined })
     // A final state may finish a wave, a campaign or cross the error threshold: judged now, not at the next tick.
     if (FINAL.includes(to)) this.wake()
+    return true
   }
 
   /** Resolves when every device history row so far is written (tests, close). */
@@ -779,6 +822,10 @@ export class OtaRollout {
     await this.history.flush().catch(() => {})
   }
 }
+
+/** A refusal's parameters as its sentence takes them: a digest shortened to what people compare. */
+const imageParams = (r: ImageRefusal) => ({ approved: shortSha(r.params.approved), found: shortSha(r.params.found) })
+const shortSha = (sha256: string | undefined) => (sha256 ? `${sha256.slice(0, 12)}…` : '')
 
 /** Why a campaign stops when a wave ended below its success threshold. */
 function shortOfSuccess(c: Row, short: { wave: number; succeeded: number; total: number }): { rule: string; reason: string } {

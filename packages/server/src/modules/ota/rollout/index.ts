@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { registerEntityRoutes } from '../../../platform/crud/routes'
 import { idParam } from '../../../platform/crud/schemas'
+import { sameValue } from '../../../platform/crud/states'
 import type { TransitionArgs } from '../../../platform/crud/workflow'
 import { conflict, forbidden } from '../../../platform/errors'
 import { languageOf } from '../../../platform/http'
@@ -14,8 +15,10 @@ import { campaignRecord, deviceRecord, OtaRollout, type OtaRolloutOptions, updat
 import { createOtaEvents, type OtaEventBus } from './events'
 import { overviewOf, overviewSchema } from './overview'
 import { bothLanguages } from './reasons'
-import { ACTIVE, anyDb, type AnyDb, devicesById, num, RETRYABLE, type Row, upgradeEntityOf, WAITING, writeHistory } from './tables'
+import { ACTIVE, anyDb, type AnyDb, devicesById, isoOrNull, num, RETRYABLE, type Row, upgradeEntityOf, WAITING, writeHistory } from './tables'
 import { resolveTargets } from './targets'
+import { blockServerOf } from '../transfer'
+import { approvedImageOf, type CampaignImageRef, imageOf } from '../transfer/offer'
 
 export type { OtaRolloutOptions }
 
@@ -28,9 +31,6 @@ export function otaRolloutOf(services: Services): OtaRollout {
   return rollout
 }
 
-/** Campaigns in these states are being rolled out or about to be: deleting one would strand its devices. */
-const UNDELETABLE = ['awaitingApproval', 'scheduled', 'running', 'paused']
-
 /**
  * The rollout of the four parts' upgrade campaigns (issue 18): the rules of each part's upgrade
  * entity (targets resolved at submit, approval by a second person, start, pause, resume, cancel,
@@ -42,6 +42,9 @@ export function registerOtaRollout(app: FastifyInstance, services: Services) {
   const rollout = new OtaRollout(app, services, events)
   rollouts.set(services, rollout)
   for (const part of OTA_PARTS) registerPart(app, services, rollout, events, part)
+  // An image the block server or its link refuses (not the approved bytes) fails that upgrade here.
+  const blocks = blockServerOf(services)
+  if (blocks) blocks.onRefused = (refused) => rollout.refuseImage(refused)
   rollout.start()
   // Closed before the gateway it sends through, and before the database.
   app.iot.attach({
@@ -55,6 +58,43 @@ export function registerOtaRollout(app: FastifyInstance, services: Services) {
 /** The whole campaign row: the engine's row lacks the storage columns (part, payload of other parts, baseline). */
 const campaignRow = async (tx: AnyDb, campaignId: number): Promise<Row> =>
   (await tx.selectFrom('otaCampaign').selectAll().where('campaignId', '=', campaignId).executeTakeFirstOrThrow()) as Row
+
+/**
+ * The image a campaign deploys as stored now, its firmware's or audio's row locked first on
+ * PostgreSQL (FOR SHARE): a modify of that row (which locks it FOR UPDATE, catalogue) either
+ * committed before, and this reads its result, or waits and then finds the campaign submitted.
+ */
+async function lockedImageOf(services: Services, tx: AnyDb, c: Row) {
+  const audio = c.payload === 'audio'
+  const [table, key] = audio ? ['iotAudio', 'audioId'] : ['otaFirmware', 'firmwareId']
+  if (services.dialect === 'postgres' && c[key] != null) await tx.selectFrom(table).select(key).where(key, '=', num(c[key])).forShare().execute()
+  return imageOf(tx, c as CampaignImageRef)
+}
+
+/** What a step back to draft clears: the targets, the approval and the image it bound; the next revision starts. */
+async function backToDraft(tx: AnyDb, c: Row, after: Row) {
+  const campaignId = num(c.campaignId)
+  await tx.deleteFrom('otaCampaignDevice').where('campaignId', '=', campaignId).execute()
+  const cleared = { totalDevices: 0, approvedBy: '', approvedAt: null, imageSha256: '', imageSize: null, revision: num(c.revision || 1) + 1 }
+  await tx.updateTable('otaCampaign').set(cleared).where('campaignId', '=', campaignId).execute()
+  Object.assign(after, cleared)
+}
+
+/** The most ids of a device or country list a modify's history names; the rest are counted. */
+const LISTED_IDS = 100
+
+/** A list field's change for the history: the ids added and removed (at most LISTED_IDS of each, and how many in all). */
+function listChange(before: number[], after: number[]) {
+  const was = new Set(before)
+  const is = new Set(after)
+  const added = [...is].filter((id) => !was.has(id))
+  const removed = [...was].filter((id) => !is.has(id))
+  return {
+    added: added.slice(0, LISTED_IDS),
+    removed: removed.slice(0, LISTED_IDS),
+    ...(added.length > LISTED_IDS || removed.length > LISTED_IDS ? { addedCount: added.length, removedCount: removed.length } : {}),
+  }
+}
 
 function registerPart(app: FastifyInstance, services: Services, rollout: OtaRollout, events: OtaEventBus, part: OtaPart) {
   const upgrade = upgradeEntityOf(part)
@@ -81,14 +121,13 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
         break
       }
       case 'approve':
-        await tx.updateTable('otaCampaign').set({ approvedBy: auth.userName }).where('campaignId', '=', campaignId).execute()
-        after.approvedBy = auth.userName
+        await tx.updateTable('otaCampaign').set({ approvedBy: auth.userName, approvedAt: stamp }).where('campaignId', '=', campaignId).execute()
+        Object.assign(after, { approvedBy: auth.userName, approvedAt: stamp })
         break
       case 'reject':
-        // Back to a draft: its targets are resolved again at the next submit.
-        await tx.deleteFrom('otaCampaignDevice').where('campaignId', '=', campaignId).execute()
-        await tx.updateTable('otaCampaign').set({ totalDevices: 0 }).where('campaignId', '=', campaignId).execute()
-        after.totalDevices = 0
+      case 'revise':
+        // Back to a draft, a new revision: its targets are resolved and its image bound again at the next submit, which needs approving again.
+        await backToDraft(tx, c, after)
         break
       case 'start':
         await rollout.onStarted(tx, c, now)
@@ -157,10 +196,19 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
     rollout.wake()
   }
 
+  /** Kept with a step back to draft: the revision it ends, and the approval and image it clears. */
+  const endsRevision = async ({ tx, row, input }: TransitionArgs) => {
+    const c = await campaignRow(anyDb(tx), num(row.campaignId))
+    Object.assign(input, {
+      revision: num(c.revision || 1),
+      ...(c.approvedBy ? { approvedBy: String(c.approvedBy), approvedAt: isoOrNull(c.approvedAt) } : {}),
+      ...(c.imageSha256 ? { imageSha256: String(c.imageSha256) } : {}),
+    })
+  }
+
   registerEntityRoutes(app, services, upgrade, {
+    // A campaign under way is not deleted, nor one past draft changed: the definition's state rules.
     beforeDelete: async ({ tx, rows }) => {
-      const busy = rows.find((r) => UNDELETABLE.includes(String(r.status)))
-      if (busy) throw conflict('ota.rollout.busy', { name: String(busy.name) })
       await anyDb(tx as never)
         .deleteFrom('otaCampaignDevice')
         .where(
@@ -170,21 +218,56 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
         )
         .execute()
     },
+    // A draft's every change goes into its history, with who made it: a revision's history then says what changed since the last.
+    beforeUpdate: async ({ tx, before, values, context }) => {
+      const changes: Row = {}
+      for (const [name, value] of Object.entries(values)) {
+        const f = upgrade.fieldMap.get(name)
+        if (!f) continue
+        if (f.kind === 'referenceMany') {
+          const linked = (await anyDb(tx).selectFrom(f.through.table).select(f.through.to).where(f.through.from, '=', num(before.campaignId)).execute()).map((r: Row) => num(r[f.through.to]))
+          if (!sameValue(f, value, linked)) changes[name] = listChange(linked, (value as unknown[]).map(Number))
+        } else if (!sameValue(f, value, before[name])) changes[name] = { from: before[name] ?? null, to: value ?? null }
+      }
+      context.changes = changes
+    },
+    afterUpdate: async ({ tx, auth, before, context }) => {
+      const changes = context.changes as Row | undefined
+      if (!changes || !Object.keys(changes).length) return
+      const status = String(before.status)
+      const c = { campaignId: before.campaignId, partKind: part }
+      await writeHistory(anyDb(tx), [campaignRecord(c, 'modify', status, status, { revision: num(before.revision || 1), ...changes }, rollout.now(), { userId: auth.userId, userName: auth.userName })])
+    },
     guards: {
       submit: [
         async ({ tx, row, input }) => {
           const c = await campaignRow(anyDb(tx), num(row.campaignId))
+          // The image this revision binds: its file's digests as uploaded. The approver approves them,
+          // offers carry them, and no other bytes are served for the campaign (docs/ota.md › Approval binds).
+          // Read (and its row locked) before the targets, whose version is the image's.
+          const image = await lockedImageOf(services, anyDb(tx), c)
+          if (!image) throw conflict('ota.rollout.noImage')
           const resolved = await resolveTargets(anyDb(tx), part, c, rollout.now())
-          // Kept with the submit step in the history: how many devices it took, and how many it left out and why.
-          Object.assign(input, { targets: resolved.total, waves: resolved.waves, leftOut: resolved.leftOut })
+          await anyDb(tx).updateTable('otaCampaign').set({ imageSha256: image.sha256, imageSize: image.size }).where('campaignId', '=', num(c.campaignId)).execute()
+          // Kept with the submit step in the history: the revision and its image, how many devices it took, and how many it left out and why.
+          Object.assign(input, { revision: num(c.revision || 1), imageSha256: image.sha256, targets: resolved.total, waves: resolved.waves, leftOut: resolved.leftOut })
         },
       ],
       approve: [
-        async ({ tx, auth, row }) => {
+        async ({ tx, auth, row, input }) => {
           const c = await campaignRow(anyDb(tx), num(row.campaignId))
           if (c.createBy === auth.userName) throw forbidden('ota.rollout.selfApproval', { user: auth.userName })
+          // What is approved is the image as submitted: still it, or the campaign goes back to its author.
+          const submitted = approvedImageOf(c)
+          const image = await lockedImageOf(services, anyDb(tx), c)
+          if (!submitted || !image || image.sha256 !== submitted.sha256 || image.size !== submitted.size) {
+            throw conflict('ota.rollout.imageChanged', { submitted: submitted?.sha256 ?? '—' })
+          }
+          Object.assign(input, { revision: num(c.revision || 1), imageSha256: submitted.sha256 })
         },
       ],
+      reject: [endsRevision],
+      revise: [endsRevision],
     },
     afterTransition: [afterStep],
     afterTransitionCommit: [afterCommit],

@@ -130,7 +130,8 @@ export async function overviewOf(db: AnyDb, part: OtaPart, campaignId: number, l
       sn: String(r.sn),
       state: r.state as OtaDeviceState,
       code: r.code ? String(r.code) : null,
-      message: r.message ? String(r.message) : null,
+      // A device's own message as it sent it; the server's reasons (an image refused) in the reader's language.
+      message: r.message ? reasonIn(lang, String(r.message)) : null,
       attempt: num(r.attempt),
       at: isoOrNull(r.finishedAt),
     })),

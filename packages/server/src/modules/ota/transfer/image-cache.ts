@@ -19,6 +19,13 @@ export function blockCrcsOf(bytes: Uint8Array, blockBytes: number): Uint8Array {
 
 export class ImageMismatch extends Error {
   override name = 'ImageMismatch'
+  constructor(
+    message: string,
+    /** The SHA-256 the stored bytes have now; null when no file is stored under the name. */
+    readonly found: string | null,
+  ) {
+    super(message)
+  }
 }
 
 /**
@@ -57,9 +64,9 @@ export class ImageCache {
   private async load(image: { fileName: string; sha256: string }): Promise<CachedImage> {
     this.reads++
     const bytes = await this.storage.read(image.fileName)
-    if (!bytes) throw new ImageMismatch(`${image.fileName} is not in storage`)
+    if (!bytes) throw new ImageMismatch(`${image.fileName} is not in storage`, null)
     const sha256 = createHash('sha256').update(bytes).digest('hex')
-    if (sha256 !== image.sha256) throw new ImageMismatch(`${image.fileName} no longer has the SHA-256 it was offered with`)
+    if (sha256 !== image.sha256) throw new ImageMismatch(`${image.fileName} no longer has the SHA-256 it was offered with`, sha256)
     const cached: CachedImage = { bytes, blockCrcs: new Map() }
     // An image larger than the whole budget is served, just not kept.
     if (bytes.length <= this.budgetBytes) {

@@ -1,9 +1,16 @@
-import { crc8Hex, encodeOtaBlock, OTA_ACTIVE_STATES, type OtaBlockRequestPayload, type OtaDeviceState } from '@velo/shared'
+import { crc8Hex, encodeOtaBlock, OTA_ACTIVE_STATES, type OtaBlockRequestPayload, type OtaDeviceState, otaIdSchema } from '@velo/shared'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
 import type { KnownDevice, UpMessage } from '../../../iot/types'
+import { AppError, forbidden, notFound } from '../../../platform/errors'
+import { fileLinks } from '../../../platform/files/links'
+import { sendBytes } from '../../../platform/files/send'
+import { PUBLIC } from '../../../platform/rbac/guard'
+import { fileAnswer } from '../../../platform/responses'
 import type { Services } from '../../../platform/services'
-import { ImageCache, ImageMismatch } from './image-cache'
-import { currentBlockBytes, imageOf, type OtaImage, parseOtaId } from './offer'
+import { type CachedImage, ImageCache, ImageMismatch } from './image-cache'
+import { type ApprovedImage, approvedImageOf, currentBlockBytes, type ImageRefusal, imageLinkTarget, imageOf, type OtaImage, parseOtaId, refusalOf } from './offer'
 import { transferDb } from './tables'
 
 /** Images kept in memory at once (a few campaigns' images; a 2 MB image costs 2 MB, not 2 MB per device). */
@@ -20,19 +27,35 @@ const REFUSAL_TTL_MS = 1_000
 const BLOCK_BYTES_TTL_MS = 10_000
 
 interface Grant {
+  upgradeId: number
+  campaignId: number
   deviceId: number
   attempt: number
   state: OtaDeviceState
-  image: OtaImage
+  /** The file the campaign's firmware or audio names now (null: none stored). */
+  image: OtaImage | null
+  /** What the campaign's approval binds: the only bytes served for it. */
+  approved: ApprovedImage | null
 }
 
 /** What the block server did, for the bench and the tests (the message log leaves block traffic out). */
 export interface TransferStats {
   requests: number
-  /** Requests not served: not the device's upgrade, another attempt, not active, no image. */
+  /** Requests not served: not the device's upgrade, another attempt, not active, an image refused. */
   ignored: number
+  /** Upgrades refused because their image is not the approved one (each fails once, and its device is told). */
+  refused: number
   blocks: number
   bytes: number
+}
+
+/** An upgrade whose image was refused: its attempt, and why. */
+export interface RefusedUpgrade {
+  upgradeId: number
+  attempt: number
+  campaignId: number
+  approved: ApprovedImage | null
+  refusal: ImageRefusal
 }
 
 const ACTIVE: ReadonlySet<OtaDeviceState> = new Set(OTA_ACTIVE_STATES)
@@ -44,8 +67,10 @@ const ACTIVE: ReadonlySet<OtaDeviceState> = new Set(OTA_ACTIVE_STATES)
  * Anything else is ignored: a device only ever fetches an image offered to it.
  */
 export class BlockServer {
-  readonly stats: TransferStats = { requests: 0, ignored: 0, blocks: 0, bytes: 0 }
+  readonly stats: TransferStats = { requests: 0, ignored: 0, refused: 0, blocks: 0, bytes: 0 }
   readonly images: ImageCache
+  /** Told when an upgrade's image is refused (the rollout fails the attempt, tells the device, pauses the campaign). */
+  onRefused: ((refused: RefusedUpgrade) => Promise<void>) | null = null
   private readonly grants = new Map<string, { grant: Grant | null; until: number }>()
   private readonly lookups = new Map<string, Promise<Grant | null>>()
   private blockBytes: { value: number; until: number } | null = null
@@ -69,16 +94,12 @@ export class BlockServer {
       this.log.debug({ sn: device.sn, id: request.id, state: grant?.state }, 'OTA block request refused: not an active upgrade of this device')
       return
     }
-    let image
-    try {
-      image = await this.images.get(grant.image)
-    } catch (err) {
-      if (!(err instanceof ImageMismatch)) throw err
-      // The stored file changed or went after the offer: serving it would only fail at the device's verify.
+    const served = await this.approvedBytes(request.id, grant)
+    if ('refusal' in served) {
       this.stats.ignored++
-      this.log.error({ err: err.message, id: request.id }, 'OTA image not served')
       return
     }
+    const image = served.bytes
     const blockBytes = request.blockBytes ?? (await this.currentBlockBytes())
     const blocks = Math.ceil(image.bytes.length / blockBytes)
     const crcs = this.images.crcsOf(image, blockBytes)
@@ -94,8 +115,37 @@ export class BlockServer {
     await Promise.all(sent)
   }
 
+  /**
+   * The bytes an upgrade is served: its campaign's approved image, read from storage once and summed
+   * again (ImageCache). Anything else — no approved digest, a file row that names other bytes, a
+   * stored file that changed or went — is refused: the attempt fails with the reason (onRefused) and
+   * nothing of it is served, by blocks or by its link.
+   */
+  async approvedBytes(id: string, grant: Grant): Promise<{ bytes: CachedImage; approved: ApprovedImage } | { refusal: ImageRefusal }> {
+    let refusal = refusalOf(grant.approved, grant.image)
+    if (!refusal) {
+      const approved = grant.approved!
+      try {
+        return { bytes: await this.images.get({ fileName: grant.image!.fileName, sha256: approved.sha256 }), approved }
+      } catch (err) {
+        if (!(err instanceof ImageMismatch)) throw err
+        refusal = err.found
+          ? { code: 'E_IMAGE_CHANGED', key: 'ota.image.changed', params: { approved: approved.sha256, found: err.found } }
+          : { code: 'E_IMAGE_MISSING', key: 'ota.image.missing', params: { approved: approved.sha256 } }
+      }
+    }
+    // Remembered as no grant: the requests that follow are ignored without reading the file again.
+    this.grants.set(id, { grant: null, until: Date.now() + GRANT_TTL_MS })
+    this.stats.refused++
+    this.log.error({ id, code: refusal.code, approved: grant.approved?.sha256, found: refusal.params.found }, 'OTA image refused: not the approved bytes')
+    await this.onRefused?.({ upgradeId: grant.upgradeId, attempt: grant.attempt, campaignId: grant.campaignId, approved: grant.approved, refusal }).catch((err) =>
+      this.log.error({ err, id }, 'could not fail an upgrade whose image was refused'),
+    )
+    return { refusal }
+  }
+
   /** The campaign device row an upgrade id names, as the block server needs it (cached briefly). */
-  private async grantOf(id: string): Promise<Grant | null> {
+  async grantOf(id: string): Promise<Grant | null> {
     const cached = this.grants.get(id)
     if (cached && cached.until > Date.now()) return cached.grant
     let pending = this.lookups.get(id)
@@ -116,13 +166,29 @@ export class BlockServer {
     const row = await transferDb(this.services.db)
       .selectFrom('otaCampaignDevice')
       .innerJoin('otaCampaign', 'otaCampaign.campaignId', 'otaCampaignDevice.campaignId')
-      .select(['otaCampaignDevice.deviceId', 'otaCampaignDevice.attempt', 'otaCampaignDevice.state', 'otaCampaign.payload', 'otaCampaign.firmwareId', 'otaCampaign.audioId'])
+      .select([
+        'otaCampaignDevice.deviceId',
+        'otaCampaignDevice.attempt',
+        'otaCampaignDevice.state',
+        'otaCampaign.campaignId',
+        'otaCampaign.payload',
+        'otaCampaign.firmwareId',
+        'otaCampaign.audioId',
+        'otaCampaign.imageSha256',
+        'otaCampaign.imageSize',
+      ])
       .where('otaCampaignDevice.upgradeId', '=', parsed.upgradeId)
       .executeTakeFirst()
     if (!row || Number(row.attempt ?? 0) !== parsed.attempt) return null
-    const image = await imageOf(this.services.db, row)
-    if (!image) return null
-    return { deviceId: Number(row.deviceId), attempt: parsed.attempt, state: row.state as OtaDeviceState, image }
+    return {
+      upgradeId: parsed.upgradeId,
+      campaignId: Number(row.campaignId),
+      deviceId: Number(row.deviceId),
+      attempt: parsed.attempt,
+      state: row.state as OtaDeviceState,
+      image: await imageOf(this.services.db, row),
+      approved: approvedImageOf(row),
+    }
   }
 
   private async currentBlockBytes(): Promise<number> {
@@ -147,4 +213,35 @@ export function registerOtaTransfer(api: FastifyInstance, services: Services) {
   const server = new BlockServer(services, (device, frame) => api.iot.gateway.publishBytes(device, 'otaBlock', frame, 0), api.log)
   servers.set(services, server)
   api.iot.gateway.on('otaReq', (message) => server.handle(message))
+
+  // The offer's link (offer.ts imageLink): the same approved bytes over HTTPS, byte ranges included.
+  api.withTypeProvider<ZodTypeProvider>().get(
+    '/ota/image/:id',
+    {
+      // The signature stands in for a token: the offer made it for this one upgrade.
+      config: { permission: PUBLIC },
+      schema: {
+        tags: ['OTA transfer'],
+        summary:
+          "An upgrade's image through the signed link of its offer: the campaign's approved bytes only, one byte range answered 206; a changed or expired link 403, an upgrade no longer under way 404, an image that is not the approved one 409 (the upgrade then fails)",
+        params: z.object({ id: otaIdSchema }),
+        querystring: z.object({ exp: z.string().max(20).optional(), sig: z.string().max(100).optional() }),
+        response: {
+          200: fileAnswer('application/octet-stream', 'The image; ETag is its approved SHA-256'),
+          206: fileAnswer('application/octet-stream', 'The bytes the Range header asked for, with Content-Range'),
+        },
+      },
+    },
+    async (req, reply) => {
+      const { id } = req.params
+      const check = await fileLinks(services.kv).check(imageLinkTarget(id), req.query.exp, req.query.sig)
+      if (check === 'expired') throw forbidden('file.linkExpired')
+      if (check !== 'valid') throw forbidden('file.linkInvalid')
+      const grant = await server.grantOf(id)
+      if (!grant || !ACTIVE.has(grant.state)) throw notFound('ota.image.notActive')
+      const served = await server.approvedBytes(id, grant)
+      if ('refusal' in served) throw new AppError(409, served.refusal.key, served.refusal.params, 409, { code: served.refusal.code })
+      return sendBytes(req, reply, { bytes: served.bytes.bytes, contentType: 'application/octet-stream', etag: served.approved.sha256, cacheControl: 'private, no-cache' })
+    },
+  )
 }

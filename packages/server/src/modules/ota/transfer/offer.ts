@@ -1,4 +1,5 @@
-import { entityByKey, OTA_BLOCK_BYTES, OTA_PROTOCOL, type OtaAbortPayload, type OtaOfferPayload, type OtaPart, type OtaPayloadKind, PROTOCOL_VERSION } from '@velo/shared'
+import { OTA_BLOCK_BYTES, OTA_PROTOCOL, type OtaAbortPayload, type OtaOfferPayload, type OtaPart, type OtaPayloadKind, PROTOCOL_VERSION } from '@velo/shared'
+import type { Kysely } from 'kysely'
 import type { Db } from '../../../db/database'
 import { fileLinks } from '../../../platform/files/links'
 import type { Services } from '../../../platform/services'
@@ -16,7 +17,7 @@ export interface OtaImage {
   version: string
   /** Audio: the IoT name the device plays it by. */
   name?: string
-  /** The entity and file field it was uploaded through: what a signed link to it names. */
+  /** The entity and file field it was uploaded through. */
   entity: string
   field: string
 }
@@ -26,6 +27,42 @@ export interface CampaignImageRef {
   payload?: string | null
   firmwareId?: number | string | null
   audioId?: number | string | null
+}
+
+/**
+ * The image a campaign's approval binds (docs/ota.md › Approval binds): the digests its file had
+ * when it was submitted, kept on the campaign. Offers carry them, and no other bytes are served for
+ * the campaign.
+ */
+export interface ApprovedImage {
+  sha256: string
+  size: number
+}
+
+/** A campaign's approved image, or null when it has none (a draft; a row written without a submit). */
+export function approvedImageOf(campaign: { imageSha256?: unknown; imageSize?: unknown }): ApprovedImage | null {
+  const sha256 = String(campaign.imageSha256 ?? '')
+  const size = Number(campaign.imageSize ?? NaN)
+  return /^[0-9a-f]{64}$/.test(sha256) && Number.isInteger(size) && size > 0 ? { sha256, size } : null
+}
+
+/** Why an image is not served for a campaign: the device's code, and the reason's message and parameters. */
+export interface ImageRefusal {
+  code: 'E_IMAGE_CHANGED' | 'E_IMAGE_MISSING' | 'E_IMAGE_NOT_APPROVED'
+  key: 'ota.image.changed' | 'ota.image.missing' | 'ota.image.notApproved'
+  params: { approved?: string; found?: string }
+}
+
+/**
+ * Whether the image as stored now is the approved one, by its upload's digests: a firmware or audio row
+ * that names another file since (it cannot be modified once submitted, but a race or a hand in the
+ * database could) is refused. The bytes themselves are summed again where they are read (ImageCache).
+ */
+export function refusalOf(approved: ApprovedImage | null, image: OtaImage | null): ImageRefusal | null {
+  if (!approved) return { code: 'E_IMAGE_NOT_APPROVED', key: 'ota.image.notApproved', params: {} }
+  if (!image) return { code: 'E_IMAGE_MISSING', key: 'ota.image.missing', params: { approved: approved.sha256 } }
+  if (image.sha256 !== approved.sha256 || image.size !== approved.size) return { code: 'E_IMAGE_CHANGED', key: 'ota.image.changed', params: { approved: approved.sha256, found: image.sha256 } }
+  return null
 }
 
 /** An upgrade's id on the wire: its campaign device row and attempt (a retry is a new id, so a late block of the last attempt is never taken). */
@@ -41,8 +78,8 @@ export function parseOtaId(id: string): { upgradeId: number; attempt: number } |
  * the stored file's (sys_file, summed as it arrived), not what a form said. Null when the row or its
  * file is gone.
  */
-export async function imageOf(db: Db, campaign: CampaignImageRef): Promise<OtaImage | null> {
-  const tdb = transferDb(db)
+export async function imageOf(db: Db | Kysely<any>, campaign: CampaignImageRef): Promise<OtaImage | null> {
+  const tdb = transferDb(db as Db)
   if (campaign.payload === 'audio') {
     if (campaign.audioId == null) return null
     const row = await tdb
@@ -71,21 +108,17 @@ export async function currentBlockBytes(services: Pick<Services, 'configValues'>
   return Math.min(configured, OTA_BLOCK_BYTES.max)
 }
 
+/** What an upgrade's image link is signed for (files/links.ts): the upgrade id, never a stored file's name. */
+export const imageLinkTarget = (id: string) => ({ entity: 'otaUpgrade', field: 'image', fileName: id })
+
 /**
- * The path of a signed, expiring link to the image (the engine's signed file route, byte ranges
- * included): relative to the server's HTTP origin, the one the device registers at. Undefined when
- * the entity the file was uploaded through is not served.
+ * The path of a signed, expiring link to one upgrade's image (GET {API}/ota/image/{id}, byte ranges
+ * included): relative to the server's HTTP origin, the one the device registers at. It serves the
+ * campaign's approved bytes only, as the block server does, and only while the upgrade is active.
  */
-async function signedPath(services: Services, image: OtaImage): Promise<{ url: string; expiresAt: number } | undefined> {
-  let path: string
-  try {
-    path = entityByKey(image.entity).path
-  } catch {
-    return undefined
-  }
-  const { exp, sig } = await fileLinks(services.kv).sign({ entity: image.entity, field: image.field, fileName: image.fileName })
-  const stored = image.fileName.split('/').map(encodeURIComponent).join('/')
-  return { url: `${services.config.apiPrefix}${path}/file/${image.field}/signed/${stored}?exp=${exp}&sig=${sig}`, expiresAt: exp * 1000 }
+export async function imageLink(services: Services, id: string): Promise<{ url: string; expiresAt: number }> {
+  const { exp, sig } = await fileLinks(services.kv).sign(imageLinkTarget(id))
+  return { url: `${services.config.apiPrefix}/ota/image/${id}?exp=${exp}&sig=${sig}`, expiresAt: exp * 1000 }
 }
 
 export interface OfferInput {
@@ -94,29 +127,33 @@ export interface OfferInput {
   part: OtaPart
   payload: OtaPayloadKind
   image: OtaImage
+  /** What the campaign's approval binds: the offer carries these digests, not the file row's. */
+  approved: ApprovedImage
   timeoutSeconds: number
   minBattery?: number
 }
 
-/** The offer of one upgrade attempt to its device (down/ota): the image's digests, its blocks and a signed link to it. */
+/** The offer of one upgrade attempt to its device (down/ota): the approved digests, the image's blocks and a signed link to it. */
 export async function buildOffer(services: Services, o: OfferInput): Promise<OtaOfferPayload> {
   const blockBytes = await currentBlockBytes(services)
-  const link = await signedPath(services, o.image)
+  const id = otaIdOf(o.upgradeId, o.attempt)
+  const link = await imageLink(services, id)
   return {
     v: PROTOCOL_VERSION,
     ota: OTA_PROTOCOL,
     op: 'offer',
-    id: otaIdOf(o.upgradeId, o.attempt),
+    id,
     part: o.part,
     payload: o.payload,
     version: o.image.version,
     ...(o.image.name ? { name: o.image.name } : {}),
-    size: o.image.size,
-    sha256: o.image.sha256,
+    size: o.approved.size,
+    sha256: o.approved.sha256,
     crc8: o.image.crc8,
     blockBytes,
-    blocks: Math.ceil(o.image.size / blockBytes),
-    ...(link ? { url: link.url, urlExpiresAt: link.expiresAt } : {}),
+    blocks: Math.ceil(o.approved.size / blockBytes),
+    url: link.url,
+    urlExpiresAt: link.expiresAt,
     ...(o.minBattery !== undefined ? { minBattery: o.minBattery } : {}),
     timeoutSeconds: o.timeoutSeconds,
   }

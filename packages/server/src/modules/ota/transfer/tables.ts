@@ -21,6 +21,8 @@ interface CampaignColumns {
   payload: string
   firmwareId: number | null
   audioId: number | null
+  imageSha256: string
+  imageSize: number | null
 }
 interface CampaignDeviceColumns {
   upgradeId: number

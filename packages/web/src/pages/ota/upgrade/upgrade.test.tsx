@@ -122,9 +122,13 @@ describe('upgrade page', () => {
   let overview: OtaCampaignOverview = paused
   const calls = (path: string) => fetchMock.mock.calls.filter(([url]) => String(url) === `/api${path}`)
   const campaign = { campaignId: 7, name: 'Spring firmware', status: 'paused', payload: 'firmware', firmwareId: 3, firmwareIdLabel: 'Core 2.1.0', targetVersion: '2.1.0', currentWave: 0, totalDevices: 50, succeededCount: 3, failedCount: 2, pauseReason: paused.pauseReason }
+  let row: Record<string, unknown> = campaign
+  let history: unknown[] = []
 
   beforeEach(() => {
     overview = paused
+    row = campaign
+    history = []
     stream = undefined
     sessionStore.setState({ user: { username: 'tester' } as SessionUser, roles: ['ops'], permissions: ['iot:upgrade:list', 'iot:upgrade:query', 'iot:upgrade:resume'] })
     vi.stubGlobal('fetch', fetchMock)
@@ -134,11 +138,11 @@ describe('upgrade page', () => {
         stream = sseResponse(init?.signal)
         return stream.response
       }
-      if (path === '/iot/upgrade/list') return jsonResponse({ rows: [campaign], total: 1 })
-      if (path === '/iot/upgrade/counts') return jsonResponse({ paused: 1 })
-      if (path === '/iot/upgrade/7') return jsonResponse(campaign)
+      if (path === '/iot/upgrade/list') return jsonResponse({ rows: [row], total: 1 })
+      if (path === '/iot/upgrade/counts') return jsonResponse({ [String(row.status)]: 1 })
+      if (path === '/iot/upgrade/7') return jsonResponse(row)
       if (path === '/iot/upgrade/7/overview') return jsonResponse(overview)
-      if (path === '/iot/upgrade/7/history') return jsonResponse([])
+      if (path === '/iot/upgrade/7/history') return jsonResponse(history)
       if (path.startsWith('/system/dict/getDicts/')) return jsonResponse([])
       return jsonResponse(null, 404)
     })
@@ -171,5 +175,29 @@ describe('upgrade page', () => {
     expect(calls('/iot/upgrade/list').length).toBe(listCalls + 1)
     // Nothing reloaded the page: the stream is the same one.
     expect(calls('/iot/upgrade/stream')).toHaveLength(1)
+  })
+
+  it('offers Revise on an approved campaign, and its history shows the approval a revision cleared and each change with who made it', async () => {
+    sessionStore.setState({ permissions: ['iot:upgrade:list', 'iot:upgrade:query', 'iot:upgrade:revise'] })
+    row = { ...campaign, status: 'scheduled', pauseReason: '', approvedBy: 'admin2', revision: 2, imageSha256: 'ab'.repeat(32) }
+    overview = { ...paused, status: 'scheduled', pauseReason: null }
+    const at = '2026-11-24T10:00:00.000Z'
+    history = [
+      { logId: 1, step: 'approve', fromState: 'awaitingApproval', toState: 'scheduled', input: { revision: 1 }, userName: 'admin2', operTime: at },
+      { logId: 2, step: 'revise', fromState: 'scheduled', toState: 'draft', input: { reason: 'Battery floor', revision: 1, approvedBy: 'admin2' }, userName: 'admin', operTime: at },
+      { logId: 3, step: 'modify', fromState: 'draft', toState: 'draft', input: { revision: 2, minBattery: { from: 30, to: 0 } }, userName: 'admin', operTime: at },
+    ]
+    renderWithProviders(<UpgradePage part="iot" />)
+    fireEvent.click(await screen.findByText('Spring firmware'))
+    const drawer = await screen.findByTestId('ota-campaign-drawer')
+    expect(await within(drawer).findByTestId('campaign-row-step-revise')).toBeTruthy()
+    fireEvent.click(within(drawer).getByText('Details and history'))
+    const records = await within(drawer).findAllByTestId('transition-record')
+    expect(records).toHaveLength(3)
+    expect(records[1]!.textContent).toContain('Revise')
+    expect(records[1]!.textContent).toContain('Approved byadmin2')
+    expect(records[2]!.textContent).toContain('admin')
+    expect(records[2]!.textContent).toContain('Minimum battery (%)30 → 0')
+    expect(records[2]!.textContent).toContain('Revision2')
   })
 })
