@@ -24,7 +24,7 @@ commands until Ctrl-C (then they say goodbye: retained offline).
   --api URL            the server's API (default http://localhost:8080/api)
   --product ID         the IoT model's product id (default VELO-4G)
   --key KEY            the model's registration key (or env SIM_KEY; required)
-  --broker URL         mqtt://host:port (default: the registration answer's, on the API's host)
+  --broker URL         mqtt://host:port (default: where the server says, asked at each run, on the API's host)
   --prefix PREFIX      SN prefix (default VL): SNs are PREFIX + 6 digits, VL000001, …
   --start N            number of the first SN (default 1)
   --latency MS         milliseconds from receiving a command to its final reply (default 0)

@@ -43,6 +43,8 @@ export class Registrar implements CredentialSource {
   private readonly api: string
   /** Set while a 429 is waited out, so every worker waits instead of hammering the limit. */
   private pausedUntil = 0
+  /** Where the server says devices connect now, asked once a run (GET {api}/iot/broker). */
+  private current?: Promise<Registration['mqtt'] | undefined>
   onRateLimited?: (waitMs: number) => void
 
   constructor(
@@ -67,9 +69,19 @@ export class Registrar implements CredentialSource {
     throw new FleetAbort(`The server's registration answer names no broker: pass --broker mqtt://host:port`)
   }
 
+  /**
+   * The broker's address as the server gives it now: the embedded broker may listen on another port
+   * than when a stored secret was registered (its port was taken at a restart). Undefined when the
+   * server does not say (unreachable, or a version without GET /iot/broker): the stored one then.
+   */
+  brokerNow(): Promise<Registration['mqtt'] | undefined> {
+    this.current ??= fetchBroker(this.api)
+    return this.current
+  }
+
   async get(sn: string, renew: boolean): Promise<DeviceCredentials> {
     const stored = this.o.store.get(sn)
-    if (stored && !renew) return { secret: stored.secret, url: this.brokerUrl(stored.mqtt) }
+    if (stored && !renew) return { secret: stored.secret, url: this.brokerUrl(this.o.broker ? undefined : ((await this.brokerNow()) ?? stored.mqtt)) }
     for (;;) {
       const wait = this.pausedUntil - Date.now()
       if (wait > 0) await sleep(wait + Math.random() * 250)
@@ -97,6 +109,17 @@ export class Registrar implements CredentialSource {
         throw err
       }
     }
+  }
+}
+
+/** GET {api}/iot/broker: { url?, port? }, or undefined when the server does not answer it. */
+async function fetchBroker(api: string): Promise<Registration['mqtt'] | undefined> {
+  try {
+    const res = await fetch(`${api}/iot/broker`, { signal: AbortSignal.timeout(10_000) })
+    const body = (await res.json()) as { code?: number; data?: Registration['mqtt'] }
+    return body.code === 200 && body.data && (body.data.url || body.data.port) ? body.data : undefined
+  } catch {
+    return undefined
   }
 }
 

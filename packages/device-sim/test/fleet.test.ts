@@ -31,6 +31,7 @@ async function registrationServer(o: { brokerPort: number; limited?: number; bad
   const calls: string[] = []
   const nonces = new Set<string>()
   let limited = o.limited ?? 0
+  let brokerPort = o.brokerPort
   const server: Server = createServer((req, res) => {
     let body = ''
     req.on('data', (c) => (body += c))
@@ -39,6 +40,7 @@ async function registrationServer(o: { brokerPort: number; limited?: number; bad
         res.writeHead(status, { 'content-type': 'application/json', ...headers })
         res.end(JSON.stringify(json))
       }
+      if (req.method === 'GET' && req.url === '/api/iot/broker') return send(200, { code: 200, msg: 'ok', data: { port: brokerPort } })
       if (req.url !== '/api/iot/register') return send(404, { code: 404, msg: 'Not found' })
       if (limited > 0) {
         limited--
@@ -50,13 +52,17 @@ async function registrationServer(o: { brokerPort: number; limited?: number; bad
       if (nonces.has(nonce)) return send(409, { code: 409, msg: 'This registration request was already used' })
       nonces.add(nonce)
       calls.push(sn!)
-      send(200, { code: 200, msg: 'ok', data: { sn, secret: o.badSecret?.has(sn!) ? 'wrong' : secretOf(sn!), mqtt: { port: o.brokerPort } } })
+      send(200, { code: 200, msg: 'ok', data: { sn, secret: o.badSecret?.has(sn!) ? 'wrong' : secretOf(sn!), mqtt: { port: brokerPort } } })
     })
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   return {
     api: `http://127.0.0.1:${(server.address() as { port: number }).port}/api`,
     calls,
+    /** The server restarted and its embedded broker took another port. */
+    moveBroker: (port: number) => {
+      brokerPort = port
+    },
     close: () => new Promise((r) => server.close(r)),
   }
 }
@@ -131,6 +137,37 @@ describe('Fleet', () => {
       expect(server.calls).toEqual(['FD000002'])
       expect(second).toMatchObject({ registered: 1, failed: 1 })
     } finally {
+      await server.close()
+    }
+  })
+
+  it('finds the broker on its new port after a server restart: stored secrets connect where the server says now', async () => {
+    let before = await startBroker()
+    const server = await registrationServer({ brokerPort: Number(new URL(before.url).port) })
+    const file = join(dir, 'moved', 'secrets.json')
+    const run = async () => {
+      const store = new SecretStore(file, `${server.api} VELO-4G`)
+      const fleet = new Fleet({ count: 2, prefix: 'FH', credentials: new Registrar({ api: server.api, productId: 'VELO-4G', key: KEY, store }) })
+      try {
+        return await fleet.start()
+      } finally {
+        store.save()
+        await fleet.closeAll()
+      }
+    }
+    try {
+      expect(await run()).toMatchObject({ started: 2, registered: 2 })
+      // The restart: the old port is gone, the broker listens elsewhere (MQTT_PORT was taken).
+      await before.close()
+      const after = await startBroker()
+      before = after
+      server.moveBroker(Number(new URL(after.url).port))
+      server.calls.length = 0
+      expect(await run()).toMatchObject({ started: 2, registered: 0, failed: 0 })
+      expect(server.calls).toEqual([])
+      expect(after.on(upTopic('FH000001', 'presence')).length).toBeGreaterThan(0)
+    } finally {
+      await before.close()
       await server.close()
     }
   })

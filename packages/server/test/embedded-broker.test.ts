@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import mqtt from 'mqtt'
 import { describe, expect, it } from 'vitest'
 import { createTestApp } from './harness'
@@ -45,6 +48,31 @@ describe('embedded MQTT broker', () => {
     } finally {
       await t.close()
       holder.close()
+    }
+  })
+
+  it('keeps the port it took across restarts while MQTT_PORT stays taken, and tells devices where it is', async () => {
+    const holder = createServer()
+    await new Promise<void>((r) => holder.listen(0, r))
+    const taken = (holder.address() as { port: number }).port
+    const dataDir = mkdtempSync(join(tmpdir(), 'velo-broker-'))
+    try {
+      const first = await createTestApp({ MQTT_PORT: String(taken), DATA_DIR: dataDir })
+      const port = first.app.broker!.port
+      await first.close()
+      const second = await createTestApp({ MQTT_PORT: String(taken), DATA_DIR: dataDir })
+      try {
+        expect(second.app.broker!.port).toBe(port)
+        // What the simulator asks at each run, signed in or not (GET /iot/broker): the same as a registration answers.
+        const answer = await second.call({ url: '/api/iot/broker' })
+        expect(answer.code).toBe(200)
+        expect(answer.data).toEqual({ port })
+      } finally {
+        await second.close()
+      }
+    } finally {
+      holder.close()
+      rmSync(dataDir, { recursive: true, force: true })
     }
   })
 

@@ -1,4 +1,6 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
+import { dirname } from 'node:path'
 import { Aedes, type AedesOptions, type Client } from 'aedes'
 import type { BrokerIdentity, DeviceAuthority } from './device-auth'
 import { GuardedSocket, type PacketLimits } from './packet-guard'
@@ -19,6 +21,32 @@ export interface EmbeddedBrokerOptions {
   port: number
   authority: DeviceAuthority
   connectTimeoutMs?: number
+  /**
+   * Where the port taken instead of a busy requested one is remembered (DATA_DIR/mqtt-port), so the
+   * next start takes the same one if it is free: devices that stored the address still find the broker.
+   */
+  portFile?: string
+}
+
+/** The port remembered in `file`, or undefined. */
+function rememberedPort(file: string | undefined): number | undefined {
+  if (!file) return undefined
+  try {
+    const port = Number(readFileSync(file, 'utf8').trim())
+    return Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function rememberPort(file: string | undefined, port: number) {
+  if (!file) return
+  try {
+    mkdirSync(dirname(file), { recursive: true })
+    writeFileSync(file, `${port}\n`)
+  } catch {
+    // Not remembered: the next start takes any free port, and the simulator asks the server (GET /iot/broker).
+  }
 }
 
 export interface EmbeddedBroker {
@@ -49,6 +77,16 @@ function listen(server: Server, port: number): Promise<number> {
     server.once('listening', onListening)
     server.listen(port)
   })
+}
+
+/** listen(), or undefined when the port is taken. */
+async function listenIfFree(server: Server, port: number): Promise<number | undefined> {
+  try {
+    return await listen(server, port)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') return undefined
+    throw err
+  }
 }
 
 const notAuthorized = () => Object.assign(new Error('Not authorized'), { returnCode: 5 as const })
@@ -110,7 +148,11 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
     port = await listen(server, options.port)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
-    port = await listen(server, 0)
+    // The port of the last start when the requested one was taken too, else any free one (remembered).
+    const last = options.port === 0 ? undefined : rememberedPort(options.portFile)
+    const again = last === undefined ? undefined : await listenIfFree(server, last)
+    port = again ?? (await listen(server, 0))
+    if (options.port !== 0 && port !== last) rememberPort(options.portFile, port)
   }
   return {
     aedes,

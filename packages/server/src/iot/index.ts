@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Services } from '../platform/services'
 import { type Credential, DeviceAuthority } from './device-auth'
@@ -61,7 +62,7 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
   const external = config.mqttUrl
   const internal = external ? undefined : DeviceAuthority.newInternalCredential()
   const authority = new DeviceAuthority(db, [internal, urlCredential(external)])
-  const broker = external ? null : await startEmbeddedBroker({ port: config.mqttPort, authority })
+  const broker = external ? null : await startEmbeddedBroker({ port: config.mqttPort, authority, portFile: join(config.dataDir, 'mqtt-port') })
   const events = await createIotEvents(services.redis, logger, options.eventsChannel)
   const messageLog = new MessageLog({ db, events, configValues, logger }, options.messageLog)
   const gateway = new MqttGateway({

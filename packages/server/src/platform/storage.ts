@@ -6,6 +6,15 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 export class Storage {
   constructor(readonly root: string) {}
 
+  /**
+   * Creates the root at the server's start (the README promises ./data/files), readable by the server
+   * alone: files are handed out through their routes, never from the folder. An existing folder keeps
+   * its mode (an operator may share it with a backup user).
+   */
+  async ensureRoot(): Promise<void> {
+    await mkdir(this.root, { recursive: true, mode: 0o700 })
+  }
+
   /** The absolute path of a stored file, or undefined when the name is unsafe. */
   resolve(name: string): string | undefined {
     if (!name || name.includes('\0') || isAbsolute(name) || name.includes('\\')) return undefined

@@ -53,11 +53,13 @@ export const commandOutcomeSchema = z.object({
 /** A device secret, answered once when it is issued (PUT /iot/device/:id/secret, POST /iot/register). */
 export const deviceSecretSchema = z.object({ secret: z.string() })
 
+/** Where devices connect: the broker's public URL when the server knows it, else just the embedded broker's port. */
+export const brokerAddressSchema = z.object({ url: z.string().optional(), port: z.number().optional() })
+
 /** POST /iot/register: the device's secret and where it connects (device-sim's Registration). */
 export const registrationSchema = deviceSecretSchema.extend({
   sn: z.string(),
-  /** The broker's public URL when the server knows it, else just the embedded broker's port. */
-  mqtt: z.object({ url: z.string().optional(), port: z.number().optional() }),
+  mqtt: brokerAddressSchema,
 })
 
 /** GET and PUT /iot/model/:id/registrationKey. */

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { randomInt, randomUUID } from 'node:crypto'
 import svgCaptcha from 'svg-captcha'
 import type { KeyValueStore } from '../kv-store'
 
@@ -41,6 +41,38 @@ export class MemoryCaptchaStore implements CaptchaStore {
   }
 }
 
+/**
+ * A sum or a difference of two digits from 1 to 9 whose answer is never negative: a difference puts
+ * the larger number first (svg-captcha's own math captcha asks "6 - 7").
+ */
+export function mathQuestion(pick: (min: number, maxExclusive: number) => number = randomInt): { a: number; operator: '+' | '-'; b: number; answer: number } {
+  const x = pick(1, 10)
+  const y = pick(1, 10)
+  if (pick(0, 2) === 0) return { a: x, operator: '+', b: y, answer: x + y }
+  const [a, b] = x >= y ? [x, y] : [y, x]
+  return { a, operator: '-', b, answer: a - b }
+}
+
+const MATH_SIZE = { width: 120, height: 40 }
+/** svg-captcha's module is itself the function drawing a given text (its typings declare only the rest). */
+const drawText = svgCaptcha as unknown as (text: string, options: svgCaptcha.ConfigObject) => string
+
+/**
+ * The image of a math question. The captcha font has no minus sign and its hyphen is a hairline a
+ * noise line hides, so the operator is drawn as solid bars over the noise: only the digits are glyphs.
+ */
+function mathImage(q: ReturnType<typeof mathQuestion>): string {
+  const { width, height } = MATH_SIZE
+  // Three characters, the middle one a space: svg-captcha spaces them (width - 2) / 4 apart.
+  const svg = drawText(`${q.a} ${q.b}`, { noise: 2, ...MATH_SIZE })
+  const x = (width - 2) / 2
+  const y = height / 2
+  const bar = 'fill="#333"'
+  const minus = `<rect x="${x - 8}" y="${y - 1.5}" width="16" height="3" ${bar}/>`
+  const plus = q.operator === '+' ? `<rect x="${x - 1.5}" y="${y - 8}" width="3" height="16" ${bar}/>` : ''
+  return svg.replace(/<\/svg>$/, `${minus}${plus}</svg>`)
+}
+
 export interface IssuedCaptcha {
   uuid: string
   img: string
@@ -52,10 +84,11 @@ export class Captchas {
   constructor(readonly store: CaptchaStore) {}
 
   async issue(type: 'math' | 'char'): Promise<IssuedCaptcha> {
-    const captcha =
-      type === 'math'
-        ? svgCaptcha.createMathExpr({ mathMin: 1, mathMax: 9, mathOperator: '+-', noise: 2, width: 120, height: 40 })
-        : svgCaptcha.create({ size: 4, ignoreChars: '0oO1ilI', noise: 2, width: 120, height: 40 })
+    let captcha: { text: string; data: string }
+    if (type === 'math') {
+      const q = mathQuestion()
+      captcha = { text: String(q.answer), data: mathImage(q) }
+    } else captcha = svgCaptcha.create({ size: 4, ignoreChars: '0oO1ilI', noise: 2, ...MATH_SIZE })
     const uuid = randomUUID()
     await this.store.set(`captcha:${uuid}`, captcha.text.toLowerCase(), CAPTCHA_TTL_SECONDS)
     return { uuid, img: `data:image/svg+xml;base64,${Buffer.from(captcha.data).toString('base64')}` }
