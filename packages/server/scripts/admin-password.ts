@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs'
 import { Redis } from 'ioredis'
-import { ConfigError, loadConfig } from '../src/config'
 import { createDatabase } from '../src/db/database'
 import { AdminPasswordRefused, ADMIN_USER_NAME, resetAdminPassword } from '../src/ops/admin/password'
 import { RedisSessionStore, type SessionStore, SqlSessionStore } from '../src/platform/auth/session-store'
-import { commandLine, fail } from './cli'
+import { commandConfig, commandLine, databaseWhere, fail } from './cli'
 
 // npm run admin:password
 // A new password for the administrator ("admin") on the server's database, for when it is lost:
@@ -21,17 +20,9 @@ DATABASE_URL (and REDIS_URL, where sessions live with it) are read as the server
 
 commandLine(USAGE, { options: { help: { type: 'boolean', default: false } } })
 
-// The configuration's relative paths are the repository's (src/config.ts), wherever the command runs.
-if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD)
-
-let config
-try {
-  config = loadConfig()
-} catch (e) {
-  if (e instanceof ConfigError) fail(e.message)
-  throw e
-}
-const where = config.database.dialect === 'sqlite' ? config.database.file : config.database.url.replace(/\/\/[^@/]*@/, '//…@')
+// Read as the server reads it; a relative path in an option is where the command was typed.
+const config = commandConfig()
+const where = databaseWhere(config)
 
 // Opening a missing SQLite file would create an empty database: say where the server's is instead.
 if (config.database.dialect === 'sqlite' && config.database.file !== ':memory:' && !existsSync(config.database.file)) {

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { ConfigError, loadConfig } from '../src/config'
 import { BackupRefused, backupMessage, cliLanguage, createBackup, defaultBackupTarget } from '../src/ops/backup'
-import { commandLine, fail } from './cli'
+import { commandConfig, commandLine, fail } from './cli'
 
 // npm run backup [-- --to <dir>]
 // A consistent copy of the SQLite database (online backup API: safe while the server runs and
@@ -19,17 +18,8 @@ const lang = cliLanguage()
 
 const args = commandLine(USAGE, { options: { to: { type: 'string' }, help: { type: 'boolean', default: false } } }).values
 
-// A relative --to means where the command was typed: npm runs a workspace's script in the
-// workspace's folder. (The configuration's relative paths are the repository's: src/config.ts.)
-if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD)
-
-let config
-try {
-  config = loadConfig()
-} catch (e) {
-  if (e instanceof ConfigError) fail(e.message)
-  throw e
-}
+// Read as the server reads it; a relative path in an option is where the command was typed.
+const config = commandConfig()
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 const now = new Date()

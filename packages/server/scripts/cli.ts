@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { type AppConfig, ConfigError, loadConfig } from '../src/config'
 
 // What the product's commands (npm run backup, restore, demo) share: their failure and their options.
 
@@ -25,3 +26,21 @@ export function commandLine<T extends Omit<ParseArgsConfig, 'args' | 'strict'> &
   }
   return parsed
 }
+
+/**
+ * The server's configuration as a command reads it: relative paths are the repository's
+ * (src/config.ts) and the working directory is where the command was typed (npm runs a
+ * workspace's script in the workspace's folder); a bad setting ends the command with its message.
+ */
+export function commandConfig(): AppConfig {
+  if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD)
+  try {
+    return loadConfig()
+  } catch (e) {
+    if (e instanceof ConfigError) fail(e.message)
+    throw e
+  }
+}
+
+/** Where the configured database is, for a message: a SQLite file, or a PostgreSQL URL without its password. */
+export const databaseWhere = (config: AppConfig) => (config.database.dialect === 'sqlite' ? config.database.file : config.database.url.replace(/\/\/[^@/]*@/, '//…@'))

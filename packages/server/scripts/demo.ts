@@ -1,7 +1,6 @@
-import { ConfigError, loadConfig } from '../src/config'
 import { createDatabase } from '../src/db/database'
 import { DEFAULT_SEED, DemoRefused, runDemo } from '../src/demo'
-import { commandLine, fail } from './cli'
+import { commandConfig, commandLine, databaseWhere, fail } from './cli'
 
 // npm run demo [-- --force] [-- --seed N] [-- --scale 0.1] [-- --end 2026-11-24]
 // Fills the configured database (DATABASE_URL; the quick start's DATA_DIR/velo.db by default) with
@@ -38,18 +37,9 @@ if (args.end !== undefined) {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(args.end) || Number.isNaN(end.getTime())) fail(`--end must be a date as YYYY-MM-DD, not ${args.end}`)
 }
 
-// The working directory is where the command was typed (npm runs a workspace's script in the
-// workspace's folder); the configuration's relative paths are the repository's either way (src/config.ts).
-if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD)
-
-let config
-try {
-  config = loadConfig()
-} catch (e) {
-  if (e instanceof ConfigError) fail(e.message)
-  throw e
-}
-const where = config.database.dialect === 'sqlite' ? config.database.file : config.database.url.replace(/\/\/[^@/]*@/, '//…@')
+// Read as the server reads it; a relative path in an option is where the command was typed.
+const config = commandConfig()
+const where = databaseWhere(config)
 console.log(`Demo data into ${where}`)
 
 const { db, dialect } = createDatabase(config.database)

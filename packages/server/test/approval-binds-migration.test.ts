@@ -1,12 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
-import { Migrator, sql, type Kysely } from 'kysely'
-import pg from 'pg'
-import { afterAll, describe, expect, it } from 'vitest'
-import { createDatabase, type Db, type Dialect } from '../src/db/database'
-import { all as productMigrations } from '../src/db/migrate'
+import { sql, type Kysely } from 'kysely'
+import { describe, expect, it } from 'vitest'
+import { emptyDatabase, migrateProduct, migrationDialects } from './migration-helpers'
 
 // Approval binds (issue 35 §1): campaigns already past draft when the server is upgraded bind the
 // digests their image was uploaded with (what their offers carried until now), so the block server,
@@ -14,53 +8,10 @@ import { all as productMigrations } from '../src/db/migrate'
 // audio's next version may then share its IoT name. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
 
 const MIGRATION = '2026-11-28T20-approval-binds'
-const dialects: Dialect[] = ['sqlite', ...(process.env.TEST_DATABASE_URL ? (['postgres'] as const) : [])]
-
-const cleanups: (() => Promise<void>)[] = []
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c()
-})
-
-async function emptyDatabase(dialect: Dialect): Promise<Db> {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'velo-migration-'))
-    const { db } = createDatabase({ dialect: 'sqlite', file: join(dir, 'test.db') })
-    cleanups.push(async () => {
-      await db.destroy()
-      rmSync(dir, { recursive: true, force: true })
-    })
-    return db
-  }
-  const base = process.env.TEST_DATABASE_URL!
-  const name = `velo_migration_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: base })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(base)
-  url.pathname = `/${name}`
-  const { db } = createDatabase({ dialect: 'postgres', url: url.toString() })
-  cleanups.push(async () => {
-    await db.destroy()
-    const c = new pg.Client({ connectionString: base })
-    await c.connect()
-    await c.query(`drop database if exists ${name} with (force)`)
-    await c.end()
-  })
-  return db
-}
-
-/** Runs the product's migrations, those before this one only or all of them. */
-async function migrate(db: Db, dialect: Dialect, before?: string) {
-  const migrations = Object.fromEntries(Object.entries(productMigrations(dialect)).filter(([name]) => !before || name < before))
-  const { error } = await new Migrator({ db: db.withoutPlugins(), provider: { getMigrations: async () => migrations } }).migrateToLatest()
-  if (error) throw error
-}
-
-describe.each(dialects)('the approval-binds migration on %s', (dialect) => {
+describe.each(migrationDialects)('the approval-binds migration on %s', (dialect) => {
   it('binds the uploaded digests of the image of each campaign past draft, none of a draft', async () => {
     const db = await emptyDatabase(dialect)
-    await migrate(db, dialect, MIGRATION)
+    await migrateProduct(db, dialect, MIGRATION)
     const raw = db.withoutPlugins() as unknown as Kysely<any>
     const now = new Date().toISOString()
     const run = (q: ReturnType<typeof sql>) => q.execute(raw)
@@ -79,7 +30,7 @@ describe.each(dialects)('the approval-binds migration on %s', (dialect) => {
     await campaign(3, 'finished', 'audio')
     await campaign(4, 'awaitingApproval', 'firmware')
 
-    await migrate(db, dialect)
+    await migrateProduct(db, dialect)
     const rows = await raw.selectFrom('ota_campaign').select(['campaign_id', 'image_sha256', 'image_size', 'revision', 'approved_at']).orderBy('campaign_id').execute()
     expect(rows.map((r) => [Number(r.campaign_id), r.image_sha256, r.image_size === null ? null : Number(r.image_size), Number(r.revision), r.approved_at])).toEqual([
       [1, 'a'.repeat(64), 1000, 1, null],

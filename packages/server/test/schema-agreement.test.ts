@@ -1,13 +1,11 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { randomBytes } from 'node:crypto'
 import { allEntities, contentEntities, defineEntity, type EntityDef, iotEntities, type RowOf, systemEntities } from '@velo/shared'
 import { type Kysely, type Selectable, sql } from 'kysely'
-import pg from 'pg'
 import { afterAll, describe, expect, expectTypeOf, it } from 'vitest'
-import { createDatabase, type Db, type Dialect } from '../src/db/database'
+import type { Db, Dialect } from '../src/db/database'
+import { emptyDatabase, migrationDialects } from './migration-helpers'
 import { migrateToLatest } from '../src/db/migrate'
 import type { Database } from '../src/db/schema'
 import { checkAgreement, type Disagreement, parseDefault } from '../src/db/schema-gen/agreement'
@@ -32,42 +30,12 @@ const DATABASE = fileURLToPath(new URL('../src/db/database', import.meta.url))
 const KNOWN_DIFFERENCES = new Set(['sys_config.config_value:default', 'sys_menu.menu_type:default', 'sys_role.data_scope:default', 'sys_user.email:default', 'sys_user.phonenumber:default'])
 const unknown = (problems: Disagreement[]) => problems.filter((p) => !KNOWN_DIFFERENCES.has(`${p.table}.${p.column}:${p.kind}`)).map((p) => p.message)
 
-const dialects: Dialect[] = ['sqlite', ...(process.env.TEST_DATABASE_URL ? (['postgres'] as const) : [])]
+const dialects = migrationDialects
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c()
 })
-
-/** An empty database of the dialect (PostgreSQL: a new database on TEST_DATABASE_URL's server). */
-async function emptyDatabase(dialect: Dialect): Promise<Db> {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'velo-schema-'))
-    const { db } = createDatabase({ dialect: 'sqlite', file: join(dir, 'test.db') })
-    cleanups.push(async () => {
-      await db.destroy()
-      rmSync(dir, { recursive: true, force: true })
-    })
-    return db
-  }
-  const base = process.env.TEST_DATABASE_URL!
-  const name = `velo_schema_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: base })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(base)
-  url.pathname = `/${name}`
-  const { db } = createDatabase({ dialect: 'postgres', url: url.toString() })
-  cleanups.push(async () => {
-    await db.destroy()
-    const c = new pg.Client({ connectionString: base })
-    await c.connect()
-    await c.query(`drop database if exists ${name} with (force)`)
-    await c.end()
-  })
-  return db
-}
 
 /** A scratch copy of the migrations' snapshot and list, where bare imports still resolve. */
 function scratchDir(): string {
@@ -210,7 +178,7 @@ describe('the snapshot', () => {
 
 describe.each(dialects)('on %s', (dialect) => {
   it('every defined table agrees with its definition after all migrations', async () => {
-    const db = await emptyDatabase(dialect)
+    const db = await emptyDatabase(dialect, 'schema')
     await migrateToLatest(db, dialect)
     const problems = await checkAgreement(db, dialect, snapshotOf(allEntities()).tables)
     expect(unknown(problems)).toEqual([])
@@ -244,7 +212,7 @@ describe.each(dialects)('on %s', (dialect) => {
     expect(listed).toContain("  '2030-01-01T01-test-widgets': testWidgets(dialect),\n})")
 
     // Run on a database the real migrations made: the new table agrees, and so does every other.
-    const db = await emptyDatabase(dialect)
+    const db = await emptyDatabase(dialect, 'schema')
     await migrateToLatest(db, dialect)
     await runMigration(db, first.migration!.file, 'testWidgets', dialect)
     expect(unknown(await checkAgreement(db, dialect, snapshotOf([...base, widgetV1]).tables))).toEqual([])

@@ -1,12 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
-import { Migrator, sql, type Kysely } from 'kysely'
-import pg from 'pg'
-import { afterAll, describe, expect, it } from 'vitest'
-import { createDatabase, type Db, type Dialect } from '../src/db/database'
-import { all as productMigrations } from '../src/db/migrate'
+import { sql, type Kysely } from 'kysely'
+import { describe, expect, it } from 'vitest'
+import { emptyDatabase, migrateProduct, migrationDialects } from './migration-helpers'
 
 // A service order's bike became a reference to a registered bike (issue 34): the orders stored
 // before, with a typed frame number, keep their bike when one is registered with that number (or had
@@ -14,53 +8,10 @@ import { all as productMigrations } from '../src/db/migrate'
 // TEST_DATABASE_URL.
 
 const MIGRATION = '2026-11-28T19-service-order-bike'
-const dialects: Dialect[] = ['sqlite', ...(process.env.TEST_DATABASE_URL ? (['postgres'] as const) : [])]
-
-const cleanups: (() => Promise<void>)[] = []
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c()
-})
-
-async function emptyDatabase(dialect: Dialect): Promise<Db> {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'velo-migration-'))
-    const { db } = createDatabase({ dialect: 'sqlite', file: join(dir, 'test.db') })
-    cleanups.push(async () => {
-      await db.destroy()
-      rmSync(dir, { recursive: true, force: true })
-    })
-    return db
-  }
-  const base = process.env.TEST_DATABASE_URL!
-  const name = `velo_migration_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: base })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(base)
-  url.pathname = `/${name}`
-  const { db } = createDatabase({ dialect: 'postgres', url: url.toString() })
-  cleanups.push(async () => {
-    await db.destroy()
-    const c = new pg.Client({ connectionString: base })
-    await c.connect()
-    await c.query(`drop database if exists ${name} with (force)`)
-    await c.end()
-  })
-  return db
-}
-
-/** Runs the product's migrations, those before this one only or all of them. */
-async function migrate(db: Db, dialect: Dialect, before?: string) {
-  const migrations = Object.fromEntries(Object.entries(productMigrations(dialect)).filter(([name]) => !before || name < before))
-  const { error } = await new Migrator({ db: db.withoutPlugins(), provider: { getMigrations: async () => migrations } }).migrateToLatest()
-  if (error) throw error
-}
-
-describe.each(dialects)('the service order bike migration on %s', (dialect) => {
+describe.each(migrationDialects)('the service order bike migration on %s', (dialect) => {
   it('maps a typed frame number to the bike with it (or had it before a replacement), else to none', async () => {
     const db = await emptyDatabase(dialect)
-    await migrate(db, dialect, MIGRATION)
+    await migrateProduct(db, dialect, MIGRATION)
     const raw = db.withoutPlugins() as unknown as Kysely<any>
     const now = new Date().toISOString()
     const run = (q: ReturnType<typeof sql>) => q.execute(raw)
@@ -78,7 +29,7 @@ describe.each(dialects)('the service order bike migration on %s', (dialect) => {
     await run(order(3, 'VL24A000500'))
     await run(order(4, 'NOTAREALBIKE1'))
 
-    await migrate(db, dialect)
+    await migrateProduct(db, dialect)
     const rows = await raw.selectFrom('service_repair_order').select(['repair_order_id', 'bike_id', 'order_no', 'status']).orderBy('repair_order_id').execute()
     expect(rows.map((r) => [Number(r.repair_order_id), r.bike_id === null ? null : Number(r.bike_id)])).toEqual([
       [1, 7],
