@@ -23,9 +23,12 @@ describe('npm run admin:password', () => {
     expect(result).toMatchObject({ password: 'Fresh-start9', generated: false })
 
     expect((await t.call({ url: '/api/getUserInfo', token })).code).not.toBe(200)
-    const live = await db.selectFrom('sysSession').select('endedReason').where('userName', '=', 'admin').execute()
-    expect(live.length).toBeGreaterThan(0)
-    expect(live.every((s) => s.endedReason !== '')).toBe(true)
+    // Ended where sessions live: the database's table, or Redis (REDIS_URL), which keeps no row here.
+    if (!process.env.REDIS_URL) {
+      const live = await db.selectFrom('sysSession').select('endedReason').where('userName', '=', 'admin').execute()
+      expect(live.length).toBeGreaterThan(0)
+      expect(live.every((s) => s.endedReason !== '')).toBe(true)
+    }
     expect((await signIn(ADMIN_PASSWORD)).code).not.toBe(200)
     expect((await signIn('Fresh-start9')).code).toBe(200)
 

@@ -623,7 +623,8 @@ describe('across restarts and instances', () => {
   })
 
   it('never notifies a device twice with two instances on one database', async () => {
-    const second = await createTestApp({}, { databaseUrl: t.databaseUrl })
+    // A second instance as deployed: the same database and the same stored files (the image it serves).
+    const second = await createTestApp({ STORAGE_DIR: t.app.services.storage.root }, { databaseUrl: t.databaseUrl })
     try {
       otaRolloutOf(second.app.services).configure({ tickMs: 20 })
       otaRolloutOf(t.app.services).configure({ tickMs: 20 })
