@@ -36,10 +36,13 @@ export interface CallOptions {
   payload?: InjectOptions['payload']
 }
 
-/** A fresh PostgreSQL database per app when TEST_DATABASE_URL is set, else a fresh SQLite file. */
-export async function freshDatabase(dir: string): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * A fresh PostgreSQL database per app when TEST_DATABASE_URL is set, else a fresh SQLite file (a
+ * test of both dialects names the one it wants).
+ */
+export async function freshDatabase(dir: string, dialect: 'sqlite' | 'postgres' = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite'): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL
-  if (!base) return { url: `sqlite:${join(dir, 'test.db')}`, drop: async () => {} }
+  if (dialect === 'sqlite' || !base) return { url: `sqlite:${join(dir, 'test.db')}`, drop: async () => {} }
   const name = `velo_test_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: base })
   await admin.connect()

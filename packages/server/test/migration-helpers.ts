@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Migrator } from 'kysely'
-import pg from 'pg'
 import { afterAll } from 'vitest'
 import { createDatabase, type Db, type Dialect } from '../src/db/database'
 import { all as productMigrations } from '../src/db/migrate'
+import { freshDatabase } from './harness'
 
 // Empty databases of either dialect for tests of migrations themselves (not the app's harness,
 // which migrates to the latest and seeds): the dialects to run on, a database per call, dropped
@@ -22,30 +21,13 @@ afterAll(async () => {
 
 /** An empty database of the dialect (PostgreSQL: a new database on TEST_DATABASE_URL's server). */
 export async function emptyDatabase(dialect: Dialect, label = 'migration'): Promise<Db> {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), `velo-${label}-`))
-    const { db } = createDatabase({ dialect: 'sqlite', file: join(dir, 'test.db') })
-    cleanups.push(async () => {
-      await db.destroy()
-      rmSync(dir, { recursive: true, force: true })
-    })
-    return db
-  }
-  const base = process.env.TEST_DATABASE_URL!
-  const name = `velo_${label}_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: base })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(base)
-  url.pathname = `/${name}`
-  const { db } = createDatabase({ dialect: 'postgres', url: url.toString() })
+  const dir = mkdtempSync(join(tmpdir(), `velo-${label}-`))
+  const fresh = await freshDatabase(dir, dialect)
+  const { db } = createDatabase(dialect === 'sqlite' ? { dialect, file: join(dir, 'test.db') } : { dialect, url: fresh.url })
   cleanups.push(async () => {
     await db.destroy()
-    const c = new pg.Client({ connectionString: base })
-    await c.connect()
-    await c.query(`drop database if exists ${name} with (force)`)
-    await c.end()
+    await fresh.drop()
+    rmSync(dir, { recursive: true, force: true })
   })
   return db
 }
