@@ -66,10 +66,21 @@ const isFalse = (b: RawBuilder<SqlBool>) => b === NOTHING
  * what a kept statement binds for this caller.
  */
 export function scopeStatementPart(e: ResolvedEntity, scope: RowScope, compile: (b: RawBuilder<SqlBool>) => CompiledQuery): { shape: string; values: readonly unknown[] } {
-  if (scope.all || !isScoped(e)) return { shape: 'all', values: [] }
-  const compiled = compile(entityScope(e, scope))
-  return { shape: compiled.sql, values: compiled.parameters }
+  if (scope.all || !isScoped(e)) return ALL_ROWS
+  // A caller's scope object is kept with their signed-in context: its condition is built and
+  // compiled once per entity, not on every page they ask for.
+  let parts = compiledParts.get(scope)
+  if (!parts) compiledParts.set(scope, (parts = new Map()))
+  let part = parts.get(e.key)
+  if (!part) {
+    const compiled = compile(entityScope(e, scope))
+    parts.set(e.key, (part = { shape: compiled.sql, values: compiled.parameters }))
+  }
+  return part
 }
+
+const ALL_ROWS = { shape: 'all', values: [] } as const
+const compiledParts = new WeakMap<RowScope, Map<string, { shape: string; values: readonly unknown[] }>>()
 
 /**
  * Refuses ids of rows outside the caller's scope as if they did not exist (404), for routes beside
