@@ -29,7 +29,7 @@ const TARGET_MS = 200
 
 export async function runDashboards(
   target: Target,
-  bench: Pick<Bench, 'seconds'> & { clients: number; newRides: number },
+  bench: Pick<Bench, 'seconds' | 'demoScale'> & { clients: number; newRides: number },
   entry: string,
 ): Promise<{ lines: Line[]; notes: string[] }> {
   const { lines, notes, add } = results(target)
@@ -46,7 +46,7 @@ export async function runDashboards(
     const { db: typed, dialect } = createDatabase(config.database)
     const db = typed as unknown as Kysely<any>
     try {
-      const demo = await runDemo({ db: typed, dialect, config }, { seed: DEFAULT_SEED, scale: 1, force: false })
+      const demo = await runDemo({ db: typed, dialect, config }, { seed: DEFAULT_SEED, scale: bench.demoScale, force: false })
       notes.push(
         `${target.name}: demo data ${fmt(demo.rows.mem_member ?? 0)} members, ${fmt(demo.rows.mem_ride ?? 0)} rides, ` +
           `${fmt(demo.rows.dash_tracking_event ?? 0)} tracking events, ${fmt(demo.rows.mon_app_upload_log ?? 0)} app uploads, written in ${fmt(demo.seconds, 1)} s.`,

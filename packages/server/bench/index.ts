@@ -26,8 +26,8 @@
  * SQLite always runs (in a temporary directory). PostgreSQL runs when BENCH_DATABASE_URL, or a
  * DATABASE_URL starting with postgres://, names a server: a database bench_<random> is created there
  * and dropped at the end. Sizes: BENCH_ROWS (1000000), BENCH_IMPORT_ROWS (100000), BENCH_SECONDS
- * per load run (10), BENCH_CONNECTIONS (50). Smoke run: BENCH_ROWS=20000 BENCH_IMPORT_ROWS=2000
- * BENCH_SECONDS=2. BENCH_SERVER_ARGS adds node flags to the server (e.g. --cpu-prof
+ * per load run (10), BENCH_CONNECTIONS (50). BENCH_SIZE=smoke makes every part small (each size
+ * variable given still wins) and judges no target. BENCH_SERVER_ARGS adds node flags to the server (e.g. --cpu-prof
  * --cpu-prof-dir=/tmp/prof when looking into a figure).
  *
  * Then the members (bench/members.ts): the demo data at full size, the member list and a member
@@ -89,7 +89,18 @@ import { type OrdersBench, runOrders } from './orders'
 import { type Bench, type Line, runTarget, type Target } from './run'
 import { buildServer } from './server'
 
-const int = (name: string, fallback: number) => {
+const SIZES = ['full', 'smoke'] as const
+const size = process.env.BENCH_SIZE || 'full'
+if (!(SIZES as readonly string[]).includes(size)) throw new Error(`BENCH_SIZE must be one of ${SIZES.join(', ')}, not ${JSON.stringify(size)}`)
+/**
+ * BENCH_SIZE=smoke makes every part small: a run of a couple of minutes that shows each part works.
+ * Its figures say nothing against targets set for the full size, so they are not judged.
+ */
+const SMOKE = size === 'smoke'
+
+/** A size from its variable, else the full size's default, or the smoke run's. */
+const int = (name: string, full: number, smoke = full) => {
+  const fallback = SMOKE ? smoke : full
   const v = process.env[name]
   if (v === undefined || v === '') return fallback
   const n = Number(v.replace(/_/g, ''))
@@ -98,36 +109,38 @@ const int = (name: string, fallback: number) => {
 }
 
 const bench: Bench = {
-  rows: int('BENCH_ROWS', 1_000_000),
-  importRows: int('BENCH_IMPORT_ROWS', 100_000),
-  transitions: int('BENCH_TRANSITIONS', 10_000),
-  seconds: int('BENCH_SECONDS', 10),
-  connections: int('BENCH_CONNECTIONS', 50),
+  rows: int('BENCH_ROWS', 1_000_000, 20_000),
+  importRows: int('BENCH_IMPORT_ROWS', 100_000, 2_000),
+  transitions: int('BENCH_TRANSITIONS', 10_000, 500),
+  seconds: int('BENCH_SECONDS', 10, 2),
+  connections: int('BENCH_CONNECTIONS', 50, 20),
+  // The members and dashboards parts fill the demo data: 10,000 members and ~1,000,000 rides at 1.
+  demoScale: SMOKE ? 0.02 : 1,
 }
 
 const iot: IotBench = {
-  devices: int('BENCH_IOT_DEVICES', 10_000),
+  devices: int('BENCH_IOT_DEVICES', 10_000, 100),
   concurrency: int('BENCH_IOT_CONCURRENCY', 200),
-  timeoutSeconds: int('BENCH_IOT_TIMEOUT', 30),
+  timeoutSeconds: int('BENCH_IOT_TIMEOUT', 30, 15),
 }
 
 const browser: BrowserBench = {
-  loads: int('BENCH_BROWSER_LOADS', 10),
+  loads: int('BENCH_BROWSER_LOADS', 10, 2),
 }
 
 const orders: OrdersBench = {
-  numbers: int('BENCH_FRAME_NUMBERS', 100_000),
-  labels: int('BENCH_LABELS', 10_000),
+  numbers: int('BENCH_FRAME_NUMBERS', 100_000, 2_000),
+  labels: int('BENCH_LABELS', 10_000, 200),
 }
 
 const content: ContentBench = {
-  members: int('BENCH_MESSAGE_MEMBERS', 100_000),
-  clients: int('BENCH_APP_CLIENTS', 200),
+  members: int('BENCH_MESSAGE_MEMBERS', 100_000, 2_000),
+  clients: int('BENCH_APP_CLIENTS', 200, 20),
   seconds: bench.seconds,
 }
 
 const files: FilesBench = {
-  megabytes: int('BENCH_FILE_MB', 200),
+  megabytes: int('BENCH_FILE_MB', 200, 5),
 }
 
 const PARTS = ['engine', 'members', 'orders', 'content', 'iot', 'fleet', 'ota', 'browser', 'files', 'dashboards', 'metrics'] as const
@@ -143,6 +156,7 @@ function targets(): Target[] {
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US')
+const demoSize = bench.demoScale === 1 ? '10,000 members, about 1,000,000 rides' : `scale ${bench.demoScale}: ${fmt(Math.round(10_000 * bench.demoScale))} members, about ${fmt(Math.round(1_000_000 * bench.demoScale))} rides`
 
 async function main() {
   // Other work on the machine skews every figure: say how busy it was when the run began.
@@ -164,7 +178,7 @@ async function main() {
       }
     }
     if (runs('members')) {
-      headings.push(`Members benchmark: the demo data (10,000 members, about 1,000,000 rides); the member list and a member drawer's rides at ${bench.connections} and 1 clients, and their SQL bare.`)
+      headings.push(`Members benchmark: the demo data (${demoSize}); the member list and a member drawer's rides at ${bench.connections} and 1 clients, and their SQL bare.`)
       for (const target of targets()) {
         const result = await runMembers(target, bench, server.entry)
         lines.push(...result.lines)
@@ -223,9 +237,9 @@ async function main() {
         const { runTelemetry } = await import('./iot-telemetry')
         const telemetry = {
           devices: int('BENCH_TELEMETRY_DEVICES', iot.devices),
-          seconds: int('BENCH_TELEMETRY_SECONDS', 300),
-          fillDevices: int('BENCH_TELEMETRY_FILL_DEVICES', 100),
-          queries: int('BENCH_TELEMETRY_QUERIES', 200),
+          seconds: int('BENCH_TELEMETRY_SECONDS', 300, 10),
+          fillDevices: int('BENCH_TELEMETRY_FILL_DEVICES', 100, 3),
+          queries: int('BENCH_TELEMETRY_QUERIES', 200, 10),
           concurrency: iot.concurrency,
         }
         headings.push(
@@ -237,7 +251,7 @@ async function main() {
       }
       {
         const { runAlarmStorm } = await import('./iot-alarms')
-        const alarms = { devices: int('BENCH_ALARM_DEVICES', 1000), concurrency: iot.concurrency }
+        const alarms = { devices: int('BENCH_ALARM_DEVICES', 1000, 50), concurrency: iot.concurrency }
         headings.push(`Alarm storm benchmark: ${fmt(alarms.devices)} connected simulated devices report a fault at once; time until the warnings list holds all of them, then the same storm again (counted as repeats).`)
         await onEveryBroker((target, broker) => runAlarmStorm(target, broker, alarms, server.entry))
       }
@@ -247,12 +261,12 @@ async function main() {
       const { brokers, notes: brokerNotes } = await iotBrokers()
       notes.push(...brokerNotes)
       const ota = {
-        devices: int('BENCH_OTA_DEVICES', 10_000),
+        devices: int('BENCH_OTA_DEVICES', 10_000, 50),
         concurrency: iot.concurrency,
-        megabytes: int('BENCH_OTA_MB', 2),
-        rate: int('BENCH_OTA_RATE', 1000),
-        rateSeconds: int('BENCH_OTA_RATE_SECONDS', 90),
-        timeoutSeconds: int('BENCH_OTA_TIMEOUT', 1800),
+        megabytes: int('BENCH_OTA_MB', 2, 1),
+        rate: int('BENCH_OTA_RATE', 1000, 600),
+        rateSeconds: int('BENCH_OTA_RATE_SECONDS', 90, 5),
+        timeoutSeconds: int('BENCH_OTA_TIMEOUT', 1800, 120),
       }
       headings.push(
         `OTA benchmark: a ${ota.megabytes} MB image to ${fmt(ota.devices)} connected simulated devices through a campaign without a rate limit (blocks over MQTT, until every device reports the new version), ` +
@@ -286,9 +300,9 @@ async function main() {
       }
     }
     if (runs('dashboards')) {
-      const dashboards = { seconds: bench.seconds, clients: int('BENCH_DASHBOARD_CLIENTS', 20), newRides: int('BENCH_DASHBOARD_NEW_RIDES', 10_000) }
+      const dashboards = { seconds: bench.seconds, demoScale: bench.demoScale, clients: int('BENCH_DASHBOARD_CLIENTS', 20, 5), newRides: int('BENCH_DASHBOARD_NEW_RIDES', 10_000, 500) }
       headings.push(
-        `Dashboards benchmark: the demo data (10,000 members, about 1,000,000 rides), the rollups rebuilt and refreshed after ${fmt(dashboards.newRides)} new rides, ` +
+        `Dashboards benchmark: the demo data (${demoSize}), the rollups rebuilt and refreshed after ${fmt(dashboards.newRides)} new rides, ` +
           `and each dashboard's answer (its default range) at ${dashboards.clients} and 1 clients.`,
       )
       for (const target of targets()) {
@@ -298,7 +312,7 @@ async function main() {
       }
     }
     if (runs('metrics')) {
-      const metrics = { rows: int('BENCH_METRICS_ROWS', 100_000), seconds: bench.seconds, connections: bench.connections, rounds: int('BENCH_METRICS_ROUNDS', 4), scrapes: int('BENCH_METRICS_SCRAPES', 20) }
+      const metrics = { rows: int('BENCH_METRICS_ROWS', 100_000, 5_000), seconds: bench.seconds, connections: bench.connections, rounds: int('BENCH_METRICS_ROUNDS', 4, 1), scrapes: int('BENCH_METRICS_SCRAPES', 20, 3) }
       headings.push(
         `Metrics benchmark: the login-log list (${fmt(metrics.rows)} rows) at ${metrics.connections} clients with metrics off and on (METRICS_TOKEN), ` +
           `best of ${metrics.rounds} runs each, and the duration of a /metrics scrape.`,
@@ -316,11 +330,12 @@ async function main() {
   const table = [
     ...headings,
     `${cpu.length} CPUs (${cpu[0]?.model.trim() ?? 'unknown'}), load average ${load.toFixed(1)} at the start, Node ${process.version}.`,
+    ...(SMOKE ? ['Smoke run (BENCH_SIZE=smoke): every part at a small size; the targets are for the full size and are not judged.'] : []),
     ...notes,
     '',
     '| database | measure | value | target | pass |',
     '|---|---|---|---|---|',
-    ...lines.map((l) => `| ${l.db} | ${l.measure} | ${l.value} | ${l.target ?? ''} | ${l.pass === undefined ? '' : l.pass ? '✅' : '❌'} |`),
+    ...lines.map((l) => `| ${l.db} | ${l.measure} | ${l.value} | ${l.target ?? ''} | ${l.pass === undefined ? '' : SMOKE ? '(smoke)' : l.pass ? '✅' : '❌'} |`),
   ]
   process.stdout.write(`\n${table.join('\n')}\n`)
 }

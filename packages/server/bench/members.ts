@@ -27,7 +27,7 @@ import { log, fmt, ms } from './format'
 const WARMUP_SECONDS = 2
 
 
-export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 'connections'>, entry: string): Promise<{ lines: Line[]; notes: string[] }> {
+export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 'connections' | 'demoScale'>, entry: string): Promise<{ lines: Line[]; notes: string[] }> {
   const { lines, notes, add } = results(target)
   let server: ServerProcess | undefined
   const { dir, database, cleanup } = await scratch(target, 'members', async () => {
@@ -44,7 +44,7 @@ export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 
     let busiest: number
     let regional: { scope: RowScope; countries: number }
     try {
-      const demo = await runDemo({ db, dialect, config }, { seed: DEFAULT_SEED, scale: 1, force: false })
+      const demo = await runDemo({ db, dialect, config }, { seed: DEFAULT_SEED, scale: bench.demoScale, force: false })
       notes.push(`${target.name}: demo data ${fmt(demo.rows.mem_member ?? 0)} members, ${fmt(demo.rows.bike_bike ?? 0)} bikes, ${fmt(demo.rows.mem_ride ?? 0)} rides, written in ${fmt(demo.seconds, 1)} s.`)
       const top = await (db as unknown as Kysely<any>)
         .selectFrom('memRide')

@@ -30,6 +30,8 @@ export interface Bench {
   transitions: number
   seconds: number
   connections: number
+  /** The demo data's scale for the parts that fill it (members, dashboards): 1 is the full size. */
+  demoScale: number
 }
 export type Target = { name: string; dialect: 'sqlite' } | { name: string; dialect: 'postgres'; serverUrl: string }
 export interface Line {

@@ -1,5 +1,5 @@
 import { createDatabase } from '../src/db/database'
-import { DEFAULT_SEED, DemoRefused, runDemo } from '../src/demo'
+import { checkDemo, DEFAULT_SEED, DemoRefused, runDemo } from '../src/demo'
 import { commandConfig, commandLine, databaseWhere, fail } from './cli'
 
 // npm run demo [-- --force] [-- --seed N] [-- --scale 0.1] [-- --end 2026-11-24]
@@ -12,6 +12,7 @@ const USAGE = `usage: npm run demo [-- options]
   --scale X     a share of the full size (10,000 members, 12,000 bikes, 1,000,000 rides,
                 3,000 feedback): 0.1 for a quick small set (default 1)
   --end DATE    the data ends at this UTC date, YYYY-MM-DD (default today)
+  --check       only check whether the database would be refused (exit code 2), changing nothing
   --force       also replace a database whose demo tables (members, bikes, bike orders, app
                 content, app events, IoT devices and warnings, service orders) hold data the
                 demo did not write: every row of those tables is deleted
@@ -24,6 +25,7 @@ const args = commandLine(USAGE, {
     scale: { type: 'string' },
     end: { type: 'string' },
     force: { type: 'boolean', default: false },
+    check: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 }).values
@@ -40,10 +42,16 @@ if (args.end !== undefined) {
 // Read as the server reads it; a relative path in an option is where the command was typed.
 const config = commandConfig()
 const where = databaseWhere(config)
-console.log(`Demo data into ${where}`)
+console.log(args.check ? `Checking ${where}` : `Demo data into ${where}`)
 
 const { db, dialect } = createDatabase(config.database)
 try {
+  if (args.check) {
+    // The quick start asks this before its install and build, so a refusal costs seconds, not minutes.
+    await checkDemo({ db, dialect }, { force: args.force })
+    console.log('  The demo data may be filled in.')
+    process.exit(0)
+  }
   const result = await runDemo({ db, dialect, config }, { seed, scale, force: args.force, end, log: (line) => console.log(line) })
   if (result.replacedForeign.length) console.log(`--force: replaced ${result.replacedForeign.map((f) => `${f.rows} ${f.table}`).join(', ')} rows the demo had not written`)
   console.log('')

@@ -26,6 +26,7 @@ import { registerDefinedEntities } from './platform/crud/routes'
 import { FileSweep } from './platform/files/sweep'
 import { installObservability } from './platform/observability'
 import { closeEventStreams } from './platform/sse'
+import { loggerOptions } from './platform/logger'
 import { staffOnlyDocs } from './platform/api-docs'
 
 declare module 'fastify' {
@@ -63,7 +64,7 @@ function webDir(config: AppConfig): string | undefined {
 /** Builds the whole product from configuration: migrates, seeds and registers every route. */
 export async function buildApp(config: AppConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger: options.logger ?? loggerOptions(config),
     trustProxy: config.trustProxy,
     bodyLimit: 2 * 1024 * 1024,
     genReqId: () => crypto.randomUUID(),

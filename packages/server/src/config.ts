@@ -53,6 +53,7 @@ const EnvSchema = z.object({
   CAPTCHA_ENABLED: bool.optional(),
   SESSION_TTL_MINUTES: z.coerce.number({ message: 'must be a number of minutes' }).int().min(1).max(525600).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
@@ -107,6 +108,8 @@ export interface AppConfig {
   captchaEnabled?: boolean
   sessionTtlMinutes: number
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL']
+  /** JSON lines, readable lines, or (auto) readable at a terminal only. */
+  logFormat: z.infer<typeof EnvSchema>['LOG_FORMAT']
   smtpUrl?: string
   mailFrom: string
   /** Without SMTP, mails are written here as .eml files (read by whoever runs the server). */
@@ -251,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     captchaEnabled: e.CAPTCHA_ENABLED,
     sessionTtlMinutes: e.SESSION_TTL_MINUTES,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     mailDir,

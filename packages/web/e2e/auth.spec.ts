@@ -130,3 +130,19 @@ test('register and forgot-password pages follow the server switches', async ({ p
   await expect(page.getByRole('heading', { name: 'Reset password' })).toBeVisible()
   await expect(page.getByRole('button', { name: 'Send reset code' })).toBeVisible()
 })
+
+test('a reload right after signing in keeps the session', async ({ page }) => {
+  // The page's session requests are cancelled by the reload: that must not be read as a sign-out.
+  for (const waitMs of [0, 10, 30, 60, 100, 150]) {
+    await page.context().clearCookies()
+    await page.goto('/login?redirect=%2Fsystem%2Fuser')
+    await page.getByPlaceholder('Username').fill(ADMIN.username)
+    await page.getByPlaceholder('Password').fill(ADMIN.password)
+    await page.getByTestId('login-submit').click()
+    await expect(page).toHaveURL(/\/system\/user$/)
+    await page.waitForTimeout(waitMs)
+    await page.reload()
+    await expect(page, `reloaded ${waitMs} ms after the sign-in`).toHaveURL(/\/system\/user$/)
+    await expect(page.getByTestId('entity-list-user')).toBeVisible()
+  }
+})

@@ -170,6 +170,12 @@ export function startOfDay(t: Date): Date {
   return new Date(Math.floor(t.getTime() / DAY) * DAY)
 }
 
+/** Refuses (DemoRefused) a database runDemo would refuse, changing nothing: the quick start's first step. */
+export async function checkDemo(services: { db: Db; dialect: Dialect }, o: { force: boolean }): Promise<void> {
+  const found = await inspect(services.db as unknown as Kysely<any>, services.dialect)
+  if (found.foreign.length && !o.force) throw new DemoRefused(found.foreign)
+}
+
 /**
  * Migrates, seeds as the server does at its first start, then replaces the demo tables' content
  * with the data of `seed` at `scale`. Refuses (DemoRefused, nothing changed) a database holding

@@ -1,13 +1,13 @@
-import { useEffect, useRef, type ReactNode } from 'react'
+import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { Navigate, useLocation, useNavigate } from 'react-router'
-import { App } from 'antd'
+import { App, Button, Result } from 'antd'
 import { useTranslation } from 'react-i18next'
 import { ApiError } from '../api/errors'
 import { feedbackText } from '../api/http'
 import { MESSAGE_DURATION_S } from './config'
 import { RouteProgress } from './RouteProgress'
 import { loginUrlFor } from './redirectTarget'
-import { localLogout, loadSessionOnce } from './session/sessionFlow'
+import { isUnreachable, localLogout, loadSessionOnce, pageIsUnloading } from './session/sessionFlow'
 import { sessionActions, sessionStore, VERIFICATION_FAILED } from './session/sessionStore'
 
 /**
@@ -24,15 +24,26 @@ export function AuthGuard({ children }: { children: ReactNode }) {
   const fullPath = `${location.pathname}${location.search}`
   // The load promise whose outcome this guard already handled (effects may run twice in dev).
   const handled = useRef<Promise<unknown> | null>(null)
+  // Bumped by "Try again" after the server could not be reached.
+  const [attempt, setAttempt] = useState(0)
+  const [unreachable, setUnreachable] = useState(false)
 
   useEffect(() => {
     if (!token || routes) return
     const load = loadSessionOnce()
     if (handled.current === load) return
     handled.current = load
+    setUnreachable(false)
     void load.then((failure) => {
+      // A reload or a link followed while the session loaded cancels its requests: that says nothing
+      // about the token, and forgetting it would sign the user out of the page they reload into.
+      if (pageIsUnloading()) return
       if (!failure) {
         if (!sessionStore.getState().routes?.length) showNoAccess()
+      } else if (isUnreachable(failure.error)) {
+        // No answer (network down, a server restarting): the token may be fine; keep it and offer a retry.
+        setUnreachable(true)
+        void message.error(describe(failure.error), MESSAGE_DURATION_S)
       } else if (failure.stage === 'userInfo') {
         // User info failed: local logout, say why, and start over at '/'.
         localLogout()
@@ -45,7 +56,7 @@ export function AuthGuard({ children }: { children: ReactNode }) {
       }
     })
     // Loading depends on the session only; the path is read once for the redirect.
-  }, [token, routes])
+  }, [token, routes, attempt])
 
   function describe(error: unknown): string {
     if (error instanceof ApiError) return feedbackText(error)
@@ -67,6 +78,19 @@ export function AuthGuard({ children }: { children: ReactNode }) {
   }
 
   if (!token) return <Navigate to={loginUrlFor(fullPath)} replace />
+  if (!routes && unreachable) {
+    return (
+      <Result
+        status="warning"
+        title={t('guard.unreachable')}
+        extra={
+          <Button type="primary" onClick={() => setAttempt((n) => n + 1)}>
+            {t('guard.retry')}
+          </Button>
+        }
+      />
+    )
+  }
   if (!routes) return <RouteProgress />
   return children
 }

@@ -31,6 +31,8 @@ export const enUS = {
   'session.relogin': 'Re-Login',
   'guard.hasError': 'Has Error',
   'guard.verificationFailed': 'Verification failed, please Login again.',
+  'guard.unreachable': 'The server could not be reached. You are still signed in.',
+  'guard.retry': 'Try again',
   'noAccess.title': 'System Prompt',
   'noAccess.content': 'You have no access rights yet. Please contact an administrator.',
   'noAccess.relogin': 'Re-Login',

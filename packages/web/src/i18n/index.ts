@@ -19,6 +19,8 @@ void i18n.use(initReactI18next).init({
   nsSeparator: false,
   initAsync: false,
   interpolation: { escapeValue: false },
+  // i18next prints an advertisement to the console at every init (in every test file, and in staff's browsers).
+  showSupportNotice: false,
   resources: {
     // The public pages' texts live apart so the sign-in page loads only them (see ./auth.ts).
     en_US: { translation: { ...authEnUS, ...enUS, ...menuEnUS } },

@@ -33,6 +33,8 @@ export const zhCN: Record<MessageKey, string> = {
   'session.relogin': '重新登录',
   'guard.hasError': '出现错误',
   'guard.verificationFailed': '验证失败，请重新登录。',
+  'guard.unreachable': '无法连接服务器。您仍处于登录状态。',
+  'guard.retry': '重试',
   'noAccess.title': '系统提示',
   'noAccess.content': '您暂无访问权限，请联系管理员。',
   'noAccess.relogin': '重新登录',

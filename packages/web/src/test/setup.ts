@@ -27,3 +27,9 @@ if (!globalThis.ResizeObserver) {
     disconnect() {}
   }
 }
+
+// jsdom computes no pseudo-elements and says so on the console at every call; antd asks for
+// '::-webkit-scrollbar' to measure scrollbars (rc-util getScrollBarSize), hundreds of times per run.
+// Nothing is laid out in jsdom, so the element's own style is as good an answer and the line is noise.
+const computedStyle = window.getComputedStyle.bind(window)
+window.getComputedStyle = (element: Element, pseudo?: string | null) => computedStyle(element, pseudo ? undefined : pseudo)

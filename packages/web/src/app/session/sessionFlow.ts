@@ -1,4 +1,5 @@
 import { getRouters, getUserInfo, logout as logoutCall } from '../../api/auth'
+import { ApiError } from '../../api/errors'
 import { tagsActions } from '../../layout/tags/tagsStore'
 import { sessionActions, sessionStore } from './sessionStore'
 
@@ -22,6 +23,20 @@ async function loadSession(): Promise<SessionLoadFailure | null> {
 }
 
 let pending: Promise<SessionLoadFailure | null> | null = null
+
+let unloading = false
+if (typeof window !== 'undefined') {
+  // Set when the page goes away (reload, a link, closing): its requests fail then without the server saying anything.
+  window.addEventListener('pagehide', () => (unloading = true))
+  window.addEventListener('beforeunload', () => (unloading = true))
+  window.addEventListener('pageshow', () => (unloading = false))
+}
+
+/** Whether this page is being left: a failure now is the browser cancelling, not an answer. */
+export const pageIsUnloading = (): boolean => unloading
+
+/** A failure without an answer from the server (network, timeout, cancelled): it says nothing about the token. */
+export const isUnreachable = (error: unknown): boolean => error instanceof ApiError && (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'canceled')
 
 /** One load per page view, however many times the guard mounts; a failed load may be retried. */
 export function loadSessionOnce(): Promise<SessionLoadFailure | null> {
