@@ -114,16 +114,14 @@ if (!args['no-start'] && !(await portFree(port, host))) {
 
 const lock = sha(readFileSync(join(ROOT, 'package-lock.json')))
 /**
- * Installed from this lock file: the last quick start's install was of it, or (no quick start
- * installed yet: `npm ci` by hand, `npm test`) npm's record of what it installed is newer than the
- * lock file, which a checkout or an `npm install` of another lock file would have changed.
+ * Installed from this lock file: the last quick start's install was of it, or npm's record of what
+ * it installed is newer than the lock file (`npm ci` or `npm install` by hand since), which a
+ * checkout or a pull bringing another lock file would have made older.
  */
 function installedFromLock() {
   const record = join(ROOT, 'node_modules', '.package-lock.json')
   if (!existsSync(record)) return false
-  const last = stamp('install')
-  if (last !== null) return last === lock
-  return statSync(record).mtimeMs >= statSync(join(ROOT, 'package-lock.json')).mtimeMs
+  return stamp('install') === lock || statSync(record).mtimeMs >= statSync(join(ROOT, 'package-lock.json')).mtimeMs
 }
 const installed = installedFromLock()
 
@@ -140,6 +138,9 @@ if (args.demo && installed) await demoCheck()
 
 if (installed) {
   say('Dependencies: installed from this package-lock.json already, skipped')
+} else if (process.env.QUICKSTART_NO_INSTALL) {
+  // The tests of this script run it in the checkout they test: an install would pull node_modules from under them.
+  fail('The dependencies would be installed now, and QUICKSTART_NO_INSTALL forbids it.', 3)
 } else {
   const code = await run('Installing dependencies with npm ci', '1–4 minutes the first time', 'npm', ['ci', '--no-audit', '--no-fund'])
   if (code !== 0) fail('npm ci failed (above).')

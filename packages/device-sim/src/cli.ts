@@ -40,6 +40,14 @@ commands until Ctrl-C (then they say goodbye: retained offline).
   --ota-fail-rate R    share of devices whose upgrades fail to install, 0..1 (default 0)
   --ota-fail-code CODE the code they fail with (default E_FLASH_WRITE)
   --ota-http           download upgrades through the offer's HTTPS link (byte ranges), not MQTT blocks
+  --ota-self-test-fail-rate R
+                       share of devices whose self-test fails after the reboot: they roll back (E_SELF_TEST), 0..1 (default 0)
+  --ota-no-commit-rate R
+                       share of devices whose self-test hangs: they roll back by themselves at the offer's
+                       commit deadline (E_COMMIT_TIMEOUT), 0..1 (default 0)
+  --ota-bad-signature-rate R
+                       share of devices that damage each offer's manifest signature before checking it:
+                       their upgrades fail with E_SIGNATURE, nothing downloaded, 0..1 (default 0)
   --riding SHARE       share of devices being ridden, which refuse upgrades, 0..1 (default 0)
   --secrets FILE       kept registrations, reused by the next run (default .device-sim/secrets.json)
   -h, --help           this text
@@ -74,6 +82,9 @@ export interface SimOptions {
   otaFailRate: number
   otaFailCode: string
   otaHttp: boolean
+  otaSelfTestFailRate: number
+  otaNoCommitRate: number
+  otaBadSignatureRate: number
   riding: number
 }
 
@@ -99,6 +110,9 @@ const OPTIONS = {
   'ota-fail-rate': { type: 'string' },
   'ota-fail-code': { type: 'string' },
   'ota-http': { type: 'boolean' },
+  'ota-self-test-fail-rate': { type: 'string' },
+  'ota-no-commit-rate': { type: 'string' },
+  'ota-bad-signature-rate': { type: 'string' },
   riding: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
@@ -186,6 +200,9 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
       otaFailRate: number('ota-fail-rate', 0, { min: 0, max: 1 }),
       otaFailCode,
       otaHttp: values['ota-http'] ?? false,
+      otaSelfTestFailRate: number('ota-self-test-fail-rate', 0, { min: 0, max: 1 }),
+      otaNoCommitRate: number('ota-no-commit-rate', 0, { min: 0, max: 1 }),
+      otaBadSignatureRate: number('ota-bad-signature-rate', 0, { min: 0, max: 1 }),
       riding: number('riding', 0, { min: 0, max: 1 }),
     },
   }
@@ -207,6 +224,11 @@ function otaBehaviour(sn: string, o: SimOptions): Partial<DeviceBehaviour> {
     otaBytesPerSecond: o.otaBytesPerSecond,
     otaInstallFailCode: hashUnit(sn, 101) < o.otaFailRate ? o.otaFailCode : '',
     otaUseHttp: o.otaHttp,
+    otaSelfTestFail: hashUnit(sn, 103) < o.otaSelfTestFailRate,
+    otaNeverCommit: hashUnit(sn, 104) < o.otaNoCommitRate,
+    otaBadSignature: hashUnit(sn, 105) < o.otaBadSignatureRate,
+    // A module registered before signed images (no keys stored) asks the server for its key set.
+    otaKeysUrl: `${o.api}/iot/ota-keys`,
     httpOrigin: new URL(o.api).origin,
     riding: hashUnit(sn, 102) < o.riding,
   }
@@ -298,6 +320,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     }
     out(`${time()} disconnecting ${fleet.devices.length} devices (retained offline)…`)
     closing = fleet.closeAll().then(() => {
+      // Keys learnt during the run (a key update, or a first fetch) are the ones trusted next time.
+      for (const d of fleet.devices) if (d.behaviour.otaKeys.length) store.setOtaKeys(d.sn, d.behaviour.otaKeys)
       store.save()
       out(`${time()} done`)
       process.exit(code)

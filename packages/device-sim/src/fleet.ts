@@ -2,6 +2,7 @@ import type { IClientOptions } from 'mqtt'
 import { type DeviceBehaviour, SimulatedDevice } from './device'
 import { type Registration, RegistrationError, registerDevice } from './register'
 import type { SecretStore } from './secrets'
+import type { OtaPublicKey } from '@velo/shared'
 
 /** A device's SN: the prefix and its number, zero-padded to `width` digits (VL000001). */
 export function snFor(prefix: string, n: number, width = 6): string {
@@ -14,6 +15,8 @@ export interface DeviceCredentials {
   url: string
   /** Registered during this run (not read from the secrets file or given). */
   fresh?: boolean
+  /** The OTA manifest keys it trusts (its registration's). */
+  otaKeys?: OtaPublicKey[]
 }
 
 /** Where a fleet's devices get their secret and broker address. */
@@ -81,14 +84,17 @@ export class Registrar implements CredentialSource {
 
   async get(sn: string, renew: boolean): Promise<DeviceCredentials> {
     const stored = this.o.store.get(sn)
-    if (stored && !renew) return { secret: stored.secret, url: this.brokerUrl(this.o.broker ? undefined : ((await this.brokerNow()) ?? stored.mqtt)) }
+    if (stored && !renew) {
+      const url = this.brokerUrl(this.o.broker ? undefined : ((await this.brokerNow()) ?? stored.mqtt))
+      return { secret: stored.secret, url, ...(stored.otaKeys ? { otaKeys: stored.otaKeys } : {}) }
+    }
     for (;;) {
       const wait = this.pausedUntil - Date.now()
       if (wait > 0) await sleep(wait + Math.random() * 250)
       try {
         const registration = await registerDevice(this.api, this.o.productId, this.o.key, sn)
         this.o.store.set(registration)
-        return { secret: registration.secret, url: this.brokerUrl(registration.mqtt), fresh: true }
+        return { secret: registration.secret, url: this.brokerUrl(registration.mqtt), fresh: true, ...(registration.otaKeys ? { otaKeys: registration.otaKeys } : {}) }
       } catch (err) {
         if (!(err instanceof RegistrationError)) throw err
         if (err.retryAfterMs !== undefined) {
@@ -271,6 +277,7 @@ export class Fleet {
       url: credentials.url,
       sn,
       secret: credentials.secret,
+      ...(credentials.otaKeys ? { otaKeys: credentials.otaKeys } : {}),
       keepalive: o.keepalive ?? 60,
       connectTimeout: o.connectTimeout ?? 60_000,
       // Jittered, so a broker restart is not answered by every device in the same instant.

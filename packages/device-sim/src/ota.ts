@@ -3,13 +3,17 @@ import {
   crc8,
   crc8Hex,
   decodeOtaBlock,
+  OTA_COMMIT_SECONDS,
   OTA_MAX_BLOCKS_PER_REQUEST,
   type OtaDeviceStage,
   otaDownPayload,
   type OtaOfferPayload,
+  type OtaKeysPayload,
   type OtaProgressPayload,
+  type OtaPublicKey,
   type StatusPayload,
 } from '@velo/shared'
+import { acceptKeySet, checkManifest, type DeviceIdentity, firstKeySet } from './manifest'
 
 /** How a simulated module performs upgrades (docs/iot-protocol.md › OTA, version 2). */
 export interface OtaBehaviour {
@@ -25,8 +29,17 @@ export interface OtaBehaviour {
   otaCorrupt: boolean
   /** Installing fails with this code (E_FLASH_WRITE, …); empty: it installs. */
   otaInstallFailCode: string
-  /** After the reboot the module still reports the version it ran before (the new image did not take). */
+  /**
+   * After the reboot the module still reports the version it ran before, and says nothing of a trial
+   * (the new image did not take, and the firmware does not know it): the server's status rule judges it.
+   */
   otaKeepOldVersion: boolean
+  /** Milliseconds the self-test takes after the reboot into the new image, before the commit. */
+  otaSelfTestMs: number
+  /** The self-test fails: the module rolls back to the image it ran before (rolledBack, E_SELF_TEST). */
+  otaSelfTestFail: boolean
+  /** The self-test never ends (it hangs): past the offer's commitSeconds the module rolls back by itself (E_COMMIT_TIMEOUT). */
+  otaNeverCommit: boolean
   /** Downloads through the offer's HTTPS link (byte ranges) instead of MQTT blocks, while the link is valid. */
   otaUseHttp: boolean
   /** The server's HTTP origin the offer's link is relative to (http://host:port). */
@@ -41,6 +54,14 @@ export interface OtaBehaviour {
   parts: NonNullable<StatusPayload['parts']>
   /** The audio files the module holds, IoT name → version (reported in status `audio`). */
   audio: Record<string, string>
+  /** The public keys it trusts for OTA manifests (from its registration, then key updates); replaced whole, never changed in place. */
+  otaKeys: OtaPublicKey[]
+  /** When the key set it holds was issued (0: the registration's): an older update is refused. */
+  otaKeysIssuedAt: number
+  /** GET {API}/iot/ota-keys, asked when an offer names a key it does not know; empty: never asked. */
+  otaKeysUrl: string
+  /** Damages each offer's signature before checking it: the upgrade fails with E_SIGNATURE, nothing downloaded. */
+  otaBadSignature: boolean
 }
 
 export const OTA_DEFAULTS: OtaBehaviour = {
@@ -51,6 +72,9 @@ export const OTA_DEFAULTS: OtaBehaviour = {
   otaCorrupt: false,
   otaInstallFailCode: '',
   otaKeepOldVersion: false,
+  otaSelfTestMs: 20,
+  otaSelfTestFail: false,
+  otaNeverCommit: false,
   otaUseHttp: false,
   httpOrigin: '',
   otaInstallMs: 20,
@@ -58,12 +82,19 @@ export const OTA_DEFAULTS: OtaBehaviour = {
   simDataLow: false,
   parts: { display: { version: '1.0.0' }, bms: { version: '1.0.0' }, ecu: { version: '1.0.0' } },
   audio: {},
+  otaKeys: [],
+  otaKeysIssuedAt: 0,
+  otaKeysUrl: '',
+  otaBadSignature: false,
 }
 
-/** How an upgrade ended on the device: installed (it then reports the version it runs), or not. */
+/**
+ * How an upgrade ended on the device: installed (a firmware committed after its self-test; it then
+ * reports the version it runs), rolledBack (back to the image it ran before, with the code why), or not.
+ */
 export interface OtaOutcome {
   id: string
-  result: 'installed' | 'rejected' | 'failed' | 'aborted'
+  result: 'installed' | 'rolledBack' | 'rejected' | 'failed' | 'aborted'
   code?: string
 }
 
@@ -88,7 +119,7 @@ export interface OtaState {
 /** What the upgrade needs of its module. */
 export interface OtaHost {
   readonly sn: string
-  readonly behaviour: { firmwareVersion: string; battery: number; simUsedMb: number; simLimitMb: number } & OtaBehaviour
+  readonly behaviour: { firmwareVersion: string; hardwareVersion: string; battery: number; simUsedMb: number; simLimitMb: number } & OtaBehaviour
   readonly connected: boolean
   /** The module is shutting down: stop. */
   readonly closing: boolean
@@ -123,7 +154,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * The OTA part of a simulated module: takes offers (down/ota), refuses them when riding, low on
  * battery or SIM data, downloads the image in windows of blocks (up/otaReq → down/otaBlock) or
  * through the offer's HTTPS link, checks each block's CRC-8 and the whole image's SHA-256, installs,
- * reboots and then reports the new version; every stage goes up on up/ota. Memory per upgrade is a
+ * reboots into the new image on trial, and commits it once its self-test passes (or rolls back to the
+ * old one); every stage goes up on up/ota. Memory per upgrade is a
  * running SHA-256 and at most a window of blocks, so a fleet of thousands shares no image copies.
  */
 export class OtaClient {
@@ -170,6 +202,7 @@ export class OtaClient {
     if (!parsed.success) return
     const message = parsed.data
     if (message.op === 'abort') return this.abort(message.id, message.reason)
+    if (message.op === 'keys') return void this.takeKeys(message)
     void this.offer(message).catch(() => {})
   }
 
@@ -249,6 +282,10 @@ export class OtaClient {
       if (known !== this.current) await this.report(known, known.stage === 'installed' ? 'rebooting' : (known.stage as OtaDeviceStage), known.code ? { code: known.code } : {})
       return
     }
+    // A key it does not know is looked up first (GET {API}/iot/ota-keys); otherwise nothing here waits,
+    // so an offer right behind this one finds it busy.
+    const b = this.host.behaviour
+    if (b.otaKeysUrl && !b.otaKeys.some((k) => k.keyId === offer.keyId)) await this.fetchKeys()
     const refused = this.refusal(offer)
     const s: Session = {
       id: offer.id,
@@ -267,6 +304,9 @@ export class OtaClient {
       wake: null,
     }
     this.keep(s)
+    // Nothing of an offer is taken before its manifest checks out: not a byte downloaded, no refusal reason given.
+    const untrusted = this.untrusted(offer)
+    if (untrusted) return this.fail(s, untrusted.code, untrusted.message)
     if (refused) {
       s.code = refused
       await this.report(s, 'rejected', { code: refused })
@@ -278,6 +318,50 @@ export class OtaClient {
       await this.perform(s)
     } finally {
       if (this.current === s) this.current = null
+    }
+  }
+
+  /** Why the offer's manifest is not to be trusted (docs/iot-protocol.md › Signed images), or null. */
+  private untrusted(offer: OtaOfferPayload): { code: string; message: string } | null {
+    const b = this.host.behaviour
+    const check = checkManifest(offer, b.otaKeys, this.identity(offer), b.otaBadSignature)
+    return check.ok ? null : { code: check.code, message: check.message }
+  }
+
+  /** What the part the offer is for runs and is, as the manifest is checked against it. */
+  private identity(offer: OtaOfferPayload): DeviceIdentity {
+    const b = this.host.behaviour
+    if (offer.payload === 'audio') return { currentVersion: offer.name ? b.audio[offer.name] : undefined }
+    if (offer.part === 'iot') return { currentVersion: b.firmwareVersion, hardware: b.hardwareVersion }
+    const part = b.parts[offer.part]
+    return { currentVersion: part?.version, hardware: part?.hardware }
+  }
+
+  /** A key update (down/ota op keys): taken only when a key it trusts signed it, and not older than the set it holds. */
+  private takeKeys(update: Pick<OtaKeysPayload, 'keys' | 'signatures'>): boolean {
+    const b = this.host.behaviour
+    const taken = b.otaKeys.length ? acceptKeySet(update, b.otaKeys, b.otaKeysIssuedAt) : null
+    if (!taken) return false
+    b.otaKeys = taken.keys
+    b.otaKeysIssuedAt = taken.issuedAt
+    return true
+  }
+
+  /** The server's key set: a module that trusts no key yet (registered before signed images) takes it on first use. */
+  private async fetchKeys() {
+    const b = this.host.behaviour
+    try {
+      const res = await fetch(b.otaKeysUrl, { signal: AbortSignal.timeout(10_000) })
+      const body = (await res.json()) as { code?: number; data?: Pick<OtaKeysPayload, 'keys' | 'signatures'> }
+      if (body.code !== 200 || !body.data) return
+      if (b.otaKeys.length) return void this.takeKeys(body.data)
+      const first = firstKeySet(body.data)
+      if (first) {
+        b.otaKeys = first.keys
+        b.otaKeysIssuedAt = first.issuedAt
+      }
+    } catch {
+      // Unreachable: the offer fails with E_KEY_UNKNOWN, and a retry asks again.
     }
   }
 
@@ -377,19 +461,67 @@ export class OtaClient {
       await this.host.reportStatus()
       return this.end(s, 'installed')
     }
+    const previous = this.runs(part)
     await this.report(s, 'rebooting')
     s.stage = 'installed'
+    await this.boot(part, b.otaKeepOldVersion ? previous : version)
+    if (b.otaKeepOldVersion) return this.end(s, 'installed')
+    return this.trial(s, previous)
+  }
+
+  /** The version a part runs now. */
+  private runs(part: OtaOfferPayload['part']): string | undefined {
+    const b = this.host.behaviour
+    return part === 'iot' ? b.firmwareVersion : b.parts[part]?.version
+  }
+
+  /** A part restarts running this version; then its status says what it runs. */
+  private async boot(part: OtaOfferPayload['part'], version: string | undefined) {
+    const b = this.host.behaviour
     if (part === 'iot') {
-      if (!b.otaKeepOldVersion) b.firmwareVersion = version
+      if (version) b.firmwareVersion = version
       // The status sent on reconnect carries the version it now runs.
       await this.host.reboot()
     } else {
-      // The IoT module flashed the part over the bike's bus; the part restarts, the module stays online.
+      // The IoT module flashes the part over the bike's bus (or tells its bootloader to switch back); the part restarts, the module stays online.
       await sleep(b.otaInstallMs)
-      if (!b.otaKeepOldVersion) b.parts[part] = { ...b.parts[part], version }
+      if (version) b.parts[part] = { ...b.parts[part], version }
       await this.host.reportStatus()
     }
-    return this.end(s, 'installed')
+  }
+
+  /**
+   * The A/B contract after the reboot (docs/iot-protocol.md › Commit or roll back): on trial with the
+   * new image, the self-test runs; passed, the module commits (the new image is made permanent);
+   * failed, or no verdict within the offer's commitSeconds, it goes back to the image it ran before.
+   */
+  private async trial(s: Session, previous: string | undefined) {
+    const b = this.host.behaviour
+    const { version } = s.offer
+    await this.report(s, 'trial', { version })
+    const deadlineMs = (s.offer.commitSeconds ?? OTA_COMMIT_SECONDS.default) * 1000
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const deadline = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), deadlineMs)
+      // A module left on trial must not keep a test process alive.
+      timer.unref?.()
+    })
+    // A self-test that hangs never answers: only the deadline ends the trial.
+    const selfTest = b.otaNeverCommit ? new Promise<never>(() => {}) : sleep(b.otaSelfTestMs).then(() => (b.otaSelfTestFail ? ('failed' as const) : ('passed' as const)))
+    const verdict = await Promise.race([selfTest, deadline])
+    clearTimeout(timer)
+    if (this.host.closing) return
+    if (verdict === 'passed') {
+      await this.report(s, 'committed', { version })
+      return this.end(s, 'installed')
+    }
+    const code = verdict === 'late' ? 'E_COMMIT_TIMEOUT' : 'E_SELF_TEST'
+    const message = verdict === 'late' ? `No commit within ${deadlineMs / 1000} s of the reboot` : 'Simulated self-test failure'
+    s.code = code
+    // Said before going back: the status the old image then sends finds the upgrade already ended.
+    await this.report(s, 'rolledBack', { code, message, ...(previous ? { version: previous } : {}) })
+    await this.boot(s.offer.part, previous)
+    this.end(s, 'rolledBack', code)
   }
 
   private abort(id: string, reason?: string) {

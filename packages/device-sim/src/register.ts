@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto'
-import { registrationSigningText } from '@velo/shared'
+import { type OtaPublicKey, registrationSigningText } from '@velo/shared'
 
 /** The signed body of POST {api}/iot/register (docs/iot-protocol.md, "Registration"), with a fresh nonce unless given. */
 export function registrationRequest(productId: string, key: string, sn: string, timestamp = Date.now(), nonce = randomBytes(16).toString('base64url')) {
@@ -12,6 +12,8 @@ export interface Registration {
   secret: string
   /** Where devices connect: the broker's URL when the server knows it publicly, else just the embedded broker's port. */
   mqtt: { url?: string; port?: number }
+  /** The public keys OTA manifests are signed with (absent from a server before signed images). */
+  otaKeys?: OtaPublicKey[]
 }
 
 /**

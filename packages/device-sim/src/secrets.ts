@@ -6,6 +6,8 @@ interface StoredDevice {
   secret: string
   mqtt: Registration['mqtt']
   registeredAt: string
+  /** The OTA manifest keys it trusts (its registration's, then key updates); absent: registered before signed images. */
+  otaKeys?: Registration['otaKeys']
 }
 
 interface SecretsFile {
@@ -52,7 +54,20 @@ export class SecretStore {
   }
 
   set(registration: Registration) {
-    this.devices[registration.sn] = { secret: registration.secret, mqtt: registration.mqtt, registeredAt: new Date().toISOString() }
+    this.devices[registration.sn] = {
+      secret: registration.secret,
+      mqtt: registration.mqtt,
+      registeredAt: new Date().toISOString(),
+      ...(registration.otaKeys ? { otaKeys: registration.otaKeys } : {}),
+    }
+    this.dirty = true
+  }
+
+  /** The keys a device trusts now (after a key update), kept for its next run. */
+  setOtaKeys(sn: string, otaKeys: NonNullable<Registration['otaKeys']>) {
+    const stored = this.get(sn)
+    if (!stored || JSON.stringify(stored.otaKeys) === JSON.stringify(otaKeys)) return
+    stored.otaKeys = otaKeys
     this.dirty = true
   }
 

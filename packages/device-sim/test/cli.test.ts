@@ -40,6 +40,9 @@ describe('sim command line', () => {
       otaFailRate: 0,
       otaFailCode: 'E_FLASH_WRITE',
       otaHttp: false,
+      otaSelfTestFailRate: 0,
+      otaNoCommitRate: 0,
+      otaBadSignatureRate: 0,
       riding: 0,
     })
   })
@@ -55,6 +58,9 @@ describe('sim command line', () => {
     // A relative --secrets is the user's folder's, not npm's script folder.
     expect(b.secrets).toBe('/home/me/velo/my/secrets.json')
     expect(ok(['--key', 'k', '--secrets', '/tmp/s.json']).secrets).toBe('/tmp/s.json')
+    // The commit contract's knobs: shares of the fleet whose self-test fails, or hangs until the commit deadline.
+    expect(ok(['--key', 'k', '--ota-self-test-fail-rate', '0.2', '--ota-no-commit-rate', '0.05'])).toMatchObject({ otaSelfTestFailRate: 0.2, otaNoCommitRate: 0.05 })
+    expect(ok(['--key', 'k', '--ota-bad-signature-rate', '0.1'])).toMatchObject({ otaBadSignatureRate: 0.1 })
     // --key wins over SIM_KEY.
     expect(ok(['--key', 'cli'], { SIM_KEY: 'env' }).key).toBe('cli')
   })
@@ -73,6 +79,8 @@ describe('sim command line', () => {
       [['--devices', '2.5'], /--devices must be a whole number/],
       [['--devices', 'many'], /--devices/],
       [['--failure-rate', '1.5'], /--failure-rate must be a number from 0 to 1/],
+      [['--ota-self-test-fail-rate', '2'], /--ota-self-test-fail-rate must be a number from 0 to 1/],
+      [['--ota-no-commit-rate', 'some'], /--ota-no-commit-rate/],
       [['--activated', '-0.1'], /--activated/],
       [['--latency', '-5'], /--latency/],
       [['--telemetry', 'often'], /--telemetry/],
@@ -103,7 +111,7 @@ describe('sim command line', () => {
   it('prints its usage for --help', () => {
     expect(parseCli(['--help'])).toEqual({ help: true })
     expect(parseCli(['-h', '--devices', 'x'])).toEqual({ help: true })
-    for (const flag of ['--devices', '--api', '--product', '--key', '--broker', '--prefix', '--start', '--latency', '--failure-rate', '--telemetry', '--heartbeat', '--activated', '--concurrency', '--secrets']) {
+    for (const flag of ['--devices', '--api', '--product', '--key', '--broker', '--prefix', '--start', '--latency', '--failure-rate', '--telemetry', '--heartbeat', '--activated', '--concurrency', '--secrets', '--ota-self-test-fail-rate', '--ota-no-commit-rate']) {
       expect(USAGE).toContain(flag)
     }
   })

@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { crc8, downTopic, encodeOtaBlock, otaBlockRequestPayload, type OtaOfferPayload, parseTopic, PROTOCOL_VERSION, statusPayload, upTopic } from '@velo/shared'
+import { crc8, downTopic, encodeOtaBlock, otaBlockRequestPayload, otaManifestText, type OtaOfferPayload, parseTopic, PROTOCOL_VERSION, statusPayload, upTopic } from '@velo/shared'
 import { type DeviceOptions, SimulatedDevice } from '../src'
 import { secretOf, startBroker, type TestBroker, waitFor } from './helpers'
 
@@ -51,16 +51,39 @@ afterAll(async () => {
 
 async function device(o: Partial<DeviceOptions> = {}) {
   const sn = `OT${String(++n).padStart(4, '0')}`
-  const d = new SimulatedDevice({ url: broker.url, sn, secret: secretOf(sn), mqtt: { reconnectPeriod: 0 }, otaRetryMs: 300, ...o })
+  const d = new SimulatedDevice({ url: broker.url, sn, secret: secretOf(sn), mqtt: { reconnectPeriod: 0 }, otaRetryMs: 300, otaKeys: TEST_KEYS, ...o })
   devices.push(d)
   await d.connect()
   return d
 }
 
+/** The key this file signs its offers' manifests with, as the server does (devices are given its public half). */
+const signingKey = generateKeyPairSync('ed25519')
+const rawPublic = Buffer.from(String(signingKey.publicKey.export({ format: 'jwk' }).x), 'base64url')
+const TEST_KEYS = [{ keyId: createHash('sha256').update(rawPublic).digest('hex').slice(0, 16), publicKey: rawPublic.toString('base64') }]
+
+/** The offer's manifest, signed: what the offer says of its image, with no hardware or minimum version. */
+function signed<T extends Omit<OtaOfferPayload, 'manifest' | 'signature' | 'keyId'>>(offer: T) {
+  const manifest = otaManifestText({
+    format: 1,
+    part: offer.part,
+    kind: offer.payload,
+    supplier: '',
+    product: '',
+    name: offer.payload === 'audio' ? (offer.name ?? '') : '',
+    version: offer.version,
+    size: offer.size,
+    sha256: offer.sha256,
+    hardware: [],
+    minVersion: '',
+  })
+  return { ...offer, manifest, signature: sign(null, Buffer.from(manifest), signingKey.privateKey).toString('base64'), keyId: TEST_KEYS[0]!.keyId }
+}
+
 function offerOf(image: Buffer, o: Partial<OtaOfferPayload> = {}): OtaOfferPayload {
   const id = `c${++n}a1`
   images.set(id, image)
-  return {
+  return signed({
     v: PROTOCOL_VERSION,
     ota: 2,
     op: 'offer',
@@ -75,7 +98,7 @@ function offerOf(image: Buffer, o: Partial<OtaOfferPayload> = {}): OtaOfferPaylo
     blocks: Math.ceil(image.length / BLOCK),
     timeoutSeconds: 600,
     ...o,
-  }
+  })
 }
 
 const offer = (d: SimulatedDevice, payload: Record<string, unknown>) => publish(downTopic(d.sn, 'ota'), JSON.stringify(payload))
@@ -87,13 +110,27 @@ const stages = (d: SimulatedDevice, id: string) =>
 const lastStatus = (d: SimulatedDevice) => statusPayload.parse(broker.on(upTopic(d.sn, 'status')).at(-1)!.payload)
 
 describe('SimulatedDevice upgrades', () => {
-  it('downloads in windows, reports every 10 %, verifies, installs, reboots and reports the new version', async () => {
+  it('downloads in windows, reports every 10 %, verifies, installs, reboots, goes on trial and commits after its self-test', async () => {
     const d = await device()
     const o = offerOf(randomBytes(50 * BLOCK + 3))
     const finished = d.ota.finished(o.id)
     await offer(d, o)
     expect(await finished).toEqual({ id: o.id, result: 'installed' })
-    expect(stages(d, o.id)).toEqual(['accepted', 'downloading 0', ...[10, 20, 30, 40, 50, 60, 70, 80, 90].map((p) => `downloading ${p}`), 'downloaded 100', 'verified', 'installing', 'rebooting'])
+    expect(stages(d, o.id)).toEqual([
+      'accepted',
+      'downloading 0',
+      ...[10, 20, 30, 40, 50, 60, 70, 80, 90].map((p) => `downloading ${p}`),
+      'downloaded 100',
+      'verified',
+      'installing',
+      'rebooting',
+      'trial',
+      'committed',
+    ])
+    // The trial names the version it runs; the commit comes after the status that reported it.
+    const reports = broker.on(upTopic(d.sn, 'ota')).filter((m) => m.payload.id === o.id)
+    expect(reports.find((m) => m.payload.stage === 'trial')?.payload.version).toBe('3.1.0')
+    expect(d.ota.state?.stage).toBe('committed')
     const requests = broker.on(upTopic(d.sn, 'otaReq')).map((m) => [m.payload.first, m.payload.count])
     expect(requests).toEqual([0, 8, 16, 24, 32, 40, 48].map((first) => [first, first === 48 ? 3 : 8]))
     await waitFor(() => lastStatus(d).firmwareVersion === '3.1.0', 'the new version in a status')
@@ -150,6 +187,46 @@ describe('SimulatedDevice upgrades', () => {
     expect((await finished).result).toBe('installed')
     await waitFor(() => broker.on(upTopic(d.sn, 'presence')).length >= 3, 'back after the reboot')
     expect(lastStatus(d).firmwareVersion).toBe('1.0.0')
+  })
+
+  it('rolls back when its self-test fails: rolledBack with E_SELF_TEST, then the old version again after another reboot', async () => {
+    const d = await device({ otaSelfTestFail: true })
+    const o = offerOf(randomBytes(2 * BLOCK))
+    const finished = d.ota.finished(o.id)
+    await offer(d, o)
+    expect(await finished).toEqual({ id: o.id, result: 'rolledBack', code: 'E_SELF_TEST' })
+    expect(stages(d, o.id).slice(-3)).toEqual(['rebooting', 'trial', 'rolledBack:E_SELF_TEST'])
+    const rolledBack = broker.on(upTopic(d.sn, 'ota')).find((m) => m.payload.id === o.id && m.payload.stage === 'rolledBack')!
+    expect(rolledBack.payload).toMatchObject({ code: 'E_SELF_TEST', version: '1.0.0' })
+    expect(d.behaviour.firmwareVersion).toBe('1.0.0')
+    await waitFor(() => lastStatus(d).firmwareVersion === '1.0.0' && broker.on(upTopic(d.sn, 'presence')).length >= 5, 'back on the old version')
+    // Into the new image and back out of it: two reboots.
+    expect(broker.on(upTopic(d.sn, 'presence')).map((m) => m.payload.reason ?? m.payload.state)).toEqual(['online', 'reboot', 'online', 'reboot', 'online'])
+    expect(d.ota.state).toMatchObject({ stage: 'rolledBack', code: 'E_SELF_TEST' })
+  })
+
+  it('rolls back by itself when it has not committed within the offer’s commitSeconds', async () => {
+    const d = await device({ otaNeverCommit: true })
+    const o = offerOf(randomBytes(2 * BLOCK), { commitSeconds: 1 })
+    const finished = d.ota.finished(o.id)
+    await offer(d, o)
+    await waitFor(() => d.ota.state?.stage === 'trial' || null, 'on trial')
+    const onTrial = Date.now()
+    expect(await finished).toEqual({ id: o.id, result: 'rolledBack', code: 'E_COMMIT_TIMEOUT' })
+    expect(Date.now() - onTrial).toBeGreaterThanOrEqual(800)
+    expect(stages(d, o.id).slice(-2)).toEqual(['trial', 'rolledBack:E_COMMIT_TIMEOUT'])
+    await waitFor(() => lastStatus(d).firmwareVersion === '1.0.0' || null, 'the old version reported')
+  })
+
+  it('rolls a display back through its IoT module when the part’s self-test fails', async () => {
+    const d = await device({ otaSelfTestFail: true })
+    const o = offerOf(randomBytes(2 * BLOCK), { part: 'display', version: '4.0.1' })
+    const finished = d.ota.finished(o.id)
+    await offer(d, o)
+    expect(await finished).toEqual({ id: o.id, result: 'rolledBack', code: 'E_SELF_TEST' })
+    expect(stages(d, o.id).slice(-3)).toEqual(['rebooting', 'trial', 'rolledBack:E_SELF_TEST'])
+    await waitFor(() => lastStatus(d).parts?.display?.version === '1.0.0' || null, 'the display’s old version in a status')
+    expect(d.counters.drops).toBe(0)
   })
 
   it('relays a display image: the module stays online and its status reports the part’s new version', async () => {

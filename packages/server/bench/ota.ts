@@ -11,8 +11,14 @@
  * BENCH_OTA_RATE_SECONDS (90): the most devices notified within any 60 s (the limit is a sliding
  * minute) and the average rate, from their rows; it is then cancelled (forced).
  */
-import { randomBytes } from 'node:crypto'
-import type { Fleet } from '@velo/device-sim'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createHash, randomBytes } from 'node:crypto'
+import { checkManifest, type Fleet } from '@velo/device-sim'
+import { OTA_PROTOCOL, type OtaOfferPayload, type OtaPublicKey, type OtaSignedKeySet, otaKeySetSchema, PROTOCOL_VERSION } from '@velo/shared'
+import { OtaKeyring } from '../src/modules/ota/signing/keys'
+import { manifestOf, ManifestSigner } from '../src/modules/ota/signing/manifest'
 import { cpuText, fleetBench, type Broker, mb, phase, seconds, sleep } from './fleet-harness'
 import { fmt, log } from './format'
 import { api, type Line, type Target } from './run'
@@ -95,7 +101,8 @@ function fleetOta(fleet: Fleet) {
   for (const d of fleet.devices) {
     const s = d.ota.state
     if (!s) continue
-    if (s.stage === 'installed') installed++
+    // A firmware's upgrade ends committed after its trial (docs/ota.md › Commit or roll back); an audio file's installed.
+    if (s.stage === 'committed' || s.stage === 'installed') installed++
     bytes += s.bytesReceived
     frames += s.framesReceived
   }
@@ -108,6 +115,11 @@ export async function runOta(target: Target, broker: Broker, bench: OtaBench, se
   const setup = { target, broker, serverEntry, prefix: SN_PREFIX, devices: n, concurrency: bench.concurrency, label: 'ota', failure: 'ota', behaviour: { otaRetryMs: 10_000 } }
   return fleetBench(setup, async ({ name, add, notes, server, db, base, headers, ids, connect }) => {
     const { fleet } = await connect()
+    // The devices are given the server's keys as their registration would give them (they were written
+    // straight into the database): one request here, not one per device.
+    const keySet = await ok(api(base, '/iot/ota-keys', { headers }), 'the OTA key set')
+    const otaKeys: OtaPublicKey[] = otaKeySetSchema.parse(JSON.parse((keySet as OtaSignedKeySet).keys)).keys
+    for (const d of fleet.devices) d.behaviour.otaKeys = otaKeys
     const anyDb = db as any
     await setConfig(anyDb, 'ota.approvalRequired', 'false')
     const model = await db.selectFrom('iotModel').select('modelId').where('productId', '=', PRODUCT_ID).executeTakeFirstOrThrow()
@@ -134,7 +146,7 @@ export async function runOta(target: Target, broker: Broker, bench: OtaBench, se
       const overview = await ok(api(base, `/iot/upgrade/${campaignId}/overview`, { headers }), 'the overview')
       counts = overview.counts ?? {}
       status = overview.status
-      const finished = ['succeeded', 'failed', 'timedOut', 'rejected', 'cancelled'].reduce((sum, s) => sum + (counts[s] ?? 0), 0)
+      const finished = ['succeeded', 'failed', 'rolledBack', 'timedOut', 'rejected', 'skipped', 'cancelled'].reduce((sum, s) => sum + (counts[s] ?? 0), 0)
       if (finished >= n || status === 'finished' || status === 'paused') break
       if (performance.now() - lastLog > 10_000) {
         lastLog = performance.now()
@@ -154,6 +166,9 @@ export async function runOta(target: Target, broker: Broker, bench: OtaBench, se
     )
     add('OTA: device states', Object.entries(counts).filter(([, c]) => c > 0).map(([s, c]) => `${fmt(c)} ${s}`).join(', ') || 'none')
     add('OTA: server', cpuText(done))
+    const cost = signingCost(size)
+    add('OTA: signing a manifest (server, Ed25519; once per campaign and key, then cached)', `${fmt(cost.signUs, 1)} µs`)
+    add('OTA: checking an offer’s manifest (device: signature and fields)', `${fmt(cost.verifyUs, 1)} µs per offer`)
 
     // --- a rate limit
     const secondId = await addFirmware(base, headers, productIds, '3.0.0', randomBytes(size))
@@ -186,4 +201,49 @@ export async function runOta(target: Target, broker: Broker, bench: OtaBench, se
     })
     if (times.length >= n) notes.push(`${name}: every device was notified within the ${bench.rateSeconds} s of the rate-limited campaign; more devices make a longer measure.`)
   })
+}
+
+/**
+ * What signed images cost, measured in this process with the server's signer and the simulator's
+ * check: signing one manifest (the server signs each campaign's once per key, then serves it from its
+ * cache), and a device's check of one offer (the Ed25519 verification and the manifest's fields).
+ */
+function signingCost(size: number): { signUs: number; verifyUs: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'velo-bench-signing-'))
+  try {
+    const keyring = OtaKeyring.load({ dataDir: dir })
+    const rounds = 2000
+    const manifests = Array.from({ length: rounds }, (_, i) =>
+      manifestOf({ part: 'iot', payload: 'firmware', approved: { sha256: createHash('sha256').update(String(i)).digest('hex'), size }, version: '2.0.0', supplier: 'BS', product: 'BM', hardware: [HARDWARE] }),
+    )
+    // A fresh signer per round would measure the cache; each manifest differs, so each is signed.
+    const signer = new ManifestSigner(keyring)
+    let t0 = performance.now()
+    const signed = manifests.map((m) => signer.sign(m))
+    const signUs = ((performance.now() - t0) * 1000) / rounds
+    const offers: OtaOfferPayload[] = signed.map((s, i) => ({
+      v: PROTOCOL_VERSION,
+      ota: OTA_PROTOCOL,
+      op: 'offer',
+      id: `c${i}a1`,
+      part: 'iot',
+      payload: 'firmware',
+      version: '2.0.0',
+      size,
+      sha256: manifests[i]!.sha256,
+      crc8: '00',
+      blockBytes: 4096,
+      blocks: Math.ceil(size / 4096),
+      timeoutSeconds: 1800,
+      ...s,
+    }))
+    t0 = performance.now()
+    let failed = 0
+    for (const offer of offers) if (!checkManifest(offer, keyring.keys, { currentVersion: '1.0.0', hardware: HARDWARE }).ok) failed++
+    const verifyUs = ((performance.now() - t0) * 1000) / rounds
+    if (failed) throw new Error(`${failed} of ${rounds} signed manifests did not verify`)
+    return { signUs, verifyUs }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }

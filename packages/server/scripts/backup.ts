@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { BackupRefused, backupMessage, cliLanguage, createBackup, defaultBackupTarget } from '../src/ops/backup'
+import { SIGNING_FOLDER } from '../src/modules/ota/signing/keys'
 import { commandConfig, commandLine, fail } from './cli'
 
 // npm run backup [-- --to <dir>]
@@ -36,6 +37,8 @@ try {
       migrations: manifest.migrations.product.length + manifest.migrations.generated.length,
     }),
   )
+  // The key is left out by construction (it lives beside STORAGE_DIR, never in it): the operator is told so every time.
+  if (!config.otaSigningKey) console.warn(backupMessage(lang, 'signingKeyApart', { dir: join(config.dataDir, SIGNING_FOLDER) }))
 } catch (e) {
   if (e instanceof BackupRefused) fail(e.text(lang), 2)
   throw e

@@ -79,6 +79,11 @@ const EnvSchema = z.object({
   SSE_MAX_PER_SESSION: z.coerce.number({ message: 'must be a whole number' }).int().min(1).max(1000).default(8),
   SSE_MAX_PER_USER: z.coerce.number({ message: 'must be a whole number' }).int().min(1).max(10000).default(20),
   API_DOCS: z.enum(['staff', 'public', 'off'], { message: 'must be staff, public or off' }).default('staff'),
+  OTA_SIGNING_KEY: z.string().min(40, 'must be an Ed25519 private key: PKCS#8 PEM, or its DER in base64').optional(),
+  OTA_SIGNING_PUBLIC_KEYS: z
+    .string()
+    .regex(/^\s*[A-Za-z0-9+/]{43}=\s*(,\s*[A-Za-z0-9+/]{43}=\s*)*$/, 'must be raw 32-byte Ed25519 public keys in base64, comma-separated')
+    .optional(),
 })
 
 export type DatabaseTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string }
@@ -147,6 +152,10 @@ export interface AppConfig {
   sseMaxPerUser: number
   /** Who gets the OpenAPI page and document at {API_PREFIX}/docs: signed-in staff, anyone, or nobody (404). */
   apiDocs: 'staff' | 'public' | 'off'
+  /** OTA_SIGNING_KEY: the Ed25519 key manifests are signed with, instead of DATA_DIR/ota-signing's (every instance gets the same). */
+  otaSigningKey?: string
+  /** OTA_SIGNING_PUBLIC_KEYS: more public keys devices keep trusting during a rotation. */
+  otaSigningPublicKeys?: string[]
 }
 
 export class ConfigError extends Error {}
@@ -204,6 +213,7 @@ function checkPlaces(known: Record<string, unknown>, places: { name: string; pat
     DATABASE_URL: 'any signed-in user could download the database',
     MAIL_DIR: 'any signed-in user could download the mails (password-reset codes)',
     BACKUP_DIR: 'a backup would copy itself, and any signed-in user could download it',
+    'DATA_DIR/ota-signing': 'any signed-in user could download the OTA signing key, and every backup would copy it',
   }
   for (const place of places) {
     if (why[place.name] && within(place.path, storage.path)) fail(`${named(place)} is inside ${named(storage)}: ${why[place.name]}; set ${place.name} to a place outside it`)
@@ -233,6 +243,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     { name: 'STORAGE_DIR', path: storageDir },
     { name: 'MAIL_DIR', path: mailDir },
     { name: 'BACKUP_DIR', path: backupDir },
+    // DATA_DIR/ota-signing holds the private key manifests are signed with (modules/ota/signing).
+    { name: 'DATA_DIR/ota-signing', path: join(dataDir, 'ota-signing') },
     ...(database.dialect === 'sqlite' && database.file !== ':memory:' ? [{ name: 'DATABASE_URL', path: database.file, file: true }] : []),
   ])
   return {
@@ -278,5 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sseMaxPerSession: e.SSE_MAX_PER_SESSION,
     sseMaxPerUser: e.SSE_MAX_PER_USER,
     apiDocs: e.API_DOCS,
+    otaSigningKey: e.OTA_SIGNING_KEY,
+    otaSigningPublicKeys: e.OTA_SIGNING_PUBLIC_KEYS?.split(',').map((k) => k.trim()),
   }
 }

@@ -88,6 +88,8 @@ const OVERRIDES: Record<string, Override> = {
   // A declared CRC8 must be the uploaded file's (OTA catalogue): the sample firmware's; a modify keeps the file.
   ...Object.fromEntries(OTA_PARTS.map((part) => [`${part}Firmware`, { values: () => ({ crc8: crc8Hex(SAMPLE_FILES.bin!) }) }])),
   iotAudio: { values: () => ({ crc8: crc8Hex(SAMPLE_FILES.mp3!) }) },
+  // The alarm types a campaign's pause counts are names of the alarm types, comma-separated (OTA rollout).
+  ...Object.fromEntries(OTA_PARTS.map((part) => [`${part}Upgrade`, { values: () => ({ alarmTypes: 'fault,fall' }) }])),
   // A campaign's devices are queued by the rollout (OTA rollout module), never added.
   ...Object.fromEntries(
     OTA_PARTS.map((part) => [
@@ -425,11 +427,15 @@ async function valueOf(e: ResolvedEntity, f: FieldDef, purpose: 'add' | 'edit'):
 async function valuesFor(e: ResolvedEntity, purpose: 'add' | 'edit'): Promise<Row> {
   const fields = (purpose === 'add' ? e.writable : editableFields(e)).filter((f) => f.name !== stepField(e))
   const out: Row = {}
+  const own = await OVERRIDES[e.key]?.values?.(++serial)
   for (const f of fields) {
-    const v = await valueOf(e, f, purpose)
+    // A field no generic value fits takes the override's (a list of names in a pattern of its own).
+    const v = await valueOf(e, f, purpose).catch((err: unknown) => {
+      if (own && f.name in own) return own[f.name]
+      throw err
+    })
     if (v !== SKIP) out[f.name] = v
   }
-  const own = await OVERRIDES[e.key]?.values?.(++serial)
   // In place of generated values only: a modify leaves what it does not generate (references) as it is.
   for (const [name, v] of Object.entries(own ?? {})) if (name in out) out[name] = v
   return out
@@ -641,6 +647,14 @@ describe.each(entities.map((e) => [e.key, e] as const))('%s', (_key, e) => {
     const got = await getRow(e, id())
     expect(got.status, got.msg).toBe(200)
     expect(got.data[e.idField]).toEqual(id())
+    // Each link comes with its rows' labels, in the same order: a reader names them without a capped picker list.
+    for (const f of e.fields) {
+      if (f.kind !== 'referenceMany') continue
+      const target = entityByKey(f.entity)
+      const ids = got.data[f.name] as number[]
+      const labels = await Promise.all(ids.map(async (linked) => (await db().selectFrom(target.table).select(target.labelField).where(target.idField, '=', linked).executeTakeFirst())?.[target.labelField] ?? null))
+      expect(got.data[`${f.name}Labels`], `${e.key}.${f.name}Labels`).toEqual(labels.map((l) => (l === null ? null : String(l))))
+    }
     expect((await getRow(e, 999_999_999)).status).toBe(404)
   })
 

@@ -184,6 +184,36 @@ describe('push', () => {
     expect(list.data.rows.map((r: any) => r.deviceId)).toEqual([d.refusing!.deviceId])
   })
 
+  it('counts the devices’ answers while the push is still going out', async () => {
+    const fleet = [await device(), await device()]
+    const commands = t.app.iot.commands
+    const send = commands.send.bind(commands)
+    // The publish round of 2,000 devices takes seconds: here it is held open until the counts were read.
+    let release!: () => void
+    const released = new Promise<void>((r) => (release = r))
+    commands.send = async (input) => {
+      const result = await send(input)
+      await Promise.race([released, new Promise((r) => setTimeout(r, 15_000))])
+      return result
+    }
+    try {
+      const before = Number((await call('POST', '/iot/configPush/counts', { configId })).data.acknowledged ?? 0)
+      const res = await call('POST', `/iot/config/${configId}/action/push`, { deviceIds: fleet.map((f) => f.deviceId) })
+      expect(res.status, res.msg).toBe(200)
+      const counts = await waitFor(async () => {
+        const c = (await call('POST', '/iot/configPush/counts', { configId })).data
+        return c.acknowledged >= before + 2 ? c : null
+      }, 'the answers counted before the job ends')
+      expect(counts.acknowledged).toBe(before + 2)
+      expect((await call('GET', `/monitor/job/${res.data.jobId}`)).data.state).toBe('running')
+      release()
+      expect((await finished(res.data.jobId)).state).toBe('succeeded')
+    } finally {
+      commands.send = send
+      release()
+    }
+  })
+
   it('records a device that never answers as timed out', async () => {
     const key = 'iot.command.timeoutSeconds'
     const sysConfig = t.app.services.db

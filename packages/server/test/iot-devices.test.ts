@@ -1,6 +1,7 @@
 import { registrationRequest } from '@velo/device-sim'
 import ExcelJS from 'exceljs'
 import { describe, expect, it } from 'vitest'
+import { otaPublicKeysOf } from '../src/modules/ota/signing'
 import { createTestApp, limitedUser, useTestApp, waitForOperLog } from './harness'
 import { deviceRow, demoModelId, randomSn, simulated, waitFor } from './iot-helpers'
 
@@ -161,7 +162,13 @@ describe('device self-registration', () => {
     const sn = randomSn()
     const res = await register(registrationRequest('VELO-4G', key, sn))
     expect(res.code).toBe(200)
-    expect(res.data).toEqual({ sn, secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), mqtt: { url: 'mqtts://iot.example.com:8883', port: t.app.broker!.port } })
+    expect(res.data).toEqual({
+      sn,
+      secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      mqtt: { url: 'mqtts://iot.example.com:8883', port: t.app.broker!.port },
+      // The public keys OTA manifests are signed with (docs/iot-protocol.md › Signed images).
+      otaKeys: otaPublicKeysOf(t.app.services),
+    })
     const row = await t.app.services.db.selectFrom('iotDevice').selectAll().where('sn', '=', sn).executeTakeFirstOrThrow()
     expect(row).toMatchObject({ state: 'inactive', modelId, createBy: 'register' })
     const log = await waitForOperLog(t, (r) => r.operUrl === '/api/iot/register' && r.operParam.includes(sn))

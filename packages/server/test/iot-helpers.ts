@@ -5,6 +5,7 @@ import { upTopic } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import { issueSecret } from '../src/iot/device-auth'
 import { newDeviceRow } from '../src/modules/iot/devices'
+import { otaPublicKeysOf } from '../src/modules/ota/signing'
 import type { TestApp } from './harness'
 
 /** A serial number nobody else uses, even on a broker shared by parallel test files. */
@@ -47,9 +48,18 @@ export async function insertDevice(t: TestApp, sn = randomSn()): Promise<{ devic
   return { deviceId: Number(row.deviceId), sn, secret }
 }
 
-/** A simulated device of this app that does not reconnect on its own (tests decide when). */
+/** A simulated device of this app that does not reconnect on its own (tests decide when); it trusts the app's OTA keys, as its registration would give them. */
 export function simulated(app: FastifyInstance, d: { sn: string; secret: string }, options: Partial<DeviceOptions> = {}): SimulatedDevice {
-  return new SimulatedDevice({ url: brokerUrl(app), sn: d.sn, secret: d.secret, heartbeatSeconds: 0, connectTimeout: 5000, ...options, mqtt: { reconnectPeriod: 0, ...options.mqtt } })
+  return new SimulatedDevice({
+    url: brokerUrl(app),
+    sn: d.sn,
+    secret: d.secret,
+    heartbeatSeconds: 0,
+    connectTimeout: 5000,
+    otaKeys: otaPublicKeysOf(app.services),
+    ...options,
+    mqtt: { reconnectPeriod: 0, ...options.mqtt },
+  })
 }
 
 /**

@@ -33,6 +33,7 @@ describe('jobs and a server killed with kill -9', () => {
       ADMIN_PASSWORD,
       CAPTCHA_ENABLED: 'false',
       LOG_LEVEL: 'warn',
+      DATA_DIR: dir,
       STORAGE_DIR: join(dir, 'files'),
       MAIL_DIR: join(dir, 'mail'),
       // The slow test kinds (platform/jobs/test-kinds.ts), and heartbeats that go stale in 2 s.

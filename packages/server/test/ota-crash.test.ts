@@ -63,6 +63,7 @@ describe('an OTA campaign and a server killed with kill -9', () => {
       ADMIN_PASSWORD,
       CAPTCHA_ENABLED: 'false',
       LOG_LEVEL: 'warn',
+      DATA_DIR: dir,
       STORAGE_DIR: join(dir, 'files'),
       MAIL_DIR: join(dir, 'mail'),
     }
@@ -99,6 +100,7 @@ describe('an OTA campaign and a server killed with kill -9', () => {
         url: `mqtt://127.0.0.1:${mqttPort}`,
         sn: registration.sn,
         secret: registration.secret,
+        otaKeys: registration.otaKeys,
         heartbeatSeconds: 0,
         connectTimeout: 5000,
         firmwareVersion: '1.0.0',
@@ -212,7 +214,7 @@ describe('an OTA campaign and a server killed with kill -9', () => {
     // The canary, finished before the kill, was offered the upgrade once; so was every other device.
     expect(canary!.offers).toHaveLength(1)
     for (const d of devices) expect(d.offers, d.sim.sn).toHaveLength(1)
-    for (const d of firstWave) expect(d.sim.ota.state).toMatchObject({ id: d.offers[0], stage: 'installed' })
+    for (const d of firstWave) expect(d.sim.ota.state).toMatchObject({ id: d.offers[0], stage: 'committed' })
     // What the campaign's page shows, from the restarted server.
     const overview = await api('GET', `/iot/upgrade/${campaignId}/overview`)
     expect(overview).toMatchObject({ status: 'finished', totalDevices: 6, counts: { succeeded: 6 }, failed: [] })

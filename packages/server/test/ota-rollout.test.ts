@@ -179,7 +179,8 @@ describe('a rollout', () => {
     // Each device's history holds every step, for the engine's history endpoint and the timeline.
     await otaRolloutOf(t.app.services).flushHistory()
     const steps = (await ok('GET', `/iot/upgradeDevice/${all[0].upgradeId}/history`)) as { toState: string }[]
-    expect(steps.map((s) => s.toState)).toEqual(['notified', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting', 'succeeded'])
+    // Succeeded only at the device's commit, after its trial (docs/ota.md › Commit or roll back).
+    expect(steps.map((s) => s.toState)).toEqual(['notified', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting', 'trial', 'succeeded'])
 
     const overview = await ok('GET', `/iot/upgrade/${id}/overview`)
     expect(overview).toMatchObject({ campaignId: id, status: 'finished', totalDevices: 5, counts: { succeeded: 5 }, failed: [] })
@@ -225,21 +226,23 @@ describe('a rollout', () => {
   })
 
   it('stops when a wave ends short of its success threshold, and goes on to the next once resumed', async () => {
-    const devices = await fleet(3)
-    // The canary's bike is being ridden: it refuses, which is no failure, but the wave cannot succeed.
-    devices[0]!.sim.behaviour.riding = true
+    const devices = await fleet(4)
+    // One of the canary's two fails: below the error threshold (100 %), but the wave cannot reach 100 %.
+    devices[0]!.sim.behaviour.otaInstallFailCode = 'E_FLASH_WRITE'
     const fw = await firmware('1.2.5')
-    const id = await running(fw, devices, { canaryCount: 1, successPercent: 100, errorPercent: 50 })
+    // Judged once both finished: the failure comes first (the success waits for its commit), and alone it is 100 %.
+    const id = await running(fw, devices, { canaryCount: 2, successPercent: 100, errorPercent: 100, errorMinFinished: 2 })
     const paused = await untilStatus(id, 'paused')
-    expect(paused.pauseReason).toContain('the canary ended with 0 of 1 devices upgraded (0 %), short of the success threshold (100 %)')
+    expect(paused.pauseReason).toContain('the canary ended with 1 of 2 devices upgraded (50 %), short of the success threshold (100 %)')
     expect((await rows(id)).map((r: any) => [r.state, r.code])).toEqual([
-      ['rejected', 'riding'],
+      ['failed', 'E_FLASH_WRITE'],
+      ['succeeded', ''],
       ['queued', ''],
       ['queued', ''],
     ])
     await ok('POST', `/iot/upgrade/${id}/resume`)
     await untilStatus(id, 'finished')
-    expect((await rows(id)).map((r: any) => r.state)).toEqual(['rejected', 'succeeded', 'succeeded'])
+    expect((await rows(id)).map((r: any) => r.state)).toEqual(['failed', 'succeeded', 'succeeded', 'succeeded'])
   })
 
   it('refuses a downgrade unless the campaign allows it, saying why in the reader’s language', async () => {
@@ -345,20 +348,31 @@ describe('a rollout', () => {
     }
   })
 
-  it('notifies no more devices a minute than its rate', async () => {
+  it('notifies no more devices a minute than its rate, spread over the minute', async () => {
     clock = Date.parse('2026-06-01T12:00:00Z')
     try {
       const devices = await fleet(5, { otaBytesPerSecond: 0 })
       const fw = await firmware('1.6.0')
       const id = await running(fw, devices, { canaryCount: 5, ratePerMinute: 2 })
-      await waitFor(async () => (await rows(id)).filter((r: any) => r.notifiedAt).length === 2, 'two notified')
+      const notified = async () => (await rows(id)).filter((r: any) => r.notifiedAt).length
+      // Two a minute is one every 30 s: the minute's second device is not released with its first.
+      await waitFor(async () => (await notified()) === 1, 'one notified')
       await new Promise((r) => setTimeout(r, 400))
-      expect((await rows(id)).filter((r: any) => r.notifiedAt).length).toBe(2)
-      clock += 61_000
-      await waitFor(async () => (await rows(id)).filter((r: any) => r.notifiedAt).length === 4, 'two more a minute later')
-      clock += 61_000
+      expect(await notified()).toBe(1)
+      clock += 29_000
+      await new Promise((r) => setTimeout(r, 400))
+      expect(await notified()).toBe(1)
+      clock += 1_000
+      await waitFor(async () => (await notified()) === 2, 'the second 30 s later')
+      await new Promise((r) => setTimeout(r, 400))
+      expect(await notified()).toBe(2)
+      for (let i = 0; i < 3; i++) {
+        clock += 30_000
+        await waitFor(async () => (await notified()) === 3 + i, `device ${3 + i} another 30 s later`)
+      }
       await untilStatus(id, 'finished')
       const times = (await rows(id)).map((r: any) => Date.parse(r.notifiedAt)).sort((a: number, b: number) => a - b)
+      for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBe(30_000)
       // In any minute, at most two.
       for (let i = 2; i < times.length; i++) expect(times[i] - times[i - 2]).toBeGreaterThanOrEqual(60_000)
     } finally {
@@ -399,6 +413,82 @@ describe('a rollout', () => {
     }
   })
 
+  it('holds a device that refuses while riding, skips it past the hold limit without stalling its wave, and finishes saying how it ended', async () => {
+    clock = Date.parse('2026-06-03T08:00:00Z')
+    try {
+      const devices = await fleet(3)
+      devices[0]!.sim.behaviour.riding = true
+      const fw = await firmware('1.8.5')
+      // The canary's first device is ridden: the canary is judged on its other one, and the next wave opens.
+      const id = await running(fw, devices, { canaryCount: 2, waveCount: 1, successPercent: 100, retries: 0, holdLimitHours: 2 })
+      await waitFor(async () => (await rows(id)).map((r: any) => r.state).join() === 'held,succeeded,succeeded', 'one held, the others upgraded')
+      const [held] = await rows(id)
+      expect(held).toMatchObject({ code: 'riding', heldSince: '2026-06-03T08:00:00.000Z' })
+      expect((await campaign(id)).status).toBe('running')
+      // Offered again after its backoff: still riding, still the same hold.
+      clock += 61_000
+      await waitFor(async () => (await rows(id))[0].attempt === 2 && (await rows(id))[0].state === 'held', 'offered again and held again')
+      expect((await rows(id))[0].heldSince).toBe('2026-06-03T08:00:00.000Z')
+      // Past the hold limit: skipped, with why, and the campaign finishes.
+      clock = Date.parse('2026-06-03T10:00:00Z')
+      const done = await untilStatus(id, 'finished')
+      expect(done).toMatchObject({ totalDevices: 3, succeededCount: 2, failedCount: 0, skippedCount: 1, rolledBackCount: 0 })
+      const [skipped] = await rows(id)
+      expect(skipped).toMatchObject({ state: 'skipped', code: 'riding' })
+      expect(skipped.message).toContain('Skipped: held 2 h without taking the upgrade (riding)')
+      expect(skipped.message).toContain('骑行中')
+      const overview = await ok('GET', `/iot/upgrade/${id}/overview`)
+      expect(overview.counts).toEqual({ succeeded: 2, skipped: 1 })
+      const steps = await ok('GET', `/iot/upgrade/${id}/history`)
+      expect(steps.find((s: any) => s.step === 'finish').input.summary).toEqual({ succeeded: 2, failed: 0, rolledBack: 0, skipped: 1, cancelled: 0 })
+    } finally {
+      clock = null
+    }
+  })
+
+  it('offers a held device refused for a passing reason use no retry: a real failure after them is still retried', async () => {
+    clock = Date.parse('2026-06-04T08:00:00Z')
+    try {
+      const [device] = await fleet(1)
+      device!.sim.behaviour.riding = true
+      const fw = await firmware('1.8.6')
+      const id = await running(fw, [device!], { canaryCount: 1, retries: 1, holdLimitHours: 0 })
+      await waitFor(async () => (await rows(id))[0].state === 'held', 'held while riding')
+      clock += 61_000
+      await waitFor(async () => (await rows(id))[0].attempt === 2 && (await rows(id))[0].state === 'held', 'held a second time')
+      // The ride is over, but the new image fails its self-test: the one retry the campaign allows is still there.
+      device!.sim.behaviour.riding = false
+      device!.sim.behaviour.otaSelfTestFail = true
+      clock += 121_000
+      // Rolled back on its third offer, and queued again for the retry (without the held offers counted, none is left).
+      await waitFor(async () => {
+        const [row] = await rows(id)
+        return row.attempt === 3 && row.code === 'E_SELF_TEST' && row.state === 'queued'
+      }, 'the rolled-back attempt queued for its retry')
+      expect((await rows(id))[0]).toMatchObject({ heldOffers: 2 })
+    } finally {
+      clock = null
+    }
+  })
+
+  it('skips the held devices on request, and the campaign finishes', async () => {
+    const devices = await fleet(2)
+    await db().updateTable('iotDevice').set({ flowState: 'warning' }).where('deviceId', '=', devices[1]!.deviceId).execute()
+    const fw = await firmware('1.8.7')
+    const id = await running(fw, devices, { canaryCount: 2, holdLimitHours: 0 })
+    await waitFor(async () => (await rows(id)).map((r: any) => r.state).join() === 'succeeded,held', 'one upgraded, one held')
+    await new Promise((r) => setTimeout(r, 300))
+    expect((await campaign(id)).status).toBe('running')
+    expect(await ok('POST', `/iot/upgrade/${id}/action/skipHeld`)).toEqual({ skipped: 1 })
+    const done = await untilStatus(id, 'finished')
+    expect(done).toMatchObject({ succeededCount: 1, skippedCount: 1 })
+    const [, skipped] = await rows(id)
+    expect(skipped).toMatchObject({ state: 'skipped', code: 'simDataLow' })
+    expect(skipped.message).toMatch(/^Skipped by admin while held \(SIM data low\)\n由 admin 在暂缓期间跳过（SIM 流量不足）$/)
+    await otaRolloutOf(t.app.services).flushHistory()
+    expect((await history(skipped.upgradeId)).map((h: any) => [h.step, h.toState]).at(-1)).toEqual(['skipHeld', 'skipped'])
+  })
+
   it('holds devices whose SIM data is low and releases them when it recovers', async () => {
     const devices = await fleet(2)
     await db().updateTable('iotDevice').set({ flowState: 'warning' }).where('deviceId', '=', devices[1]!.deviceId).execute()
@@ -413,7 +503,7 @@ describe('a rollout', () => {
   it('pauses itself when the upgraded bikes raise alarms faster than before', async () => {
     const devices = await fleet(4)
     const fw = await firmware('1.9.0')
-    const id = await running(fw, devices, { canaryCount: 2, waveCount: 1, successPercent: 100, alarmRateFactor: 2, errorMinFinished: 2, windowStart: '', windowEnd: '' })
+    const id = await running(fw, devices, { canaryCount: 2, waveCount: 1, successPercent: 100, alarmRateFactor: 2, alarmMinCount: 2, errorMinFinished: 2, windowStart: '', windowEnd: '' })
     // The canary upgraded; keep the next wave from finishing before the alarms are judged.
     for (const d of devices.slice(2)) d.sim.behaviour.otaBytesPerSecond = 200
     await waitFor(async () => (await rows(id)).filter((r: any) => r.state === 'succeeded').length >= 2, 'the canary upgraded')
@@ -430,6 +520,40 @@ describe('a rollout', () => {
       .execute()
     const paused = await untilStatus(id, 'paused')
     expect(paused.pauseReason).toMatch(/^Paused itself: 2 alarms on \d upgraded bikes/)
+    await ok('POST', `/iot/upgrade/${id}/cancel`, { forced: true })
+  })
+
+  it('pauses for alarms only past the minimum count, counting only the alarm types the campaign chose, and says its numbers', async () => {
+    const devices = await fleet(4)
+    const fw = await firmware('1.9.5')
+    const id = await running(fw, devices, { canaryCount: 2, waveCount: 1, successPercent: 100, alarmRateFactor: 2, alarmMinCount: 3, alarmTypes: 'fault,offline', errorMinFinished: 2 })
+    for (const d of devices.slice(2)) d.sim.behaviour.otaBytesPerSecond = 200
+    await waitFor(async () => (await rows(id)).filter((r: any) => r.state === 'succeeded').length >= 2, 'the canary upgraded')
+    const modelId = (await db().selectFrom('iotDevice').select('modelId').where('deviceId', '=', devices[0]!.deviceId).executeTakeFirst()).modelId
+    const alarm = (d: { deviceId: number }, type: string, code: string) => {
+      const stamp = new Date().toISOString()
+      return { deviceId: d.deviceId, modelId, type, code, severity: 'major', state: 'activeUnack', detail: '', count: 1, startTime: stamp, lastTime: stamp, activeKey: `${d.deviceId}:${type}:${code}` }
+    }
+    const settle = () => new Promise((r) => setTimeout(r, 600))
+    // One alarm on two bikes is a rate far over any baseline, and says nothing: below the minimum count.
+    await db().insertInto('iotAlarm').values([alarm(devices[0]!, 'fault', 'E1')]).execute()
+    await settle()
+    expect((await campaign(id)).status).toBe('running')
+    // Low battery is no type this campaign counts: three of them change nothing.
+    await db()
+      .insertInto('iotAlarm')
+      .values([alarm(devices[0]!, 'lowBattery', 'B1'), alarm(devices[1]!, 'lowBattery', 'B2'), alarm(devices[1]!, 'lowBattery', 'B3')])
+      .execute()
+    await settle()
+    expect((await campaign(id)).status).toBe('running')
+    await db()
+      .insertInto('iotAlarm')
+      .values([alarm(devices[1]!, 'fault', 'E2'), alarm(devices[1]!, 'offline', 'O1')])
+      .execute()
+    const paused = await untilStatus(id, 'paused')
+    const [en, zh] = String(paused.pauseReason).split('\n')
+    expect(en).toMatch(/^Paused itself: 3 alarms on 2 upgraded bikes \(Device fault, Offline too long\) over 0\.1 bike-days, 36000 per 1,000 bikes a day; before the upgrade the same 4 bikes had 1 a day over 7 days: more than 2 × that \(2\)$/)
+    expect(zh).toContain('3 条告警（设备故障, 长时间离线）')
     await ok('POST', `/iot/upgrade/${id}/cancel`, { forced: true })
   })
 })

@@ -92,7 +92,7 @@ async function upgrade(image: Buffer, behaviour: Partial<DeviceOptions> = {}) {
   const upgradeId = await upgradeRow(campaignId, d.deviceId)
   const found = await imageOf(t.app.services.db, { payload: 'firmware', firmwareId: fw.firmwareId })
   const approved = approvedImageOf(await anyDb().selectFrom('otaCampaign').selectAll().where('campaignId', '=', campaignId).executeTakeFirstOrThrow())
-  const offer = await buildOffer(t.app.services, { upgradeId, attempt: 1, part: 'iot', payload: 'firmware', image: found!, approved: approved!, timeoutSeconds: 600, minBattery: 30 })
+  const offer = await buildOffer(t.app.services, { upgradeId, attempt: 1, part: 'iot', payload: 'firmware', image: found!, approved: approved!, timeoutSeconds: 600, minBattery: 30, commitSeconds: 300 })
   return { ...d, fw, campaignId, upgradeId, offer }
 }
 
@@ -138,6 +138,7 @@ describe('OTA transfer', () => {
       blockBytes: BLOCK_BYTES,
       blocks: 6,
       minBattery: 30,
+      commitSeconds: 300,
     })
     expect(offer.url).toMatch(new RegExp(`^/api/ota/image/${offer.id}\\?exp=\\d+&sig=[\\w-]{43}$`))
     expect(offer.urlExpiresAt).toBeGreaterThan(Date.now())
@@ -156,8 +157,18 @@ describe('OTA transfer', () => {
     const after = stats()
     expect(after.blocks - before.blocks).toBe(41)
     expect(after.bytes - before.bytes).toBe(image.length)
-    expect(a.sim.ota.state).toMatchObject({ stage: 'installed', blocksReceived: 41, badFrames: 0 })
-    expect(await stagesOf(a.deviceId, a.offer.id)).toEqual(['accepted', 'downloading', ...[10, 20, 30, 40, 50, 60, 70, 80, 90].map(() => 'downloading'), 'downloaded', 'verified', 'installing', 'rebooting'])
+    expect(a.sim.ota.state).toMatchObject({ stage: 'committed', blocksReceived: 41, badFrames: 0 })
+    expect(await stagesOf(a.deviceId, a.offer.id)).toEqual([
+      'accepted',
+      'downloading',
+      ...[10, 20, 30, 40, 50, 60, 70, 80, 90].map(() => 'downloading'),
+      'downloaded',
+      'verified',
+      'installing',
+      'rebooting',
+      'trial',
+      'committed',
+    ])
 
     // A second device of the same campaign: the image comes from memory.
     const d2 = await device()

@@ -18,7 +18,7 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 function quickstart(args: string[], env: Record<string, string>) {
   const { DATABASE_URL: _ignored, ...inherited } = process.env
-  const r = spawnSync(process.execPath, ['scripts/quickstart.mjs', ...args], { cwd: ROOT, env: { ...inherited, ...env }, encoding: 'utf8', timeout: 170_000 })
+  const r = spawnSync(process.execPath, ['scripts/quickstart.mjs', ...args], { cwd: ROOT, env: { ...inherited, QUICKSTART_NO_INSTALL: '1', ...env }, encoding: 'utf8', timeout: 170_000 })
   return { status: r.status, out: `${r.stdout}${r.stderr}` }
 }
 

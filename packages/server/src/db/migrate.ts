@@ -26,6 +26,8 @@ import { toolSql } from './migrations/2026-11-25T04-tool-sql'
 import { jobSchedules } from './migrations/2026-11-25T05-job-schedules'
 import { serviceOrderBike } from './migrations/2026-11-28T19-service-order-bike'
 import { approvalBinds } from './migrations/2026-11-28T20-approval-binds'
+import { otaCommit } from './migrations/2026-11-28T22-ota-commit'
+import { otaHolds } from './migrations/2026-11-28T23-ota-holds'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set. Generated
 // modules' migrations (Tool system › Code generation) come last, from their own list.
@@ -54,6 +56,8 @@ export const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-25T05-job-schedules': jobSchedules(dialect),
   '2026-11-28T19-service-order-bike': serviceOrderBike(dialect),
   '2026-11-28T20-approval-binds': approvalBinds(dialect),
+  '2026-11-28T22-ota-commit': otaCommit(dialect),
+  '2026-11-28T23-ota-holds': otaHolds(dialect),
 })
 
 /**

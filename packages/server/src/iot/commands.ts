@@ -74,6 +74,11 @@ export interface SendCommandInput {
   createBy: string
   /** Language of the field errors in a refusal (the message itself is localized by the error handler). */
   lang?: Language
+  /**
+   * Called once the commands are stored, before any goes out: what follows them (a configuration
+   * push's rows) exists before the first device can answer, so its counts move from the first reply.
+   */
+  onStored?: (commands: { commandId: number; deviceId: number }[]) => Promise<void>
 }
 
 /** A command a device can be sent, as the console lists it. */
@@ -287,6 +292,7 @@ export class CommandService {
       }
       return out
     })
+    await input.onStored?.(inserted)
 
     // Whether a device is online is read after the insert is committed: a device coming online
     // meanwhile is either seen online here, or its presence hook runs after this read and finds the

@@ -1,7 +1,8 @@
 import { PRODUCT_CATALOGUE } from './owners'
 import { defineEntity } from '../entity/define'
 import type { ColumnDef, EntityDef, EnumOption, FieldDef, IndexDef, Label } from '../entity/types'
-import { OTA_DEVICE_STATE_OPTIONS, OTA_PART_LABELS, type OtaPart } from '../iot/ota'
+import { ALARM_TYPE_OPTIONS } from '../iot/alarms'
+import { OTA_COMMIT_SECONDS, OTA_DEVICE_STATE_OPTIONS, OTA_PART_LABELS, type OtaPart } from '../iot/ota'
 import { createTime, idField, remark } from './common-fields'
 
 /**
@@ -242,6 +243,17 @@ const PAYLOAD_OPTIONS: readonly EnumOption[] = [
   { value: 'audio', label: { en_US: 'Audio', zh_CN: '音频' } },
 ]
 
+/** Alarm types (iot/alarms.ts) the alarm-rate rule may count; by default those a firmware can plausibly cause. */
+const ALARM_TYPES = ALARM_TYPE_OPTIONS.map((o) => o.value)
+const DEFAULT_ALARM_TYPES = 'fault,offline,fall,theft'
+const ALARM_TYPES_PATTERN = new RegExp(`^((${ALARM_TYPES.join('|')})(,(${ALARM_TYPES.join('|')}))*)?$`)
+
+/** How a wave's success threshold takes its skipped devices. */
+const SKIPPED_AS_OPTIONS: readonly EnumOption[] = [
+  { value: 'leftOut', label: { en_US: 'Left out of the count', zh_CN: '不计入' } },
+  { value: 'notUpgraded', label: { en_US: 'Count as not upgraded', zh_CN: '计为未升级' } },
+]
+
 const reason = (required: boolean): FieldDef => ({ name: 'reason', kind: 'longText', label: { en_US: 'Reason', zh_CN: '原因' }, max: 500, required })
 const HHMM = { pattern: /^([01]\d|2[0-3]):[0-5]\d$/, patternMessage: { en_US: 'A time of day as HH:MM, e.g. 02:00', zh_CN: '时间格式 HH:MM，如 02:00' } }
 const int = (name: string, en: string, zh: string, min: number, max: number, def: number | null, help?: Label): FieldDef => ({
@@ -349,8 +361,15 @@ function upgradeOf(part: OtaPart): EntityDef {
         list: false,
       },
       // The rollout.
-      int('canaryPercent', 'Canary (%)', '灰度比例(%)', 0, 100, 10, { en_US: 'The first group, a share of the targets', zh_CN: '第一批设备占目标的比例' }),
-      int('canaryCount', 'Canary (devices)', '灰度设备数', 1, 1_000_000, null, { en_US: 'A count instead of the share', zh_CN: '以数量代替比例' }),
+      // The engine takes the count when one is given (targets.ts waveSizes): each label says which of the two applies.
+      int('canaryPercent', 'Canary (%)', '灰度比例(%)', 0, 100, 10, {
+        en_US: 'The first group as a share of the targets; applies only while Canary (devices) is empty',
+        zh_CN: '第一批设备占目标的比例；仅在“灰度设备数”为空时生效',
+      }),
+      int('canaryCount', 'Canary (devices)', '灰度设备数', 1, 1_000_000, null, {
+        en_US: 'The first group as a number of devices; when given, it applies and Canary (%) is ignored',
+        zh_CN: '第一批设备的数量；填写后以此为准，忽略“灰度比例(%)”',
+      }),
       int('waveCount', 'Waves after the canary', '灰度后的批次数', 1, 20, 3),
       int('successPercent', 'Success threshold (%)', '成功阈值(%)', 1, 100, 95, { en_US: 'Share of a wave that must succeed before the next starts', zh_CN: '一批成功达到该比例后开始下一批' }),
       int('errorPercent', 'Error threshold (%)', '失败阈值(%)', 1, 100, 10, { en_US: 'The campaign pauses itself when this share of a wave fails', zh_CN: '一批中失败达到该比例时任务自动暂停' }),
@@ -369,20 +388,65 @@ function upgradeOf(part: OtaPart): EntityDef {
         },
         list: false,
       },
-      int('ratePerMinute', 'Devices notified per minute', '每分钟通知设备数', 0, 100_000, 0, { en_US: '0: no limit', zh_CN: '0 为不限' }),
+      int('alarmMinCount', 'Alarms before the rate counts', '告警率判断的最少告警数', 1, 100_000, 5, {
+        en_US: 'The alarm rate pauses the campaign only once the upgraded bikes raised at least this many alarms',
+        zh_CN: '已升级车辆的告警数至少达到该数量后，告警率才会暂停任务',
+      }),
+      {
+        name: 'alarmTypes',
+        kind: 'text',
+        max: 100,
+        default: DEFAULT_ALARM_TYPES,
+        pattern: ALARM_TYPES_PATTERN,
+        patternMessage: { en_US: `Alarm types, comma-separated, of: ${ALARM_TYPES.join(', ')}`, zh_CN: `告警类型，用逗号分隔，可选：${ALARM_TYPES.join(', ')}` },
+        label: { en_US: 'Alarm types that count', zh_CN: '计入的告警类型' },
+        help: {
+          en_US: `Comma-separated, of ${ALARM_TYPES.join(', ')}; empty: every type. Low battery and SIM data low rarely follow a firmware`,
+          zh_CN: `用逗号分隔，可选 ${ALARM_TYPES.join(', ')}；留空为全部类型。低电量和流量不足很少由固件引起`,
+        },
+        list: false,
+      },
+      int('ratePerMinute', 'Devices notified per minute', '每分钟通知设备数', 0, 100_000, 0, {
+        en_US: 'Spread over the minute (600: one every 0.1 s); 0: no limit',
+        zh_CN: '均匀分布在一分钟内（600 即每 0.1 秒一台）；0 为不限',
+      }),
       { name: 'startAt', kind: 'datetime', label: { en_US: 'Start time', zh_CN: '开始时间' }, sort: true },
       { name: 'windowStart', kind: 'text', max: 5, default: '', ...HHMM, label: { en_US: 'Daily window from', zh_CN: '每日窗口开始' }, help: { en_US: "Devices' local time; empty: any time", zh_CN: '设备当地时间；留空为不限' }, list: false },
       { name: 'windowEnd', kind: 'text', max: 5, default: '', ...HHMM, label: { en_US: 'Daily window to', zh_CN: '每日窗口结束' }, list: false },
       { name: 'randomOrder', kind: 'boolean', default: true, label: { en_US: 'Random order', zh_CN: '随机顺序' }, list: false },
       int('timeoutMinutes', 'Per-device timeout (min)', '单台超时(分钟)', 1, 10_080, 30),
+      // The A/B contract (docs/ota.md › Commit or roll back): the offer carries it, the device rolls back by itself past it.
+      int('commitSeconds', 'Commit deadline (s)', '确认期限(秒)', OTA_COMMIT_SECONDS.min, OTA_COMMIT_SECONDS.max, OTA_COMMIT_SECONDS.default, {
+        en_US: 'After rebooting into the new image a device has this long to pass its self-test and commit, or it rolls back; only a commit counts as success',
+        zh_CN: '重启进入新镜像后，设备须在此时间内通过自检并确认，否则回滚；只有确认才计为成功',
+      }),
       int('retries', 'Retries', '重试次数', 0, 10, 2),
       int('retryBackoffSeconds', 'First retry after (s)', '首次重试间隔(秒)', 1, 86_400, 60, { en_US: 'Doubles with each retry', zh_CN: '每次重试加倍' }),
       int('minBattery', 'Minimum battery (%)', '最低电量(%)', 0, 100, 30),
+      // Devices that cannot take it for now (riding, battery low, SIM data low, busy) are held, not failed: until a limit.
+      int('holdLimitHours', 'Skip held devices after (h)', '暂缓设备跳过时限(小时)', 0, 8760, 72, {
+        en_US: 'A device held (riding, battery low, SIM data low, busy) is offered again until then, then skipped; 0: never skipped',
+        zh_CN: '暂缓的设备（骑行中、电量低、流量不足、忙）在此之前会再次尝试，之后跳过；0 为从不跳过',
+      }),
+      {
+        name: 'skippedAs',
+        kind: 'enum',
+        options: SKIPPED_AS_OPTIONS,
+        default: 'leftOut',
+        label: { en_US: 'Skipped devices in a wave', zh_CN: '批次中跳过的设备' },
+        help: {
+          en_US: "Left out: the success threshold is judged on the wave's other devices. Not upgraded: they count against it",
+          zh_CN: '不计入：成功阈值按该批其余设备计算。计为未升级：计入成功阈值的分母',
+        },
+        list: false,
+      },
       // What the rollout keeps.
       { name: 'currentWave', kind: 'number', int: true, label: { en_US: 'Wave', zh_CN: '当前批次' }, readOnly: true, help: { en_US: '0 is the canary', zh_CN: '0 为灰度批' } },
       { name: 'totalDevices', kind: 'number', int: true, label: { en_US: 'Devices', zh_CN: '设备数' }, readOnly: true },
       { name: 'succeededCount', kind: 'number', int: true, label: { en_US: 'Succeeded', zh_CN: '成功' }, readOnly: true },
       { name: 'failedCount', kind: 'number', int: true, label: { en_US: 'Failed', zh_CN: '失败' }, readOnly: true },
+      { name: 'rolledBackCount', kind: 'number', int: true, default: 0, label: { en_US: 'Rolled back', zh_CN: '已回滚' }, readOnly: true },
+      { name: 'skippedCount', kind: 'number', int: true, default: 0, label: { en_US: 'Skipped', zh_CN: '已跳过' }, readOnly: true },
       { name: 'pauseReason', kind: 'text', max: 500, label: { en_US: 'Paused because', zh_CN: '暂停原因' }, readOnly: true },
       { name: 'approvedBy', kind: 'text', max: 64, label: { en_US: 'Approved by', zh_CN: '审批人' }, readOnly: true, list: false },
       { name: 'approvedAt', kind: 'datetime', label: { en_US: 'Approved', zh_CN: '审批时间' }, readOnly: true, list: false },
@@ -477,6 +541,16 @@ function upgradeOf(part: OtaPart): EntityDef {
         when: { field: 'status', is: ['running', 'paused', 'finished'] },
         confirm: { en_US: 'Queue the failed, timed-out and rejected devices of "{label}" again?', zh_CN: '将“{label}”中失败、超时和被拒绝的设备重新排队吗？' },
       },
+      {
+        name: 'skipHeld',
+        label: { en_US: 'Skip the held', zh_CN: '跳过暂缓设备' },
+        on: 'row',
+        when: { field: 'status', is: ['running', 'paused'] },
+        confirm: {
+          en_US: 'Skip the devices of "{label}" that are held now (riding, battery low, SIM data low)? They are not offered this upgrade again.',
+          zh_CN: '跳过“{label}”中当前暂缓的设备（骑行中、电量低、流量不足）吗？它们将不再收到本次升级。',
+        },
+      },
     ],
     related: [{ entity: k.upgradeDevice, by: 'campaignId', label: { en_US: 'Devices', zh_CN: '设备' }, manage: true }],
   }
@@ -512,6 +586,10 @@ function upgradeDeviceOf(part: OtaPart): EntityDef {
         // The order the rollout notifies a wave in (random when the campaign says so).
         { name: 'position', kind: 'number', int: true, required: true, default: 0 },
         { name: 'nextAttemptAt', kind: 'datetime', nullable: true },
+        // Since when the device has been held (refusing for a passing reason, or its SIM data low): skipped past the campaign's limit.
+        { name: 'heldSince', kind: 'datetime', nullable: true },
+        // Offers it answered with a passing refusal: each took an attempt (a new offer id) but uses no retry.
+        { name: 'heldOffers', kind: 'number', int: true, required: true, default: 0 },
         // The device's IANA time zone (its owner's country), for the daily window.
         { name: 'timeZone', kind: 'text', max: 64, required: true, default: 'UTC' },
       ],
@@ -534,6 +612,8 @@ function upgradeDeviceOf(part: OtaPart): EntityDef {
       { name: 'notifiedAt', kind: 'datetime', label: { en_US: 'Notified', zh_CN: '通知时间' }, readOnly: true, sort: true },
       { name: 'finishedAt', kind: 'datetime', label: { en_US: 'Finished', zh_CN: '完成时间' }, readOnly: true, sort: true },
       { name: 'updatedAt', kind: 'datetime', label: { en_US: 'Updated', zh_CN: '更新时间' }, readOnly: true, list: false },
+      // Its commit deadline runs from here (the rollout's expire()).
+      { name: 'trialAt', kind: 'datetime', label: { en_US: 'On trial since', zh_CN: '开始试运行' }, readOnly: true, list: false },
     ],
   }
 }

@@ -37,10 +37,11 @@ type ValueFields<D extends EntityDef> = {
 }
 type ReferenceLabels<D extends EntityDef> = { [F in Extract<D['fields'][number], { kind: 'reference' }> as `${F['name']}Label`]?: string | null }
 type LinkIds<D extends EntityDef> = { [F in Extract<D['fields'][number], { kind: 'referenceMany' }> as F['name']]?: number[] }
+type LinkLabels<D extends EntityDef> = { [F in Extract<D['fields'][number], { kind: 'referenceMany' }> as `${F['name']}Labels`]?: (string | null)[] }
 type Overdue<D extends EntityDef> = D extends { transitions: { deadline: object } } ? { overdue?: boolean } : Record<never, never>
 
 /** One row of an entity as the API answers it: `ApiRowOf<typeof repairOrder>`. */
-export type ApiRowOf<E> = DefinitionOf<E> extends infer D extends EntityDef ? Flatten<ValueFields<D> & ReferenceLabels<D> & LinkIds<D> & Overdue<D>> : never
+export type ApiRowOf<E> = DefinitionOf<E> extends infer D extends EntityDef ? Flatten<ValueFields<D> & ReferenceLabels<D> & LinkIds<D> & LinkLabels<D> & Overdue<D>> : never
 
 function valueOf(f: FieldDef): z.ZodType {
   switch (f.kind) {
@@ -71,6 +72,8 @@ export function apiRowSchema(e: ResolvedEntity): z.ZodObject {
     if (f.kind === 'password') continue
     if (f.kind === 'referenceMany') {
       shape[f.name] = z.array(z.number()).optional()
+      // The linked rows' labels in the same order (a row read by id): the console names them without a picker's capped list.
+      shape[`${f.name}Labels`] = z.array(z.string().nullable()).optional()
       continue
     }
     const value = valueOf(f)

@@ -7,8 +7,9 @@ import { VERSION_PATTERN } from '../validation'
  * on `down/ota`, the device pulls the image in blocks over MQTT (`up/otaReq` → `down/otaBlock`) or
  * through a signed, expiring HTTPS URL with byte ranges, checks the image's SHA-256, installs it
  * (for a display, BMS or ECU part the IoT module relays it to the part), reboots, and reports each
- * stage on `up/ota`. An upgrade has succeeded only when the device's status then reports the target
- * version. Shared by the server's rollout, its block server, the simulator and the console.
+ * stage on `up/ota`; after the reboot it is on trial until it commits (its self-test passed) or rolls
+ * back, and an upgrade has succeeded only at its commit. Shared by the server's rollout, its block
+ * server, the simulator and the console.
  */
 export const OTA_PROTOCOL = 2
 
@@ -38,6 +39,12 @@ const envelope = { v: z.literal(1), ts: z.number().int().positive().optional() }
 export const otaIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)
 const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/)
 const crc8Schema = z.string().regex(/^[0-9A-F]{2}$/)
+/** A signing key's id: the first 16 hex digits of the SHA-256 of its raw 32-byte Ed25519 public key. */
+export const OTA_KEY_ID_PATTERN = /^[0-9a-f]{16}$/
+/** A raw 32-byte Ed25519 public key in base64. */
+export const OTA_PUBLIC_KEY_PATTERN = /^[A-Za-z0-9+/]{43}=$/
+/** A 64-byte Ed25519 signature in base64. */
+export const OTA_SIGNATURE_PATTERN = /^[A-Za-z0-9+/]{86}==$/
 
 /** Server → device (down/ota): take this image. */
 export const otaOfferPayload = z.object({
@@ -64,6 +71,15 @@ export const otaOfferPayload = z.object({
   minBattery: z.number().int().min(0).max(100).optional(),
   /** Seconds the server waits for the whole upgrade before counting it timed out. */
   timeoutSeconds: z.number().int().positive(),
+  /**
+   * Seconds the device has, once it runs the new image (stage trial), to pass its self-test and commit;
+   * past them it rolls back by itself (E_COMMIT_TIMEOUT). Absent (an offer from before): OTA_COMMIT_SECONDS.default.
+   */
+  commitSeconds: z.number().int().min(1).max(86_400).optional(),
+  /** The signed manifest (./ota-signing.ts): the exact JSON text signed, its Ed25519 signature over its UTF-8 bytes, and the signing key's id. */
+  manifest: z.string().min(2).max(4000),
+  signature: z.string().regex(OTA_SIGNATURE_PATTERN),
+  keyId: z.string().regex(OTA_KEY_ID_PATTERN),
 })
 
 /** Server → device (down/ota): stop the upgrade (a forced cancel); the device keeps what it runs. */
@@ -75,7 +91,19 @@ export const otaAbortPayload = z.object({
   reason: z.string().max(64).optional(),
 })
 
-export const otaDownPayload = z.discriminatedUnion('op', [otaOfferPayload, otaAbortPayload])
+/**
+ * Server → device (down/ota): the keys manifests may be signed with, as a signed key set
+ * (ota-signing.ts › otaSignedKeySetSchema). A device takes it only when a key it already trusts signed it.
+ */
+export const otaKeysPayload = z.object({
+  ...envelope,
+  ota: z.literal(OTA_PROTOCOL),
+  op: z.literal('keys'),
+  keys: z.string().min(2).max(4000),
+  signatures: z.array(z.object({ keyId: z.string().regex(OTA_KEY_ID_PATTERN), signature: z.string().regex(OTA_SIGNATURE_PATTERN) })).min(1).max(8),
+})
+
+export const otaDownPayload = z.discriminatedUnion('op', [otaOfferPayload, otaAbortPayload, otaKeysPayload])
 
 /** Device → server (up/otaReq): send blocks first…first+count-1 of the upgrade's image. */
 export const otaBlockRequestPayload = z.object({
@@ -90,10 +118,28 @@ export const otaBlockRequestPayload = z.object({
 /**
  * What a device reports on up/ota. accepted/rejected answer the offer; downloading carries a percent;
  * downloaded (every block in, each block's CRC-8 right), verified (the SHA-256 matches), installing,
- * rebooting; failed carries the device's code; aborted answers an abort.
+ * rebooting; failed carries the device's code; aborted answers an abort. After the reboot the A/B
+ * contract (docs/iot-protocol.md › Commit or roll back): trial (it runs the new image, its self-test
+ * under way, `version` the one it runs), then committed (the self-test passed: the new image is made
+ * permanent — the only success) or rolledBack (`code` why; it goes back to the image it ran before).
  */
-export const OTA_DEVICE_STAGES = ['accepted', 'rejected', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting', 'failed', 'aborted'] as const
+export const OTA_DEVICE_STAGES = ['accepted', 'rejected', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting', 'trial', 'committed', 'rolledBack', 'failed', 'aborted'] as const
 export type OtaDeviceStage = (typeof OTA_DEVICE_STAGES)[number]
+
+/**
+ * The commit deadline (seconds) from the reboot into the new image: a campaign's commitSeconds, and a
+ * device's own when an offer names none. The server waits OTA_COMMIT_MARGIN_SECONDS more (the device
+ * rolling back reboots and reconnects before it can say so) before it counts the upgrade rolled back.
+ */
+export const OTA_COMMIT_SECONDS = { default: 300, min: 10, max: 3600 }
+export const OTA_COMMIT_MARGIN_SECONDS = 120
+
+/**
+ * Why an upgrade rolled back (stage rolledBack, code): the self-test failed, no commit within the
+ * deadline, the new image did not boot (the bootloader went back by itself). The server adds
+ * E_ROLLED_BACK for a device whose status reported its old version while on trial without saying why.
+ */
+export const OTA_ROLLBACK_CODES = ['E_SELF_TEST', 'E_COMMIT_TIMEOUT', 'E_BOOT', 'E_ROLLED_BACK'] as const
 
 /** Why a device refuses an offer (stage rejected, code). */
 export const OTA_REJECT_CODES = ['riding', 'batteryLow', 'simDataLow', 'busy', 'incompatible'] as const
@@ -104,9 +150,11 @@ export const otaProgressPayload = z.object({
   stage: z.enum(OTA_DEVICE_STAGES),
   /** Downloading: percent of the image received. */
   progress: z.number().min(0).max(100).optional(),
-  /** Rejected or failed: the device's code (a reject code, or its own such as E_VERIFY_SHA256, E_FLASH_WRITE). */
+  /** Rejected, failed or rolledBack: the device's code (a reject code, a rollback code, or its own such as E_VERIFY_SHA256, E_FLASH_WRITE). */
   code: z.string().min(1).max(32).optional(),
   message: z.string().max(500).optional(),
+  /** Trial: the version it now runs (on trial); rolledBack: the version it runs again. */
+  version: z.string().regex(VERSION_PATTERN).optional(),
 })
 
 /**
@@ -151,6 +199,7 @@ export const partVersionsSchema = z.partialRecord(
 
 export type OtaOfferPayload = z.infer<typeof otaOfferPayload>
 export type OtaAbortPayload = z.infer<typeof otaAbortPayload>
+export type OtaKeysPayload = z.infer<typeof otaKeysPayload>
 export type OtaDownPayload = z.infer<typeof otaDownPayload>
 export type OtaBlockRequestPayload = z.infer<typeof otaBlockRequestPayload>
 export type OtaProgressPayload = z.infer<typeof otaProgressPayload>
@@ -159,32 +208,55 @@ export type OtaProgressPayload = z.infer<typeof otaProgressPayload>
 
 /**
  * One device's upgrade in a campaign. queued: waiting for its wave, the rate limit, the window or
- * the device to connect; held: its SIM data is low; notified … rebooting follow the device's
- * reports; succeeded only once the device reports the target version; failed, timedOut, rejected
- * (a retry may queue it again), cancelled.
+ * the device to connect; held: it cannot take it for now (it refused while riding, on a low
+ * battery, low SIM data or busy, or its SIM data is low), offered again until the campaign's hold
+ * limit, then skipped; notified … rebooting follow the device's
+ * reports; trial: it runs the new image, its self-test under way; succeeded only once it commits
+ * (docs/ota.md › Commit or roll back); failed, rolledBack (it went back to its old image), timedOut,
+ * rejected (a retry may queue it again), cancelled.
  */
-export const OTA_DEVICE_STATES = ['queued', 'held', 'notified', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting', 'succeeded', 'failed', 'timedOut', 'rejected', 'cancelled'] as const
+export const OTA_DEVICE_STATES = [
+  'queued',
+  'held',
+  'notified',
+  'downloading',
+  'downloaded',
+  'verified',
+  'installing',
+  'rebooting',
+  'trial',
+  'succeeded',
+  'failed',
+  'rolledBack',
+  'timedOut',
+  'rejected',
+  'skipped',
+  'cancelled',
+] as const
 export type OtaDeviceState = (typeof OTA_DEVICE_STATES)[number]
 /** The device is working on it (a forced cancel tells it to abort). */
-export const OTA_ACTIVE_STATES: readonly OtaDeviceState[] = ['notified', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting']
+export const OTA_ACTIVE_STATES: readonly OtaDeviceState[] = ['notified', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting', 'trial']
 /** Nothing changes after these (unless "retry the failed" queues failed, timed-out and rejected ones again). */
-export const OTA_FINAL_STATES: readonly OtaDeviceState[] = ['succeeded', 'failed', 'timedOut', 'rejected', 'cancelled']
+export const OTA_FINAL_STATES: readonly OtaDeviceState[] = ['succeeded', 'failed', 'rolledBack', 'timedOut', 'rejected', 'skipped', 'cancelled']
 /** Counted against the campaign's error threshold. */
-export const OTA_FAILURE_STATES: readonly OtaDeviceState[] = ['failed', 'timedOut']
+export const OTA_FAILURE_STATES: readonly OtaDeviceState[] = ['failed', 'rolledBack', 'timedOut']
 
 export const OTA_DEVICE_STATE_OPTIONS: readonly { value: OtaDeviceState; label: Label; color: string }[] = [
   { value: 'queued', label: { en_US: 'Queued', zh_CN: '排队中' }, color: 'default' },
-  { value: 'held', label: { en_US: 'Held (SIM data low)', zh_CN: '暂缓（流量不足）' }, color: 'warning' },
+  { value: 'held', label: { en_US: 'Held (riding, battery or SIM data low)', zh_CN: '暂缓（骑行中、电量或流量不足）' }, color: 'warning' },
   { value: 'notified', label: { en_US: 'Notified', zh_CN: '已通知' }, color: 'processing' },
   { value: 'downloading', label: { en_US: 'Downloading', zh_CN: '下载中' }, color: 'processing' },
   { value: 'downloaded', label: { en_US: 'Downloaded', zh_CN: '已下载' }, color: 'processing' },
   { value: 'verified', label: { en_US: 'Verified', zh_CN: '已校验' }, color: 'processing' },
   { value: 'installing', label: { en_US: 'Installing', zh_CN: '安装中' }, color: 'processing' },
   { value: 'rebooting', label: { en_US: 'Rebooting', zh_CN: '重启中' }, color: 'processing' },
+  { value: 'trial', label: { en_US: 'On trial (self-test)', zh_CN: '试运行（自检中）' }, color: 'processing' },
   { value: 'succeeded', label: { en_US: 'Succeeded', zh_CN: '成功' }, color: 'success' },
   { value: 'failed', label: { en_US: 'Failed', zh_CN: '失败' }, color: 'error' },
+  { value: 'rolledBack', label: { en_US: 'Rolled back', zh_CN: '已回滚' }, color: 'error' },
   { value: 'timedOut', label: { en_US: 'Timed out', zh_CN: '超时' }, color: 'error' },
   { value: 'rejected', label: { en_US: 'Rejected by the device', zh_CN: '设备拒绝' }, color: 'warning' },
+  { value: 'skipped', label: { en_US: 'Skipped', zh_CN: '已跳过' }, color: 'default' },
   { value: 'cancelled', label: { en_US: 'Cancelled', zh_CN: '已取消' }, color: 'default' },
 ]
 

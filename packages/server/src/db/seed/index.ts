@@ -490,6 +490,8 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   // Upgrade campaigns' Revise step (issue 35: a change after submit is a new revision, approved again), and
   // the display, battery and controller parts' campaign steps and Retry the failed, which their pages lacked.
   { version: 14, apply: (tx) => definedButtonsArea(tx) },
+  // Upgrade campaigns' Skip the held action (issue 35: a held device is skipped past its limit, or on request).
+  { version: 15, apply: (tx) => definedButtonsArea(tx) },
 ]
 
 /** The version a database is at once seeded by this server. */

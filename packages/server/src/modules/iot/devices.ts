@@ -16,6 +16,7 @@ import { assertIdsInScope, callerScope } from '../../platform/rbac/entity-scope'
 import { caller, PUBLIC } from '../../platform/rbac/guard'
 import { envelope } from '../../platform/responses'
 import type { Services } from '../../platform/services'
+import { otaPublicKeysOf } from '../ota/signing'
 import { brokerAddressSchema, deviceSecretSchema, registrationSchema } from './schemas'
 
 /** How far a registration's timestamp may be from the server's clock. */
@@ -199,7 +200,7 @@ export function registerDevices(app: FastifyInstance, services: Services) {
       // A device that registers again drops the connection it may still hold with its old secret.
       app.iot.kick(sn)
       app.iot.gateway.forget(sn)
-      return ok({ sn, secret, mqtt: brokerAddress() }, 'iot.register.done', { sn })
+      return ok({ sn, secret, mqtt: brokerAddress(), otaKeys: otaPublicKeysOf(services) }, 'iot.register.done', { sn })
     },
   )
 

@@ -1,4 +1,4 @@
-import { COMMAND_STATUSES, type CommandOutcome, type DeviceCommandOption, type IotGatewayStatus, type SendCommandResult, type SentCommand } from '@velo/shared'
+import { COMMAND_STATUSES, type CommandOutcome, type DeviceCommandOption, type IotGatewayStatus, otaPublicKeySchema, type SendCommandResult, type SentCommand } from '@velo/shared'
 import { z } from 'zod'
 
 // What the IoT routes beside the entity routes answer (shared/iot/api.ts), checked against the
@@ -56,10 +56,11 @@ export const deviceSecretSchema = z.object({ secret: z.string() })
 /** Where devices connect: the broker's public URL when the server knows it, else just the embedded broker's port. */
 export const brokerAddressSchema = z.object({ url: z.string().optional(), port: z.number().optional() })
 
-/** POST /iot/register: the device's secret and where it connects (device-sim's Registration). */
+/** POST /iot/register: the device's secret, where it connects, and the keys OTA manifests are signed with (device-sim's Registration). */
 export const registrationSchema = deviceSecretSchema.extend({
   sn: z.string(),
   mqtt: brokerAddressSchema,
+  otaKeys: z.array(otaPublicKeySchema),
 })
 
 /** GET and PUT /iot/model/:id/registrationKey. */

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Services } from '../../platform/services'
 import { registerOtaCatalogue } from './catalogue'
 import { registerOtaRollout } from './rollout'
+import { registerOtaSigning } from './signing'
 import { registerOtaTransfer } from './transfer'
 
 /**
@@ -12,6 +13,7 @@ import { registerOtaTransfer } from './transfer'
  */
 export function registerOta(api: FastifyInstance, services: Services) {
   registerOtaCatalogue(api, services)
+  registerOtaSigning(api, services)
   registerOtaTransfer(api, services)
   registerOtaRollout(api, services)
 }

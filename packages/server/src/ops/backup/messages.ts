@@ -12,6 +12,8 @@ const en = {
   targetInStorage: 'The backup folder {dir} is inside STORAGE_DIR ({storage}): the backup would copy itself. Choose a folder outside it.',
   copyDamaged: 'The copy of the database failed SQLite’s integrity check ({detail}): no backup was written.',
   backupDone: 'Backup written to {dir}\n  database {size} bytes, {files} stored files ({filesSize} bytes), {migrations} migrations applied',
+  signingKeyApart:
+    'Not in the backup: the OTA signing key ({dir}), on purpose (a backup travels further than the server). Keep a copy of that folder apart, somewhere safe: a server restored without it makes a new key, and devices refuse every upgrade signed with it (docs/ops/backup.md).',
   notABackup: '{dir} is not a complete backup: {file} is missing. Nothing was restored.',
   manifestTampered: 'manifest.json does not match manifest.sha256: the backup was changed or is damaged. Nothing was restored.',
   manifestInvalid: 'manifest.json cannot be read as a backup manifest ({detail}). Nothing was restored.',
@@ -42,6 +44,8 @@ const zh: Record<BackupMessageKey, string> = {
   targetInStorage: '备份目录 {dir} 位于 STORAGE_DIR（{storage}）之内：备份会复制它自己。请选择其外的目录。',
   copyDamaged: '数据库副本未通过 SQLite 完整性检查（{detail}）：未写入备份。',
   backupDone: '备份已写入 {dir}\n  数据库 {size} 字节，存储文件 {files} 个（{filesSize} 字节），已应用迁移 {migrations} 个',
+  signingKeyApart:
+    '备份中不含 OTA 签名密钥（{dir}），这是有意为之（备份流转得比服务器更远）。请把该目录另行妥善保存一份：恢复时若没有它，服务器会生成新密钥，设备将拒绝用新密钥签名的所有升级（见 docs/ops/backup.md）。',
   notABackup: '{dir} 不是完整的备份：缺少 {file}。未恢复任何内容。',
   manifestTampered: 'manifest.json 与 manifest.sha256 不符：备份已被改动或已损坏。未恢复任何内容。',
   manifestInvalid: '无法把 manifest.json 读作备份清单（{detail}）。未恢复任何内容。',

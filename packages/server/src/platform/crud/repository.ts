@@ -450,8 +450,17 @@ export class EntityRepository {
   async get(id: number, scope: RowScope, auth: AuthContext): Promise<Row> {
     const row = await this.fetchOne(this.db, id, scope)
     for (const f of this.links) {
-      const linked = await this.db.selectFrom(f.through.table).select(f.through.to).where(f.through.from, '=', id).execute()
-      row[f.name] = linked.map((l) => Number(l[f.through.to]))
+      // The ids and their labels (a campaign's 5,000 target devices by serial number, not by id).
+      const target = entityByKey(f.entity)
+      const linked = (await this.db
+        .selectFrom(`${f.through.table} as l`)
+        .leftJoin(`${target.table} as t`, `t.${target.idField}`, `l.${f.through.to}`)
+        .select([`l.${f.through.to} as id`, `t.${target.labelField} as label`])
+        .where(`l.${f.through.from}`, '=', id)
+        .orderBy(`l.${f.through.to}`)
+        .execute()) as Row[]
+      row[f.name] = linked.map((l) => Number(l.id))
+      row[`${f.name}Labels`] = linked.map((l) => (l.label === null || l.label === undefined ? null : String(l.label)))
     }
     await runHooks(this.hooks.afterGet, { db: this.db, auth, row })
     return row

@@ -41,15 +41,17 @@ export const DateCell = formatCell(DATE_FORMAT)
 export const DateTimeCell = formatCell(DATETIME_FORMAT)
 
 /** Values with choices: a tag in the choice's colour, or plain text for a choice without one. */
-export function OptionsCell({ entity, field, value }: CellProps) {
+export function OptionsCell({ entity, field, value, row }: CellProps) {
   const { options } = useFieldOptions(entity, field)
   if (isBlank(value)) return null
   const values = Array.isArray(value) ? value : [value]
+  // A row read by id carries its links' labels (`<name>Labels`, same order): the picker's list is capped.
+  const carried = field.kind === 'referenceMany' && Array.isArray(row?.[`${field.name}Labels`]) ? (row[`${field.name}Labels`] as (string | null)[]) : null
   return (
     <>
-      {values.map((v) => {
+      {values.map((v, i) => {
         const option = options.find((o) => o.value === v || String(o.value) === String(v))
-        const label = option?.label ?? String(v)
+        const label = carried?.[i] ?? option?.label ?? String(v)
         return option?.color || values.length > 1 ? (
           <Tag key={String(v)} color={option?.color}>
             {label}

@@ -145,32 +145,37 @@ export async function pushTemplate(app: FastifyInstance, db: Db, template: Row, 
   run.progress(0, deviceIds.length)
   for (const part of chunked(deviceIds, Math.min(PUSH_CHUNK, MAX_DEVICES_PER_SEND))) {
     if (run.signal.aborted) break
-    const result = await app.iot.commands.send({ deviceIds: part, command: 'setConfig', params, createBy: by, lang })
-    const createTime = new Date().toISOString()
-    await configDb(db)
-      .transaction()
-      .execute(async (tx) => {
-        for (const rows of chunked(result.commands, 500)) {
-          await tx
-            .insertInto('iotConfigPush')
-            .values(
-              rows.map((c) => ({
-                configId,
-                deviceId: c.deviceId,
-                version: params.version,
-                status: c.status === 'sent' ? 'sent' : 'queued',
-                commandId: c.commandId,
-                applied: null,
-                code: null,
-                message: null,
-                createBy: by,
-                createTime,
-                updateTime: null,
-              })),
-            )
-            .execute()
-        }
-      })
+    // The rows are written as soon as the commands are stored, before they go out: replies from the
+    // first second on move them (trackPushes), so the counts are live while the rest are still sent.
+    const writeRows = async (commands: { commandId: number; deviceId: number }[]) => {
+      const createTime = new Date().toISOString()
+      await configDb(db)
+        .transaction()
+        .execute(async (tx) => {
+          for (const rows of chunked(commands, 500)) {
+            await tx
+              .insertInto('iotConfigPush')
+              .values(
+                rows.map((c) => ({
+                  configId,
+                  deviceId: c.deviceId,
+                  version: params.version,
+                  status: 'queued',
+                  commandId: c.commandId,
+                  applied: null,
+                  code: null,
+                  message: null,
+                  createBy: by,
+                  createTime,
+                  updateTime: null,
+                })),
+              )
+              .execute()
+          }
+        })
+    }
+    const result = await app.iot.commands.send({ deviceIds: part, command: 'setConfig', params, createBy: by, lang, onStored: writeRows })
+    // Sent ones move to sent, and any reply heard before its row was read is caught up.
     await reconcilePushes(db, { commandIds: result.commands.map((c) => c.commandId) })
     sent += result.sent
     queued += result.queued

@@ -1,4 +1,9 @@
 import {
+  ALARM_TYPE_OPTIONS,
+  type Language,
+  OTA_COMMIT_MARGIN_SECONDS,
+  OTA_COMMIT_SECONDS,
+  OTA_FAILURE_STATES,
   type OtaCampaignStatus,
   type OtaDeviceState,
   type OtaDeviceStateEvent,
@@ -12,7 +17,7 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import type { KnownDevice, UpMessage } from '../../../iot/types'
 import { WriteBehind } from '../../../iot/write-behind'
-import { t } from '../../../platform/i18n'
+import { type MessageKey, t } from '../../../platform/i18n'
 import type { Services } from '../../../platform/services'
 import type { RefusedUpgrade } from '../transfer'
 import { abortPayload, approvedImageOf, buildOffer, type ImageRefusal, imageOf, otaIdOf, parseOtaId, refusalOf } from '../transfer/offer'
@@ -33,6 +38,7 @@ import {
   type TransitionRecord,
   upgradeDeviceKey,
   upgradeKey,
+  WAITING,
   writeHistory,
 } from './tables'
 import { inDailyWindow } from './window'
@@ -48,6 +54,21 @@ export interface OtaRolloutOptions {
 
 /** Devices one campaign notifies per tick without a rate limit: a wave of 10,000 goes out in a few ticks. */
 const UNLIMITED_BATCH = 2000
+const RATE_WINDOW_MS = 60_000
+
+/**
+ * How many devices a rate of `rate` a minute lets out now, spread over the minute rather than all at
+ * its start: the k-th device since the oldest of the last minute (`first`; `notified` of them) goes
+ * out k × 60/rate s after it, so no 60 s ever hold more than `rate`; and after a quiet spell no more
+ * than a tick's share leaves at once (`last`: the newest). Read from the devices' own notified
+ * times, so every instance ticking the campaign (its row locked) keeps the same pace.
+ */
+export function spreadOverTheMinute(rate: number, notified: number, first: string | null, last: string | null, now: Date, tickMs: number): number {
+  if (!notified || !first || !last) return 1
+  const scheduled = Math.floor(((now.getTime() - Date.parse(first)) * rate) / RATE_WINDOW_MS) + 1 - notified
+  const sinceLast = Math.min(Math.max(now.getTime() - Date.parse(last), 0), Math.max(tickMs, 1000))
+  return Math.max(0, Math.min(scheduled, Math.ceil((sinceLast * rate) / RATE_WINDOW_MS)))
+}
 /**
  * Devices of one campaign working on it at once. The image leaves no faster with more: the server's
  * network is the limit. But every downloading device has a window of blocks in flight, and the
@@ -63,9 +84,33 @@ const MIN_BASELINE_RATE = 1
 /** Each upgraded bike is watched at least this long in the rate: one alarm right after an upgrade is not a rate per day. */
 const MIN_OBSERVED_MS = 60 * 60 * 1000
 const DAY_MS = 24 * 60 * 60 * 1000
-const FAILURES: OtaDeviceState[] = ['failed', 'timedOut']
-/** A device's report stages that end its attempt, and the state each leaves it in. */
+/** The alarm rate's baseline: the target bikes' alarms in this many days before the start. */
+const BASELINE_DAYS = 7
+/** The alarm types a campaign's rate counts (its alarmTypes, comma-separated): none listed, every type. */
+const alarmTypesOf = (c: Row): string[] =>
+  String(c.alarmTypes ?? '')
+    .split(',')
+    .map((type) => type.trim())
+    .filter(Boolean)
+const FAILURES: OtaDeviceState[] = [...OTA_FAILURE_STATES]
+/** A device's report stages that end its attempt, and the state each leaves it in (rolledBack and committed: see report()). */
 const ENDING_STAGES: Partial<Record<OtaProgressPayload['stage'], OtaDeviceState>> = { failed: 'failed', rejected: 'rejected', aborted: 'failed' }
+/**
+ * States a commit is taken from: past the install. Its trial report or status may be what got lost
+ * (a device on trial that loses its connection and commits on reconnect); a commit before the
+ * install is no commit of this image.
+ */
+const COMMITTABLE: OtaDeviceState[] = ['installing', 'rebooting', 'trial']
+/** Rollback codes the server gives when it inferred the rollback (a status, the deadline): the device's own report of why replaces them. */
+const INFERRED_ROLLBACK_CODES = ['E_ROLLED_BACK', 'E_COMMIT_TIMEOUT']
+/** The whole upgrade's timeout covers these; a device on trial has its commit deadline instead. */
+const BEFORE_TRIAL = ACTIVE.filter((s) => s !== 'trial')
+/** Refusals that pass (docs/ota.md › Held and skipped): the device is held and offered again, not failed. */
+export const PASSING_REFUSALS = ['riding', 'batteryLow', 'simDataLow', 'busy']
+/** A hold's reason in a sentence's language (anything else a device said: "could not take it"). */
+export const holdReasonIn = (lang: Language, code: string) => t(lang, `ota.rollout.held.${PASSING_REFUSALS.includes(code) ? code : 'other'}` as MessageKey)
+/** States of a device that took its offer: a hold it had is over. */
+const PAST_THE_OFFER: OtaDeviceState[] = [...ACTIVE.filter((s) => s !== 'notified'), 'succeeded', 'failed', 'rolledBack', 'timedOut']
 const HELD_WHERE_SIM_LOW = sql<boolean>`device_id in (select device_id from iot_device where flow_state = 'warning' union select device_id from iot_sim where flow_state = 'warning' and device_id is not null)`
 
 interface LiveCampaign {
@@ -207,18 +252,20 @@ export class OtaRollout {
   /** What starting a campaign sets: its start time, the alarm rate before it, an audio's deploy status. */
   async onStarted(tx: AnyDb, campaign: Row, now: Date) {
     const campaignId = num(campaign.campaignId)
-    const since = new Date(now.getTime() - 7 * DAY_MS).toISOString()
+    const since = new Date(now.getTime() - BASELINE_DAYS * DAY_MS).toISOString()
     const alarms = await tx
       .selectFrom('iotAlarm')
       .select(sql<number>`count(*)`.as('n'))
       .where('deviceId', 'in', (eb: any) => eb.selectFrom('otaCampaignDevice').select('deviceId').where('campaignId', '=', campaignId))
       .where('startTime', '>=', since)
       .where('startTime', '<', now.toISOString())
+      .$if(alarmTypesOf(campaign).length > 0, (q: any) => q.where('type', 'in', alarmTypesOf(campaign)))
       .executeTakeFirst()
     const targets = Math.max(1, num(campaign.totalDevices))
+    // The same bikes, the same alarm types, per bike-day: what the upgraded bikes' rate is compared with.
     await tx
       .updateTable('otaCampaign')
-      .set({ startedAt: campaign.startedAt ?? now.toISOString(), baselineAlarmRate: (num(alarms?.n) * 1000) / (targets * 7) })
+      .set({ startedAt: campaign.startedAt ?? now.toISOString(), baselineAlarmRate: (num(alarms?.n) * 1000) / (targets * BASELINE_DAYS) })
       .where('campaignId', '=', campaignId)
       .execute()
     if (campaign.payload === 'audio') await updateAudioStatus(tx, num(campaign.audioId))
@@ -235,8 +282,9 @@ export class OtaRollout {
       // Read once the lock is held (waiting for another instance's tick takes a while).
       const now = this.now()
       await this.expire(tx, c, now, records)
+      // Held first: a refusal for a passing reason (riding) waits as held, using no retry.
+      await this.holdOrSkip(tx, c, now, records)
       await this.requeueForRetry(tx, c, now, records)
-      await this.holdForSimData(tx, c, now, records)
       // Every device done: nothing is left for a pause to protect.
       if (!(await this.finishIfDone(tx, c, now, records))) {
         let stop = await this.judge(tx, c, now)
@@ -264,11 +312,17 @@ export class OtaRollout {
     if (records.length) this.markLive(part, campaignId)
   }
 
-  /** Active devices past the campaign's timeout since they were notified: timed out. */
+  /**
+   * Active devices past the campaign's timeout since they were notified: timed out. A device on trial
+   * is judged by its commit deadline instead (it runs the new image, and rolls back by itself past
+   * it): no commit within commitSeconds of going on trial, and the margin for a device rolling back
+   * to reboot and say so, counts as rolled back (E_COMMIT_TIMEOUT).
+   */
   private async expire(tx: AnyDb, c: Row, now: Date, records: TransitionRecord[]) {
+    await this.expireTrials(tx, c, now, records)
     const cutoff = new Date(now.getTime() - num(c.timeoutMinutes) * 60_000).toISOString()
     const stamp = now.toISOString()
-    const late = (q: any) => q.where('campaignId', '=', num(c.campaignId)).where('state', 'in', ACTIVE).where('notifiedAt', '<', cutoff)
+    const late = (q: any) => q.where('campaignId', '=', num(c.campaignId)).where('state', 'in', BEFORE_TRIAL).where('notifiedAt', '<', cutoff)
     const before = (await late(tx.selectFrom('otaCampaignDevice').select(['upgradeId', 'deviceId', 'wave', 'attempt', 'state'])).execute()) as Row[]
     if (!before.length) return
     // Still late and active when written: a report that landed meanwhile wins.
@@ -284,6 +338,28 @@ export class OtaRollout {
     for (const r of before) if (done.has(num(r.upgradeId))) records.push(deviceRecord(c, r, 'timeout', String(r.state), 'timedOut', { minutes: num(c.timeoutMinutes) }, now))
   }
 
+  /** Devices on trial past their commit deadline and its margin: rolled back (E_COMMIT_TIMEOUT). */
+  private async expireTrials(tx: AnyDb, c: Row, now: Date, records: TransitionRecord[]) {
+    const seconds = commitSecondsOf(c)
+    const cutoff = new Date(now.getTime() - (seconds + OTA_COMMIT_MARGIN_SECONDS) * 1000).toISOString()
+    const stamp = now.toISOString()
+    const overdue = (q: any) => q.where('campaignId', '=', num(c.campaignId)).where('state', '=', 'trial').where('trialAt', '<', cutoff)
+    const before = (await overdue(tx.selectFrom('otaCampaignDevice').select(['upgradeId', 'deviceId', 'wave', 'attempt'])).execute()) as Row[]
+    if (!before.length) return
+    const message = bothLanguages('ota.rollout.commitTimeout', () => ({ seconds, version: String(c.targetVersion ?? '') }))
+    // Still on trial and overdue when written: a commit that landed meanwhile wins.
+    const rolledBack = (await overdue(tx.updateTable('otaCampaignDevice').set({ state: 'rolledBack', code: 'E_COMMIT_TIMEOUT', message, finishedAt: stamp, updatedAt: stamp }))
+      .where(
+        'upgradeId',
+        'in',
+        before.map((r) => num(r.upgradeId)),
+      )
+      .returning(['upgradeId'])
+      .execute()) as Row[]
+    const done = new Set(rolledBack.map((r) => num(r.upgradeId)))
+    for (const r of before) if (done.has(num(r.upgradeId))) records.push(deviceRecord(c, r, 'commitTimeout', 'trial', 'rolledBack', { code: 'E_COMMIT_TIMEOUT', seconds }, now))
+  }
+
   /** Failed, timed-out and rejected devices with retries left go back to the queue, each later than the last. */
   private async requeueForRetry(tx: AnyDb, c: Row, now: Date, records: TransitionRecord[]) {
     const retries = num(c.retries)
@@ -296,7 +372,8 @@ export class OtaRollout {
           .set({ state: 'queued', nextAttemptAt, finishedAt: null, updatedAt: now.toISOString() })
           .where('campaignId', '=', num(c.campaignId))
           .where('state', '=', from)
-          .where('attempt', '=', attempt)
+          // Offers refused for a passing reason (held) took an attempt each but are no retry.
+          .where(sql<number>`${sql.ref('attempt')} - ${sql.ref('heldOffers')}`, '=', attempt)
           .returning(['upgradeId', 'deviceId', 'wave', 'attempt'])
           .execute()
         for (const r of rows) records.push(deviceRecord(c, r, 'retry', from, 'queued', { attempt, nextAttemptAt }, now))
@@ -304,24 +381,71 @@ export class OtaRollout {
     }
   }
 
-  /** Queued devices whose SIM data is low wait (held); held ones whose data recovered queue again. */
-  private async holdForSimData(tx: AnyDb, c: Row, now: Date, records: TransitionRecord[]) {
+  /**
+   * Devices that cannot take the upgrade for now are held, not failed: a refusal for a passing reason
+   * (riding, battery low, SIM data low, busy) waits its backoff, a device whose SIM data is low waits
+   * for it to recover. A hold has a limit (holdLimitHours since the hold began, 0: none): past it the
+   * device is skipped, a final state, so the wave and the campaign finish without it.
+   */
+  private async holdOrSkip(tx: AnyDb, c: Row, now: Date, records: TransitionRecord[]) {
+    const campaignId = num(c.campaignId)
     const stamp = now.toISOString()
-    const held = await tx
-      .updateTable('otaCampaignDevice')
-      .set({ state: 'held', updatedAt: stamp })
-      .where('campaignId', '=', num(c.campaignId))
+    const ofCampaign = (q: any) => q.where('campaignId', '=', campaignId)
+    // A device that took an offer since is no longer held: a later refusal starts a new hold.
+    await ofCampaign(tx.updateTable('otaCampaignDevice').set({ heldSince: null }))
+      .where('heldSince', 'is not', null)
+      .where('state', 'in', PAST_THE_OFFER)
+      .execute()
+    const refused = (await ofCampaign(tx.selectFrom('otaCampaignDevice').select(['upgradeId', 'deviceId', 'wave', 'attempt', 'code', 'finishedAt', 'heldSince']))
+      .where('state', '=', 'rejected')
+      .where('code', 'in', PASSING_REFUSALS)
+      .execute()) as Row[]
+    const backoffMs = num(c.retryBackoffSeconds) * 1000
+    for (const r of refused) {
+      // Offered again later and later (the retry backoff, doubling, at most 64 times it): a ride takes a while.
+      const nextAttemptAt = new Date(now.getTime() + backoffMs * 2 ** Math.min(Math.max(num(r.attempt) - 1, 0), 6)).toISOString()
+      const heldSince = isoOrNull(r.heldSince) ?? isoOrNull(r.finishedAt) ?? stamp
+      const moved = await tx
+        .updateTable('otaCampaignDevice')
+        .set((eb: any) => ({ state: 'held', heldSince, heldOffers: eb('heldOffers', '+', 1), nextAttemptAt, finishedAt: null, updatedAt: stamp }))
+        .where('upgradeId', '=', num(r.upgradeId))
+        .where('attempt', '=', num(r.attempt))
+        .where('state', '=', 'rejected')
+        .executeTakeFirst()
+      if (Number(moved.numUpdatedRows) === 1) records.push(deviceRecord(c, r, 'hold', 'rejected', 'held', { why: String(r.code), nextAttemptAt }, now))
+    }
+    const simLow = await ofCampaign(tx.updateTable('otaCampaignDevice'))
+      .set((eb: any) => ({ state: 'held', code: 'simDataLow', heldSince: eb.fn.coalesce('heldSince', sql.lit(stamp)), updatedAt: stamp }))
       .where('state', '=', 'queued')
       .where(HELD_WHERE_SIM_LOW)
       .returning(['upgradeId', 'deviceId', 'wave', 'attempt'])
       .execute()
-    for (const r of held) records.push(deviceRecord(c, r, 'hold', 'queued', 'held', { why: 'simDataLow' }, now))
-    const released = await tx
-      .updateTable('otaCampaignDevice')
+    for (const r of simLow) records.push(deviceRecord(c, r, 'hold', 'queued', 'held', { why: 'simDataLow' }, now))
+    const limitHours = num(c.holdLimitHours)
+    if (limitHours > 0) {
+      const cutoff = new Date(now.getTime() - limitHours * 3_600_000).toISOString()
+      // Queued ones too: a device released to be offered again that is offline again is still the same hold.
+      const over = (await ofCampaign(tx.selectFrom('otaCampaignDevice').select(['upgradeId', 'deviceId', 'wave', 'attempt', 'state', 'code', 'heldSince']))
+        .where('state', 'in', WAITING)
+        .where('heldSince', 'is not', null)
+        .where('heldSince', '<=', cutoff)
+        .execute()) as Row[]
+      for (const r of over) {
+        const why = String(r.code || 'simDataLow')
+        const message = bothLanguages('ota.rollout.skipped.holdLimit', (lang) => ({ hours: limitHours, why: holdReasonIn(lang, why) }))
+        const skipped = await tx
+          .updateTable('otaCampaignDevice')
+          .set({ state: 'skipped', code: why, message, finishedAt: stamp, nextAttemptAt: null, updatedAt: stamp })
+          .where('upgradeId', '=', num(r.upgradeId))
+          .where('state', '=', String(r.state))
+          .executeTakeFirst()
+        if (Number(skipped.numUpdatedRows) === 1) records.push(deviceRecord(c, r, 'skip', String(r.state), 'skipped', { why, heldSince: isoOrNull(r.heldSince), hours: limitHours }, now))
+      }
+    }
+    const released = await ofCampaign(tx.updateTable('otaCampaignDevice'))
       .set({ state: 'queued', updatedAt: stamp })
-      .where('campaignId', '=', num(c.campaignId))
       .where('state', '=', 'held')
-      .where((eb: any) => eb.not(HELD_WHERE_SIM_LOW))
+      .where((eb: any) => eb.and([eb.not(HELD_WHERE_SIM_LOW), eb.or([eb('nextAttemptAt', 'is', null), eb('nextAttemptAt', '<=', stamp)])]))
       .returning(['upgradeId', 'deviceId', 'wave', 'attempt'])
       .execute()
     for (const r of released) records.push(deviceRecord(c, r, 'release', 'held', 'queued', {}, now))
@@ -365,15 +489,19 @@ export class OtaRollout {
     return this.judgeAlarms(tx, c, now, since)
   }
 
+  /**
+   * The alarm-rate rule: the upgraded bikes' alarms of the campaign's types (alarmTypes; empty: all)
+   * per 1,000 bikes a day against the same bikes' rate in the week before the start, the factor
+   * over it. It needs alarmMinCount alarms at least: one alarm on a few hundred bikes is a rate far
+   * over any baseline and says nothing. The reason gives every number it judged.
+   */
   private async judgeAlarms(tx: AnyDb, c: Row, now: Date, since: string | null): Promise<{ rule: string; reason: string } | null> {
     const factor = Number(c.alarmRateFactor ?? 0)
     if (!(factor > 0) || c.baselineAlarmRate === null || c.baselineAlarmRate === undefined) return null
     const campaignId = num(c.campaignId)
     const upgraded = await tx.selectFrom('otaCampaignDevice').select('finishedAt').where('campaignId', '=', campaignId).where('state', '=', 'succeeded').execute()
     if (upgraded.length < num(c.errorMinFinished)) return null
-    const sinceMs = since ? Date.parse(since) : 0
-    let observedMs = 0
-    for (const r of upgraded) observedMs += Math.max(MIN_OBSERVED_MS, now.getTime() - Math.max(Date.parse(String(r.finishedAt)), sinceMs))
+    const types = alarmTypesOf(c)
     let alarms = tx
       .selectFrom('iotAlarm as a')
       .innerJoin('otaCampaignDevice as d', 'd.deviceId', 'a.deviceId')
@@ -381,56 +509,93 @@ export class OtaRollout {
       .where('d.campaignId', '=', campaignId)
       .where('d.state', '=', 'succeeded')
       .whereRef('a.startTime', '>=', 'd.finishedAt')
+    if (types.length) alarms = alarms.where('a.type', 'in', types)
     if (since) alarms = alarms.where('a.startTime', '>=', since)
     const count = num((await alarms.executeTakeFirst())?.n)
-    const rate = (count * 1000) / (observedMs / DAY_MS)
+    if (count === 0 || count < Math.max(1, num(c.alarmMinCount))) return null
+    const sinceMs = since ? Date.parse(since) : 0
+    let observedMs = 0
+    for (const r of upgraded) observedMs += Math.max(MIN_OBSERVED_MS, now.getTime() - Math.max(Date.parse(String(r.finishedAt)), sinceMs))
+    const bikeDays = observedMs / DAY_MS
+    const rate = (count * 1000) / bikeDays
     const baseline = Math.max(Number(c.baselineAlarmRate), MIN_BASELINE_RATE)
-    if (count === 0 || rate <= factor * baseline) return null
+    if (rate <= factor * baseline) return null
+    const round = (n: number) => Math.round(n * 10) / 10
     return {
       rule: 'alarmRate',
-      reason: bothLanguages('ota.rollout.pause.alarmRate', () => ({
+      reason: bothLanguages('ota.rollout.pause.alarmRate', (lang) => ({
         alarms: count,
+        types: types.length ? types.map((type) => ALARM_TYPE_OPTIONS.find((o) => o.value === type)?.label[lang] ?? type).join(', ') : t(lang, 'ota.rollout.alarmTypesAll'),
         devices: upgraded.length,
-        rate: Math.round(rate * 10) / 10,
+        bikeDays: round(bikeDays),
+        rate: round(rate),
         factor,
         // The floor the rule judged by, not a bare 0 of a quiet fleet: "more than 2 × the 0 before" reads as nonsense.
-        baseline: Math.round(baseline * 10) / 10,
+        baseline: round(baseline),
+        baselineBikes: num(c.totalDevices),
+        baselineDays: BASELINE_DAYS,
+        limit: round(factor * baseline),
       })),
     }
   }
 
   /**
-   * Opens the next wave once the current one's succeeded share reaches the success threshold. A wave
-   * that ended short of it (devices that refused, or failed below the error threshold) stops the
-   * campaign for a person to decide: resumed after that, the wave counts as passed.
+   * Opens the next wave once the current one's succeeded share reaches the success threshold. Held
+   * devices never stall a wave: once every other device of it is final, it is judged on those (its
+   * skipped devices left out, or counted as not upgraded: the campaign's skippedAs); a wave with
+   * nothing but held devices waits for them, or for the hold limit to skip them. A wave that ended
+   * short of the threshold (devices that failed below the error threshold) stops the campaign for a
+   * person to decide: resumed after that, the wave counts as passed.
    */
   private async advanceWaves(tx: AnyDb, c: Row): Promise<{ wave: number; short?: { wave: number; succeeded: number; total: number } }> {
     const campaignId = num(c.campaignId)
+    const final = sql.join(FINAL.map((state) => sql.lit(state)))
+    const held = sql`(${sql.ref('state')} = 'held' or (${sql.ref('heldSince')} is not null and ${sql.ref('state')} in ('queued', 'notified', 'rejected')))`
     const rows = await tx
       .selectFrom('otaCampaignDevice')
       .select([
         'wave',
         sql<number>`count(*)`.as('total'),
         sql<number>`sum(case when ${sql.ref('state')} = 'succeeded' then 1 else 0 end)`.as('succeeded'),
-        sql<number>`sum(case when ${sql.ref('state')} in (${sql.join(FINAL.map((state) => sql.lit(state)))}) then 0 else 1 end)`.as('open'),
+        sql<number>`sum(case when ${sql.ref('state')} = 'skipped' then 1 else 0 end)`.as('skipped'),
+        sql<number>`sum(case when ${held} then 1 else 0 end)`.as('held'),
+        sql<number>`sum(case when ${held} or ${sql.ref('state')} in (${final}) then 0 else 1 end)`.as('open'),
         sql<string | null>`max(${sql.ref('finishedAt')})`.as('lastFinished'),
       ])
       .where('campaignId', '=', campaignId)
       .groupBy('wave')
       .execute()
-    const waves = new Map(rows.map((r: Row) => [num(r.wave), { total: num(r.total), succeeded: num(r.succeeded), open: num(r.open), lastFinished: isoOrNull(r.lastFinished) }]))
+    const waves = new Map(
+      rows.map((r: Row) => [
+        num(r.wave),
+        { total: num(r.total), succeeded: num(r.succeeded), skipped: num(r.skipped), held: num(r.held), open: num(r.open), lastFinished: isoOrNull(r.lastFinished) },
+      ]),
+    )
     const last = Math.max(0, ...waves.keys())
     const resumedAt = isoOrNull(c.resumedAt)
+    const skippedLeftOut = c.skippedAs !== 'notUpgraded'
+    const threshold = num(c.successPercent)
     let wave = num(c.currentWave)
     let short: { wave: number; succeeded: number; total: number } | undefined
     while (wave < last) {
       const w = waves.get(wave)
-      if (w && w.succeeded * 100 < num(c.successPercent) * w.total) {
-        if (w.open > 0) break
-        const decided = resumedAt !== null && w.lastFinished !== null && Date.parse(resumedAt) >= Date.parse(w.lastFinished)
-        if (!decided) {
-          short = { wave, succeeded: w.succeeded, total: w.total }
-          break
+      if (w) {
+        const counted = w.total - (skippedLeftOut ? w.skipped : 0)
+        // Reached with every device that counts, held ones as not (yet) upgraded: no need to wait for the rest.
+        const reached = counted > 0 && w.succeeded * 100 >= threshold * counted
+        if (!reached) {
+          if (w.open > 0) break
+          // Every device not held is final: judged on those.
+          const judged = counted - w.held
+          if (judged <= 0) {
+            if (w.held > 0) break
+          } else if (w.succeeded * 100 < threshold * judged) {
+            const decided = resumedAt !== null && w.lastFinished !== null && Date.parse(resumedAt) >= Date.parse(w.lastFinished)
+            if (!decided) {
+              short = { wave, succeeded: w.succeeded, total: judged }
+              break
+            }
+          }
         }
       }
       wave++
@@ -450,13 +615,13 @@ export class OtaRollout {
     let allowed = UNLIMITED_BATCH
     const rate = num(c.ratePerMinute)
     if (rate > 0) {
-      const lastMinute = await tx
+      const lastMinute = (await tx
         .selectFrom('otaCampaignDevice')
-        .select(sql<number>`count(*)`.as('n'))
+        .select([sql<number>`count(*)`.as('n'), sql`min(${sql.ref('notifiedAt')})`.as('first'), sql`max(${sql.ref('notifiedAt')})`.as('last')])
         .where('campaignId', '=', campaignId)
-        .where('notifiedAt', '>', new Date(now.getTime() - 60_000).toISOString())
-        .executeTakeFirst()
-      allowed = Math.min(UNLIMITED_BATCH, rate - num(lastMinute?.n))
+        .where('notifiedAt', '>', new Date(now.getTime() - RATE_WINDOW_MS).toISOString())
+        .executeTakeFirst()) as Row | undefined
+      allowed = Math.min(UNLIMITED_BATCH, rate - num(lastMinute?.n), spreadOverTheMinute(rate, num(lastMinute?.n), isoOrNull(lastMinute?.first), isoOrNull(lastMinute?.last), now, this.tickMs))
     }
     const active = await tx
       .selectFrom('otaCampaignDevice')
@@ -516,7 +681,8 @@ export class OtaRollout {
       .executeTakeFirst()
     if (num(open?.n) > 0) return false
     await tx.updateTable('otaCampaign').set({ status: 'finished', finishedAt: now.toISOString() }).where('campaignId', '=', campaignId).execute()
-    records.push(campaignRecord(c, 'finish', 'running', 'finished', {}, now))
+    // The history says how it ended: how many succeeded, failed, rolled back, were skipped or cancelled.
+    records.push(campaignRecord(c, 'finish', 'running', 'finished', { summary: summaryOf(await countsOf(tx, campaignId)) }, now))
     if (c.payload === 'audio') await updateAudioStatus(tx, num(c.audioId))
     return true
   }
@@ -541,6 +707,7 @@ export class OtaRollout {
         approved: approved!,
         timeoutSeconds: num(campaign.timeoutMinutes) * 60,
         minBattery: campaign.minBattery === null || campaign.minBattery === undefined ? undefined : num(campaign.minBattery),
+        commitSeconds: commitSecondsOf(campaign),
       })
       await this.app.iot.gateway
         .publishToDevice(o.device, 'ota', offer as unknown as Row)
@@ -603,14 +770,18 @@ export class OtaRollout {
     return mine
   }
 
-  /** A device's report on up/ota: the row of that attempt moves forward, never back, never out of a final state. */
+  /**
+   * A device's report on up/ota: the row of that attempt moves forward, never back, never out of a
+   * final state. After the reboot the A/B contract: trial puts it on trial (its commit deadline runs
+   * from then), committed is its success, rolledBack a failure with the device's code.
+   */
   private async report(m: UpMessage<OtaProgressPayload>) {
     const p = m.payload
     const id = parseOtaId(p.id)
     if (!id) return
     const row = (await this.db
       .selectFrom('otaCampaignDevice as o')
-      .select(['o.upgradeId', 'o.campaignId', 'o.deviceId', 'o.wave', 'o.attempt', 'o.state', 'o.percent', 'o.partKind'])
+      .select(['o.upgradeId', 'o.campaignId', 'o.deviceId', 'o.wave', 'o.attempt', 'o.state', 'o.percent', 'o.partKind', 'o.code'])
       .where('o.upgradeId', '=', id.upgradeId)
       .where('o.deviceId', '=', m.device.deviceId)
       .where('o.attempt', '=', id.attempt)
@@ -621,6 +792,11 @@ export class OtaRollout {
     const stamp = now.toISOString()
     const ending = ENDING_STAGES[p.stage]
     if (p.stage === 'aborted' && row.state === 'cancelled') return
+    if (p.stage === 'committed') {
+      await this.move(row, COMMITTABLE, 'succeeded', { percent: 100, finishedAt: stamp }, 'report', { stage: p.stage, ...(p.version ? { version: p.version } : {}) }, now)
+      return
+    }
+    if (p.stage === 'rolledBack') return this.rolledBack(row, p, now)
     if (ending) {
       const code = p.stage === 'aborted' ? 'ABORTED' : (p.code ?? '')
       await this.move(row, ACTIVE, ending, { code: code.slice(0, 32), message: (p.message ?? '').slice(0, 500), finishedAt: stamp }, 'report', { stage: p.stage, ...(code ? { code } : {}) }, now)
@@ -646,12 +822,43 @@ export class OtaRollout {
       return
     }
     const earlier = (Object.keys(PROGRESS_RANK) as OtaDeviceState[]).filter((s) => PROGRESS_RANK[s]! < rank)
-    await this.move(row, earlier, target, { ...(percent !== undefined ? { percent } : {}) }, 'report', { stage: p.stage }, now)
+    const set = { ...(percent !== undefined ? { percent } : {}), ...(target === 'trial' ? { trialAt: stamp } : {}) }
+    await this.move(row, earlier, target, set, 'report', { stage: p.stage, ...(p.version ? { version: p.version } : {}) }, now)
   }
 
   /**
-   * A device's status: what its parts run (kept for targeting), and the verdict on upgrades waiting
-   * for it — the target version reported: succeeded; another one after the reboot: failed.
+   * A device rolled back: a failure with its code. When the server had already counted it rolled
+   * back by inference (its status showed the old version, or its deadline passed while it was away),
+   * the device's own reason replaces the inferred one: it is the better evidence of what went wrong.
+   */
+  private async rolledBack(row: Row, p: OtaProgressPayload, now: Date) {
+    const code = (p.code ?? 'E_ROLLED_BACK').slice(0, 32)
+    const set = { code, message: (p.message ?? '').slice(0, 500) }
+    const input = { stage: p.stage, code, ...(p.version ? { version: p.version } : {}) }
+    if (row.state !== 'rolledBack') {
+      await this.move(row, ACTIVE, 'rolledBack', { ...set, finishedAt: now.toISOString() }, 'report', input, now)
+      return
+    }
+    // A bare rollback (no code) says nothing the inference did not.
+    if (!INFERRED_ROLLBACK_CODES.includes(String(row.code)) || code === row.code || code === 'E_ROLLED_BACK') return
+    const told = await this.db
+      .updateTable('otaCampaignDevice')
+      .set({ code, ...(p.message ? { message: set.message } : {}), updatedAt: now.toISOString() })
+      .where('upgradeId', '=', num(row.upgradeId))
+      .where('attempt', '=', num(row.attempt))
+      .where('state', '=', 'rolledBack')
+      .where('code', 'in', INFERRED_ROLLBACK_CODES)
+      .executeTakeFirst()
+    if (Number(told.numUpdatedRows) !== 1) return
+    this.history.add((b) => b.push(deviceRecord({ partKind: row.partKind }, row, 'report', 'rolledBack', 'rolledBack', input, now)))
+    this.noteDevice(row, 'rolledBack', { code })
+  }
+
+  /**
+   * A device's status: what its parts run (kept for targeting), and evidence on upgrades waiting for
+   * it. The target version reported puts a firmware upgrade on trial (not succeeded: only the
+   * device's commit is), an audio file has succeeded; another version after the reboot has failed
+   * (E_VERSION_UNCHANGED), and on trial means the device went back to its old image (rolled back).
    */
   private async status(m: UpMessage<StatusPayload>) {
     const s = m.payload
@@ -672,7 +879,7 @@ export class OtaRollout {
       .leftJoin('iotAudio as a', 'a.audioId', 'c.audioId')
       .select(['o.upgradeId', 'o.campaignId', 'o.deviceId', 'o.wave', 'o.attempt', 'o.state', 'o.toVersion', 'o.partKind', 'c.payload', 'a.iotName'])
       .where('o.deviceId', '=', deviceId)
-      .where('o.state', 'in', ['verified', 'installing', 'rebooting'])
+      .where('o.state', 'in', ['verified', 'installing', 'rebooting', 'trial'])
       .execute()) as Row[]
     const now = this.now()
     for (const row of waiting) {
@@ -688,7 +895,11 @@ export class OtaRollout {
       if (reported === undefined) continue
       const from = [String(row.state) as OtaDeviceState]
       if (reported === row.toVersion) {
-        await this.move(row, from, 'succeeded', { percent: 100, finishedAt: now.toISOString() }, 'report', { version: reported }, now)
+        // It runs the new image: on trial until it commits (a device that said trial itself is there already).
+        if (row.state !== 'trial') await this.move(row, from, 'trial', { percent: 100, trialAt: now.toISOString() }, 'report', { version: reported }, now)
+      } else if (row.state === 'trial') {
+        const message = bothLanguages('ota.rollout.rolledBackByStatus', () => ({ reported, version: String(row.toVersion) }))
+        await this.move(row, from, 'rolledBack', { code: 'E_ROLLED_BACK', message, finishedAt: now.toISOString() }, 'report', { version: reported, code: 'E_ROLLED_BACK' }, now)
       } else if (row.state === 'rebooting') {
         await this.move(
           row,
@@ -823,6 +1034,9 @@ export class OtaRollout {
   }
 }
 
+/** A campaign's commit deadline (seconds); a row written without one has the default. */
+const commitSecondsOf = (c: Row) => num(c.commitSeconds) || OTA_COMMIT_SECONDS.default
+
 /** A refusal's parameters as its sentence takes them: a digest shortened to what people compare. */
 const imageParams = (r: ImageRefusal) => ({ approved: shortSha(r.params.approved), found: shortSha(r.params.found) })
 const shortSha = (sha256: string | undefined) => (sha256 ? `${sha256.slice(0, 12)}…` : '')
@@ -842,13 +1056,25 @@ export async function countsOf(db: AnyDb, campaignId: number): Promise<Partial<R
   return Object.fromEntries(rows.map((r: Row) => [String(r.state), num(r.n)]))
 }
 
+/** How a campaign ended, as its finished view and history say it: failed counts the timed-out and rejected too. */
+export function summaryOf(counts: Partial<Record<OtaDeviceState, number>>) {
+  return {
+    succeeded: counts.succeeded ?? 0,
+    failed: (counts.failed ?? 0) + (counts.timedOut ?? 0) + (counts.rejected ?? 0),
+    rolledBack: counts.rolledBack ?? 0,
+    skipped: counts.skipped ?? 0,
+    cancelled: counts.cancelled ?? 0,
+  }
+}
+
 /** Keeps the campaign's totals current (the list shows them without counting). */
 export async function updateCounters(tx: AnyDb, campaignId: number) {
   const counts = await countsOf(tx, campaignId)
   const total = Object.values(counts).reduce((a, b) => a + (b ?? 0), 0)
+  const summary = summaryOf(counts)
   await tx
     .updateTable('otaCampaign')
-    .set({ totalDevices: total, succeededCount: counts.succeeded ?? 0, failedCount: (counts.failed ?? 0) + (counts.timedOut ?? 0) + (counts.rejected ?? 0) })
+    .set({ totalDevices: total, succeededCount: summary.succeeded, failedCount: summary.failed, rolledBackCount: summary.rolledBack, skippedCount: summary.skipped })
     .where('campaignId', '=', campaignId)
     .execute()
 }

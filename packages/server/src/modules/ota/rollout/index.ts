@@ -11,7 +11,7 @@ import { languageOf } from '../../../platform/http'
 import { envelope, fileAnswer } from '../../../platform/responses'
 import type { Services } from '../../../platform/services'
 import { openEventStream } from '../../../platform/sse'
-import { campaignRecord, deviceRecord, OtaRollout, type OtaRolloutOptions, updateAudioStatus, updateCounters } from './engine'
+import { campaignRecord, deviceRecord, holdReasonIn, OtaRollout, type OtaRolloutOptions, updateAudioStatus, updateCounters } from './engine'
 import { createOtaEvents, type OtaEventBus } from './events'
 import { overviewOf, overviewSchema } from './overview'
 import { bothLanguages } from './reasons'
@@ -299,6 +299,38 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
         rollout.markLive(part, campaignId)
         wakeAfterCommit()
         return { queued: requeued.length }
+      },
+      // The held devices end now as skipped (their hold's reason kept): the waves and the campaign finish without them.
+      skipHeld: async ({ tx: t, auth, rows }) => {
+        const tx = anyDb(t)
+        const campaignId = num(rows[0]!.campaignId)
+        const now = rollout.now()
+        const stamp = now.toISOString()
+        const c = await campaignRow(tx, campaignId)
+        const held = (await tx
+          .selectFrom('otaCampaignDevice')
+          .select(['upgradeId', 'deviceId', 'wave', 'attempt', 'state', 'code', 'heldSince'])
+          .where('campaignId', '=', campaignId)
+          .where((eb: any) => eb.or([eb('state', '=', 'held'), eb.and([eb('state', '=', 'queued'), eb('heldSince', 'is not', null)])]))
+          .execute()) as Row[]
+        const who = { userId: auth.userId, userName: auth.userName }
+        const records = []
+        for (const r of held) {
+          const why = String(r.code || 'simDataLow')
+          const message = bothLanguages('ota.rollout.skipped.byHand', (lang) => ({ user: auth.userName, why: holdReasonIn(lang, why) }))
+          const skipped = await tx
+            .updateTable('otaCampaignDevice')
+            .set({ state: 'skipped', code: why, message, finishedAt: stamp, nextAttemptAt: null, updatedAt: stamp })
+            .where('upgradeId', '=', num(r.upgradeId))
+            .where('state', '=', String(r.state))
+            .executeTakeFirst()
+          if (Number(skipped.numUpdatedRows) === 1) records.push(deviceRecord(c, r, 'skipHeld', String(r.state), 'skipped', { why, heldSince: isoOrNull(r.heldSince) }, now, who))
+        }
+        await writeHistory(tx, records)
+        await updateCounters(tx, campaignId)
+        rollout.markLive(part, campaignId)
+        wakeAfterCommit()
+        return { skipped: records.length }
       },
     },
   })

@@ -28,12 +28,18 @@ export const PROGRESS_RANK: Partial<Record<OtaDeviceState, number>> = {
   verified: 3,
   installing: 4,
   rebooting: 5,
+  trial: 6,
 }
 
 export const ACTIVE = [...OTA_ACTIVE_STATES]
 export const FINAL = [...OTA_FINAL_STATES]
-/** States a retry may queue again. */
-export const RETRYABLE: OtaDeviceState[] = ['failed', 'timedOut', 'rejected']
+/**
+ * States a retry may queue again. A rolled-back device runs its old, working image again, as a failed
+ * one does: offering it again is safe, and what makes it roll back is often passing (the connection
+ * lost during the self-test, a commit too late); one that keeps rolling back uses up its retries and
+ * counts against the error threshold on each attempt.
+ */
+export const RETRYABLE: OtaDeviceState[] = ['failed', 'rolledBack', 'timedOut', 'rejected']
 /** Not started yet: a soft cancel ends these. */
 export const WAITING: OtaDeviceState[] = ['queued', 'held']
 

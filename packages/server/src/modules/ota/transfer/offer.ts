@@ -3,6 +3,8 @@ import type { Kysely } from 'kysely'
 import type { Db } from '../../../db/database'
 import { fileLinks } from '../../../platform/files/links'
 import type { Services } from '../../../platform/services'
+import { otaSignerOf } from '../signing'
+import { manifestOf } from '../signing/manifest'
 import { transferDb } from './tables'
 
 /** The bytes an upgrade carries, as the offer and the block server need them. */
@@ -20,6 +22,10 @@ export interface OtaImage {
   /** The entity and file field it was uploaded through. */
   entity: string
   field: string
+  /** Firmware: its product's supplier and product codes, and the hardware revisions it is for (its own, else its product's; none: any). Signed into the manifest. */
+  supplier?: string
+  product?: string
+  hardware?: string[]
 }
 
 /** What of a campaign row names its image. */
@@ -95,11 +101,42 @@ export async function imageOf(db: Db | Kysely<any>, campaign: CampaignImageRef):
   const row = await tdb
     .selectFrom('otaFirmware')
     .innerJoin('sysFile', 'sysFile.fileName', 'otaFirmware.file')
-    .select(['otaFirmware.file', 'otaFirmware.customVersion', 'sysFile.size', 'sysFile.sha256', 'sysFile.crc8', 'sysFile.entity', 'sysFile.field'])
+    .leftJoin('otaProduct', 'otaProduct.productId', 'otaFirmware.productId')
+    .leftJoin('otaSupplier', 'otaSupplier.supplierId', 'otaProduct.supplierId')
+    .select([
+      'otaFirmware.file',
+      'otaFirmware.customVersion',
+      'otaFirmware.hardwareRevisions',
+      'otaProduct.productCode',
+      'otaProduct.hardwareRevision',
+      'otaSupplier.supplierCode',
+      'sysFile.size',
+      'sysFile.sha256',
+      'sysFile.crc8',
+      'sysFile.entity',
+      'sysFile.field',
+    ])
     .where('otaFirmware.firmwareId', '=', Number(campaign.firmwareId))
     .executeTakeFirst()
   if (!row) return null
-  return { fileName: row.file, size: Number(row.size), sha256: row.sha256, crc8: row.crc8, version: row.customVersion, entity: row.entity, field: row.field }
+  // As the targets read them (rollout/targets.ts revisionsOf): the firmware's own list, else its product's revision.
+  const own = String(row.hardwareRevisions ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean)
+  const hardware = own.length ? own : row.hardwareRevision ? [String(row.hardwareRevision)] : []
+  return {
+    fileName: row.file,
+    size: Number(row.size),
+    sha256: row.sha256,
+    crc8: row.crc8,
+    version: row.customVersion,
+    entity: row.entity,
+    field: row.field,
+    supplier: row.supplierCode ?? '',
+    product: row.productCode ?? '',
+    hardware,
+  }
 }
 
 /** The block size offers are made with now (config key ota.blockBytes, kept within the protocol's bounds). */
@@ -131,13 +168,22 @@ export interface OfferInput {
   approved: ApprovedImage
   timeoutSeconds: number
   minBattery?: number
+  /** The campaign's commit deadline: the device rolls back by itself when it has not committed this long after its reboot. */
+  commitSeconds: number
 }
 
-/** The offer of one upgrade attempt to its device (down/ota): the approved digests, the image's blocks and a signed link to it. */
+/**
+ * The offer of one upgrade attempt to its device (down/ota): the approved digests, the image's blocks,
+ * a signed link to it, and the manifest of the approved image signed with the environment's key
+ * (docs/ota.md › Signed images): built from the campaign's approved digests, never the file row's.
+ */
 export async function buildOffer(services: Services, o: OfferInput): Promise<OtaOfferPayload> {
   const blockBytes = await currentBlockBytes(services)
   const id = otaIdOf(o.upgradeId, o.attempt)
   const link = await imageLink(services, id)
+  const signed = otaSignerOf(services).sign(
+    manifestOf({ part: o.part, payload: o.payload, approved: o.approved, version: o.image.version, name: o.image.name, supplier: o.image.supplier, product: o.image.product, hardware: o.image.hardware }),
+  )
   return {
     v: PROTOCOL_VERSION,
     ota: OTA_PROTOCOL,
@@ -156,6 +202,10 @@ export async function buildOffer(services: Services, o: OfferInput): Promise<Ota
     urlExpiresAt: link.expiresAt,
     ...(o.minBattery !== undefined ? { minBattery: o.minBattery } : {}),
     timeoutSeconds: o.timeoutSeconds,
+    manifest: signed.manifest,
+    signature: signed.signature,
+    keyId: signed.keyId,
+    commitSeconds: o.commitSeconds,
   }
 }
 

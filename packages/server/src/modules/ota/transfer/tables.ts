@@ -9,6 +9,18 @@ interface FirmwareColumns {
   firmwareId: number
   file: string
   customVersion: string
+  productId: number
+  hardwareRevisions: string
+}
+interface ProductColumns {
+  productId: number
+  supplierId: number
+  productCode: string
+  hardwareRevision: string
+}
+interface SupplierColumns {
+  supplierId: number
+  supplierCode: string
 }
 interface AudioColumns {
   audioId: number
@@ -34,6 +46,8 @@ interface CampaignDeviceColumns {
 
 export interface TransferTables {
   otaFirmware: FirmwareColumns
+  otaProduct: ProductColumns
+  otaSupplier: SupplierColumns
   iotAudio: AudioColumns
   otaCampaign: CampaignColumns
   otaCampaignDevice: CampaignDeviceColumns

@@ -27,6 +27,20 @@ function PauseReason({ reason }: { reason: string | null }) {
   return <Alert type="error" showIcon title={t('ota.upgrade.pausedTitle')} description={reason || undefined} data-testid="ota-pause-reason" />
 }
 
+/** How a finished campaign ended, in one sentence: succeeded, failed, rolled back, skipped, cancelled. */
+function FinishedSummary({ counts }: { counts: OtaCampaignOverview['counts'] }) {
+  const { t } = useTranslation()
+  const n = (state: keyof typeof counts) => counts[state] ?? 0
+  const summary = {
+    succeeded: n('succeeded'),
+    failed: n('failed') + n('timedOut') + n('rejected'),
+    rolledBack: n('rolledBack'),
+    skipped: n('skipped'),
+    cancelled: n('cancelled'),
+  }
+  return <Alert type="success" showIcon title={t('ota.upgrade.finishedTitle')} description={t('ota.upgrade.finishedSummary', summary)} data-testid="ota-finished-summary" />
+}
+
 /** One wave as a bar of its devices: succeeded, failed, in progress and queued, in the states' colours. */
 function WaveBar({ wave }: { wave: Wave }) {
   const { t } = useTranslation()
@@ -87,6 +101,7 @@ export function CampaignOverview({ part, overview, onOpenDevice, onShowDevices }
       succeeded: token.colorSuccess,
       failed: token.colorError,
       rejected: token.colorWarning,
+      skipped: token.colorTextTertiary,
       cancelled: token.colorBorder,
     }
     const bands = Object.fromEntries(CHART_BANDS.map((b) => [b.key, { name: t(`ota.upgrade.band.${b.key}`), colour: colour[b.key] }])) as Record<ChartBand, { name: string; colour: string }>
@@ -116,6 +131,7 @@ export function CampaignOverview({ part, overview, onOpenDevice, onShowDevices }
   return (
     <div className="ota-overview" data-testid="ota-overview" data-status={overview.status}>
       {overview.status === 'paused' && <PauseReason reason={overview.pauseReason} />}
+      {overview.status === 'finished' && <FinishedSummary counts={overview.counts} />}
 
       <Space size={[8, 8]} wrap data-testid="ota-counts">
         <Typography.Text strong data-testid="ota-total">

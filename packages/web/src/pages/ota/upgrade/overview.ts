@@ -13,6 +13,7 @@ export const CHART_BANDS = [
   { key: 'succeeded', states: ['succeeded'] },
   { key: 'failed', states: OTA_FAILURE_STATES },
   { key: 'rejected', states: ['rejected'] },
+  { key: 'skipped', states: ['skipped'] },
   { key: 'cancelled', states: ['cancelled'] },
 ] as const satisfies readonly { key: string; states: readonly OtaDeviceState[] }[]
 export type ChartBand = (typeof CHART_BANDS)[number]['key']
@@ -30,12 +31,25 @@ export const shownStates = (counts: Partial<Record<OtaDeviceState, number>>) => 
  * devices in every bucket, so the chart reads as "how the fleet moved". Bars, not areas: a campaign
  * shorter than a bucket has one point, which an area cannot draw.
  */
-export function timelineOption(timeline: OtaCampaignOverview['timeline'], bands: Record<ChartBand, { name: string; colour: string }>): SmallChartOption {
+/**
+ * The buckets' time labels, each one different: minutes while that tells them apart, seconds when
+ * buckets are shorter (the last one ends when the campaign did), the date when they span days.
+ */
+export function timeLabels(timeline: OtaCampaignOverview['timeline']): string[] {
   const sameDay = timeline.length > 0 && dayjs(timeline[0]!.at).isSame(dayjs(timeline.at(-1)!.at), 'day')
+  const formats = sameDay ? ['HH:mm', 'HH:mm:ss'] : ['MM-DD HH:mm', 'MM-DD HH:mm:ss']
+  for (const format of formats) {
+    const labels = timeline.map((p) => dayjs(p.at).format(format))
+    if (new Set(labels).size === labels.length) return labels
+  }
+  return timeline.map((p) => dayjs(p.at).format('YYYY-MM-DD HH:mm:ss.SSS'))
+}
+
+export function timelineOption(timeline: OtaCampaignOverview['timeline'], bands: Record<ChartBand, { name: string; colour: string }>): SmallChartOption {
   return {
     grid: { left: 8, right: 8, top: 8, bottom: 4, containLabel: true },
     tooltip: { trigger: 'axis' },
-    xAxis: { type: 'category', data: timeline.map((p) => dayjs(p.at).format(sameDay ? 'HH:mm' : 'MM-DD HH:mm')) },
+    xAxis: { type: 'category', data: timeLabels(timeline) },
     yAxis: { type: 'value', minInterval: 1 },
     series: CHART_BANDS.map((band) => ({
       type: 'bar',

@@ -90,9 +90,31 @@ describe('campaign live view', () => {
     expect(band('Queued or held').data).toEqual([50, 45, 45])
     expect(band('In progress').data).toEqual([0, 5, 0])
     expect(band('Succeeded').data).toEqual([0, 0, 3])
-    expect(band('Failed or timed out').data).toEqual([0, 0, 2])
+    expect(band('Failed, rolled back or timed out').data).toEqual([0, 0, 2])
     expect(option.series.every((s) => s.stack === 'devices')).toBe(true)
     for (let i = 0; i < 3; i++) expect(option.series.reduce((sum, s) => sum + s.data[i]!, 0)).toBe(50)
+  })
+
+  it('labels each time of a short campaign differently, with seconds when minutes repeat', async () => {
+    const timeline = [
+      { at: '2026-11-24T10:01:00.000Z', counts: { queued: 2 } },
+      { at: '2026-11-24T10:01:20.000Z', counts: { succeeded: 2 } },
+    ]
+    renderWithProviders(<CampaignOverview part="iot" overview={{ ...paused, timeline }} />)
+    await waitFor(() => expect(drawn.setOption).toHaveBeenCalled())
+    const labels = (drawn.setOption.mock.calls.at(-1)![0] as { xAxis: { data: string[] } }).xAxis.data
+    expect(new Set(labels).size).toBe(2)
+    expect(labels[0]).toMatch(/:00$/)
+    expect(labels[1]).toMatch(/:20$/)
+  })
+
+  it('says plainly how a finished campaign ended', () => {
+    const counts = { succeeded: 40, failed: 2, timedOut: 1, rolledBack: 3, skipped: 4 }
+    renderWithProviders(<CampaignOverview part="iot" overview={{ ...paused, status: 'finished', pauseReason: null, counts }} />)
+    const summary = screen.getByTestId('ota-finished-summary')
+    expect(summary.textContent).toContain('The campaign has finished')
+    expect(summary.textContent).toContain('40 succeeded, 3 failed, 3 rolled back, 4 skipped, 0 cancelled')
+    expect(screen.queryByTestId('ota-pause-reason')).toBeNull()
   })
 
   it('lists the failed devices with their codes, and opens a device from its SN', () => {
