@@ -36,7 +36,8 @@ export default defineConfig({
     {
       command: 'node e2e/support/start-server.mjs',
       url: `http://localhost:${PORT}/api/common/features`,
-      env: { E2E_PORT: String(PORT) },
+      // The brokers' ports follow the web ports (18883 and 18884 by default), so a second run on other ports does not clash.
+      env: { E2E_PORT: String(PORT), E2E_MQTT_PORT: String(PORT + 803) },
       reuseExistingServer: false,
       timeout: 60_000,
       stdout: 'ignore',
@@ -45,7 +46,7 @@ export default defineConfig({
     {
       command: 'node e2e/support/start-server.mjs',
       url: `http://localhost:${CAPTCHA_PORT}/api/common/features`,
-      env: { E2E_PORT: String(CAPTCHA_PORT), E2E_MQTT_PORT: '18884', E2E_CAPTCHA: 'true' },
+      env: { E2E_PORT: String(CAPTCHA_PORT), E2E_MQTT_PORT: String(PORT + 804), E2E_CAPTCHA: 'true' },
       reuseExistingServer: false,
       timeout: 60_000,
       stdout: 'ignore',

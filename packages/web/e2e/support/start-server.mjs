@@ -15,7 +15,9 @@ export const mailDirOf = (port) => join(tmpdir(), `velo-e2e-mail-${port}`)
 /** A file naming the database of the server on this port: specs compare the dashboards with their own queries on it (read-only). */
 export const databaseNoteOf = (port) => join(tmpdir(), `velo-e2e-database-${port}`)
 const serverMain = resolve(web, '../server/dist/main.js')
-for (const [what, file] of [['web app', join(web, 'dist/index.html')], ['server', serverMain]]) {
+/** The built web app: packages/web/dist, or E2E_WEB_DIR (a build of its own, for a second run beside this one). */
+const webDist = process.env.E2E_WEB_DIR ? resolve(process.env.E2E_WEB_DIR) : join(web, 'dist')
+for (const [what, file] of [['web app', join(webDist, 'index.html')], ['server', serverMain]]) {
   if (!existsSync(file)) {
     console.error(`The ${what} is not built (${file} is missing). Run \`npm run build\` at the repository root first.`)
     process.exit(1)
@@ -55,7 +57,7 @@ const server = spawn(process.execPath, [serverMain], {
     CAPTCHA_ENABLED: process.env.E2E_CAPTCHA === 'true' ? 'true' : 'false',
     // No SMTP: mails land as .eml files where the specs read them, as the person running a server would.
     MAIL_DIR: mailDirOf(process.env.E2E_PORT ?? '18080'),
-    WEB_DIR: join(web, 'dist'),
+    WEB_DIR: webDist,
     // Stay off the default MQTT port, which a local broker may hold.
     MQTT_PORT: process.env.E2E_MQTT_PORT ?? '18883',
     // Backups (Monitoring › Data and backups' Run now) go with the temp dir, not into the checkout's ./data.
