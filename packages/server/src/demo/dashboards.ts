@@ -346,7 +346,13 @@ const SEVERITIES = ['critical', 'major', 'minor', 'warning'] as const
 const OFFLINE_HOURS = 24
 
 /** Writes iot_alarm rows: open ones (unacknowledged or acknowledged) and the cleared history of the last months. */
-export async function writeAlarms(tx: Kysely<any>, dialect: Dialect, plan: Plan, devices: readonly PlannedDevice[], o: { seed: number; scale: number; modelId: number }): Promise<number> {
+export async function writeAlarms(
+  tx: Kysely<any>,
+  dialect: Dialect,
+  plan: Plan,
+  devices: readonly PlannedDevice[],
+  o: { seed: number; scale: number; modelId: number; /** When the demo runs (ms): the offline check's clock. */ now: number },
+): Promise<number> {
   const r = random((o.seed ^ 0xa1a2a3) >>> 0)
   const seen = devices.filter((d) => d.lastSeen !== null && d.bike.member)
   const w = new TableWriter(tx, dialect, 'iot_alarm', [
@@ -387,8 +393,12 @@ export async function writeAlarms(tx: Kysely<any>, dialect: Dialect, plan: Plan,
   // Boxes silent longer than the offline threshold (iot.warning.offlineHours, 24 h by default) have
   // the server's "offline too long" warning already, as the sweep would have raised it: without it
   // the first sweep after `npm run demo` would raise thousands at once, each notifying its owner.
+  // Silent that long by the time the demo runs, not by the data's end (midnight): a demo written at
+  // 22:00 has boxes seen yesterday at 01:00 that the server's first sweep, minutes later, would
+  // raise (2,067 at once). These are the only rows dated after the end, and never after the run.
+  const checkedAt = Math.max(plan.end, o.now)
   for (const d of devices) {
-    if (d.lastSeen === null || d.lastSeen >= plan.end - OFFLINE_HOURS * HOUR) continue
+    if (d.lastSeen === null || d.lastSeen + OFFLINE_HOURS * HOUR > checkedAt) continue
     const key = `${d.id}:offline:`
     if (open.has(key)) continue
     open.add(key)

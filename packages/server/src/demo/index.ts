@@ -101,6 +101,8 @@ export interface DemoOptions {
   force: boolean
   /** The data ends here (a UTC midnight): the start of today unless pinned. */
   end?: Date
+  /** When the demo runs (tests pin it): the offline warnings the server's check would have raised by then are written. */
+  now?: Date
   log?: (line: string) => void
 }
 
@@ -239,7 +241,7 @@ export async function runDemo(services: { db: Db; dialect: Dialect; config: AppC
     rows.dash_tracking_event = tracking.rows
     const devices = iotModel ? planDevices(plan, o.seed) : []
     rows.iot_device = await writeDevices(tx, dialect, plan, devices, { seed: o.seed, modelId: Number(iotModel?.modelId), mark: DEMO_MARK })
-    rows.iot_alarm = await writeAlarms(tx, dialect, plan, devices, { seed: o.seed, scale: o.scale, modelId: Number(iotModel?.modelId) })
+    rows.iot_alarm = await writeAlarms(tx, dialect, plan, devices, { seed: o.seed, scale: o.scale, modelId: Number(iotModel?.modelId), now: (o.now ?? new Date()).getTime() })
     log(`App events, IoT devices and warnings written in ${((performance.now() - t1) / 1000).toFixed(1)} s`)
     // Before the members are written: it sets their privacy agreement by their signatures, and the rider.
     let contentStarted = performance.now()
