@@ -1,11 +1,12 @@
 import { defineConfig } from 'vite'
 import react from '@vitejs/plugin-react'
+import { precompress } from './build/precompress'
 
 // The dev server proxies the API to a locally running server (npm run dev -w packages/server).
 const apiTarget = process.env.VITE_API_TARGET ?? 'http://localhost:8080'
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), precompress()],
   server: {
     proxy: { '/api': { target: apiTarget, changeOrigin: true } },
   },

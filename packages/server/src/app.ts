@@ -183,12 +183,25 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
 
   const web = webDir(config)
   if (web) {
-    await app.register(fastifyStatic, { root: web, wildcard: false, index: 'index.html' })
+    await app.register(fastifyStatic, {
+      root: web,
+      wildcard: false,
+      index: 'index.html',
+      // The build writes a .br and a .gz beside each text file (packages/web/build/precompress.ts): sent as
+      // they are to a browser that takes them, nothing is compressed per request.
+      preCompressed: true,
+      cacheControl: false,
+      setHeaders(reply: { header: (name: string, value: string) => unknown }, path: string) {
+        // Built chunks are named by their content's hash: a browser may keep them for good. The page
+        // that names them (index.html) is asked for again each time, so a new build is seen at once.
+        reply.header('cache-control', /[/\\]assets[/\\]/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache')
+      },
+    })
     const indexHtml = await readFile(join(web, 'index.html'))
     // History-mode routes: any unknown GET outside the API gets the app, which routes itself.
     app.setNotFoundHandler((req, reply) => {
       if (req.method !== 'GET' || req.url.startsWith(config.apiPrefix)) return notFoundHandler(req, reply)
-      return reply.type('text/html; charset=utf-8').send(indexHtml)
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(indexHtml)
     })
   } else {
     app.setNotFoundHandler(notFoundHandler)
