@@ -1,4 +1,3 @@
-import Fuse from 'fuse.js'
 import { NO_REDIRECT, type AppRoute } from './routeModel'
 
 // Menu search (SPEC §2): fuzzy over titles (with ancestors' titles) and paths.
@@ -30,21 +29,4 @@ export function searchEntries(
     entries.push(...searchEntries(route.children, translate, titles))
   }
   return entries
-}
-
-export function createMenuSearcher(entries: readonly SearchEntry[]) {
-  const fuse = new Fuse(entries, {
-    shouldSort: true,
-    threshold: 0.4,
-    location: 0,
-    distance: 100,
-    minMatchCharLength: 1,
-    keys: [
-      { name: 'title', weight: 0.7 },
-      { name: 'path', weight: 0.3 },
-    ],
-  })
-  // Fuse 7 dropped maxPatternLength; cut the query to the same 32 characters ourselves.
-  return (query: string): SearchEntry[] =>
-    query.trim() ? fuse.search(query.trim().slice(0, MAX_PATTERN_LENGTH)).map((r) => r.item) : []
 }

@@ -4,7 +4,8 @@ import { buildRouteTree, collectRedirects, emptyMeta, flattenPages, joinPath, pi
 import { buildMenu, ancestorFolderKeys, folderKey } from './menuModel'
 import { buildRouteTable, matchPage } from './routeTable'
 import { pageKeyCandidates } from './pageRegistry'
-import { createMenuSearcher, searchEntries } from './menuSearch'
+import { searchEntries } from './menuSearch'
+import { createMenuSearcher } from './menuSearcher'
 
 const node = (path: string, component: string, title: string, extra: Partial<RouteNode> = {}): RouteNode => ({
   name: title,

@@ -1,10 +1,10 @@
-import { useMemo, useRef, useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import { useNavigate } from 'react-router'
 import { Select, type RefSelectProps } from 'antd'
 import { SearchOutlined } from '@ant-design/icons'
 import { useTranslation } from 'react-i18next'
 import { translateTitle } from '../../i18n'
-import { createMenuSearcher, searchEntries, type SearchEntry } from '../../app/routes/menuSearch'
+import { searchEntries, type SearchEntry } from '../../app/routes/menuSearch'
 import { isExternal } from '../../app/routes/routeModel'
 import { useRouteTable } from '../../app/routes/routeTable'
 
@@ -14,12 +14,26 @@ export function MenuSearch() {
   const table = useRouteTable()
   const navigate = useNavigate()
   const [open, setOpen] = useState(false)
-  const [results, setResults] = useState<SearchEntry[]>([])
+  const [query, setQuery] = useState('')
   const selectRef = useRef<RefSelectProps>(null)
-  const search = useMemo(() => createMenuSearcher(searchEntries(table.tree, translateTitle)), [table.tree])
+  // The matcher (Fuse) loads when the search first opens: every page's first paint waits for the shell.
+  const [search, setSearch] = useState<((query: string) => SearchEntry[]) | null>(null)
+  useEffect(() => {
+    if (!open) return
+    let current = true
+    void import('../../app/routes/menuSearcher').then(({ createMenuSearcher }) => {
+      if (current) setSearch(() => createMenuSearcher(searchEntries(table.tree, translateTitle)))
+    })
+    return () => {
+      current = false
+    }
+  }, [open, table.tree])
+
+  // What was typed before the matcher arrived is searched as soon as it does.
+  const results = useMemo(() => (search ? search(query) : []), [search, query])
 
   function choose(path: string) {
-    setResults([])
+    setQuery('')
     setOpen(false)
     if (isExternal(path)) window.open(path, '_blank', 'noopener')
     else navigate(path)
@@ -40,7 +54,7 @@ export function MenuSearch() {
           data-testid="menu-search"
           placeholder={t('navbar.searchMenu')}
           value={null}
-          showSearch={{ filterOption: false, onSearch: (q) => setResults(search(q)) }}
+          showSearch={{ filterOption: false, onSearch: setQuery }}
           defaultActiveFirstOption
           suffixIcon={null}
           notFoundContent={null}
