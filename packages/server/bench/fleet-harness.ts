@@ -302,6 +302,8 @@ export async function fleetBench(setup: FleetSetup, body: (run: FleetRun) => Pro
   } catch (err) {
     add(setup.failure ?? 'run', `failed: ${message(err, server)}`, { pass: false })
     log(`${name} failed: ${err instanceof Error ? err.stack : String(err)}`)
+    // What the server said last: a failure of the bench's own request says little on its own.
+    if (server) log(`${name}: the server's last lines:\n${server.log}`)
   } finally {
     await cleanup()
   }

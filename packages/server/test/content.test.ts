@@ -421,7 +421,7 @@ describe('agreements', () => {
     expect(del.msg).toBe('Cannot delete agreement "Confidentialité": it has been published and members may have signed it: publish a new version instead')
     const edit = await call('PUT', '/content/protocol', { protocolId: p.protocolId, content: '<p>Other</p>' })
     expect(edit.status).toBe(409)
-    expect(edit.msg).toBe('Cannot change Protocol content of agreement "Confidentialité": it has been published and members may have signed it: publish a new version instead')
+    expect(edit.msg).toBe('Cannot change Agreement content of agreement "Confidentialité": it has been published and members may have signed it: publish a new version instead')
     expect((await call('PUT', '/content/protocol', { protocolId: p.protocolId, content: '<p>Other</p>' }, { lang: 'zh_CN' })).msg).toBe(
       '不能修改协议“Confidentialité”的协议内容：已发布，会员可能已签署；请发布新版本',
     )

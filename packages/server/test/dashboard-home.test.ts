@@ -139,6 +139,23 @@ describe('home dashboard', () => {
     expect(blank.figures.registrations!.rows).toHaveLength(90)
   })
 
+  it('counts as many members active in 7 days as the members list shows with the card’s filter, in each scope', async () => {
+    await setUp()
+    const regional = await f.regional('homeactive', [H], CARD_PERMS)
+    for (const token of [t.admin, regional.token]) {
+      const res = await dashboard(t, 'home', {}, token)
+      expect(res.status, res.msg).toBe(200)
+      const active = res.figures.cards!.rows[0]![1]
+      // The card's link: lastActiveDay from 6 days ago to today (definitions.ts).
+      const list = await t.call({ method: 'POST', url: '/api/member/member/list', token, body: { pageNum: 1, pageSize: 1, lastActiveDay: [ago(6), today] } })
+      expect(list.status, list.msg).toBe(200)
+      expect(list.data.total).toBe(active)
+    }
+    // h2 was last active 10 days ago: a member, but not of these 7 days.
+    const older = await t.call({ method: 'POST', url: '/api/member/member/list', token: t.admin, body: { pageNum: 1, pageSize: 10, lastActiveDay: [ago(10), ago(10)] } })
+    expect(older.data.total).toBeGreaterThanOrEqual(1)
+  })
+
   it('needs a sign-in', async () => {
     expect((await t.call({ url: '/api/analytics/home' })).status).toBe(401)
   })

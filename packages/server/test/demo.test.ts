@@ -503,7 +503,7 @@ describe('npm run demo', () => {
     expect(
       await count(
         a,
-        `select count(*) as n from iot_device d where d.online = 0 and d.last_seen_at < '${cutoff}'
+        `select count(*) as n from iot_device d where not d.online and d.last_seen_at < '${cutoff}'
            and not exists (select 1 from iot_alarm x where x.device_id = d.device_id and x.type = 'offline' and x.state in ('activeUnack', 'activeAck'))`,
       ),
     ).toBe(0)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatMessage, t } from '../src/platform/i18n'
+import { formatCount, formatMessage, t } from '../src/platform/i18n'
 import { catalogs } from '../src/platform/i18n/messages'
 
 describe('server messages with counts', () => {
@@ -44,5 +44,13 @@ describe('server messages with counts', () => {
         }
       }
     }
+  })
+
+  // Issue 36: the agreement's publish dialog showed "3,357" in its facts and "3357" in its warning.
+  it('write a plural\'s number as the facts beside it do: one format, the language\'s', () => {
+    expect(formatCount('en_US', 3357)).toBe('3,357')
+    expect(t('en_US', 'content.protocol.resign', { count: 3357 })).toContain(`${formatCount('en_US', 3357)} members`)
+    expect(t('zh_CN', 'content.protocol.resign', { count: 3357 })).toContain(`${formatCount('zh_CN', 3357)} 名`)
+    expect(t('en_US', 'import.failed', { count: 12000 })).toBe('Import failed: 12,000 rows have errors, nothing was imported')
   })
 })

@@ -80,7 +80,7 @@ describe('import limits', () => {
 
   it(`refuses more than ${IMPORT_MAX_ROWS} rows`, async () => {
     const rows = { text: inlineRow(['Row', 'row_type']).repeat(1000), times: IMPORT_MAX_ROWS / 1000 }
-    await expectRefused(workbookXlsx({ sheet: sheet(inlineRow(HEADER), rows, inlineRow(['One more', 'one_more'])) }), 400, `At most ${IMPORT_MAX_ROWS} rows can be imported at once`)
+    await expectRefused(workbookXlsx({ sheet: sheet(inlineRow(HEADER), rows, inlineRow(['One more', 'one_more'])) }), 400, `At most ${IMPORT_MAX_ROWS.toLocaleString('en-US')} rows can be imported at once`)
   }, 60_000)
 
   it(`refuses a row with a cell past column ${IMPORT_MAX_COLUMNS}, by reference or by count, and ignores values past the header`, async () => {

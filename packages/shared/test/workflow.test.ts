@@ -30,4 +30,26 @@ describe('actionRefusal', () => {
     expect(() => defineEntity({ ...base, actions: [{ ...action, on: 'row', whenEmpty: ['nope'] }] })).toThrow(/mark\.whenEmpty: nope is not a field/)
     expect(() => defineEntity({ ...base, actions: [{ ...action, on: 'toolbar', whenEmpty: ['thingId'] }] })).toThrow(/only row and selection actions/)
   })
+
+  // Issue 36: a step's dialog shows the row's fields its definition names (the feedback beside the reply box).
+  it('checks the fields a dialog shows as its context: fields of the row, of a row action', () => {
+    const base = {
+      key: 'thing',
+      table: 'thing',
+      path: '/x/thing',
+      permission: 'x:thing',
+      label: { en_US: 'Thing', zh_CN: '东西' },
+      idField: 'thingId',
+      defaultSort: { field: 'thingId', order: 'asc' as const },
+      fields: [
+        { name: 'thingId', kind: 'number' as const, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true },
+        { name: 'secret', kind: 'password' as const, label: { en_US: 'Secret', zh_CN: '密钥' } },
+      ],
+    }
+    const action = { name: 'answer', label: { en_US: 'Answer', zh_CN: '回复' } }
+    expect(defineEntity({ ...base, actions: [{ ...action, on: 'row', context: ['thingId'] }] }).actions?.[0]?.context).toEqual(['thingId'])
+    expect(() => defineEntity({ ...base, actions: [{ ...action, on: 'row', context: ['nope'] }] })).toThrow(/answer\.context: nope is not a field/)
+    expect(() => defineEntity({ ...base, actions: [{ ...action, on: 'row', context: ['secret'] }] })).toThrow(/answer\.context: secret is a password/)
+    expect(() => defineEntity({ ...base, actions: [{ ...action, on: 'toolbar', context: ['thingId'] }] })).toThrow(/only a row action has a row to show/)
+  })
 })

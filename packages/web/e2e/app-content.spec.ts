@@ -12,7 +12,7 @@ import { saveScreen } from './support/screens'
 
 const PAGES = [
   { path: '/content/message', entity: 'message', en: 'System messages', zh: '系统消息', column: ['Title', '标题'] },
-  { path: '/content/protocol', entity: 'protocol', en: 'Agreements', zh: '协议管理', column: ['Protocol name', '协议名称'] },
+  { path: '/content/protocol', entity: 'protocol', en: 'Agreements', zh: '协议管理', column: ['Agreement name', '协议名称'] },
   { path: '/content/appVersion', entity: 'appVersion', en: 'App versions', zh: 'App 版本', column: ['Version code', '版本号'] },
   { path: '/content/activity', entity: 'activity', en: 'Activities', zh: '活动管理', column: ['Start time', '开始时间'] },
   { path: '/content/guide', entity: 'guide', en: 'Feature guides', zh: '功能引导', column: ['Description', '描述'] },
@@ -165,7 +165,7 @@ test('an agreement saved again under its type, language and version asks to over
   await openSignedIn(page, baseURL!, '/content/protocol')
   const add = async (name: string) => {
     await listOf(page, 'protocol').getByTestId('crud-add').click()
-    await form(page).getByLabel('Protocol name').fill(name)
+    await form(page).getByLabel('Agreement name').fill(name)
     await form(page).getByLabel(typeLabel).check()
     await form(page).getByLabel(languageLabel).check()
     await form(page).getByLabel('Version code').fill(key!.versionCode)
@@ -199,7 +199,7 @@ test('an agreement saved again under its type, language and version asks to over
   await expect(question).toBeVisible()
   await question.getByRole('button', { name: 'Cancel' }).click()
   await expect(form(page)).toBeVisible()
-  await expect(form(page).getByLabel('Protocol name')).toHaveValue(`${second} again`)
+  await expect(form(page).getByLabel('Agreement name')).toHaveValue(`${second} again`)
   await page.getByRole('dialog').filter({ has: form(page) }).getByRole('button', { name: 'Cancel' }).click()
   expect((await protocolsLike(page.request, token, key))[0]!.name).toBe(second)
 })
@@ -211,7 +211,7 @@ test('publishing an agreement marked as an update asks again, as every member mu
 
   await openSignedIn(page, baseURL!, '/content/protocol')
   await listOf(page, 'protocol').getByTestId('crud-add').click()
-  await form(page).getByLabel('Protocol name').fill(name)
+  await form(page).getByLabel('Agreement name').fill(name)
   await form(page).getByLabel('Email subscription agreement').check()
   await form(page).getByLabel('English').check()
   await form(page).getByLabel('Version code').fill(versionCode)

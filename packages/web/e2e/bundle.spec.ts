@@ -166,3 +166,32 @@ test('typing in the form preloads the console; after sign-in each page adds only
   // The page's own chunk is among what its first visit added.
   expect(userPage.some((l) => /\/assets\/user-[\w-]+\.js$/.test(l.path))).toBe(true)
 })
+
+/** From the sign-in page to the first row of System › Users (issue 44): what the console costs a user who signs in. */
+const FLOW_JS_BUDGET_BYTES = 300 * 1024
+const FLOW_FILE_BUDGET = 15
+
+test('from the sign-in page to the first row of System › Users: at most 300 KB of gzipped JavaScript in 15 files', async ({ page }) => {
+  const rec = recorder(page)
+  await page.goto('/login?redirect=%2Fsystem%2Fuser')
+  await expect(page.getByPlaceholder('Password')).toBeVisible()
+  await page.waitForLoadState('networkidle')
+  await rec.settle()
+  const start = rec.mark()
+  await page.getByPlaceholder('Username').fill(ADMIN.username)
+  await page.getByPlaceholder('Password').fill(ADMIN.password)
+  const began = Date.now()
+  await page.getByPlaceholder('Password').press('Enter')
+  await expect(page.getByTestId('entity-list-user').locator('.ant-table-row').first()).toBeVisible()
+  const firstRowMs = Date.now() - began
+  await rec.quiet()
+  const flow = rec.since(start).loaded.filter((l) => l.type === 'script')
+  const js = bytesOf(flow, 'script')
+  report('sign-in-to-users.txt', [
+    ...flow.map((l) => `${kb(l.gzip).padStart(9)}  ${l.path}`),
+    `${kb(js).padStart(9)}  JavaScript (gzip) in ${flow.length} files; first row ${firstRowMs} ms after Enter`,
+  ])
+  console.log(`sign-in → first row of users: ${kb(js)} JavaScript (gzip) in ${flow.length} files, ${firstRowMs} ms after Enter`)
+  expect(flow.length, flow.map((l) => l.path).join('\n')).toBeLessThanOrEqual(FLOW_FILE_BUDGET)
+  expect(js, flow.map((l) => `${kb(l.gzip)} ${l.path}`).join('\n')).toBeLessThanOrEqual(FLOW_JS_BUDGET_BYTES)
+})

@@ -127,7 +127,8 @@ test('app performance, satisfaction and registered bikes: figures from the datab
   await openSignedIn(page, baseURL!)
   const perf = range(90)
   const sessions = one(`select count(*) from dash_tracking_event where code = 'app.launch' and substr(event_time, 1, 10) between ? and ?`, perf.from, perf.to)
-  const sat = range(180)
+  // Every dashboard opens on the same default range (DASHBOARD_DEFAULT_DAYS).
+  const sat = range(90)
   const feedback = one(`select count(*) from mem_feedback where substr(create_time, 1, 10) between ? and ?`, sat.from, sat.to)
   const fiveStars = one(`select count(*) from mem_feedback where stars = 5 and substr(create_time, 1, 10) between ? and ?`, sat.from, sat.to)
   const registered = one(`select count(*) from bike_bike where bind_status = 'bound'`)
@@ -223,4 +224,259 @@ test('the tracking configuration: a node with children is not deleted', async ({
   await expect(page.locator('.ant-message-error').filter({ hasText: 'Cannot delete node: Child nodes exist' })).toBeVisible()
   const still = await call<{ rows: { code: string }[] }>(page.request, 'POST', '/dashboard/tracking/list', token, { pageNum: 1, pageSize: 100 })
   expect(still.rows.map((n) => n.code)).toContain(`checkout${stamp}`)
+})
+
+// Issue 36 ("What staff see"): the charts name every bar, tell series apart, say their axes, draw
+// today as partial; one default range, said on the page; the picker stops at the server's limit;
+// every home card opens a list of as many rows as it says.
+
+interface ChartView {
+  /** The option echarts holds (series, axes), as getOption answers it. */
+  option: { series: { name: string; type: string; data: unknown[]; yAxisIndex?: number; lineStyle?: { type?: string } }[]; xAxis: Axis[]; yAxis: Axis[] }
+  /** The texts echarts drew (labels, names) and did not hide. */
+  texts: string[]
+  /** The colour each series is drawn in, in series order. */
+  colors: string[]
+}
+interface Axis {
+  type: string
+  data?: string[]
+  name?: string
+  position?: string
+}
+
+/**
+ * What a figure's chart drew, read through its echarts instance: the dashboards' echarts chunk the
+ * page loaded is imported again (the browser hands back the same module, so getInstanceByDom knows
+ * the chart), and the drawn texts are those of its display list (hidden labels are not in it).
+ */
+async function chartView(page: Page, key: string): Promise<ChartView> {
+  const box = page.getByTestId(`chart-${key}`)
+  await expect(box.locator('canvas')).toBeVisible()
+  // Let the chart finish its first layout.
+  await page.waitForTimeout(300)
+  return box.evaluate(async (element) => {
+    const chunks = performance
+      .getEntriesByType('resource')
+      .map((e) => e.name)
+      .filter((n) => /\.js($|\?)/.test(n))
+    type Instance = {
+      getOption(): unknown
+      getZr(): { storage: { getDisplayList(update: boolean): { style?: { text?: string }; ignore?: boolean; invisible?: boolean }[] } }
+      getModel(): { getSeries(): { getData(): { getVisual(k: string): { fill?: string; stroke?: string } | undefined } }[] }
+    }
+    for (const url of chunks) {
+      let module: Record<string, unknown>
+      try {
+        module = (await import(url)) as Record<string, unknown>
+      } catch {
+        continue
+      }
+      for (const value of Object.values(module)) {
+        const echarts = value as { getInstanceByDom?: (el: Element) => Instance | undefined } | null
+        const chart = typeof echarts?.getInstanceByDom === 'function' ? echarts.getInstanceByDom(element) : undefined
+        if (!chart) continue
+        const texts = chart
+          .getZr()
+          .storage.getDisplayList(true)
+          .filter((el) => !el.ignore && !el.invisible && typeof el.style?.text === 'string')
+          .map((el) => el.style!.text!)
+        const colors = chart
+          .getModel()
+          .getSeries()
+          .map((s) => {
+            const style = s.getData().getVisual('style')
+            return String(style?.fill ?? style?.stroke ?? '')
+          })
+        return { option: JSON.parse(JSON.stringify(chart.getOption())), texts, colors }
+      }
+    }
+    throw new Error('no echarts instance on this chart')
+  })
+}
+
+/** The category axis of a chart (vertical or horizontal bars). */
+const categoryAxis = (view: ChartView) => [...view.option.xAxis, ...view.option.yAxis].find((a) => a.type === 'category')!
+
+/** Whether echarts drew a label for the category, whole (a long name wraps rather than being cut). */
+const labelled = (texts: string[], category: string) => texts.includes(category)
+
+const BAR_FIGURES: Record<string, string[]> = {
+  '/analytics/bikeStats': ['byCountry', 'online', 'byMonth'],
+  '/analytics/satisfaction': ['tags', 'stars'],
+  '/analytics/engagement': ['weekly', 'monthly'],
+}
+
+test('every bar of every bar chart is named, in both languages', async ({ page, baseURL }) => {
+  await openSignedIn(page, baseURL!)
+  for (const lang of ['en', 'zh'] as const) {
+    for (const [path, keys] of Object.entries(BAR_FIGURES)) {
+      await openIn(page, path, lang)
+      for (const key of keys) {
+        const view = await chartView(page, key)
+        const categories = categoryAxis(view).data ?? []
+        expect(categories.length, `${path} ${key} has bars`).toBeGreaterThan(0)
+        const unnamed = categories.filter((c) => !labelled(view.texts, c))
+        expect(unnamed, `${path} ${key} (${lang}): bars without a label`).toEqual([])
+      }
+      await saveScreen(page, `dashboard-bars-${path.split('/').pop()}-${lang}`)
+    }
+  }
+  // The full-page view of the bikes' dashboard, for the reviewer.
+  await openIn(page, '/analytics/bikeStats', 'en')
+  await chartView(page, 'byCountry')
+  await page.getByTestId('figure-byCountry').scrollIntoViewIfNeeded()
+  await saveScreen(page, 'dashboard-by-country-en')
+})
+
+test('the firmware legend gives each version its own colour, the tail grouped as Other', async ({ page, baseURL }) => {
+  await openSignedIn(page, baseURL!)
+  const versions = one(
+    `select count(*) from (select distinct firmware_version from iot_device union select distinct display_version from iot_device
+      union select distinct bms_version from iot_device union select distinct ecu_version from iot_device)`,
+  )
+  for (const lang of ['en', 'zh'] as const) {
+    await openIn(page, '/analytics/bikeStats', lang)
+    const view = await chartView(page, 'firmware')
+    const names = view.option.series.map((s) => s.name)
+    expect(names.length).toBeLessThanOrEqual(9)
+    expect(new Set(view.colors).size, `distinct colours for ${names.join(', ')}`).toBe(view.colors.length)
+    if (versions > 9) expect(names.at(-1)).toBe(lang === 'en' ? 'Other' : '其他')
+    await page.getByTestId('figure-firmware').scrollIntoViewIfNeeded()
+    await saveScreen(page, `dashboard-firmware-${lang}`)
+  }
+})
+
+test('two-axis charts say which series is on which axis, with units; new members have their own axis', async ({ page, baseURL }) => {
+  await openSignedIn(page, baseURL!)
+  const words = { en: { hours: 'hours', csat: 'CSAT (%)' }, zh: { hours: '小时', csat: 'CSAT（%）' } }
+  for (const lang of ['en', 'zh'] as const) {
+    await openIn(page, '/analytics/satisfaction', lang)
+    const reply = await chartView(page, 'responseTime')
+    expect(reply.option.yAxis[0]!.name).toContain(words[lang].hours)
+    expect(reply.option.yAxis[1]!.name).toBeTruthy()
+    // The names are drawn, not only set.
+    expect(reply.texts).toContain(reply.option.yAxis[0]!.name)
+    const csat = await chartView(page, 'csatTrend')
+    expect(csat.option.yAxis[1]!.name).toBe(words[lang].csat)
+    expect(csat.texts).toContain(words[lang].csat)
+    await page.getByTestId('figure-csatTrend').scrollIntoViewIfNeeded()
+    await saveScreen(page, `dashboard-satisfaction-axes-${lang}`)
+
+    await openIn(page, '/analytics/engagement', lang)
+    const daily = await chartView(page, 'daily')
+    const axisOf = (name: string) => daily.option.series.find((s) => s.name === name)!.yAxisIndex ?? 0
+    const [newMembers, rides] = lang === 'en' ? ['New members', 'Rides'] : ['新增会员', '骑行次数']
+    expect(axisOf(newMembers)).toBe(1)
+    expect(axisOf(rides)).toBe(0)
+    expect(daily.option.yAxis[1]!.name).toBe(newMembers)
+    await saveScreen(page, `dashboard-engagement-daily-${lang}`)
+  }
+})
+
+test('today, not over yet, is drawn as partial on every daily chart, never as a drop to zero', async ({ page, baseURL }) => {
+  await openSignedIn(page, baseURL!)
+  const today = day(Date.now())
+  for (const [path, key] of [
+    ['/dashboard', 'registrations'],
+    ['/analytics/engagement', 'daily'],
+    ['/analytics/performance', 'crashFree'],
+    ['/analytics/performance', 'startTime'],
+  ] as const) {
+    await openIn(page, path, 'en')
+    const view = await chartView(page, key)
+    const days = categoryAxis(view).data!
+    const last = days.length - 1
+    expect(days[last]).toBe(today)
+    const names = [...new Set(view.option.series.map((s) => s.name))]
+    for (const name of names) {
+      const pieces = view.option.series.filter((s) => s.name === name)
+      const solid = pieces.find((s) => s.lineStyle?.type !== 'dashed')!
+      const dashed = pieces.find((s) => s.lineStyle?.type === 'dashed')
+      // The solid line stops the day before; a dashed piece carries today's count so far.
+      expect(solid.data[last], `${key} ${name}: the solid line leaves today out`).toBeNull()
+      expect(dashed, `${key} ${name}: today's piece is dashed`).toBeTruthy()
+      // Only the last whole day and today: nothing else is drawn twice.
+      expect(dashed!.data.slice(0, -2).every((v) => v === null)).toBe(true)
+    }
+    expect(view.texts).toContain('Today so far')
+  }
+  await saveScreen(page, 'dashboard-partial-day-en')
+})
+
+test('every dashboard opens on one default range, said on the page', async ({ page, baseURL }) => {
+  await openSignedIn(page, baseURL!)
+  const r = range(90)
+  for (const lang of ['en', 'zh'] as const) {
+    for (const path of ['/dashboard', '/analytics/engagement', '/analytics/performance', '/analytics/satisfaction', '/analytics/bikeStats']) {
+      const answered = page.waitForResponse((res) => /\/api\/analytics\/[a-zA-Z]+(\?|$)/.test(res.url()) && res.request().method() === 'GET')
+      await openIn(page, path, lang)
+      const answer = (await (await answered).json()) as { data: { query: { from: string; to: string } } }
+      expect(answer.data.query, path).toMatchObject(r)
+      const inputs = page.getByTestId('dashboard-filters').locator('.ant-picker-input input')
+      await expect(inputs.nth(0)).toHaveValue(r.from)
+      await expect(inputs.nth(1)).toHaveValue(r.to)
+      await expect(page.getByTestId('dashboard-range-note')).toContainText(lang === 'en' ? 'The last 90 days' : '最近 90 天')
+    }
+  }
+})
+
+test('the date picker stops at 400 days and says so; a longer range in the URL offers the default', async ({ page, baseURL }) => {
+  await openSignedIn(page, baseURL!)
+  // A range of 100 days ending 200 days ago; then its start moved back, past the limit and to it.
+  const end = day(Date.now() - 200 * DAY)
+  const tooFar = day(Date.now() - 200 * DAY - 400 * DAY)
+  const farthest = day(Date.now() - 200 * DAY - 399 * DAY)
+  await openIn(page, `/analytics/engagement?from=${day(Date.now() - 299 * DAY)}&to=${end}`, 'en')
+  await expect(card(page, 'active')).toBeVisible()
+  const inputs = page.getByTestId('dashboard-filters').locator('.ant-picker-input input')
+  await inputs.nth(0).click()
+  await expect(page.getByTestId('dashboard-range-limit')).toContainText('at most 400 days')
+  await saveScreen(page, 'dashboard-range-picker-en')
+  // A 401-day range is not taken: the day is disabled, typed or clicked.
+  await inputs.nth(0).fill(tooFar)
+  await inputs.nth(0).press('Enter')
+  await page.waitForTimeout(500)
+  expect(page.url()).not.toContain(`from=${tooFar}`)
+  await inputs.nth(0).fill(farthest)
+  await inputs.nth(0).press('Enter')
+  if (!page.url().includes(`from=${farthest}`)) await inputs.nth(1).press('Enter')
+  await expect(page).toHaveURL(new RegExp(`from=${farthest}&to=${end}`))
+  await expect(card(page, 'active')).toBeVisible()
+  await expect(page.getByTestId('dashboard-error')).toHaveCount(0)
+
+  // A pasted URL past the limit: the server's words, and a way out that works (no "Try again").
+  for (const lang of ['en', 'zh'] as const) {
+    await openIn(page, `/analytics/engagement?from=${tooFar}&to=${end}`, lang)
+    await expect(page.getByTestId('dashboard-error')).toBeVisible()
+    await expect(page.getByTestId('dashboard-retry')).toHaveCount(0)
+    await saveScreen(page, `dashboard-range-too-long-${lang}`)
+    await page.getByTestId('dashboard-default-range').click()
+    await expect(card(page, 'active')).toBeVisible()
+    await expect(page).not.toHaveURL(/from=/)
+  }
+})
+
+test('every home card opens a list whose total is the card’s', async ({ page, baseURL }) => {
+  await openSignedIn(page, baseURL!)
+  await openIn(page, '/dashboard', 'en')
+  const links = page.locator('[data-testid^="card-link-"]')
+  await expect(links.first()).toBeVisible()
+  const cards = await links.evaluateAll((els) =>
+    els.map((el) => ({ key: el.getAttribute('data-testid')!.slice('card-link-'.length), href: el.getAttribute('href')!, value: el.querySelector('[data-testid^="card-value-"]')!.textContent! })),
+  )
+  // Every card of the home page with a link: the admin holds every right.
+  expect(cards.map((c) => c.key).sort()).toEqual(
+    ['bikesRegistered', 'devicesOnline', 'membersActive7d', 'serviceOverdue', 'upgradesRunning', 'warningsCritical', 'warningsMajor', 'warningsMinor', 'warningsWarning'].sort(),
+  )
+  for (const c of cards) {
+    const path = new URL(c.href, baseURL).pathname
+    const listed = page.waitForResponse((res) => new URL(res.url()).pathname.endsWith(`${path}/list`) && res.request().method() === 'POST')
+    await openIn(page, '/dashboard', 'en')
+    await page.getByTestId(`card-link-${c.key}`).click()
+    await expect(page).toHaveURL(c.href)
+    const answer = (await (await listed).json()) as { data: { total: number } }
+    expect(answer.data.total, `${c.key}: the list at ${c.href}`).toBe(Number(c.value.replace(/\D/g, '')))
+    if (c.key === 'membersActive7d') await saveScreen(page, 'dashboard-members-active-list-en')
+  }
 })

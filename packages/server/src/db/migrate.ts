@@ -28,6 +28,7 @@ import { serviceOrderBike } from './migrations/2026-11-28T19-service-order-bike'
 import { approvalBinds } from './migrations/2026-11-28T20-approval-binds'
 import { otaCommit } from './migrations/2026-11-28T22-ota-commit'
 import { otaHolds } from './migrations/2026-11-28T23-ota-holds'
+import { memberLastActive } from './migrations/2026-11-29T00-member-last-active'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set. Generated
 // modules' migrations (Tool system › Code generation) come last, from their own list.
@@ -58,6 +59,7 @@ export const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-28T20-approval-binds': approvalBinds(dialect),
   '2026-11-28T22-ota-commit': otaCommit(dialect),
   '2026-11-28T23-ota-holds': otaHolds(dialect),
+  '2026-11-29T00-member-last-active': memberLastActive(dialect),
 })
 
 /**

@@ -16,7 +16,6 @@ export const homeDashboard: DashboardDef = {
   title: l('Home', '首页'),
   permission: null,
   filters: [],
-  defaultDays: 90,
   figures: [
     {
       key: 'cards',
@@ -25,7 +24,11 @@ export const homeDashboard: DashboardDef = {
       span: 2,
       columns: [
         col('bikesRegistered', 'Bikes registered', '已注册车辆', 'count', { permission: 'bike:bike:list', link: { path: '/bike/bike', query: { bindStatus: 'bound' } } }),
-        col('membersActive7d', 'Members active (7 days)', '7 日活跃会员', 'count', { permission: 'member:member:list', link: { path: '/member/member' } }),
+        col('membersActive7d', 'Members active (7 days)', '7 日活跃会员', 'count', {
+          permission: 'member:member:list',
+          // The members whose last active day is in the 7 days ending today: the rows the card counts.
+          link: { path: '/member/member', query: { lastActiveDay: '{today-6},{today}' } },
+        }),
         col('devicesOnline', 'Devices online now', '当前在线设备', 'count', { permission: 'iot:device:list', link: { path: '/iot/device', query: { state: 'online,activated' } } }),
         col('warningsCritical', 'Open warnings: critical', '未结告警：严重', 'count', { permission: 'iot:warning:list', link: { path: '/iot/warning', query: { severity: 'critical', state: 'activeUnack,activeAck' } } }),
         col('warningsMajor', 'Open warnings: major', '未结告警：重要', 'count', { permission: 'iot:warning:list', link: { path: '/iot/warning', query: { severity: 'major', state: 'activeUnack,activeAck' } } }),
@@ -55,7 +58,6 @@ export const engagementDashboard: DashboardDef = {
   title: l('User engagement', '用户活跃度'),
   permission: 'dashboard:engagement',
   filters: ['countryId', 'platform'],
-  defaultDays: 90,
   figures: [
     {
       key: 'summary',
@@ -76,7 +78,8 @@ export const engagementDashboard: DashboardDef = {
       help: l('A member is active on a day with a ride or an app event', '当天有骑行或 App 事件的会员计为活跃'),
       kind: 'line',
       span: 2,
-      columns: [day, col('dau', 'Active members', '活跃会员', 'count'), col('newMembers', 'New members', '新增会员', 'count'), col('rides', 'Rides', '骑行次数', 'count')],
+      // Sign-ups (tens a day) on an axis of their own: on the rides' axis (thousands) they would lie flat on zero.
+      columns: [day, col('dau', 'Active members', '活跃会员', 'count'), col('newMembers', 'New members', '新增会员', 'count', { secondAxis: true }), col('rides', 'Rides', '骑行次数', 'count')],
     },
     { key: 'weekly', title: l('Weekly active members', '周活跃会员'), kind: 'bar', columns: [week, col('wau', 'Active members', '活跃会员', 'count')] },
     { key: 'monthly', title: l('Monthly active members', '月活跃会员'), kind: 'bar', columns: [month, col('mau', 'Active members', '活跃会员', 'count')] },
@@ -103,7 +106,6 @@ export const performanceDashboard: DashboardDef = {
   title: l('App performance', 'App 性能'),
   permission: 'dashboard:performance',
   filters: ['countryId', 'platform'],
-  defaultDays: 90,
   figures: [
     {
       key: 'summary',
@@ -159,7 +161,6 @@ export const satisfactionDashboard: DashboardDef = {
   title: l('Satisfaction', '满意度'),
   permission: 'dashboard:satisfaction',
   filters: ['countryId'],
-  defaultDays: 180,
   figures: [
     {
       key: 'summary',
@@ -199,7 +200,6 @@ export const bikeStatsDashboard: DashboardDef = {
   title: l('Registered bikes', '注册车辆统计'),
   permission: 'dashboard:bikeStats',
   filters: ['countryId', 'modelId'],
-  defaultDays: 365,
   figures: [
     {
       key: 'summary',

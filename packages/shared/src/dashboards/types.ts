@@ -27,8 +27,14 @@ export interface DashboardQuery {
   platform?: 'ios' | 'android'
 }
 
-/** The longest range a request may ask for, in days. */
+/** The longest range a request may ask for, in days (the date picker stops there too). */
 export const DASHBOARD_MAX_DAYS = 400
+
+/**
+ * The range every dashboard shows when the URL names none: the last N days up to today. One default
+ * for all, said beside the date picker, so moving between dashboards never changes the range unseen.
+ */
+export const DASHBOARD_DEFAULT_DAYS = 90
 
 /**
  * How a figure is drawn. By convention the first column is the category (a day, a week, a month, a
@@ -51,7 +57,8 @@ export interface FigureColumn {
   unit: ColumnUnit
   /**
    * kpis: the list the card opens, with its filter applied (query string values, as the list reads
-   * them: `in` values comma-separated, a range 'from,to'; `{from}` and `{to}` stand for the answer's range).
+   * them: `in` values comma-separated, a range 'from,to'; `{from}` and `{to}` stand for the answer's range,
+   * `{today}` and `{today-N}` for today's UTC day and N days before it).
    */
   link?: { path: string; query?: Record<string, string> }
   /** kpis: the card is shown (and its value computed) only for users holding this permission. */
@@ -79,8 +86,6 @@ export interface DashboardDef {
   /** `${permission}:list` reads it, `${permission}:export` downloads it; home has none (per card). */
   permission: string | null
   filters: readonly DashboardFilter[]
-  /** The range shown when the URL names none: the last N days up to today. */
-  defaultDays: number
   figures: readonly FigureDef[]
 }
 

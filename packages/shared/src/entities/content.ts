@@ -238,10 +238,10 @@ export const protocol = defineEntity({
   storage: { indexes: [{ columns: ['type', 'language', 'versionCode'], unique: true }] },
   fields: [
     idField('protocolId'),
-    { ...name, label: { en_US: 'Protocol name', zh_CN: '协议名称' } },
-    { name: 'type', kind: 'enum', options: PROTOCOL_TYPES, label: { en_US: 'Protocol type', zh_CN: '协议类型' }, required: true, search: 'eq' },
-    { name: 'content', kind: 'richText', label: { en_US: 'Protocol content', zh_CN: '协议内容' }, required: true, list: false },
-    { ...language, label: { en_US: 'Protocol language', zh_CN: '协议语言' } },
+    { ...name, label: { en_US: 'Agreement name', zh_CN: '协议名称' } },
+    { name: 'type', kind: 'enum', options: PROTOCOL_TYPES, label: { en_US: 'Agreement type', zh_CN: '协议类型' }, required: true, search: 'eq' },
+    { name: 'content', kind: 'richText', label: { en_US: 'Agreement content', zh_CN: '协议内容' }, required: true, list: false },
+    { ...language, label: { en_US: 'Agreement language', zh_CN: '协议语言' } },
     { name: 'versionCode', kind: 'version', label: { en_US: 'Version code', zh_CN: '版本号' }, required: true, search: 'eq', sort: true },
     {
       name: 'isUpdate',
@@ -317,7 +317,7 @@ export const protocolSignature = defineEntity({
     { name: 'protocolId', kind: 'reference', entity: 'protocol', label: { en_US: 'Agreement', zh_CN: '协议' }, required: true, readOnly: true, search: 'eq' },
     { name: 'memberId', kind: 'reference', entity: 'member', label: { en_US: 'Member', zh_CN: '会员' }, required: true, readOnly: true, search: 'eq' },
     // Copies of the agreement's, so a member's standing per type and language is one indexed read.
-    { name: 'type', kind: 'enum', options: PROTOCOL_TYPES, label: { en_US: 'Protocol type', zh_CN: '协议类型' }, required: true, readOnly: true, search: 'eq' },
+    { name: 'type', kind: 'enum', options: PROTOCOL_TYPES, label: { en_US: 'Agreement type', zh_CN: '协议类型' }, required: true, readOnly: true, search: 'eq' },
     { ...language, readOnly: true },
     { name: 'versionCode', kind: 'version', label: { en_US: 'Version code', zh_CN: '版本号' }, required: true, readOnly: true },
     {

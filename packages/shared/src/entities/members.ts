@@ -46,6 +46,8 @@ export const member = defineEntity({
       { columns: ['createTime'] },
       { columns: ['status', 'createTime'] },
       { columns: ['countryId'] },
+      // Active in a range of days (the home card and its list).
+      { columns: ['lastActiveDay'] },
     ],
   },
   fields: [
@@ -94,6 +96,9 @@ export const member = defineEntity({
     { name: 'bluetoothUnlock', kind: 'boolean', label: { en_US: 'Bluetooth unlocking', zh_CN: '蓝牙解锁' }, default: false, readOnly: true, list: false },
     { ...createTime, label: { en_US: 'Registration time', zh_CN: '注册时间' } },
     { name: 'lastLoginTime', kind: 'datetime', label: { en_US: 'Last login', zh_CN: '最后登录' }, readOnly: true, sort: true },
+    // The last UTC day with a ride or an app event, kept by the dashboards' rollups (docs/dashboards.md):
+    // the home card "Members active (7 days)" opens this list filtered on it, so both count the same rows.
+    { name: 'lastActiveDay', kind: 'date', label: { en_US: 'Last active', zh_CN: '最近活跃' }, readOnly: true, search: 'range', sort: true, list: false },
     remark,
   ],
 })
@@ -242,6 +247,8 @@ export const feedback = defineEntity({
       on: 'row',
       mode: 'sync',
       input: [{ name: 'reply', kind: 'longText', max: 2000, label: { en_US: 'Reply', zh_CN: '回复' }, required: true }],
+      // What is being answered, beside the reply box.
+      context: ['memberId', 'stars', 'tagIds', 'createTime', 'content', 'image1', 'image2', 'image3', 'image4'],
     },
   ],
 })

@@ -443,6 +443,8 @@ export const country = defineEntity({
   singular: { en_US: 'country', zh_CN: '国家地区' },
   idField: 'countryId',
   labelField: 'nameEn',
+  // sys_country keeps both names: a Chinese reader sees 荷兰 where an English one sees Netherlands.
+  labelFieldByLanguage: { zh_CN: 'name' },
   defaultSort: { field: 'nameEn', order: 'asc' },
   scope: SYSTEM_SETTINGS,
   fields: [

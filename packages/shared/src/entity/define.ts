@@ -1,3 +1,4 @@
+import type { Language } from '../api'
 import type { EntityDef, FieldDef, Label, Operation } from './types'
 import { checkRelatedDefinition } from './related'
 import { checkWorkflow } from './workflow'
@@ -121,6 +122,7 @@ export function defineEntity<const D extends EntityDef>(def: D & KnownKeysOnly<D
   checkScopeDefinition(def, fieldMap)
   const labelField = def.labelField ?? def.fields.find((f) => f.kind === 'text')?.name ?? def.idField
   mustExist(labelField, 'labelField')
+  for (const name of Object.values(def.labelFieldByLanguage ?? {})) mustExist(name, 'labelFieldByLanguage')
   const parents = def.fields.filter((f) => f.kind === 'treeParent')
   if (parents.length > 1) throw new Error(`${def.key}: a tree has one parent field`)
   const sortable = new Set(def.fields.filter((f) => f.sort).map((f) => f.name))
@@ -173,4 +175,13 @@ function checkScopeDefinition(def: EntityDef, fieldMap: Map<string, FieldDef>) {
   if (s.via && fieldMap.get(s.via)?.kind !== 'reference') throw new Error(`${where}.via ${s.via} must be a reference field`)
   if (s.person && s.person !== 'createBy' && !refersTo(s.person, 'user')) throw new Error(`${where}.person ${s.person} must be a reference to user (or the id of user), or createBy`)
   if (s.person === 'createBy' && def.storage?.audited === false) throw new Error(`${where}.person createBy needs the audit columns`)
+}
+
+/**
+ * The field that names a row of `e` to a reader of `lang`: the definition's field for that language
+ * (a country's Chinese name), else its label field. Lists, details, pickers, exports and the
+ * dashboards name rows through it, so a name reads the same everywhere in one language.
+ */
+export function labelFieldIn(e: Pick<ResolvedEntity, 'labelField' | 'labelFieldByLanguage'>, lang: Language): string {
+  return e.labelFieldByLanguage?.[lang] ?? e.labelField
 }

@@ -169,6 +169,11 @@ export interface TransitionStep {
   confirm?: Label
   /** Shown as a dangerous button (reject, withdraw). */
   danger?: boolean
+  /**
+   * Fields of the row its dialog shows beside the input, read as the details show them (the
+   * feedback's member, stars, tags, text and images beside the reply box): what the user decides on.
+   */
+  context?: readonly string[]
 }
 
 /** How long a state may last before the row is overdue: calendar or working days (Mon–Fri), configurable by key. */
@@ -223,6 +228,11 @@ export interface ActionDef {
    * frame numbers generated past the 5 % rule.
    */
   preview?: boolean
+  /**
+   * Fields of the row its dialog shows beside the input, read as the details show them (the
+   * feedback's member, stars, tags, text and images beside the reply box): what the user decides on.
+   */
+  context?: readonly string[]
 }
 
 /** What an action's preview answers, in the caller's language (docs/entity-engine.md › Actions). */
@@ -379,6 +389,12 @@ export interface EntityDef {
   idField: string
   /** The field that names a row to people (references, delete confirmations); default the first text field. */
   labelField?: string
+  /**
+   * The field that names a row in another language, where the table keeps the name in several
+   * (a country's Chinese name beside its English one): lists' `<name>Label`, details, pickers and
+   * exports name the row in the caller's language, as the dashboards do (labelFieldIn).
+   */
+  labelFieldByLanguage?: Partial<Record<Language, string>>
   /**
    * Rows that change without a request (a device's state, as it reports): GET `stream` sends
    * server-sent `event`s whose data has the row's id field and its changed fields. Lists showing the

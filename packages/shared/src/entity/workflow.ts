@@ -64,6 +64,14 @@ export function checkWorkflow(def: EntityDef, fieldMap: ReadonlyMap<string, Fiel
       if (f.kind === 'password' && !/password/i.test(f.name)) fail(`${owner} input ${f.name}: a password input's name must say password (the operation log masks it by name)`)
     }
   }
+  // The row's fields a dialog shows beside the input: read from the row, so never a password.
+  const checkContext = (owner: string, context: readonly string[] | undefined) => {
+    for (const name of context ?? []) {
+      const f = fieldMap.get(name)
+      if (!f) fail(`${owner}.context: ${name} is not a field`)
+      else if (f.kind === 'password') fail(`${owner}.context: ${name} is a password`)
+    }
+  }
   const t = def.transitions
   if (t) {
     const field = fieldMap.get(t.field)
@@ -79,6 +87,7 @@ export function checkWorkflow(def: EntityDef, fieldMap: ReadonlyMap<string, Fiel
       for (const s of step.from) state(s, `step ${step.name}`)
       for (const s of stepTargets(step)) state(s, `step ${step.name}`)
       checkInput(`step ${step.name}`, step.input)
+      checkContext(`step ${step.name}`, step.context)
       if (step.input?.some((f) => f.name === 'to')) fail(`step ${step.name}: input may not be called "to" (the chosen state travels as to)`)
     }
     if (t.deadline) {
@@ -90,6 +99,8 @@ export function checkWorkflow(def: EntityDef, fieldMap: ReadonlyMap<string, Fiel
   for (const a of def.actions ?? []) {
     checkName(a.name)
     checkInput(`action ${a.name}`, a.input, { lists: true, passwords: (a.mode ?? 'sync') === 'sync' })
+    checkContext(`action ${a.name}`, a.context)
+    if (a.context?.length && a.on !== 'row') fail(`action ${a.name}.context: only a row action has a row to show`)
     if (a.when && !fieldMap.has(a.when.field)) fail(`action ${a.name}.when: ${a.when.field} is not a field`)
     for (const f of a.whenEmpty ?? []) if (!fieldMap.has(f)) fail(`action ${a.name}.whenEmpty: ${f} is not a field`)
     if ((a.when || a.whenEmpty?.length) && a.on !== 'row' && a.on !== 'selection') fail(`action ${a.name}: only row and selection actions depend on a row's state`)

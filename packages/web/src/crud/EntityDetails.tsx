@@ -50,12 +50,13 @@ export function EntityDescriptions<E extends ResolvedEntity>({ entity, row, cell
       className="crud-details"
       bordered
       size="small"
-      column={2}
+      // Two columns of label and value need a tablet's width; a phone's drawer shows one, so nothing runs off its right edge.
+      column={{ xs: 1, sm: 1, md: 2 }}
       data-testid={testId}
       items={fields.map((f) => ({
         key: f.name,
         label: localized(f.label),
-        span: isLong(f) ? 2 : 1,
+        span: isLong(f) ? { xs: 1, sm: 1, md: 2 } : 1,
         children: <FieldValue entity={entity} field={f} row={row} cells={shownCells} />,
       }))}
     />

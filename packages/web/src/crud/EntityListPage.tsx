@@ -1,5 +1,5 @@
-import { useContext, useEffect, useMemo, useState, type Key } from 'react'
-import { Table } from 'antd'
+import { useContext, useEffect, useMemo, useRef, useState, type Key } from 'react'
+import { Grid, Table } from 'antd'
 import { UNSAFE_LocationContext } from 'react-router'
 import type { ColumnType, SorterResult } from 'antd/es/table/interface'
 import type { ResolvedEntity } from '@velo/shared'
@@ -13,6 +13,8 @@ import { ColumnSettings } from './list/ColumnSettings'
 import { ListActions } from './list/ListActions'
 import { listColumns } from './list/columns'
 import { useHiddenColumns } from './list/columnVisibility'
+import { COLUMN_KEY_ATTRIBUTE, stretchedCellProps, useStretchToFit } from './list/fitColumns'
+import { keyColumnOf, RowCards } from './list/RowCards'
 import { ListPager } from './list/ListPager'
 import { ListToolbar } from './list/ListToolbar'
 import { RowActions, standardRowActions, type RowActionList } from './list/RowActions'
@@ -100,6 +102,13 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
   const [hiddenColumns, setHiddenColumns] = useHiddenColumns(entity.key)
   const exportRows = useExport(entity)
   const tree = entity.treeParent
+  // Below the mobile breakpoint (antd's md, 768 px) a flat list shows its rows as cards, a tree its
+  // name column and actions only (its nesting needs the table): the row's name beside its actions.
+  // Only a width known to be below it: where no breakpoint matches (no media queries) the table stays.
+  const screens = Grid.useBreakpoint()
+  const phone = Object.values(screens).some(Boolean) && !screens.md
+  const tableBox = useRef<HTMLDivElement>(null)
+  const stretch = useStretchToFit(tableBox, !phone || !!tree)
   // Rows are told apart by the definition's id field, as for any entity.
   const idOf = (row: Row | undefined) => row?.[entity.idField]
 
@@ -146,7 +155,23 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
 
   const ownCells: Readonly<Record<string, CellRenderer<EntityRow<E>>>> = { ...workflowCells(entity), ...cells }
   const columns = listColumns(entity, state.sort, ownCells)
-  const shownColumns: ColumnType<EntityRow<E>>[] = [...columns.filter((c) => !hiddenColumns.has(c.key)), ...extraColumns]
+  const visibleColumns = [...columns.filter((c) => !hiddenColumns.has(c.key)), ...extraColumns]
+  const treeKey = tree && phone ? keyColumnOf(entity, columns.filter((c) => !hiddenColumns.has(c.key))) : undefined
+  // Each header cell names its column (the fit to the Actions column measures them); the column that
+  // takes the room left before the Actions column gets it as padding (list/fitColumns.ts).
+  const shownColumns: ColumnType<EntityRow<E>>[] = (treeKey ? [treeKey] : visibleColumns).map((c) => {
+    const key = String(c.key)
+    const own = c.onHeaderCell
+    // A column of a set width (times) takes the room as width, others as padding: either way its measured width less the extra is its own.
+    const sized = stretch?.key === key && typeof c.width === 'number' ? c.width + stretch.extra : undefined
+    const widened = stretch?.key === key && sized === undefined ? stretchedCellProps(stretch) : null
+    return {
+      ...c,
+      ...(sized !== undefined ? { width: sized } : {}),
+      onHeaderCell: (column) => ({ ...own?.(column), [COLUMN_KEY_ATTRIBUTE]: key, ...widened }) as ReturnType<NonNullable<typeof own>>,
+      ...(widened ? { onCell: (row: EntityRow<E>, index?: number) => ({ ...c.onCell?.(row, index), ...widened }) } : {}),
+    }
+  })
   // The steps the row's state allows come first: they are what the row waits for. Modify and delete
   // only where the row's state allows them (the definition's `states`).
   const actionsOf = (row: EntityRow<E>): RowActionList => [
@@ -168,6 +193,8 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
       render: (_: unknown, row: EntityRow<E>) => <RowActions actions={actionsOf(row)} />,
     })
   }
+  const rowSelection =
+    (!tree && (allowed.remove || allowed.edit)) || toolbarActions || workflow.selects ? { selectedRowKeys: selectedKeys, onChange: setSelectedKeys } : undefined
 
   const allExpanded = expandedKeys.length > 0
   const actions = (
@@ -216,24 +243,35 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
         onRefresh={list.refresh}
         tools={<ColumnSettings columns={columns.map((c) => ({ key: c.key, title: String(c.title) }))} hidden={hiddenColumns} onChange={setHiddenColumns} />}
       />
-      <Table<EntityRow<E>>
-        rowKey={entity.idField}
-        loading={query.isFetching}
-        dataSource={dataSource}
-        columns={shownColumns}
-        pagination={false}
-        scroll={{ x: 'max-content' }}
-        rowSelection={
-          (!tree && (allowed.remove || allowed.edit)) || toolbarActions || workflow.selects ? { selectedRowKeys: selectedKeys, onChange: setSelectedKeys } : undefined
-        }
-        expandable={tree ? { expandedRowKeys: expandedKeys, onExpandedRowsChange: setExpandedKeys } : undefined}
-        onChange={(_pagination, _filters, sorter) => {
-          const { columnKey, order } = sorter as SorterResult<EntityRow<E>>
-          const sort: ListSort | null = order && columnKey ? { field: String(columnKey), order: order === 'ascend' ? 'asc' : 'desc' } : null
-          setState({ ...state, sort, pageNum: 1 })
-        }}
-        data-testid="crud-table"
-      />
+      {phone && !tree ? (
+        <RowCards<EntityRow<E>>
+          entity={entity}
+          rows={dataSource}
+          columns={shownColumns.filter((c) => c.key !== 'actions') as (ColumnType<EntityRow<E>> & { key: string })[]}
+          actions={shownColumns.some((c) => c.key === 'actions') ? (row) => <RowActions actions={actionsOf(row)} /> : undefined}
+          loading={query.isFetching}
+          selection={rowSelection ? { selectedKeys, onChange: setSelectedKeys } : undefined}
+        />
+      ) : (
+        <div ref={tableBox}>
+          <Table<EntityRow<E>>
+            rowKey={entity.idField}
+            loading={query.isFetching}
+            dataSource={dataSource}
+            columns={shownColumns}
+            pagination={false}
+            scroll={{ x: 'max-content' }}
+            rowSelection={rowSelection}
+            expandable={tree ? { expandedRowKeys: expandedKeys, onExpandedRowsChange: setExpandedKeys } : undefined}
+            onChange={(_pagination, _filters, sorter) => {
+              const { columnKey, order } = sorter as SorterResult<EntityRow<E>>
+              const sort: ListSort | null = order && columnKey ? { field: String(columnKey), order: order === 'ascend' ? 'asc' : 'desc' } : null
+              setState({ ...state, sort, pageNum: 1 })
+            }}
+            data-testid="crud-table"
+          />
+        </div>
+      )}
       {!tree && (
         <ListPager total={total} pageNum={state.pageNum} pageSize={state.pageSize} onChange={(pageNum, pageSize) => setState({ ...state, pageNum, pageSize })} />
       )}

@@ -133,18 +133,30 @@ describe('DashboardView', () => {
     await waitFor(() => expect(analyticsCalls('engagement')).toContain('/api/analytics/engagement'))
   })
 
-  it('shows the server’s message for a refused range, and loads again on retry', async () => {
+  it('shows the server’s message for a refused range, and offers the default range rather than the same request again', async () => {
     signIn(['dashboard:engagement:list'])
     const refusal = 'The range starts after it ends: pick a start day on or before the end day'
     answers['/analytics/engagement'] = () => new Response(JSON.stringify({ code: 400, msg: refusal, data: null }), { status: 400, headers: { 'Content-Type': 'application/json' } })
     open(<DashboardView def={engagementDashboard} />, '/analytics/engagement?from=2026-10-31&to=2026-10-01')
     expect(await within(await screen.findByTestId('dashboard-error')).findByText(refusal)).toBeTruthy()
     expect(screen.queryByTestId('figure-daily')).toBeNull()
+    // Asking again for the same range cannot succeed: no "Try again".
+    expect(screen.queryByTestId('dashboard-retry')).toBeNull()
 
+    answers['/analytics/engagement'] = () => jsonResponse(engagement)
+    fireEvent.click(screen.getByTestId('dashboard-default-range'))
+    expect(await screen.findByTestId('card-value-active')).toBeTruthy()
+    expect(screen.queryByTestId('dashboard-error')).toBeNull()
+  })
+
+  it('tries again after a failure that is not a refusal', async () => {
+    signIn(['dashboard:engagement:list'])
+    answers['/analytics/engagement'] = () => new Response('busy', { status: 503 })
+    open(<DashboardView def={engagementDashboard} />, '/analytics/engagement')
+    await screen.findByTestId('dashboard-error')
     answers['/analytics/engagement'] = () => jsonResponse(engagement)
     fireEvent.click(screen.getByTestId('dashboard-retry'))
     expect(await screen.findByTestId('card-value-active')).toBeTruthy()
-    expect(screen.queryByTestId('dashboard-error')).toBeNull()
   })
 
   it('home: shows only the cards the user may open, each a link to its filtered list', async () => {

@@ -1,7 +1,7 @@
 import { useMemo, useState, type ReactNode } from 'react'
 import { Alert, Button, Space, Spin, Typography } from 'antd'
 import { DownloadOutlined } from '@ant-design/icons'
-import type { DashboardDef } from '@velo/shared'
+import { DASHBOARD_DEFAULT_DAYS, type DashboardDef } from '@velo/shared'
 import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
 import { useSearchParams } from 'react-router'
@@ -40,7 +40,7 @@ export function DashboardView({ def, header, refetchEveryMs }: DashboardViewProp
   const view = useMemo(() => readViewQuery(new URLSearchParams(search), def), [search, def])
   const data = useDashboardData(def.key, view, { refetchEveryMs })
   const answer = data.data
-  const range = answer && !data.isPlaceholderData ? { from: answer.query.from, to: answer.query.to } : shownRange(view, def)
+  const range = answer && !data.isPlaceholderData ? { from: answer.query.from, to: answer.query.to } : shownRange(view)
   const [downloading, setDownloading] = useState(false)
   const mayExport = def.permission === null || may({ permissions: [`${def.permission}:export`] })
   const allowed = (permission: string) => may({ permissions: [permission] })
@@ -63,6 +63,8 @@ export function DashboardView({ def, header, refetchEveryMs }: DashboardViewProp
     .filter(({ figure, shown, data: d }) => shown.length > (figure.kind === 'kpis' || figure.kind === 'table' ? 0 : 1) && (!answer || d))
   const firstLoad = data.isPending
   const failed = data.isError && !data.isFetching
+  // A request the server refused (400): the same view would be refused again.
+  const refused = data.error instanceof ApiError && data.error.kind === 'business' && data.error.code === 400
 
   return (
     <div className="dash-page" data-testid={`dashboard-${def.key}`}>
@@ -93,9 +95,17 @@ export function DashboardView({ def, header, refetchEveryMs }: DashboardViewProp
           showIcon
           title={failureText(data.error, t('dashboard.failed'))}
           action={
-            <Button size="small" onClick={() => void data.refetch()} data-testid="dashboard-retry">
-              {t('dashboard.retry')}
-            </Button>
+            refused ? (
+              // The server refused this view (a reversed or too long range from the URL): asking again
+              // cannot succeed, the default range can.
+              <Button size="small" onClick={() => setView({ ...view, from: undefined, to: undefined })} data-testid="dashboard-default-range">
+                {t('dashboard.showDefault', { days: DASHBOARD_DEFAULT_DAYS })}
+              </Button>
+            ) : (
+              <Button size="small" onClick={() => void data.refetch()} data-testid="dashboard-retry">
+                {t('dashboard.retry')}
+              </Button>
+            )
           }
           data-testid="dashboard-error"
         />

@@ -3,7 +3,7 @@ import { Card, Empty, Segmented, Skeleton, Typography } from 'antd'
 import type { FigureData, FigureDef } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../i18n'
-import { chartOption, type ShownColumn } from './chartOption'
+import { chartHeight, chartOption, type ShownColumn } from './chartOption'
 import { DashChart, useChartColors } from './DashChart'
 import { FigureTable } from './FigureTable'
 import { KpiCards } from './KpiCards'
@@ -39,7 +39,7 @@ function ChartFigure({ figure, data, shown }: { figure: FigureDef; data: FigureD
         data-testid={`toggle-${figure.key}`}
       />
       {view === 'chart' && option ? (
-        <DashChart option={option} height={figure.kind === 'heatmap' ? Math.max(280, 110 + data.rows.length * 28) : 280} testId={`chart-${figure.key}`} />
+        <DashChart option={option} height={chartHeight(figure, data, shown)} testId={`chart-${figure.key}`} />
       ) : (
         <FigureTable figureKey={figure.key} data={data} shown={shown} />
       )}

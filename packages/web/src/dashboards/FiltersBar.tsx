@@ -1,10 +1,10 @@
-import { Button, DatePicker, Select, Space } from 'antd'
+import { Button, DatePicker, Select, Space, Typography } from 'antd'
 import { ReloadOutlined } from '@ant-design/icons'
-import { DASHBOARD_FILTER_ENTITY, entityByKey, type DashboardDef, type DashboardFilter } from '@velo/shared'
+import { DASHBOARD_DEFAULT_DAYS, DASHBOARD_FILTER_ENTITY, DASHBOARD_MAX_DAYS, entityByKey, type DashboardDef, type DashboardFilter } from '@velo/shared'
 import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
 import { useEntityChoices } from '../crud/kinds/options'
-import { lastDays, utcToday, type ViewQuery } from './urlQuery'
+import { dayOutOfReach, lastDays, utcToday, type ViewQuery } from './urlQuery'
 
 const DAY_FORMAT = 'YYYY-MM-DD'
 /** The range presets, in days up to today. */
@@ -70,9 +70,15 @@ export function FiltersBar({ def, range, view, onChange, onReset }: FiltersBarPr
           const [from, to] = dates ?? []
           if (from && to) set({ from: from.format(DAY_FORMAT), to: to.format(DAY_FORMAT) })
         }}
+        // Once one end is picked, only days that keep the range within what the server answers.
+        disabledDate={(current, info) => dayOutOfReach(current.format(DAY_FORMAT), info?.from?.format(DAY_FORMAT), today)}
+        renderExtraFooter={() => <span data-testid="dashboard-range-limit">{t('dashboard.rangeLimit', { max: DASHBOARD_MAX_DAYS })}</span>}
         aria-label={t('dashboard.range')}
         data-testid="dashboard-range"
       />
+      <Typography.Text type="secondary" data-testid="dashboard-range-note">
+        {view.from || view.to ? t('dashboard.rangeChosen', { days: DASHBOARD_DEFAULT_DAYS, max: DASHBOARD_MAX_DAYS }) : t('dashboard.rangeDefault', { days: DASHBOARD_DEFAULT_DAYS, max: DASHBOARD_MAX_DAYS })}
+      </Typography.Text>
       {def.filters.map((filter) =>
         filter === 'platform' ? (
           <Select<'ios' | 'android'>

@@ -4,14 +4,20 @@ import type { FigureData } from '@velo/shared'
 import { localized } from '../i18n'
 import { formatValue } from './format'
 import type { ShownColumn } from './chartOption'
+import { addDays, utcToday } from './urlQuery'
+
+/** `{today}` and `{today-N}`: today's UTC day and N days before it (a card counting the last 7 days). */
+const fillToday = (value: string, today: string) => value.replace(/\{today(?:-(\d{1,3}))?\}/g, (_, back?: string) => addDays(today, -Number(back ?? 0)))
 
 /**
  * A link's query, its lists' commas kept readable (state=activeUnack,activeAck), as the list reads
  * them; `{from}` and `{to}` stand for the range the figures were counted over (a card counting the
- * range's feedback opens the list of that range's feedback).
+ * range's feedback opens the list of that range's feedback), `{today}` and `{today-N}` for the days
+ * a card counts back from today (the server's days are UTC days too).
  */
-export const linkSearch = (query: Record<string, string> = {}, range?: { from: string; to: string }) =>
+export const linkSearch = (query: Record<string, string> = {}, range?: { from: string; to: string }, today: string = utcToday()) =>
   Object.entries(query)
+    .map(([k, v]) => [k, fillToday(v, today)] as const)
     .map(([k, v]) => [k, range ? v.replaceAll('{from}', range.from).replaceAll('{to}', range.to) : v] as const)
     .filter(([, v]) => !/[{}]/.test(v))
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v).replace(/%2C/g, ',')}`)

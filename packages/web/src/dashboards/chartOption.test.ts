@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { bikeStatsDashboard, engagementDashboard, homeDashboard, performanceDashboard, satisfactionDashboard, type FigureDef } from '@velo/shared'
-import { chartOption, shownColumns, type ChartColors } from './chartOption'
+import { chartHeight, chartOption, MAX_NAMED_SERIES, namedSeries, OTHER_COLOR, SERIES_PALETTE, seriesColors, shownColumns, splitPartial, type ChartColors } from './chartOption'
 
 const colors: ChartColors = { text: '#111', secondary: '#666', split: '#eee', tooltip: '#fff', scale: ['#e6f4ff', '#1677ff'] }
 const figureOf = (figures: readonly FigureDef[], key: string) => figures.find((f) => f.key === key)!
@@ -8,8 +8,8 @@ const all = () => true
 
 // The options are read loosely: echarts' option types are unions of arrays and objects.
 type Loose = Record<string, any>
-const optionOf = (figure: FigureDef, rows: (string | number | null)[][], marks?: { at: string; label: string }[]) =>
-  chartOption(figure, { key: figure.key, rows, marks }, shownColumns(figure, all), colors) as Loose
+const optionOf = (figure: FigureDef, rows: (string | number | null)[][], marks?: { at: string; label: string }[], today = '2030-01-01') =>
+  chartOption(figure, { key: figure.key, rows, marks }, shownColumns(figure, all), colors, today) as Loose
 
 describe('figure → chart option', () => {
   it('draws a line per measure over the first column, with release marks on the days shown', () => {
@@ -35,16 +35,77 @@ describe('figure → chart option', () => {
     expect(option.yAxis[0]).toMatchObject({ min: 0, max: 100 })
   })
 
-  it('puts secondAxis columns on a right axis, as a line beside bars', () => {
+  it('puts secondAxis columns on a second axis, as a line beside bars, each axis named with its series and unit', () => {
     const figure = figureOf(satisfactionDashboard.figures, 'tags')
     const option = optionOf(figure, [['Battery', 12, 50]])
-    expect(option.yAxis).toHaveLength(2)
-    expect(option.yAxis[1]).toMatchObject({ position: 'right', min: 0, max: 100 })
-    expect(option.series.map((s: Loose) => [s.type, s.yAxisIndex])).toEqual([
+    // Named categories lie as horizontal bars: the value axes run along the bottom and the top.
+    expect(option.xAxis).toHaveLength(2)
+    expect(option.xAxis[0]).toMatchObject({ position: 'bottom', name: 'Feedback' })
+    expect(option.xAxis[1]).toMatchObject({ position: 'top', min: 0, max: 100, name: 'CSAT (%)' })
+    expect(option.series.map((s: Loose) => [s.type, s.xAxisIndex])).toEqual([
       ['bar', 0],
       ['line', 1],
     ])
   })
+
+  it('names both axes of a two-axis line, with units', () => {
+    const reply = optionOf(figureOf(satisfactionDashboard.figures, 'responseTime'), [['2026-11-02', 4.5, 20, 31]])
+    expect(reply.yAxis.map((a: Loose) => [a.position, a.name])).toEqual([
+      ['left', 'Median · p90 (hours)'],
+      ['right', 'Replied'],
+    ])
+    const csat = optionOf(figureOf(satisfactionDashboard.figures, 'csatTrend'), [['2026-11-02', 80, 20, 3]])
+    expect(csat.yAxis.map((a: Loose) => a.name)).toEqual(['Feedback · Unanswered', 'CSAT (%)'])
+  })
+
+  it('gives new members an axis of their own beside active members and rides', () => {
+    const option = optionOf(figureOf(engagementDashboard.figures, 'daily'), [['2026-11-01', 1900, 20, 4100]], undefined, '2026-12-01')
+    const axisOf = (name: string) => option.series.find((s: Loose) => s.name === name).yAxisIndex
+    expect(axisOf('New members')).toBe(1)
+    expect(axisOf('Rides')).toBe(0)
+    expect(axisOf('Active members')).toBe(0)
+  })
+
+  it('names every bar: named categories on rows of their own, each labelled', () => {
+    const figure = figureOf(bikeStatsDashboard.figures, 'byCountry')
+    const rows = Array.from({ length: 16 }, (_, i) => [`Country ${i + 1}`, 100 - i])
+    const option = optionOf(figure, rows)
+    expect(option.yAxis).toMatchObject({ type: 'category', inverse: true, axisLabel: { interval: 0 } })
+    expect(option.yAxis.data).toHaveLength(16)
+    expect(chartHeight(figure, { key: figure.key, rows }, shownColumns(figure, all))).toBeGreaterThanOrEqual(16 * 30)
+    // Bars over time: each labelled, slanted when many.
+    const weekly = optionOf(
+      figureOf(engagementDashboard.figures, 'weekly'),
+      Array.from({ length: 14 }, (_, i) => [`2026-W${i + 30}`, 10]),
+    )
+    expect(weekly.xAxis.axisLabel).toMatchObject({ interval: 0, rotate: 40 })
+  })
+
+  it('draws today on a daily line as partial: dashed from yesterday, never a drop to zero', () => {
+    const figure = figureOf(homeDashboard.figures, 'registrations')
+    const option = optionOf(
+      figure,
+      [
+        ['2026-11-22', 20, 30],
+        ['2026-11-23', 22, 28],
+        ['2026-11-24', 3, 4],
+      ],
+      undefined,
+      '2026-11-24',
+    )
+    const members = option.series.filter((s: Loose) => s.name === 'New members')
+    expect(members.map((s: Loose) => [s.data, s.lineStyle?.type])).toEqual([
+      [[20, 22, null], undefined],
+      [[null, 22, 3], 'dashed'],
+    ])
+    // One colour for both pieces, and a mark on today.
+    expect(members[0].color).toBe(members[1].color)
+    expect(option.series[0].markLine.data).toContainEqual({ xAxis: '2026-11-24', name: 'Today so far' })
+    // A range that ends before today has no partial day.
+    const past = optionOf(figure, [['2026-11-22', 20, 30]], undefined, '2026-11-24')
+    expect(past.series.map((s: Loose) => s.data)).toEqual([[20], [30]])
+  })
+
 
   it('leaves out the series of a column the user may not see', () => {
     const figure = figureOf(homeDashboard.figures, 'registrations')
@@ -67,12 +128,54 @@ describe('figure → chart option', () => {
     ])
   })
 
-  it('draws a pie of name and value', () => {
+  it('gives every firmware version its own colour, grouping the tail as Other past a readable number', () => {
+    const figure = figureOf(bikeStatsDashboard.figures, 'firmware')
+    // 15 versions over four parts, as the demo has them.
+    const rows: (string | number)[][] = []
+    for (const [part, versions] of [['IoT module', 5], ['Display', 4], ['Battery', 3], ['Controller', 3]] as const)
+      for (let v = 0; v < versions; v++) rows.push([part, `${part} 1.${v}`, 100 - v * 10])
+    const option = optionOf(figure, rows)
+    const names = option.series.map((s: Loose) => s.name)
+    expect(names).toHaveLength(MAX_NAMED_SERIES + 1)
+    expect(names.at(-1)).toBe('Other')
+    const colours = option.series.map((s: Loose) => s.color)
+    expect(new Set(colours).size).toBe(colours.length)
+    // Each part keeps its largest version named.
+    for (const part of ['IoT module', 'Display', 'Battery', 'Controller']) expect(names).toContain(`${part} 1.0`)
+    // Nothing is lost: each bar's total is the same.
+    const total = (bar: number) => option.series.reduce((sum: number, s: Loose) => sum + (s.data[bar] ?? 0), 0)
+    expect(total(0)).toBe(100 + 90 + 80 + 70 + 60)
+  })
+
+  it('names series in turns across bars, and all of them when they fit', () => {
+    const rows = [
+      { bar: 'A', series: 'a1', value: 50 },
+      { bar: 'A', series: 'a2', value: 40 },
+      { bar: 'A', series: 'a3', value: 30 },
+      { bar: 'B', series: 'b1', value: 5 },
+      { bar: 'B', series: 'b2', value: 4 },
+    ]
+    expect(namedSeries(rows, 3)).toEqual(['a1', 'b1', 'a2'])
+    expect(namedSeries(rows, 5)).toHaveLength(5)
+    expect(SERIES_PALETTE.length).toBeGreaterThan(MAX_NAMED_SERIES)
+    const colours = seriesColors(['x', 'y', 'Other'], 'Other')
+    expect(colours.get('Other')).toBe(OTHER_COLOR)
+    expect(colours.get('x')).not.toBe(colours.get('y'))
+  })
+
+  it('splits a line at a partial day, and leaves a whole range as it is', () => {
+    expect(splitPartial([1, 2, 3], 2)).toEqual({ whole: [1, 2, null], partial: [null, 2, 3] })
+    expect(splitPartial([1, 2, 3], -1)).toEqual({ whole: [1, 2, 3], partial: [] })
+  })
+
+  it('draws a pie of name and value, each slice its own colour', () => {
     const figure = figureOf(bikeStatsDashboard.figures, 'byModel')
-    expect(optionOf(figure, [['Metro', 30], ['Trail', 12]]).series[0].data).toEqual([
-      { name: 'Metro', value: 30 },
-      { name: 'Trail', value: 12 },
+    const data = optionOf(figure, [['Metro', 30], ['Trail', 12]]).series[0].data
+    expect(data.map((d: Loose) => [d.name, d.value])).toEqual([
+      ['Metro', 30],
+      ['Trail', 12],
     ])
+    expect(data[0].itemStyle.color).not.toBe(data[1].itemStyle.color)
   })
 
   it('draws retention cohorts as a 0–100 % heat map, without cells for days not reached', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { engagementDashboard, homeDashboard, satisfactionDashboard } from '@velo/shared'
-import { addDays, lastDays, readViewQuery, shownRange, utcToday, writeViewQuery } from './urlQuery'
+import { DASHBOARD_MAX_DAYS, DASHBOARDS, engagementDashboard, homeDashboard, satisfactionDashboard } from '@velo/shared'
+import { addDays, dayOutOfReach, daysBetween, lastDays, readViewQuery, shownRange, utcToday, writeViewQuery } from './urlQuery'
 
 const url = (query: string) => new URLSearchParams(query)
 
@@ -34,7 +34,24 @@ describe('dashboard URL query', () => {
     expect(utcToday(new Date('2026-11-24T23:30:00-05:00'))).toBe('2026-11-25')
     expect(addDays('2026-03-01', -1)).toBe('2026-02-28')
     expect(lastDays(7, '2026-11-24')).toEqual({ from: '2026-11-18', to: '2026-11-24' })
-    expect(shownRange({}, engagementDashboard, '2026-11-24')).toEqual({ from: addDays('2026-11-24', -89), to: '2026-11-24' })
-    expect(shownRange({ to: '2026-06-30' }, satisfactionDashboard, '2026-11-24')).toEqual({ from: addDays('2026-06-30', -179), to: '2026-06-30' })
+  })
+
+  it('opens every dashboard on the same default range, the last 90 days', () => {
+    expect(shownRange({}, '2026-11-24')).toEqual({ from: addDays('2026-11-24', -89), to: '2026-11-24' })
+    expect(shownRange({ to: '2026-06-30' }, '2026-11-24')).toEqual({ from: addDays('2026-06-30', -89), to: '2026-06-30' })
+    // One default, not one per dashboard: the definitions carry none of their own.
+    for (const def of Object.values(DASHBOARDS)) expect(def).not.toHaveProperty('defaultDays')
+  })
+
+  it('offers in the date picker only days that make a range the server answers', () => {
+    const today = '2026-11-24'
+    expect(dayOutOfReach('2026-11-25', undefined, today)).toBe(true)
+    expect(dayOutOfReach('2024-01-01', undefined, today)).toBe(false)
+    // 400 days with both ends, and not one more, either side of the picked end.
+    expect(daysBetween('2025-01-01', addDays('2025-01-01', DASHBOARD_MAX_DAYS - 1))).toBe(DASHBOARD_MAX_DAYS)
+    expect(dayOutOfReach(addDays('2025-01-01', DASHBOARD_MAX_DAYS - 1), '2025-01-01', today)).toBe(false)
+    expect(dayOutOfReach(addDays('2025-01-01', DASHBOARD_MAX_DAYS), '2025-01-01', today)).toBe(true)
+    expect(dayOutOfReach(addDays('2026-06-30', -DASHBOARD_MAX_DAYS), '2026-06-30', today)).toBe(true)
+    expect(dayOutOfReach(addDays('2026-06-30', -(DASHBOARD_MAX_DAYS - 1)), '2026-06-30', today)).toBe(false)
   })
 })

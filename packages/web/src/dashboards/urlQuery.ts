@@ -1,4 +1,4 @@
-import type { DashboardDef, DashboardFilter, DashboardQuery } from '@velo/shared'
+import { DASHBOARD_DEFAULT_DAYS, DASHBOARD_MAX_DAYS, type DashboardDef, type DashboardFilter, type DashboardQuery } from '@velo/shared'
 
 // A dashboard's view lives in its URL (from, to, countryId, modelId, platform): a reload, a pasted
 // link and the browser's back and forward show the same figures. Only what the user chose is
@@ -56,8 +56,22 @@ export function writeViewQuery(view: ViewQuery): URLSearchParams {
   return params
 }
 
-/** The range shown before the server has answered: what the URL names, else the dashboard's default. */
-export function shownRange(view: ViewQuery, def: DashboardDef, today: string = utcToday()): { from: string; to: string } {
+/** The range shown before the server has answered: what the URL names, else the default (every dashboard's). */
+export function shownRange(view: ViewQuery, today: string = utcToday()): { from: string; to: string } {
   const to = view.to ?? today
-  return { from: view.from ?? addDays(to, -(def.defaultDays - 1)), to }
+  return { from: view.from ?? addDays(to, -(DASHBOARD_DEFAULT_DAYS - 1)), to }
+}
+
+/** Days from `a` to `b`, both included (negative when b is before a). */
+export const daysBetween = (a: string, b: string): number => Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS) + 1
+
+/**
+ * Whether the date picker offers a day: not after today, and once one end is picked, not so far from
+ * it that the range would pass the longest the server answers (DASHBOARD_MAX_DAYS, ends included).
+ */
+export function dayOutOfReach(day: string, pickedEnd: string | undefined, today: string = utcToday()): boolean {
+  if (day > today) return true
+  if (!pickedEnd) return false
+  const [a, b] = day < pickedEnd ? [day, pickedEnd] : [pickedEnd, day]
+  return daysBetween(a, b) > DASHBOARD_MAX_DAYS
 }

@@ -103,6 +103,22 @@ export const enUS = {
   'dashboard.unit.hours': '{{value}} h',
   'dashboard.unit.km': '{{value}} km',
   'dashboard.unit.stars': '{{value}} ★',
+  // Dashboards (issue 36): the range's default and limit, grouped series, partial days, axis names.
+  'dashboard.rangeDefault': 'The last {{days}} days (every dashboard’s default) · at most {{max}} days',
+  'dashboard.rangeChosen': 'At most {{max}} days · Reset shows the last {{days}} days',
+  'dashboard.rangeLimit': 'A range is at most {{max}} days: days beyond it cannot be picked',
+  'dashboard.showDefault': 'Show the last {{days}} days',
+  'dashboard.other': 'Other',
+  'dashboard.partial': 'Today so far',
+  'dashboard.partialNote': '{{day}}: today so far (partial)',
+  'dashboard.axisName': '{{names}} ({{unit}})',
+  'dashboard.axisUnit.percent': '%',
+  'dashboard.axisUnit.hours': 'hours',
+  'dashboard.axisUnit.ms': 'ms',
+  'dashboard.axisUnit.km': 'km',
+  'dashboard.axisUnit.stars': 'stars',
+  'dashboard.axisUnit.count': 'count',
+  'dashboard.axisUnit.ratio': 'ratio',
 
   'profile.aboutMe': 'About me',
   'profile.basicInfo': 'Basic information',
@@ -698,6 +714,20 @@ export const enUS = {
   'monitorData.backups.serverVersion': 'Server version',
   'monitorData.backups.empty': 'No backups yet. The backup schedule makes them, or run <0>{{backup}}</0> on the server.',
   'monitorData.backups.restore': 'Backups stay on the server: they hold every password hash, so they cannot be downloaded here. To restore one, run <0>{{restore}}</0> on the server (see <0>{{doc}}</0>).',
+  // Issue 36 "Dialogs and forms" (helper dialogs): step dialogs' context, discarding changes, the tree input, export, durations
+  'crud.operationTitleOf': '{{operation}}: {{entity}} {{subject}}',
+  'crud.operationContext': 'The {{entity}}',
+  'crud.discardTitle': 'Discard your changes?',
+  'crud.discardContent': 'What you entered in this form will be lost.',
+  'crud.discard': 'Discard',
+  'crud.keepEditing': 'Keep editing',
+  'crud.exportConfirmCount_one': 'Export every {{entity}} row matching the current search ({{total}} row), in the list\'s order?',
+  'crud.exportConfirmCount_other': 'Export every {{entity}} row matching the current search ({{total}} rows), in the list\'s order?',
+  'crud.treeSearch': 'Search the tree',
+  'crud.treeNoMatch': 'Nothing matches',
+  'crud.selectAll': 'Select all',
+  'crud.selectNone': 'Select none',
+  'crud.treeTicked': '{{count}} of {{total}} ticked',
 }
 
 export type MessageKey = keyof typeof enUS

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { confirmRequired, conflict } from '../../platform/errors'
-import { t } from '../../platform/i18n'
+import { formatCount, t } from '../../platform/i18n'
 import type { Services } from '../../platform/services'
 import { isTrue, merged, optionLabel } from './fields'
 
@@ -160,7 +160,7 @@ export function registerAgreements(app: FastifyInstance, services: Services) {
         const signers = await signerCount(tx, type, language)
         const facts = [
           { label: t(lang, 'content.protocol.preview.replaces'), value: current ? `${String(current.name)} ${String(current.versionCode)}` : t(lang, 'content.protocol.preview.none') },
-          { label: t(lang, 'content.protocol.preview.signed'), value: new Intl.NumberFormat(lang.replace('_', '-')).format(signers) },
+          { label: t(lang, 'content.protocol.preview.signed'), value: formatCount(lang, signers) },
         ]
         if (!isTrue(row.isUpdate)) return { facts }
         const warning = await resignWarning(tx, row, lang)

@@ -1,9 +1,9 @@
-import { contentEntities, type Language } from '@velo/shared'
+import { contentEntities } from '@velo/shared'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { Kysely, SelectQueryBuilder } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors'
-import { t } from '../../platform/i18n'
+import { formatCount, t } from '../../platform/i18n'
 import type { Services } from '../../platform/services'
 import { blank, merged, on, timeOf } from './fields'
 
@@ -285,7 +285,6 @@ export class MessageTicker {
 }
 
 /** "12,345" as the caller reads numbers. */
-const count = (lang: Language, n: number) => new Intl.NumberFormat(lang.replace('_', '-')).format(n)
 
 /** A stored time as the preview says it: UTC, to the minute (the server knows no reader's zone). */
 const utcMinute = (iso: unknown) => new Date(String(iso)).toISOString().slice(0, 16).replace('T', ' ')
@@ -320,7 +319,7 @@ export function registerMessages(app: FastifyInstance, services: Services) {
         if (recipients === 0) throw badRequest('content.message.noRecipients', { title: String(msg.title) })
         return {
           facts: [
-            { label: t(lang, 'content.message.preview.recipients'), value: count(lang, recipients) },
+            { label: t(lang, 'content.message.preview.recipients'), value: formatCount(lang, recipients) },
             {
               label: t(lang, 'content.message.preview.delivery'),
               value: waitsForSendTime(msg) ? t(lang, 'content.message.preview.at', { time: utcMinute(msg.sendTime) }) : t(lang, 'content.message.preview.now'),

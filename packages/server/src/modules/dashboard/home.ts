@@ -1,4 +1,4 @@
-import { bikeEntities, finalStates, iotEntities, iotWarningEntities, type ResolvedEntity, serviceEntities, type FigureValue } from '@velo/shared'
+import { bikeEntities, finalStates, memberEntities, iotEntities, iotWarningEntities, type ResolvedEntity, serviceEntities, type FigureValue } from '@velo/shared'
 import { sql, type RawBuilder } from 'kysely'
 import type { DashboardCompute } from './context'
 import { addDays, dayOf, startOf } from './query'
@@ -28,9 +28,11 @@ export const homeDashboard: DashboardCompute = async (ctx) => {
   // Each card's rows are those of the list it opens, in the caller's data scope as the list applies it.
   const inScope = (entity: ResolvedEntity, alias: string) => entityScope(entity, ctx.rows, alias)
   const bikesRegistered = await card('bikesRegistered', () => count(sql`select count(*) as n from bike_bike b where b.bind_status = 'bound' and ${inScope(bikeEntities.bike, 'b')}`))
+  // The members whose last active day (kept by the rollups) is in the 7 days ending today: the rows the
+  // members list shows with the card's filter, in the caller's scope as the list applies it.
   const membersActive7d = await card('membersActive7d', async () => {
     refreshedAt = await freshRollups(db, dialect)
-    return count(sql`select count(distinct md.member_id) as n from dash_member_day md where md.day >= ${addDays(today, -6)} and md.day <= ${today} and ${countryCondition('md.country_id', scope, undefined)}`)
+    return count(sql`select count(*) as n from mem_member m where m.last_active_day >= ${addDays(today, -6)} and m.last_active_day <= ${today} and ${inScope(memberEntities.member, 'm')}`)
   })
   const devicesOnline = await card('devicesOnline', () => count(sql`select count(*) as n from iot_device d where d.state in ('online', 'activated') and ${inScope(iotEntities.iotDevice, 'd')}`))
   let warnings: Record<string, number> | null = null

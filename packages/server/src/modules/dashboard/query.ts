@@ -1,4 +1,4 @@
-import { DASHBOARD_MAX_DAYS, type DashboardDef, type DashboardQuery } from '@velo/shared'
+import { DASHBOARD_DEFAULT_DAYS, DASHBOARD_MAX_DAYS, type DashboardDef, type DashboardQuery } from '@velo/shared'
 import { z } from 'zod'
 
 const DAY_MS = 86_400_000
@@ -35,12 +35,12 @@ export class RangeError400 extends Error {
 }
 
 /**
- * The query a dashboard answers: the range defaults to its last `defaultDays` up to today; filters it
+ * The query a dashboard answers: the range defaults to the last DASHBOARD_DEFAULT_DAYS up to today (the same on every dashboard); filters it
  * does not take are dropped (a bookmarked URL from another dashboard still opens).
  */
 export function resolveQuery(def: DashboardDef, input: DashboardQueryInput, now: Date): DashboardQuery {
   const to = input.to ?? dayOf(now)
-  const from = input.from ?? addDays(to, -(def.defaultDays - 1))
+  const from = input.from ?? addDays(to, -(DASHBOARD_DEFAULT_DAYS - 1))
   if (from > to) throw new RangeError400('dashboard.rangeReversed')
   if (daysBetween(from, to) > DASHBOARD_MAX_DAYS) throw new RangeError400('dashboard.rangeTooLong')
   const q: DashboardQuery = { from, to }

@@ -79,6 +79,17 @@ async function recountDays(tx: Kysely<any>, days: RawBuilder<unknown>): Promise<
       select md.day, coalesce(md.country_id, 0), count(*), sum(md.rides) from dash_member_day md where md.day in (${days}) group by 1, 2`.execute(tx)
 }
 
+/**
+ * Moves the last active day (mem_member.last_active_day) of the members `members` names (a query of
+ * a member_id column) to their latest dash_member_day: the members list filters on it, so the home
+ * card "Members active (7 days)" and the list it opens count the same rows. In the batch's
+ * transaction, so it moves with the rollup it follows.
+ */
+async function markLastActive(tx: Kysely<any>, dialect: Dialect, members: RawBuilder<unknown>): Promise<void> {
+  const lastDay = sql`(select max(md.day) from dash_member_day md where md.member_id = mem_member.member_id)`
+  await sql`update mem_member set last_active_day = ${dialect === 'postgres' ? sql`${lastDay}::date` : lastDay} where member_id in (${members})`.execute(tx)
+}
+
 const SOURCES: Source[] = [
   {
     name: 'ride',
@@ -101,7 +112,8 @@ const SOURCES: Source[] = [
                 from mem_ride r left join mem_member m on m.member_id = r.member_id where r.ride_id > ${lo} and r.ride_id <= ${hi}`,
           ),
         )
-        .then(() => recountDays(tx, sql`select distinct ${dayOfSql(dialect, 'r.upload_time')} from mem_ride r where r.ride_id > ${lo} and r.ride_id <= ${hi}`)),
+        .then(() => recountDays(tx, sql`select distinct ${dayOfSql(dialect, 'r.upload_time')} from mem_ride r where r.ride_id > ${lo} and r.ride_id <= ${hi}`))
+        .then(() => markLastActive(tx, dialect, sql`select distinct r.member_id from mem_ride r where r.ride_id > ${lo} and r.ride_id <= ${hi}`)),
   },
   {
     name: 'event',
@@ -120,6 +132,7 @@ const SOURCES: Source[] = [
       await addPeriods(tx, dialect, sql`select distinct ${day} as day, e.member_id, '' as platform, m.country_id ${events}`)
       await addPeriods(tx, dialect, sql`select distinct ${day} as day, e.member_id, e.platform, m.country_id ${events}`)
       await recountDays(tx, sql`select distinct ${day} from dash_tracking_event e where e.event_id > ${lo} and e.event_id <= ${hi}`)
+      await markLastActive(tx, dialect, sql`select distinct e.member_id from dash_tracking_event e where e.event_id > ${lo} and e.event_id <= ${hi}`)
       // A crash is sent once, on the launch after it, naming its session: each app.crash is one crashed
       // session, counted on the day it was sent.
       await sql`insert into dash_app_day (day, member_id, platform, app_version, country_id, events, sessions, crashed_sessions, crash_reports)
@@ -259,6 +272,8 @@ export async function refreshRollupsUpTo(db: Kysely<any>, dialect: Dialect, cap:
 export async function resetRollups(db: Kysely<any>, dialect: Dialect): Promise<void> {
   void dialect
   for (const table of ROLLUP_TABLES) await sql`delete from ${sql.table(table)}`.execute(db)
+  // Kept from the rollups, so it starts again with them.
+  await sql`update mem_member set last_active_day = null where last_active_day is not null`.execute(db)
   await sql`update dash_rollup_state set last_id = 0, refreshed_time = null`.execute(db)
 }
 

@@ -116,14 +116,21 @@ class CellReader {
         const target = entityByKey(f.entity)
         const names = [...new Set(rows.map((r) => r.cells[i]).filter((v): v is string => typeof v === 'string' && v.trim() !== ''))]
         const ids = new Map<string, number>()
-        for (let k = 0; k < names.length; k += 500) {
-          const found = await this.db
-            .selectFrom(target.table)
-            .select([target.idField, target.labelField])
-            .where(target.labelField, 'in', names.slice(k, k + 500).map((n) => n.trim()))
-            .where(inSlice(target))
-            .execute()
-          for (const r of found) ids.set(String(r[target.labelField]).toLowerCase(), Number(r[target.idField]))
+        // A row is named in each language it has a name in (an export in Chinese names a country 荷兰).
+        const labels = [...new Set([target.labelField, ...Object.values(target.labelFieldByLanguage ?? {})])]
+        for (const label of labels) {
+          for (let k = 0; k < names.length; k += 500) {
+            const found = await this.db
+              .selectFrom(target.table)
+              .select([target.idField, label])
+              .where(label, 'in', names.slice(k, k + 500).map((n) => n.trim()))
+              .where(inSlice(target))
+              .execute()
+            for (const r of found) {
+              const name = String(r[label]).toLowerCase()
+              if (!ids.has(name)) ids.set(name, Number(r[target.idField]))
+            }
+          }
         }
         this.referenceIds.set(f.name, ids)
       }

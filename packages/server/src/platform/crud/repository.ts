@@ -1,4 +1,4 @@
-import { carriedName, checkTypedValue, entityByKey, type FieldDef, finalStates, type Language, ownerOf, type ResolvedEntity, withinOf } from '@velo/shared'
+import { carriedName, checkTypedValue, entityByKey, type FieldDef, finalStates, labelFieldIn, type Language, ownerOf, type ResolvedEntity, storedColumns, withinOf } from '@velo/shared'
 import { type CompiledQuery, createQueryId, type ExpressionBuilder, type Kysely, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
 import type { Db } from '../../db/database'
 import { runsOften } from '../../db/pg-named'
@@ -287,9 +287,10 @@ export class EntityRepository {
 
   /**
    * Rows as clients read them: booleans and decimals as JSON values whatever the dialect, and each
-   * reference with its target's label and carried fields (one query per reference field, not per row).
+   * reference with its target's label (in the reader's language, `lang`) and carried fields (one
+   * query per reference field, not per row).
    */
-  async present(rows: Row[], db: AnyDb = this.db, labelled = false): Promise<Row[]> {
+  async present(rows: Row[], db: AnyDb = this.db, labelled = false, lang: Language = 'en_US'): Promise<Row[]> {
     for (const f of this.entity.fields) {
       if (f.kind === 'boolean' || f.kind === 'money') for (const r of rows) r[f.name] = jsonValue(f, r[f.name])
     }
@@ -298,19 +299,20 @@ export class EntityRepository {
       // The list's statement brought the labels already (labelsOf): only carried fields are left.
       if (labelled && !carry.length) continue
       const target = entityByKey(f.entity)
+      const label = labelFieldIn(target, lang)
       const ids = [...new Set(rows.map((r) => r[f.name]).filter((v) => v !== null && v !== undefined))]
       const found = new Map<unknown, Row>()
       for (let i = 0; i < ids.length; i += 500) {
         const chunk = await db
           .selectFrom(target.table)
-          .select([target.idField, target.labelField, ...carry])
+          .select([target.idField, label, ...carry])
           .where(target.idField, 'in', ids.slice(i, i + 500))
           .execute()
         for (const t of chunk) found.set(t[target.idField], t)
       }
       for (const r of rows) {
         const t = found.get(r[f.name])
-        if (!labelled) r[`${f.name}Label`] = t?.[target.labelField] ?? null
+        if (!labelled) r[`${f.name}Label`] = t?.[label] ?? null
         for (const c of carry) r[carriedName(f.name, c)] = jsonValue(target.fieldMap.get(c)!, t?.[c] ?? null)
       }
     }
@@ -318,7 +320,7 @@ export class EntityRepository {
     return rows
   }
 
-  async list(body: ListBody, scope: RowScope): Promise<{ rows: Row[]; total: number }> {
+  async list(body: ListBody, scope: RowScope, lang: Language = 'en_US'): Promise<{ rows: Row[]; total: number }> {
     const e = this.entity
     const filters = filtersOf(e, body)
     const where = (eb: AnyEb) => eb.and([...filters.map((f) => f.condition(eb)), this.scoped(eb, scope)])
@@ -333,13 +335,14 @@ export class EntityRepository {
         .orderBy(e.idField, 'asc')
     if (e.treeParent) {
       const rows = await page().limit(TREE_LIMIT).execute()
-      return { rows: await this.present(rows), total: rows.length }
+      return { rows: await this.present(rows, this.db, false, lang), total: rows.length }
     }
     const limit = body.pageSize
     const offset = (body.pageNum - 1) * body.pageSize
-    const statement = this.listStatement(filters, scope, `${sort} ${desc ? 'desc' : 'asc'}`, [limit, offset], () =>
+    // The labels' columns follow the language: part of the statement's shape.
+    const statement = this.listStatement(filters, scope, `${sort} ${desc ? 'desc' : 'asc'} | ${lang}`, [limit, offset], () =>
       page()
-        .select((eb) => this.labelsOf(eb))
+        .select((eb) => this.labelsOf(eb, lang))
         .select((eb) => eb.selectFrom(e.table).select(eb.fn.countAll<number>().as('total')).where(where).as(TOTAL))
         .limit(limit)
         .offset(offset)
@@ -356,7 +359,7 @@ export class EntityRepository {
       const count = offset === 0 ? undefined : await this.db.selectFrom(e.table).select((eb) => eb.fn.countAll<number>().as('total')).where(where).executeTakeFirstOrThrow()
       total = Number(count?.total ?? 0)
     }
-    return { rows: await this.present(rows, this.db, true), total }
+    return { rows: await this.present(rows, this.db, true, lang), total }
   }
 
   /**
@@ -364,14 +367,14 @@ export class EntityRepository {
    * primary key per row shown, where asking apart would cost a statement (and, with SQLite reader
    * threads, a round trip) per reference field and request.
    */
-  private labelsOf(eb: AnyEb) {
+  private labelsOf(eb: AnyEb, lang: Language) {
     const e = this.entity
     return this.references.map((f, i) => {
       const target = entityByKey(f.entity)
       const ref = `ref${i}`
       return eb
         .selectFrom(`${target.table} as ${ref}`)
-        .select(`${ref}.${target.labelField}`)
+        .select(`${ref}.${labelFieldIn(target, lang)}`)
         .whereRef(`${ref}.${target.idField}`, '=', `${e.table}.${f.name}`)
         .as(`${f.name}Label`)
     })
@@ -403,27 +406,29 @@ export class EntityRepository {
   }
 
   /** Id, name (and parent, for a tree) of rows in scope, by name: what a picker offers. */
-  async options(scope: RowScope, keyword: string | undefined, limit: number, equal: Record<string, number> = {}): Promise<{ value: number; label: string; parentId?: number }[]> {
+  async options(scope: RowScope, keyword: string | undefined, limit: number, equal: Record<string, number> = {}, lang: Language = 'en_US'): Promise<{ value: number; label: string; parentId?: number }[]> {
     const e = this.entity
+    // Named, ordered and searched in the reader's language (a country: 荷兰 for a Chinese reader).
+    const label = labelFieldIn(e, lang)
     let q = this.db
       .selectFrom(e.table)
-      .select([e.idField, e.labelField, ...(e.treeParent ? [e.treeParent] : [])])
+      .select([e.idField, label, ...(e.treeParent ? [e.treeParent] : [])])
       .where((eb) => this.scoped(eb, scope))
-      .orderBy(e.treeParent ? e.defaultSort.field : e.labelField)
+      .orderBy(e.treeParent ? e.defaultSort.field : label)
       .orderBy(e.idField)
       .limit(limit)
-    if (keyword) q = q.where(containsText(e.labelField, keyword))
+    if (keyword) q = q.where(containsText(label, keyword))
     for (const [field, id] of Object.entries(equal)) q = q.where(field, '=', id)
     const rows = await q.execute()
     return rows.map((r) => ({
       value: Number(r[e.idField]),
-      label: String(r[e.labelField]),
+      label: String(r[label]),
       ...(e.treeParent ? { parentId: Number(r[e.treeParent]) } : {}),
     }))
   }
 
   /** Rows for export, in pages so memory stays flat however many rows match. */
-  async *stream(body: Record<string, unknown>, scope: RowScope, batch = 2000): AsyncGenerator<Row[]> {
+  async *stream(body: Record<string, unknown>, scope: RowScope, batch = 2000, lang: Language = 'en_US'): AsyncGenerator<Row[]> {
     const e = this.entity
     const where = this.where(body, scope)
     if (e.treeParent) {
@@ -431,31 +436,51 @@ export class EntityRepository {
       // whole anyway (the list is too), and capped the same way.
       const rows = await this.db.selectFrom(e.table).select(e.columns).where(where).orderBy(e.defaultSort.field, e.defaultSort.order).orderBy(e.idField, 'asc').limit(TREE_LIMIT).execute()
       const ordered = inTreeOrder(rows, e.idField, e.treeParent)
-      for (let i = 0; i < ordered.length; i += batch) yield await this.present(ordered.slice(i, i + batch))
+      for (let i = 0; i < ordered.length; i += batch) yield await this.present(ordered.slice(i, i + batch), this.db, false, lang)
       return
     }
-    let after: unknown
-    for (;;) {
-      let q = this.db.selectFrom(e.table).select(e.columns).where(where).orderBy(e.idField, 'asc').limit(batch)
-      if (after !== undefined) q = q.where(e.idField, '>', after)
+    // In the list's order (its sort, else the definition's), ties by id, as the page shows them. A
+    // column that is never null is read in batches after the last (value, id) seen, which an index
+    // on it serves at any depth; a nullable one (databases put nulls at different ends) by offset.
+    const sort = sortColumn(e, body.orderByColumn as string | undefined)
+    const isAsc = typeof body.isAsc === 'string' ? body.isAsc : undefined
+    const desc = isAsc ? isAsc.startsWith('desc') : sort === e.defaultSort.field && e.defaultSort.order === 'desc'
+    const direction = desc ? 'desc' : 'asc'
+    const keyset = sort === e.idField || storedColumns(e).some((c) => c.name === sort && !c.nullable)
+    // The last row's sort value and id as the database gave them (present() reshapes the rows).
+    let last: { value: unknown; id: unknown } | undefined
+    for (let offset = 0; ; offset += batch) {
+      let q = this.db.selectFrom(e.table).select(e.columns).where(where)
+      if (sort !== e.idField) q = q.orderBy(sort, direction)
+      // Ties by id in the sort's own direction when reading by key: (sort, id) after the last pair is
+      // then one row-value comparison, which the index on the sort column (it holds the id) serves;
+      // an OR of two comparisons would scan the table once per batch.
+      q = q.orderBy(e.idField, sort === e.idField || keyset ? direction : 'asc').limit(batch)
+      if (!keyset) q = q.offset(offset)
+      else if (last && sort === e.idField) q = q.where(e.idField, desc ? '<' : '>', last.id)
+      else if (last) {
+        const { value, id } = last
+        q = q.where((eb) => eb(eb.refTuple(sort, e.idField), desc ? '<' : '>', eb.tuple(value, id)))
+      }
       const rows = await q.execute()
       if (rows.length === 0) return
-      yield await this.present(rows)
+      const end = rows.at(-1)!
+      last = { value: end[sort], id: end[e.idField] }
+      yield await this.present(rows, this.db, false, lang)
       if (rows.length < batch) return
-      after = rows.at(-1)![e.idField]
     }
   }
 
   /** One row as GET {path}/{id} answers it, to the caller: with its links, after the module's afterGet hooks. */
-  async get(id: number, scope: RowScope, auth: AuthContext): Promise<Row> {
-    const row = await this.fetchOne(this.db, id, scope)
+  async get(id: number, scope: RowScope, auth: AuthContext, lang: Language = 'en_US'): Promise<Row> {
+    const row = await this.fetchOne(this.db, id, scope, lang)
     for (const f of this.links) {
       // The ids and their labels (a campaign's 5,000 target devices by serial number, not by id).
       const target = entityByKey(f.entity)
       const linked = (await this.db
         .selectFrom(`${f.through.table} as l`)
         .leftJoin(`${target.table} as t`, `t.${target.idField}`, `l.${f.through.to}`)
-        .select([`l.${f.through.to} as id`, `t.${target.labelField} as label`])
+        .select([`l.${f.through.to} as id`, `t.${labelFieldIn(target, lang)} as label`])
         .where(`l.${f.through.from}`, '=', id)
         .orderBy(`l.${f.through.to}`)
         .execute()) as Row[]
@@ -467,7 +492,7 @@ export class EntityRepository {
   }
 
   /** One row in scope, read through the given executor (the database or an open transaction). */
-  async fetchOne(db: AnyDb, id: number, scope: RowScope): Promise<Row> {
+  async fetchOne(db: AnyDb, id: number, scope: RowScope, lang: Language = 'en_US'): Promise<Row> {
     const row = await db
       .selectFrom(this.entity.table)
       .select(this.entity.columns)
@@ -475,7 +500,7 @@ export class EntityRepository {
       .where((eb) => this.scoped(eb, scope))
       .executeTakeFirst()
     if (!row) throw notFound()
-    return (await this.present([row], db))[0]!
+    return (await this.present([row], db, false, lang))[0]!
   }
 
   /**

@@ -78,7 +78,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
     api.post(
       `${e.path}/list`,
       { config: { permission: perm('list'), audit: false }, schema: { tags, summary: `List ${e.label.en_US} (filtered, paged)`, body: listSchema(e), response: { 200: envelope(pageOf(row)) } } },
-      async (req) => repo.list(req.body as never, await scopeOf(req)),
+      async (req) => repo.list(req.body as never, await scopeOf(req), languageOf(req)),
     )
     registerSummaryRoute(app, services, e, repo, scopeOf)
   }
@@ -103,7 +103,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
           fields: e.exported,
           lang,
           dicts: await dictLabels(services.db, dictTypesOf(e.exported), lang),
-          batches: countedRows(services, e.key, repo.stream(body, await scopeOf(req))),
+          batches: countedRows(services, e.key, repo.stream(body, await scopeOf(req), undefined, lang)),
         })
         return reply.type(XLSX_TYPE).header('Content-Disposition', attachment(`${e.key}_${stamp()}.xlsx`)).send(stream)
       },
@@ -219,7 +219,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
       const query = req.query as Record<string, unknown>
       const equal: Record<string, number> = Object.fromEntries(narrowers.flatMap((n) => (typeof query[n] === 'number' ? [[n, query[n]]] : [])))
       if (req.query.id !== undefined) equal[e.idField] = req.query.id
-      return repo.options(await scopeOf(req), req.query.keyword, OPTIONS_LIMIT, equal)
+      return repo.options(await scopeOf(req), req.query.keyword, OPTIONS_LIMIT, equal, languageOf(req))
     },
   )
   if (can('get')) {
@@ -230,7 +230,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
         config: { permission: perm('get'), ...(hooks.afterGet ? { audit: { module, businessType: BusinessType.update } } : {}) },
         schema: { tags, summary: `One ${e.label.en_US} by id`, params: idParam, response: { 200: envelope(row) } },
       },
-      async (req) => repo.get(req.params.id, await scopeOf(req), caller(req)),
+      async (req) => repo.get(req.params.id, await scopeOf(req), caller(req), languageOf(req)),
     )
   }
   if (can('add')) {

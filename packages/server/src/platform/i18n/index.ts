@@ -14,6 +14,17 @@ export function t(lang: Language, key: MessageKey, params: MessageParams = {}): 
   return formatMessage(lang, catalogs[lang][key], params)
 }
 
+const numberFormats = new Map<Language, Intl.NumberFormat>()
+/**
+ * A count as the language writes it (3,357 in English; 3,357 in Chinese too): the one number format
+ * of the server's texts, used by a plural's `#` and by values a module shows beside them (a preview's facts).
+ */
+export function formatCount(lang: Language, n: number): string {
+  let format = numberFormats.get(lang)
+  if (!format) numberFormats.set(lang, (format = new Intl.NumberFormat(lang.replace('_', '-'))))
+  return format.format(n)
+}
+
 const pluralRules = new Map<Language, Intl.PluralRules>()
 const pluralOf = (lang: Language, n: number) => {
   let rules = pluralRules.get(lang)
@@ -34,7 +45,8 @@ function braced(text: string, open: number): { inner: string; end: number } | nu
 /**
  * Fills a message: `{name}` takes the parameter; `{name, plural, one {# minute} other {# minutes}}`
  * picks the branch for the number by the language's plural rules (`=0 {…}` matches exactly), with
- * `#` standing for the number. A placeholder without its parameter is left as it is.
+ * `#` standing for the number in the language's format (`formatCount`, as ICU does). A placeholder
+ * without its parameter is left as it is; a plain `{name}` is put as given (ids, versions, years).
  */
 export function formatMessage(lang: Language, template: string, params: MessageParams): string {
   let out = ''
@@ -65,7 +77,7 @@ export function formatMessage(lang: Language, template: string, params: MessageP
       k = branch.end
     }
     const chosen = value === undefined || Number.isNaN(n) ? undefined : (branches.get(`=${n}`) ?? branches.get(pluralOf(lang, n)) ?? branches.get('other'))
-    out += chosen === undefined ? `{${block.inner}}` : formatMessage(lang, chosen.replace(/#/g, String(value)), params)
+    out += chosen === undefined ? `{${block.inner}}` : formatMessage(lang, chosen.replace(/#/g, formatCount(lang, n)), params)
   }
   return out + template.slice(i)
 }

@@ -655,7 +655,7 @@ const zh_CN: Record<MessageKey, string> = {
   'content.protocol.preview.replaces': '替换版本',
   'content.protocol.preview.none': '无',
   'content.protocol.preview.signed': '已签署此类型和语言的会员',
-  'content.protocol.resign': '所有用户需重新签署协议：{count} 名签署过旧版本的会员将视为未签署',
+  'content.protocol.resign': '所有用户需重新签署协议：{count, plural, other {# 名签署过旧版本的会员将视为未签署}}',
   'content.appVersion.exists': '版本号：{platform} 版本 {version} 已存在',
   'content.endAfterStart': '结束时间必须晚于开始时间',
   'content.tagEndAfterStart': '标签结束时间不能早于开始时间',

@@ -54,7 +54,7 @@ export const exportJob = defineJobKind<ExportJobParams>({
     let done = 0
     const { signal } = ctx
     async function* batches() {
-      for await (const rows of repo.stream(body, scope)) {
+      for await (const rows of repo.stream(body, scope, undefined, lang)) {
         signal.throwIfAborted()
         // No browser paces a job (a file takes bytes as fast as they come): requests get their turn between batches.
         await yieldWhenDue()

@@ -8,6 +8,7 @@ import { saveBlob } from '../../api/http'
 import { cancelJob } from '../../api/jobs'
 import { jobStore } from '../../api/jobStore'
 import { localized } from '../../i18n'
+import { formatCount } from '../../i18n/numbers'
 import { crudApi, crudKeys } from '../api/crudApi'
 import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
 import { ImportReport } from './ImportReport'
@@ -149,7 +150,7 @@ export function ImportDialog({ entity, onClose }: { entity: ResolvedEntity; onCl
           <Progress
             percent={running.total ? Math.min(100, Math.floor((running.done * 100) / running.total)) : 0}
             status="active"
-            format={() => (running.total === null ? t(`jobs.state.${running.state}`) : t('jobs.progress', { done: running.done.toLocaleString(), total: running.total.toLocaleString() }))}
+            format={() => (running.total === null ? t(`jobs.state.${running.state}`) : t('jobs.progress', { done: formatCount(running.done), total: formatCount(running.total) }))}
           />
           {running.cancelRequested ? (
             <Typography.Text type="secondary">{t('jobs.cancelling')}</Typography.Text>

@@ -64,7 +64,8 @@ describe('useExport', () => {
     URL.revokeObjectURL = vi.fn()
     renderWithProviders(<ExportButton total={EXPORT_JOB_THRESHOLD} />)
     fireEvent.click(screen.getByText('export'))
-    await confirm(/matching the current search\?/)
+    // It says how many rows the file will hold, in the page's number format (issue 36).
+    await confirm(/matching the current search \(50,000 rows\), in the list's order\?/)
     await waitFor(() => expect(click).toHaveBeenCalledTimes(1))
     expect(calls('POST', '/monitor/logininfor/export')).toHaveLength(1)
     expect(calls('POST', '/monitor/logininfor/export/job')).toHaveLength(0)

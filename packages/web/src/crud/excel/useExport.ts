@@ -5,6 +5,7 @@ import { saveBlob } from '../../api/http'
 import { startExportJob } from '../../api/jobs'
 import { jobStore } from '../../api/jobStore'
 import { localized } from '../../i18n'
+import { formatCount } from '../../i18n/numbers'
 import { crudApi, type Filters } from '../api/crudApi'
 
 export function formatBytes(bytes: number): string {
@@ -68,7 +69,12 @@ export function useExport(e: ResolvedEntity) {
     const asJob = total !== undefined && total > EXPORT_JOB_THRESHOLD
     modal.confirm({
       title: t('crud.confirmTitle'),
-      content: asJob ? t('crud.exportAsJob', { entity: localized(e.label), total: total.toLocaleString() }) : t('crud.exportConfirm', { entity: localized(e.label) }),
+      // How many rows the file will hold, when the list knows (SPEC §8: the user confirms what they get).
+      content: asJob
+        ? t('crud.exportAsJob', { entity: localized(e.label), total: formatCount(total) })
+        : total === undefined
+          ? t('crud.exportConfirm', { entity: localized(e.label) })
+          : t('crud.exportConfirmCount', { entity: localized(e.label), count: total, total: formatCount(total) }),
       onOk: () => {
         void (asJob ? runAsJob(filters) : run(filters))
       },

@@ -9,6 +9,7 @@ import { confirmQuestionOf, placeFieldErrors } from '../api/fieldErrors'
 import { kindOf } from '../kinds/kindTable'
 import type { InputRenderer } from '../kinds/types'
 import { mayEditRow, refusalText, stateLockedFields } from '../list/stateRefusal'
+import { useDiscardGuard } from './discardChanges'
 import { EntityFormItem } from './EntityFormItem'
 import { formFieldsFor, formPayload, initialFormValues, isShown, type FormMode } from './formValues'
 
@@ -52,6 +53,10 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
   const stateLocked = loaded ? stateLockedFields(entity, loaded) : NO_FIELDS
   const readOnly = !!loaded && !mayEditRow(entity, loaded)
   const lockRefusal = loaded && stateLocked.size ? stateRules(entity, loaded).editRefusal : null
+  const initialValues = source ? initialFormValues(fields, mode, source) : {}
+  // Esc, the mask, the close icon and Cancel ask before what was entered is lost.
+  const askDiscard = useDiscardGuard()
+  const close = () => askDiscard(form, initialValues, onClose)
 
   async function save() {
     let values: Row
@@ -133,7 +138,7 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
       layout={dialog ? 'horizontal' : 'vertical'}
       labelCol={dialog ? { flex: '130px' } : undefined}
       labelWrap
-      initialValues={initialFormValues(fields, mode, source)}
+      initialValues={initialValues}
       scrollToFirstError
       data-testid="entity-form"
     >
@@ -153,18 +158,18 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
   const title = t(mode === 'add' ? 'crud.addTitle' : 'crud.editTitle', { entity: localized(entity.singular) })
   const buttons = (
     <Space>
-      <Button onClick={onClose}>{t('common.cancel')}</Button>
+      <Button onClick={close}>{t('common.cancel')}</Button>
       <Button type="primary" loading={saving} disabled={!source || readOnly} onClick={() => void save()} data-testid="entity-form-save">
         {t('common.save')}
       </Button>
     </Space>
   )
   return dialog ? (
-    <Modal open title={title} onCancel={onClose} footer={buttons} width={640} destroyOnHidden mask={{ closable: false }}>
+    <Modal open title={title} onCancel={close} footer={buttons} width={640} destroyOnHidden>
       {body}
     </Modal>
   ) : (
-    <Drawer open title={title} onClose={onClose} extra={buttons} size={760} destroyOnHidden>
+    <Drawer open title={title} onClose={close} extra={buttons} size={760} destroyOnHidden>
       {body}
     </Drawer>
   )

@@ -1,5 +1,6 @@
 import { useMemo, type Key } from 'react'
-import { Spin, Tree } from 'antd'
+import { Spin } from 'antd'
+import { CheckTree } from './CheckTree'
 import { leafIds } from '../tree'
 import { referencedEntity, toDataNodes, useFieldOptions } from './options'
 import { OptionsSelect } from './inputs'
@@ -18,18 +19,16 @@ export function ReferenceManyInput(props: InputProps) {
   if (loading) return <Spin size="small" />
   const ids: unknown[] = Array.isArray(props.value) ? props.value : []
   return (
-    <div className="crud-check-tree" id={props.id} data-testid={`check-tree-${props.field.name}`}>
-      <Tree
-        checkable
-        disabled={props.disabled}
-        defaultExpandAll
-        treeData={treeData}
-        // A checked parent checks its whole subtree in antd, so only the saved leaves are marked and
-        // the parents follow from them.
-        checkedKeys={ids.filter((id) => leaves.has(id)) as Key[]}
-        // A menu cannot show without its folder: the half-checked parents are saved too.
-        onCheck={(checked, info) => props.onChange?.([...(checked as Key[]), ...(info.halfCheckedKeys ?? [])])}
-      />
-    </div>
+    <CheckTree
+      id={props.id}
+      testId={`check-tree-${props.field.name}`}
+      disabled={props.disabled}
+      treeData={treeData}
+      // A checked parent checks its whole subtree in antd, so only the saved leaves are marked and
+      // the parents follow from them.
+      checkedKeys={ids.filter((id) => leaves.has(id)) as Key[]}
+      // A menu cannot show without its folder: the half-checked parents are saved too.
+      onCheck={(checked, halfChecked) => props.onChange?.([...checked, ...halfChecked])}
+    />
   )
 }

@@ -165,12 +165,11 @@ describe('operation dialog with a preview', () => {
     return { dialog, typeCount, onRun, onClose }
   }
 
-  it('asks the preview on opening and again, debounced, as the input changes; shows the facts and the warning', async () => {
+  it('asks the preview only for a complete input, debounced as it changes; shows the facts and the warning', async () => {
     const { dialog, typeCount } = renderPreviewDialog()
-    // Asked at once for the start values: a 400 (no count yet) shows nothing, not even a red message.
-    await waitFor(() => expect(calls(PREVIEW)).toHaveLength(1))
-    expect(bodies(PREVIEW)[0]).toEqual({})
-    await new Promise((r) => setTimeout(r, 50))
+    // No count yet: nothing is asked (the server would refuse it, 400), nothing shown (issue 36).
+    await new Promise((r) => setTimeout(r, 500))
+    expect(calls(PREVIEW)).toHaveLength(0)
     expect(within(dialog).queryByTestId('operation-preview')).toBeNull()
     expect(screen.queryByText('Count is required')).toBeNull()
 
@@ -178,8 +177,8 @@ describe('operation dialog with a preview', () => {
     typeCount('1')
     typeCount('12')
     typeCount('120')
-    await waitFor(() => expect(calls(PREVIEW)).toHaveLength(2))
-    expect(bodies(PREVIEW)[1]).toEqual({ count: 120 })
+    await waitFor(() => expect(calls(PREVIEW)).toHaveLength(1))
+    expect(bodies(PREVIEW)[0]).toEqual({ count: 120 })
     const facts = await within(dialog).findByTestId('operation-preview')
     expect(within(facts).getByText('Format')).toBeTruthy()
     expect(within(facts).getByText('VL A T MET ###### C').closest('code')).toBeTruthy()
@@ -188,8 +187,14 @@ describe('operation dialog with a preview', () => {
 
     typeCount('50')
     await waitFor(() => expect(within(dialog).getByText('000001 – 000050')).toBeTruthy())
-    expect(bodies(PREVIEW)).toHaveLength(3)
+    expect(bodies(PREVIEW)).toHaveLength(2)
     expect(within(dialog).queryByTestId('operation-preview-warning')).toBeNull()
+
+    // Erased: the last facts go with it, and nothing is asked.
+    typeCount('')
+    await waitFor(() => expect(within(dialog).queryByTestId('operation-preview')).toBeNull())
+    await new Promise((r) => setTimeout(r, 500))
+    expect(bodies(PREVIEW)).toHaveLength(2)
   })
 
   it('sends an ordinary preview’s action at once, without a second confirmation', async () => {

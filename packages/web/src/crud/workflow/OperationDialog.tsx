@@ -1,15 +1,18 @@
 import { useEffect, useRef, useState } from 'react'
-import { Alert, App, Button, Form, Modal, Select, Space, type ButtonProps } from 'antd'
+import { Alert, App, Button, Col, Descriptions, Form, Modal, Row as GridRow, Select, Space, Spin, Typography, type ButtonProps } from 'antd'
+import { useQuery } from '@tanstack/react-query'
 import type { ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
-import type { Row } from '../api/crudApi'
+import { crudApi, crudKeys, type Row } from '../api/crudApi'
 import { placeFieldErrors } from '../api/fieldErrors'
+import { FieldValue } from '../EntityDetails'
+import { useDiscardGuard } from '../form/discardChanges'
 import { EntityFormItem } from '../form/EntityFormItem'
 import { formPayload, initialFormValues, isShown } from '../form/formValues'
 import { OptionsCell } from '../kinds/cells'
 import { OperationPreview, PREVIEW_DEBOUNCE_MS, useOperationPreview } from './OperationPreview'
-import { confirmText, previewOperation, subjectOf, type Operation } from './operations'
+import { confirmText, inputComplete, previewOperation, subjectOf, type Operation } from './operations'
 
 /** The field of a step's chosen state in the body (the server's name for it). */
 const TARGET = 'to'
@@ -21,6 +24,47 @@ export interface OperationDialogProps {
   onClose: () => void
   /** Sends the body; a refusal with field errors leaves the dialog open with them under the fields. */
   onRun: (body: Row) => Promise<void>
+}
+
+/** Long values (the feedback's text) and pictures take the context's whole width. */
+const WIDE_CONTEXT_KINDS = new Set(['longText', 'richText', 'image'])
+
+/**
+ * The row's fields the definition names as the step's `context` (what a reply answers: the member,
+ * stars, tags, the whole text and the pictures), read with GET {path}/{id} so fields the list leaves
+ * out show too, each as the details show it.
+ */
+function OperationContext({ entity, fields, id }: { entity: ResolvedEntity; fields: readonly string[]; id: unknown }) {
+  const { t } = useTranslation()
+  const row = useQuery({ queryKey: crudKeys.row(entity, id), queryFn: () => crudApi(entity).get(id), gcTime: 0 })
+  const shown = fields.map((name) => entity.fieldMap.get(name)).filter((f) => f !== undefined)
+  return (
+    <section className="crud-operation-context" data-testid="operation-context">
+      <Typography.Title level={5}>{t('crud.operationContext', { entity: localized(entity.singular) })}</Typography.Title>
+      {!row.data ? (
+        <Spin spinning style={{ display: 'block', padding: 32 }} />
+      ) : (
+        <Descriptions
+          bordered
+          size="small"
+          column={1}
+          className="crud-details"
+          items={shown
+            // A picture the member did not send leaves no empty line.
+            .filter((f) => f.kind !== 'image' || row.data[f.name])
+            .map((f) => ({
+              key: f.name,
+              label: localized(f.label),
+              children: (
+                <div className={WIDE_CONTEXT_KINDS.has(f.kind) ? 'crud-operation-context-long' : undefined} data-testid={`operation-context-${f.name}`}>
+                  <FieldValue entity={entity} field={f} row={row.data} />
+                </div>
+              ),
+            }))}
+        />
+      )}
+    </section>
+  )
 }
 
 /** The OK button of the second confirmation (an action whose preview says `secondConfirm`). */
@@ -41,6 +85,10 @@ export function OperationDialog({ entity, operation, rows, onClose, onRun }: Ope
   const statusField = entity.transitions && entity.fieldMap.get(entity.transitions.field)
   const label = localized(operation.label)
   const [initialValues] = useState(() => initialFormValues(operation.input, 'add', {}))
+  // Esc, the close icon and Cancel ask before what was entered is lost.
+  const askDiscard = useDiscardGuard()
+  const close = () => askDiscard(form, initialValues, onClose)
+  const contextRow = operation.context.length > 0 && rows.length === 1 ? rows[0] : undefined
 
   /**
    * The body as sent: the chosen state and the shown inputs in their wire form. Blank optional
@@ -52,15 +100,24 @@ export function OperationDialog({ entity, operation, rows, onClose, onRun }: Ope
     return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined && v !== null && v !== ''))
   }
 
-  // The preview follows the input once it rests for a moment; it is asked at once for the start values.
-  const [previewBody, setPreviewBody] = useState(() => bodyOf(initialValues))
+  // The preview follows the input once it rests for a moment, and only a complete input is asked
+  // about: a half-typed one would be refused (400) for what the fields' own rules already say. Start
+  // values that are complete (an action without input) are asked at once.
+  const [previewBody, setPreviewBody] = useState<Row | null>(() => (inputComplete(operation.input, initialValues) ? bodyOf(initialValues) : null))
   const preview = useOperationPreview(entity, operation, rows, previewBody)
   const debounce = useRef<ReturnType<typeof setTimeout>>(undefined)
   useEffect(() => () => clearTimeout(debounce.current), [])
   const inputChanged = () => {
     if (!operation.preview) return
     clearTimeout(debounce.current)
-    debounce.current = setTimeout(() => setPreviewBody(bodyOf(form.getFieldsValue(true) as Row)), PREVIEW_DEBOUNCE_MS)
+    debounce.current = setTimeout(() => {
+      const current = form.getFieldsValue(true) as Row
+      // The same rules as the submit (limits, formats), without marking the fields while the user types.
+      form
+        .validateFields({ validateOnly: true })
+        .then(() => setPreviewBody(inputComplete(operation.input, current) ? bodyOf(current) : null))
+        .catch(() => setPreviewBody(null))
+    }, PREVIEW_DEBOUNCE_MS)
   }
 
   /** The preview's second confirmation: true once OK is clicked, false when cancelled. */
@@ -104,29 +161,14 @@ export function OperationDialog({ entity, operation, rows, onClose, onRun }: Ope
     }
   }
 
-  return (
-    <Modal
-      open
-      title={t('crud.operationTitle', { operation: label, subject: subjectOf(entity, rows, t) })}
-      footer={
-        <Space>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type="primary" danger={operation.danger} loading={running} onClick={() => void submit()} data-testid="operation-submit">
-            {label}
-          </Button>
-        </Space>
-      }
-      onCancel={onClose}
-      width={560}
-      destroyOnHidden
-      mask={{ closable: false }}
-    >
+  const inputs = (
+    <>
       {operation.confirm && <Alert type={operation.danger ? 'warning' : 'info'} showIcon title={confirmText(entity, operation, rows, t)} style={{ marginBottom: 16 }} />}
       <Form<Row>
         form={form}
         name={`${entity.key}-${operation.name}`}
-        layout="horizontal"
-        labelCol={{ flex: '130px' }}
+        layout={contextRow ? 'vertical' : 'horizontal'}
+        labelCol={contextRow ? undefined : { flex: '130px' }}
         labelWrap
         initialValues={initialValues}
         onValuesChange={inputChanged}
@@ -149,7 +191,41 @@ export function OperationDialog({ entity, operation, rows, onClose, onRun }: Ope
           <EntityFormItem key={f.name} entity={entity} field={f} mode="add" />
         ))}
       </Form>
-      {operation.preview && <OperationPreview preview={preview} />}
+      {/* An incomplete input has no preview: not the last one of a value since erased. */}
+      {operation.preview && previewBody && <OperationPreview preview={preview} />}
+    </>
+  )
+
+  return (
+    <Modal
+      open
+      title={t(contextRow ? 'crud.operationTitleOf' : 'crud.operationTitle', { operation: label, entity: localized(entity.singular), subject: subjectOf(entity, rows, t) })}
+      footer={
+        <Space>
+          <Button onClick={close}>{t('common.cancel')}</Button>
+          <Button type="primary" danger={operation.danger} loading={running} onClick={() => void submit()} data-testid="operation-submit">
+            {label}
+          </Button>
+        </Space>
+      }
+      onCancel={close}
+      width={contextRow ? 1040 : 560}
+      destroyOnHidden
+      mask={{ closable: false }}
+    >
+      {contextRow ? (
+        // What the step is about on the left, the input beside it; stacked on a narrow screen.
+        <GridRow gutter={24}>
+          <Col xs={24} md={12}>
+            <OperationContext entity={entity} fields={operation.context} id={contextRow[entity.idField]} />
+          </Col>
+          <Col xs={24} md={12}>
+            {inputs}
+          </Col>
+        </GridRow>
+      ) : (
+        inputs
+      )}
     </Modal>
   )
 }

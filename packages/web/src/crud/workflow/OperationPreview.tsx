@@ -12,12 +12,13 @@ export const PREVIEW_DEBOUNCE_MS = 300
  * dialog): POST {action route}/preview. Keyed by the body, so only the latest answer counts (an
  * older request is aborted once nothing waits for it); the last facts stay while the next load.
  */
-export function useOperationPreview(entity: ResolvedEntity, operation: Operation, rows: readonly Row[], body: Row) {
+export function useOperationPreview(entity: ResolvedEntity, operation: Operation, rows: readonly Row[], body: Row | null) {
   const ids = rows.map((r) => r[entity.idField])
   return useQuery({
     queryKey: [...crudKeys.all(entity), 'preview', operation.name, ids, body],
-    queryFn: ({ signal }) => previewOperation(entity, operation, rows, body, signal),
-    enabled: operation.preview,
+    queryFn: ({ signal }) => previewOperation(entity, operation, rows, body ?? {}, signal),
+    // null: the input is not complete yet, so there is nothing to ask about.
+    enabled: operation.preview && body !== null,
     placeholderData: keepPreviousData,
     retry: false,
     gcTime: 0,

@@ -2,6 +2,7 @@ import { actionPermission, actionRefusal, stepPermission, stepsFrom, stepTargets
 import type { TFunction } from 'i18next'
 import { localized } from '../../i18n'
 import { crudApi, type Row } from '../api/crudApi'
+import { isShown } from '../form/formValues'
 import { rowNames } from '../list/useDeleteRows'
 
 // A definition's steps and actions as one thing the buttons, the confirmation and the input dialog
@@ -25,6 +26,8 @@ export interface Operation {
   /** The dialog shows what it would do (POST {action route}/preview) before it is sent; never for a step. */
   preview: boolean
   permission: string
+  /** The row's fields the dialog shows beside the input (the definition's `context`). */
+  context: readonly string[]
   /** An action offered only for rows whose field has one of these values (`when`), or whose fields are still empty (`whenEmpty`). */
   rowsOffered?: Pick<ActionDef, 'when' | 'whenEmpty'>
 }
@@ -42,6 +45,7 @@ export function stepOperation(e: ResolvedEntity, step: TransitionStep): Operatio
     danger: !!step.danger,
     job: false,
     preview: false,
+    context: step.context ?? [],
     permission: stepPermission(e, step),
   }
 }
@@ -58,6 +62,7 @@ export function actionOperation(e: ResolvedEntity, action: ActionDef): Operation
     danger: !!action.danger,
     job: action.mode === 'job',
     preview: !!action.preview,
+    context: action.context ?? [],
     permission: actionPermission(e, action),
     rowsOffered: { when: action.when, whenEmpty: action.whenEmpty },
   }
@@ -83,8 +88,17 @@ export const toolbarOperations = (e: ResolvedEntity): Operation[] =>
 /** Every row meets the operation's `when` and `whenEmpty` (the server refuses the call otherwise): shared `actionRefusal`. */
 export const meetsWhen = (op: Operation, rows: readonly Row[]) => !op.rowsOffered || rows.every((r) => actionRefusal(op.rowsOffered!, r) === null)
 
+/** A blank value as a form leaves it: nothing entered yet. */
+const isBlankInput = (value: unknown) => value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)
+
+/**
+ * Whether every required input that shows (`when`) has a value: only then is a preview asked, so a
+ * half-filled dialog sends no request the server must refuse.
+ */
+export const inputComplete = (input: readonly FieldDef[], values: Row) => input.every((f) => !f.required || !isShown(f, values) || !isBlankInput(values[f.name]))
+
 /** Something to enter, a state to choose or a preview to show: a dialog; otherwise a confirmation is enough. */
-export const needsDialog = (op: Operation) => op.preview || op.input.length > 0 || op.choices.length > 0
+export const needsDialog = (op: Operation) => op.preview || op.input.length > 0 || op.choices.length > 0 || op.context.length > 0
 
 /** Who the operation is about: the rows by name, or the whole list for a toolbar action. */
 export const subjectOf = (e: ResolvedEntity, rows: readonly Row[], t: TFunction) => (rows.length ? rowNames(e, rows, t) : localized(e.label))

@@ -1,13 +1,17 @@
-import { Activity, useEffect, useRef } from 'react'
+import { Activity, Suspense, useEffect, useRef } from 'react'
 import { Navigate, Route, Routes, useLocation, type Location } from 'react-router'
 import { PRODUCT_NAME } from '../../app/config'
 import { DASHBOARD_PATH } from '../../app/routes/fixedRoutes'
+import { resolvePage } from '../../app/routes/pageRegistry'
 import { matchPage } from '../../app/routes/routeTable'
 import { translateTitle } from '../../i18n'
 import { tagsStore } from '../tags/tagsStore'
 import { useCurrentPage } from '../useCurrentPage'
 import { PageHost } from './PageHost'
 import { RedirectHelper } from './RedirectHelper'
+
+/** Whether an address names one of the console's pages (a page module or an entity's list), whoever may see it. */
+const isConsolePage = (path: string) => path.length > 1 && resolvePage(`${path.replace(/^\/+|\/+$/g, '')}/index`) !== null
 
 /**
  * The page area with keep-alive: every cached view that was opened in this page load stays mounted
@@ -35,7 +39,13 @@ export function AppMain() {
 
   if (path === '/redirect' || path.startsWith('/redirect/')) return <RedirectHelper />
   const folderRedirect = table.redirects.get(path)
-  if (!current) return <Navigate to={folderRedirect ?? DASHBOARD_PATH} replace />
+  if (!current && (folderRedirect || path === '/')) return <Navigate to={folderRedirect ?? DASHBOARD_PATH} replace />
+  if (!current) {
+    // A page of the console the user's menus leave out is one they have no right to (SPEC §2's
+    // 401 page); any other address is no page at all (404). Shown where it was asked, the address kept.
+    const ErrorPage = resolvePage(isConsolePage(path) ? 'error/401' : 'error/404')
+    return <Suspense fallback={null}>{ErrorPage && <ErrorPage />}</Suspense>
+  }
 
   return (
     <>

@@ -1,7 +1,8 @@
-import { useMemo, type Key } from 'react'
-import { Spin, Tree } from 'antd'
+import { useMemo } from 'react'
+import { Spin } from 'antd'
 import type { DataNode } from 'antd/es/tree'
 import type { TreeNode } from '../../api/system'
+import { CheckTree } from '../../crud/kinds/CheckTree'
 
 const toDataNodes = (nodes: readonly TreeNode[]): DataNode[] =>
   nodes.map((n) => ({ key: n.id, title: n.label, ...(n.children?.length ? { children: toDataNodes(n.children) } : {}) }))
@@ -38,18 +39,17 @@ export function TreeCheck({ nodes, loading, value, onChange, id, disabled, mode,
   const ids = (Array.isArray(value) ? value : []).map(Number)
   const checkedKeys = mode === 'withParents' ? ids.filter((i) => leafIds.has(i)) : ids
   return (
-    <div className="crud-check-tree" id={id} data-testid={testId}>
-      <Tree
-        checkable
-        disabled={disabled}
-        defaultExpandAll
-        treeData={treeData}
-        checkedKeys={checkedKeys as Key[]}
-        onCheck={(checked, info) => {
-          const full = (checked as Key[]).map(Number)
-          onChange?.(mode === 'withParents' ? [...full, ...(info.halfCheckedKeys ?? []).map(Number)] : full)
-        }}
-      />
-    </div>
+    // The kit's tree input: search, expand and collapse all, select all (a role's ~450 menus).
+    <CheckTree
+      id={id}
+      testId={testId}
+      disabled={disabled}
+      treeData={treeData}
+      checkedKeys={checkedKeys}
+      onCheck={(checked, halfChecked) => {
+        const full = checked.map(Number)
+        onChange?.(mode === 'withParents' ? [...full, ...halfChecked.map(Number)] : full)
+      }}
+    />
   )
 }

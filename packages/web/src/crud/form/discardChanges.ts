@@ -1,0 +1,41 @@
+import { App, type FormInstance } from 'antd'
+import { useTranslation } from 'react-i18next'
+import type { Row } from '../api/crudApi'
+
+/** A blank value however an input leaves it (undefined, null, '', no items): typed and erased is no change. */
+const isBlank = (value: unknown) => value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)
+
+/** A value as it would be compared: dates (dayjs) and lists by their JSON form. */
+const comparable = (value: unknown) => (isBlank(value) ? null : JSON.stringify(value))
+
+/** Whether any value differs from the one the form started with (a field typed into and restored is unchanged). */
+export function hasUnsavedChanges(initial: Readonly<Row>, current: Readonly<Row>): boolean {
+  const names = new Set([...Object.keys(initial), ...Object.keys(current)])
+  for (const name of names) if (comparable(initial[name]) !== comparable(current[name])) return true
+  return false
+}
+
+/** The class of the question's modal and the test id of its OK button (the tests find them). */
+export const DISCARD_CONFIRM_CLASS = 'form-confirm-discard'
+const DISCARD_OK = { danger: true, 'data-testid': 'form-discard-ok' } as const
+
+/**
+ * Closing a form (Esc, the mask, the close icon, Cancel) asks "Discard your changes?" while it holds
+ * values the user entered; an untouched form closes at once. Cancel of the question keeps editing.
+ */
+export function useDiscardGuard() {
+  const { t } = useTranslation()
+  const { modal } = App.useApp()
+  return (form: FormInstance<Row>, initial: Readonly<Row>, close: () => void) => {
+    if (!form.isFieldsTouched() || !hasUnsavedChanges(initial, form.getFieldsValue(true) as Row)) return close()
+    modal.confirm({
+      title: t('crud.discardTitle'),
+      content: t('crud.discardContent'),
+      className: DISCARD_CONFIRM_CLASS,
+      okText: t('crud.discard'),
+      cancelText: t('crud.keepEditing'),
+      okButtonProps: DISCARD_OK,
+      onOk: close,
+    })
+  }
+}
