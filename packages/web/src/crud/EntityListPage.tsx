@@ -1,13 +1,11 @@
-import { useContext, useEffect, useMemo, useRef, useState, type Key } from 'react'
+import { lazy, Suspense, useContext, useEffect, useMemo, useRef, useState, type Key } from 'react'
 import { Grid, Table } from 'antd'
 import { UNSAFE_LocationContext } from 'react-router'
 import type { ColumnType, SorterResult } from 'antd/es/table/interface'
 import type { ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import type { EntityRow, Filters, Row } from './api/crudApi'
-import { ImportDialog } from './excel/ImportDialog'
 import { useExport } from './excel/useExport'
-import { EntityForm } from './form/EntityForm'
 import type { CellRenderer } from './kinds/types'
 import { ColumnSettings } from './list/ColumnSettings'
 import { ListActions } from './list/ListActions'
@@ -32,6 +30,11 @@ import { workflowCells } from './workflow/cells'
 import { StateFilterBar, useStateCounts, useStateFilter } from './workflow/StateFilterBar'
 import { useWorkflow } from './workflow/useWorkflow'
 import './crud.css'
+
+// What opens on request loads on request: a list's first rows need neither the form's inputs (date
+// picker, upload, trees) nor the import dialog.
+const EntityForm = lazy(() => import('./form/EntityForm').then((m) => ({ default: m.EntityForm })))
+const ImportDialog = lazy(() => import('./excel/ImportDialog').then((m) => ({ default: m.ImportDialog })))
 
 const NO_FILTERS: Filters = {}
 
@@ -275,8 +278,10 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
       {!tree && (
         <ListPager total={total} pageNum={state.pageNum} pageSize={state.pageSize} onChange={(pageNum, pageSize) => setState({ ...state, pageNum, pageSize })} />
       )}
-      {formRequest && <FormComponent entity={entity} id={formRequest.id} preset={formRequest.preset} inputs={formInputs} onClose={() => setFormRequest(null)} />}
-      {importing && <ImportDialog entity={entity} onClose={() => setImporting(false)} />}
+      <Suspense fallback={null}>
+        {formRequest && <FormComponent entity={entity} id={formRequest.id} preset={formRequest.preset} inputs={formInputs} onClose={() => setFormRequest(null)} />}
+        {importing && <ImportDialog entity={entity} onClose={() => setImporting(false)} />}
+      </Suspense>
       {workflow.dialogs}
     </div>
   )

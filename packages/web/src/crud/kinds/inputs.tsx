@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react'
-import { DatePicker, Form, Input, InputNumber, Radio, Select, Switch, TreeSelect } from 'antd'
+import { Form, Input, Radio, Select, TreeSelect } from 'antd'
 import { entityByKey, PICKER_LIMIT, type ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
@@ -13,7 +13,7 @@ import type { InputProps } from './types'
 /** Form.Item's props without ours, for the antd control. */
 export const controlProps = ({ entity: _entity, field: _field, rowId: _rowId, ...rest }: InputProps) => rest
 
-const maxLengthOf = (props: InputProps) => ('max' in props.field && typeof props.field.max === 'number' ? props.field.max : undefined)
+export const maxLengthOf = (props: InputProps) => ('max' in props.field && typeof props.field.max === 'number' ? props.field.max : undefined)
 
 export function TextInput(props: InputProps) {
   return <Input allowClear maxLength={maxLengthOf(props)} {...controlProps(props)} />
@@ -21,25 +21,6 @@ export function TextInput(props: InputProps) {
 
 export function PasswordInput(props: InputProps) {
   return <Input.Password autoComplete="new-password" {...controlProps(props)} />
-}
-
-export function LongTextInput(props: InputProps) {
-  return <Input.TextArea autoSize={{ minRows: 3, maxRows: 10 }} showCount={!!maxLengthOf(props)} maxLength={maxLengthOf(props)} {...controlProps(props)} />
-}
-
-export function NumberInput(props: InputProps) {
-  const f = props.field
-  const bounds = f.kind === 'number' || f.kind === 'money' ? { min: f.min, max: f.max } : {}
-  const precision = f.kind === 'money' ? 2 : f.kind === 'number' && f.int ? 0 : undefined
-  return <InputNumber style={{ width: '100%' }} precision={precision} {...bounds} {...controlProps(props)} />
-}
-
-export function SwitchInput(props: InputProps) {
-  return <Switch {...controlProps(props)} />
-}
-
-export function DateInput(props: InputProps) {
-  return <DatePicker style={{ width: '100%' }} showTime={props.field.kind === 'datetime'} {...controlProps(props)} />
 }
 
 /** A dropdown of the field's choices; several values for an "in" search. */

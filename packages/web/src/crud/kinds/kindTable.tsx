@@ -3,10 +3,8 @@ import type { FieldDef } from '@velo/shared'
 import dayjs, { type Dayjs } from 'dayjs'
 import type { TFunction } from 'i18next'
 import { ClippedCell, DATE_FORMAT, DateCell, DateTimeCell, FileCell, ImageCell, MoneyCell, OptionsCell, PlainCell, ReferenceCell, RichTextCell } from './cells'
-import { DateInput, LongTextInput, NumberInput, OptionsInput, OptionsSelect, PasswordInput, ReferenceInput, ReferenceSearch, SwitchInput, TextInput, TreeParentInput } from './inputs'
-import { ReferenceManyInput } from './ReferenceManyInput'
-import { RichTextInput } from './RichTextInput'
-import { StoredFileInput } from './StoredFileInput'
+import { OptionsInput, OptionsSelect, PasswordInput, ReferenceInput, ReferenceSearch, TextInput, TreeParentInput } from './inputs'
+import { inputOnDemand, lazyInput } from './lazyInputs'
 import { schemaRule } from './rules'
 import type { KindTable, KindUi } from './types'
 
@@ -16,8 +14,20 @@ import type { KindTable, KindUi } from './types'
 
 const Nothing = () => null
 
+// The large controls load apart (./lazyInputs.tsx): with the form that shows them, or when a search field is used.
+const heavy = () => import('./heavyInputs')
+const LongTextInput = lazyInput(() => heavy().then((m) => m.LongTextInput))
+const NumberInput = lazyInput(() => heavy().then((m) => m.NumberInput))
+const NumberSearch = inputOnDemand(() => heavy().then((m) => m.NumberInput))
+const SwitchInput = lazyInput(() => heavy().then((m) => m.SwitchInput))
+const DateInput = lazyInput(() => heavy().then((m) => m.DateInput))
+const DateSearch = inputOnDemand(() => heavy().then((m) => m.DateInput))
+const RichTextInput = lazyInput(() => import('./RichTextInput').then((m) => m.RichTextInput))
+const StoredFileInput = lazyInput(() => import('./StoredFileInput').then((m) => m.StoredFileInput))
+const ReferenceManyInput = lazyInput(() => import('./ReferenceManyInput').then((m) => m.ReferenceManyInput))
+
 const textual = { Cell: ClippedCell, Input: TextInput, Search: TextInput, prompt: 'enter' } as const
-const numeric = { Input: NumberInput, Search: NumberInput, prompt: 'enter' } as const
+const numeric = { Input: NumberInput, Search: NumberSearch, prompt: 'enter' } as const
 const choice = { Cell: OptionsCell, Input: OptionsInput, Search: OptionsSelect, prompt: 'choose' } as const
 const reference = { Input: ReferenceInput, Search: ReferenceSearch, prompt: 'choose' } as const
 const storedFile = { Input: StoredFileInput, Search: TextInput } as const
@@ -25,7 +35,7 @@ const storedFile = { Input: StoredFileInput, Search: TextInput } as const
 const toDayjs = (value: unknown) => (typeof value === 'string' && value ? dayjs(value) : value)
 const dayValue = (toWire: (d: Dayjs) => string) => ({
   Input: DateInput,
-  Search: DateInput,
+  Search: DateSearch,
   toForm: toDayjs,
   toWire: (value: unknown) => (dayjs.isDayjs(value) ? toWire(value) : value),
 })

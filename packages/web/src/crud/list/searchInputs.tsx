@@ -1,27 +1,14 @@
-import { DatePicker, InputNumber, Select, Space } from 'antd'
+import { Select } from 'antd'
 import type { FieldDef, SearchMode } from '@velo/shared'
-import { useTranslation } from 'react-i18next'
 import { kindOf } from '../kinds/kindTable'
 import { controlProps, OptionsSelect, TextInput } from '../kinds/inputs'
+import { inputOnDemand } from '../kinds/lazyInputs'
 import type { InputComponent, InputProps } from '../kinds/types'
 import { isDayKind } from './searchFields'
 
-/** A day range for dates and instants. */
-function DayRangeInput({ value, onChange, id, field }: InputProps) {
-  return <DatePicker.RangePicker id={id} value={value} onChange={onChange} allowEmpty={[true, true]} style={{ width: 240 }} data-testid={`search-${field.name}`} />
-}
-
-/** From and to for numbers; either may stay empty. */
-function NumberRangeInput({ value, onChange, id }: InputProps) {
-  const { t } = useTranslation()
-  const [from, to] = Array.isArray(value) ? value : [null, null]
-  return (
-    <Space.Compact id={id}>
-      <InputNumber value={from} placeholder={t('crud.from')} onChange={(v) => onChange?.([v, to])} />
-      <InputNumber value={to} placeholder={t('crud.to')} onChange={(v) => onChange?.([from, v])} />
-    </Space.Compact>
-  )
-}
+// The ranges' date picker and number inputs load when the user turns to the field (./rangeInputs.tsx).
+const DayRangeInput = inputOnDemand(() => import('./rangeInputs').then((m) => m.DayRangeInput), 240)
+const NumberRangeInput = inputOnDemand(() => import('./rangeInputs').then((m) => m.NumberRangeInput))
 
 /** Several values: the field's choices, or free values typed in. */
 function ManyInput(props: InputProps) {

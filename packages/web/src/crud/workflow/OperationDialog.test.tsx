@@ -68,7 +68,7 @@ describe('operation dialog', () => {
     submit()
     expect(await within(dialog).findByText('Amount is required')).toBeTruthy()
 
-    fireEvent.change(within(dialog).getByLabelText('Amount'), { target: { value: '10.125' } })
+    fireEvent.change(await within(dialog).findByLabelText('Amount'), { target: { value: '10.125' } })
     fireEvent.change(within(dialog).getByLabelText('Reference'), { target: { value: 'ABCDE' } })
     submit()
     expect(await within(dialog).findByText('Amount may have at most 2 decimal places')).toBeTruthy()
@@ -84,7 +84,7 @@ describe('operation dialog', () => {
 
     fireEvent.click(within(dialog).getByLabelText('Setting value'))
 
-    fireEvent.change(within(dialog).getByLabelText('Amount'), { target: { value: '10.5' } })
+    fireEvent.change(await within(dialog).findByLabelText('Amount'), { target: { value: '10.5' } })
     submit()
     await waitFor(() => expect(onRun).toHaveBeenCalledTimes(1))
     // The voucher code was not shown: neither checked nor sent.

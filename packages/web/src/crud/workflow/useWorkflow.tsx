@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react'
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react'
 import { App, Button } from 'antd'
 import { ProfileOutlined } from '@ant-design/icons'
 import { useQueryClient } from '@tanstack/react-query'
@@ -9,11 +9,14 @@ import { jobStore } from '../../api/jobStore'
 import { localized } from '../../i18n'
 import { crudKeys, type Row } from '../api/crudApi'
 import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
-import { EntityDetails } from '../EntityDetails'
 import type { RowAction } from '../list/RowActions'
 import { followJob, isJobInfo } from './followJob'
-import { OperationDialog } from './OperationDialog'
 import { confirmText, everyRowOperation, meetsWhen, needsDialog, rowOperations, sendOperation, toolbarOperations, type Operation } from './operations'
+
+// Opened on request, loaded on request: a list's first paint needs neither the details drawer (tabs,
+// descriptions) nor a step's dialog.
+const EntityDetails = lazy(() => import('../EntityDetails').then((m) => ({ default: m.EntityDetails })))
+const OperationDialog = lazy(() => import('./OperationDialog').then((m) => ({ default: m.OperationDialog })))
 
 /**
  * What a definition's transitions and actions add to its list page: a row's buttons for the steps
@@ -114,7 +117,7 @@ export function useWorkflow(entity: ResolvedEntity) {
     ))
 
   const dialogs = (
-    <>
+    <Suspense fallback={null}>
       {asking && (
         <OperationDialog
           entity={entity}
@@ -125,7 +128,7 @@ export function useWorkflow(entity: ResolvedEntity) {
         />
       )}
       {detailsOf && <EntityDetails entity={entity} id={detailsOf.id} as="drawer" onClose={() => setDetailsOf(null)} />}
-    </>
+    </Suspense>
   )
 
   return {

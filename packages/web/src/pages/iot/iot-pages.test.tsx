@@ -284,7 +284,7 @@ describe('IoT pages', () => {
     serve()
     renderWithProviders(<EntityForm entity={iotEntities.iotFunction} onClose={() => {}} />)
     await pick('Command', 'Lock')
-    fireEvent.mouseDown(screen.getByLabelText('Supported models'))
+    fireEvent.mouseDown(await screen.findByLabelText('Supported models'))
     expect(await screen.findByText('City 500')).toBeTruthy()
   })
 

@@ -1,0 +1,22 @@
+import { DatePicker, InputNumber, Space } from 'antd'
+import { useTranslation } from 'react-i18next'
+import type { InputProps } from '../kinds/types'
+
+/** A day range for dates and instants. */
+export function DayRangeInput({ value, onChange, id, field, ...rest }: InputProps & { autoFocus?: boolean }) {
+  return (
+    <DatePicker.RangePicker id={id} value={value} onChange={onChange} allowEmpty={[true, true]} style={{ width: 240 }} autoFocus={rest.autoFocus} data-testid={`search-${field.name}`} />
+  )
+}
+
+/** From and to for numbers; either may stay empty. */
+export function NumberRangeInput({ value, onChange, id, ...rest }: InputProps & { autoFocus?: boolean }) {
+  const { t } = useTranslation()
+  const [from, to] = Array.isArray(value) ? value : [null, null]
+  return (
+    <Space.Compact id={id}>
+      <InputNumber value={from} placeholder={t('crud.from')} autoFocus={rest.autoFocus} onChange={(v) => onChange?.([v, to])} />
+      <InputNumber value={to} placeholder={t('crud.to')} onChange={(v) => onChange?.([from, v])} />
+    </Space.Compact>
+  )
+}
