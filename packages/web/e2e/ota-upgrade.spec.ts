@@ -37,6 +37,8 @@ interface Device {
 const devices: Record<Group, Device[]> = { smooth: [], failing: [], cancelled: [] }
 const sims: SimulatedDevice[] = []
 let url = ''
+/** Where a device fetches the OTA keys it trusts (its registration would give them: these bikes were added, not registered). */
+let otaKeysUrl = ''
 let firmwareId = 0
 let approvalBefore: { row: Record<string, unknown>; value: string } | null = null
 
@@ -46,7 +48,7 @@ const drawer = (page: Page) => page.getByTestId('ota-campaign-drawer')
 const confirmDialog = (page: Page) => page.locator('.ant-modal-confirm:visible')
 
 function simulate(d: Device, hardwareVersion: string, behaviour: Partial<ConstructorParameters<typeof SimulatedDevice>[0]> = {}) {
-  const sim = new SimulatedDevice({ url, sn: d.sn, secret: d.secret, hardwareVersion, heartbeatSeconds: 30, telemetrySeconds: 0, keepalive: 10, ...behaviour })
+  const sim = new SimulatedDevice({ url, sn: d.sn, secret: d.secret, hardwareVersion, heartbeatSeconds: 30, telemetrySeconds: 0, keepalive: 10, otaKeysUrl, ...behaviour })
   sims.push(sim)
   return sim
 }
@@ -95,10 +97,11 @@ async function reported(request: APIRequestContext, token: string, group: Group)
 
 test.describe.configure({ mode: 'serial' })
 
-test.beforeAll(async ({ request }) => {
+test.beforeAll(async ({ request, baseURL }) => {
   test.setTimeout(180_000)
   const token = await apiLogin(request)
   url = await brokerUrl(request, token)
+  otaKeysUrl = `${baseURL}/api/iot/ota-keys`
   const model = await demoModel(request, token)
 
   // The catalogue: a supplier, its product, and the firmware image with its digests.
