@@ -117,6 +117,9 @@ function ReferenceSelect(props: InputProps & { target: ResolvedEntity | null; pa
       showSearch={remote ? { filterOption: false, onSearch: search } : { optionFilterProp: 'label' }}
       loading={first.loading || found.loading}
       options={options}
+      // The rows may have changed since they were loaded (the list's search form loads them with the
+      // page): opening the dropdown asks again, so a row added meanwhile can be chosen.
+      onOpenChange={(open) => open && !remote && first.refresh?.()}
       {...controlProps(input)}
     />
   )

@@ -33,6 +33,8 @@ export interface FieldOptions {
   /** The referenced tree's nested rows (for excluding a node's own subtree). */
   nodes: TreeRow[]
   loading: boolean
+  /** Asks the server again (a picker opening: rows added since the list's search form loaded them). */
+  refresh?: () => void
 }
 
 /** Dictionary list styles (RuoYi's listClass) → antd tag colours; '' shows plain text. */
@@ -123,8 +125,9 @@ export function useEntityChoices(e: ResolvedEntity | null, params?: Record<strin
       tree: e?.treeParent ? toTreeOptions(nodes, e) : null,
       nodes,
       loading: rows.isPending && rows.fetchStatus !== 'idle',
+      refresh: () => void rows.refetch(),
     }
-  }, [e, rows.data, rows.isPending, rows.fetchStatus])
+  }, [e, rows.data, rows.isPending, rows.fetchStatus, rows.refetch])
 }
 
 /** The choices of one field; hooks run in the same order for every kind, only the enabled query fetches. */
