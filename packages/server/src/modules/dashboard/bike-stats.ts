@@ -1,4 +1,4 @@
-import { compareVersions, type FigureValue, type Language } from '@velo/shared'
+import { compareVersions, type FigureValue, labelFieldIn, type Language, systemEntities } from '@velo/shared'
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
 import type { DashboardCompute, DashboardContext } from './context'
 import { monthOf, monthsOf, num, percent, timeRange } from './measures'
@@ -47,8 +47,8 @@ export const bikeStatsDashboard: DashboardCompute = async (ctx) => {
   const { start, end } = timeRange(ctx.query.from, ctx.query.to)
   const inRange = sql`b.bound_time >= ${start} and b.bound_time < ${end}`
   const month = monthOf(dialect, 'b.boundTime')
-  // Countries are named in the caller's language (sys_country keeps the Chinese name and the English one).
-  const name = lang === 'zh_CN' ? sql.ref('c.name') : sql.ref('c.nameEn')
+  // Countries are named in the caller's language, by the definition's label in it (as lists and pickers name them).
+  const name = sql.ref(`c.${labelFieldIn(systemEntities.country, lang)}`)
 
   // Independent statements, sent together (PostgreSQL answers them on several connections).
   const [bikeRows, share, monthRows, modelRows, countryRows, partRows, onlineRows] = await Promise.all([
