@@ -11,7 +11,9 @@ const external = Object.keys(pkg.dependencies).filter((name) => !name.startsWith
 // …/admin-password.js.
 const result = await build({
   entryPoints: { main: 'src/main.ts', backup: 'scripts/backup.ts', restore: 'scripts/restore.ts', 'admin-password': 'scripts/admin-password.ts' },
-  outdir: 'dist',
+  // SERVER_OUT_DIR: a build of its own beside dist (for a second browser run on the same tree); it must
+  // stay inside packages/server so the bundle finds its npm dependencies.
+  outdir: process.env.SERVER_OUT_DIR ?? 'dist',
   bundle: true,
   platform: 'node',
   format: 'esm',

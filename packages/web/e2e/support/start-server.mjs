@@ -14,7 +14,8 @@ const web = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 export const mailDirOf = (port) => join(tmpdir(), `velo-e2e-mail-${port}`)
 /** A file naming the database of the server on this port: specs compare the dashboards with their own queries on it (read-only). */
 export const databaseNoteOf = (port) => join(tmpdir(), `velo-e2e-database-${port}`)
-const serverMain = resolve(web, '../server/dist/main.js')
+/** The built server: packages/server/dist, or E2E_SERVER_DIR (a build of its own, SERVER_OUT_DIR at its build). */
+const serverMain = process.env.E2E_SERVER_DIR ? join(resolve(process.env.E2E_SERVER_DIR), 'main.js') : resolve(web, '../server/dist/main.js')
 /** The built web app: packages/web/dist, or E2E_WEB_DIR (a build of its own, for a second run beside this one). */
 const webDist = process.env.E2E_WEB_DIR ? resolve(process.env.E2E_WEB_DIR) : join(web, 'dist')
 for (const [what, file] of [['web app', join(webDist, 'index.html')], ['server', serverMain]]) {
