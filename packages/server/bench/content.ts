@@ -19,13 +19,12 @@ import { type Kysely, sql } from 'kysely'
 import { createDatabase, type Db } from '../src/db/database'
 import { DELIVERY_BATCH, deliverMessage } from '../src/modules/content/messages'
 import { fmt, log, ms } from './format'
-import { httpLoad } from './measure'
+import { httpLoad, WARMUP_SECONDS } from './measure'
 import { collectGarbage, type Line, message, results, scratch, type Target } from './run'
 import { MemoryWatch, ServerProcess } from './server'
 
 const MB = 1024 * 1024
 const mb = (bytes: number) => `${fmt(bytes / MB, 0)} MB`
-const WARMUP_SECONDS = 2
 /** What the version check must answer for an app at 1.0.0: the current version, forced (3.0.0 lies between). */
 const EXPECTED = { versionCode: '3.3.0', updateAvailable: true, forceUpdate: true }
 

@@ -19,12 +19,11 @@ import { loadConfig } from '../src/config'
 import { createDatabase } from '../src/db/database'
 import { DEFAULT_SEED, runDemo } from '../src/demo'
 import { refreshRollups, resetRollups } from '../src/modules/dashboard/rollups'
-import { httpLoad } from './measure'
+import { httpLoad, WARMUP_SECONDS } from './measure'
 import { type Bench, collectGarbage, type Line, message, results, scratch, signIn, type Target } from './run'
 import { ADMIN_PASSWORD, ServerProcess } from './server'
 import { fmt, log, ms } from './format'
 
-const WARMUP_SECONDS = 2
 const TARGET_MS = 200
 
 export async function runDashboards(

@@ -39,7 +39,9 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** The brokers to run against: embedded always, the external one when something answers MQTT there. */
 export async function iotBrokers(): Promise<{ brokers: Broker[]; notes: string[] }> {
-  const only = (process.env.BENCH_IOT_BROKERS ?? 'embedded,external').split(',').map((s) => s.trim())
+  // A smoke run shows each part works once: through the embedded broker, unless asked for more.
+  const fallback = process.env.BENCH_SIZE === 'smoke' ? 'embedded' : 'embedded,external'
+  const only = (process.env.BENCH_IOT_BROKERS || fallback).split(',').map((s) => s.trim())
   const url = process.env.BENCH_MQTT_URL || 'mqtt://127.0.0.1:1883'
   const brokers: Broker[] = []
   const notes: string[] = []

@@ -1,5 +1,7 @@
 // How the bench parts print: progress to stderr, figures as the table shows them.
 
-export const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`)
+const benchStart = performance.now()
+/** A progress line, with the seconds since the run began (to see where a run's time goes). */
+export const log = (msg: string) => process.stderr.write(`[bench ${((performance.now() - benchStart) / 1000).toFixed(1).padStart(6)} s] ${msg}\n`)
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 export const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 1)} ms`

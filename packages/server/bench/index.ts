@@ -27,7 +27,8 @@
  * DATABASE_URL starting with postgres://, names a server: a database bench_<random> is created there
  * and dropped at the end. Sizes: BENCH_ROWS (1000000), BENCH_IMPORT_ROWS (100000), BENCH_SECONDS
  * per load run (10), BENCH_CONNECTIONS (50). BENCH_SIZE=smoke makes every part small (each size
- * variable given still wins) and judges no target. BENCH_SERVER_ARGS adds node flags to the server (e.g. --cpu-prof
+ * variable given still wins), warms up for 0.5 s instead of 2, uses the embedded broker only (unless
+ * BENCH_IOT_BROKERS says otherwise) and judges no target: about two minutes in all. BENCH_SERVER_ARGS adds node flags to the server (e.g. --cpu-prof
  * --cpu-prof-dir=/tmp/prof when looking into a figure).
  *
  * Then the members (bench/members.ts): the demo data at full size, the member list and a member
@@ -112,7 +113,7 @@ const bench: Bench = {
   rows: int('BENCH_ROWS', 1_000_000, 20_000),
   importRows: int('BENCH_IMPORT_ROWS', 100_000, 2_000),
   transitions: int('BENCH_TRANSITIONS', 10_000, 500),
-  seconds: int('BENCH_SECONDS', 10, 2),
+  seconds: int('BENCH_SECONDS', 10, 1),
   connections: int('BENCH_CONNECTIONS', 50, 20),
   // The members and dashboards parts fill the demo data: 10,000 members and ~1,000,000 rides at 1.
   demoScale: SMOKE ? 0.02 : 1,
@@ -158,6 +159,19 @@ function targets(): Target[] {
 const fmt = (n: number) => n.toLocaleString('en-US')
 const demoSize = bench.demoScale === 1 ? '10,000 members, about 1,000,000 rides' : `scale ${bench.demoScale}: ${fmt(Math.round(10_000 * bench.demoScale))} members, about ${fmt(Math.round(1_000_000 * bench.demoScale))} rides`
 
+/** Each part's wall time, printed as it ends (to stderr, beside the parts' own progress) and under the table. */
+const partTimes: [string, number][] = []
+let current: { part: string; since: number } | undefined
+const benchStarted = performance.now()
+function partStarted(part: string | undefined) {
+  if (current) {
+    const seconds = (performance.now() - current.since) / 1000
+    partTimes.push([current.part, seconds])
+    process.stderr.write(`bench: ${current.part} took ${seconds.toFixed(1)} s\n`)
+  }
+  current = part ? { part, since: performance.now() } : undefined
+}
+
 async function main() {
   // Other work on the machine skews every figure: say how busy it was when the run began.
   const load = loadavg()[0]!
@@ -167,6 +181,7 @@ async function main() {
   const server = await buildServer()
   try {
     if (runs('engine')) {
+      partStarted('engine')
       headings.push(
         `Entity engine benchmark: ${fmt(bench.rows)} login-log rows (\`${systemEntities.loginLog.key}\`), list under ${bench.connections} clients for ${bench.seconds} s, ` +
           `import of ${fmt(bench.importRows)} rows (\`${systemEntities.i18n.key}\`).`,
@@ -178,6 +193,7 @@ async function main() {
       }
     }
     if (runs('members')) {
+      partStarted('members')
       headings.push(`Members benchmark: the demo data (${demoSize}); the member list and a member drawer's rides at ${bench.connections} and 1 clients, and their SQL bare.`)
       for (const target of targets()) {
         const result = await runMembers(target, bench, server.entry)
@@ -186,6 +202,7 @@ async function main() {
       }
     }
     if (runs('orders')) {
+      partStarted('orders')
       headings.push(`Frame-number benchmark: ${fmt(orders.numbers)} numbers generated for one order (the Generate action's job), the same INSERTs bare, and a label sheet of ${fmt(orders.labels)}.`)
       for (const target of targets()) {
         const result = await runOrders(target, orders, server.entry)
@@ -194,6 +211,7 @@ async function main() {
       }
     }
     if (runs('content')) {
+      partStarted('content')
       headings.push(
         `App content benchmark: a message pushed to ${fmt(content.members)} members (deliverMessage, as the Push job runs it) beside its INSERT … SELECT bare, ` +
           `and the app's version check under ${content.clients} clients for ${content.seconds} s.`,
@@ -205,6 +223,7 @@ async function main() {
       }
     }
     if (runs('iot')) {
+      partStarted('iot')
       const { brokers, notes: brokerNotes } = await iotBrokers()
       headings.push(`IoT gateway benchmark: ${fmt(iot.devices)} simulated devices (${iot.concurrency} connecting at a time), one ping to all of them.`)
       notes.push(...brokerNotes)
@@ -217,6 +236,7 @@ async function main() {
       }
     }
     if (runs('fleet')) {
+      partStarted('fleet')
       const { brokers, notes: brokerNotes } = await iotBrokers()
       notes.push(...brokerNotes)
       const collect = (result: { lines: Line[]; notes: string[] }) => {
@@ -257,6 +277,7 @@ async function main() {
       }
     }
     if (runs('ota')) {
+      partStarted('ota')
       const { runOta } = await import('./ota')
       const { brokers, notes: brokerNotes } = await iotBrokers()
       notes.push(...brokerNotes)
@@ -281,12 +302,14 @@ async function main() {
       }
     }
     if (runs('browser')) {
+      partStarted('browser')
       headings.push(`Browser benchmark: the sign-in page in headless Chromium, ${browser.loads} cold loads, then the bytes of the five most used pages.`)
       const result = await runBrowser(browser, server.entry)
       lines.push(...result.lines)
       notes.push(...result.notes)
     }
     if (runs('files')) {
+      partStarted('files')
       headings.push(`File upload benchmark: one ${fmt(files.megabytes)} MB file through a definition's \`file\` field route (POST …/file/{field}), streamed to storage.`)
       const filesServer = await buildFilesServer()
       try {
@@ -300,6 +323,7 @@ async function main() {
       }
     }
     if (runs('dashboards')) {
+      partStarted('dashboards')
       const dashboards = { seconds: bench.seconds, demoScale: bench.demoScale, clients: int('BENCH_DASHBOARD_CLIENTS', 20, 5), newRides: int('BENCH_DASHBOARD_NEW_RIDES', 10_000, 500) }
       headings.push(
         `Dashboards benchmark: the demo data (${demoSize}), the rollups rebuilt and refreshed after ${fmt(dashboards.newRides)} new rides, ` +
@@ -312,6 +336,7 @@ async function main() {
       }
     }
     if (runs('metrics')) {
+      partStarted('metrics')
       const metrics = { rows: int('BENCH_METRICS_ROWS', 100_000, 5_000), seconds: bench.seconds, connections: bench.connections, rounds: int('BENCH_METRICS_ROUNDS', 4, 1), scrapes: int('BENCH_METRICS_SCRAPES', 20, 3) }
       headings.push(
         `Metrics benchmark: the login-log list (${fmt(metrics.rows)} rows) at ${metrics.connections} clients with metrics off and on (METRICS_TOKEN), ` +
@@ -323,6 +348,7 @@ async function main() {
         notes.push(...result.notes)
       }
     }
+    partStarted(undefined)
   } finally {
     await server.remove()
   }
@@ -336,6 +362,8 @@ async function main() {
     '| database | measure | value | target | pass |',
     '|---|---|---|---|---|',
     ...lines.map((l) => `| ${l.db} | ${l.measure} | ${l.value} | ${l.target ?? ''} | ${l.pass === undefined ? '' : SMOKE ? '(smoke)' : l.pass ? '✅' : '❌'} |`),
+    '',
+    `Time per part: ${partTimes.map(([part, seconds]) => `${part} ${seconds.toFixed(0)} s`).join(', ')}; in all ${((performance.now() - benchStarted) / 1000).toFixed(0)} s.`,
   ]
   process.stdout.write(`\n${table.join('\n')}\n`)
 }

@@ -19,12 +19,11 @@ import { hashPassword } from '../src/platform/auth/passwords'
 import { DataScope, type RowScope } from '../src/platform/rbac/data-scope'
 import { createDatabase } from '../src/db/database'
 import { DEFAULT_SEED, runDemo } from '../src/demo'
-import { httpLoad } from './measure'
+import { httpLoad, WARMUP_SECONDS } from './measure'
 import { type Bench, bareLoad, collectGarbage, type Line, message, results, scratch, signIn, signInAs, type Target } from './run'
 import { ADMIN_PASSWORD, ServerProcess } from './server'
 import { log, fmt, ms } from './format'
 
-const WARMUP_SECONDS = 2
 
 
 export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 'connections' | 'demoScale'>, entry: string): Promise<{ lines: Line[]; notes: string[] }> {

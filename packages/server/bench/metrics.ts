@@ -16,12 +16,11 @@ import type { Kysely } from 'kysely'
 import { createDatabase } from '../src/db/database'
 import { loginLogRows } from './data'
 import { fmt, log, ms } from './format'
-import { httpLoad, percentile } from './measure'
+import { httpLoad, percentile, WARMUP_SECONDS } from './measure'
 import { collectGarbage, type Line, message, results, scratch, signIn, type Target } from './run'
 import { ServerProcess } from './server'
 
 const TARGET_COST_PCT = 3
-const WARMUP_SECONDS = 2
 const TOKEN = 'bench-metrics-token-0123456789'
 const loginLog = systemEntities.loginLog
 

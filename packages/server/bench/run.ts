@@ -15,7 +15,7 @@ import { EntityRepository } from '../src/platform/crud/repository'
 import { listSchema } from '../src/platform/crud/schemas'
 import type { RowScope } from '../src/platform/rbac/data-scope'
 import { importValue, loginLogRows, random } from './data'
-import { httpLoad, type LoadResult, loopLoad, type ProbeResult, whileProbing } from './measure'
+import { httpLoad, type LoadResult, loopLoad, type ProbeResult, whileProbing, WARMUP_SECONDS } from './measure'
 import { onCleanup, onExit } from './cleanup'
 import { exportAsJob } from './export-job'
 import { measureTransitions } from './transitions'
@@ -52,7 +52,6 @@ const IMPORT_TARGET_S = 20
 const BOMB_TARGET_RSS_MB = 512
 /** Other requests during an export or import: answered as if the server were idle, give or take. */
 const OTHERS_TARGET_MS = 100
-const WARMUP_SECONDS = 2
 /** Staff clicking steps at once: fewer than the list's 50, as steps are writes. */
 const TRANSITION_CLIENTS = 20
 

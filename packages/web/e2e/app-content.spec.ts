@@ -311,7 +311,7 @@ async function expectPage(page: Page, p: (typeof PAGES)[number], lang: 'en' | 'z
   await expect(list).toBeVisible()
   await expect(page).toHaveTitle(`${p[lang]} - Velo Admin`)
   await expect(list.locator('thead th').filter({ hasText: p.column[lang === 'en' ? 0 : 1] }).first()).toBeVisible()
-  await expect(page.locator('.ant-result')).toHaveCount(0)
+  await expect(page.locator('.status-panel, .ant-result')).toHaveCount(0)
   await expect(page.locator('.ant-message-error')).toHaveCount(0)
 }
 

@@ -127,7 +127,7 @@ test('every IoT page opens in English; the registration key and the message-queu
     await expect(page.getByTestId(p.testId)).toBeVisible()
     await expect(page).toHaveTitle(`${p.en} - Velo Admin`)
     await expect(page.locator('.ant-message-error')).toHaveCount(0)
-    await expect(page.locator('.ant-result-error')).toHaveCount(0)
+    await expect(page.locator('.status-panel-error, .ant-result-error')).toHaveCount(0)
   }
 
   // Models: the demo model's registration key, as the API has it.
@@ -157,7 +157,7 @@ test('every IoT page opens in Chinese', async ({ page, baseURL }) => {
     await expect(page.getByTestId(p.testId)).toBeVisible()
     await expect(page).toHaveTitle(`${p.zh} - Velo Admin`)
     await expect(page.locator('.ant-message-error')).toHaveCount(0)
-    await expect(page.locator('.ant-result-error')).toHaveCount(0)
+    await expect(page.locator('.status-panel-error, .ant-result-error')).toHaveCount(0)
   }
   await page.goto('/iot/device')
   await expect(page.getByTestId('iot-live')).toContainText('实时')

@@ -38,7 +38,7 @@ async function expectPage(page: Page, { path, entity, ...titles }: (typeof PAGES
   await rows(page, entity).first().waitFor()
   await expect(page).toHaveTitle(`${titles[lang]} - Velo Admin`)
   await expect(page.locator('.ant-message-error')).toHaveCount(0)
-  await expect(page.locator('.ant-result-error')).toHaveCount(0)
+  await expect(page.locator('.status-panel-error, .ant-result-error')).toHaveCount(0)
 }
 
 test('every system and monitor page opens in English with rows, and their dialogs open', async ({ page, baseURL }) => {

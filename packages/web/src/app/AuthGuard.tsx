@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { Navigate, useLocation, useNavigate } from 'react-router'
-import { App, Button, Result } from 'antd'
+import { App, Button } from 'antd'
+import { StatusPanel } from '../layout/main/StatusPanel'
 import { useTranslation } from 'react-i18next'
 import { ApiError } from '../api/errors'
 import { feedbackText } from '../api/http'
@@ -80,7 +81,7 @@ export function AuthGuard({ children }: { children: ReactNode }) {
   if (!token) return <Navigate to={loginUrlFor(fullPath)} replace />
   if (!routes && unreachable) {
     return (
-      <Result
+      <StatusPanel
         status="warning"
         title={t('guard.unreachable')}
         extra={

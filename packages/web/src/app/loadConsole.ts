@@ -8,7 +8,7 @@ let loading: Promise<ConsoleModule> | null = null
 
 /** The console's module, loaded once (a failed load may be tried again). */
 export function loadConsole(): Promise<ConsoleModule> {
-  loading ??= import('./console').catch((error: unknown) => {
+  loading ??= import('./console').then(async (m) => (await m.languageReady, m)).catch((error: unknown) => {
     loading = null
     throw error
   })

@@ -4,7 +4,6 @@ import { DEFAULT_LANGUAGE, LANGUAGES, type Label, type Language } from '@velo/sh
 import { authEnUS, authZhCN } from './auth'
 import { currentLanguage } from './language'
 import { enUS } from './en_US'
-import { zhCN } from './zh_CN'
 import { menuEnUS, menuZhCN } from './menus'
 
 export { currentLanguage, switchLanguage } from './language'
@@ -23,10 +22,21 @@ void i18n.use(initReactI18next).init({
   showSupportNotice: false,
   resources: {
     // The public pages' texts live apart so the sign-in page loads only them (see ./auth.ts).
+    // English is the default and every key's fallback, so it comes with the console; the Chinese
+    // catalogue is a chunk of its own that only a Chinese page loads (loadLanguage, before it renders).
     en_US: { translation: { ...authEnUS, ...enUS, ...menuEnUS } },
-    zh_CN: { translation: { ...authZhCN, ...zhCN, ...menuZhCN } },
+    zh_CN: { translation: { ...authZhCN, ...menuZhCN } },
   },
 })
+
+/** The console's texts in `language`, added to i18next once; the page changes language only by reloading. */
+export async function loadLanguage(language: Language = currentLanguage()): Promise<void> {
+  if (language !== 'zh_CN' || chineseLoaded) return
+  const { zhCN } = await import('./zh_CN')
+  i18n.addResourceBundle('zh_CN', 'translation', zhCN, true, true)
+  chineseLoaded = true
+}
+let chineseLoaded = false
 
 const KEY_LIKE = /^[a-z][\w-]*(\.[\w-]+)+$/
 

@@ -1,3 +1,4 @@
+import { loadLanguage } from '../i18n'
 import { afterEach } from 'vitest'
 import { cleanup } from '@testing-library/react'
 
@@ -33,3 +34,6 @@ if (!globalThis.ResizeObserver) {
 // Nothing is laid out in jsdom, so the element's own style is as good an answer and the line is noise.
 const computedStyle = window.getComputedStyle.bind(window)
 window.getComputedStyle = (element: Element, pseudo?: string | null) => computedStyle(element, pseudo ? undefined : pseudo)
+
+// The Chinese catalogue is loaded on demand in the browser (i18n/loadLanguage); tests switch languages freely.
+await loadLanguage('zh_CN')

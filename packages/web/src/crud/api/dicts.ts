@@ -13,12 +13,14 @@ export type DictItem = Pick<ApiRowOf<typeof systemEntities.dictData>, 'dictValue
 // Under the dictionary items' own key: editing an item refreshes every list that shows the type.
 const dictKey = (type: string) => [...crudKeys.all(systemEntities.dictData), 'dict', type] as const
 
+/** How a dictionary type is asked for and kept: by the cells and selects, and ahead of a list page (prefetch.ts). */
+export const dictQuery = (type: string) => ({
+  queryKey: dictKey(type),
+  queryFn: () => http.get<DictItem[]>(`/system/dict/getDicts/${encodeURIComponent(type)}`),
+  staleTime: Infinity,
+})
+
 /** The items of a dictionary type, fetched once per type and shared by every cell and select. */
 export function useDict(type: string | null) {
-  return useQuery({
-    queryKey: dictKey(type ?? ''),
-    queryFn: () => http.get<DictItem[]>(`/system/dict/getDicts/${encodeURIComponent(type ?? '')}`),
-    enabled: type !== null,
-    staleTime: Infinity,
-  })
+  return useQuery({ ...dictQuery(type ?? ''), enabled: type !== null })
 }

@@ -1,7 +1,6 @@
 import type { FieldDef, ResolvedEntity } from '@velo/shared'
 import dayjs from 'dayjs'
-import { enUS } from '../../i18n/en_US'
-import { zhCN } from '../../i18n/zh_CN'
+import i18n from '../../i18n'
 import type { Row } from '../api/crudApi'
 import { isDayKind, type SearchField } from './searchFields'
 
@@ -19,7 +18,9 @@ const NUMERIC = new Set(['number', 'money', 'reference', 'treeParent', 'referenc
  */
 export function overdueField(e: ResolvedEntity): SearchField | null {
   if (!e.transitions?.deadline) return null
-  const field = { name: 'overdue', kind: 'boolean', label: { en_US: enUS['crud.overdue'], zh_CN: zhCN['crud.overdue'] }, search: 'eq' } as FieldDef
+  // The label in the page's language, from the catalogue the page loaded (the other one may not be).
+  const overdue = i18n.t('crud.overdue')
+  const field = { name: 'overdue', kind: 'boolean', label: { en_US: overdue, zh_CN: overdue }, search: 'eq' } as FieldDef
   return { field, mode: 'eq' }
 }
 

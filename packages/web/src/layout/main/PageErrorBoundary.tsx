@@ -1,6 +1,7 @@
 import { Component, type ReactNode } from 'react'
-import { Button, Result } from 'antd'
+import { Button } from 'antd'
 import i18n from '../../i18n'
+import { StatusPanel } from './StatusPanel'
 
 interface State {
   error: Error | null
@@ -17,7 +18,7 @@ export class PageErrorBoundary extends Component<{ children: ReactNode }, State>
   override render() {
     if (!this.state.error) return this.props.children
     return (
-      <Result
+      <StatusPanel
         status="error"
         title={i18n.t('page.crashed')}
         subTitle={this.state.error.message}

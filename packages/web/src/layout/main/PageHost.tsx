@@ -1,4 +1,7 @@
-import { Suspense } from 'react'
+import { Suspense, useRef } from 'react'
+import { useQueryClient } from '@tanstack/react-query'
+import { useLocation } from 'react-router'
+import { prefetchPageData } from '../../crud/api/prefetch'
 import { RouteProgress } from '../../app/RouteProgress'
 import { resolvePage } from '../../app/routes/pageRegistry'
 import type { PageRoute } from '../../app/routes/routeModel'
@@ -7,6 +10,14 @@ import { PageNotFound } from './PageNotFound'
 
 /** Loads the page module a route names, with the progress bar while its chunk downloads. */
 export function PageHost({ page }: { page: PageRoute }) {
+  const queryClient = useQueryClient()
+  const { search } = useLocation()
+  // The page's first rows are asked for now, beside its chunk, once per address (see prefetchPageData).
+  const prefetched = useRef('')
+  if (prefetched.current !== `${page.component}${search}`) {
+    prefetched.current = `${page.component}${search}`
+    prefetchPageData(queryClient, page.component, search)
+  }
   const Page = resolvePage(page.component)
   if (!Page) return <PageNotFound component={page.component} />
   return (

@@ -1,6 +1,6 @@
-import { Result } from 'antd'
 import { useTranslation } from 'react-i18next'
 import { isCataloguePage } from '@velo/shared'
+import { StatusPanel } from './StatusPanel'
 
 /**
  * Shown when a route names a page module that does not exist: a panel, not a crash. A page of the
@@ -11,7 +11,7 @@ export function PageNotFound({ component }: { component: string }) {
   const { t } = useTranslation()
   const planned = isCataloguePage(component)
   return (
-    <Result
+    <StatusPanel
       status={planned ? 'info' : 'warning'}
       title={t(planned ? 'page.notBuilt' : 'page.notFound')}
       subTitle={t(planned ? 'page.notBuiltDetail' : 'page.notFoundDetail', { component })}

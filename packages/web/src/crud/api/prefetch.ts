@@ -1,0 +1,38 @@
+import type { QueryClient } from '@tanstack/react-query'
+import { entityForComponent } from '@velo/shared'
+import { isAllowed } from '../../app/access'
+import { sessionStore } from '../../app/session/sessionStore'
+import { initialListState, listBody } from '../list/useEntityList'
+import { crudApi, crudKeys } from './crudApi'
+import { dictQuery } from './dicts'
+
+/**
+ * Custom pages at an entity's path whose first list is not that entity's plain first page: a device's
+ * collections over a chosen time range (iot/collection), the IoT tool's users of one type (tool/iot).
+ */
+const OPEN_ON_OTHER_ROWS = new Set(['iot/collection', 'tool/iot'])
+
+/**
+ * Asks for a list page's first rows, and the dictionaries its columns show, while the page's code is
+ * still on its way: the page then finds them in the cache under the very keys it asks with
+ * (useEntityList, useDict) instead of sending its requests only after its chunks arrived and ran.
+ *
+ * Only for an address without a query: the filters of a link (a home card's) and a page's own
+ * forced filters are the page's to work out, and a guess that misses would be a request for nothing.
+ * A page at an entity's path that opens with other filters (a custom page with a default of its own)
+ * would cost one request it does not use: those pages are named here.
+ */
+export function prefetchPageData(queryClient: QueryClient, component: string, search: string): void {
+  if (search && search !== '?') return
+  const name = component.replace(/^\/+/, '').replace(/\/index$/, '')
+  if (OPEN_ON_OTHER_ROWS.has(name)) return
+  const entity = entityForComponent(component)
+  // Never a request the server refuses (the http client would say so in red to a user who did nothing).
+  const { roles, permissions } = sessionStore.getState()
+  if (!entity || !isAllowed({ permissions: [`${entity.permission}:list`] }, { roles, permissions })) return
+  const body = listBody(entity, initialListState)
+  void queryClient.prefetchQuery({ queryKey: crudKeys.list(entity, body), queryFn: () => crudApi(entity).list(body) })
+  for (const field of entity.listed) {
+    if (field.kind === 'dict') void queryClient.prefetchQuery(dictQuery(field.dict))
+  }
+}
