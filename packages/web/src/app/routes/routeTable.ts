@@ -32,6 +32,16 @@ export interface PageMatch {
 
 /** The page for a pathname; the router's ranking prefers static segments over ':params'. */
 export function matchPage(pages: readonly PageRoute[], pathname: string): PageMatch | null {
+  // Asked by the shell's parts (breadcrumb, tags, page area, each kept view) at every navigation;
+  // the router ranks every route on each call, so the answers are kept per route list.
+  let known = matches.get(pages)
+  if (!known) matches.set(pages, (known = new Map()))
+  if (!known.has(pathname)) known.set(pathname, findPage(pages, pathname))
+  return known.get(pathname)!
+}
+const matches = new WeakMap<readonly PageRoute[], Map<string, PageMatch | null>>()
+
+function findPage(pages: readonly PageRoute[], pathname: string): PageMatch | null {
   const candidates = pages.filter((p) => !p.path.startsWith('http')).map((page, index) => ({ id: String(index), path: page.path, page }))
   const found = matchRoutes(candidates, pathname)?.[0]
   if (!found) return null

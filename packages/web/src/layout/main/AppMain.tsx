@@ -1,5 +1,5 @@
-import { Activity, Suspense, useEffect, useRef } from 'react'
-import { Navigate, Route, Routes, useLocation, type Location } from 'react-router'
+import { Activity, memo, Suspense, useEffect, useMemo, useRef } from 'react'
+import { Navigate, NavigationType, Route, Routes, UNSAFE_LocationContext, useLocation, type Location } from 'react-router'
 import { PRODUCT_NAME } from '../../app/config'
 import { DASHBOARD_PATH } from '../../app/routes/fixedRoutes'
 import { resolvePage } from '../../app/routes/pageRegistry'
@@ -7,6 +7,7 @@ import { matchPage } from '../../app/routes/routeTable'
 import { translateTitle } from '../../i18n'
 import { tagsStore } from '../tags/tagsStore'
 import { useCurrentPage } from '../useCurrentPage'
+import type { PageRoute } from '../../app/routes/routeModel'
 import { PageHost } from './PageHost'
 import { RedirectHelper } from './RedirectHelper'
 
@@ -52,16 +53,29 @@ export function AppMain() {
       {[...views.current].map(([viewPath, viewLocation]) => {
         const match = viewPath === path ? current : matchPage(table.pages, viewPath)
         if (!match) return null
-        return (
-          <Activity key={viewPath} mode={viewPath === path ? 'visible' : 'hidden'}>
-            <div className="app-view" data-view={viewPath}>
-              <Routes location={viewLocation}>
-                <Route path={match.page.path} element={<PageHost page={match.page} />} />
-              </Routes>
-            </div>
-          </Activity>
-        )
+        return <KeptView key={viewPath} viewPath={viewPath} location={viewLocation} page={match.page} visible={viewPath === path} />
       })}
     </>
   )
 }
+
+/**
+ * One kept view. A navigation renders only the view it shows and the one it hides: the others keep
+ * their props, and their pages read the location they last had from a context value of their own
+ * (the router's would change with every navigation and render every kept list again, which made
+ * moving between two visited lists cost a render of all of them).
+ */
+const KeptView = memo(function KeptView({ viewPath, location, page, visible }: { viewPath: string; location: Location; page: PageRoute; visible: boolean }) {
+  const own = useMemo(() => ({ location, navigationType: NavigationType.Pop }), [location])
+  return (
+    <Activity mode={visible ? 'visible' : 'hidden'}>
+      <div className="app-view" data-view={viewPath}>
+        <UNSAFE_LocationContext.Provider value={own}>
+          <Routes location={location}>
+            <Route path={page.path} element={<PageHost page={page} />} />
+          </Routes>
+        </UNSAFE_LocationContext.Provider>
+      </div>
+    </Activity>
+  )
+})
