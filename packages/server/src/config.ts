@@ -79,6 +79,11 @@ const EnvSchema = z.object({
   SSE_MAX_PER_SESSION: z.coerce.number({ message: 'must be a whole number' }).int().min(1).max(1000).default(8),
   SSE_MAX_PER_USER: z.coerce.number({ message: 'must be a whole number' }).int().min(1).max(10000).default(20),
   API_DOCS: z.enum(['staff', 'public', 'off'], { message: 'must be staff, public or off' }).default('staff'),
+  SOURCE_URL: z.string().regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// address').optional(),
+  API_DOCS_URL: z
+    .string()
+    .regex(/^(https?:\/\/[^\s]+|\/(?!\/)[^\s]*)$/, 'must be an http:// or https:// address, or a path on this server such as /api/docs')
+    .optional(),
   OTA_SIGNING_KEY: z.string().min(40, 'must be an Ed25519 private key: PKCS#8 PEM, or its DER in base64').optional(),
   OTA_SIGNING_PUBLIC_KEYS: z
     .string()
@@ -152,6 +157,10 @@ export interface AppConfig {
   sseMaxPerUser: number
   /** Who gets the OpenAPI page and document at {API_PREFIX}/docs: signed-in staff, anyone, or nobody (404). */
   apiDocs: 'staff' | 'public' | 'off'
+  /** SOURCE_URL: where the navbar's source-code link points; unset, the navbar shows none. */
+  sourceUrl?: string
+  /** API_DOCS_URL: where the navbar's API documentation link points (this server's own is {API_PREFIX}/docs); unset, none. */
+  apiDocsUrl?: string
   /** OTA_SIGNING_KEY: the Ed25519 key manifests are signed with, instead of DATA_DIR/ota-signing's (every instance gets the same). */
   otaSigningKey?: string
   /** OTA_SIGNING_PUBLIC_KEYS: more public keys devices keep trusting during a rotation. */
@@ -232,6 +241,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`Invalid configuration: ${name}=${JSON.stringify(known[name] ?? '')} ${issue.message}`)
   }
   const e = parsed.data
+  // A navbar link to the documentation this server was told not to serve would answer 404.
+  const ownDocs = `${e.API_PREFIX}/docs`
+  const linksOwnDocs = !!e.API_DOCS_URL?.startsWith(ownDocs) && /^([/?#]|$)/.test(e.API_DOCS_URL.slice(ownDocs.length))
+  if (e.API_DOCS === 'off' && linksOwnDocs) {
+    throw new ConfigError(`Invalid configuration: API_DOCS_URL=${JSON.stringify(e.API_DOCS_URL)} is the OpenAPI page API_DOCS=off does not serve; set API_DOCS to staff or public, or API_DOCS_URL to another address`)
+  }
   // One data folder by default, each place still set on its own.
   const dataDir = fromBase(e.DATA_DIR)
   const database: DatabaseTarget = e.DATABASE_URL ? databaseTarget(e.DATABASE_URL) : { dialect: 'sqlite', file: join(dataDir, 'velo.db') }
@@ -290,6 +305,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sseMaxPerSession: e.SSE_MAX_PER_SESSION,
     sseMaxPerUser: e.SSE_MAX_PER_USER,
     apiDocs: e.API_DOCS,
+    sourceUrl: e.SOURCE_URL,
+    apiDocsUrl: e.API_DOCS_URL,
     otaSigningKey: e.OTA_SIGNING_KEY,
     otaSigningPublicKeys: e.OTA_SIGNING_PUBLIC_KEYS?.split(',').map((k) => k.trim()),
   }

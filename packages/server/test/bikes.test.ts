@@ -82,7 +82,7 @@ describe('unbinding a bike', () => {
     await bind(first.bikeId, memberId)
     await bind(second.bikeId, memberId)
 
-    const res = await post(`/bike/bike/${first.bikeId}/action/unbind`, {})
+    const res = await post(`/bike/bike/${first.bikeId}/action/unbind`, { reason: 'sold' })
     expect(res.status, res.msg).toBe(200)
     expect(res.msg).toBe('Unbind: done')
     const got = await t.call({ url: `/api/bike/bike/${first.bikeId}`, token: t.admin })
@@ -91,14 +91,14 @@ describe('unbinding a bike', () => {
     expect((await db().selectFrom('memMember').select('bindStatus').where('memberId', '=', memberId).executeTakeFirstOrThrow()).bindStatus).toBe('bound')
     const unbound = (await records(first.bikeId)).filter((r) => r.eventKind === 'unbound')
     expect(unbound).toHaveLength(1)
-    expect(unbound[0]).toMatchObject({ memberId, operBy: 'admin', frameNumber: first.frameNumber })
+    expect(unbound[0]).toMatchObject({ memberId, operBy: 'admin', frameNumber: first.frameNumber, detail: 'Sold or given away' })
     expect(Date.now() - new Date(unbound[0]!.eventTime).getTime()).toBeLessThan(60_000)
     // The engine logs the action.
     const log = await waitForOperLog(t, (r) => r.operUrl === `/api/bike/bike/${first.bikeId}/action/unbind`)
     expect(log.status).toBe('0')
 
     // The last bound bike: the member is unbound too.
-    expect((await post(`/bike/bike/${second.bikeId}/action/unbind`, {})).status).toBe(200)
+    expect((await post(`/bike/bike/${second.bikeId}/action/unbind`, { reason: 'memberRequest' })).status).toBe(200)
     expect((await db().selectFrom('memMember').select('bindStatus').where('memberId', '=', memberId).executeTakeFirstOrThrow()).bindStatus).toBe('unbound')
   })
 
@@ -106,10 +106,10 @@ describe('unbinding a bike', () => {
     const s = await spec()
     const bike = await addBike(s)
     const before = await snapshot(t, 'bikeBike' as never, 'bikeRecord' as never)
-    const en = await post(`/bike/bike/${bike.bikeId}/action/unbind`, {})
+    const en = await post(`/bike/bike/${bike.bikeId}/action/unbind`, { reason: 'sold' })
     expect(en.status).toBe(409)
     expect(en.msg).toBe('Cannot Unbind while it is Unbound')
-    const zh = await post(`/bike/bike/${bike.bikeId}/action/unbind`, {}, 'zh_CN')
+    const zh = await post(`/bike/bike/${bike.bikeId}/action/unbind`, { reason: 'sold' }, 'zh_CN')
     expect(zh.msg).toBe('当前为“未绑定”，不能解绑')
     expect(await snapshot(t, 'bikeBike' as never, 'bikeRecord' as never)).toEqual(before)
 
@@ -117,9 +117,55 @@ describe('unbinding a bike', () => {
     await bind(bike.bikeId, memberId)
     const bound = await snapshot(t, 'bikeBike' as never, 'bikeRecord' as never, 'memMember' as never)
     const clerk = await limitedUser(t, { userName: 'bikeclerk', dataScope: '1', perms: ['bike:bike:list', 'bike:bike:query', 'bike:bike:edit'] })
-    const refused = await t.call({ method: 'POST', url: `/api/bike/bike/${bike.bikeId}/action/unbind`, token: clerk.token, body: {} })
+    const refused = await t.call({ method: 'POST', url: `/api/bike/bike/${bike.bikeId}/action/unbind`, token: clerk.token, body: { reason: 'sold' } })
     expect(refused.status).toBe(403)
     expect(await snapshot(t, 'bikeBike' as never, 'bikeRecord' as never, 'memMember' as never)).toEqual(bound)
+  })
+})
+
+// Issue 36: staff say why a bike was unbound, and the bike's history keeps it.
+describe('the reason for unbinding', () => {
+  it('is required (400, localized, nothing changed), Other needs a note, and the record keeps it in the caller’s language', async () => {
+    const s = await spec()
+    const memberId = await insertMember()
+    const device = await insertDevice(t)
+    const bike = await addBike(s, { iotDeviceId: device.deviceId })
+    await bind(bike.bikeId, memberId)
+    await db().updateTable('iotDevice').set({ bindState: 'bound' }).where('deviceId', '=', device.deviceId).execute()
+    const tables = ['bikeBike', 'bikeRecord', 'memMember', 'iotDevice'] as never[]
+    const before = await snapshot(t, ...tables)
+
+    const none = await post(`/bike/bike/${bike.bikeId}/action/unbind`, {})
+    expect(none.status).toBe(400)
+    expect(fields(none)).toEqual(['reason'])
+    expect(none.msg).toBe('Invalid request: Reason is required')
+    const noneZh = await post(`/bike/bike/${bike.bikeId}/action/unbind`, { note: '   ' }, 'zh_CN')
+    expect(noneZh.status).toBe(400)
+    expect(noneZh.msg).toBe('请求参数有误：原因不能为空')
+    const unknown = await post(`/bike/bike/${bike.bikeId}/action/unbind`, { reason: 'bored' })
+    expect(unknown.status).toBe(400)
+    expect(fields(unknown)).toEqual(['reason'])
+    const other = await post(`/bike/bike/${bike.bikeId}/action/unbind`, { reason: 'other' })
+    expect(other.status).toBe(400)
+    expect(other.msg).toBe('Note is required when the reason is Other')
+    expect(fields(other)).toEqual(['note'])
+    const otherZh = await post(`/bike/bike/${bike.bikeId}/action/unbind`, { reason: 'other', note: '' }, 'zh_CN')
+    expect(otherZh.msg).toBe('原因为“其他”时，说明不能为空')
+    expect(await snapshot(t, ...tables)).toEqual(before)
+
+    const done = await post(`/bike/bike/${bike.bikeId}/action/unbind`, { reason: 'stolen', note: 'Reported to the police on 3 March' }, 'zh_CN')
+    expect(done.status, done.msg).toBe(200)
+    const got = await t.call({ url: `/api/bike/bike/${bike.bikeId}`, token: t.admin })
+    expect(got.data).toMatchObject({ bindStatus: 'unbound', memberId: null, iotDeviceId: device.deviceId })
+    // The device stays fitted; its bind state follows the bike's.
+    expect((await db().selectFrom('iotDevice').select('bindState').where('deviceId', '=', device.deviceId).executeTakeFirstOrThrow()).bindState).toBe('unbound')
+    // The bike's history (its details' vehicle records) says why, and from whom.
+    const unbound = (await records(bike.bikeId)).filter((r) => r.eventKind === 'unbound')
+    expect(unbound).toHaveLength(1)
+    expect(unbound[0]).toMatchObject({ memberId, operBy: 'admin', detail: '被盗或丢失: Reported to the police on 3 March' })
+    // The operation log keeps the request as sent.
+    const log = await waitForOperLog(t, (r) => r.operUrl === `/api/bike/bike/${bike.bikeId}/action/unbind` && r.status === '0')
+    expect(log.operParam).toContain('Reported to the police')
   })
 })
 
@@ -138,7 +184,7 @@ describe('deleting bikes', () => {
     expect(zh.msg).toMatch(/已绑定的车辆不能删除$/)
     expect(await snapshot(t, 'bikeBike' as never)).toEqual(before)
 
-    expect((await post(`/bike/bike/${taken.bikeId}/action/unbind`, {})).status).toBe(200)
+    expect((await post(`/bike/bike/${taken.bikeId}/action/unbind`, { reason: 'returned' })).status).toBe(200)
     const done = await remove(`/bike/bike/${free.bikeId},${taken.bikeId}`)
     expect(done.status, done.msg).toBe(200)
     expect(done.data).toEqual({ deleted: 2 })

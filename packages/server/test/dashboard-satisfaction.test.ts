@@ -152,10 +152,12 @@ describe('satisfaction dashboard', () => {
       return out
     }
     expect(rows('所选时段')).toEqual([
-      ['反馈数', 'CSAT（4–5 星）', '平均星级', '未回复', '回复耗时中位数'],
+      // A duration's header names its unit: the cells stay numbers a spreadsheet sums.
+      ['反馈数', 'CSAT（4–5 星）', '平均星级', '未回复', '回复耗时中位数（小时）'],
       [7, 57.1, 3.43, 2, 4],
     ])
     expect(rows('热门标签')[1]).toEqual(['App', 3, 66.7])
     expect(rows('回复耗时')[2]).toEqual(['2026-10-12', 15.5, 27.1, 2])
+    expect(rows('回复耗时')[0]!.slice(1, 3)).toEqual(['中位数（小时）', 'p90（小时）'])
   })
 })

@@ -220,6 +220,16 @@ describe('npm run demo', () => {
       ),
     ).toBe(0)
     expect(await count(a, 'select count(*) as n from mem_member where last_login_time < create_time')).toBe(0)
+    // Feedback says the app language it is written in: German from Germany, none for Chinese (the app has no Chinese).
+    expect(
+      await count(
+        a,
+        `select count(*) as n from mem_feedback f join mem_member m on m.member_id = f.member_id join sys_country c on c.country_id = m.country_id
+         where (c.code in ('CN', 'TW')) <> (f.language = '') or (c.code = 'DE' and f.language <> 'de_DE') or (c.code = 'NL' and f.language <> 'nl_NL')
+            or f.language not in ('', 'en_US', 'de_DE', 'nl_NL', 'fr_FR')`,
+      ),
+    ).toBe(0)
+    expect(await count(a, "select count(distinct language) as n from mem_feedback where language <> ''")).toBeGreaterThan(1)
   })
 
   it('keeps App content consistent: counters and their rows, members and their signatures, one current version', async () => {

@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs'
-import { allEntities, editableFields, entityByKey, type FieldDef, type Operation, OTA_PARTS, ownerOf, type ResolvedEntity, stateAllowsEdit, stateRules, upTopic, writeSchema } from '@velo/shared'
+import { allEntities, editableFields, entityByKey, type FieldDef, labelWithUnit, type Operation, OTA_PARTS, ownerOf, type ResolvedEntity, stateAllowsEdit, stateRules, upTopic, writeSchema } from '@velo/shared'
 import { type Kysely, sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { crc8 } from '../src/platform/files/crc8'
@@ -672,7 +672,7 @@ describe.each(entities.map((e) => [e.key, e] as const))('%s', (_key, e) => {
     expect(res.status, res.msg).toBe(200)
     expect(String(res.headers['content-type'])).toContain('spreadsheetml')
     const sheet = await readWorkbook(res.raw)
-    expect(sheet.header).toEqual(e.exported.map((f) => f.label.zh_CN))
+    expect(sheet.header).toEqual(e.exported.map((f) => labelWithUnit(f).zh_CN))
     const idColumn = sheet.header.indexOf(e.fieldMap.get(e.idField)!.label.zh_CN)
     if (idColumn >= 0) expect(sheet.rows.map((r) => Number(r[idColumn]))).toContain(Number(id()))
   })
@@ -680,7 +680,7 @@ describe.each(entities.map((e) => [e.key, e] as const))('%s', (_key, e) => {
   it.runIf(has(e, 'import'))('offers the template and imports a row of generated values', async () => {
     const template = await t.call({ url: `${url}/importTemplate`, token: t.admin })
     expect(template.status, template.msg).toBe(200)
-    expect((await readWorkbook(template.raw)).header).toEqual(e.imported.map((f) => f.label.en_US))
+    expect((await readWorkbook(template.raw)).header).toEqual(e.imported.map((f) => labelWithUnit(f).en_US))
     const before = await count(e)
     const res = await t.call({ method: 'POST', url: `${url}/import`, token: t.admin, ...xlsxUpload(await workbook(e, [await valuesFor(e, 'add')])) })
     expect(res.status, `${res.msg} ${JSON.stringify(res.data)}`).toBe(200)

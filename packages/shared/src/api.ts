@@ -64,6 +64,10 @@ export interface AccountFeatures {
   captchaEnabled: boolean
   registerEnabled: boolean
   forgetPasswordEnabled: boolean
+  /** The navbar's source-code link (SOURCE_URL); absent unless the operator set it, and then no link is shown. */
+  sourceUrl?: string
+  /** The navbar's API documentation link (API_DOCS_URL); absent unless the operator set it, and then no link is shown. */
+  apiDocsUrl?: string
 }
 
 export interface SessionUser {

@@ -40,6 +40,10 @@ const trip = defineEntity({
     { name: 'note', kind: 'text', label: label('Note'), list: false },
     { name: 'secret', kind: 'password', label: label('Secret') },
   ],
+  actions: [
+    { name: 'flag', label: label('Flag'), on: 'row' },
+    { name: 'exportAll', label: label('Export all'), on: 'toolbar' },
+  ],
 })
 const noList = defineEntity({ ...(ownerDef([]) as EntityDef), key: 'relNoList', table: 'relNoList', path: '/rel/nolist', permission: 'rel:nolist', operations: ['get'], related: [] })
 
@@ -68,6 +72,9 @@ describe('related lists', () => {
     const [chosen] = resolve({ entity: 'relTrip', by: 'ownerId', columns: ['startTime', 'note'], pageSize: 5, label: label('Rides'), chart: { time: 'startTime', by: 'day', weeks: 2 } })
     expect(chosen!.columns.map((f) => f.name)).toEqual(['startTime', 'note'])
     expect(chosen).toMatchObject({ pageSize: 5, label: label('Rides'), chart: { by: 'day', weeks: 2, type: 'bar' } })
+    // Issue 36: a compact list offers the row actions it names (none by default).
+    expect(rides!.actions).toEqual([])
+    expect(resolve({ entity: 'relTrip', by: 'ownerId', actions: ['flag'] })[0]!.actions).toEqual(['flag'])
   })
 
   it('fail clearly on what needs the related entity', () => {
@@ -82,6 +89,8 @@ describe('related lists', () => {
     fails({ entity: 'relTrip', by: 'ownerId', columns: ['secret'] }).toThrow('column secret is a password')
     fails({ entity: 'relTrip', by: 'ownerId', chart: { time: 'distance', by: 'week' } }).toThrow('chart.time distance must be a date or datetime field of relTrip')
     fails({ entity: 'relTrip', by: 'ownerId', chart: { time: 'startTime', value: 'speed', by: 'week' } }).toThrow('chart.value speed must be a number or money field of relTrip marked summable: true')
+    fails({ entity: 'relTrip', by: 'ownerId', actions: ['exportAll'] }).toThrow('actions: exportAll is not a row action or step of relTrip')
+    fails({ entity: 'relTrip', by: 'ownerId', actions: ['fly'] }).toThrow('actions: fly is not a row action or step of relTrip')
   })
 
   it('fail at definition on what the definition says alone', () => {
@@ -93,6 +102,9 @@ describe('related lists', () => {
     defining({ entity: 'relTrip', by: 'ownerId', chart: { time: 'startTime', by: 'week', weeks: 0 } }).toThrow('chart.weeks must be a whole number')
     defining({ entity: 'relTrip', by: 'ownerId', chart: { time: 'startTime', by: 'week', last: 3 } as never }).toThrow('unknown chart property last')
     defining({ entity: 'relTrip', by: 'ownerId', colums: ['x'] } as never).toThrow('related relTrip.ownerId: unknown property colums')
+    defining({ entity: 'relTrip', by: 'ownerId', actions: [] }).toThrow('actions must name one or more row actions or steps of relTrip')
+    defining({ entity: 'relTrip', by: 'ownerId', actions: ['flag', 'flag'] }).toThrow('actions names one twice')
+    defining({ entity: 'relTrip', by: 'ownerId', manage: true, actions: ['flag'] }).toThrow('a managed list offers every row action already')
     expect(() => defineEntity(ownerDef([{ entity: 'relTrip', by: 'ownerId' }, { entity: 'relTrip', by: 'ownerId' }]))).toThrow('listed twice')
     const text = { name: 'name', kind: 'text', label: label('Name'), summable: true }
     expect(() => defineEntity({ ...ownerDef([]), fields: [ownerDef([]).fields[0], text] } as never)).toThrow('name is summable, but only number and money fields add up')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { actionRefusal, defineEntity, serviceEntities } from '../src'
+import { actionRefusal, defineEntity, noteApplies, notePlaceholders, serviceEntities } from '../src'
 
 // Whether a row action is offered for a row: the web hides it, the server refuses it, by the same data.
 
@@ -51,5 +51,35 @@ describe('actionRefusal', () => {
     expect(() => defineEntity({ ...base, actions: [{ ...action, on: 'row', context: ['nope'] }] })).toThrow(/answer\.context: nope is not a field/)
     expect(() => defineEntity({ ...base, actions: [{ ...action, on: 'row', context: ['secret'] }] })).toThrow(/answer\.context: secret is a password/)
     expect(() => defineEntity({ ...base, actions: [{ ...action, on: 'toolbar', context: ['thingId'] }] })).toThrow(/only a row action has a row to show/)
+  })
+
+  // Issue 36: a dialog says what the operation does beyond the row, from the row's values (a bike's IoT device on unbinding).
+  it('checks and applies the notes a dialog says: fields of the row, in both languages, of a row action', () => {
+    const base = {
+      key: 'thing',
+      table: 'thing',
+      path: '/x/thing',
+      permission: 'x:thing',
+      label: { en_US: 'Thing', zh_CN: '东西' },
+      idField: 'thingId',
+      defaultSort: { field: 'thingId', order: 'asc' as const },
+      fields: [
+        { name: 'thingId', kind: 'number' as const, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true },
+        { name: 'deviceId', kind: 'number' as const, label: { en_US: 'Device', zh_CN: '设备' } },
+        { name: 'secret', kind: 'password' as const, label: { en_US: 'Secret', zh_CN: '密钥' } },
+      ],
+    }
+    const action = { name: 'drop', label: { en_US: 'Drop', zh_CN: '丢弃' }, on: 'row' as const }
+    const note = { whenSet: ['deviceId'], text: { en_US: 'Device {deviceId} stays', zh_CN: '设备 {deviceId} 保留' } }
+    expect(defineEntity({ ...base, actions: [{ ...action, notes: [note] }] }).actions?.[0]?.notes).toEqual([note])
+    expect(() => defineEntity({ ...base, actions: [{ ...action, notes: [{ ...note, whenSet: ['nope'] }] }] })).toThrow(/drop\.notes\[0\]: nope is not a field/)
+    expect(() => defineEntity({ ...base, actions: [{ ...action, notes: [{ text: { en_US: 'Its {secret}', zh_CN: '{secret}' } }] }] })).toThrow(/secret is a password/)
+    expect(() => defineEntity({ ...base, actions: [{ ...action, notes: [{ text: { en_US: 'Gone', zh_CN: '{colour}' } }] }] })).toThrow(/colour is not a field/)
+    expect(() => defineEntity({ ...base, actions: [{ ...action, notes: [{ text: { en_US: 'Gone', zh_CN: '' } }] }] })).toThrow(/needs its text in en_US and zh_CN/)
+    expect(() => defineEntity({ ...base, actions: [{ ...action, on: 'toolbar', notes: [note] }] })).toThrow(/only a row action has a row to read them from/)
+    expect(noteApplies(note, { deviceId: 7 })).toBe(true)
+    expect(noteApplies(note, { deviceId: null })).toBe(false)
+    expect(noteApplies({ ...note, whenSet: undefined, whenEmpty: ['deviceId'] }, { deviceId: '' })).toBe(true)
+    expect(notePlaceholders('Device {deviceId} of {thingId}, {not a field}')).toEqual(['deviceId', 'thingId'])
   })
 })

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { expect, test, type Page } from '@playwright/test'
 import { apiLogin, call, openSignedIn } from './support/session'
-import { clickRowAction } from './support/rows'
+import { clickRowAction, submitOperation } from './support/rows'
 import { saveScreen } from './support/screens'
 import { sheetRowsOf } from './support/excel'
 
@@ -139,4 +139,72 @@ test('an order of 100: generate, 6 more past 5 % with a second confirmation, exp
   expect(pdf.startsWith('%PDF-')).toBe(true)
   expect(pdf.match(/\/Type \/Page\b/g)).toHaveLength(Math.ceil(106 / 24))
   await expect.poll(async () => (await list()).numbers.rows.filter((n) => n.status === 'printed').length).toBe(106)
+})
+
+// Issue 36: the order's details count its numbers by state, and count them again after a number is
+// voided or replaced in the details' own list: the drawer never shows "Voided 1" with 2 stored.
+test("the order's details count its numbers again after one is voided and one replaced there", async ({ page, baseURL }) => {
+  test.setTimeout(120_000)
+  const token = await openSignedIn(page, baseURL!, '/order/deviceOrder')
+  const tag = `${suffix}R`
+  const spec = Array.from({ length: 4 }, (_, i) => FRAME[(Number(suffix) + i * 5 + 3) % FRAME.length]).join('')
+  const model = await call<{ modelId: number }>(page.request, 'POST', '/bike/modelSpec', token, { category: 'city', name: `Order ${tag}`, code: `O${spec}` })
+  const colour = await call<{ colourId: number }>(page.request, 'POST', '/bike/modelSpec/colour', token, { modelId: model.modelId, name: 'Black', code: 'BK' })
+  const size = await call<{ sizeId: number }>(page.request, 'POST', '/bike/modelSpec/size', token, { modelId: model.modelId, name: 'M', code: 'M' })
+  const orderNo = `PO-E2E-${tag}`
+  const order = await call<{ orderId: number }>(page.request, 'POST', '/order/deviceOrder', token, {
+    orderNo,
+    orderType: 'regular',
+    modelId: model.modelId,
+    quantity: 10,
+    salesRegion: 'EU West',
+    deliveryDate: '2026-12-18',
+    purchasingEntity: 'Velo Europe B.V.',
+    tpNumber: `TP-${tag}`,
+    frameSupplier: 'Giant Frames Ltd',
+    brandCode: 'VL',
+    manufacturerCode: 'B',
+    modelYear: 2026,
+    specCode: spec,
+  })
+  await call(page.request, 'POST', `/order/deviceOrder/${order.orderId}/action/generate`, token, { count: 3 })
+  const stored = () => call<Record<string, number>>(page.request, 'GET', `/order/deviceOrder/${order.orderId}`, token)
+  await expect.poll(async () => (await stored()).numbersGenerated, { timeout: 30_000 }).toBe(3)
+  const { rows: made } = await call<{ rows: (FrameNumber & { numberId: number })[] }>(page.request, 'POST', '/order/deviceOrder/number/list', token, { orderId: order.orderId })
+  const [bound, spare] = made.map((n) => n.frameNumber)
+  // The first number is stamped on a bike, which binds it.
+  await call(page.request, 'POST', '/bike/bike', token, { category: 'city', frameNumber: bound, modelId: model.modelId, colourId: colour.colourId, sizeId: size.sizeId })
+
+  await page.reload()
+  const row = orders(page).getByTestId('crud-table').locator('tbody tr.ant-table-row').filter({ hasText: orderNo })
+  await clickRowAction(row, 'row-details')
+  const details = drawer(page).getByTestId('entity-details')
+  /** The drawer's count of one state, as the details show it. */
+  const count = (label: string) => details.locator('th', { hasText: new RegExp(`^${label}$`) }).locator('xpath=following-sibling::td[1]')
+  await expect(count('Voided')).toHaveText('0')
+  await expect(count('Bound to bikes')).toHaveText('1')
+  await expect(count('Not yet printed')).toHaveText('2')
+  await drawer(page).getByRole('tab', { name: 'Frame numbers' }).click()
+  const numbers = drawer(page).getByTestId('entity-list-frameNumber')
+  const numberRow = (frame: string) => numbers.getByTestId('crud-table').locator('tbody tr.ant-table-row').filter({ hasText: frame })
+
+  // Void the spare number in the details' list: the order's counts above follow.
+  await clickRowAction(numberRow(spare!), 'row-step-void')
+  let d = dialog(page)
+  await d.getByLabel('Reason').fill('Stamped twice')
+  await submitOperation(d, page.locator('.ant-message-success').filter({ hasText: 'Void: now Voided' }))
+  await expect(count('Voided')).toHaveText('1')
+  await expect(count('Not yet printed')).toHaveText('1')
+
+  // Replace the bound one: it is voided too, and its replacement is bound to the bike.
+  await clickRowAction(numberRow(bound!), 'row-action-replace')
+  d = dialog(page)
+  await d.getByText('Damaged frame', { exact: true }).click()
+  await submitOperation(d, page.locator('.ant-message-success').filter({ hasText: 'Replace number: done' }))
+  await expect(numbers).toContainText('Voided (2)')
+  await expect(count('Voided')).toHaveText('2')
+  await expect(count('Bound to bikes')).toHaveText('1')
+  await saveScreen(page, 'bike-order-details-after-replace')
+  expect(await stored()).toMatchObject({ countVoided: 2, countBound: 1, countGenerated: 1 })
+
 })

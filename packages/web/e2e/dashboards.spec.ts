@@ -404,6 +404,57 @@ test('today, not over yet, is drawn as partial on every daily chart, never as a 
   await saveScreen(page, 'dashboard-partial-day-en')
 })
 
+/**
+ * Checks that a chart draws its last period, the current one, as partial: a bar faint and hatched,
+ * a line's solid piece stopping the period before with a dashed piece to it, and the mark's words.
+ */
+async function expectPartialLast(page: Page, key: string, current: string, mark: string) {
+  await page.getByTestId(`figure-${key}`).scrollIntoViewIfNeeded()
+  const view = await chartView(page, key)
+  const periods = categoryAxis(view).data!
+  const last = periods.length - 1
+  expect(periods[last], `${key}: the range ends in the current period`).toBe(current)
+  for (const bar of view.option.series.filter((s) => s.type === 'bar')) {
+    // Earlier bars are plain values; the current one is faint and hatched.
+    const item = bar.data[last] as { itemStyle?: { opacity?: number; decal?: unknown } }
+    expect(item.itemStyle?.opacity, `${key} ${bar.name}: the current bar is faint`).toBeLessThan(1)
+    expect(item.itemStyle?.decal, `${key} ${bar.name}: and hatched`).toBeTruthy()
+    expect(bar.data.slice(0, -1).every((v) => typeof v !== 'object' || v === null)).toBe(true)
+  }
+  for (const name of new Set(view.option.series.filter((s) => s.type === 'line').map((s) => s.name))) {
+    const pieces = view.option.series.filter((s) => s.type === 'line' && s.name === name)
+    const solid = pieces.find((s) => s.lineStyle?.type !== 'dashed')!
+    const dashed = pieces.find((s) => s.lineStyle?.type === 'dashed')
+    expect(solid.data[last], `${key} ${name}: the solid line leaves the current period out`).toBeNull()
+    expect(dashed, `${key} ${name}: the current period's piece is dashed`).toBeTruthy()
+    expect(dashed!.data.slice(0, -2).every((v) => v === null)).toBe(true)
+  }
+  expect(view.texts, `${key}: the current period is marked`).toContain(mark)
+}
+
+test('this week and this month, not over yet, are drawn as partial on weekly and monthly charts', async ({ page, baseURL }) => {
+  test.setTimeout(120_000)
+  await openSignedIn(page, baseURL!)
+  const today = day(Date.now())
+  // The server writes a week as its Monday (UTC) and a month as YYYY-MM.
+  const current = { week: day(Date.now() - ((new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7) * DAY), month: today.slice(0, 7) }
+  const marks = { en: { week: 'This week so far', month: 'This month so far' }, zh: { week: '本周（未完）', month: '本月（未完）' } }
+  const pages: Record<string, [string, 'week' | 'month'][]> = {
+    '/analytics/engagement': [['weekly', 'week'], ['monthly', 'month'], ['ridesPerActive', 'week']],
+    '/analytics/satisfaction': [['csatTrend', 'week'], ['responseTime', 'week']],
+    '/analytics/bikeStats': [['byMonth', 'month']],
+  }
+  for (const lang of ['en', 'zh'] as const) {
+    for (const [path, figures] of Object.entries(pages)) {
+      await openIn(page, path, lang)
+      for (const [key, unit] of figures) await expectPartialLast(page, key, current[unit], marks[lang][unit])
+    }
+  }
+  await openIn(page, '/analytics/engagement', 'en')
+  await expectPartialLast(page, 'weekly', current.week, marks.en.week)
+  await saveScreen(page, 'dashboard-partial-week-en')
+})
+
 test('every dashboard opens on one default range, said on the page', async ({ page, baseURL }) => {
   await openSignedIn(page, baseURL!)
   const r = range(90)

@@ -19,18 +19,23 @@ interface Feedback {
   memberId: number
   memberIdLabel?: string
   stars: number
+  /** The app language it was written in ('' when not known). */
+  language: string
   content: string
   image1: string | null
   tagIds?: number[]
 }
 
+/** The app languages as the console names them, in English and Chinese. */
+const LANGUAGE_NAMES: Record<string, [string, string]> = { en_US: ['English', '英语'], de_DE: ['German', '德语'], nl_NL: ['Dutch', '荷兰语'], fr_FR: ['French', '法语'] }
+
 const rowsOf = (page: Page, entity: string) => page.getByTestId(`entity-list-${entity}`).getByTestId('crud-table').locator('tbody tr.ant-table-row')
 
-/** A feedback item with tags and a picture when the demo has one, so the dialog has all of it to show. */
+/** A feedback item with its language, and a picture when the demo has one, so the dialog has all of it to show. */
 async function someFeedback(page: Page, token: string): Promise<Feedback> {
   const list = await call<ListPage<Feedback>>(page.request, 'POST', '/member/feedback/list', token, { pageNum: 1, pageSize: 50 })
   expect(list.rows.length, 'the demo data has feedback').toBeGreaterThan(0)
-  const withPicture = list.rows.find((f) => f.image1) ?? list.rows[0]!
+  const withPicture = list.rows.find((f) => f.image1 && f.language) ?? list.rows.find((f) => f.language) ?? list.rows[0]!
   return call<Feedback>(page.request, 'GET', `/member/feedback/${withPicture.feedbackId}`, token)
 }
 
@@ -43,10 +48,14 @@ async function openReply(page: Page, item: Feedback) {
   return dialog
 }
 
-test('the Reply dialog shows the feedback it answers: member, stars, tags, the whole text and its pictures (English and Chinese)', async ({ page, baseURL }) => {
+test('the Reply dialog shows the feedback it answers: member, stars, language, tags, the whole text and its pictures (English and Chinese)', async ({ page, baseURL }) => {
   const token = await apiLogin(page.request)
   const item = await someFeedback(page, token)
+  const language = LANGUAGE_NAMES[item.language]
+  expect(language, 'the demo feedback says the language it was written in').toBeTruthy()
   await openSignedIn(page, baseURL!, `/member/feedback?memberId=${item.memberId}`)
+  // The list names the language too.
+  await expect(rowsOf(page, 'feedback').and(page.locator(`[data-row-key="${item.feedbackId}"]`))).toContainText(language![0])
 
   const dialog = await openReply(page, item)
   // Titled with what it is about, not a bare number.
@@ -56,6 +65,8 @@ test('the Reply dialog shows the feedback it answers: member, stars, tags, the w
   await expect(context.getByTestId('operation-context-content')).toHaveText(item.content)
   await expect(context.getByTestId('operation-context-stars')).toContainText(String(item.stars))
   await expect(context.getByTestId('operation-context-memberId')).not.toBeEmpty()
+  // The language to reply in, named in the reader's language.
+  await expect(context.getByTestId('operation-context-language')).toHaveText(language![0])
   if (item.image1) await expect(context.getByTestId('operation-context-image1').locator('img')).toBeVisible()
   // The reply box is beside the feedback, not below it.
   const box = await dialog.getByLabel('Reply').boundingBox()
@@ -72,6 +83,7 @@ test('the Reply dialog shows the feedback it answers: member, stars, tags, the w
   await expect(zh.locator('.ant-modal-title')).toHaveText(`回复：反馈 ${item.feedbackId}`)
   await expect(zh.getByTestId('operation-context')).toContainText('反馈信息')
   await expect(zh.getByTestId('operation-context-content')).toHaveText(item.content)
+  await expect(zh.getByTestId('operation-context-language')).toHaveText(language![1])
   await saveScreen(page, 'dialogs-reply-zh')
   await page.evaluate(() => localStorage.setItem('user_lang', 'en_US'))
 })

@@ -1,8 +1,8 @@
 import { LANGUAGE_HEADER } from '@velo/shared'
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
+import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test'
 import { SimulatedDevice } from '@velo/device-sim'
 import { addDevice, apiLogin, brokerUrl, call, demoModel, openSignedIn, removeDevices } from './support/session'
-import { clickRowAction } from './support/rows'
+import { clickRowAction, submitOperation } from './support/rows'
 import { saveScreen } from './support/screens'
 
 // The members and bikes areas on the entity engine, on the demo data the e2e server starts with
@@ -22,6 +22,15 @@ interface Bike {
   bindStatus: string
   memberId: number | null
   memberIdLabel: string | null
+  iotDeviceId: number | null
+  iotDeviceIdLabel: string | null
+}
+
+interface BikeRecord {
+  eventKind: string
+  detail: string
+  memberId: number | null
+  operBy: string
 }
 
 interface Feedback {
@@ -47,6 +56,15 @@ async function boundBikes(request: APIRequestContext, token: string): Promise<Bi
   return page.rows
 }
 
+/** An operation's dialog (over a details drawer, which is a dialog too). */
+const operationDialog = (page: Page) => page.getByRole('dialog').filter({ has: page.getByTestId('operation-form') })
+
+/** Chooses an option of a dropdown by its field's label. */
+async function choose(page: Page, scope: Locator, label: string, option: string): Promise<void> {
+  await scope.getByLabel(label, { exact: true }).click()
+  await page.locator('.ant-select-dropdown:visible').getByTitle(option, { exact: true }).click()
+}
+
 /** Fills one field of a list page's search form and searches. */
 async function search(page: Page, key: string, label: string, value: string): Promise<void> {
   const form = listOf(page, key).getByTestId('crud-search')
@@ -58,6 +76,8 @@ test('a bound bike is not deleted; unbound, it is', async ({ page, baseURL }) =>
   const token = await apiLogin(page.request)
   const bike = (await boundBikes(page.request, token))[0]!
   expect(bike.memberId, 'a bound bike has its member').toBeTruthy()
+  // Without an IoT device: the Unbind dialog says so.
+  if (bike.iotDeviceId !== null) await call(page.request, 'PUT', '/bike/bike', token, { bikeId: bike.bikeId, iotDeviceId: null })
 
   // The refusal is localized.
   const zh = await page.request.delete(`/api/bike/bike/${bike.bikeId}`, { headers: { Authorization: token, [LANGUAGE_HEADER]: 'zh_CN' } })
@@ -79,11 +99,13 @@ test('a bound bike is not deleted; unbound, it is', async ({ page, baseURL }) =>
   await row.getByRole('checkbox').uncheck()
   const confirm = page.locator('.ant-modal-confirm')
 
-  // Unbind, confirmed, in red.
+  // Unbind, in red, with a reason.
   await clickRowAction(row, 'row-action-unbind')
-  await expect(confirm).toContainText(`Unbind ${bike.frameNumber} from its member?`)
-  await confirm.getByRole('button', { name: 'Unbind' }).click()
-  await expect(success(page, 'Unbind: done')).toBeVisible()
+  const dialog = operationDialog(page)
+  await expect(dialog).toContainText(`Unbind ${bike.frameNumber} from its member?`)
+  await expect(dialog.getByTestId('operation-note')).toHaveText('No IoT device is fitted to this bike: only the binding ends.')
+  await choose(page, dialog, 'Reason', 'Sold or given away')
+  await submitOperation(dialog, success(page, 'Unbind: done'))
   await expect(row).toContainText('Unbound')
   await expect(row.getByTestId('row-action-unbind')).toHaveCount(0)
   const after = await call<Bike>(page.request, 'GET', `/bike/bike/${bike.bikeId}`, token)
@@ -144,6 +166,64 @@ test("a member's details show their bound bikes and their rides with a chart", a
   await expect(canvas).toBeVisible()
   expect((await canvas.boundingBox())!.height).toBeGreaterThan(100)
   await saveScreen(page, 'member-details')
+})
+
+// Issue 36: staff unbind a bike from the member's details too, with the bike list's dialog and right.
+test("a member's bike is unbound from their details: the dialog names the bike, the member and the IoT device's fate, and asks why", async ({ page, baseURL }) => {
+  const token = await apiLogin(page.request)
+  // A bound bike with its IoT device (not the first: the first test deletes it; not the next: the test above lists it).
+  const bike = (await boundBikes(page.request, token)).slice(2).find((b) => b.iotDeviceId !== null && b.memberIdLabel)
+  expect(bike, 'a demo bike bound to a member, with an IoT device fitted').toBeTruthy()
+  const { frameNumber, memberId } = bike!
+  const email = bike!.memberIdLabel!
+  const sn = bike!.iotDeviceIdLabel!
+  const theirs = await call<ListPage<Bike>>(page.request, 'POST', '/bike/bike/list', token, { pageNum: 1, pageSize: 100, memberId, bindStatus: 'bound' })
+
+  await openSignedIn(page, baseURL!, '/member/member')
+  await search(page, 'member', 'Email', email)
+  const member = rowsOf(page, 'member').filter({ hasText: email })
+  await expect(member).toHaveCount(1)
+  await clickRowAction(member, 'row-details')
+  const bikes = drawer(page).getByTestId('related-bike.memberId')
+  const row = bikes.getByTestId('related-table').locator('tbody tr.ant-table-row').filter({ hasText: frameNumber })
+  await expect(row).toHaveCount(1)
+
+  await clickRowAction(row, 'row-action-unbind')
+  const dialog = operationDialog(page)
+  await expect(dialog).toContainText(`Unbind: bike ${frameNumber}`)
+  // What staff decide on: the bike, whose it is, and what becomes of its device.
+  await expect(dialog.getByTestId('operation-context-frameNumber')).toHaveText(frameNumber)
+  await expect(dialog.getByTestId('operation-context-memberId')).toHaveText(email)
+  await expect(dialog.getByTestId('operation-context-iotDeviceId')).toHaveText(sn)
+  await expect(dialog.getByTestId('operation-note')).toHaveText(
+    `The IoT device ${sn} stays fitted to this bike and goes on reporting to the console; its bind state becomes Unbound, and its warnings no longer reach ${email}.`,
+  )
+  // The reason is required.
+  await dialog.getByTestId('operation-submit').click()
+  await expect(dialog).toContainText('Reason is required')
+  await choose(page, dialog, 'Reason', 'Stolen or lost')
+  const note = `Reported stolen at the station (${Date.now() % 1_000_000})`
+  await dialog.getByLabel('Note').fill(note)
+  await saveScreen(page, 'member-bike-unbind')
+  await submitOperation(dialog, success(page, 'Unbind: done'))
+  await expect(dialog).toHaveCount(0)
+
+  // The member's details read again: the bike is no longer theirs, and the last one unbinds them.
+  await expect(row).toHaveCount(0)
+  if (theirs.total === 1) await expect(detail(page, 'Bind status')).toHaveText('Unbound')
+  const after = await call<Bike>(page.request, 'GET', `/bike/bike/${bike!.bikeId}`, token)
+  expect(after).toMatchObject({ bindStatus: 'unbound', memberId: null, iotDeviceId: bike!.iotDeviceId })
+  const device = await call<{ bindState: string }>(page.request, 'GET', `/iot/device/${bike!.iotDeviceId}`, token)
+  expect(device.bindState).toBe('unbound')
+
+  // The bike's history keeps why, and whose it was.
+  const records = await call<ListPage<BikeRecord>>(page.request, 'POST', '/bike/record/list', token, { pageNum: 1, pageSize: 10, bikeId: bike!.bikeId, eventKind: 'unbound' })
+  expect(records.rows[0]).toMatchObject({ detail: `Stolen or lost: ${note}`, memberId, operBy: 'admin' })
+  await drawer(page).getByRole('button', { name: 'Close' }).click()
+  await page.goto('/bike/bike')
+  await search(page, 'bike', 'Bike ID / frame number', frameNumber)
+  await clickRowAction(rowsOf(page, 'bike').filter({ hasText: frameNumber }), 'row-details')
+  await expect(drawer(page).getByTestId('related-bikeRecord.bikeId')).toContainText(`Stolen or lost: ${note}`)
 })
 
 test('opening unread feedback marks it read; a reply is kept with who wrote it', async ({ page, baseURL }) => {

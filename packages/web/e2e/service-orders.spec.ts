@@ -6,10 +6,11 @@ import { saveScreen } from './support/screens'
 
 // Repair service orders, the proof of transitions on the generic list page (issue 13): a staff member
 // takes an order for a registered bike, picked by its frame number, from draft to finished through
-// the row's steps and sees its timeline; the finished order offers neither Modify nor Delete (issue
-// 34: what its state allows); a role without the review permission has no Review button and is
-// refused by the API; a step the order's state does not allow is refused with a localized message
-// and changes nothing.
+// the row's steps (the review says what each way in means: mail, collection, no transport; issue 36)
+// and sees its timeline; the finished order offers neither Modify nor Delete (issue 34: what its
+// state allows); a role without the review permission has no Review button and is refused by the
+// API; a step the order's state does not allow is refused with a localized message and changes
+// nothing.
 
 const suffix = String(Date.now() % 1_000_000)
 const ROLE = { roleName: `Service desk ${suffix}`, roleKey: `servicedesk${suffix}` }
@@ -147,11 +148,16 @@ test('a staff member reviews an order for mail return, adds a remark, receives t
   await expect(row).toBeVisible()
   await bar.getByText(/^All \(/).click()
 
-  // Review, choosing mail return.
+  // Review, choosing mail return: each way in says what it means (issue 36), not only its name.
   await clickRowAction(row, 'row-step-review')
   const review = page.getByRole('dialog').filter({ has: page.getByTestId('operation-form') })
-  await review.getByTestId('operation-target').click()
-  await page.locator('.ant-select-dropdown:visible').getByText('Bike collecting', { exact: true }).click()
+  const ways = review.getByTestId('operation-target')
+  await expect(ways.getByRole('radio')).toHaveCount(3)
+  await expect(ways.getByRole('radio', { name: /^Bike collecting\s*By mail: the rider sends the bike to us/ })).toBeVisible()
+  await expect(ways.getByRole('radio', { name: /^Arranging collection\s*Collection: we book a courier to pick the bike up/ })).toBeVisible()
+  await expect(ways.getByRole('radio', { name: /^Processing\s*Being repaired\. No transport needed/ })).toBeVisible()
+  await ways.getByText('Bike collecting', { exact: true }).click()
+  await expect(ways.getByRole('radio', { name: /^Bike collecting/ })).toBeChecked()
   await review.getByLabel('Remark').fill('Mail it back in the original box')
   await submitOperation(review, success(page, 'Review: now Bike collecting'))
   await expect(row).toContainText('Bike collecting')
@@ -280,8 +286,7 @@ test('a step the state does not allow is refused with a localized message and ch
   expect((await step(page.request, admin, order.repairOrderId, 'review', { to: 'processing' })).code).toBe(200)
   await clickRowAction(row, 'row-step-review')
   const review = page.getByRole('dialog').filter({ has: page.getByTestId('operation-form') })
-  await review.getByTestId('operation-target').click()
-  await page.locator('.ant-select-dropdown:visible').getByText('Arranging collection', { exact: true }).click()
+  await review.getByTestId('operation-target').getByText('Arranging collection', { exact: true }).click()
   await review.getByTestId('operation-submit').click()
   await expect(page.locator('.ant-message-error').filter({ hasText: 'Cannot Review: it is Processing now' })).toBeVisible()
   // The list shows where the order is now; the refused step left no trace.

@@ -143,6 +143,41 @@ test('every system and monitor page opens in English with rows, and their dialog
   await expect(page.locator('.ant-message-error')).toHaveCount(0)
 })
 
+// Issue 36: a department added under a closed one shows at once, its parent opened with it; the
+// other nodes stay as the user left them. The tree list is the kit's, so any tree entity does this.
+test('a department added as a child of a closed department shows at once, its parent opened', async ({ page, baseURL }) => {
+  const token = await openSignedIn(page, baseURL!, '/system/dept')
+  const tag = String(Date.now() % 1_000_000)
+  const all = await call<{ rows: { deptId: number; deptName: string }[] }>(page.request, 'POST', '/system/dept/list', token, {})
+  const hq = all.rows.find((d) => d.deptName === 'Velo HQ')!
+  const workshop = await call<{ deptId: number }>(page.request, 'POST', '/system/dept', token, { parentId: hq.deptId, deptName: `Workshop ${tag}`, orderNum: 90 })
+  await call(page.request, 'POST', '/system/dept', token, { parentId: workshop.deptId, deptName: `Wheels ${tag}`, orderNum: 1 })
+  await page.reload()
+  const depts = page.getByTestId('entity-list-dept')
+  const row = (name: string) => rows(page, 'dept').filter({ has: page.getByText(name, { exact: true }) })
+
+  // The tree opens closed: HQ is opened by hand, the new workshop stays closed.
+  await row('Velo HQ').locator('.ant-table-row-expand-icon').click()
+  await expect(row(`Workshop ${tag}`)).toBeVisible()
+  await expect(row(`Wheels ${tag}`)).toHaveCount(0)
+  await expect(row('Sales Europe')).toHaveCount(0)
+
+  await clickRowAction(row(`Workshop ${tag}`), 'row-add-child')
+  const form = page.getByTestId('entity-form')
+  await expect(form).toContainText(`Workshop ${tag}`) // the parent, preset
+  await form.getByLabel('Department', { exact: true }).fill(`Frames ${tag}`)
+  await page.getByTestId('entity-form-save').click()
+  await expect(page.locator('.ant-message-success').filter({ hasText: 'Added successfully' })).toBeVisible()
+
+  // The new department shows under its parent, now open, beside its sibling; Sales stays closed.
+  await expect(row(`Frames ${tag}`)).toBeVisible()
+  await expect(row(`Wheels ${tag}`)).toBeVisible()
+  await expect(row(`Workshop ${tag}`).locator('.ant-table-row-expand-icon-expanded')).toBeVisible()
+  await expect(row('Sales Europe')).toHaveCount(0)
+  await expect(depts.getByTestId('crud-table')).toContainText(`Frames ${tag}`)
+  await saveScreen(page, 'system-dept-child-added')
+})
+
 test('every system and monitor page opens in Chinese with rows', async ({ page, baseURL }) => {
   await openSignedIn(page, baseURL!)
   await page.evaluate(() => localStorage.setItem('user_lang', 'zh_CN'))

@@ -3,5 +3,4 @@
 interface ImportMetaEnv {
   readonly VITE_API_PREFIX?: string
   readonly VITE_API_HOST?: string
-  readonly VITE_SOURCE_URL?: string
 }

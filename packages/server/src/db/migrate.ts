@@ -29,6 +29,7 @@ import { approvalBinds } from './migrations/2026-11-28T20-approval-binds'
 import { otaCommit } from './migrations/2026-11-28T22-ota-commit'
 import { otaHolds } from './migrations/2026-11-28T23-ota-holds'
 import { memberLastActive } from './migrations/2026-11-29T00-member-last-active'
+import { feedbackLanguage } from './migrations/2026-11-29T01-feedback-language'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set. Generated
 // modules' migrations (Tool system › Code generation) come last, from their own list.
@@ -60,6 +61,7 @@ export const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-28T22-ota-commit': otaCommit(dialect),
   '2026-11-28T23-ota-holds': otaHolds(dialect),
   '2026-11-29T00-member-last-active': memberLastActive(dialect),
+  '2026-11-29T01-feedback-language': feedbackLanguage(dialect),
 })
 
 /**

@@ -14,7 +14,7 @@ import { buildPlan, DAY, type Plan, type PlannedBike } from './generate'
 import { orderCounts } from './orders'
 import { writeOtaCatalogue } from './ota'
 import { bikeDrawing, hexColour, pictureName, swatch } from './placeholders'
-import { PICTURES, STATIC_IMAGES } from './vocabulary'
+import { type Lang, PICTURES, STATIC_IMAGES } from './vocabulary'
 import { query, TableWriter } from './write'
 
 // `npm run demo` (scripts/demo.ts): fills the members, bikes and App content areas with believable data.
@@ -490,15 +490,22 @@ async function writeRecords(tx: Kysely<any>, dialect: Dialect, plan: Plan, servi
   return w.written
 }
 
+/**
+ * The app language a member writing in their language sends with feedback. The app has no Chinese
+ * (APP_LANGUAGES): what Chinese members write is in no app language, and is left without one ('')
+ * rather than named English, which would have staff reply in the wrong language.
+ */
+const FEEDBACK_LANGUAGE: Record<Lang, string> = { en: 'en_US', de: 'de_DE', nl: 'nl_NL', fr: 'fr_FR', zh: '' }
+
 async function writeFeedback(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<Record<string, number>> {
   const w = new TableWriter(tx, dialect, 'mem_feedback', [
-    'feedback_id', 'member_id', 'stars', 'content', 'image1', 'image2', 'image3', 'image4', 'read_state', 'read_by', 'read_time', 'reply', 'reply_by', 'reply_time', 'replied', 'create_by', 'create_time', 'update_by', 'update_time', 'remark',
+    'feedback_id', 'member_id', 'stars', 'language', 'content', 'image1', 'image2', 'image3', 'image4', 'read_state', 'read_by', 'read_time', 'reply', 'reply_by', 'reply_time', 'replied', 'create_by', 'create_time', 'update_by', 'update_time', 'remark',
   ])
   const links = new TableWriter(tx, dialect, 'mem_feedback_tag_link', ['feedback_id', 'tag_id'])
   for (const f of plan.feedback) {
     const last = f.reply ?? f.read
     await w.add(
-      f.id, f.member.id, f.stars, f.content, null, null, null, null, f.read ? 'read' : 'unread', f.read?.by ?? '', f.read ? iso(f.read.at) : null,
+      f.id, f.member.id, f.stars, FEEDBACK_LANGUAGE[f.member.lang], f.content, null, null, null, null, f.read ? 'read' : 'unread', f.read?.by ?? '', f.read ? iso(f.read.at) : null,
       f.reply?.text ?? '', f.reply?.by ?? '', f.reply ? iso(f.reply.at) : null, Boolean(f.reply), DEMO_MARK, iso(f.time), last?.by ?? '', last ? iso(last.at) : null, '',
     )
     for (const tag of f.tagIds) await links.add(f.id, tag)

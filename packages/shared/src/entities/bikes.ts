@@ -149,8 +149,9 @@ export const modelSize = defineEntity({
 
 /**
  * The bikes (SPEC §3 Bike). Binding is the app's: the member, bind status and bound time are
- * read-only here, and staff end a binding with the `unbind` action (its handler clears them and
- * writes a vehicle record). Battery health, cycles and rides come from the bike's IoT reports.
+ * read-only here, and staff end a binding with the `unbind` action, from the bike list or the
+ * member's details (its handler clears them, marks the fitted IoT device unbound and writes a
+ * vehicle record with the reason). Battery health, cycles and rides come from the bike's IoT reports.
  */
 export const bike = defineEntity({
   key: 'bike',
@@ -270,6 +271,47 @@ export const bike = defineEntity({
       when: { field: 'bindStatus', is: ['bound'] },
       confirm: { en_US: 'Unbind {label} from its member?', zh_CN: '确认将 {label} 与会员解绑？' },
       danger: true,
+      // Staff decide on the bike and whose it is: both named beside the reason.
+      context: ['frameNumber', 'modelId', 'memberId', 'boundTime', 'iotDeviceId'],
+      // What the handler (modules/bike) does with the fitted device, worded for each case.
+      notes: [
+        {
+          whenSet: ['iotDeviceId'],
+          text: {
+            en_US: 'The IoT device {iotDeviceId} stays fitted to this bike and goes on reporting to the console; its bind state becomes Unbound, and its warnings no longer reach {memberId}.',
+            zh_CN: '物联网设备 {iotDeviceId} 仍安装在该车辆上，继续向后台上报；其绑定状态变为未绑定，告警不再通知 {memberId}。',
+          },
+        },
+        {
+          whenEmpty: ['iotDeviceId'],
+          text: { en_US: 'No IoT device is fitted to this bike: only the binding ends.', zh_CN: '该车辆未安装物联网设备：仅解除绑定。' },
+        },
+      ],
+      // Kept in the bike's vehicle record of the unbinding (its detail), as the reason reads in the caller's language.
+      input: [
+        {
+          name: 'reason',
+          kind: 'enum',
+          label: { en_US: 'Reason', zh_CN: '原因' },
+          required: true,
+          options: [
+            { value: 'sold', label: { en_US: 'Sold or given away', zh_CN: '转卖或赠予' }, color: 'default' },
+            { value: 'memberRequest', label: { en_US: "At the member's request", zh_CN: '会员申请' }, color: 'default' },
+            { value: 'stolen', label: { en_US: 'Stolen or lost', zh_CN: '被盗或丢失' }, color: 'default' },
+            { value: 'returned', label: { en_US: 'Returned (refund or exchange)', zh_CN: '退货或换车' }, color: 'default' },
+            { value: 'wrongAccount', label: { en_US: 'Bound to the wrong account', zh_CN: '绑定了错误的账号' }, color: 'default' },
+            { value: 'other', label: { en_US: 'Other', zh_CN: '其他' }, color: 'default' },
+          ],
+        },
+        // Required with Other (the module refuses it without: the engine has no "required when").
+        {
+          name: 'note',
+          kind: 'longText',
+          max: 400,
+          label: { en_US: 'Note', zh_CN: '说明' },
+          help: { en_US: 'What happened, in a few words; required for Other', zh_CN: '简要说明情况；原因为“其他”时必填' },
+        },
+      ],
     },
   ],
 })

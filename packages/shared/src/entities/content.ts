@@ -2,7 +2,7 @@ import { APP_CONTENT } from './owners'
 import { defineEntity } from '../entity/define'
 import type { EnumOption, FieldDef, Label } from '../entity/types'
 import { createTime, idField, remark, status } from './common-fields'
-import { APP_LANGUAGES } from '../app-languages'
+import { APP_LANGUAGE_OPTIONS } from '../app-languages'
 
 // Not exported here: the registry takes every export of an entities module as an entity.
 
@@ -11,13 +11,6 @@ import { APP_LANGUAGES } from '../app-languages'
 // rows in their time window, for the app's language and country. The rules beyond the definitions
 // (pushing messages, agreement versions, the current app version) are in server modules/content.
 
-const LANGUAGE_NAMES: Record<(typeof APP_LANGUAGES)[number], [Label, string]> = {
-  en_US: [{ en_US: 'English', zh_CN: '英语' }, 'blue'],
-  de_DE: [{ en_US: 'German', zh_CN: '德语' }, 'gold'],
-  nl_NL: [{ en_US: 'Dutch', zh_CN: '荷兰语' }, 'orange'],
-  fr_FR: [{ en_US: 'French', zh_CN: '法语' }, 'purple'],
-}
-const APP_LANGUAGE_OPTIONS: readonly EnumOption[] = APP_LANGUAGES.map((value) => ({ value, label: LANGUAGE_NAMES[value][0], color: LANGUAGE_NAMES[value][1] }))
 const language = {
   name: 'language',
   kind: 'enum',
@@ -389,7 +382,8 @@ export const appVersion = defineEntity({
       int: true,
       min: 0,
       max: 8760,
-      label: { en_US: 'Update interval (hours)', zh_CN: '更新提醒间隔（小时）' },
+      duration: 'h',
+      label: { en_US: 'Update interval', zh_CN: '更新提醒间隔' },
       required: true,
       default: 24,
       help: { en_US: 'How often the app reminds of a normal update; 0 at every start', zh_CN: '普通更新的提醒间隔；0 表示每次启动都提醒' },
@@ -616,7 +610,7 @@ export const userHelp = defineEntity({
     language,
     { name: 'coverImage', kind: 'image', label: { en_US: 'Cover image', zh_CN: '封面图' } },
     { name: 'video', kind: 'file', accept: ['mp4', 'webm', 'mov'], maxBytes: 500 * 1024 * 1024, label: { en_US: 'Video', zh_CN: '视频' }, list: false, when: { field: 'type', is: ['video'] } },
-    { name: 'videoDuration', kind: 'number', int: true, min: 1, max: 36000, label: { en_US: 'Video duration (s)', zh_CN: '视频时长（秒）' }, when: { field: 'type', is: ['video'] } },
+    { name: 'videoDuration', kind: 'number', int: true, min: 1, max: 36000, duration: 's', label: { en_US: 'Video duration', zh_CN: '视频时长' }, when: { field: 'type', is: ['video'] } },
     { name: 'document', kind: 'file', accept: ['pdf'], maxBytes: 100 * 1024 * 1024, label: { en_US: 'Document', zh_CN: '文档' }, list: false, when: { field: 'type', is: ['manual'] } },
     url('linkUrl', { en_US: 'Link URL', zh_CN: '链接地址' }),
     orderNum,
@@ -792,7 +786,7 @@ export const appUploadLog = defineEntity({
       on: 'toolbar',
       mode: 'sync',
       permission: 'monitor:appUploadLog:remove',
-      input: [{ name: 'olderThanDays', kind: 'number', int: true, min: 0, max: 3650, label: { en_US: 'Older than (days)', zh_CN: '早于（天）' }, required: true, default: 30 }],
+      input: [{ name: 'olderThanDays', kind: 'number', int: true, min: 0, max: 3650, duration: 'd', label: { en_US: 'Older than', zh_CN: '早于' }, required: true, default: 30 }],
       confirm: { en_US: 'Delete the uploads older than this, with their files?', zh_CN: '确认删除早于此时间的上传记录及其文件？' },
       danger: true,
     },

@@ -1,5 +1,6 @@
 import { PRODUCT_CATALOGUE } from './owners'
 import { defineEntity } from '../entity/define'
+import { labelWithUnit, type DurationUnit } from '../duration'
 import type { EnumOption, FieldDef, Label } from '../entity/types'
 import { CONFIG_VALUES, type ConfigValueKey } from '../iot/config-values'
 import { createTime, idField, remark, status } from './common-fields'
@@ -8,20 +9,22 @@ import { createTime, idField, remark, status } from './common-fields'
 // command layer (setConfig), the outcome per device, and the devices whose reported configuration
 // differs from their template (drift). The keys and the comparison are in iot/config-values.ts.
 
-const VALUE_LABELS: Record<ConfigValueKey, { label: Label; help?: Label }> = {
+// A duration's label leaves its unit out: lists and details read the value as a duration, the form's
+// input and the Excel column name the unit (shared/src/duration.ts).
+const VALUE_LABELS: Record<ConfigValueKey, { label: Label; help?: Label; duration?: DurationUnit }> = {
   lowBatteryPercent: { label: { en_US: 'Low battery alert (%)', zh_CN: '低电量告警阈值(%)' }, help: { en_US: 'A low-battery warning is raised below this charge', zh_CN: '电量低于此值时产生低电量告警' } },
   overSpeedKmh: { label: { en_US: 'Over-speed alert (km/h)', zh_CN: '超速告警阈值(km/h)' } },
   alarmVolume: { label: { en_US: 'Alarm amplitude (0–10)', zh_CN: '报警音量(0–10)' } },
-  alarmSeconds: { label: { en_US: 'Alarm duration (s)', zh_CN: '报警时长(秒)' } },
+  alarmSeconds: { label: { en_US: 'Alarm duration', zh_CN: '报警时长' }, duration: 's' },
   fallAngle: { label: { en_US: 'Fall detection angle (°)', zh_CN: '倾倒检测角度(°)' }, help: { en_US: 'A lean beyond this angle is a fall', zh_CN: '倾斜超过此角度视为倾倒' } },
   vibrationSensitivity: { label: { en_US: 'Vibration sensitivity (1–5)', zh_CN: '震动灵敏度(1–5)' }, help: { en_US: '1 least, 5 most sensitive', zh_CN: '1 最不灵敏，5 最灵敏' } },
-  wakeUpMinutes: { label: { en_US: 'Wake-up frequency (min)', zh_CN: '唤醒频率(分钟)' } },
-  lowPowerMinutes: { label: { en_US: 'Low-power mode: report every (min)', zh_CN: '低功耗模式上报间隔(分钟)' } },
-  ultraLowPowerHours: { label: { en_US: 'Ultra-low-power mode: report every (h)', zh_CN: '超低功耗模式上报间隔(小时)' } },
-  transceiveSeconds: { label: { en_US: 'Transmit-receive mode: report every (s)', zh_CN: '收发模式上报间隔(秒)' } },
-  ridingSeconds: { label: { en_US: 'Riding mode: report every (s)', zh_CN: '骑行模式上报间隔(秒)' } },
-  gpsReportSeconds: { label: { en_US: 'GPS reporting frequency (s)', zh_CN: 'GPS上报频率(秒)' } },
-  traceReportSeconds: { label: { en_US: 'Trace reporting frequency (s)', zh_CN: '轨迹上报频率(秒)' } },
+  wakeUpMinutes: { label: { en_US: 'Wake-up frequency', zh_CN: '唤醒频率' }, duration: 'min' },
+  lowPowerMinutes: { label: { en_US: 'Low-power mode: report every', zh_CN: '低功耗模式上报间隔' }, duration: 'min' },
+  ultraLowPowerHours: { label: { en_US: 'Ultra-low-power mode: report every', zh_CN: '超低功耗模式上报间隔' }, duration: 'h' },
+  transceiveSeconds: { label: { en_US: 'Transmit-receive mode: report every', zh_CN: '收发模式上报间隔' }, duration: 's' },
+  ridingSeconds: { label: { en_US: 'Riding mode: report every', zh_CN: '骑行模式上报间隔' }, duration: 's' },
+  gpsReportSeconds: { label: { en_US: 'GPS reporting frequency', zh_CN: 'GPS上报频率' }, duration: 's' },
+  traceReportSeconds: { label: { en_US: 'Trace reporting frequency', zh_CN: '轨迹上报频率' }, duration: 's' },
   traceReportMeters: { label: { en_US: 'Trace reporting distance (m)', zh_CN: '轨迹上报距离(米)' } },
 }
 
@@ -38,12 +41,13 @@ const valueFields = CONFIG_VALUES.map(
     default: v.default,
     label: VALUE_LABELS[v.key].label,
     ...(VALUE_LABELS[v.key].help ? { help: VALUE_LABELS[v.key].help } : {}),
+    ...(VALUE_LABELS[v.key].duration ? { duration: VALUE_LABELS[v.key].duration } : {}),
     list: LISTED.includes(v.key),
   }),
 )
 
-/** A drift row's setting, shown by its label. */
-const SETTING_OPTIONS: readonly EnumOption[] = CONFIG_VALUES.map((v) => ({ value: v.key, label: VALUE_LABELS[v.key].label }))
+/** A drift row's setting, shown by its label; with its unit, as the row's values are bare numbers. */
+const SETTING_OPTIONS: readonly EnumOption[] = valueFields.map((f) => ({ value: f.name, label: labelWithUnit(f) }))
 
 const DEVICE_STATE_CHOICES: readonly EnumOption[] = [
   { value: 'online', label: { en_US: 'Online', zh_CN: '在线' } },

@@ -1,4 +1,5 @@
 import { APP_CONTENT } from './owners'
+import { APP_LANGUAGE_OPTIONS } from '../app-languages'
 import { defineEntity } from '../entity/define'
 import type { EnumOption } from '../entity/types'
 import { createTime, idField, remark, status } from './common-fields'
@@ -29,7 +30,8 @@ export const member = defineEntity({
   operations: ['list', 'get', 'edit', 'export'],
   // The member's details: the bikes bound to them, and their rides with the distance per week.
   related: [
-    { entity: 'bike', by: 'memberId', label: { en_US: 'Bound bikes', zh_CN: '绑定车辆' }, columns: ['frameNumber', 'modelId', 'boundTime', 'rideCount', 'batteryHealth', 'cycleTimes'] },
+    // Unbound from here too, with the bike list's dialog and right.
+    { entity: 'bike', by: 'memberId', label: { en_US: 'Bound bikes', zh_CN: '绑定车辆' }, columns: ['frameNumber', 'modelId', 'boundTime', 'rideCount', 'batteryHealth', 'cycleTimes'], actions: ['unbind'] },
     {
       entity: 'ride',
       by: 'memberId',
@@ -133,7 +135,7 @@ export const ride = defineEntity({
     { name: 'bikeId', kind: 'reference', entity: 'bike', label: { en_US: 'Bike', zh_CN: '车辆' }, readOnly: true, search: 'eq' },
     { name: 'uploadTime', kind: 'datetime', label: { en_US: 'Upload time', zh_CN: '上传时间' }, required: true, readOnly: true, search: 'range', sort: true },
     { name: 'distance', kind: 'number', min: 0, label: { en_US: 'Distance (km)', zh_CN: '里程(km)' }, default: 0, readOnly: true, sort: true, summable: true },
-    { name: 'duration', kind: 'number', int: true, min: 0, label: { en_US: 'Duration (s)', zh_CN: '时长(秒)' }, default: 0, readOnly: true, sort: true },
+    { name: 'duration', kind: 'number', int: true, min: 0, duration: 's', label: { en_US: 'Duration', zh_CN: '时长' }, default: 0, readOnly: true, sort: true },
     { name: 'avgSpeed', kind: 'number', min: 0, label: { en_US: 'Average speed (km/h)', zh_CN: '平均速度(km/h)' }, default: 0, readOnly: true },
     { name: 'maxSpeed', kind: 'number', min: 0, label: { en_US: 'Max speed (km/h)', zh_CN: '最高速度(km/h)' }, default: 0, readOnly: true },
     // Not every bike has a cadence sensor: null when the ride has none.
@@ -202,6 +204,10 @@ export const feedback = defineEntity({
     { name: 'memberId', kind: 'reference', entity: 'member', label: { en_US: 'Member', zh_CN: '会员' }, required: true, readOnly: true, search: 'eq' },
     { name: 'stars', kind: 'number', int: true, min: 1, max: 5, label: { en_US: 'Stars', zh_CN: '星级' }, required: true, readOnly: true, search: 'eq', sort: true },
     { name: 'content', kind: 'longText', max: 2000, label: { en_US: 'Content', zh_CN: '内容' }, required: true, readOnly: true, search: 'like' },
+    // The app language the member wrote in (POST /app/v1/feedback): staff reply in it. Empty for
+    // feedback sent before it was kept. After the content: the search form shows its first fields, and
+    // the content is the one searched most.
+    { name: 'language', kind: 'enum', options: APP_LANGUAGE_OPTIONS, label: { en_US: 'Language', zh_CN: '语言' }, readOnly: true, search: 'eq' },
     // Up to four pictures from the app, one per field (the image kind holds one).
     picture('image1', 1),
     picture('image2', 2),
@@ -248,7 +254,7 @@ export const feedback = defineEntity({
       mode: 'sync',
       input: [{ name: 'reply', kind: 'longText', max: 2000, label: { en_US: 'Reply', zh_CN: '回复' }, required: true }],
       // What is being answered, beside the reply box.
-      context: ['memberId', 'stars', 'tagIds', 'createTime', 'content', 'image1', 'image2', 'image3', 'image4'],
+      context: ['memberId', 'stars', 'language', 'tagIds', 'createTime', 'content', 'image1', 'image2', 'image3', 'image4'],
     },
   ],
 })

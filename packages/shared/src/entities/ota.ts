@@ -1,5 +1,6 @@
 import { PRODUCT_CATALOGUE } from './owners'
 import { defineEntity } from '../entity/define'
+import type { DurationUnit } from '../duration'
 import type { ColumnDef, EntityDef, EnumOption, FieldDef, IndexDef, Label } from '../entity/types'
 import { ALARM_TYPE_OPTIONS } from '../iot/alarms'
 import { OTA_COMMIT_SECONDS, OTA_DEVICE_STATE_OPTIONS, OTA_PART_LABELS, type OtaPart } from '../iot/ota'
@@ -256,7 +257,7 @@ const SKIPPED_AS_OPTIONS: readonly EnumOption[] = [
 
 const reason = (required: boolean): FieldDef => ({ name: 'reason', kind: 'longText', label: { en_US: 'Reason', zh_CN: '原因' }, max: 500, required })
 const HHMM = { pattern: /^([01]\d|2[0-3]):[0-5]\d$/, patternMessage: { en_US: 'A time of day as HH:MM, e.g. 02:00', zh_CN: '时间格式 HH:MM，如 02:00' } }
-const int = (name: string, en: string, zh: string, min: number, max: number, def: number | null, help?: Label): FieldDef => ({
+const int = (name: string, en: string, zh: string, min: number, max: number, def: number | null, help?: Label): Extract<FieldDef, { kind: 'number' }> => ({
   name,
   kind: 'number',
   int: true,
@@ -267,6 +268,9 @@ const int = (name: string, en: string, zh: string, min: number, max: number, def
   list: false,
   ...(help ? { help } : {}),
 })
+
+/** A whole number that is a duration in `unit`: its label leaves the unit out, the input and Excel name it. */
+const span = (unit: DurationUnit, ...args: Parameters<typeof int>): FieldDef => ({ ...int(...args), duration: unit })
 
 function upgradeOf(part: OtaPart): EntityDef {
   const iot = part === 'iot'
@@ -414,17 +418,17 @@ function upgradeOf(part: OtaPart): EntityDef {
       { name: 'windowStart', kind: 'text', max: 5, default: '', ...HHMM, label: { en_US: 'Daily window from', zh_CN: '每日窗口开始' }, help: { en_US: "Devices' local time; empty: any time", zh_CN: '设备当地时间；留空为不限' }, list: false },
       { name: 'windowEnd', kind: 'text', max: 5, default: '', ...HHMM, label: { en_US: 'Daily window to', zh_CN: '每日窗口结束' }, list: false },
       { name: 'randomOrder', kind: 'boolean', default: true, label: { en_US: 'Random order', zh_CN: '随机顺序' }, list: false },
-      int('timeoutMinutes', 'Per-device timeout (min)', '单台超时(分钟)', 1, 10_080, 30),
+      span('min', 'timeoutMinutes', 'Per-device timeout', '单台超时', 1, 10_080, 30),
       // The A/B contract (docs/ota.md › Commit or roll back): the offer carries it, the device rolls back by itself past it.
-      int('commitSeconds', 'Commit deadline (s)', '确认期限(秒)', OTA_COMMIT_SECONDS.min, OTA_COMMIT_SECONDS.max, OTA_COMMIT_SECONDS.default, {
+      span('s', 'commitSeconds', 'Commit deadline', '确认期限', OTA_COMMIT_SECONDS.min, OTA_COMMIT_SECONDS.max, OTA_COMMIT_SECONDS.default, {
         en_US: 'After rebooting into the new image a device has this long to pass its self-test and commit, or it rolls back; only a commit counts as success',
         zh_CN: '重启进入新镜像后，设备须在此时间内通过自检并确认，否则回滚；只有确认才计为成功',
       }),
       int('retries', 'Retries', '重试次数', 0, 10, 2),
-      int('retryBackoffSeconds', 'First retry after (s)', '首次重试间隔(秒)', 1, 86_400, 60, { en_US: 'Doubles with each retry', zh_CN: '每次重试加倍' }),
+      span('s', 'retryBackoffSeconds', 'First retry after', '首次重试间隔', 1, 86_400, 60, { en_US: 'Doubles with each retry', zh_CN: '每次重试加倍' }),
       int('minBattery', 'Minimum battery (%)', '最低电量(%)', 0, 100, 30),
       // Devices that cannot take it for now (riding, battery low, SIM data low, busy) are held, not failed: until a limit.
-      int('holdLimitHours', 'Skip held devices after (h)', '暂缓设备跳过时限(小时)', 0, 8760, 72, {
+      span('h', 'holdLimitHours', 'Skip held devices after', '暂缓设备跳过时限', 0, 8760, 72, {
         en_US: 'A device held (riding, battery low, SIM data low, busy) is offered again until then, then skipped; 0: never skipped',
         zh_CN: '暂缓的设备（骑行中、电量低、流量不足、忙）在此之前会再次尝试，之后跳过；0 为从不跳过',
       }),

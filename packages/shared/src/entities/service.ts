@@ -44,14 +44,59 @@ export const repairOrder = defineEntity({
       default: 'draft',
       search: 'eq',
       options: [
-        { value: 'draft', label: { en_US: 'Draft', zh_CN: '草稿' }, color: 'default' },
-        { value: 'pending', label: { en_US: 'Pending review', zh_CN: '待审核' }, color: 'gold' },
-        { value: 'bikeCollecting', label: { en_US: 'Bike collecting', zh_CN: '待寄回' }, color: 'cyan' },
-        { value: 'arrangingCollection', label: { en_US: 'Arranging collection', zh_CN: '安排取车' }, color: 'geekblue' },
-        { value: 'processing', label: { en_US: 'Processing', zh_CN: '处理中' }, color: 'processing' },
-        { value: 'finished', label: { en_US: 'Finished', zh_CN: '已完成' }, color: 'success' },
-        { value: 'withdrawn', label: { en_US: 'Withdrawn', zh_CN: '已撤回' }, color: 'default' },
-        { value: 'closed', label: { en_US: 'Closed', zh_CN: '已关闭' }, color: 'error' },
+        // What each state means for the order and the bike (SPEC §4): the review's "Move to" shows
+        // it under each way in, and the status bar as its tooltip.
+        {
+          value: 'draft',
+          label: { en_US: 'Draft', zh_CN: '草稿' },
+          color: 'default',
+          description: { en_US: 'Not submitted yet: it can still be changed or deleted.', zh_CN: '尚未提交，仍可修改或删除。' },
+        },
+        {
+          value: 'pending',
+          label: { en_US: 'Pending review', zh_CN: '待审核' },
+          color: 'gold',
+          description: { en_US: 'Submitted: a reviewer accepts it, choosing how the bike comes in, or rejects it.', zh_CN: '已提交，等待审核：通过时选择车辆如何送修，或驳回。' },
+        },
+        {
+          value: 'bikeCollecting',
+          label: { en_US: 'Bike collecting', zh_CN: '待寄回' },
+          color: 'cyan',
+          description: { en_US: 'By mail: the rider sends the bike to us; staff confirm receipt when it arrives.', zh_CN: '邮寄：由骑行者将车辆寄给我们，车辆到达后由工作人员确认收车。' },
+        },
+        {
+          value: 'arrangingCollection',
+          label: { en_US: 'Arranging collection', zh_CN: '安排取车' },
+          color: 'geekblue',
+          description: { en_US: 'Collection: we book a courier to pick the bike up from the rider; staff confirm receipt when it arrives.', zh_CN: '上门取车：由我们安排快递到骑行者处取车，车辆到达后由工作人员确认收车。' },
+        },
+        {
+          value: 'processing',
+          label: { en_US: 'Processing', zh_CN: '处理中' },
+          color: 'processing',
+          description: {
+            en_US: 'Being repaired. No transport needed: a review goes straight here when the bike is already with us or parts or remote help will do.',
+            zh_CN: '正在维修。无需运送车辆：车辆已在我们这里，或寄送配件、远程处理即可时，审核后直接进入此状态。',
+          },
+        },
+        {
+          value: 'finished',
+          label: { en_US: 'Finished', zh_CN: '已完成' },
+          color: 'success',
+          description: { en_US: 'Done: only its evaluation may still be added.', zh_CN: '已完成：只能再补充评价。' },
+        },
+        {
+          value: 'withdrawn',
+          label: { en_US: 'Withdrawn', zh_CN: '已撤回' },
+          color: 'default',
+          description: { en_US: 'Withdrawn before it was finished; it cannot be reopened.', zh_CN: '在完成前已撤回，不能恢复。' },
+        },
+        {
+          value: 'closed',
+          label: { en_US: 'Closed', zh_CN: '已关闭' },
+          color: 'error',
+          description: { en_US: 'Rejected at review; the reason is in its history.', zh_CN: '审核未通过（已驳回），原因见流转记录。' },
+        },
       ],
     },
     {

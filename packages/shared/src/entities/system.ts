@@ -154,7 +154,7 @@ export const operLog = defineEntity({
     { name: 'status', kind: 'dict', dict: 'sys_common_status', label: { en_US: 'Status', zh_CN: '操作状态' }, max: 1, required: true, search: 'eq', readOnly: true },
     { name: 'errorMsg', kind: 'longText', label: { en_US: 'Error', zh_CN: '错误消息' }, readOnly: true, list: false },
     { name: 'operTime', kind: 'datetime', label: { en_US: 'Time', zh_CN: '操作时间' }, required: true, search: 'range', sort: true, readOnly: true },
-    { name: 'costTime', kind: 'number', int: true, label: { en_US: 'Duration (ms)', zh_CN: '消耗时间（毫秒）' }, default: 0, sort: true, readOnly: true },
+    { name: 'costTime', kind: 'number', int: true, duration: 'ms', label: { en_US: 'Duration', zh_CN: '消耗时间' }, default: 0, sort: true, readOnly: true },
     { name: 'requestId', kind: 'text', label: { en_US: 'Request id', zh_CN: '请求编号' }, max: 64, readOnly: true, list: false },
   ],
 })

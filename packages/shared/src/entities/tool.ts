@@ -103,7 +103,7 @@ export const toolDevice = defineEntity({
     { ...userType, required: true, readOnly: true },
     { name: 'registeredAt', kind: 'datetime', label: { en_US: 'Registered', zh_CN: '注册时间' }, required: true, readOnly: true, search: 'range', sort: true },
     { name: 'testResult', kind: 'enum', options: TEST_RESULT_OPTIONS, max: 8, default: 'pending', label: { en_US: 'Test result', zh_CN: '测试结果' }, readOnly: true, search: 'eq', sort: true },
-    { name: 'pingMs', kind: 'number', int: true, label: { en_US: 'Command round trip (ms)', zh_CN: '指令往返(ms)' }, readOnly: true },
+    { name: 'pingMs', kind: 'number', int: true, duration: 'ms', label: { en_US: 'Command round trip', zh_CN: '指令往返' }, readOnly: true },
     { name: 'gnssSatellites', kind: 'number', int: true, label: { en_US: 'GNSS satellites', zh_CN: 'GNSS卫星数' }, readOnly: true },
     { name: 'gnssLatitude', kind: 'number', label: { en_US: 'GNSS latitude', zh_CN: 'GNSS纬度' }, readOnly: true, list: false },
     { name: 'gnssLongitude', kind: 'number', label: { en_US: 'GNSS longitude', zh_CN: 'GNSS经度' }, readOnly: true, list: false },

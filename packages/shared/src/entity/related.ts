@@ -12,7 +12,7 @@ export const RELATED_PAGE_SIZE = 10
 /** How far back a related chart reaches without its own `weeks`. */
 export const RELATED_CHART_WEEKS = 12
 
-const ENTRY_KEYS = new Set(['entity', 'by', 'label', 'columns', 'pageSize', 'chart', 'manage'])
+const ENTRY_KEYS = new Set(['entity', 'by', 'label', 'columns', 'pageSize', 'chart', 'manage', 'actions'])
 const CHART_KEYS = new Set(['time', 'value', 'by', 'weeks', 'type'])
 
 /** Fields whose values POST {path}/summary may add up: number and money fields marked `summable`. */
@@ -43,6 +43,11 @@ export function checkRelatedDefinition(def: EntityDef) {
     seen.add(`${r.entity}.${r.by}`)
     if (r.pageSize !== undefined && !(Number.isInteger(r.pageSize) && r.pageSize >= 1 && r.pageSize <= 500)) fail(`${name}: pageSize must be a whole number from 1 to 500`)
     if (r.columns && !r.columns.length) fail(`${name}: columns is empty (leave it out for the list's columns)`)
+    if (r.actions !== undefined) {
+      if (!Array.isArray(r.actions) || !r.actions.length || r.actions.some((a) => typeof a !== 'string' || !a)) fail(`${name}: actions must name one or more row actions or steps of ${r.entity}`)
+      if (r.manage) fail(`${name}: a managed list offers every row action already (leave actions out)`)
+      if (new Set(r.actions).size !== r.actions.length) fail(`${name}: actions names one twice`)
+    }
     const c = r.chart
     if (!c) continue
     for (const k of Object.keys(c)) if (!CHART_KEYS.has(k)) fail(`${name}: unknown chart property ${k}`)
@@ -66,6 +71,8 @@ export interface ResolvedRelatedList {
   chart: (RelatedChart & { weeks: number; type: 'bar' | 'line' }) | null
   /** The tab is the related entity's list page fixed to the row (RelatedList.manage). */
   manage: boolean
+  /** The related entity's row actions and steps the compact table offers (RelatedList.actions); none by default. */
+  actions: readonly string[]
 }
 
 const resolvedLists = new WeakMap<ResolvedEntity, readonly ResolvedRelatedList[]>()
@@ -106,6 +113,9 @@ export function relatedListsOf(e: ResolvedEntity, lookup: (key: string) => Resol
           return f
         })
       : target.listed.filter((f) => f.name !== r.by)
+    // What each row may offer: the related entity's row actions and steps, by the names its definition gives.
+    const operations = new Set([...(target.actions ?? []).filter((a) => a.on === 'row').map((a) => a.name), ...(target.transitions?.steps ?? []).map((s) => s.name)])
+    for (const a of r.actions ?? []) if (!operations.has(a)) fail(`actions: ${a} is not a row action or step of ${r.entity}`)
     let chart: ResolvedRelatedList['chart'] = null
     if (r.chart) {
       const c = r.chart
@@ -116,7 +126,7 @@ export function relatedListsOf(e: ResolvedEntity, lookup: (key: string) => Resol
       }
       chart = { ...c, weeks: c.weeks ?? RELATED_CHART_WEEKS, type: c.type ?? 'bar' }
     }
-    return { key: `${r.entity}.${r.by}`, entity: target, by: r.by, label: r.label ?? target.label, columns, pageSize: r.pageSize ?? RELATED_PAGE_SIZE, chart, manage: !!r.manage }
+    return { key: `${r.entity}.${r.by}`, entity: target, by: r.by, label: r.label ?? target.label, columns, pageSize: r.pageSize ?? RELATED_PAGE_SIZE, chart, manage: !!r.manage, actions: r.actions ?? [] }
   })
   resolvedLists.set(e, lists)
   return lists

@@ -1,4 +1,5 @@
 import type { Language } from '../api'
+import type { DurationUnit } from '../duration'
 import type { ValueType } from './value-types'
 
 /** A text in every language of the product. */
@@ -64,6 +65,12 @@ export interface EnumOption {
   label: Label
   /** antd tag colour in lists (success, processing, error, warning, default or a colour). */
   color?: string
+  /**
+   * What choosing it means, in a short sentence ("The rider mails the bike to us"): shown under the
+   * choice wherever it is chosen (a form's or a dialog's radio list, a dropdown's option, a step's
+   * "Move to" when the field is a status), so a bare name is not all there is to go on.
+   */
+  description?: Label
 }
 
 export type FieldDef = FieldBase &
@@ -81,7 +88,21 @@ export type FieldDef = FieldBase &
     | { kind: 'longText'; max?: number; default?: string }
     /** HTML from the rich text editor; sanitized on the server. */
     | { kind: 'richText'; max?: number; default?: string }
-    | { kind: 'number'; min?: number; max?: number; int?: boolean; default?: number; /** May be summed per period (POST {path}/summary, a related list's chart). */ summable?: boolean }
+    | {
+        kind: 'number'
+        min?: number
+        max?: number
+        int?: boolean
+        default?: number
+        /** May be summed per period (POST {path}/summary, a related list's chart). */
+        summable?: boolean
+        /**
+         * The number is a duration stored in this unit (a ride's seconds): lists, details and cards
+         * read it as one ("1 h 12 min", "1小时12分"); the form's input, the Excel column and the
+         * validation messages name the unit, so the label leaves it out (shared/src/duration.ts).
+         */
+        duration?: DurationUnit
+      }
     /** An amount with two decimals (stored as a decimal, sent as a number). */
     | { kind: 'money'; min?: number; max?: number; default?: number; /** May be summed per period (POST {path}/summary, a related list's chart). */ summable?: boolean }
     | { kind: 'boolean'; default?: boolean; /** Yes is a warning sign (an order past the 5 % rule): shown red instead of green. */ alarm?: boolean }
@@ -174,6 +195,23 @@ export interface TransitionStep {
    * feedback's member, stars, tags, text and images beside the reply box): what the user decides on.
    */
   context?: readonly string[]
+  /** What the step does beyond the row, said in its dialog from the row's values (OperationNote). */
+  notes?: readonly OperationNote[]
+}
+
+/**
+ * A sentence an operation's dialog says about what it does beyond the row, from the row's values
+ * (docs/entity-engine.md › Actions): "The IoT device {iotDeviceId} stays fitted to the bike…". Said
+ * only while the row meets its conditions, so the module's behaviour for each case is worded in
+ * the definition beside the action, once, in both languages.
+ */
+export interface OperationNote {
+  /** Said only while each of these fields of the row holds a value. */
+  whenSet?: readonly string[]
+  /** Said only while each of these fields of the row is empty (null or blank). */
+  whenEmpty?: readonly string[]
+  /** `{field}` is the row's value of that field as people read it: a reference's label, an option's label. */
+  text: Label
 }
 
 /** How long a state may last before the row is overdue: calendar or working days (Mon–Fri), configurable by key. */
@@ -233,6 +271,8 @@ export interface ActionDef {
    * feedback's member, stars, tags, text and images beside the reply box): what the user decides on.
    */
   context?: readonly string[]
+  /** What the action does beyond the row, said in its dialog from the row's values (a row action's; OperationNote). */
+  notes?: readonly OperationNote[]
 }
 
 /** What an action's preview answers, in the caller's language (docs/entity-engine.md › Actions). */
@@ -325,6 +365,13 @@ export interface RelatedList {
    * voided and exported from the order. Default: a compact read-only table.
    */
   manage?: boolean
+  /**
+   * Row actions and steps of the related entity (by name) the compact table offers on each row, as
+   * its list page does: only for rows whose state allows them and to users holding their permission,
+   * with the same dialogs (a member's bikes, unbound from the member's details). A `manage` list
+   * offers every one already.
+   */
+  actions?: readonly string[]
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { labelWithUnit } from '../duration'
 import { EMAIL_PATTERN, IMAGE_EXTENSIONS, isTimeZone, letterCodePattern, PASSWORD_PATTERN, PHONE_PATTERN, VERSION_PATTERN } from '../validation'
 import type { ResolvedEntity } from './define'
 import type { FieldDef, FieldKind, Label, TextCheck } from './types'
@@ -46,7 +47,8 @@ export type FieldIssue = FieldProblem & { label: Label }
 // problem travels in the message as marked JSON, which fieldIssueOf reads back.
 const MARK = '\u0001field:'
 
-const say = (f: FieldDef, problem: FieldProblem) => MARK + JSON.stringify({ ...problem, label: f.label })
+// A duration's limits are in its stored unit, which its label leaves out: the message names it.
+const say = (f: FieldDef, problem: FieldProblem) => MARK + JSON.stringify({ ...problem, label: labelWithUnit(f) })
 
 /** The problem a message of these schemas carries; null for any other message. */
 export function fieldIssueOf(message: string | undefined): FieldIssue | null {

@@ -1,4 +1,4 @@
-import type { ActionDef, EntityDef, FieldDef, TransitionStep } from './types'
+import type { ActionDef, EntityDef, FieldDef, OperationNote, TransitionStep } from './types'
 
 /** The states a step may lead to. */
 export const stepTargets = (step: TransitionStep): readonly string[] => (typeof step.to === 'string' ? [step.to] : step.to)
@@ -37,6 +37,14 @@ export function actionRefusal(action: Pick<ActionDef, 'when' | 'whenEmpty'>, row
   return filled === undefined ? null : { rule: 'whenEmpty', field: filled }
 }
 
+/** Whether a dialog says the note for this row: each `whenSet` field has a value, each `whenEmpty` field has none. */
+export function noteApplies(note: OperationNote, row: Readonly<Record<string, unknown>>): boolean {
+  return (note.whenSet ?? []).every((f) => !isEmptyValue(row[f])) && (note.whenEmpty ?? []).every((f) => isEmptyValue(row[f]))
+}
+
+/** A note's `{field}` placeholders, in order. */
+export const notePlaceholders = (text: string): string[] => [...text.matchAll(/\{([A-Za-z][A-Za-z0-9]*)\}/g)].map((m) => m[1]!)
+
 /** Names the engine already routes below `{path}/{id}/…`: a step or action may not take them. */
 const RESERVED = new Set(['list', 'export', 'import', 'importTemplate', 'options', 'history', 'counts', 'action', 'file', 'job'])
 
@@ -72,6 +80,19 @@ export function checkWorkflow(def: EntityDef, fieldMap: ReadonlyMap<string, Fiel
       else if (f.kind === 'password') fail(`${owner}.context: ${name} is a password`)
     }
   }
+  // A note reads the row: its conditions and placeholders are fields that a client may read.
+  const checkNotes = (owner: string, notes: readonly OperationNote[] | undefined) => {
+    for (const [i, note] of (notes ?? []).entries()) {
+      const where = `${owner}.notes[${i}]`
+      if (!note.text?.en_US || !note.text?.zh_CN) fail(`${where} needs its text in en_US and zh_CN`)
+      const named = [...(note.whenSet ?? []), ...(note.whenEmpty ?? []), ...notePlaceholders(note.text.en_US), ...notePlaceholders(note.text.zh_CN)]
+      for (const name of named) {
+        const f = fieldMap.get(name)
+        if (!f) fail(`${where}: ${name} is not a field`)
+        else if (f.kind === 'password') fail(`${where}: ${name} is a password`)
+      }
+    }
+  }
   const t = def.transitions
   if (t) {
     const field = fieldMap.get(t.field)
@@ -88,6 +109,7 @@ export function checkWorkflow(def: EntityDef, fieldMap: ReadonlyMap<string, Fiel
       for (const s of stepTargets(step)) state(s, `step ${step.name}`)
       checkInput(`step ${step.name}`, step.input)
       checkContext(`step ${step.name}`, step.context)
+      checkNotes(`step ${step.name}`, step.notes)
       if (step.input?.some((f) => f.name === 'to')) fail(`step ${step.name}: input may not be called "to" (the chosen state travels as to)`)
     }
     if (t.deadline) {
@@ -101,6 +123,8 @@ export function checkWorkflow(def: EntityDef, fieldMap: ReadonlyMap<string, Fiel
     checkInput(`action ${a.name}`, a.input, { lists: true, passwords: (a.mode ?? 'sync') === 'sync' })
     checkContext(`action ${a.name}`, a.context)
     if (a.context?.length && a.on !== 'row') fail(`action ${a.name}.context: only a row action has a row to show`)
+    checkNotes(`action ${a.name}`, a.notes)
+    if (a.notes?.length && a.on !== 'row') fail(`action ${a.name}.notes: only a row action has a row to read them from`)
     if (a.when && !fieldMap.has(a.when.field)) fail(`action ${a.name}.when: ${a.when.field} is not a field`)
     for (const f of a.whenEmpty ?? []) if (!fieldMap.has(f)) fail(`action ${a.name}.whenEmpty: ${f} is not a field`)
     if ((a.when || a.whenEmpty?.length) && a.on !== 'row' && a.on !== 'selection') fail(`action ${a.name}: only row and selection actions depend on a row's state`)

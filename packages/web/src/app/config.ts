@@ -8,11 +8,6 @@ export const API_PREFIX: string = import.meta.env.VITE_API_PREFIX || '/api'
 export const API_HOST: string = import.meta.env.VITE_API_HOST || ''
 export const API_BASE_URL = `${API_HOST}${API_PREFIX}`
 
-export const API_DOCS_URL = `${API_BASE_URL}/docs`
-/** Where the navbar's source-code link points; set VITE_SOURCE_URL at build time to change it. */
-export const SOURCE_REPOSITORY_URL: string =
-  import.meta.env.VITE_SOURCE_URL || 'https://github.com/velo-admin/velo-admin'
-
 export const REQUEST_TIMEOUT_MS = 120_000
 export const MESSAGE_DURATION_S = 5
 

@@ -1,12 +1,12 @@
-import type { ReactNode } from 'react'
 import { Descriptions, Drawer, Modal, Spin, Typography } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import type { FieldDef, ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../i18n'
-import { crudApi, crudKeys, type EntityRow, type Row } from './api/crudApi'
+import { crudApi, crudKeys, type EntityRow } from './api/crudApi'
 import { kindOf } from './kinds/kindTable'
 import type { CellRenderer } from './kinds/types'
+import { FieldValue } from './details/FieldValue'
 import { RelatedLists, useRelatedLists } from './details/RelatedLists'
 import { workflowCells } from './workflow/cells'
 import { TransitionTimeline } from './workflow/TransitionTimeline'
@@ -27,19 +27,11 @@ export interface EntityDetailsProps<E extends ResolvedEntity = ResolvedEntity> {
 /** The details' width when a related list is a whole list page (antd keeps a drawer within the window). */
 const MANAGED_WIDTH = 1200
 
+// Pages showing a row their own way (a device's drawer) take it from here, with the descriptions.
+export { FieldValue }
+
 /** Long values take a whole line of the description list. */
 const isLong = (f: FieldDef) => f.kind === 'longText' || f.kind === 'richText' || kindOf(f).wide === true
-
-/** One field's value as the list shows it (or the page's own way, from `cells`). */
-export function FieldValue<E extends ResolvedEntity>({ entity, field, row, cells = {} }: { entity: E; field: FieldDef; row: EntityRow<E>; cells?: Readonly<Record<string, CellRenderer<EntityRow<E>>>> }): ReactNode {
-  const own = cells[field.name]
-  // The field is known by its name only, as for any entity.
-  const values: Row = row
-  const props = { entity, field, value: values[field.name], row }
-  if (own) return own(props)
-  const { Cell } = kindOf(field)
-  return <Cell {...props} />
-}
 
 /** Every field of a loaded row but passwords and `hide`, labelled from the definition, in two columns. */
 export function EntityDescriptions<E extends ResolvedEntity>({ entity, row, cells = {}, hide = [], testId = 'entity-details' }: { entity: E; row: EntityRow<E>; cells?: Readonly<Record<string, CellRenderer<EntityRow<E>>>>; hide?: readonly string[]; testId?: string }) {

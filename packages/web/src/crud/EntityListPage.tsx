@@ -24,7 +24,7 @@ import { overdueField, searchFromUrl } from './list/urlFilters'
 import { exportBody, useEntityList, type ListSort } from './list/useEntityList'
 import { useLiveReferences } from './list/useLiveReferences'
 import { useOperations } from './list/useOperations'
-import { nestRows, parentKeys } from './tree'
+import { nestRows, parentKeys, pathUp } from './tree'
 import type { EntityListPageProps, FormRequest, ListContext } from './types'
 import { workflowCells } from './workflow/cells'
 import { StateFilterBar, useStateCounts, useStateFilter } from './workflow/StateFilterBar'
@@ -154,6 +154,17 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
     openForm: (request = {}) => setFormRequest(request),
   }
   const confirmDelete = useDeleteRows(entity, () => setSelectedKeys([]))
+  /**
+   * A tree shows the node it just saved: the nodes above it open (a child added under a closed node,
+   * a node moved under another), the user's other open nodes left as they were. Its parent is the
+   * saved row's, or the form's preset when the answer leaves it out.
+   */
+  const revealSaved = (request: FormRequest) => (saved: Row) => {
+    if (!tree) return
+    const parent = saved?.[tree] ?? request.preset?.[tree]
+    const opened = pathUp(rows, entity.idField, tree, parent)
+    if (opened.length) setExpandedKeys((keys) => [...keys, ...opened.filter((k) => !keys.includes(k))])
+  }
   const addPreset = { ...(tree ? { [tree]: 0 } : {}), ...presetFrom(entity, params) }
 
   const ownCells: Readonly<Record<string, CellRenderer<EntityRow<E>>>> = { ...workflowCells(entity), ...cells }
@@ -279,7 +290,9 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
         <ListPager total={total} pageNum={state.pageNum} pageSize={state.pageSize} onChange={(pageNum, pageSize) => setState({ ...state, pageNum, pageSize })} />
       )}
       <Suspense fallback={null}>
-        {formRequest && <FormComponent entity={entity} id={formRequest.id} preset={formRequest.preset} inputs={formInputs} onClose={() => setFormRequest(null)} />}
+        {formRequest && (
+          <FormComponent entity={entity} id={formRequest.id} preset={formRequest.preset} inputs={formInputs} onSaved={revealSaved(formRequest)} onClose={() => setFormRequest(null)} />
+        )}
         {importing && <ImportDialog entity={entity} onClose={() => setImporting(false)} />}
       </Suspense>
       {workflow.dialogs}

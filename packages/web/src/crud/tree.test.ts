@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { leafIds, nestRows, parentKeys, subtreeIds } from './tree'
+import { leafIds, nestRows, parentKeys, pathUp, subtreeIds } from './tree'
 
 const rows = [
   { deptId: 1, parentId: 0, deptName: 'HQ' },
@@ -30,5 +30,15 @@ describe('tree nesting', () => {
     expect(parentKeys(tree, 'deptId')).toEqual([1, 2])
     expect([...subtreeIds(tree, 'deptId', 2)]).toEqual([2, 4])
     expect([...leafIds(tree, 'deptId')].sort()).toEqual([3, 4, 9])
+  })
+
+  it('finds the nodes to open for a row under a node: the node and those above it, nearest first', () => {
+    expect(pathUp(rows, 'deptId', 'parentId', 4)).toEqual([4, 2, 1])
+    expect(pathUp(rows, 'deptId', 'parentId', 1)).toEqual([1])
+    // The top, or a node the list does not hold: nothing to open; a node whose parent a search left out: itself.
+    expect(pathUp(rows, 'deptId', 'parentId', 0)).toEqual([])
+    expect(pathUp(rows, 'deptId', 'parentId', 8)).toEqual([])
+    expect(pathUp(rows, 'deptId', 'parentId', 9)).toEqual([9])
+    expect(pathUp([{ deptId: 5, parentId: 6 }, { deptId: 6, parentId: 5 }], 'deptId', 'parentId', 5)).toEqual([5, 6])
   })
 })

@@ -52,3 +52,15 @@ export function leafIds(nodes: readonly TreeRow[], idField: string): Set<unknown
   walk(nodes)
   return ids
 }
+
+/**
+ * The node `id` and the nodes above it, nearest first, by the rows' parent ids: what must be open
+ * for a row under `id` to show (a child just added under a closed node). Stops at the top (0) or at
+ * a node the rows do not hold, and never loops on a bad parent chain.
+ */
+export function pathUp(rows: readonly Row[], idField: string, parentField: string, id: unknown): Key[] {
+  const parentOf = new Map<unknown, unknown>(rows.map((row) => [row[idField], row[parentField]]))
+  const path: Key[] = []
+  for (let at = id; parentOf.has(at) && !path.includes(at as Key); at = parentOf.get(at)) path.push(at as Key)
+  return path
+}

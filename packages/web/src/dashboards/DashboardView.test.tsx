@@ -197,7 +197,7 @@ describe('DashboardView', () => {
     open(<DashboardView def={satisfactionDashboard} />, '/analytics/satisfaction')
     expect(await screen.findByText('满意度')).toBeTruthy()
     expect(screen.getByText('星级分布')).toBeTruthy()
-    expect((await screen.findByTestId('card-value-medianResponseHours')).textContent).toBe('5.5 小时')
+    expect((await screen.findByTestId('card-value-medianResponseHours')).textContent).toBe('5小时30分')
     expect(screen.getAllByText('所选时段内暂无数据').length).toBe(4)
   })
 })

@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest'
 import { bikeStatsDashboard, engagementDashboard, homeDashboard, performanceDashboard, satisfactionDashboard, type FigureDef } from '@velo/shared'
-import { chartHeight, chartOption, MAX_NAMED_SERIES, namedSeries, OTHER_COLOR, SERIES_PALETTE, seriesColors, shownColumns, splitPartial, type ChartColors } from './chartOption'
+import {
+  chartHeight,
+  chartOption,
+  currentPeriod,
+  MAX_NAMED_SERIES,
+  namedSeries,
+  OTHER_COLOR,
+  partialPeriodIndex,
+  SERIES_PALETTE,
+  seriesColors,
+  shownColumns,
+  splitPartial,
+  type ChartColors,
+} from './chartOption'
 
 const colors: ChartColors = { text: '#111', secondary: '#666', split: '#eee', tooltip: '#fff', scale: ['#e6f4ff', '#1677ff'] }
 const figureOf = (figures: readonly FigureDef[], key: string) => figures.find((f) => f.key === key)!
@@ -106,6 +119,60 @@ describe('figure → chart option', () => {
     expect(past.series.map((s: Loose) => s.data)).toEqual([[20], [30]])
   })
 
+  // Weeks are written by their Monday and months as YYYY-MM (server modules/dashboard/measures.ts).
+  it('finds the current week and month on their axes, in UTC days, and nothing on other axes', () => {
+    const weekly = figureOf(engagementDashboard.figures, 'weekly').columns[0]
+    const monthly = figureOf(engagementDashboard.figures, 'monthly').columns[0]
+    const named = figureOf(bikeStatsDashboard.figures, 'byCountry').columns[0]
+    // Sunday 29 November 2026 is in the week of Monday the 23rd; a Monday is its own week's.
+    expect(currentPeriod('week', '2026-11-29')).toBe('2026-11-23')
+    expect(currentPeriod('week', '2026-11-23')).toBe('2026-11-23')
+    // Across a year's end: Friday 1 January 2027 is in the week of Monday 28 December 2026.
+    expect(currentPeriod('week', '2027-01-01')).toBe('2026-12-28')
+    expect(currentPeriod('month', '2026-11-29')).toBe('2026-11')
+    const weeks = ['2026-11-09', '2026-11-16', '2026-11-23']
+    expect(partialPeriodIndex(weekly, weeks, '2026-11-29')).toBe(2)
+    expect(partialPeriodIndex(weekly, weeks, '2026-11-23')).toBe(2)
+    // A range that ends in an earlier week has no partial week.
+    expect(partialPeriodIndex(weekly, weeks, '2026-11-30')).toBe(-1)
+    expect(partialPeriodIndex(monthly, ['2026-09', '2026-10', '2026-11'], '2026-11-01')).toBe(2)
+    expect(partialPeriodIndex(monthly, ['2026-09', '2026-10'], '2026-11-01')).toBe(-1)
+    expect(partialPeriodIndex(named, ['2026-11'], '2026-11-01')).toBe(-1)
+  })
+
+  it('draws the current week and month as partial: a faint, hatched bar or a dashed piece, marked and noted', () => {
+    const rows = [
+      ['2026-11-09', 500],
+      ['2026-11-16', 520],
+      ['2026-11-23', 130],
+    ]
+    const weekly = optionOf(figureOf(engagementDashboard.figures, 'weekly'), rows, undefined, '2026-11-26')
+    const bars = weekly.series[0].data
+    expect(bars.slice(0, 2)).toEqual([500, 520])
+    expect(bars[2]).toMatchObject({ value: 130, itemStyle: { opacity: expect.any(Number), decal: expect.any(Object) } })
+    expect(bars[2].itemStyle.opacity).toBeLessThan(1)
+    expect(weekly.series[0].markLine.data).toContainEqual({ xAxis: '2026-11-23', name: 'This week so far' })
+    const note = weekly.tooltip.formatter([{ axisValueLabel: '2026-11-23', seriesName: 'Active members', marker: '', value: 130 }])
+    expect(note).toContain('Week of 2026-11-23: this week so far (partial)')
+    // A whole week's tooltip says only the week.
+    expect(weekly.tooltip.formatter([{ axisValueLabel: '2026-11-16', seriesName: 'Active members', marker: '', value: 520 }])).not.toContain('partial')
+
+    const monthly = optionOf(figureOf(engagementDashboard.figures, 'monthly'), [['2026-10', 900], ['2026-11', 410]], undefined, '2026-11-26')
+    expect(monthly.series[0].data[1]).toMatchObject({ value: 410, itemStyle: { opacity: expect.any(Number) } })
+    expect(monthly.series[0].markLine.data).toContainEqual({ xAxis: '2026-11', name: 'This month so far' })
+    expect(monthly.tooltip.formatter([{ axisValueLabel: '2026-11', seriesName: 'Active members', marker: '', value: 410 }])).toContain('this month so far')
+
+    // A weekly line: dashed from the last whole week.
+    const perActive = optionOf(figureOf(engagementDashboard.figures, 'ridesPerActive'), [['2026-11-16', 2.5], ['2026-11-23', 0.8]], undefined, '2026-11-26')
+    expect(perActive.series.map((s: Loose) => [s.data, s.lineStyle?.type])).toEqual([
+      [[2.5, null], undefined],
+      [[2.5, 0.8], 'dashed'],
+    ])
+    // Past weeks only: drawn whole.
+    const past = optionOf(figureOf(engagementDashboard.figures, 'weekly'), rows, undefined, '2026-12-10')
+    expect(past.series[0].data).toEqual([500, 520, 130])
+    expect(past.series[0].markLine).toBeUndefined()
+  })
 
   it('leaves out the series of a column the user may not see', () => {
     const figure = figureOf(homeDashboard.figures, 'registrations')

@@ -10,7 +10,7 @@ import type {
 import type { ColumnUnit, FigureColumn, FigureData, FigureDef, FigureValue } from '@velo/shared'
 import i18n, { localized } from '../i18n'
 import { formatTick, formatValue } from './format'
-import { utcToday } from './urlQuery'
+import { addDays, utcToday } from './urlQuery'
 
 // A figure's rows → an echarts option, by the figure's kind (conventions in shared
 // dashboards/types.ts). Pure, so the mapping is tested without a canvas.
@@ -95,18 +95,51 @@ export function namedSeries(rows: readonly { bar: string; series: string; value:
   return chosen
 }
 
+/** The units of a time axis whose current period is not over yet. */
+export type PeriodUnit = 'day' | 'week' | 'month'
+const isPeriodUnit = (unit: ColumnUnit | undefined): unit is PeriodUnit => unit === 'day' || unit === 'week' || unit === 'month'
+
 /**
- * Today's point on a daily axis: the day is not over, so its counts are partial (a day's rides so
- * far, not a drop to nothing). Its index, or -1 when the axis is not of days or does not reach today.
+ * The category that holds `today` (a UTC day, as the server's days are) on an axis of this unit,
+ * written as the server writes it (modules/dashboard/measures.ts): the day itself, the Monday of its
+ * ISO week, or its month (YYYY-MM).
  */
-export function partialDayIndex(x: FigureColumn | undefined, categories: readonly string[], today: string): number {
-  if (x?.unit !== 'day') return -1
-  return categories.lastIndexOf(today)
+export function currentPeriod(unit: PeriodUnit, today: string): string {
+  if (unit === 'month') return today.slice(0, 7)
+  if (unit === 'day') return today
+  const weekday = (new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7
+  return addDays(today, -weekday)
 }
 
 /**
- * A line's values split at a partial last day: the solid line stops the day before, and a dashed
- * piece joins that day to the partial one (null elsewhere, so echarts draws nothing there).
+ * The current period's point on a time axis (today, this week, this month): it is not over, so its
+ * counts are partial (the week's members so far, not a drop to nothing). Its index, or -1 when the
+ * axis is not of time or does not reach the current period.
+ */
+export function partialPeriodIndex(x: FigureColumn | undefined, categories: readonly string[], today: string): number {
+  if (!isPeriodUnit(x?.unit)) return -1
+  return categories.lastIndexOf(currentPeriod(x.unit, today))
+}
+
+/** The words for a partial period: the mark on the axis and the tooltip's title. */
+const PARTIAL_KEYS: Record<PeriodUnit, { mark: string; note: string }> = {
+  day: { mark: 'dashboard.partial', note: 'dashboard.partialNote' },
+  week: { mark: 'dashboard.partialWeek', note: 'dashboard.partialWeekNote' },
+  month: { mark: 'dashboard.partialMonth', note: 'dashboard.partialMonthNote' },
+}
+
+/**
+ * A partial bar: faint and hatched, so it reads as "not over yet" even beside a bar of a light
+ * colour, and in print.
+ */
+const partialBarStyle = (): NonNullable<BarSeriesOption['itemStyle']> => ({
+  opacity: 0.45,
+  decal: { symbol: 'rect', symbolSize: 1, dashArrayX: [1, 0], dashArrayY: [2, 4], rotation: -Math.PI / 4, color: 'rgba(255, 255, 255, 0.6)' },
+})
+
+/**
+ * A line's values split at a partial last period: the solid line stops the period before, and a
+ * dashed piece joins that period to the partial one (null elsewhere, so echarts draws nothing there).
  */
 export function splitPartial(values: readonly (number | null)[], partial: number): { whole: (number | null)[]; partial: (number | null)[] } {
   if (partial < 0) return { whole: [...values], partial: [] }
@@ -118,9 +151,9 @@ export function splitPartial(values: readonly (number | null)[], partial: number
 
 /**
  * Tooltip lines "● name: value" in the value's unit (series differ in unit: a share beside counts).
- * A line split at a partial day is one series to the reader: its name is listed once, with its value.
+ * A line split at a partial period is one series to the reader: its name is listed once, with its value.
  */
-function axisTooltip(units: ReadonlyMap<string, ColumnUnit>, partialDay?: string) {
+function axisTooltip(units: ReadonlyMap<string, ColumnUnit>, partial?: { at: string; note: string }) {
   return (params: unknown): string => {
     const list = (Array.isArray(params) ? params : [params]) as { axisValueLabel?: string; name?: string; seriesName?: string; marker?: string; value?: unknown }[]
     const head = String(list[0]?.axisValueLabel ?? list[0]?.name ?? '')
@@ -131,7 +164,7 @@ function axisTooltip(units: ReadonlyMap<string, ColumnUnit>, partialDay?: string
       if (!seen || ((seen.value === null || seen.value === undefined) && p.value !== null && p.value !== undefined)) byName.set(name, p)
     }
     const lines = [...byName.values()].map((p) => `${p.marker ?? ''}${escapeHtml(p.seriesName ?? '')}: ${escapeHtml(formatValue(p.value as FigureValue, units.get(p.seriesName ?? '') ?? 'count'))}`)
-    const title = partialDay && head === partialDay ? i18n.t('dashboard.partialNote', { day: head }) : head
+    const title = partial && head === partial.at ? i18n.t(partial.note, { day: head }) : head
     return [escapeHtml(title), ...lines].join('<br/>')
   }
 }
@@ -190,8 +223,8 @@ function valueAxisName(side: readonly ShownColumn[], twoAxes: boolean): string |
 
 /**
  * Line and bar: x = the first column, one series per other column; `secondAxis` columns on a second
- * value axis (named with the series and units on each). Today on a daily axis is drawn as partial
- * (a dashed last piece, marked), never as a drop. Named categories lie as horizontal bars.
+ * value axis (named with the series and units on each). The current period of a time axis (today,
+ * this week, this month) is drawn as partial (a dashed last piece or a faint bar, marked), never as a drop. Named categories lie as horizontal bars.
  */
 function cartesian(figure: FigureDef, data: FigureData, shown: ShownColumn[], colors: ChartColors, today: string): DashChartOption {
   const [x, ...measures] = shown
@@ -225,13 +258,14 @@ function cartesian(figure: FigureDef, data: FigureData, shown: ShownColumn[], co
   const valueAxes = [valueAxis(left.length ? left : right, true), ...(twoAxes ? [valueAxis(right, false)] : [])]
   const units = new Map(measures.map((m) => [localized(m.column.label), m.column.unit]))
   const palette = seriesColors(measures.map((m) => localized(m.column.label)))
-  const partial = partialDayIndex(x?.column, categories, today)
-  const partialDay = partial >= 0 ? categories[partial] : undefined
+  const partial = partialPeriodIndex(x?.column, categories, today)
+  const partialAt = partial >= 0 ? categories[partial] : undefined
+  const partialKeys = isPeriodUnit(x?.column.unit) ? PARTIAL_KEYS[x.column.unit] : undefined
   // Release marks stand on days the axis shows; one outside the range is not drawn.
   const marks = (data.marks ?? []).filter((m) => categories.includes(m.at))
   const markLines = [
     ...marks.map((mark) => ({ xAxis: mark.at, name: mark.label })),
-    ...(partialDay ? [{ xAxis: partialDay, name: i18n.t('dashboard.partial') }] : []),
+    ...(partialAt && partialKeys ? [{ xAxis: partialAt, name: i18n.t(partialKeys.mark) }] : []),
   ]
   const series = measures.flatMap((m, i): (BarSeriesOption | LineSeriesOption)[] => {
     const name = localized(m.column.label)
@@ -257,8 +291,8 @@ function cartesian(figure: FigureDef, data: FigureData, shown: ShownColumn[], co
     }
     // A share beside bars reads as a line over them.
     if (type === 'bar' && !m.column.secondAxis) {
-      // Today's bar, partial, is drawn faint rather than as a full day's.
-      const data = values.map((v, di) => (di === partial ? { value: v, itemStyle: { opacity: 0.4 } } : v))
+      // The current period's bar, partial, is drawn faint and hatched rather than as a whole one.
+      const data = values.map((v, di) => (di === partial ? { value: v, itemStyle: partialBarStyle() } : v))
       return [{ ...common, type: 'bar', barMaxWidth: 32, data }]
     }
     // Across named bars (a tag's CSAT beside its feedback) a point per bar: a line joining
@@ -270,7 +304,7 @@ function cartesian(figure: FigureDef, data: FigureData, shown: ShownColumn[], co
     if (partial < 0) return [{ ...common, ...line, data: values }]
     return [
       { ...common, ...line, data: split.whole },
-      // The same series (one legend entry: same name) from the last whole day to today, dashed.
+      // The same series (one legend entry: same name) from the last whole period to the current one, dashed.
       { name, color, ...(horizontal ? { xAxisIndex: axisIndex } : { yAxisIndex: axisIndex }), ...line, showSymbol: true, lineStyle: { type: 'dashed' as const }, data: split.partial },
     ]
   })
@@ -292,7 +326,7 @@ function cartesian(figure: FigureDef, data: FigureData, shown: ShownColumn[], co
     // Room above for the legend and the axes' names; the names and labels are kept inside the box.
     grid: { left: 8, right: 8, top: valueAxes.some((a) => 'name' in a && !horizontal) ? 60 : 36, bottom: 4, outerBoundsMode: 'same', outerBoundsContain: 'all' },
     legend: legend(colors),
-    tooltip: { ...tooltipBase(colors), trigger: 'axis', ...(horizontal ? { axisPointer: { type: 'shadow' as const } } : {}), formatter: axisTooltip(units, partialDay) },
+    tooltip: { ...tooltipBase(colors), trigger: 'axis', ...(horizontal ? { axisPointer: { type: 'shadow' as const } } : {}), formatter: axisTooltip(units, partialAt && partialKeys ? { at: partialAt, note: partialKeys.note } : undefined) },
     xAxis: horizontal ? valueAxes : categoryAxis,
     yAxis: horizontal ? categoryAxis : valueAxes,
     series,
@@ -420,7 +454,7 @@ function heatmap(figure: FigureDef, data: FigureData, shown: ShownColumn[], colo
   }
 }
 
-/** The option that draws a figure; kpis and tables have none. `today` (a UTC day) is the partial one. */
+/** The option that draws a figure; kpis and tables have none. `today` (a UTC day) and its week and month are partial. */
 export function chartOption(figure: FigureDef, data: FigureData, shown: ShownColumn[], colors: ChartColors, today: string = utcToday()): DashChartOption | null {
   const base = { backgroundColor: 'transparent', textStyle: { color: colors.text } }
   switch (figure.kind) {

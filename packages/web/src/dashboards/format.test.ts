@@ -10,7 +10,9 @@ describe('dashboard values', () => {
     expect(formatValue(97.456, 'percent')).toBe('97.5%')
     expect(formatValue(0, 'percent')).toBe('0.0%')
     expect(formatValue(1234.4, 'ms')).toBe('1,234 ms')
-    expect(formatValue(3.25, 'hours')).toBe('3.3 h')
+    // A time to reply reads as a duration.
+    expect(formatValue(3.25, 'hours')).toBe('3 h 15 min')
+    expect(formatValue(27, 'hours')).toBe('1 d 3 h')
     expect(formatValue(2.5, 'ratio')).toBe('2.50')
     expect(formatValue(4.236, 'stars')).toBe('4.24 ★')
     expect(formatValue('2026-11-02', 'day')).toBe('2026-11-02')
@@ -27,7 +29,7 @@ describe('dashboard values', () => {
   it('uses the page language for unit words', async () => {
     await i18n.changeLanguage('zh_CN')
     expect(formatValue(830, 'ms')).toBe('830 毫秒')
-    expect(formatValue(1.5, 'hours')).toBe('1.5 小时')
+    expect(formatValue(1.5, 'hours')).toBe('1小时30分')
   })
 
   it('keeps axis ticks short', () => {

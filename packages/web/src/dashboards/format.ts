@@ -1,5 +1,6 @@
 import type { ColumnUnit, FigureValue } from '@velo/shared'
 import i18n from '../i18n'
+import { formatDurationIn } from '../i18n/numbers'
 
 // How a figure's values read on cards, axes, tooltips and in the summary table: the same text
 // everywhere, in the page's language (digit grouping and unit words).
@@ -27,7 +28,7 @@ export function formatNumber(value: number, unit: ColumnUnit): string {
   return numberFormat(DIGITS[unit] ?? 0).format(value)
 }
 
-/** A value as the dashboards show it: "12.5%", "1,234", "830 ms", "3.2 h", "–" for none. */
+/** A value as the dashboards show it: "12.5%", "1,234", "830 ms", "3 h 15 min", "–" for none. */
 export function formatValue(value: FigureValue | undefined, unit: ColumnUnit): string {
   if (value === null || value === undefined || value === '') return NO_VALUE
   if (typeof value === 'string') {
@@ -38,8 +39,10 @@ export function formatValue(value: FigureValue | undefined, unit: ColumnUnit): s
   switch (unit) {
     case 'percent':
       return `${formatNumber(value, unit)}%`
-    case 'ms':
     case 'hours':
+      // A time to reply reads as a duration, as the lists' durations do; the axis keeps hours (formatTick).
+      return formatDurationIn(value, 'h')
+    case 'ms':
     case 'km':
     case 'stars':
       return i18n.t(`dashboard.unit.${unit}`, { value: formatNumber(value, unit) })

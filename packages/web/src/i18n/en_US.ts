@@ -100,10 +100,9 @@ export const enUS = {
   'dashboard.failed': 'The figures could not be loaded',
   'dashboard.retry': 'Try again',
   'dashboard.unit.ms': '{{value}} ms',
-  'dashboard.unit.hours': '{{value}} h',
   'dashboard.unit.km': '{{value}} km',
   'dashboard.unit.stars': '{{value}} ★',
-  // Dashboards (issue 36): the range's default and limit, grouped series, partial days, axis names.
+  // Dashboards (issue 36): the range's default and limit, grouped series, partial periods, axis names.
   'dashboard.rangeDefault': 'The last {{days}} days (every dashboard’s default) · at most {{max}} days',
   'dashboard.rangeChosen': 'At most {{max}} days · Reset shows the last {{days}} days',
   'dashboard.rangeLimit': 'A range is at most {{max}} days: days beyond it cannot be picked',
@@ -111,6 +110,10 @@ export const enUS = {
   'dashboard.other': 'Other',
   'dashboard.partial': 'Today so far',
   'dashboard.partialNote': '{{day}}: today so far (partial)',
+  'dashboard.partialWeek': 'This week so far',
+  'dashboard.partialWeekNote': 'Week of {{day}}: this week so far (partial)',
+  'dashboard.partialMonth': 'This month so far',
+  'dashboard.partialMonthNote': '{{day}}: this month so far (partial)',
   'dashboard.axisName': '{{names}} ({{unit}})',
   'dashboard.axisUnit.percent': '%',
   'dashboard.axisUnit.hours': 'hours',

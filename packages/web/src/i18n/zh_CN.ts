@@ -102,10 +102,9 @@ export const zhCN: Record<MessageKey, string> = {
   'dashboard.failed': '数据加载失败',
   'dashboard.retry': '重试',
   'dashboard.unit.ms': '{{value}} 毫秒',
-  'dashboard.unit.hours': '{{value}} 小时',
   'dashboard.unit.km': '{{value}} 公里',
   'dashboard.unit.stars': '{{value}} ★',
-  // Dashboards (issue 36): the range's default and limit, grouped series, partial days, axis names.
+  // Dashboards (issue 36): the range's default and limit, grouped series, partial periods, axis names.
   'dashboard.rangeDefault': '最近 {{days}} 天（所有看板的默认时段）· 最长 {{max}} 天',
   'dashboard.rangeChosen': '最长 {{max}} 天 · 重置后显示最近 {{days}} 天',
   'dashboard.rangeLimit': '时段最长 {{max}} 天，超出的日期不可选',
@@ -113,6 +112,10 @@ export const zhCN: Record<MessageKey, string> = {
   'dashboard.other': '其他',
   'dashboard.partial': '今日（未完）',
   'dashboard.partialNote': '{{day}}：今日至今（数据未完整）',
+  'dashboard.partialWeek': '本周（未完）',
+  'dashboard.partialWeekNote': '{{day}} 当周：本周至今（数据未完整）',
+  'dashboard.partialMonth': '本月（未完）',
+  'dashboard.partialMonthNote': '{{day}}：本月至今（数据未完整）',
   'dashboard.axisName': '{{names}}（{{unit}}）',
   'dashboard.axisUnit.percent': '%',
   'dashboard.axisUnit.hours': '小时',

@@ -3,6 +3,7 @@ import { MEMBER } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { registerAgreements } from './agreements'
 import { installAnswerCaching } from './caching'
+import { registerAppFeedback } from './feedback'
 import { registerCentresNear } from './centres'
 import { registerInbox } from './inbox'
 import { memberAuthenticator, registerMemberRoutes } from './members'
@@ -15,12 +16,12 @@ import { registerVersionCheck } from './version'
 export const APP_API_PREFIX = '/app/v1'
 
 /** First path segments of the app API's own routes: no definition's app.path may take one. */
-const OWN_SEGMENTS = new Set(['auth', 'me', 'inbox', 'version', 'agreements', 'files', 'uploads', 'tracking'])
+const OWN_SEGMENTS = new Set(['auth', 'me', 'inbox', 'version', 'agreements', 'files', 'uploads', 'tracking', 'feedback'])
 
 /**
  * The riders' mobile app's API (docs/app-api.md): public, cacheable reads of what the definitions
  * declare for the app, the version check, agreements, service centres near a point, and for a
- * signed-in member their inbox, agreements, uploads and tracking events. Its own scope: members authenticate here
+ * signed-in member their inbox, agreements, uploads, tracking events and feedback. Its own scope: members authenticate here
  * with their own tokens (every MEMBER route of the scope gets the hook), and its public answers
  * carry ETags. Staff rights, sessions and the operation log are the console's, not the app's.
  */
@@ -42,6 +43,7 @@ function appApi(services: Services): FastifyPluginAsync {
     registerCentresNear(app, services)
     registerUploads(app, services)
     registerTracking(app, services)
+    registerAppFeedback(app, services)
     registerAppReads(app, services, OWN_SEGMENTS)
   }
 }

@@ -1,4 +1,4 @@
-import { bikeEntities, type EnumOption } from '@velo/shared'
+import { bikeEntities, type EnumOption, type Language } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
@@ -32,6 +32,22 @@ async function refuseFittedDevice(tx: Kysely<any>, row: Row, exceptId?: unknown)
   if (!other) return
   const device = await tx.selectFrom('iotDevice').select('sn').where('deviceId', '=', row.iotDeviceId).executeTakeFirst()
   throw conflict('bike.deviceFitted', { device: String(device?.sn ?? row.iotDeviceId), frameNumber: String(other.frameNumber) }, 'iotDeviceId')
+}
+
+/** The unbind action's reasons, as its input offers them. */
+const UNBIND_REASONS = (bike.actions!.find((a) => a.name === 'unbind')!.input!.find((f) => f.name === 'reason') as { options: readonly EnumOption[] }).options
+
+/**
+ * Why a bike was unbound, as its vehicle record keeps it, in the caller's language ("Stolen or lost:
+ * reported to the police"). Other says nothing alone: it needs the note (400 naming it, nothing changed).
+ */
+function unbindReason(input: Row, lang: Language): string {
+  const option = UNBIND_REASONS.find((o) => o.value === input.reason)!
+  if (option.value === 'other' && blank(input.note)) {
+    const f = bike.actions!.find((a) => a.name === 'unbind')!.input!.find((i) => i.name === 'note')!.label
+    throw badRequest('bike.unbindNoteRequired', { fieldEn: f.en_US, fieldZh: f.zh_CN, reasonEn: option.label.en_US, reasonZh: option.label.zh_CN }, { errors: [{ field: 'note' }] })
+  }
+  return blank(input.note) ? option.label[lang] : `${option.label[lang]}: ${String(input.note).trim()}`
 }
 
 /** The bind status an unbound bike has, as the engine's `when` refusal names it. */
@@ -89,8 +105,9 @@ export function registerBikes(app: FastifyInstance, services: Services) {
       for (const r of rows) await releaseFrameNumber(tx, String(r.frameNumber), Number(r.bikeId))
     },
     actions: {
-      unbind: async ({ tx, auth, action, rows }) => {
+      unbind: async ({ tx, auth, action, rows, input, lang }) => {
         const row = rows[0]!
+        const reason = unbindReason(input, lang)
         const bikeId = Number(row.bikeId)
         const memberId = row.memberId === null || row.memberId === undefined ? null : Number(row.memberId)
         const now = new Date()
@@ -110,7 +127,12 @@ export function registerBikes(app: FastifyInstance, services: Services) {
           const left = await tx.selectFrom(bike.table).select(bike.idField).where('memberId', '=', memberId).where('bindStatus', '=', 'bound').executeTakeFirst()
           if (!left) await tx.updateTable('memMember').set({ bindStatus: 'unbound' }).where('memberId', '=', memberId).execute()
         }
-        await recordBikeEvent(tx, { bikeId, frameNumber: String(row.frameNumber), kind: 'unbound', memberId, by: auth.userName, at: now })
+        // The fitted device stays on the bike (and reports on); its bind state follows the bike's.
+        // Its warnings went to the bike's member (iot/warnings/notify.ts): now there is none to tell.
+        if (row.iotDeviceId !== null && row.iotDeviceId !== undefined) {
+          await tx.updateTable('iotDevice').set({ bindState: 'unbound' }).where('deviceId', '=', row.iotDeviceId).execute()
+        }
+        await recordBikeEvent(tx, { bikeId, frameNumber: String(row.frameNumber), kind: 'unbound', detail: reason, memberId, by: auth.userName, at: now })
         return { ...row, memberId: null, memberIdLabel: null, boundTime: null, bindStatus: 'unbound', defaultBike: false }
       },
     },

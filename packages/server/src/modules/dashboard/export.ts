@@ -1,4 +1,4 @@
-import type { DashboardAnswer, DashboardDef, FigureColumn, Language } from '@velo/shared'
+import { DURATION_UNIT_LABELS, type DashboardAnswer, type DashboardDef, type DurationUnit, type FigureColumn, type Language } from '@velo/shared'
 import ExcelJS from 'exceljs'
 import { xmlSafe } from '../../platform/crud/xlsx-stream'
 
@@ -10,6 +10,18 @@ const NUMBER_FORMATS: Partial<Record<FigureColumn['unit'], string>> = {
   km: '0.0',
   count: '#,##0',
   ms: '#,##0',
+}
+
+/**
+ * Durations stay numbers a spreadsheet can sum and average (the page reads them as "3 h 15 min"):
+ * their header names the unit, as the lists' exports do.
+ */
+const DURATION_OF: Partial<Record<FigureColumn['unit'], DurationUnit>> = { hours: 'h', ms: 'ms' }
+function headerOf(c: FigureColumn, lang: Language): string {
+  const unit = DURATION_OF[c.unit]
+  if (!unit) return c.label[lang]
+  const word = DURATION_UNIT_LABELS[unit][lang]
+  return lang === 'zh_CN' ? `${c.label[lang]}（${word}）` : `${c.label[lang]} (${word})`
 }
 
 /**
@@ -42,7 +54,7 @@ export async function dashboardWorkbook(def: DashboardDef, answer: DashboardAnsw
     while (used.has(name)) name = `${name.slice(0, 26)} ${used.size}`
     used.add(name)
     const sheet = wb.addWorksheet(name)
-    sheet.columns = keep.map(([c]) => ({ header: c.label[lang], width: Math.max(12, c.label[lang].length + 4), style: NUMBER_FORMATS[c.unit] ? { numFmt: NUMBER_FORMATS[c.unit] } : {} }))
+    sheet.columns = keep.map(([c]) => ({ header: headerOf(c, lang), width: Math.max(12, headerOf(c, lang).length + 4), style: NUMBER_FORMATS[c.unit] ? { numFmt: NUMBER_FORMATS[c.unit] } : {} }))
     for (const row of data.rows) sheet.addRow(keep.map(([, i]) => (typeof row[i] === 'string' ? xmlSafe(row[i] as string) : row[i])))
   }
   return Buffer.from(await wb.xlsx.writeBuffer())

@@ -57,10 +57,15 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
       return { captchaEnabled: true, ...(await services.captchas.issue(type)) }
     })
 
-    api.get('/common/features', { config: { permission: PUBLIC }, schema: { tags: ['auth'], summary: 'Switches the sign-in pages need', response: { 200: envelope(accountFeaturesSchema) } } }, async (): Promise<AccountFeatures> => ({
+    // The navbar's links are the operator's (SOURCE_URL, API_DOCS_URL): sent only when set, so a
+    // console nobody configured links to no repository or documentation that is not its own.
+    const { sourceUrl, apiDocsUrl } = services.config
+    api.get('/common/features', { config: { permission: PUBLIC }, schema: { tags: ['auth'], summary: 'Switches the sign-in pages and the navbar need', response: { 200: envelope(accountFeaturesSchema) } } }, async (): Promise<AccountFeatures> => ({
       captchaEnabled: await captchaEnabled(services),
       registerEnabled: await configValues.bool(ConfigKey.registerUser, false),
       forgetPasswordEnabled: await configValues.bool(ConfigKey.forgetPassword, true),
+      ...(sourceUrl ? { sourceUrl } : {}),
+      ...(apiDocsUrl ? { apiDocsUrl } : {}),
     }))
 
     api.post(

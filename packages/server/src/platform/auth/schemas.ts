@@ -14,6 +14,8 @@ export const accountFeaturesSchema = z.object({
   captchaEnabled: z.boolean(),
   registerEnabled: z.boolean(),
   forgetPasswordEnabled: z.boolean(),
+  sourceUrl: z.string().optional(),
+  apiDocsUrl: z.string().optional(),
 }) satisfies z.ZodType<AccountFeatures>
 
 /** The signed-in user as GET /getUserInfo and the profile routes answer it (no password, no lock state). */

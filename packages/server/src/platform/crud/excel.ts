@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream'
-import type { FieldDef, Language } from '@velo/shared'
+import { labelWithUnit, type FieldDef, type Language } from '@velo/shared'
 import ExcelJS from 'exceljs'
 import { writeXlsx, xmlSafe, type XlsxCell } from './xlsx-stream'
 
@@ -34,11 +34,18 @@ function cellValue(f: FieldDef, row: Row, lang: Language, dicts: Map<string, Map
   }
 }
 
+/**
+ * A column's header: the field's label, and for a duration the unit of its number ("Duration (s)").
+ * The cell stays the stored number, not "1 h 12 min": a spreadsheet sums, sorts and averages
+ * numbers, and the import reads the same number back.
+ */
+const headerOf = (f: FieldDef, lang: Language) => labelWithUnit(f)[lang]
+
 function columnsOf(fields: readonly FieldDef[], lang: Language): Partial<ExcelJS.Column>[] {
   return fields.map((f) => ({
-    header: f.label[lang],
+    header: headerOf(f, lang),
     key: f.name,
-    width: f.kind === 'datetime' ? 20 : Math.min(40, Math.max(12, f.label[lang].length + 4)),
+    width: f.kind === 'datetime' ? 20 : Math.min(40, Math.max(12, headerOf(f, lang).length + 4)),
     style: f.kind === 'datetime' ? { numFmt: 'yyyy-mm-dd hh:mm:ss' } : f.kind === 'money' ? { numFmt: '0.00' } : {},
   }))
 }
@@ -61,7 +68,7 @@ export function streamWorkbook(options: {
   }
   writeXlsx(out, {
     sheetName: options.sheetName,
-    header: fields.map((f) => f.label[lang]),
+    header: fields.map((f) => headerOf(f, lang)),
     widths: columnsOf(fields, lang).map((c) => c.width ?? 12),
     rows: cells(),
   }).catch((err: unknown) => out.destroy(err instanceof Error ? err : new Error(String(err))))

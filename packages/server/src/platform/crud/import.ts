@@ -1,4 +1,4 @@
-import { entityByKey, type FieldDef, type Language, type ResolvedEntity } from '@velo/shared'
+import { entityByKey, labelWithUnit, type FieldDef, type Language, type ResolvedEntity } from '@velo/shared'
 import { type Kysely, sql } from 'kysely'
 import { z } from 'zod'
 import { AppError, badRequest } from '../errors'
@@ -45,11 +45,18 @@ export function checkWorkbookFile(nameExtension: string, bytes: Buffer) {
  */
 type Column = { use: 'value'; field: FieldDef } | { use: 'id'; field: FieldDef } | { use: 'ignored'; field: FieldDef } | null
 
-/** Header text → column: the label in either language, or the field name itself. */
+/** Full-width brackets read as plain ones: "时长（秒）" and "时长(秒)" name the same column. */
+const headerKey = (text: string) => text.replace(/（/g, '(').replace(/）/g, ')').toLowerCase()
+
+/**
+ * Header text → column: the label in either language, with the unit the export writes beside a
+ * duration's number ("Duration (s)") or without it, or the field name itself.
+ */
 function mapHeader(e: ResolvedEntity, header: string[]): Column[] {
   const byName = new Map<string, Column>()
   const add = (f: FieldDef, column: Column) => {
-    for (const key of [f.name, f.label.en_US, f.label.zh_CN]) byName.set(key.toLowerCase(), column)
+    const withUnit = labelWithUnit(f)
+    for (const key of [f.name, f.label.en_US, f.label.zh_CN, withUnit.en_US, withUnit.zh_CN]) byName.set(headerKey(key), column)
   }
   for (const f of e.exported) add(f, { use: 'ignored', field: f })
   add(e.fieldMap.get(e.idField)!, { use: 'id', field: e.fieldMap.get(e.idField)! })
@@ -57,7 +64,7 @@ function mapHeader(e: ResolvedEntity, header: string[]): Column[] {
   for (const f of e.imported) add(f, { use: 'value', field: f })
   return header.map((h) => {
     if (h === '') return null
-    const column = byName.get(h.toLowerCase())
+    const column = byName.get(headerKey(h))
     if (!column) throw badRequest('import.unknownColumn', { column: h.slice(0, 100) })
     return column
   })

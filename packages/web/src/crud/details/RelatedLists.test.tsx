@@ -222,3 +222,125 @@ describe('EntityDetails with a managed related list', () => {
     expect((document.querySelector('.ant-drawer-content-wrapper') as HTMLElement).style.width).toBe('820px')
   })
 })
+
+// Issue 36: a compact related list offers the related entity's row actions it names (a member's
+// bikes, unbound from the member's details), with their permission, state rule and dialog.
+const desk = defineEntity({
+  key: 'webRelDesk',
+  table: 'webRelDesk',
+  path: '/rel/desk',
+  permission: 'rel:desk',
+  label: label('Desks'),
+  idField: 'deskId',
+  defaultSort: { field: 'deskId', order: 'asc' },
+  fields: [
+    { name: 'deskId', kind: 'number', label: label('ID'), readOnly: true },
+    { name: 'name', kind: 'text', label: label('Desk name') },
+  ],
+  related: [{ entity: 'webRelPass', by: 'deskId', label: label('Passes'), columns: ['code', 'status'], actions: ['revoke'] }],
+})
+const pass = defineEntity({
+  key: 'webRelPass',
+  table: 'webRelPass',
+  path: '/rel/pass',
+  permission: 'rel:pass',
+  label: label('Passes'),
+  singular: label('pass'),
+  idField: 'passId',
+  labelField: 'code',
+  defaultSort: { field: 'passId', order: 'asc' },
+  operations: ['list', 'get'],
+  fields: [
+    { name: 'passId', kind: 'number', label: label('ID'), readOnly: true },
+    { name: 'deskId', kind: 'reference', entity: 'webRelDesk', label: label('Desk'), search: 'eq', readOnly: true },
+    { name: 'code', kind: 'text', label: label('Code') },
+    { name: 'badgeId', kind: 'reference', entity: 'webRelDesk', label: label('Badge') },
+    {
+      name: 'status',
+      kind: 'enum',
+      label: label('State'),
+      options: [
+        { value: 'active', label: label('Active') },
+        { value: 'void', label: label('Void') },
+      ],
+    },
+  ],
+  actions: [
+    {
+      name: 'revoke',
+      label: label('Revoke'),
+      on: 'row',
+      when: { field: 'status', is: ['active'] },
+      input: [{ name: 'reason', kind: 'text', label: label('Reason'), required: true }],
+      context: ['code'],
+      notes: [
+        { whenSet: ['badgeId'], text: label('Badge {badgeId} stays on pass {code}.') },
+        { whenEmpty: ['badgeId'], text: label('No badge is on this pass.') },
+      ],
+    },
+    { name: 'renew', label: label('Renew'), on: 'row' },
+  ],
+})
+registerEntities(desk, pass)
+
+const passes = [
+  { passId: 1, deskId: 5, deskIdLabel: 'Front', code: 'P-1', badgeId: 7, badgeIdLabel: 'B-007', status: 'active' },
+  { passId: 2, deskId: 5, deskIdLabel: 'Front', code: 'P-2', badgeId: null, badgeIdLabel: null, status: 'void' },
+]
+
+describe('EntityDetails with row actions on a compact related list', () => {
+  beforeEach(() => {
+    vi.stubGlobal('fetch', fetchMock)
+    fetchMock.mockImplementation(async (url) => {
+      const path = String(url).replace(/^\/api/, '')
+      if (path === '/rel/desk/5') return jsonResponse({ deskId: 5, name: 'Front' })
+      if (path === '/rel/pass/list') return jsonResponse({ rows: passes, total: 2 })
+      if (path === '/rel/pass/1') return jsonResponse(passes[0])
+      if (path === '/rel/pass/1/action/revoke') return jsonResponse({ ...passes[0], status: 'void' })
+      return jsonResponse(null, 404)
+    })
+  })
+  afterEach(() => {
+    vi.unstubAllGlobals()
+    fetchMock.mockReset()
+    sessionStore.setState({ user: null, roles: [], permissions: [] })
+  })
+
+  it('offers the named actions the row allows, with their dialog and notes, and reads the list again after', async () => {
+    signIn(['rel:desk:query', 'rel:pass:list', 'rel:pass:query', 'rel:pass:revoke', 'rel:pass:renew'])
+    renderWithProviders(<EntityDetails entity={desk} id={5} as="drawer" onClose={() => undefined} />)
+    const section = await screen.findByTestId('related-webRelPass.deskId')
+    await within(section).findByText('P-1')
+    expect(within(section).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Code', 'State', 'Actions'])
+    const [active, voided] = within(section).getAllByRole('row').slice(1)
+    // Only the action the list names (not Renew), and only where the row's state allows it.
+    expect(within(active!).getByTestId('row-action-revoke')).toBeTruthy()
+    expect(within(active!).queryByTestId('row-action-renew')).toBeNull()
+    expect(within(voided!).queryByTestId('row-action-revoke')).toBeNull()
+
+    fireEvent.click(within(active!).getByTestId('row-action-revoke'))
+    // Over the drawer (a dialog too): the one with the action's form.
+    const dialog = (await screen.findByTestId('operation-form', {}, { timeout: 5000 })).closest<HTMLElement>('.ant-modal')!
+    expect(within(dialog).getByText('Revoke: pass P-1')).toBeTruthy()
+    // The note read from the row, its placeholders as the details show them.
+    expect((await within(dialog).findByTestId('operation-note')).textContent).toBe('Badge B-007 stays on pass P-1.')
+    expect(within(dialog).queryByText('No badge is on this pass.')).toBeNull()
+    expect(await within(dialog).findByTestId('operation-context-code')).toBeTruthy()
+    fireEvent.click(within(dialog).getByTestId('operation-submit'))
+    expect(await within(dialog).findByText('Reason is required')).toBeTruthy()
+    fireEvent.change(within(dialog).getByLabelText('Reason'), { target: { value: 'Lost' } })
+    fireEvent.click(within(dialog).getByTestId('operation-submit'))
+    await waitFor(() => expect(calls('/rel/pass/1/action/revoke')).toHaveLength(1))
+    expect(bodyOf(calls('/rel/pass/1/action/revoke')[0]!)).toEqual({ reason: 'Lost' })
+    await waitFor(() => expect(calls('/rel/pass/list').length).toBeGreaterThan(1))
+  })
+
+  it('offers none without the action’s permission', async () => {
+    signIn(['rel:desk:query', 'rel:pass:list', 'rel:pass:query'])
+    renderWithProviders(<EntityDetails entity={desk} id={5} as="drawer" onClose={() => undefined} />)
+    const section = await screen.findByTestId('related-webRelPass.deskId')
+    await within(section).findByText('P-1')
+    expect(within(section).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Code', 'State'])
+    expect(within(section).queryByTestId('row-action-revoke')).toBeNull()
+  })
+})

@@ -7,7 +7,10 @@ import { useAccessCheck } from '../../app/Access'
 import { localized } from '../../i18n'
 import { crudApi, crudKeys, type ListBody, type Row } from '../api/crudApi'
 import { listColumns, type ListColumn } from '../list/columns'
+import { RowActions } from '../list/RowActions'
 import { workflowCells } from '../workflow/cells'
+import { everyRowOperation } from '../workflow/operations'
+import { useWorkflow } from '../workflow/useWorkflow'
 import { RelatedChart } from './RelatedChart'
 
 // A managed tab is the related entity's list page. Imported statically it would close a cycle
@@ -24,7 +27,11 @@ export function relatedColumns(list: ResolvedRelatedList): ListColumn[] {
   return listColumns({ ...list.entity, listed: list.columns, sortable: new Set<string>() }, null, workflowCells(list.entity))
 }
 
-/** One related list: its chart, then a compact table of the rows whose `by` is the row's id, page by page from the entity's list. */
+/**
+ * One related list: its chart, then a compact table of the rows whose `by` is the row's id, page by
+ * page from the entity's list; with the row actions the list names (`actions`), each where the row's
+ * state allows it and the user holds its permission, opening the dialog the entity's list page opens.
+ */
 export function RelatedList({ list, id }: { list: ResolvedRelatedList; id: unknown }) {
   const { t } = useTranslation()
   const e = list.entity
@@ -32,10 +39,19 @@ export function RelatedList({ list, id }: { list: ResolvedRelatedList; id: unkno
   // A tree answers every matching row at once: it is paged here instead.
   const body: ListBody = e.treeParent ? { [list.by]: id } : { [list.by]: id, pageNum: page, pageSize: list.pageSize }
   const query = useQuery({ queryKey: crudKeys.list(e, body), queryFn: () => crudApi(e).list(body), placeholderData: keepPreviousData })
-  const columns = useMemo(() => relatedColumns(list), [list])
+  const workflow = useWorkflow(e)
+  const may = useAccessCheck()
+  const offered = useMemo(() => new Set(list.actions), [list])
+  // The column only when some named action is the user's; each row then shows those its state allows.
+  const acts = everyRowOperation(e).some((op) => offered.has(op.name) && may({ permissions: [op.permission] }))
+  const listed = useMemo(() => relatedColumns(list), [list])
+  const columns: ListColumn[] = acts
+    ? [...listed, { key: 'actions', title: t('crud.actions'), fixed: 'right', align: 'center', render: (_: unknown, row: Row) => <RowActions actions={workflow.rowActions(row, offered)} /> }]
+    : listed
   return (
     <div className="crud-related" data-testid={`related-${list.key}`}>
       {list.chart && <RelatedChart list={list} id={id} />}
+      {acts && workflow.dialogs}
       <Table<Row>
         size="small"
         rowKey={e.idField}

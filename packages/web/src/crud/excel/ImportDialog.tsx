@@ -9,7 +9,8 @@ import { cancelJob } from '../../api/jobs'
 import { jobStore } from '../../api/jobStore'
 import { localized } from '../../i18n'
 import { formatCount } from '../../i18n/numbers'
-import { crudApi, crudKeys } from '../api/crudApi'
+import { crudApi } from '../api/crudApi'
+import { refreshAfterChange } from '../api/refresh'
 import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
 import { ImportReport } from './ImportReport'
 import { IMPORT_JOB_THRESHOLD_BYTES, type ImportJobEnd, importJobEnd, startImportJob, useImportJob } from './useImportJob'
@@ -37,7 +38,7 @@ export function ImportDialog({ entity, onClose }: { entity: ResolvedEntity; onCl
 
   const succeeded = () => {
     void message.success(t('crud.importSuccess'))
-    void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
+    void refreshAfterChange(queryClient, entity)
   }
   const importJob = useImportJob((job: JobInfo) => {
     const end = importJobEnd(job)

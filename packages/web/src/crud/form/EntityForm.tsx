@@ -5,6 +5,7 @@ import { type ResolvedEntity, stateRules } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import { crudApi, crudKeys, type EntityRow, type Row } from '../api/crudApi'
+import { refreshAfterChange } from '../api/refresh'
 import { confirmQuestionOf, placeFieldErrors } from '../api/fieldErrors'
 import { kindOf } from '../kinds/kindTable'
 import type { InputRenderer } from '../kinds/types'
@@ -82,7 +83,7 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
         saved = await send(true)
       }
       void message.success(t(mode === 'add' ? 'crud.addSuccess' : 'crud.editSuccess'))
-      void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
+      void refreshAfterChange(queryClient, entity)
       onSaved?.(saved)
       onClose()
     } catch (error) {

@@ -4,7 +4,7 @@ import { checkTypedValue, type FieldDef, type ValueProblem, type ValueType } fro
 import type { TFunction } from 'i18next'
 import { localized } from '../../i18n'
 import type { Row } from '../api/crudApi'
-import { controlProps, TextInput } from '../kinds/inputs'
+import { controlProps, DescribedChoice, TextInput } from '../kinds/inputs'
 import type { InputProps } from '../kinds/types'
 
 // A text field typed by another field's value (`typedBy`: a configuration value by its key). The
@@ -52,7 +52,8 @@ export function TypedValueInput(props: InputProps & { valueType: ValueType | und
           {...control}
           value={text === '' ? undefined : text}
           onChange={(v) => onChange?.(v ?? '')}
-          options={valueType.options.map((o) => ({ value: o.value, label: localized(o.label) }))}
+          options={valueType.options.map((o) => ({ value: o.value, label: localized(o.label), description: o.description && localized(o.description) }))}
+          optionRender={valueType.options.some((o) => o.description) ? (o) => <DescribedChoice label={o.data.label} description={o.data.description} /> : undefined}
           data-testid="typed-value-enum"
         />
       )

@@ -1,6 +1,8 @@
 import { Image, Space, Spin, Tag, Typography } from 'antd'
 import { FileImageOutlined, PaperClipOutlined } from '@ant-design/icons'
 import dayjs from 'dayjs'
+import { durationUnitOf } from '@velo/shared'
+import { durationUnitWord, formatCount, formatDurationIn } from '../../i18n/numbers'
 import { downloadEntityFile, isVideoFile, storedBaseName, useStoredImageUrl } from '../api/files'
 import { useFieldOptions } from './options'
 import type { CellProps } from './types'
@@ -21,6 +23,21 @@ export function ClippedCell({ value }: CellProps) {
   return text === null ? null : (
     <span className="crud-cell-clip" title={text}>
       {text}
+    </span>
+  )
+}
+
+/**
+ * A number; a duration (the field's `duration` unit) reads as one, "1 h 12 min" or "1小时12分", with
+ * the stored number and its unit in the tooltip.
+ */
+export function NumberCell({ field, value }: CellProps) {
+  const unit = durationUnitOf(field)
+  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN
+  if (!unit || !Number.isFinite(n)) return shown(value)
+  return (
+    <span className="crud-cell-duration" title={`${formatCount(n)} ${durationUnitWord(unit)}`}>
+      {formatDurationIn(n, unit)}
     </span>
   )
 }

@@ -1,4 +1,6 @@
 import { DatePicker, Input, InputNumber, Switch } from 'antd'
+import { durationUnitOf } from '@velo/shared'
+import { durationUnitWord } from '../../i18n/numbers'
 import { controlProps, maxLengthOf } from './inputs'
 import type { InputProps } from './types'
 
@@ -13,7 +15,9 @@ export function NumberInput(props: InputProps) {
   const f = props.field
   const bounds = f.kind === 'number' || f.kind === 'money' ? { min: f.min, max: f.max } : {}
   const precision = f.kind === 'money' ? 2 : f.kind === 'number' && f.int ? 0 : undefined
-  return <InputNumber style={{ width: '100%' }} precision={precision} {...bounds} {...controlProps(props)} />
+  // A duration is entered as the number it is stored as: the input names its unit.
+  const unit = durationUnitOf(f)
+  return <InputNumber style={{ width: '100%' }} precision={precision} {...bounds} {...(unit ? { suffix: durationUnitWord(unit) } : {})} {...controlProps(props)} />
 }
 
 export function SwitchInput(props: InputProps) {

@@ -1,10 +1,10 @@
-import { useEffect, useMemo, useRef, useState } from 'react'
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import { Form, Input, Radio, Select, TreeSelect } from 'antd'
 import { entityByKey, PICKER_LIMIT, type ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import { subtreeIds } from '../tree'
-import { useEntityChoices, useFieldOptions, type TreeOption } from './options'
+import { useEntityChoices, useFieldOptions, type FieldOption, type TreeOption } from './options'
 import type { InputProps } from './types'
 
 // Form and search inputs, one per way a value is entered; the kind table picks them per kind. Each
@@ -23,29 +23,79 @@ export function PasswordInput(props: InputProps) {
   return <Input.Password autoComplete="new-password" {...controlProps(props)} />
 }
 
-/** A dropdown of the field's choices; several values for an "in" search. */
-export function OptionsSelect(props: InputProps & { multiple?: boolean }) {
-  const { multiple, ...rest } = props
-  const { options, loading } = useFieldOptions(props.entity, props.field)
+/** One choice as a choice input shows it: its name (text or a coloured tag) and what it means. */
+export interface Choice {
+  value: string | number
+  label: ReactNode
+  /** The name as text: what a dropdown's search matches and the chosen value shows. */
+  text: string
+  description?: string
+}
+
+/** A choice's name with what it means on a second line (the definition's `description`). */
+export function DescribedChoice({ label, description }: { label: ReactNode; description?: string }) {
+  return (
+    <span className="crud-choice">
+      <span className="crud-choice-label">{label}</span>
+      {description && <span className="crud-choice-description">{description}</span>}
+    </span>
+  )
+}
+
+export const choicesOf = (options: readonly FieldOption[]): Choice[] =>
+  options.map(({ value, label, description }) => ({ value: value as string | number, label, text: label, description }))
+
+/** Few choices show at once as radio buttons; more as a dropdown. */
+export const RADIO_LIMIT = 4
+
+type ChoiceControl = Omit<InputProps, 'entity' | 'field' | 'rowId'> & { 'data-testid'?: string; multiple?: boolean; loading?: boolean }
+
+/**
+ * A dropdown of choices; several values for an "in" search. A choice that says what it means shows
+ * that under its name in the list; the chosen value shows its name.
+ */
+export function ChoiceSelect({ choices, multiple, loading, ...control }: ChoiceControl & { choices: readonly Choice[] }) {
+  const described = choices.some((c) => c.description)
   return (
     <Select
       allowClear
-      showSearch={{ optionFilterProp: 'label' }}
+      showSearch={{ optionFilterProp: 'text' }}
       loading={loading}
       mode={multiple ? 'multiple' : undefined}
-      options={options.map(({ value, label }) => ({ value: value as string | number, label }))}
-      {...controlProps(rest)}
+      options={choices.map(({ value, label, text, description }) => ({ value, label, text, description }))}
+      optionRender={described ? (o) => <DescribedChoice label={o.data.label} description={o.data.description} /> : undefined}
+      {...control}
     />
   )
 }
 
-/** Few choices show at once as radio buttons; more as a dropdown. */
-const RADIO_LIMIT = 4
+/**
+ * Up to RADIO_LIMIT choices at once as radio buttons, more in a dropdown. Choices that say what they
+ * mean are a list, one a line with its meaning under its name, so the meaning is read before choosing.
+ */
+export function ChoiceInput({ choices, ...control }: ChoiceControl & { choices: readonly Choice[] }) {
+  if (choices.length === 0 || choices.length > RADIO_LIMIT) return <ChoiceSelect choices={choices} {...control} />
+  const { multiple: _multiple, loading: _loading, ...radio } = control
+  const described = choices.some((c) => c.description)
+  return (
+    <Radio.Group
+      vertical={described}
+      className={described ? 'crud-choice-list' : undefined}
+      options={choices.map(({ value, label, description }) => ({ value, label: described ? <DescribedChoice label={label} description={description} /> : label }))}
+      {...radio}
+    />
+  )
+}
+
+/** A dropdown of the field's choices; several values for an "in" search. */
+export function OptionsSelect(props: InputProps & { multiple?: boolean }) {
+  const { options, loading } = useFieldOptions(props.entity, props.field)
+  return <ChoiceSelect choices={choicesOf(options)} loading={loading} {...controlProps(props)} />
+}
 
 export function OptionsInput(props: InputProps) {
   const { options } = useFieldOptions(props.entity, props.field)
-  if (options.length === 0 || options.length > RADIO_LIMIT) return <OptionsSelect {...props} />
-  return <Radio.Group options={options.map(({ value, label }) => ({ value: value as string | number, label }))} {...controlProps(props)} />
+  return <ChoiceInput choices={choicesOf(options)} {...controlProps(props)} />
 }
 
 function TreeChoice(props: InputProps & { treeData: TreeOption[]; loading: boolean }) {

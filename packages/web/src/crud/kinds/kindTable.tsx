@@ -2,7 +2,7 @@ import type { FormRule } from 'antd'
 import type { FieldDef } from '@velo/shared'
 import dayjs, { type Dayjs } from 'dayjs'
 import type { TFunction } from 'i18next'
-import { ClippedCell, DATE_FORMAT, DateCell, DateTimeCell, FileCell, ImageCell, MoneyCell, OptionsCell, PlainCell, ReferenceCell, RichTextCell } from './cells'
+import { ClippedCell, DATE_FORMAT, DateCell, DateTimeCell, FileCell, ImageCell, MoneyCell, NumberCell, OptionsCell, PlainCell, ReferenceCell, RichTextCell } from './cells'
 import { OptionsInput, OptionsSelect, PasswordInput, ReferenceInput, ReferenceSearch, TextInput, TreeParentInput } from './inputs'
 import { inputOnDemand, lazyInput } from './lazyInputs'
 import { schemaRule } from './rules'
@@ -44,7 +44,8 @@ export const KINDS: KindTable = {
   text: textual,
   longText: { ...textual, Input: LongTextInput, wide: true },
   richText: { ...textual, Cell: RichTextCell, Input: RichTextInput, wide: true },
-  number: { ...numeric, Cell: PlainCell, column: { align: 'right' } },
+  // A duration reads as one ("1 h 12 min"): the field's `duration` unit decides (NumberCell).
+  number: { ...numeric, Cell: NumberCell, column: { align: 'right' } },
   money: { ...numeric, Cell: MoneyCell, column: { align: 'right' } },
   boolean: { ...choice, Input: SwitchInput, valuePropName: 'checked' },
   dict: choice,

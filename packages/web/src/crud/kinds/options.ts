@@ -1,7 +1,7 @@
 import { useMemo, type Key } from 'react'
 import type { DataNode } from 'antd/es/tree'
 import { useQuery } from '@tanstack/react-query'
-import { entityByKey, type FieldDef, type ResolvedEntity, timeZoneNames } from '@velo/shared'
+import { entityByKey, type EnumOption, type FieldDef, type ResolvedEntity, timeZoneNames } from '@velo/shared'
 import i18n, { localized } from '../../i18n'
 import { crudApi, crudKeys, type Row } from '../api/crudApi'
 import { useDict, type DictItem } from '../api/dicts'
@@ -17,6 +17,8 @@ export interface FieldOption {
   label: string
   /** Tag colour in lists; none means the value shows as plain text. */
   color?: string
+  /** What choosing it means (the definition's `description`), shown under it where it is chosen. */
+  description?: string
 }
 
 export interface TreeOption {
@@ -59,6 +61,14 @@ export function timeZoneOptions(): FieldOption[] {
   timeZones ??= timeZoneNames().map((zone) => ({ value: zone, label: zone }))
   return timeZones
 }
+
+/** A fixed list's choice in the page's language, with what it means when the definition says. */
+export const enumOption = (o: EnumOption): FieldOption => ({
+  value: o.value,
+  label: localized(o.label),
+  color: o.color ?? 'default',
+  ...(o.description ? { description: localized(o.description) } : {}),
+})
 
 const booleanOptions = (alarm = false): FieldOption[] => [
   { value: true, label: i18n.t('crud.yes'), color: alarm ? 'error' : 'success' },
@@ -140,7 +150,7 @@ export function useFieldOptions(owner: ResolvedEntity, f: FieldDef): FieldOption
       case 'dict':
         return { ...none, options: (dict.data ?? []).map(dictOption), loading: dict.isPending && dict.fetchStatus !== 'idle' }
       case 'enum':
-        return { ...none, options: f.options.map((o) => ({ value: o.value, label: localized(o.label), color: o.color ?? 'default' })) }
+        return { ...none, options: f.options.map(enumOption) }
       case 'boolean':
         return { ...none, options: booleanOptions(f.alarm) }
       case 'timeZone':

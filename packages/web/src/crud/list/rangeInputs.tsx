@@ -1,5 +1,7 @@
 import { DatePicker, InputNumber, Space } from 'antd'
 import { useTranslation } from 'react-i18next'
+import { durationUnitOf } from '@velo/shared'
+import { durationUnitWord } from '../../i18n/numbers'
 import type { InputProps } from '../kinds/types'
 
 /** A day range for dates and instants. */
@@ -10,13 +12,16 @@ export function DayRangeInput({ value, onChange, id, field, ...rest }: InputProp
 }
 
 /** From and to for numbers; either may stay empty. */
-export function NumberRangeInput({ value, onChange, id, ...rest }: InputProps & { autoFocus?: boolean }) {
+export function NumberRangeInput({ value, onChange, id, field, ...rest }: InputProps & { autoFocus?: boolean }) {
   const { t } = useTranslation()
   const [from, to] = Array.isArray(value) ? value : [null, null]
+  // A duration is searched in the unit it is stored in: both boxes name it.
+  const unit = durationUnitOf(field)
+  const suffix = unit ? { suffix: durationUnitWord(unit) } : {}
   return (
     <Space.Compact id={id}>
-      <InputNumber value={from} placeholder={t('crud.from')} autoFocus={rest.autoFocus} onChange={(v) => onChange?.([v, to])} />
-      <InputNumber value={to} placeholder={t('crud.to')} onChange={(v) => onChange?.([from, v])} />
+      <InputNumber value={from} placeholder={t('crud.from')} autoFocus={rest.autoFocus} onChange={(v) => onChange?.([v, to])} {...suffix} />
+      <InputNumber value={to} placeholder={t('crud.to')} onChange={(v) => onChange?.([from, v])} {...suffix} />
     </Space.Compact>
   )
 }

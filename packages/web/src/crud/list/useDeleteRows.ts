@@ -4,7 +4,8 @@ import type { ResolvedEntity } from '@velo/shared'
 import type { TFunction } from 'i18next'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
-import { crudApi, crudKeys, type Row } from '../api/crudApi'
+import { crudApi, type Row } from '../api/crudApi'
+import { refreshAfterChange } from '../api/refresh'
 
 /** Rows (of any entity) named for people by the definition's label field; a long selection names a few and counts the rest. */
 export function rowNames(e: ResolvedEntity, rows: readonly Row[], t: TFunction, shown = 5): string {
@@ -27,7 +28,7 @@ export function useDeleteRows(e: ResolvedEntity, onDeleted: () => void) {
         try {
           await crudApi(e).remove(rows.map((row) => row[e.idField]))
           void message.success(t('crud.deleteSuccess'))
-          void queryClient.invalidateQueries({ queryKey: crudKeys.all(e) })
+          void refreshAfterChange(queryClient, e)
           onDeleted()
         } catch {
           // The client showed why (e.g. a node with children, SPEC §8).

@@ -241,3 +241,64 @@ describe('operation dialog with a preview', () => {
     expect(screen.getByTestId('operation-form')).toBeTruthy()
   })
 })
+
+// Choices that say what they mean (an enum option's `description`): any input with choices shows the
+// meaning under each name, in a radio list for a few and in the dropdown's options for more.
+
+const described = (value: string, name: string) => ({ value, label: { en_US: name, zh_CN: name }, description: { en_US: `${name}: what it means`, zh_CN: `${name}：含义` } })
+
+const shipment = defineEntity({
+  key: 'opDialogShipment',
+  table: 'opDialogShipment',
+  path: '/test/shipment',
+  permission: 'test:shipment',
+  label: { en_US: 'Shipments', zh_CN: '货运' },
+  idField: 'shipmentId',
+  labelField: 'shipmentNo',
+  defaultSort: { field: 'shipmentId', order: 'asc' },
+  fields: [
+    { name: 'shipmentId', kind: 'number', label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true },
+    { name: 'shipmentNo', kind: 'text', label: { en_US: 'Number', zh_CN: '单号' }, required: true, max: 20 },
+  ],
+  actions: [
+    {
+      name: 'dispatch',
+      label: { en_US: 'Dispatch', zh_CN: '发货' },
+      on: 'row',
+      input: [
+        { name: 'speed', kind: 'enum', label: { en_US: 'Speed', zh_CN: '时效' }, required: true, options: [described('slow', 'Slow'), described('fast', 'Fast')] },
+        {
+          name: 'carrier',
+          kind: 'enum',
+          label: { en_US: 'Carrier', zh_CN: '承运商' },
+          options: ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo'].map((name) => described(name.toLowerCase(), name)),
+        },
+      ],
+    },
+  ],
+})
+
+describe('choices with what they mean', () => {
+  beforeEach(() => vi.stubGlobal('fetch', vi.fn()))
+  afterEach(() => vi.unstubAllGlobals())
+
+  it('lists a few as radios with the meaning under each name, and more in a dropdown with the meaning in each option', async () => {
+    const onRun = vi.fn(async () => {})
+    renderWithProviders(<OperationDialog entity={shipment} operation={actionOperation(shipment, shipment.actions![0]!)} rows={[{ shipmentId: 1, shipmentNo: 'S-1' }]} onClose={vi.fn()} onRun={onRun} />)
+    const dialog = screen.getByRole('dialog')
+    const radios = within(dialog).getAllByRole('radio')
+    expect(radios).toHaveLength(2)
+    expect(within(dialog).getByText('Slow: what it means').closest('.crud-choice-list')).toBeTruthy()
+    expect(within(dialog).getByText('Fast: what it means')).toBeTruthy()
+    fireEvent.click(within(dialog).getByRole('radio', { name: /^Fast/ }))
+
+    // Five carriers: a dropdown, each option with its meaning; the chosen one shows its name only.
+    fireEvent.mouseDown(within(dialog).getByLabelText('Carrier'))
+    expect(await screen.findByText('Delta: what it means')).toBeTruthy()
+    fireEvent.click(screen.getByText('Delta: what it means'))
+    await waitFor(() => expect(within(dialog).getByTitle('Delta')).toBeTruthy())
+
+    fireEvent.click(within(dialog).getByTestId('operation-submit'))
+    await waitFor(() => expect(onRun).toHaveBeenCalledWith({ speed: 'fast', carrier: 'delta' }))
+  })
+})

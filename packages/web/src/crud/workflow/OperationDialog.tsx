@@ -1,16 +1,17 @@
 import { useEffect, useRef, useState } from 'react'
-import { Alert, App, Button, Col, Descriptions, Form, Modal, Row as GridRow, Select, Space, Spin, Typography, type ButtonProps } from 'antd'
+import { Alert, App, Button, Col, Descriptions, Form, Modal, Row as GridRow, Space, Spin, Typography, type ButtonProps } from 'antd'
 import { useQuery } from '@tanstack/react-query'
-import type { ResolvedEntity } from '@velo/shared'
+import { noteApplies, type OperationNote, type ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import { crudApi, crudKeys, type Row } from '../api/crudApi'
 import { placeFieldErrors } from '../api/fieldErrors'
-import { FieldValue } from '../EntityDetails'
+import { FieldValue } from '../details/FieldValue'
 import { useDiscardGuard } from '../form/discardChanges'
 import { EntityFormItem } from '../form/EntityFormItem'
 import { formPayload, initialFormValues, isShown } from '../form/formValues'
 import { OptionsCell } from '../kinds/cells'
+import { ChoiceInput } from '../kinds/inputs'
 import { OperationPreview, PREVIEW_DEBOUNCE_MS, useOperationPreview } from './OperationPreview'
 import { confirmText, inputComplete, previewOperation, subjectOf, type Operation } from './operations'
 
@@ -65,6 +66,32 @@ function OperationContext({ entity, fields, id }: { entity: ResolvedEntity; fiel
       )}
     </section>
   )
+}
+
+/** A note's `{field}` placeholders as the details show the row's values (a device's SN for its reference). */
+function NoteText({ entity, text, row }: { entity: ResolvedEntity; text: string; row: Row }) {
+  // split() with a capturing group: the text between placeholders at even places, the names at odd ones.
+  const parts = text.split(/\{([A-Za-z][A-Za-z0-9]*)\}/)
+  return (
+    <>
+      {parts.map((part, i) => {
+        const field = i % 2 === 1 ? entity.fieldMap.get(part) : undefined
+        return field ? <FieldValue key={i} entity={entity} field={field} row={row} /> : part
+      })}
+    </>
+  )
+}
+
+/**
+ * What the operation does beyond the row (the definition's `notes`): each note the row meets, read
+ * from the row as GET {path}/{id} answers it (the same query as the context).
+ */
+function OperationNotes({ entity, notes, id }: { entity: ResolvedEntity; notes: readonly OperationNote[]; id: unknown }) {
+  const row = useQuery({ queryKey: crudKeys.row(entity, id), queryFn: () => crudApi(entity).get(id), gcTime: 0 })
+  if (!row.data) return null
+  return notes
+    .filter((note) => noteApplies(note, row.data))
+    .map((note, i) => <Alert key={i} type="info" showIcon title={<NoteText entity={entity} text={localized(note.text)} row={row.data} />} style={{ marginBottom: 16 }} data-testid="operation-note" />)
 }
 
 /** The OK button of the second confirmation (an action whose preview says `secondConfirm`). */
@@ -164,6 +191,7 @@ export function OperationDialog({ entity, operation, rows, onClose, onRun }: Ope
   const inputs = (
     <>
       {operation.confirm && <Alert type={operation.danger ? 'warning' : 'info'} showIcon title={confirmText(entity, operation, rows, t)} style={{ marginBottom: 16 }} />}
+      {operation.notes.length > 0 && rows.length === 1 && <OperationNotes entity={entity} notes={operation.notes} id={rows[0]![entity.idField]} />}
       <Form<Row>
         form={form}
         name={`${entity.key}-${operation.name}`}
@@ -176,12 +204,17 @@ export function OperationDialog({ entity, operation, rows, onClose, onRun }: Ope
       >
         {statusField && operation.choices.length > 0 && (
           <Form.Item name={TARGET} label={t('crud.moveTo')} rules={[{ required: true, message: t('crud.moveToRequired') }]}>
-            <Select
+            <ChoiceInput
               placeholder={t('crud.choose', { label: localized(statusField.label) })}
-              options={operation.choices.map((state) => ({
-                value: state,
-                label: <OptionsCell entity={entity} field={statusField} value={state} row={{}} />,
-              }))}
+              choices={operation.choices.map((state) => {
+                const option = statusField.kind === 'enum' ? statusField.options.find((o) => o.value === state) : undefined
+                return {
+                  value: state,
+                  label: <OptionsCell entity={entity} field={statusField} value={state} row={{}} />,
+                  text: option ? localized(option.label) : state,
+                  description: option?.description && localized(option.description),
+                }
+              })}
               data-testid="operation-target"
             />
           </Form.Item>

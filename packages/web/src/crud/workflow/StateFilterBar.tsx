@@ -76,7 +76,8 @@ export function StateFilterBar({ entity, counts, value, onChange }: StateFilterB
     ...field.options.map((o: EnumOption) => {
       const dot = dotOf(o.color)
       const text = counted(localized(o.label), counts?.[o.value])
-      return { value: o.value, label: dot ? <Badge {...dot} text={text} /> : text }
+      // What the state means, when the definition says, as the button's tooltip.
+      return { value: o.value, label: dot ? <Badge {...dot} text={text} /> : text, title: o.description && localized(o.description) }
     }),
   ]
   return (

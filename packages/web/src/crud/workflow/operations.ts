@@ -1,4 +1,4 @@
-import { actionPermission, actionRefusal, stepPermission, stepsFrom, stepTargets, type ActionDef, type ActionPreview, type FieldDef, type Label, type ResolvedEntity, type TransitionStep } from '@velo/shared'
+import { actionPermission, actionRefusal, stepPermission, stepsFrom, stepTargets, type ActionDef, type ActionPreview, type FieldDef, type Label, type OperationNote, type ResolvedEntity, type TransitionStep } from '@velo/shared'
 import type { TFunction } from 'i18next'
 import { localized } from '../../i18n'
 import { crudApi, type Row } from '../api/crudApi'
@@ -28,6 +28,8 @@ export interface Operation {
   permission: string
   /** The row's fields the dialog shows beside the input (the definition's `context`). */
   context: readonly string[]
+  /** What it does beyond the row, said in the dialog for the rows they apply to (the definition's `notes`). */
+  notes: readonly OperationNote[]
   /** An action offered only for rows whose field has one of these values (`when`), or whose fields are still empty (`whenEmpty`). */
   rowsOffered?: Pick<ActionDef, 'when' | 'whenEmpty'>
 }
@@ -46,6 +48,7 @@ export function stepOperation(e: ResolvedEntity, step: TransitionStep): Operatio
     job: false,
     preview: false,
     context: step.context ?? [],
+    notes: step.notes ?? [],
     permission: stepPermission(e, step),
   }
 }
@@ -63,6 +66,7 @@ export function actionOperation(e: ResolvedEntity, action: ActionDef): Operation
     job: action.mode === 'job',
     preview: !!action.preview,
     context: action.context ?? [],
+    notes: action.notes ?? [],
     permission: actionPermission(e, action),
     rowsOffered: { when: action.when, whenEmpty: action.whenEmpty },
   }
@@ -97,8 +101,8 @@ const isBlankInput = (value: unknown) => value === undefined || value === null |
  */
 export const inputComplete = (input: readonly FieldDef[], values: Row) => input.every((f) => !f.required || !isShown(f, values) || !isBlankInput(values[f.name]))
 
-/** Something to enter, a state to choose or a preview to show: a dialog; otherwise a confirmation is enough. */
-export const needsDialog = (op: Operation) => op.preview || op.input.length > 0 || op.choices.length > 0 || op.context.length > 0
+/** Something to enter, a state to choose, a preview, the row or notes to show: a dialog; otherwise a confirmation is enough. */
+export const needsDialog = (op: Operation) => op.preview || op.input.length > 0 || op.choices.length > 0 || op.context.length > 0 || op.notes.length > 0
 
 /** Who the operation is about: the rows by name, or the whole list for a toolbar action. */
 export const subjectOf = (e: ResolvedEntity, rows: readonly Row[], t: TFunction) => (rows.length ? rowNames(e, rows, t) : localized(e.label))

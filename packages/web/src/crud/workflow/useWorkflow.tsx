@@ -7,7 +7,8 @@ import { useTranslation } from 'react-i18next'
 import { useAccessCheck } from '../../app/Access'
 import { jobStore } from '../../api/jobStore'
 import { localized } from '../../i18n'
-import { crudKeys, type Row } from '../api/crudApi'
+import type { Row } from '../api/crudApi'
+import { refreshAfterChange } from '../api/refresh'
 import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
 import type { RowAction } from '../list/RowActions'
 import { followJob, isJobInfo } from './followJob'
@@ -40,7 +41,8 @@ export function useWorkflow(entity: ResolvedEntity) {
   const filesOutOfList = entity.fields.some((f) => f.kind === 'file' && !f.hidden && !entity.listed.includes(f))
   const mayReadDetails = (!!entity.transitions || entity.related.length > 0 || filesOutOfList || (entity.actions ?? []).some((a) => a.on === 'row')) && may({ permissions: [`${entity.permission}:query`] })
 
-  const refreshEntity = () => void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
+  // Its rows, and what they belong to or list (an order's counts after one of its numbers is voided).
+  const refreshEntity = () => void refreshAfterChange(queryClient, entity)
   // The jobs this page's actions started, followed until they end or the page goes.
   const following = useRef(new Set<() => void>())
   useEffect(() => {
@@ -88,9 +90,10 @@ export function useWorkflow(entity: ResolvedEntity) {
     })
   }
 
-  const rowActions = (row: Row): RowAction[] =>
+  /** The row's steps and actions the user may run; `only`: those of these names (a related list offers a few). */
+  const rowActions = (row: Row, only?: ReadonlySet<string>): RowAction[] =>
     rowOperations(entity, row)
-      .filter(permitted)
+      .filter((op) => permitted(op) && (!only || only.has(op.name)))
       .map((op) => ({
         key: `${op.kind}-${op.name}`,
         label: localized(op.label),

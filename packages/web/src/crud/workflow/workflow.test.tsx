@@ -166,10 +166,13 @@ describe('steps and actions on the list page', () => {
     expect(await within(dialog).findByText('Please choose the next state')).toBeTruthy()
     expect(calls('POST', '/service/repairOrder/2/review')).toHaveLength(0)
 
-    fireEvent.mouseDown(within(dialog).getByLabelText('Move to'))
-    const choices = await screen.findByRole('listbox')
-    expect(choices).toBeTruthy()
-    fireEvent.click((await screen.findAllByText('Bike collecting')).at(-1)!)
+    // The ways in, each with what it means under its name (the definition's descriptions).
+    const choices = within(dialog).getByTestId('operation-target')
+    expect(within(choices).getAllByRole('radio')).toHaveLength(3)
+    expect(within(choices).getByText('By mail: the rider sends the bike to us; staff confirm receipt when it arrives.')).toBeTruthy()
+    expect(within(choices).getByText(/^Collection: we book a courier/)).toBeTruthy()
+    expect(within(choices).getByText(/No transport needed/)).toBeTruthy()
+    fireEvent.click(within(choices).getByRole('radio', { name: /^Bike collecting/ }))
     fireEvent.change(within(dialog).getByLabelText('Remark'), { target: { value: ' Mail it back ' } })
     fireEvent.click(within(dialog).getByTestId('operation-submit'))
 

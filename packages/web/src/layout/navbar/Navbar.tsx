@@ -1,9 +1,9 @@
 import { Tooltip } from 'antd'
 import { GithubOutlined, MenuFoldOutlined, MenuUnfoldOutlined, QuestionCircleOutlined, SettingOutlined } from '@ant-design/icons'
 import { useTranslation } from 'react-i18next'
-import { API_DOCS_URL, SOURCE_REPOSITORY_URL } from '../../app/config'
 import { layoutActions, layoutStore } from '../../app/layoutStore'
 import { settingsStore } from '../../app/settingsStore'
+import { useFeatures } from '../auth/useFeatures'
 import { LanguageSelect } from '../LanguageSelect'
 import { Breadcrumbs } from './Breadcrumbs'
 import { FullscreenToggle } from './FullscreenToggle'
@@ -17,6 +17,9 @@ export function Navbar() {
   const opened = layoutStore.use((s) => s.sidebarOpened)
   const mobile = layoutStore.use((s) => s.device) === 'mobile'
   const showSettings = settingsStore.use((s) => s.showSettings)
+  // The documentation and source links are the operator's (SOURCE_URL, API_DOCS_URL on the server):
+  // shown only when set, so no console links to a repository or documentation that is not its own.
+  const { apiDocsUrl, sourceUrl } = useFeatures().data ?? {}
   const Hamburger = opened ? MenuFoldOutlined : MenuUnfoldOutlined
   return (
     <div className="navbar" data-testid="navbar">
@@ -35,16 +38,20 @@ export function Navbar() {
             <MenuSearch />
             <FullscreenToggle />
             <SizeSelect />
-            <Tooltip title={t('navbar.apiDocs')} placement="bottom">
-              <a href={API_DOCS_URL} target="_blank" rel="noreferrer" className="navbar-icon" data-testid="api-docs-link" aria-label={t('navbar.apiDocs')}>
-                <QuestionCircleOutlined />
-              </a>
-            </Tooltip>
-            <Tooltip title={t('navbar.source')} placement="bottom">
-              <a href={SOURCE_REPOSITORY_URL} target="_blank" rel="noreferrer" className="navbar-icon" data-testid="source-link" aria-label={t('navbar.source')}>
-                <GithubOutlined />
-              </a>
-            </Tooltip>
+            {apiDocsUrl && (
+              <Tooltip title={t('navbar.apiDocs')} placement="bottom">
+                <a href={apiDocsUrl} target="_blank" rel="noreferrer" className="navbar-icon" data-testid="api-docs-link" aria-label={t('navbar.apiDocs')}>
+                  <QuestionCircleOutlined />
+                </a>
+              </Tooltip>
+            )}
+            {sourceUrl && (
+              <Tooltip title={t('navbar.source')} placement="bottom">
+                <a href={sourceUrl} target="_blank" rel="noreferrer" className="navbar-icon" data-testid="source-link" aria-label={t('navbar.source')}>
+                  <GithubOutlined />
+                </a>
+              </Tooltip>
+            )}
           </>
         )}
         <JobsIndicator />
