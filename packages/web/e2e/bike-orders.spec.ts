@@ -176,7 +176,8 @@ test("the order's details count its numbers again after one is voided and one re
   await call(page.request, 'POST', '/bike/bike', token, { category: 'city', frameNumber: bound, modelId: model.modelId, colourId: colour.colourId, sizeId: size.sizeId })
 
   await page.reload()
-  const row = orders(page).getByTestId('crud-table').locator('tbody tr.ant-table-row').filter({ hasText: orderNo })
+  // By the cell's whole text: the first test's order number, followed by its type "Regular", also holds this one's.
+  const row = orders(page).getByTestId('crud-table').locator('tbody tr.ant-table-row').filter({ has: page.getByText(orderNo, { exact: true }) })
   await clickRowAction(row, 'row-details')
   const details = drawer(page).getByTestId('entity-details')
   /** The drawer's count of one state, as the details show it. */
