@@ -4,7 +4,7 @@ import autocannon from 'autocannon'
  * Seconds of load before a measured window: long enough at the full size for the pools, caches and
  * JIT to settle; a smoke run (BENCH_SIZE=smoke) only shows each part works, so it warms briefly.
  */
-export const WARMUP_SECONDS = process.env.BENCH_SIZE === 'smoke' ? 0.5 : 2
+export const WARMUP_SECONDS = process.env.BENCH_SIZE === 'smoke' ? 0.25 : 2
 
 export interface LoadResult {
   p50: number

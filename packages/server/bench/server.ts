@@ -99,6 +99,8 @@ export class ServerProcess {
         LOG_LEVEL: 'warn',
         // To compare: SQLITE_READER_THREADS=0 reads on the event loop's thread, as before db/sqlite-readers.ts.
         ...(process.env.SQLITE_READER_THREADS ? { SQLITE_READER_THREADS: process.env.SQLITE_READER_THREADS } : {}),
+        // The upload limit the import bomb is sized to (bench/import-bomb.ts reads the same variable).
+        ...(process.env.IMPORT_MAX_MB ? { IMPORT_MAX_MB: process.env.IMPORT_MAX_MB } : {}),
         // The run's scratch folder (the one STORAGE_DIR is in) holds what else the server keeps (the OTA
         // signing key, the broker's port), not a data folder beside the bundle in the checkout.
         ...(env.STORAGE_DIR && !env.DATA_DIR ? { DATA_DIR: dirname(env.STORAGE_DIR) } : {}),

@@ -93,10 +93,32 @@ export function serializerSchema(schema: z.ZodType): JsonSchema {
   return forSerializer(json) as JsonSchema
 }
 
-/** Fastify's serializer compiler for the routes' zod response schemas. */
+/** The serializers not built yet, of every app this process registered. */
+const unbuilt = new Set<() => unknown>()
+
+/** Builds every route serializer not built yet (a test proves they all build); answers how many. */
+export function buildAllResponseSerializers(): number {
+  const n = unbuilt.size
+  for (const build of unbuilt) build()
+  unbuilt.clear()
+  return n
+}
+
+/**
+ * Fastify's serializer compiler for the routes' zod response schemas. Each route's serializer is
+ * built at its first answer, not at start: turning ~1,000 zod schemas into JSON schemas and compiling
+ * them was about 0.5 s of every start (of the server, and of every test file's app), most of it for
+ * routes a given process never answers. test/response-serializers.test.ts builds every one.
+ */
 export function responseSerializer(options: { check: boolean }): FastifySerializerCompiler<z.ZodType> {
   return ({ schema, method, url }) => {
-    const write = fastJson(serializerSchema(schema) as never)
+    let compiled: ((data: unknown) => string) | undefined
+    const build = () => (compiled ??= fastJson(serializerSchema(schema) as never))
+    unbuilt.add(build)
+    const write = (data: unknown) => {
+      unbuilt.delete(build)
+      return build()(data)
+    }
     if (!options.check) return write
     // What JSON.stringify would have sent must fit the schema, and the serializer must send exactly it.
     return (data: unknown) => {
