@@ -33,6 +33,9 @@ export function listBody(e: ResolvedEntity, state: ListState, forced: Filters = 
   return e.treeParent ? body : { pageNum: state.pageNum, pageSize: state.pageSize, ...body }
 }
 
+/** How young a list's rows may be for its mount not to ask for them again. */
+const FRESH_ON_MOUNT_MS = 2000
+
 /** A list's paging, filters and sort, and its rows. */
 export function useEntityList<E extends ResolvedEntity>(e: E, forced: Filters = {}, initialFilters: Filters = {}) {
   // The filters a link opened the list with (its URL query) apply from the first request.
@@ -46,7 +49,14 @@ export function useEntityList<E extends ResolvedEntity>(e: E, forced: Filters = 
   }
   // Keyed by the filters' text: a new object with the same filters must not refetch.
   const body = useMemo(() => listBody(e, state, JSON.parse(forcedKey) as Filters), [e, state, forcedKey])
-  const query = useQuery({ queryKey: crudKeys.list(e, body), queryFn: () => crudApi(e).list(body), placeholderData: keepPreviousData })
+  const query = useQuery({
+    queryKey: crudKeys.list(e, body),
+    queryFn: () => crudApi(e).list(body),
+    placeholderData: keepPreviousData,
+    // Rows fetched this very moment (the page's prefetch, beside its chunk) are not asked for again as
+    // the list mounts; older ones are, as always (a list shown again reads its rows again).
+    refetchOnMount: (q) => Date.now() - q.state.dataUpdatedAt > FRESH_ON_MOUNT_MS,
+  })
   /**
    * Search (and Reset) as RuoYi's handleQuery: back to the first page and always a new request. When
    * neither the filters nor the page change, the query key stays the same and nothing would be sent,

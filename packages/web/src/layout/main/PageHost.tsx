@@ -1,4 +1,4 @@
-import { Suspense, useRef } from 'react'
+import { Suspense, useLayoutEffect } from 'react'
 import { useQueryClient } from '@tanstack/react-query'
 import { useLocation } from 'react-router'
 import { prefetchPageData } from '../../crud/api/prefetch'
@@ -12,12 +12,10 @@ import { PageNotFound } from './PageNotFound'
 export function PageHost({ page }: { page: PageRoute }) {
   const queryClient = useQueryClient()
   const { search } = useLocation()
-  // The page's first rows are asked for now, beside its chunk, once per address (see prefetchPageData).
-  const prefetched = useRef('')
-  if (prefetched.current !== `${page.component}${search}`) {
-    prefetched.current = `${page.component}${search}`
-    prefetchPageData(queryClient, page.component, search)
-  }
+  // The page's first rows are asked for as soon as this commits (with the page's fallback, while its
+  // chunk downloads), once per address (see prefetchPageData). Not during render: a render React
+  // throws away and starts again would ask again, and a cache update there re-renders others.
+  useLayoutEffect(() => prefetchPageData(queryClient, page.component, search), [queryClient, page.component, search])
   const Page = resolvePage(page.component)
   if (!Page) return <PageNotFound component={page.component} />
   return (
