@@ -1,5 +1,6 @@
 import { buildApp } from './app'
 import { ConfigError, loadConfig } from './config'
+import { buildResponseSerializersInBackground } from './platform/responses'
 
 async function main() {
   let config
@@ -28,6 +29,7 @@ async function main() {
     console.log(`Embedded MQTT broker on port ${broker.port}`)
   }
   await app.listen({ port: config.port, host: config.host })
+  buildResponseSerializersInBackground()
   const shown = config.host === '0.0.0.0' ? 'localhost' : config.host
   console.log(`Velo Admin is running on http://${shown}:${config.port} (API under ${config.apiPrefix}, docs at ${config.apiPrefix}/docs)`)
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

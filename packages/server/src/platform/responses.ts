@@ -96,6 +96,23 @@ export function serializerSchema(schema: z.ZodType): JsonSchema {
 /** The serializers not built yet, of every app this process registered. */
 const unbuilt = new Set<() => unknown>()
 
+/**
+ * Builds the serializers not built yet a few at a time between other work, once the server listens:
+ * the start does not wait for them, and the first answers of a route do not pay for them either.
+ */
+export function buildResponseSerializersInBackground(batch = 20): void {
+  const step = () => {
+    let n = 0
+    for (const build of unbuilt) {
+      unbuilt.delete(build)
+      build()
+      if (++n >= batch) break
+    }
+    if (unbuilt.size) setImmediate(step).unref()
+  }
+  setImmediate(step).unref()
+}
+
 /** Builds every route serializer not built yet (a test proves they all build); answers how many. */
 export function buildAllResponseSerializers(): number {
   const n = unbuilt.size
