@@ -104,7 +104,6 @@ export function buildResponseSerializersInBackground(batch = 20): void {
   const step = () => {
     let n = 0
     for (const build of unbuilt) {
-      unbuilt.delete(build)
       build()
       if (++n >= batch) break
     }
@@ -117,7 +116,6 @@ export function buildResponseSerializersInBackground(batch = 20): void {
 export function buildAllResponseSerializers(): number {
   const n = unbuilt.size
   for (const build of unbuilt) build()
-  unbuilt.clear()
   return n
 }
 
@@ -130,12 +128,16 @@ export function buildAllResponseSerializers(): number {
 export function responseSerializer(options: { check: boolean }): FastifySerializerCompiler<z.ZodType> {
   return ({ schema, method, url }) => {
     let compiled: ((data: unknown) => string) | undefined
-    const build = () => (compiled ??= fastJson(serializerSchema(schema) as never))
-    unbuilt.add(build)
-    const write = (data: unknown) => {
-      unbuilt.delete(build)
-      return build()(data)
+    // Built once, then off the waiting set: an answer only calls what is built.
+    const build = () => {
+      if (!compiled) {
+        compiled = fastJson(serializerSchema(schema) as never)
+        unbuilt.delete(build)
+      }
+      return compiled
     }
+    unbuilt.add(build)
+    const write = (data: unknown) => (compiled ?? build())(data)
     if (!options.check) return write
     // What JSON.stringify would have sent must fit the schema, and the serializer must send exactly it.
     return (data: unknown) => {

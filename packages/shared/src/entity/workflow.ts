@@ -42,8 +42,11 @@ export function noteApplies(note: OperationNote, row: Readonly<Record<string, un
   return (note.whenSet ?? []).every((f) => !isEmptyValue(row[f])) && (note.whenEmpty ?? []).every((f) => isEmptyValue(row[f]))
 }
 
+/** A note's `{field}` placeholder (global: matchAll finds them all, split keeps each name between the texts). */
+export const NOTE_PLACEHOLDER = /\{([A-Za-z][A-Za-z0-9]*)\}/g
+
 /** A note's `{field}` placeholders, in order. */
-export const notePlaceholders = (text: string): string[] => [...text.matchAll(/\{([A-Za-z][A-Za-z0-9]*)\}/g)].map((m) => m[1]!)
+export const notePlaceholders = (text: string): string[] => [...text.matchAll(NOTE_PLACEHOLDER)].map((m) => m[1]!)
 
 /** Names the engine already routes below `{path}/{id}/…`: a step or action may not take them. */
 const RESERVED = new Set(['list', 'export', 'import', 'importTemplate', 'options', 'history', 'counts', 'action', 'file', 'job'])

@@ -1,5 +1,5 @@
 import { DEFAULT_LANGUAGE, DURATION_UNIT_LABELS, formatDuration, LANGUAGES, type DurationUnit, type Language } from '@velo/shared'
-import i18n from './index'
+import i18n, { localized } from './index'
 
 const formats = new Map<string, Intl.NumberFormat>()
 
@@ -27,5 +27,5 @@ export function formatDurationIn(value: number, unit: DurationUnit): string {
 
 /** The unit beside a duration's bare number (a form input's suffix): "s", "秒". */
 export function durationUnitWord(unit: DurationUnit): string {
-  return DURATION_UNIT_LABELS[unit][pageLanguage()]
+  return localized(DURATION_UNIT_LABELS[unit])
 }

@@ -10,7 +10,7 @@ import { dictQuery } from './dicts'
  * Custom pages at an entity's path whose first list is not that entity's plain first page: a device's
  * collections over a chosen time range (iot/collection), the IoT tool's users of one type (tool/iot).
  */
-const OPEN_ON_OTHER_ROWS = new Set(['iot/collection', 'tool/iot'])
+const OPEN_ON_OTHER_ROWS = new Set(['/iot/collection', '/tool/iot'])
 
 /**
  * Asks for a list page's first rows, and the dictionaries its columns show, while the page's code is
@@ -24,12 +24,11 @@ const OPEN_ON_OTHER_ROWS = new Set(['iot/collection', 'tool/iot'])
  */
 export function prefetchPageData(queryClient: QueryClient, component: string, search: string): void {
   if (search && search !== '?') return
-  const name = component.replace(/^\/+/, '').replace(/\/index$/, '')
-  if (OPEN_ON_OTHER_ROWS.has(name)) return
   const entity = entityForComponent(component)
+  if (!entity || OPEN_ON_OTHER_ROWS.has(entity.path)) return
   // Never a request the server refuses (the http client would say so in red to a user who did nothing).
   const { roles, permissions } = sessionStore.getState()
-  if (!entity || !isAllowed({ permissions: [`${entity.permission}:list`] }, { roles, permissions })) return
+  if (!isAllowed({ permissions: [`${entity.permission}:list`] }, { roles, permissions })) return
   const body = listBody(entity, initialListState)
   void queryClient.prefetchQuery({ queryKey: crudKeys.list(entity, body), queryFn: () => crudApi(entity).list(body) })
   for (const field of entity.listed) {

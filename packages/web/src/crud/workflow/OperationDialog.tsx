@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { Alert, App, Button, Col, Descriptions, Form, Modal, Row as GridRow, Space, Spin, Typography, type ButtonProps } from 'antd'
 import { useQuery } from '@tanstack/react-query'
-import { noteApplies, type OperationNote, type ResolvedEntity } from '@velo/shared'
+import { NOTE_PLACEHOLDER, noteApplies, type OperationNote, type ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import { crudApi, crudKeys, type Row } from '../api/crudApi'
@@ -11,6 +11,7 @@ import { useDiscardGuard } from '../form/discardChanges'
 import { EntityFormItem } from '../form/EntityFormItem'
 import { formPayload, initialFormValues, isShown } from '../form/formValues'
 import { OptionsCell } from '../kinds/cells'
+import { enumOption } from '../kinds/options'
 import { ChoiceInput } from '../kinds/inputs'
 import { OperationPreview, PREVIEW_DEBOUNCE_MS, useOperationPreview } from './OperationPreview'
 import { confirmText, inputComplete, previewOperation, subjectOf, type Operation } from './operations'
@@ -71,7 +72,7 @@ function OperationContext({ entity, fields, id }: { entity: ResolvedEntity; fiel
 /** A note's `{field}` placeholders as the details show the row's values (a device's SN for its reference). */
 function NoteText({ entity, text, row }: { entity: ResolvedEntity; text: string; row: Row }) {
   // split() with a capturing group: the text between placeholders at even places, the names at odd ones.
-  const parts = text.split(/\{([A-Za-z][A-Za-z0-9]*)\}/)
+  const parts = text.split(NOTE_PLACEHOLDER)
   return (
     <>
       {parts.map((part, i) => {
@@ -207,13 +208,9 @@ export function OperationDialog({ entity, operation, rows, onClose, onRun }: Ope
             <ChoiceInput
               placeholder={t('crud.choose', { label: localized(statusField.label) })}
               choices={operation.choices.map((state) => {
-                const option = statusField.kind === 'enum' ? statusField.options.find((o) => o.value === state) : undefined
-                return {
-                  value: state,
-                  label: <OptionsCell entity={entity} field={statusField} value={state} row={{}} />,
-                  text: option ? localized(option.label) : state,
-                  description: option?.description && localized(option.description),
-                }
+                const defined = statusField.kind === 'enum' ? statusField.options.find((o) => o.value === state) : undefined
+                const option = defined && enumOption(defined)
+                return { value: state, label: <OptionsCell entity={entity} field={statusField} value={state} row={{}} />, text: option?.label ?? state, description: option?.description }
               })}
               data-testid="operation-target"
             />

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react'
 import { App, Badge, Button, Popconfirm, Popover, Progress, type ProgressProps, Tag, Tooltip, Typography } from 'antd'
 import { DownloadOutlined, ScheduleOutlined } from '@ant-design/icons'
-import { useIsFetching, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useIdle } from '../../lib/useIdle'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { usePageSettled } from '../../lib/usePageSettled'
 import { isFinalJobState, type JobInfo, type JobState, type Paged } from '@velo/shared'
 import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
@@ -34,8 +34,8 @@ export function JobsIndicator() {
   const [open, setOpen] = useState(false)
   // Asked once the page's own requests are answered and the browser is idle: the jobs badge must not
   // delay the rows staff came for.
-  const idle = useIdle(useIsFetching() === 0)
-  const query = useQuery({ queryKey: jobKeys.mine, queryFn: listMyJobs, staleTime: 60_000, enabled: idle })
+  const settled = usePageSettled()
+  const query = useQuery({ queryKey: jobKeys.mine, queryFn: listMyJobs, staleTime: 60_000, enabled: settled })
   const jobs = query.data?.rows ?? []
   const active = jobs.filter((j) => !isFinalJobState(j.state)).length
 
