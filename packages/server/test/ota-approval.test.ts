@@ -347,8 +347,12 @@ describe('the approved digest: no other bytes are served for a campaign', () => 
       return rows[0]?.state === 'failed' ? rows : null
     }, 'the upgrade failed')
     expect(row.code).toBe('E_IMAGE_CHANGED')
-    await t.app.iot.messageLog.flush()
-    const sent = await db().selectFrom('iotMessage').select('payload').where('deviceId', '=', device.deviceId).where('direction', '=', 'down').where('kind', '=', 'ota').execute()
+    // The abort goes out once the failure is committed: the row can be read failed a moment before it is sent.
+    const sent = await waitFor(async () => {
+      await t.app.iot.messageLog.flush()
+      const down = await db().selectFrom('iotMessage').select('payload').where('deviceId', '=', device.deviceId).where('direction', '=', 'down').where('kind', '=', 'ota').execute()
+      return down.length ? down : null
+    }, 'the abort sent')
     expect(sent.map((m: { payload: string }) => JSON.parse(m.payload).op)).toEqual(['abort'])
     await ok('POST', `/iot/upgrade/${id}/cancel`, {})
   })

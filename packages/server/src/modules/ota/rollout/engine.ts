@@ -465,6 +465,9 @@ export class OtaRollout {
       .where('campaignId', '=', campaignId)
       .where('wave', '<=', num(c.currentWave))
       .where('state', 'in', ['succeeded', ...RETRYABLE])
+      // A failure with a retry left is not the wave's yet: the next tick queues it again. Without this,
+      // a report landing between this tick's requeue and its judgement paused the campaign.
+      .where((eb: any) => eb.or([eb('state', '=', 'succeeded'), eb(sql<number>`${sql.ref('attempt')} - ${sql.ref('heldOffers')}`, '>', num(c.retries))]))
     if (since) finished = finished.where('finishedAt', '>=', since)
     const rows = await finished.groupBy(['wave', 'state']).execute()
     const byWave = new Map<number, { finished: number; failed: number }>()
