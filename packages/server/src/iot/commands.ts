@@ -1,4 +1,5 @@
 import {
+  COMMAND_PARAMS,
   COMMANDS,
   type CommandEvent,
   type CommandOutcome,
@@ -208,7 +209,7 @@ export class CommandService {
   validate(command: string, params: Record<string, unknown> | undefined, lang: Language = 'en_US'): { spec: CommandSpec; params: Record<string, unknown> } {
     const spec = commandSpec(command)
     if (!spec) throw badRequest('iot.command.unknown', { command }, fieldErrors('command', t(lang, 'iot.command.unknown', { command })))
-    const parsed = spec.params.safeParse(params ?? {})
+    const parsed = COMMAND_PARAMS[spec.name]!.safeParse(params ?? {})
     if (parsed.success) return { spec, params: parsed.data }
     const errors: FieldIssue[] = parsed.error.issues.flatMap((issue) => {
       // A strict object names the keys it refuses in the issue, not in its path.
