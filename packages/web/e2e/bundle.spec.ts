@@ -171,14 +171,15 @@ test('typing in the form preloads the console; after sign-in each page adds only
  * From the sign-in page to the first row of System › Users (issue 44): what the console costs a user
  * who signs in. 595 KB in 43 files before the list stopped loading its form, import dialog, details and
  * large inputs up front; 554 KB in 57 after; 519 KB in 58 once an English page stopped loading the
- * Chinese texts and the shell's panels stopped carrying antd Result's illustrations. The budget holds
- * that line; the issue's aim is 300 KB in 15 files (the entity definitions and zod, and antd's core
- * are what is left).
+ * Chinese texts and the shell's panels stopped carrying antd Result's illustrations; 493 KB in 55 once
+ * zod stayed out until a form checks a value and the icons came as one file. The budget holds that
+ * line; the issue's aim is 300 KB in 15 files (the entity definitions of every area, and antd's core
+ * cut by the automatic split into many files, are what is left).
  */
-const FLOW_JS_BUDGET_BYTES = 530 * 1024
-const FLOW_FILE_BUDGET = 60
+const FLOW_JS_BUDGET_BYTES = 500 * 1024
+const FLOW_FILE_BUDGET = 56
 
-test('from the sign-in page to the first row of System › Users: at most 530 KB of gzipped JavaScript in 60 files', async ({ page }) => {
+test('from the sign-in page to the first row of System › Users: at most 500 KB of gzipped JavaScript in 56 files', async ({ page }) => {
   const rec = recorder(page)
   await page.goto('/login?redirect=%2Fsystem%2Fuser')
   await expect(page.getByPlaceholder('Password')).toBeVisible()
@@ -198,14 +199,6 @@ test('from the sign-in page to the first row of System › Users: at most 530 KB
   await expect(page.getByTestId('entity-list-user').locator('.ant-table-row').first()).toBeVisible()
   const firstRowMs = Date.now() - began
   await rec.quiet()
-  // The rows are asked for beside the list's code, not after it arrived and ran; the shell's own
-  // request (the jobs badge) waits until the page is idle, so it never shares the rows' start.
-  const listKit = [...answered].find(([path]) => /\/assets\/EntityListPage-[\w-]+\.js$/.test(path))?.[1]
-  expect(sent.get('/api/system/user/list'), 'the user list was asked for').toBeDefined()
-  expect(listKit, 'the list kit was loaded').toBeDefined()
-  expect(sent.get('/api/system/user/list')!).toBeLessThanOrEqual(listKit!)
-  await expect.poll(() => sent.has('/api/monitor/job/list')).toBe(true)
-  expect(sent.get('/api/monitor/job/list')!).toBeGreaterThanOrEqual(answered.get('/api/system/user/list')!)
   const flow = rec.since(start).loaded.filter((l) => l.type === 'script')
   const js = bytesOf(flow, 'script')
   report('sign-in-to-users.txt', [
@@ -213,6 +206,14 @@ test('from the sign-in page to the first row of System › Users: at most 530 KB
     `${kb(js).padStart(9)}  JavaScript (gzip) in ${flow.length} files; first row ${firstRowMs} ms after Enter`,
   ])
   console.log(`sign-in → first row of users: ${kb(js)} JavaScript (gzip) in ${flow.length} files, ${firstRowMs} ms after Enter`)
+  // The rows are asked for with the list's code (the moment the routes are in), not after it arrived and ran; the shell's own
+  // request (the jobs badge) waits until the page is idle, so it never shares the rows' start.
+  const listKit = [...answered].find(([path]) => /\/assets\/EntityListPage-[\w-]+\.js$/.test(path))?.[1]
+  expect(sent.get('/api/system/user/list'), 'the user list was asked for').toBeDefined()
+  expect(listKit, 'the list kit was loaded').toBeDefined()
+  expect(sent.get('/api/system/user/list')!).toBeLessThanOrEqual(listKit!)
+  await expect.poll(() => sent.has('/api/monitor/job/list')).toBe(true)
+  expect(sent.get('/api/monitor/job/list')!).toBeGreaterThanOrEqual(answered.get('/api/system/user/list')!)
   // An English page loads the English texts only; the Chinese catalogue is a chunk of its own.
   expect(flow.filter((l) => /\/assets\/zh_CN-/.test(l.path))).toEqual([])
   expect(flow.length, flow.map((l) => l.path).join('\n')).toBeLessThanOrEqual(FLOW_FILE_BUDGET)

@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { Navigate, useLocation, useNavigate } from 'react-router'
 import { App, Button } from 'antd'
+import { useQueryClient } from '@tanstack/react-query'
+import { warmPage } from '../crud/api/prefetch'
 import { StatusPanel } from '../layout/main/StatusPanel'
 import { useTranslation } from 'react-i18next'
 import { ApiError } from '../api/errors'
@@ -20,6 +22,7 @@ export function AuthGuard({ children }: { children: ReactNode }) {
   const routes = sessionStore.use((s) => s.routes)
   const location = useLocation()
   const navigate = useNavigate()
+  const queryClient = useQueryClient()
   const { message, modal } = App.useApp()
   const { t } = useTranslation()
   const fullPath = `${location.pathname}${location.search}`
@@ -40,7 +43,9 @@ export function AuthGuard({ children }: { children: ReactNode }) {
       // about the token, and forgetting it would sign the user out of the page they reload into.
       if (pageIsUnloading()) return
       if (!failure) {
-        if (!sessionStore.getState().routes?.length) showNoAccess()
+        const loaded = sessionStore.getState().routes
+        if (!loaded?.length) showNoAccess()
+        else warmPage(queryClient, loaded, window.location.pathname, window.location.search)
       } else if (isUnreachable(failure.error)) {
         // No answer (network down, a server restarting): the token may be fine; keep it and offer a retry.
         setUnreachable(true)

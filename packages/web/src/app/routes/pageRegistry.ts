@@ -23,7 +23,8 @@ export function pageKeyCandidates(component: string): string[] {
 }
 
 // The list kit is its own chunk: only list pages download it.
-const EntityListPage = lazy(() => import('../../crud/EntityListPage').then((m) => ({ default: m.EntityListPage })))
+const loadListKit = () => import('../../crud/EntityListPage')
+const EntityListPage = lazy(() => loadListKit().then((m) => ({ default: m.EntityListPage })))
 
 function entityPage(entity: ResolvedEntity): ComponentType {
   const Page = () => createElement(EntityListPage, { entity })
@@ -49,4 +50,14 @@ export function resolvePage(component: string): ComponentType | null {
     cache.set(cacheKey, page)
   }
   return page
+}
+
+/**
+ * Starts downloading the code of a component's page before React gets to render it (the page's
+ * lazy component then finds the module loaded or on its way: an import is fetched once).
+ */
+export function preloadPage(component: string): void {
+  const key = pageKeyCandidates(component).find((k) => k in modules)
+  if (key) void modules[key]!().catch(() => undefined)
+  else if (entityForComponent(component)) void loadListKit().catch(() => undefined)
 }

@@ -1,4 +1,3 @@
-import { useMemo } from 'react'
 import { matchRoutes } from 'react-router'
 import type { RouteNode } from '@velo/shared'
 import { sessionStore } from '../session/sessionStore'
@@ -14,15 +13,26 @@ export interface RouteTable {
   menu: MenuEntry[]
 }
 
+/** One table per route list: the shell's parts and the sign-in's warm-up ask for the same one. */
+const tables = new WeakMap<readonly RouteNode[], RouteTable>()
+
 export function buildRouteTable(serverRoutes: readonly RouteNode[]): RouteTable {
+  let table = tables.get(serverRoutes)
+  if (!table) tables.set(serverRoutes, (table = tableOf(serverRoutes)))
+  return table
+}
+
+function tableOf(serverRoutes: readonly RouteNode[]): RouteTable {
   const tree = [...buildRouteTree(fixedRoutes), ...buildRouteTree(serverRoutes)]
   const pages = flattenPages(tree)
   return { tree, pages, redirects: collectRedirects(tree), menu: buildMenu(tree) }
 }
 
+const NO_ROUTES: readonly RouteNode[] = []
+
 export function useRouteTable(): RouteTable {
-  const routes = sessionStore.use((s) => s.routes)
-  return useMemo(() => buildRouteTable(routes ?? []), [routes])
+  const routes = sessionStore.use((s) => s.routes) ?? NO_ROUTES
+  return buildRouteTable(routes)
 }
 
 export interface PageMatch {

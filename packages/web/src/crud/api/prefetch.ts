@@ -1,6 +1,8 @@
 import type { QueryClient } from '@tanstack/react-query'
-import { entityForComponent } from '@velo/shared'
+import { entityForComponent, type RouteNode } from '@velo/shared'
 import { isAllowed } from '../../app/access'
+import { preloadPage } from '../../app/routes/pageRegistry'
+import { buildRouteTable, matchPage } from '../../app/routes/routeTable'
 import { sessionStore } from '../../app/session/sessionStore'
 import { initialListState, listBody } from '../list/useEntityList'
 import { crudApi, crudKeys } from './crudApi'
@@ -11,6 +13,10 @@ import { dictQuery } from './dicts'
  * collections over a chosen time range (iot/collection), the IoT tool's users of one type (tool/iot).
  */
 const OPEN_ON_OTHER_ROWS = new Set(['/iot/collection', '/tool/iot'])
+
+/** How long a page's prefetch is not repeated (useEntityList does not ask again for rows this fresh either). */
+const ONCE_WITHIN_MS = 2_000
+const lastAsked = new Map<string, number>()
 
 /**
  * Asks for a list page's first rows, and the dictionaries its columns show, while the page's code is
@@ -24,14 +30,31 @@ const OPEN_ON_OTHER_ROWS = new Set(['/iot/collection', '/tool/iot'])
  */
 export function prefetchPageData(queryClient: QueryClient, component: string, search: string): void {
   if (search && search !== '?') return
+  // Asked from a render (PageHost), which React may throw away and start again, and from the sign-in's
+  // warm-up: once per page within a moment. A cache entry fresher than that is not asked for again.
+  const now = Date.now()
+  if (now - (lastAsked.get(component) ?? -Infinity) < ONCE_WITHIN_MS) return
+  lastAsked.set(component, now)
   const entity = entityForComponent(component)
   if (!entity || OPEN_ON_OTHER_ROWS.has(entity.path)) return
   // Never a request the server refuses (the http client would say so in red to a user who did nothing).
   const { roles, permissions } = sessionStore.getState()
   if (!isAllowed({ permissions: [`${entity.permission}:list`] }, { roles, permissions })) return
   const body = listBody(entity, initialListState)
-  void queryClient.prefetchQuery({ queryKey: crudKeys.list(entity, body), queryFn: () => crudApi(entity).list(body) })
+  void queryClient.prefetchQuery({ queryKey: crudKeys.list(entity, body), queryFn: () => crudApi(entity).list(body), staleTime: ONCE_WITHIN_MS })
   for (const field of entity.listed) {
-    if (field.kind === 'dict') void queryClient.prefetchQuery(dictQuery(field.dict))
+    if (field.kind === 'dict') void queryClient.prefetchQuery({ ...dictQuery(field.dict), staleTime: ONCE_WITHIN_MS })
   }
+}
+
+/**
+ * The moment the routes are in (after sign-in, or a reload), the page at this address starts: its
+ * code and its first rows are asked for together, while the shell is still being drawn, instead of
+ * when the shell reaches the page.
+ */
+export function warmPage(queryClient: QueryClient, routes: readonly RouteNode[], pathname: string, search: string): void {
+  const match = matchPage(buildRouteTable(routes).pages, pathname)
+  if (!match) return
+  preloadPage(match.page.component)
+  prefetchPageData(queryClient, match.page.component, search)
 }

@@ -1,5 +1,5 @@
 import type { FormRule } from 'antd'
-import { fieldIssueOf, writeSchema, type FieldDef, type FieldIssue, type FieldProblem, type FieldProblemRule } from '@velo/shared'
+import type { FieldDef, FieldIssue, FieldProblem, FieldProblemRule } from '@velo/shared'
 import type { TFunction } from 'i18next'
 import { localized } from '../../i18n'
 
@@ -42,21 +42,12 @@ export function problemText(issue: FieldIssue, t: TFunction): string {
   return (PROBLEM_TEXT[issue.rule] as Say<FieldProblemRule>)(issue as never, t, localized(issue.label))
 }
 
-/** Schemas are built once per field: a form checks on every change. */
-const schemas = new WeakMap<FieldDef, ReturnType<typeof writeSchema>>()
-const formSchemaOf = (f: FieldDef) => {
-  let schema = schemas.get(f)
-  if (!schema) schemas.set(f, (schema = writeSchema(f, 'form')))
-  return schema
-}
-
 /** The first problem the shared schema finds with a value as it would be sent, in words; null when it passes. */
-export function valueProblem(f: FieldDef, wire: unknown, t: TFunction): string | null {
-  const result = formSchemaOf(f).safeParse(wire)
-  if (result.success) return null
-  const issue = result.error.issues[0]!
-  const problem = fieldIssueOf(issue.message)
-  return problem ? problemText(problem, t) : t('crud.pattern', { label: localized(f.label) })
+export async function valueProblem(f: FieldDef, wire: unknown, t: TFunction): Promise<string | null> {
+  const { formIssue } = await import('./formSchema')
+  const issue = formIssue(f, wire)
+  if (issue === null) return null
+  return issue === 'other' ? t('crud.pattern', { label: localized(f.label) }) : problemText(issue, t)
 }
 
 /**
@@ -65,8 +56,8 @@ export function valueProblem(f: FieldDef, wire: unknown, t: TFunction): string |
  */
 export const schemaRule = (f: FieldDef, t: TFunction, toWire: (value: unknown) => unknown): FormRule => ({
   required: !!f.required,
-  validator: (_, value) => {
-    const problem = valueProblem(f, toWire(value), t)
-    return problem === null ? Promise.resolve() : Promise.reject(new Error(problem))
+  validator: async (_, value) => {
+    const problem = await valueProblem(f, toWire(value), t)
+    if (problem !== null) throw new Error(problem)
   },
 })

@@ -1,4 +1,4 @@
-import { Suspense, useLayoutEffect } from 'react'
+import { Suspense } from 'react'
 import { useQueryClient } from '@tanstack/react-query'
 import { useLocation } from 'react-router'
 import { prefetchPageData } from '../../crud/api/prefetch'
@@ -12,10 +12,10 @@ import { PageNotFound } from './PageNotFound'
 export function PageHost({ page }: { page: PageRoute }) {
   const queryClient = useQueryClient()
   const { search } = useLocation()
-  // The page's first rows are asked for as soon as this commits (with the page's fallback, while its
-  // chunk downloads), once per address (see prefetchPageData). Not during render: a render React
-  // throws away and starts again would ask again, and a cache update there re-renders others.
-  useLayoutEffect(() => prefetchPageData(queryClient, page.component, search), [queryClient, page.component, search])
+  // The page's first rows are asked for with its chunk, in this render: a navigation is a transition,
+  // which commits (and would run an effect) only once the chunk has arrived. prefetchPageData asks
+  // once per page within a moment, however often React renders this.
+  prefetchPageData(queryClient, page.component, search)
   const Page = resolvePage(page.component)
   if (!Page) return <PageNotFound component={page.component} />
   return (
