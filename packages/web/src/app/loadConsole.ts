@@ -27,3 +27,13 @@ export function preloadConsole(): void {
       preloading = false
     })
 }
+
+/**
+ * Signed in: the session (user info and routes) starts loading now, beside the console's first
+ * render, not once the route guard has rendered and asked for it. The guard then finds it on its way.
+ */
+export function startSession(): void {
+  loadConsole()
+    .then((m) => void m.loadSessionOnce())
+    .catch(() => undefined)
+}

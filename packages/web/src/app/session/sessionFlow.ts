@@ -7,15 +7,23 @@ import { sessionActions, sessionStore } from './sessionStore'
 
 export type SessionLoadFailure = { stage: 'userInfo' | 'routes'; error: unknown }
 
-/** Load user info, then routes. Each failure keeps its own stage, since the guard treats them differently. */
+/**
+ * Load user info and routes, both asked for at once (each needs only the token); user info is taken
+ * first. Each failure keeps its own stage, since the guard treats them differently.
+ */
 async function loadSession(): Promise<SessionLoadFailure | null> {
+  const { user, routes } = sessionStore.getState()
+  const userInfo = user ? null : getUserInfo()
+  const routeList = routes ? null : getRouters()
+  // Read below only when user info came; a failure here is then the routes' stage, or nobody's.
+  routeList?.catch(() => undefined)
   try {
-    if (!sessionStore.getState().user) sessionActions.userInfoLoaded(await getUserInfo())
+    if (userInfo) sessionActions.userInfoLoaded(await userInfo)
   } catch (error) {
     return { stage: 'userInfo', error }
   }
   try {
-    if (!sessionStore.getState().routes) sessionActions.routesLoaded((await getRouters()) ?? [])
+    if (routeList) sessionActions.routesLoaded((await routeList) ?? [])
   } catch (error) {
     return { stage: 'routes', error }
   }

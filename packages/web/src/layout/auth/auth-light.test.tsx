@@ -4,6 +4,7 @@ import { LANGUAGE_KEY, REMEMBERED_USERNAME_KEY } from '../../app/config'
 import { sessionStore } from '../../app/session/sessionStore'
 import { removeToken } from '../../app/session/token'
 import { jsonResponse } from '../../test/render'
+import { startSession } from '../../app/loadConsole'
 import { AuthApp } from './AuthApp'
 import { pattern, required, sameAs, firstError } from './authForm'
 import { t } from './authI18n'
@@ -11,7 +12,7 @@ import { forgetFeatures } from './useFeatures'
 
 // The light sign-in kit: the public pages without antd, router or i18next (main.tsx).
 
-vi.mock('../../app/loadConsole', () => ({ loadConsole: vi.fn(), preloadConsole: vi.fn() }))
+vi.mock('../../app/loadConsole', () => ({ loadConsole: vi.fn(), preloadConsole: vi.fn(), startSession: vi.fn() }))
 
 const fetchMock = vi.fn<typeof fetch>()
 const calls = (path: string) => fetchMock.mock.calls.filter(([url]) => String(url) === `/api${path}`)
@@ -98,6 +99,8 @@ describe('the sign-in page', () => {
     expect(JSON.parse(String(calls('/login')[0]![1]!.body))).toEqual({ username: 'admin', password: 'admin123', code: '', uuid: '' })
     expect(sessionStore.getState().token).toBe('the-token')
     expect(localStorage.getItem(REMEMBERED_USERNAME_KEY)).toBe('admin')
+    // The session (user info, routes) starts loading with the token, not once the console has drawn its guard.
+    expect(startSession).toHaveBeenCalledTimes(1)
   })
 
   it('shows the server message, and a new captcha, when the sign-in is refused', async () => {

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { REMEMBERED_USERNAME_KEY } from '../../app/config'
-import { preloadConsole } from '../../app/loadConsole'
+import { preloadConsole, startSession } from '../../app/loadConsole'
 import { safeRedirect } from '../../app/redirectTarget'
 import { sessionActions } from '../../app/session/sessionStore'
 import { authApi, errorText } from '../../layout/auth/authApi'
@@ -45,6 +45,7 @@ export default function LoginPage() {
       if (remember) localStorage.setItem(REMEMBERED_USERNAME_KEY, username)
       else localStorage.removeItem(REMEMBERED_USERNAME_KEY)
       sessionActions.signedIn(token)
+      startSession()
       // Out of the public pages this opens the console (already loading), still showing this form meanwhile.
       nav.navigate(safeRedirect(new URLSearchParams(nav.search).get('redirect')), { replace: true })
     } catch (error) {
