@@ -93,6 +93,7 @@ const alarmTypesOf = (c: Row): string[] =>
     .map((type) => type.trim())
     .filter(Boolean)
 const FAILURES: OtaDeviceState[] = [...OTA_FAILURE_STATES]
+
 /** A device's report stages that end its attempt, and the state each leaves it in (rolledBack and committed: see report()). */
 const ENDING_STAGES: Partial<Record<OtaProgressPayload['stage'], OtaDeviceState>> = { failed: 'failed', rejected: 'rejected', aborted: 'failed' }
 /**
@@ -107,6 +108,18 @@ const INFERRED_ROLLBACK_CODES = ['E_ROLLED_BACK', 'E_COMMIT_TIMEOUT']
 const BEFORE_TRIAL = ACTIVE.filter((s) => s !== 'trial')
 /** Refusals that pass (docs/ota.md › Held and skipped): the device is held and offered again, not failed. */
 export const PASSING_REFUSALS = ['riding', 'batteryLow', 'simDataLow', 'busy']
+
+/**
+ * A device whose last report is not its last word, though its state is final: it refused for a
+ * passing reason (the next tick holds it) or failed with a retry left (the next tick queues it
+ * again). A tick judges, retries and finishes without them: on PostgreSQL each statement reads
+ * afresh, so such a report can land between a tick's hold or requeue and what it does next.
+ */
+const notFinalYet = (c: Row) => sql<boolean>`(${passingRefusal} or ${retryLeft(c)})`
+const passingRefusal = sql<boolean>`(${sql.ref('state')} = 'rejected' and ${sql.ref('code')} in (${sql.join(PASSING_REFUSALS.map((code) => sql.lit(code)))}))`
+const retryLeft = (c: Row) =>
+  sql<boolean>`(${sql.ref('state')} in (${sql.join(RETRYABLE.map((state) => sql.lit(state)))}) and ${sql.ref('attempt')} - ${sql.ref('heldOffers')} <= ${sql.lit(num(c.retries))})`
+
 /** A hold's reason in a sentence's language (anything else a device said: "could not take it"). */
 export const holdReasonIn = (lang: Language, code: string) => t(lang, `ota.rollout.held.${PASSING_REFUSALS.includes(code) ? code : 'other'}` as MessageKey)
 /** States of a device that took its offer: a hold it had is over. */
@@ -372,6 +385,8 @@ export class OtaRollout {
           .set({ state: 'queued', nextAttemptAt, finishedAt: null, updatedAt: now.toISOString() })
           .where('campaignId', '=', num(c.campaignId))
           .where('state', '=', from)
+          // A refusal for a passing reason that landed after this tick's holds: the next tick holds it.
+          .where((eb: any) => eb.not(passingRefusal))
           // Offers refused for a passing reason (held) took an attempt each but are no retry.
           .where(sql<number>`${sql.ref('attempt')} - ${sql.ref('heldOffers')}`, '=', attempt)
           .returning(['upgradeId', 'deviceId', 'wave', 'attempt'])
@@ -465,9 +480,8 @@ export class OtaRollout {
       .where('campaignId', '=', campaignId)
       .where('wave', '<=', num(c.currentWave))
       .where('state', 'in', ['succeeded', ...RETRYABLE])
-      // A failure with a retry left is not the wave's yet: the next tick queues it again. Without this,
-      // a report landing between this tick's requeue and its judgement paused the campaign.
-      .where((eb: any) => eb.or([eb('state', '=', 'succeeded'), eb(sql<number>`${sql.ref('attempt')} - ${sql.ref('heldOffers')}`, '>', num(c.retries))]))
+      // Without notFinalYet, a failure landing between this tick's requeue and its judgement paused the campaign.
+      .where((eb: any) => eb.not(notFinalYet(c)))
     if (since) finished = finished.where('finishedAt', '>=', since)
     const rows = await finished.groupBy(['wave', 'state']).execute()
     const byWave = new Map<number, { finished: number; failed: number }>()
@@ -680,7 +694,8 @@ export class OtaRollout {
       .selectFrom('otaCampaignDevice')
       .select(sql<number>`count(*)`.as('n'))
       .where('campaignId', '=', campaignId)
-      .where('state', 'not in', FINAL)
+      // Without notFinalYet, a failure landing between this tick's requeue and this count finished a campaign with a retry to run.
+      .where((eb: any) => eb.or([eb('state', 'not in', FINAL), notFinalYet(c)]))
       .executeTakeFirst()
     if (num(open?.n) > 0) return false
     await tx.updateTable('otaCampaign').set({ status: 'finished', finishedAt: now.toISOString() }).where('campaignId', '=', campaignId).execute()
