@@ -19,7 +19,7 @@ import { registerModules } from './modules'
 import { installOperationLog } from './platform/audit/operation-log'
 import { envelopeHook, errorHandler, installJsonParser, notFoundHandler } from './platform/http'
 import { installGuard } from './platform/rbac/guard'
-import { requireResponseSchemas, responseSerializer } from './platform/responses'
+import { requireResponseSchemas, ResponseSerializers } from './platform/responses'
 import { createServices, type Services } from './platform/services'
 import type { ScheduleOptions } from './platform/jobs'
 import { registerDefinedEntities } from './platform/crud/routes'
@@ -39,6 +39,8 @@ declare module 'fastify' {
     broker: EmbeddedBroker | null
     /** The IoT gateway: broker authority, MQTT client, device state, message log, live events. */
     iot: Iot
+    /** The routes' response serializers, built at a route's first answer or in the background. */
+    responseSerializers: ResponseSerializers
   }
 }
 
@@ -104,7 +106,9 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   app.decorate('broker', iot.broker)
 
   app.setValidatorCompiler(validatorCompiler)
-  app.setSerializerCompiler(responseSerializer({ check: config.responseCheck }))
+  const serializers = new ResponseSerializers({ check: config.responseCheck })
+  app.decorate('responseSerializers', serializers)
+  app.setSerializerCompiler(serializers.compiler())
   app.setErrorHandler(errorHandler)
 
   const directives = {

@@ -1,6 +1,5 @@
 import { buildApp } from './app'
 import { ConfigError, loadConfig } from './config'
-import { buildResponseSerializersInBackground } from './platform/responses'
 
 async function main() {
   let config
@@ -29,7 +28,7 @@ async function main() {
     console.log(`Embedded MQTT broker on port ${broker.port}`)
   }
   await app.listen({ port: config.port, host: config.host })
-  buildResponseSerializersInBackground()
+  app.responseSerializers.buildInBackground()
   const shown = config.host === '0.0.0.0' ? 'localhost' : config.host
   console.log(`Velo Admin is running on http://${shown}:${config.port} (API under ${config.apiPrefix}, docs at ${config.apiPrefix}/docs)`)
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

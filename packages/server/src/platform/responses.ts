@@ -93,39 +93,53 @@ export function serializerSchema(schema: z.ZodType): JsonSchema {
   return forSerializer(json) as JsonSchema
 }
 
-/** The serializers not built yet, of every app this process registered. */
-const unbuilt = new Set<() => unknown>()
-
 /**
- * Builds the serializers not built yet a few at a time between other work, once the server listens:
- * the start does not wait for them, and the first answers of a route do not pay for them either.
+ * An app's route serializers: Fastify's compiler for its routes' zod response schemas, and those it
+ * has not built yet. One per app, so a closed app's schemas are not kept by the next (the test
+ * suite builds dozens of apps in one process).
  */
-export function buildResponseSerializersInBackground(batch = 20): void {
-  const step = () => {
-    let n = 0
-    for (const build of unbuilt) {
-      build()
-      if (++n >= batch) break
-    }
-    if (unbuilt.size) setImmediate(step).unref()
-  }
-  setImmediate(step).unref()
-}
+export class ResponseSerializers {
+  private readonly unbuilt = new Set<() => unknown>()
 
-/** Builds every route serializer not built yet (a test proves they all build); answers how many. */
-export function buildAllResponseSerializers(): number {
-  const n = unbuilt.size
-  for (const build of unbuilt) build()
-  return n
+  constructor(private readonly options: { check: boolean }) {}
+
+  /**
+   * Builds the serializers not built yet a few at a time between other work, once the server listens:
+   * the start does not wait for them, and the first answers of a route do not pay for them either.
+   */
+  buildInBackground(batch = 20): void {
+    const step = () => {
+      let n = 0
+      for (const build of this.unbuilt) {
+        build()
+        if (++n >= batch) break
+      }
+      if (this.unbuilt.size) setImmediate(step).unref()
+    }
+    setImmediate(step).unref()
+  }
+
+  /** Builds every route serializer not built yet (a test proves they all build); answers how many. */
+  buildAll(): number {
+    const n = this.unbuilt.size
+    for (const build of this.unbuilt) build()
+    return n
+  }
+
+  /** The compiler to give Fastify (setSerializerCompiler). */
+  compiler(): FastifySerializerCompiler<z.ZodType> {
+    return responseSerializer(this.options, this.unbuilt)
+  }
 }
 
 /**
  * Fastify's serializer compiler for the routes' zod response schemas. Each route's serializer is
  * built at its first answer, not at start: turning ~1,000 zod schemas into JSON schemas and compiling
  * them was about 0.5 s of every start (of the server, and of every test file's app), most of it for
- * routes a given process never answers. test/response-serializers.test.ts builds every one.
+ * routes a given process never answers. test/response-serializers.test.ts builds every one. The
+ * routes' builds wait in `unbuilt` (their app's ResponseSerializers) until built.
  */
-export function responseSerializer(options: { check: boolean }): FastifySerializerCompiler<z.ZodType> {
+function responseSerializer(options: { check: boolean }, unbuilt: Set<() => unknown>): FastifySerializerCompiler<z.ZodType> {
   return ({ schema, method, url }) => {
     let compiled: ((data: unknown) => string) | undefined
     // Built once, then off the waiting set: an answer only calls what is built.
