@@ -63,11 +63,13 @@ test('logout ends the session and offers to come back to the page', async ({ pag
 })
 
 test('an ended session offers Confirm logout: cancel stays, Re-Login signs in again', async ({ page, baseURL, context }) => {
-  // The shell asks for the user's jobs once the page is idle: that answer comes with the valid token,
-  // so the dialog below is the one the click on the name brings, not one the badge raised first.
-  const jobs = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/monitor/job/list')
+  // The dashboard's data and the shell's jobs badge are answered with the valid token, so the dialog
+  // below is the one the click on the name brings, not one a late first request raised (the badge
+  // may ask before the dashboard's cards do, now that the page's code comes earlier).
+  const answered = (path: string) => page.waitForResponse((r) => new URL(r.url()).pathname === path)
+  const firstRequests = Promise.all([answered('/api/monitor/job/list'), answered('/api/analytics/home')])
   await openSignedIn(page, baseURL!)
-  await jobs
+  await firstRequests
   // The server no longer knows this token (as after an expiry or a sign-out elsewhere).
   await useToken(context, baseURL!, 'expired-token')
   await page.getByTestId('navbar-nickname').click()
