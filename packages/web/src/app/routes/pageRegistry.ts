@@ -35,12 +35,15 @@ function entityPage(entity: ResolvedEntity): ComponentType {
 // One component per page, so a page keeps its identity (and its state) across renders.
 const cache = new Map<string, ComponentType>()
 
+/** The page module a component name has, if any. */
+const pageModuleKey = (component: string) => pageKeyCandidates(component).find((k) => k in modules)
+
 /**
  * The page for a component name: its page module (a custom page wins), else the generic list of the
  * entity at that path, else null.
  */
 export function resolvePage(component: string): ComponentType | null {
-  const key = pageKeyCandidates(component).find((k) => k in modules)
+  const key = pageModuleKey(component)
   const entity = key ? undefined : entityForComponent(component)
   const cacheKey = key ?? (entity ? `entity:${entity.key}` : null)
   if (!cacheKey) return null
@@ -57,7 +60,7 @@ export function resolvePage(component: string): ComponentType | null {
  * lazy component then finds the module loaded or on its way: an import is fetched once).
  */
 export function preloadPage(component: string): void {
-  const key = pageKeyCandidates(component).find((k) => k in modules)
+  const key = pageModuleKey(component)
   if (key) void modules[key]!().catch(() => undefined)
   else if (entityForComponent(component)) void loadListKit().catch(() => undefined)
 }
