@@ -51,9 +51,9 @@ export async function runDashboards(
           `${fmt(demo.rows.dash_tracking_event ?? 0)} tracking events, ${fmt(demo.rows.mon_app_upload_log ?? 0)} app uploads, written in ${fmt(demo.seconds, 1)} s.`,
       )
       log(`${target.name}: rebuilding the rollups`)
-      await db.transaction().execute((tx) => resetRollups(tx, dialect))
+      await typed.transaction().execute((tx) => resetRollups(tx, dialect))
       collectGarbage()
-      const full = await refreshRollups(db, dialect)
+      const full = await refreshRollups(typed, dialect)
       add('rollups rebuilt from nothing (all rides, events, uploads)', `${fmt(full.ms / 1000, 2)} s, ${fmt(full.rows)} facts`)
 
       const last = await db.selectFrom('memRide').select((eb) => eb.fn.max('rideId').as('id')).executeTakeFirstOrThrow()

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { allEntities, defineEntity, definedButtons, registerEntities } from '@velo/shared'
 import type { Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Dialect } from '../src/db/database'
+import { type Dialect, dynamicDb } from '../src/db/database'
 import { generateMigration } from '../src/db/schema-gen/generate'
 import { registerEntityRoutes } from '../src/platform/crud/routes'
 import { createTestApp, limitedUser, type TestApp } from './harness'
@@ -95,7 +95,7 @@ beforeAll(async () => {
           stamp: async ({ tx, rows, progress, signal }) => {
             for (const [i, row] of rows.entries()) {
               signal.throwIfAborted()
-              await tx.updateTable('testTicket').set({ stamped: Number(row.stamped) + 1 }).where('ticketId', '=', row.ticketId).execute()
+              await dynamicDb(tx).updateTable('testTicket').set({ stamped: Number(row.stamped) + 1 }).where('ticketId', '=', row.ticketId).execute()
               progress(i + 1, rows.length)
             }
             return { stamped: rows.length }

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { forgetDeletedDevices } from '../src/modules/iot/config/drift'
 import { deviceTemplate } from '../src/modules/iot/config/templates'
 import { outcomeOf, reconcilePushes } from '../src/modules/iot/config/push'
-import { configDb } from '../src/modules/iot/config/tables'
 import { limitedUser, useTestApp } from './harness'
 import { clearRetained, insertDevice, simulated, waitFor } from './iot-helpers'
 
@@ -16,7 +15,7 @@ const t = useTestApp()
 const sims: SimulatedDevice[] = []
 let serial = 0
 
-const db = () => configDb(t.app.services.db)
+const db = () => t.app.services.db
 const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, token = t.admin) => t.call({ method, url: `/api${url}`, token, body })
 
 async function template(values: Record<string, unknown> = {}) {

@@ -4,7 +4,6 @@ import { withLuhnDigit } from '@velo/shared'
 import ExcelJS from 'exceljs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SimulatedCarrier } from '../src/modules/iot/sim/carrier'
-import { simDb } from '../src/modules/iot/sim/db'
 import { simCardsOf } from '../src/modules/iot/sim'
 import { type Alarms, type RaiseAlarm, setAlarms } from '../src/modules/iot/warnings/alarms'
 import { createTestApp, type TestApp, useTestApp } from './harness'
@@ -29,7 +28,7 @@ const recorder: Alarms = {
 const newIccid = () => withLuhnDigit(`8931${String(randomInt(1e9)).padStart(9, '0')}${String(randomInt(1e5)).padStart(5, '0')}`)
 const newImei = () => withLuhnDigit(`35${String(randomInt(1e9)).padStart(9, '0')}${String(randomInt(1e3)).padStart(3, '0')}`)
 
-const db = () => simDb(t.app.services.db)
+const db = () => t.app.services.db
 const sims = () => simCardsOf(t.app.services)
 const carrier = () => sims().carriers.get('simulated') as SimulatedCarrier
 const simRow = (simId: number) => db().selectFrom('iotSim').selectAll().where('simId', '=', simId).executeTakeFirstOrThrow()

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { BackupJobResult, RetentionJobResult } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { telemetryDb } from '../src/modules/iot/collections/db'
 import { restoreBackup, verifyBackup } from '../src/ops/backup'
 import { SCHEDULED_FOLDER } from '../src/ops/maintenance'
 import { defineJobKind, SYSTEM_USER_ID, type JobRow } from '../src/platform/jobs'
@@ -167,7 +166,7 @@ describe('the retention job', () => {
     await db().insertInto('sysLoginLog').values([login(11), login(12), login(13), login(9)]).execute()
     const message = (days: number) => ({ deviceId: null, direction: 'up', kind: 'status', topic: `retention/${days}`, payload: '{}', createTime: ago(days) })
     await db().insertInto('iotMessage').values([message(8), message(20), message(6)]).execute()
-    await telemetryDb(db())
+    await db()
       .insertInto('iotTelemetry')
       .values([31, 29].map((days) => ({ deviceId: 987654, receivedAt: ago(days) })))
       .execute()
@@ -185,7 +184,7 @@ describe('the retention job', () => {
     expect(titles).toEqual(['retention 29'])
     expect((await db().selectFrom('sysLoginLog').select('userName').where('userName', 'like', 'retention%').execute()).map((r) => r.userName)).toEqual(['retention9'])
     expect((await db().selectFrom('iotMessage').select('topic').where('topic', 'like', 'retention/%').execute()).map((r) => r.topic)).toEqual(['retention/6'])
-    expect(await telemetryDb(db()).selectFrom('iotTelemetry').select('receivedAt').where('deviceId', '=', 987654).execute()).toHaveLength(1)
+    expect(await db().selectFrom('iotTelemetry').select('receivedAt').where('deviceId', '=', 987654).execute()).toHaveLength(1)
     expect(await db().selectFrom('sysJob').select('jobId').where('jobId', '=', oldJob!.jobId).executeTakeFirst()).toBeUndefined()
     expect(existsSync(oldFolder)).toBe(false)
     // Run again: nothing left to remove.

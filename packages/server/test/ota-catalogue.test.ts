@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { crc8 } from '../src/platform/files/crc8'
-import { catalogueDb } from '../src/modules/ota/catalogue/tables'
 import { multipart, useTestApp } from './harness'
 
 // The OTA catalogue (issue 18): firmware and audio are known by the digests the server computed
@@ -12,7 +11,7 @@ let serial = 0
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 const call = (method: Method, url: string, body?: unknown, lang?: 'en_US' | 'zh_CN') => t.call({ method, url: `/api${url}`, token: t.admin, body, lang })
-const db = () => catalogueDb(t.app.services.db)
+const db = () => t.app.services.db
 const hex = (n: number) => n.toString(16).toUpperCase().padStart(2, '0')
 
 async function ok(method: Method, url: string, body?: unknown) {

@@ -1,16 +1,16 @@
 import type { SimulatedDevice } from '@velo/device-sim'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openToolSession } from '../src/modules/tool/sessions'
-import type { ToolDb } from '../src/modules/tool/tables'
 import { verifyPassword } from '../src/platform/auth/passwords'
 import { snapshot, useTestApp, waitForOperLog } from './harness'
 import { clearRetained, randomSn, simulated, waitFor } from './iot-helpers'
+import type { Db } from '../src/db/database'
 
 // The production-line tool: its accounts in the console, its own API and tokens, and the
 // end-of-line test against the reference device over a real MQTT broker (embedded, or TEST_MQTT_URL).
 
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as ToolDb
+const db = () => t.app.services.db as unknown as Db
 const devices: SimulatedDevice[] = []
 const PASSWORD = 'line-pass1'
 /** A signed-in operator's token for later tests: sign-in is limited per address, as this file's last test shows. */

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
-import { CamelCasePlugin, Kysely, type LogEvent, PostgresDialect } from 'kysely'
+import { CamelCasePlugin, type ExpressionBuilder, Kysely, type LogEvent, PostgresDialect, type Transaction } from 'kysely'
 import pg from 'pg'
 import type { DatabaseTarget } from '../config'
 import { namingPool } from './pg-named'
@@ -10,6 +10,26 @@ import { KEEP_STATEMENTS, SqliteReadWriteDialect } from './sqlite-driver'
 import { SqliteReaders } from './sqlite-readers'
 
 export type Db = Kysely<Database>
+
+/**
+ * Any table by name, its columns of unknown value: how code over definitions sees the tables it
+ * reads and writes — the generic engine (platform/crud, the files' and export job's checks, data
+ * scope) and the few module helpers that take an entity (app reads, a bike spec's code, an image's
+ * links). It works on whichever table a definition names, generated modules' included, which no
+ * type written before them can list; its names come only from the definitions. It is the one place
+ * the SQL is not typed by column, and it is still typed by value (unknown, not any). A function
+ * takes Db and widens inside (dynamicDb), so hooks and callers always hold the typed database.
+ * Code that names its tables uses Db.
+ */
+export type DynamicTables = Database & Record<string, Record<string, unknown>>
+export type DynamicDb = Kysely<DynamicTables>
+export type DynamicTx = Transaction<DynamicTables>
+/** An expression builder over any of those tables (a definition names the table and columns). */
+export type DynamicEb = ExpressionBuilder<DynamicTables, string>
+/** The database as the generic engine sees it (Kysely's own widening, no cast). */
+export const dynamicDb = (db: Db): DynamicDb => db.withTables<Record<string, Record<string, unknown>>>()
+/** A transaction as the generic engine sees it. */
+export const dynamicTx = (tx: Transaction<Database>): DynamicTx => tx.withTables<Record<string, Record<string, unknown>>>()
 export type Dialect = DatabaseTarget['dialect']
 
 /** What the metrics (platform/observability) watch of a database: each query's time, PostgreSQL's pool. */

@@ -1,11 +1,29 @@
-import type { ColumnInfo, ColumnsOf, contentEntities, iotEntities, serviceEntities, systemEntities } from '@velo/shared'
+import type {
+  bikeEntities,
+  ColumnInfo,
+  ColumnsOf,
+  contentEntities,
+  dashboardEntities,
+  iotConfigEntities,
+  iotEntities,
+  iotSimEntities,
+  iotTelemetryEntities,
+  iotWarningEntities,
+  memberEntities,
+  orderEntities,
+  otaEntities,
+  serviceEntities,
+  systemEntities,
+  toolEntities,
+} from '@velo/shared'
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
 
 // Columns are snake_case in the database and camelCase here (Kysely's CamelCasePlugin maps them).
 // A table with an entity definition takes its shape from it (TableOf; the rules are in
-// shared/src/entity/row-types.ts): its fields, its `storage` columns and the audit columns. Only
-// tables without a definition (sessions, cache, join tables, jobs, …) are written out here. The
-// schema agreement test holds both to what the migrations made.
+// shared/src/entity/row-types.ts): its fields, its `storage` columns and the audit columns. Tables
+// without a definition (sessions, cache, join tables, jobs, …) and those whose definition TableOf
+// cannot read (below) are written out here. Every table the code names is here: the code types its
+// SQL against this one Database. The schema agreement test holds the definitions to the migrations.
 
 /** A defined entity's table as Kysely sees it: columns the database fills on insert are Generated. */
 export type TableOf<E> = {
@@ -191,6 +209,407 @@ export interface SqlCredentialTable {
   createTime: string
 }
 
+// Tables whose definition's type has lost its field names (the OTA parts' slices, built per part by
+// functions typed EntityDef; definitions with fields from helpers typed FieldDef): TableOf cannot
+// read their columns, so they are written out here from the migrations' snapshot
+// (src/db/migrations/snapshot.json, which the schema agreement test holds to the definitions and to
+// both databases). A change to such a definition changes its table here too.
+
+/** cnt_app_version (appVersion). */
+export interface CntAppVersionTable {
+  versionId: Generated<number>
+  platform: string
+  versionCode: string
+  versionType: Generated<string>
+  downloadUrl: string
+  updateInterval: Generated<number>
+  current: Generated<boolean | number>
+  releaseTime: string
+  notesEn: Generated<string>
+  notesDe: Generated<string>
+  notesNl: Generated<string>
+  notesFr: Generated<string>
+  remark: Generated<string>
+  createTime: string
+  createBy: Generated<string>
+  updateBy: Generated<string>
+  updateTime: string | null
+}
+/** cnt_banner (banner). */
+export interface CntBannerTable {
+  bannerId: Generated<number>
+  title: string
+  image: string
+  linkUrl: Generated<string>
+  orderNum: Generated<number>
+  startTime: string | null
+  endTime: string | null
+  language: Generated<string>
+  countryId: number | null
+  status: Generated<string>
+  createTime: string
+  createBy: Generated<string>
+  updateBy: Generated<string>
+  updateTime: string | null
+  remark: Generated<string>
+}
+/** cnt_message (message). */
+export interface CntMessageTable {
+  messageId: Generated<number>
+  title: string
+  content: string
+  audience: Generated<string>
+  countryId: number | null
+  sendMode: Generated<string>
+  sendTime: string | null
+  status: Generated<string>
+  sentCount: Generated<number>
+  readCount: Generated<number>
+  sentTime: string | null
+  remark: Generated<string>
+  createTime: string
+  createBy: Generated<string>
+  updateBy: Generated<string>
+  updateTime: string | null
+}
+/** cnt_policy (policy). */
+export interface CntPolicyTable {
+  policyId: Generated<number>
+  title: string
+  type: string
+  content: string
+  coverageMonths: number | null
+  linkUrl: Generated<string>
+  language: Generated<string>
+  countryId: number | null
+  status: Generated<string>
+  createTime: string
+  createBy: Generated<string>
+  updateBy: Generated<string>
+  updateTime: string | null
+  remark: Generated<string>
+}
+/** cnt_protocol (protocol). */
+export interface CntProtocolTable {
+  protocolId: Generated<number>
+  name: string
+  type: string
+  content: string
+  language: Generated<string>
+  versionCode: string
+  isUpdate: Generated<boolean | number>
+  status: Generated<string>
+  signCount: Generated<number>
+  cancelCount: Generated<number>
+  publishTime: string | null
+  remark: Generated<string>
+  createTime: string
+  createBy: Generated<string>
+  updateBy: Generated<string>
+  updateTime: string | null
+}
+/** cnt_user_help (userHelp). */
+export interface CntUserHelpTable {
+  helpId: Generated<number>
+  title: string
+  type: string
+  modelId: number | null
+  language: Generated<string>
+  coverImage: string | null
+  video: string | null
+  videoDuration: number | null
+  document: string | null
+  linkUrl: Generated<string>
+  orderNum: Generated<number>
+  status: Generated<string>
+  createTime: string
+  createBy: Generated<string>
+  updateBy: Generated<string>
+  updateTime: string | null
+  remark: Generated<string>
+}
+/** iot_config (iotConfig). */
+export interface IotConfigTable {
+  configId: Generated<number>
+  name: string
+  protocolVersion: Generated<string>
+  version: Generated<string>
+  lowBatteryPercent: Generated<number>
+  overSpeedKmh: Generated<number>
+  alarmVolume: Generated<number>
+  alarmSeconds: Generated<number>
+  fallAngle: Generated<number>
+  vibrationSensitivity: Generated<number>
+  wakeUpMinutes: Generated<number>
+  lowPowerMinutes: Generated<number>
+  ultraLowPowerHours: Generated<number>
+  transceiveSeconds: Generated<number>
+  ridingSeconds: Generated<number>
+  gpsReportSeconds: Generated<number>
+  traceReportSeconds: Generated<number>
+  traceReportMeters: Generated<number>
+  status: Generated<string>
+  remark: Generated<string>
+  createTime: string
+  createBy: Generated<string>
+  updateBy: Generated<string>
+  updateTime: string | null
+}
+/** iot_message_config (iotMessageConfig). */
+export interface IotMessageConfigTable {
+  messageConfigId: Generated<number>
+  eventType: string
+  severity: Generated<string>
+  enabled: Generated<boolean | number>
+  notifyMember: Generated<boolean | number>
+  notifyStaff: Generated<boolean | number>
+  staffEmails: Generated<string>
+  titleEn: string
+  textEn: string
+  titleZh: string
+  textZh: string
+  titleDe: Generated<string>
+  textDe: Generated<string>
+  titleNl: Generated<string>
+  textNl: Generated<string>
+  titleFr: Generated<string>
+  textFr: Generated<string>
+  remark: Generated<string>
+  createBy: Generated<string>
+  createTime: string
+  updateBy: Generated<string>
+  updateTime: string | null
+}
+/** ord_device_order (deviceOrder). */
+export interface OrdDeviceOrderTable {
+  orderId: Generated<number>
+  orderNo: string
+  orderType: Generated<string>
+  modelId: number
+  quantity: number
+  numbersGenerated: Generated<number>
+  overrun: Generated<boolean | number>
+  salesRegion: string
+  deliveryDate: string
+  purchasingEntity: string
+  tpNumber: string
+  frameSupplier: string
+  brandCode: string
+  manufacturerCode: string
+  modelYear: number
+  specCode: string
+  repairCode: Generated<string>
+  serialStart: number | null
+  serialEnd: number | null
+  serialDigits: Generated<number>
+  checkCharacter: Generated<boolean | number>
+  countGenerated: Generated<number>
+  countPrinted: Generated<number>
+  countBound: Generated<number>
+  countVoided: Generated<number>
+  remark: Generated<string>
+  createTime: string
+  createBy: Generated<string>
+  updateBy: Generated<string>
+  updateTime: string | null
+}
+/** ota_supplier (bmsPartSupplier). */
+export interface OtaSupplierTable {
+  supplierId: Generated<number>
+  name: string
+  supplierCode: string
+  iotCode: string
+  contact: Generated<string>
+  remark: Generated<string>
+  createTime: string
+  partKind: string
+  createBy: Generated<string>
+  updateBy: Generated<string>
+  updateTime: string | null
+}
+/** ota_product (bmsPartProduct). */
+export interface OtaProductTable {
+  productId: Generated<number>
+  supplierId: number
+  name: string
+  productCode: string
+  hardwareRevision: string
+  remark: Generated<string>
+  createTime: string
+  partKind: string
+  createBy: Generated<string>
+  updateBy: Generated<string>
+  updateTime: string | null
+}
+/** ota_firmware (bmsFirmware). */
+export interface OtaFirmwareTable {
+  firmwareId: Generated<number>
+  name: string
+  code: string
+  supplierId: number
+  productId: number
+  moduleType: Generated<string>
+  hasBluetooth: Generated<boolean | number>
+  originalVersion: Generated<string>
+  customVersion: string
+  protocolVersion: Generated<string>
+  hardwareRevisions: Generated<string>
+  file: string
+  size: number | null
+  sha256: Generated<string>
+  crc8: Generated<string>
+  crcVariant: Generated<string>
+  bleVersion: Generated<string>
+  bleFile: string | null
+  gnssVersion: Generated<string>
+  gnssFile: string | null
+  downloadUrl: Generated<string>
+  serialNumber: Generated<string>
+  minAppVersion: string | null
+  remark: Generated<string>
+  createTime: string
+  partKind: string
+  versionNumber: Generated<number>
+  createBy: Generated<string>
+  updateBy: Generated<string>
+  updateTime: string | null
+}
+/** ota_campaign (bmsUpgrade). */
+export interface OtaCampaignTable {
+  campaignId: Generated<number>
+  name: string
+  status: Generated<string>
+  firmwareId: number | null
+  targetVersion: Generated<string>
+  productId: number | null
+  hardwareRevision: Generated<string>
+  fromVersionMin: string | null
+  fromVersionMax: string | null
+  allowDowngrade: Generated<boolean | number>
+  canaryPercent: Generated<number>
+  canaryCount: number | null
+  waveCount: Generated<number>
+  successPercent: Generated<number>
+  errorPercent: Generated<number>
+  errorCount: number | null
+  errorMinFinished: Generated<number>
+  alarmRateFactor: Generated<number>
+  alarmMinCount: Generated<number>
+  alarmTypes: Generated<string>
+  ratePerMinute: Generated<number>
+  startAt: string | null
+  windowStart: Generated<string>
+  windowEnd: Generated<string>
+  randomOrder: Generated<boolean | number>
+  timeoutMinutes: Generated<number>
+  commitSeconds: Generated<number>
+  retries: Generated<number>
+  retryBackoffSeconds: Generated<number>
+  minBattery: Generated<number>
+  holdLimitHours: Generated<number>
+  skippedAs: Generated<string>
+  currentWave: number | null
+  totalDevices: number | null
+  succeededCount: number | null
+  failedCount: number | null
+  rolledBackCount: Generated<number>
+  skippedCount: Generated<number>
+  pauseReason: Generated<string>
+  approvedBy: Generated<string>
+  approvedAt: string | null
+  revision: Generated<number>
+  imageSha256: Generated<string>
+  imageSize: number | null
+  startedAt: string | null
+  finishedAt: string | null
+  remark: Generated<string>
+  createTime: string
+  partKind: string
+  baselineAlarmRate: number | null
+  resumedAt: string | null
+  payload: Generated<string>
+  audioId: number | null
+  createBy: Generated<string>
+  updateBy: Generated<string>
+  updateTime: string | null
+}
+/** ota_campaign_device (bmsUpgradeDevice). */
+export interface OtaCampaignDeviceTable {
+  upgradeId: Generated<number>
+  campaignId: number
+  deviceId: number
+  wave: number | null
+  state: Generated<string>
+  percent: number | null
+  attempt: number | null
+  fromVersion: Generated<string>
+  toVersion: Generated<string>
+  code: Generated<string>
+  message: Generated<string>
+  notifiedAt: string | null
+  finishedAt: string | null
+  updatedAt: string | null
+  trialAt: string | null
+  partKind: string
+  position: Generated<number>
+  nextAttemptAt: string | null
+  heldSince: string | null
+  heldOffers: Generated<number>
+  timeZone: Generated<string>
+}
+
+/** A dashboard rollup's watermark (migration 2026-11-25T02-dashboard-rollups, modules/dashboard/rollups.ts). */
+export interface DashRollupStateTable {
+  name: string
+  lastId: Generated<number>
+  refreshedTime: string | null
+}
+/** A member's activity on a day. */
+export interface DashMemberDayTable {
+  day: string
+  memberId: number
+  countryId: number | null
+  rides: Generated<number>
+  distance: Generated<number>
+  appEvents: Generated<number>
+}
+/** Active members and rides per day and country (0: none). */
+export interface DashDayTable {
+  day: string
+  countryId: number
+  dau: number
+  rides: number
+}
+/** Who was active in a week ('w') or month ('m'), with any activity (platform '') or on a platform. */
+export interface DashMemberPeriodTable {
+  kind: string
+  period: string
+  platform: string
+  memberId: number
+  countryId: number | null
+}
+/** A member's app events per day, platform and app version. */
+export interface DashAppDayTable {
+  day: string
+  memberId: number
+  platform: string
+  appVersion: string
+  countryId: number | null
+  events: Generated<number>
+  sessions: Generated<number>
+  crashedSessions: Generated<number>
+  crashReports: Generated<number>
+}
+/** App start durations per day, platform, version and country (0: none), bucketed. */
+export interface DashStartHistTable {
+  day: string
+  platform: string
+  appVersion: string
+  countryId: number
+  bucket: number
+  n: number
+}
+
 export interface Database {
   sysFile: FileTable
   sysDept: DeptTable
@@ -227,6 +646,66 @@ export interface Database {
   ordFrameSeries: FrameSeriesTable
   toolSqlHistory: SqlHistoryTable
   toolSqlCredential: SqlCredentialTable
+  dashRollupState: DashRollupStateTable
+  dashMemberDay: DashMemberDayTable
+  dashDay: DashDayTable
+  dashMemberPeriod: DashMemberPeriodTable
+  dashAppDay: DashAppDayTable
+  dashStartHist: DashStartHistTable
+  dashTrackingEvent: TableOf<typeof dashboardEntities.trackingEvent>
+  dashTrackingNode: TableOf<typeof dashboardEntities.trackingNode>
+  bikeBike: TableOf<typeof bikeEntities.bike>
+  bikeModel: TableOf<typeof bikeEntities.bikeModel>
+  bikeModelColour: TableOf<typeof bikeEntities.modelColour>
+  bikeModelSize: TableOf<typeof bikeEntities.modelSize>
+  bikePicture: TableOf<typeof bikeEntities.bikePicture>
+  bikeRecord: TableOf<typeof bikeEntities.bikeRecord>
+  bikeStaticImage: TableOf<typeof bikeEntities.staticImage>
+  cntAchievement: TableOf<typeof contentEntities.achievement>
+  cntActivity: TableOf<typeof contentEntities.activity>
+  cntAppVersion: CntAppVersionTable
+  cntBanner: CntBannerTable
+  cntErrorCode: TableOf<typeof contentEntities.errorCode>
+  cntGuide: TableOf<typeof contentEntities.guide>
+  cntMessage: CntMessageTable
+  cntMessageMember: { messageId: number; memberId: number }
+  cntMessageRecipient: TableOf<typeof contentEntities.messageRecipient>
+  cntPolicy: CntPolicyTable
+  cntProtocol: CntProtocolTable
+  cntProtocolSignature: TableOf<typeof contentEntities.protocolSignature>
+  cntServiceCentre: TableOf<typeof contentEntities.serviceCentre>
+  cntUserHelp: CntUserHelpTable
+  monAppUploadLog: TableOf<typeof contentEntities.appUploadLog>
+  iotAlarm: TableOf<typeof iotWarningEntities.iotAlarm>
+  iotMessageConfig: IotMessageConfigTable
+  iotMessageConfigRole: { messageConfigId: number; roleId: number }
+  iotConfig: IotConfigTable
+  iotConfigDrift: TableOf<typeof iotConfigEntities.iotConfigDrift>
+  iotConfigPush: TableOf<typeof iotConfigEntities.iotConfigPush>
+  iotConfigReport: TableOf<typeof iotConfigEntities.iotConfigReport>
+  iotSim: TableOf<typeof iotSimEntities.iotSim>
+  iotTelemetry: TableOf<typeof iotTelemetryEntities.iotTelemetry>
+  iotAudio: TableOf<typeof otaEntities.iotAudio>
+  memMember: TableOf<typeof memberEntities.member>
+  memFeedback: TableOf<typeof memberEntities.feedback>
+  memFeedbackTag: TableOf<typeof memberEntities.feedbackTag>
+  memFeedbackTagLink: { feedbackId: number; tagId: number }
+  memRide: TableOf<typeof memberEntities.ride>
+  ordDeviceOrder: OrdDeviceOrderTable
+  ordFrameNumber: TableOf<typeof orderEntities.frameNumber>
+  otaSupplier: OtaSupplierTable
+  otaProduct: OtaProductTable
+  otaProductBikeModel: { productId: number; modelId: number }
+  otaFirmware: OtaFirmwareTable
+  otaFirmwareFunction: { firmwareId: number; functionId: number }
+  otaCampaign: OtaCampaignTable
+  otaCampaignDevice: OtaCampaignDeviceTable
+  otaCampaignModel: { campaignId: number; modelId: number }
+  otaCampaignCountry: { campaignId: number; countryId: number }
+  otaCampaignTarget: { campaignId: number; deviceId: number }
+  toolUser: TableOf<typeof toolEntities.toolUser>
+  toolDevice: TableOf<typeof toolEntities.toolDevice>
+  toolGenTable: TableOf<typeof toolEntities.genTable>
 }
 
 export type User = Selectable<UserTable>

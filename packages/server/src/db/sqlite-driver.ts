@@ -45,7 +45,8 @@ export class SqliteReadWriteDialect implements Dialect {
     return new SqliteAdapter()
   }
 
-  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+  // Kysely hands its dialect whichever Kysely it builds: no table of ours is named here.
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new SqliteIntrospector(db)
   }
 }

@@ -1,8 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { APP_LANGUAGES, type AppLanguage } from '@velo/shared'
-import type { Kysely } from 'kysely'
-import type { Dialect } from '../db/database'
+import type { Db, Dialect } from '../db/database'
 import { StreamDigests } from '../platform/files/digests'
 import { sniff } from '../platform/files/sniff'
 import type { Storage } from '../platform/storage'
@@ -606,7 +605,7 @@ export async function writeContentFiles(storage: Storage, content: ContentPlan):
 }
 
 /** The content's rows, then the sys_file rows of its files (created by the demo, so the next run deletes them). */
-export async function writeContent(tx: Kysely<any>, dialect: Dialect, content: ContentPlan, mark: string): Promise<Record<string, number>> {
+export async function writeContent(tx: Db, dialect: Dialect, content: ContentPlan, mark: string): Promise<Record<string, number>> {
   const written: Record<string, number> = {}
   for (const t of content.tables) {
     const w = new TableWriter(tx, dialect, t.table, t.columns)

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely'
-import type { Dialect } from '../db/database'
+import type { Db, Dialect } from '../db/database'
 import { DAY, type Plan, type PlannedBike, type PlannedMember, type RideRow } from './generate'
 import { clamp, random, type Random, round, weighted } from './random'
 import { TableWriter } from './write'
@@ -126,7 +125,7 @@ const SCREENS = weighted<Code>([['screen.home', 3], ['screen.map', 2], ['screen.
  * start in the app is a session with ride.start and ride.finish) and on a few other days (screens).
  */
 export async function writeTracking(
-  tx: Kysely<any>,
+  tx: Db,
   dialect: Dialect,
   plan: Plan,
   o: { seed: number; rides: RideDays; releases: readonly AppRelease[]; usage: AppUsage },
@@ -295,7 +294,7 @@ export function planDevices(plan: Plan, seed: number): PlannedDevice[] {
 }
 
 /** Writes iot_device: no secret (the demo cannot know what a box holds), never online (the gateway says who is). */
-export async function writeDevices(tx: Kysely<any>, dialect: Dialect, plan: Plan, devices: readonly PlannedDevice[], o: { seed: number; modelId: number; mark: string }): Promise<number> {
+export async function writeDevices(tx: Db, dialect: Dialect, plan: Plan, devices: readonly PlannedDevice[], o: { seed: number; modelId: number; mark: string }): Promise<number> {
   const r = random((o.seed ^ 0x5e7b0c5) >>> 0)
   const w = new TableWriter(tx, dialect, 'iot_device', [
     'device_id', 'sn', 'uuid', 'model_id', 'secret_hash', 'state', 'online', 'activated', 'last_seen_at', 'activated_at', 'firmware_version', 'hardware_version', 'config_version', 'thing_model',
@@ -347,7 +346,7 @@ const OFFLINE_HOURS = 24
 
 /** Writes iot_alarm rows: open ones (unacknowledged or acknowledged) and the cleared history of the last months. */
 export async function writeAlarms(
-  tx: Kysely<any>,
+  tx: Db,
   dialect: Dialect,
   plan: Plan,
   devices: readonly PlannedDevice[],
@@ -500,7 +499,7 @@ export function planServiceOrders(plan: Plan, seed: number): PlannedServiceOrder
 }
 
 /** Writes service_repair_order rows: the bike by its id, with its product (SKU and model name) as the server fills it. */
-export async function writeServiceOrders(tx: Kysely<any>, dialect: Dialect, orders: readonly PlannedServiceOrder[], mark: string): Promise<number> {
+export async function writeServiceOrders(tx: Db, dialect: Dialect, orders: readonly PlannedServiceOrder[], mark: string): Promise<number> {
   const w = new TableWriter(tx, dialect, 'service_repair_order', [
     'repair_order_id', 'order_no', 'status', 'service_type', 'contact_email', 'bike_id', 'first_name', 'last_name', 'country_id', 'return_address', 'issue_description',
     'photo', 'video', 'shipping_label', 'sku', 'product_name', 'due_time', 'evaluation_stars', 'evaluation_text', 'create_by', 'create_time', 'update_by', 'update_time', 'remark',

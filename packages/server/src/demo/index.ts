@@ -1,6 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import type { Kysely } from 'kysely'
 import type { AppConfig } from '../config'
 import type { Db, Dialect } from '../db/database'
 import { migrateToLatest } from '../db/migrate'
@@ -137,7 +136,7 @@ interface Inspection {
 }
 
 /** What the demo tables hold now; a missing table holds nothing. */
-export async function inspect(db: Kysely<any>, dialect: Dialect): Promise<Inspection> {
+export async function inspect(db: Db, dialect: Dialect): Promise<Inspection> {
   const tables = new Set(
     (
       await query<{ name: string }>(
@@ -174,7 +173,7 @@ export function startOfDay(t: Date): Date {
 
 /** Refuses (DemoRefused) a database runDemo would refuse, changing nothing: the quick start's first step. */
 export async function checkDemo(services: { db: Db; dialect: Dialect }, o: { force: boolean }): Promise<void> {
-  const found = await inspect(services.db as unknown as Kysely<any>, services.dialect)
+  const found = await inspect(services.db, services.dialect)
   if (found.foreign.length && !o.force) throw new DemoRefused(found.foreign)
 }
 
@@ -187,7 +186,7 @@ export async function runDemo(services: { db: Db; dialect: Dialect; config: AppC
   const began = performance.now()
   const log = o.log ?? (() => {})
   const { dialect, config } = services
-  const db = services.db as unknown as Kysely<any>
+  const db = services.db
   if (!Number.isInteger(o.seed) || o.seed < 0 || o.seed > 0xffffffff) throw new Error('The seed is a whole number from 0 to 4294967295')
   if (!(o.scale > 0 && o.scale <= 5)) throw new Error('The scale is a number above 0, at most 5')
   const end = startOfDay(o.end ?? new Date()).getTime()
@@ -331,7 +330,7 @@ const ID_COLUMNS: [string, string][] = [
   ['ota_product', 'product_id'],
 ]
 
-async function clear(tx: Kysely<any>, dialect: Dialect) {
+async function clear(tx: Db, dialect: Dialect) {
   await query(tx, `delete from sys_config where config_key = ${mark(dialect)}`, [DEMO_KEY])
   // The file rows of the demo's user manuals and app uploads (staff's and the app's own are not the demo's).
   await query(tx, `delete from sys_file where create_by = ${mark(dialect)}`, [DEMO_MARK])
@@ -374,7 +373,7 @@ async function writePlaceholders(storage: Storage, plan: Plan) {
 
 const AUDIT_COLUMNS = ['create_by', 'create_time', 'update_by', 'update_time'] as const
 
-async function writeCatalogue(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<Record<string, number>> {
+async function writeCatalogue(tx: Db, dialect: Dialect, plan: Plan): Promise<Record<string, number>> {
   const models = new TableWriter(tx, dialect, 'bike_model', ['model_id', 'category', 'name', 'code', 'order_num', 'status', 'remark', ...AUDIT_COLUMNS])
   const colours = new TableWriter(tx, dialect, 'bike_model_colour', ['colour_id', 'model_id', 'name', 'code', 'swatch', 'order_num', 'status', 'remark', ...AUDIT_COLUMNS])
   const sizes = new TableWriter(tx, dialect, 'bike_model_size', ['size_id', 'model_id', 'name', 'code', 'frame_size_min', 'frame_size_max', 'rider_height_min', 'rider_height_max', 'order_num', 'status', 'remark', ...AUDIT_COLUMNS])
@@ -400,7 +399,7 @@ async function writeCatalogue(tx: Kysely<any>, dialect: Dialect, plan: Plan): Pr
   return Object.fromEntries(all.map((w) => [w.table, w.written]))
 }
 
-async function writeRides(tx: Kysely<any>, dialect: Dialect, plan: Plan, log: (line: string) => void, days: RideDays): Promise<number> {
+async function writeRides(tx: Db, dialect: Dialect, plan: Plan, log: (line: string) => void, days: RideDays): Promise<number> {
   const rides = new TableWriter(tx, dialect, 'mem_ride', ['ride_id', 'member_id', 'bike_id', 'upload_time', 'distance', 'duration', 'avg_speed', 'max_speed', 'cadence', 'calories'])
   let id = 0
   let reported = 0
@@ -418,7 +417,7 @@ async function writeRides(tx: Kysely<any>, dialect: Dialect, plan: Plan, log: (l
   return rides.written
 }
 
-async function writeMembers(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<number> {
+async function writeMembers(tx: Db, dialect: Dialect, plan: Plan): Promise<number> {
   const w = new TableWriter(tx, dialect, 'mem_member', [
     'member_id', 'email', 'first_name', 'last_name', 'avatar', 'phone', 'birthday', 'height', 'weight', 'gender', 'country_id', 'status', 'email_confirmed',
     'bind_status', 'privacy_agreement', 'riding_mode', 'bluetooth_unlock', 'last_login_time', 'password_hash', 'create_by', 'create_time', 'update_by', 'update_time', 'remark',
@@ -434,7 +433,7 @@ async function writeMembers(tx: Kysely<any>, dialect: Dialect, plan: Plan): Prom
   return w.written
 }
 
-async function writeBikes(tx: Kysely<any>, dialect: Dialect, plan: Plan, deviceOf: ReadonlyMap<PlannedBike, number>): Promise<number> {
+async function writeBikes(tx: Db, dialect: Dialect, plan: Plan, deviceOf: ReadonlyMap<PlannedBike, number>): Promise<number> {
   const w = new TableWriter(tx, dialect, 'bike_bike', [
     'bike_id', 'frame_number', 'category', 'model_id', 'colour_id', 'size_id', 'bind_status', 'member_id', 'bound_time', 'access', 'bluetooth_serial', 'protocol_version', 'mac',
     'default_bike', 'order_id', 'frame_type', 'replacement_reason', 'iot_device_id', 'battery_health', 'cycle_times', 'ride_count', 'create_by', 'create_time', 'update_by', 'update_time', 'remark',
@@ -452,7 +451,7 @@ async function writeBikes(tx: Kysely<any>, dialect: Dialect, plan: Plan, deviceO
 }
 
 /** The production orders, their frame numbers and the series counters (demo/orders.ts). */
-async function writeOrders(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<Record<string, number>> {
+async function writeOrders(tx: Db, dialect: Dialect, plan: Plan): Promise<Record<string, number>> {
   const { orders, numbers, series } = plan.production
   const o = new TableWriter(tx, dialect, 'ord_device_order', [
     'order_id', 'order_no', 'order_type', 'model_id', 'quantity', 'numbers_generated', 'overrun', 'sales_region', 'delivery_date', 'purchasing_entity', 'tp_number', 'frame_supplier',
@@ -480,7 +479,7 @@ async function writeOrders(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promi
   return { ord_device_order: o.written, ord_frame_number: n.written, ord_frame_series: s.written }
 }
 
-async function writeRecords(tx: Kysely<any>, dialect: Dialect, plan: Plan, serviceOrders: readonly PlannedServiceOrder[]): Promise<number> {
+async function writeRecords(tx: Db, dialect: Dialect, plan: Plan, serviceOrders: readonly PlannedServiceOrder[]): Promise<number> {
   const w = new TableWriter(tx, dialect, 'bike_record', ['record_id', 'bike_id', 'frame_number', 'event_kind', 'detail', 'member_id', 'event_time', 'oper_by'])
   // An order the app opened for a bike is in its records, as the server writes one (modules/service).
   const orders = serviceOrders.map((o) => ({ bike: o.bike, frameNumber: o.frameNumber, kind: 'serviceOrder', detail: o.orderNo, memberId: o.member.id, time: o.created, by: 'app' }))
@@ -497,7 +496,7 @@ async function writeRecords(tx: Kysely<any>, dialect: Dialect, plan: Plan, servi
  */
 const FEEDBACK_LANGUAGE: Record<Lang, string> = { en: 'en_US', de: 'de_DE', nl: 'nl_NL', fr: 'fr_FR', zh: '' }
 
-async function writeFeedback(tx: Kysely<any>, dialect: Dialect, plan: Plan): Promise<Record<string, number>> {
+async function writeFeedback(tx: Db, dialect: Dialect, plan: Plan): Promise<Record<string, number>> {
   const w = new TableWriter(tx, dialect, 'mem_feedback', [
     'feedback_id', 'member_id', 'stars', 'language', 'content', 'image1', 'image2', 'image3', 'image4', 'read_state', 'read_by', 'read_time', 'reply', 'reply_by', 'reply_time', 'replied', 'create_by', 'create_time', 'update_by', 'update_time', 'remark',
   ])

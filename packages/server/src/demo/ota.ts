@@ -1,6 +1,5 @@
 import type { OtaPart } from '@velo/shared'
-import type { Kysely } from 'kysely'
-import type { Dialect } from '../db/database'
+import type { Db, Dialect } from '../db/database'
 import { DAY } from './generate'
 import { TableWriter } from './write'
 
@@ -68,7 +67,7 @@ const SUPPLIERS: readonly {
 ]
 
 /** Writes the suppliers and products, entered from `entered` on (a day apart); answers the rows written per table. */
-export async function writeOtaCatalogue(tx: Kysely<any>, dialect: Dialect, o: { entered: number; mark: string }): Promise<Record<string, number>> {
+export async function writeOtaCatalogue(tx: Db, dialect: Dialect, o: { entered: number; mark: string }): Promise<Record<string, number>> {
   const audit = ['create_by', 'create_time', 'update_by', 'update_time', 'remark'] as const
   const suppliers = new TableWriter(tx, dialect, 'ota_supplier', ['supplier_id', 'part_kind', 'name', 'supplier_code', 'iot_code', 'contact', ...audit])
   const products = new TableWriter(tx, dialect, 'ota_product', ['product_id', 'part_kind', 'supplier_id', 'name', 'product_code', 'hardware_revision', ...audit])

@@ -1,5 +1,5 @@
-import { CompiledQuery, type Kysely } from 'kysely'
-import type { Dialect } from '../db/database'
+import { CompiledQuery } from 'kysely'
+import type { Db, Dialect } from '../db/database'
 import { runsOften } from '../db/pg-named'
 
 /** Rows per INSERT: 500 rows of the widest table (26 columns) stay far under both dialects' bind limits. */
@@ -18,7 +18,7 @@ export class TableWriter {
   private readonly statements = new Map<number, string>()
 
   constructor(
-    private readonly db: Kysely<any>,
+    private readonly db: Db,
     private readonly dialect: Dialect,
     readonly table: string,
     private readonly columns: readonly string[],
@@ -56,7 +56,7 @@ export class TableWriter {
 }
 
 /** Runs raw SQL (tables and columns named in snake case, as the migrations wrote them). */
-export async function query<R = Record<string, unknown>>(db: Kysely<any>, text: string, parameters: unknown[] = []): Promise<R[]> {
+export async function query<R = Record<string, unknown>>(db: Db, text: string, parameters: unknown[] = []): Promise<R[]> {
   const result = await db.executeQuery<R>(CompiledQuery.raw(text, parameters))
   return result.rows
 }

@@ -24,8 +24,12 @@ function bucketOf(topic: string): string | null {
  * debugger's velo/v1/+/up/#) is answered by the library as before.
  */
 export function indexedMemoryPersistence() {
-  // The library's typings do not cover the callback-style methods aedes 1.2 calls; typed at this edge.
-  const persistence = memoryPersistence() as any
+  const base = memoryPersistence()
+  // The library's typings do not cover the callback-style methods aedes 1.2 calls: these are they.
+  const persistence = base as unknown as {
+    storeRetained: (packet: { topic: string; payload: Buffer }, cb?: (err?: Error) => void) => unknown
+    createRetainedStreamCombi: (patterns: string[]) => unknown
+  }
   const buckets = new Map<string, Map<string, unknown>>()
   const storeRetained = persistence.storeRetained.bind(persistence)
   persistence.storeRetained = (packet: { topic: string; payload: Buffer }, cb?: (err?: Error) => void) => {
@@ -48,5 +52,5 @@ export function indexedMemoryPersistence() {
     for (const p of patterns) for (const [topic, packet] of buckets.get(bucketOf(p)!) ?? []) if (topicMatches(p, topic)) found.push(packet)
     return Readable.from(found)
   }
-  return persistence
+  return base
 }

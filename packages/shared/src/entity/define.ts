@@ -13,6 +13,9 @@ declare const DEFINITION: unique symbol
 
 /** A checked definition with what its consumers need; `D` is the definition as written (for `RowOf`). */
 export interface ResolvedEntity<D extends EntityDef = EntityDef> extends EntityDef {
+  /** As the definition writes them (a literal for a literal definition), so SQL typed against the server's Database can name the table and id through the definition. */
+  table: D['table']
+  idField: D['idField']
   singular: Label
   operations: readonly Operation[]
   labelField: string

@@ -1,5 +1,5 @@
-import { type Kysely, sql } from 'kysely'
-import type { Dialect } from '../database'
+import { sql } from 'kysely'
+import type { Db, Dialect } from '../database'
 import type { ColumnShape, IndexShape, TableShape } from './shape'
 
 // Does a table in the database have the shape its definition gives it? Read from the database's own
@@ -64,7 +64,7 @@ export function parseDefault(raw: string | null | undefined): DbColumn['default'
   return text
 }
 
-async function introspectSqlite(db: Kysely<any>, table: string): Promise<DbTable | undefined> {
+async function introspectSqlite(db: Db, table: string): Promise<DbTable | undefined> {
   const info = await sql<{ name: string; type: string; notnull: number; dflt_value: string | null; pk: number }>`select * from pragma_table_info(${table})`.execute(db)
   if (!info.rows.length) return undefined
   const columns = info.rows.map((r) => ({
@@ -91,7 +91,7 @@ const PG_TYPES: Record<string, string> = {
   'character varying': 'varchar',
 }
 
-async function introspectPostgres(db: Kysely<any>, table: string): Promise<DbTable | undefined> {
+async function introspectPostgres(db: Db, table: string): Promise<DbTable | undefined> {
   const info = await sql<{
     column_name: string
     data_type: string
@@ -130,7 +130,7 @@ async function introspectPostgres(db: Kysely<any>, table: string): Promise<DbTab
 }
 
 /** The table as the database has it, or undefined when there is none. */
-export function introspectTable(db: Kysely<any>, dialect: Dialect, table: string): Promise<DbTable | undefined> {
+export function introspectTable(db: Db, dialect: Dialect, table: string): Promise<DbTable | undefined> {
   const bare = db.withoutPlugins()
   return dialect === 'postgres' ? introspectPostgres(bare, table) : introspectSqlite(bare, table)
 }
@@ -224,7 +224,7 @@ export function compareTable(table: string, expected: TableShape, actual: DbTabl
 }
 
 /** Compares each table of a snapshot (or of the definitions) with the database. */
-export async function checkAgreement(db: Kysely<any>, dialect: Dialect, tables: Record<string, TableShape>): Promise<Disagreement[]> {
+export async function checkAgreement(db: Db, dialect: Dialect, tables: Record<string, TableShape>): Promise<Disagreement[]> {
   const out: Disagreement[] = []
   for (const [name, shape] of Object.entries(tables)) out.push(...compareTable(name, shape, await introspectTable(db, dialect, name), dialect))
   return out

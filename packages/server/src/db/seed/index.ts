@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { allEntities, definedButtons, definedPageButtons, entityForComponent, MENU_CATALOGUE, type MenuSeed, STANDARD_ACTIONS } from '@velo/shared'
-import type { Kysely, Transaction } from 'kysely'
+import type { Transaction } from 'kysely'
 import { newRegistrationKey } from '../../iot/device-auth'
 import { seedMessageConfigs } from '../../modules/iot/warnings/defaults'
 import { newUserRow } from '../../platform/auth/new-user'
@@ -431,13 +431,11 @@ const DEPT_REGIONS: [deptName: string, codes: string[]][] = [
  * a code already configured, or a department's country already in its region, is left as it is.
  */
 async function dashboardsArea(tx: Tx) {
-  // The tracking and region tables have no typed Database entry (their definitions type them).
-  const db = tx as unknown as Kysely<any>
-  const present = new Map((await db.selectFrom('dashTrackingNode').select(['code', 'nodeId']).execute()).map((r) => [r.code as string, Number(r.nodeId)]))
+  const present = new Map((await tx.selectFrom('dashTrackingNode').select(['code', 'nodeId']).execute()).map((r) => [r.code as string, Number(r.nodeId)]))
   const add = async (parentId: number, code: string, name: string, label: string, path: string, orderNum: number) => {
     const id = present.get(code)
     if (id !== undefined) return id
-    const row = await db
+    const row = await tx
       .insertInto('dashTrackingNode')
       .values({ ...audit(), parentId, code, name, label, path, orderNum, status: '0' })
       .returning('nodeId')

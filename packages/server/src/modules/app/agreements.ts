@@ -1,7 +1,6 @@
 import { APP_LANGUAGES, contentEntities } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import { ok } from '../../platform/envelope'
 import { notFound } from '../../platform/errors'
@@ -11,7 +10,8 @@ import { sanitizeRichTextForRead } from '../../platform/rich-text'
 import type { Services } from '../../platform/services'
 import { agreementStanding } from '../content/agreements'
 import { signedInMember } from './members'
-import { APP_TAGS, appDb, type AppDb, MEMBER_SECURITY } from './tables'
+import { APP_TAGS, MEMBER_SECURITY } from './tables'
+import type { Db } from '../../db/database'
 
 const typeField = contentEntities.protocol.fields.find((f) => f.name === 'type')!
 const PROTOCOL_TYPES = (typeField.kind === 'enum' ? typeField.options.map((o) => o.value) : []) as [string, ...string[]]
@@ -36,8 +36,8 @@ const standingAnswer = z.object({
 })
 
 /** Where the member stands with the agreement of a type and language: the version to show, and whether theirs counts. */
-async function standingOf(db: AppDb, memberId: number, type: string, language: string): Promise<z.infer<typeof standingAnswer>> {
-  const { current, signed, signedVersion } = await agreementStanding(db as unknown as Kysely<any>, memberId, type, language)
+async function standingOf(db: Db, memberId: number, type: string, language: string): Promise<z.infer<typeof standingAnswer>> {
+  const { current, signed, signedVersion } = await agreementStanding(db, memberId, type, language)
   return {
     current: current ? { protocolId: Number(current.protocolId), versionCode: String(current.versionCode) } : null,
     signed,
@@ -52,7 +52,7 @@ async function standingOf(db: AppDb, memberId: number, type: string, language: s
  */
 export function registerAgreements(app: FastifyInstance, services: Services) {
   const api = app.withTypeProvider<ZodTypeProvider>()
-  const db = appDb(services)
+  const db = services.db
   const protocolParams = z.object({ protocolId: z.coerce.number().int().positive() })
 
   api.get(

@@ -1,13 +1,14 @@
 import { contentEntities } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely'
+import type { Expression, SqlBool } from 'kysely'
 import { z } from 'zod'
 import { PUBLIC } from '../../platform/rbac/guard'
 import { envelope } from '../../platform/responses'
 import type { Services } from '../../platform/services'
 import { type AppEntity, appRowSchema, readAppRows } from './reads'
 import { APP_TAGS } from './tables'
+import type { DynamicEb } from '../../db/database'
 
 const EARTH_RADIUS_KM = 6371.0088
 const KM_PER_DEGREE_LATITUDE = (Math.PI * EARTH_RADIUS_KM) / 180
@@ -54,7 +55,7 @@ const nearQuery = z.strictObject({
 /** GET /serviceCentres/near: the published service centres nearest a point, within a radius. */
 export function registerCentresNear(app: FastifyInstance, services: Services) {
   const api = app.withTypeProvider<ZodTypeProvider>()
-  const db = services.db as unknown as Kysely<any>
+  const db = services.db
   const centre = contentEntities.serviceCentre as unknown as AppEntity
   const row = appRowSchema(centre).extend({ distanceKm: z.number() })
 
@@ -73,7 +74,7 @@ export function registerCentresNear(app: FastifyInstance, services: Services) {
     async (req) => {
       const { lat, lng, radiusKm, limit } = req.query
       const box = boundingBox(lat, lng, radiusKm)
-      const inBox = (eb: ExpressionBuilder<any, any>): Expression<SqlBool> =>
+      const inBox = (eb: DynamicEb): Expression<SqlBool> =>
         eb.and([
           eb('latitude', '>=', box.minLat),
           eb('latitude', '<=', box.maxLat),

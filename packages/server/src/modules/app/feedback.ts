@@ -1,9 +1,7 @@
 import { APP_LANGUAGES, type AppLanguage, memberEntities, writeSchema } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import type { Kysely } from 'kysely'
 import { z } from 'zod'
-import type { TableOf } from '../../db/schema'
 import { ok } from '../../platform/envelope'
 import { badRequest } from '../../platform/errors'
 import { MEMBER } from '../../platform/rbac/guard'
@@ -14,16 +12,6 @@ import { APP_TAGS, MEMBER_SECURITY } from './tables'
 
 const { feedback } = memberEntities
 const field = (name: string) => feedback.fieldMap.get(name)!
-const TAG_LINKS = (() => {
-  const f = field('tagIds')
-  if (f.kind !== 'referenceMany') throw new Error('feedback.tagIds must link feedback to its tags')
-  return f.through
-})()
-
-interface FeedbackTables {
-  memFeedback: TableOf<typeof memberEntities.feedback>
-  memFeedbackTag: TableOf<typeof memberEntities.feedbackTag>
-}
 
 /** Feedback per member and hour: enough for anyone with something to say, not for a script. */
 const FEEDBACK_PER_MEMBER = { max: 10, timeWindow: '1 hour' } as const
@@ -74,7 +62,7 @@ export function appLanguageOf(header: string | undefined): AppLanguage | undefin
  */
 export function registerAppFeedback(app: FastifyInstance, services: Services) {
   const api = app.withTypeProvider<ZodTypeProvider>()
-  const db = services.db as unknown as Kysely<FeedbackTables>
+  const db = services.db
 
   api.post(
     '/feedback',
@@ -121,9 +109,9 @@ export function registerAppFeedback(app: FastifyInstance, services: Services) {
           .executeTakeFirstOrThrow()
         const id = Number(row.feedbackId)
         if (tagIds.length) {
-          await (tx as unknown as Kysely<any>)
-            .insertInto(TAG_LINKS.table)
-            .values(tagIds.map((tagId) => ({ [TAG_LINKS.from]: id, [TAG_LINKS.to]: tagId })))
+          await tx
+            .insertInto('memFeedbackTagLink')
+            .values(tagIds.map((tagId) => ({ feedbackId: id, tagId })))
             .execute()
         }
         return id

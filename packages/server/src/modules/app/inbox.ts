@@ -8,7 +8,7 @@ import { envelope } from '../../platform/responses'
 import { sanitizeRichTextForRead } from '../../platform/rich-text'
 import type { Services } from '../../platform/services'
 import { signedInMember } from './members'
-import { APP_TAGS, appDb, MEMBER_SECURITY } from './tables'
+import { APP_TAGS, MEMBER_SECURITY } from './tables'
 
 const inboxMessage = z.object({
   messageId: z.number(),
@@ -23,7 +23,7 @@ const inboxAnswer = z.object({ rows: z.array(inboxMessage), total: z.number(), u
 /** The signed-in member's system messages (SPEC §3, §5): their inbox, and marking one read. */
 export function registerInbox(app: FastifyInstance, services: Services) {
   const api = app.withTypeProvider<ZodTypeProvider>()
-  const db = appDb(services)
+  const db = services.db
 
   api.get(
     '/inbox',

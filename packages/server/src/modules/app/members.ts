@@ -9,8 +9,9 @@ import { AppError, forbidden } from '../../platform/errors'
 import { MEMBER, PUBLIC, readToken } from '../../platform/rbac/guard'
 import { done, envelope } from '../../platform/responses'
 import type { Services } from '../../platform/services'
-import { APP_TAGS, appDb, type AppDb, MEMBER_SECURITY } from './tables'
+import { APP_TAGS, MEMBER_SECURITY } from './tables'
 import { loginAttemptsPerEmail } from '../../platform/auth/login-limits'
+import type { Db } from '../../db/database'
 
 /** The member a MEMBER route serves, as the app API's hook found them. */
 export interface SignedInMember {
@@ -39,7 +40,7 @@ const LOGIN_PER_ADDRESS = { max: 30, timeWindow: '1 minute' } as const
 const refusedToken = () => new AppError(401, 'auth.tokenIllegal', {}, ResultCode.ILLEGAL_TOKEN)
 
 /** The member's session and account state for a token, in one indexed read. */
-async function sessionOf(db: AppDb, tokenHash: string) {
+async function sessionOf(db: Db, tokenHash: string) {
   return db
     .selectFrom('memSession as s')
     .innerJoin('memMember as m', 'm.memberId', 's.memberId')
@@ -55,7 +56,7 @@ async function sessionOf(db: AppDb, tokenHash: string) {
  * the staff guard: the two never share a table.
  */
 export function memberAuthenticator(services: Services) {
-  const db = appDb(services)
+  const db = services.db
   return async (req: FastifyRequest) => {
     const token = readToken(req)
     if (!token) throw new AppError(401, 'auth.notLoggedIn', {}, ResultCode.ILLEGAL_TOKEN)
@@ -92,7 +93,7 @@ const meAnswer = z.object({ memberId: z.number(), email: z.string(), firstName: 
 /** Sign-in, sign-out and the signed-in member (POST /auth/login, POST /auth/logout, GET /me). */
 export function registerMemberRoutes(app: FastifyInstance, services: Services) {
   const api = app.withTypeProvider<ZodTypeProvider>()
-  const db = appDb(services)
+  const db = services.db
   const limitPerEmail = loginAttemptsPerEmail(app, 'app')
 
   api.post(

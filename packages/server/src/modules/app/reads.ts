@@ -3,7 +3,7 @@ import { extname } from 'node:path'
 import { allEntities, APP_LANGUAGES, type AppRead, entityByKey, type FieldDef, type ResolvedEntity, storedColumns } from '@velo/shared'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import { type ExpressionBuilder, type Expression, type Kysely, type SqlBool } from 'kysely'
+import { type Expression, type SqlBool } from 'kysely'
 import { z } from 'zod'
 import { badRequest, notFound } from '../../platform/errors'
 import { sendFile } from '../../platform/files/send'
@@ -14,10 +14,10 @@ import { envelope, fileAnswer } from '../../platform/responses'
 import type { Services } from '../../platform/services'
 import { matchesEtag, PUBLIC_CACHE_CONTROL } from './caching'
 import { APP_TAGS } from './tables'
+import { type Db, type DynamicEb, dynamicDb } from '../../db/database'
 
 // The engine reads any table its definition names; identifiers only ever come from definitions.
-type AnyDb = Kysely<any>
-type AnyEb = ExpressionBuilder<any, any>
+type AnyEb = DynamicEb
 type Row = Record<string, unknown>
 
 /** An entity the riders' app reads (its definition's `app`). */
@@ -38,7 +38,7 @@ export const countryCodeQuery = z
 const STORED_NAME = z.string().min(1).max(255)
 
 /** The id of the country with this code; 400 for a code no country has. */
-export async function countryIdOf(db: AnyDb, code: string): Promise<number> {
+export async function countryIdOf(db: Db, code: string): Promise<number> {
   const found = await db.selectFrom('sysCountry').select('countryId').where('code', '=', code).executeTakeFirst()
   if (!found) throw badRequest('app.unknownCountry', { code }, { errors: [{ field: 'country' }] })
   return Number(found.countryId)
@@ -167,7 +167,7 @@ export function presentAppRow(e: AppEntity, row: Row): Row {
 
 /** The rows of an app read: shown now, of the language, of the country or of none, filtered, in order. */
 export async function readAppRows(
-  db: AnyDb,
+  db: Db,
   e: AppEntity,
   query: AppReadQuery,
   o: { where?: (eb: AnyEb) => Expression<SqlBool>; limit?: number | null } = {},
@@ -177,7 +177,7 @@ export async function readAppRows(
   const countryId = app.country && query.country ? await countryIdOf(db, query.country) : undefined
   const sort = app.sort ?? e.defaultSort
   const limit = o.limit === undefined ? APP_READ_LIMIT : o.limit
-  let statement = db
+  let statement = dynamicDb(db)
     .selectFrom(e.table)
     .select([e.idField, ...app.fields])
     .select((eb) => labelsOf(e, eb))
@@ -210,7 +210,7 @@ function inline(fileName: string): string {
  */
 export function registerAppReads(app: FastifyInstance, services: Services, reserved: ReadonlySet<string>) {
   const api = app.withTypeProvider<ZodTypeProvider>()
-  const db = services.db as unknown as AnyDb
+  const db = services.db
   for (const e of appEntities()) {
     if (reserved.has(e.app.path)) throw new Error(`${e.key}: app.path ${e.app.path} is a route of the app API itself`)
     const filters = (e.app.filters ?? []).join(', ')
@@ -253,7 +253,7 @@ export function registerAppReads(app: FastifyInstance, services: Services, reser
           // A job's file is never a row's to show, whatever a field holds (GET /monitor/job/:id/file alone serves it).
           if (!full || isJobsFolderName(services.storage, fileName)) throw notFound('download.missing')
           const now = new Date().toISOString()
-          const held = await db
+          const held = await dynamicDb(db)
             .selectFrom(e.table)
             .select(e.idField)
             .where(f.name, '=', fileName)

@@ -1,9 +1,9 @@
-import { type dashboardEntities, versionParts } from '@velo/shared'
+import { versionParts } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import type { Insertable, Kysely } from 'kysely'
+import type { Insertable } from 'kysely'
 import { z } from 'zod'
-import type { TableOf } from '../../db/schema'
+import type { Database } from '../../db/schema'
 import { ok } from '../../platform/envelope'
 import { languageOf } from '../../platform/http'
 import { t, type MessageKey, type MessageParams } from '../../platform/i18n'
@@ -12,11 +12,6 @@ import { envelope } from '../../platform/responses'
 import type { Services } from '../../platform/services'
 import { signedInMember } from './members'
 import { APP_TAGS, MEMBER_SECURITY } from './tables'
-
-interface TrackingTables {
-  dashTrackingNode: TableOf<typeof dashboardEntities.trackingNode>
-  dashTrackingEvent: TableOf<typeof dashboardEntities.trackingEvent>
-}
 
 /** Events per request: an app sends what it gathered since its last batch, in pieces of this many. */
 export const TRACKING_BATCH_MAX = 100
@@ -54,7 +49,7 @@ const trackingAnswer = z.object({
  */
 export function registerTracking(app: FastifyInstance, services: Services) {
   const api = app.withTypeProvider<ZodTypeProvider>()
-  const db = services.db as unknown as Kysely<TrackingTables>
+  const db = services.db
 
   api.post(
     '/tracking/events',
@@ -85,7 +80,7 @@ export function registerTracking(app: FastifyInstance, services: Services) {
       const refused: { index: number; code: string; reason: string }[] = []
       const refuse = (index: number, code: string, key: MessageKey, params: MessageParams) => refused.push({ index, code, reason: t(lang, key, params) })
       const receiveTime = new Date(now).toISOString()
-      const rows: Insertable<TrackingTables['dashTrackingEvent']>[] = []
+      const rows: Insertable<Database['dashTrackingEvent']>[] = []
       for (const [index, e] of events.entries()) {
         const at = Date.parse(e.time)
         if (!enabled.has(e.code)) refuse(index, e.code, 'app.tracking.unknownCode', { code: e.code })

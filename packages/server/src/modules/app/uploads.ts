@@ -13,7 +13,7 @@ import { MEMBER } from '../../platform/rbac/guard'
 import { envelope } from '../../platform/responses'
 import type { Services } from '../../platform/services'
 import { signedInMember } from './members'
-import { APP_TAGS, appDb, MEMBER_SECURITY } from './tables'
+import { APP_TAGS, MEMBER_SECURITY } from './tables'
 
 const uploadLog = contentEntities.appUploadLog
 const fileField = uploadLog.fieldMap.get('file') as FieldDef & { kind: 'file' }
@@ -58,7 +58,7 @@ function multipartError(err: unknown): Error {
  */
 export function registerUploads(app: FastifyInstance, services: Services) {
   const api = app.withTypeProvider<ZodTypeProvider>()
-  const db = appDb(services)
+  const db = services.db
   const maxBytes = fileField.maxBytes ?? services.config.fileMaxBytes
 
   api.post(

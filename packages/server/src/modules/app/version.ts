@@ -6,7 +6,8 @@ import { bilingual } from '../../platform/i18n/zod-messages'
 import { PUBLIC } from '../../platform/rbac/guard'
 import { envelope } from '../../platform/responses'
 import type { Services } from '../../platform/services'
-import { APP_TAGS, appDb, type AppDb } from './tables'
+import { APP_TAGS } from './tables'
+import type { Db } from '../../db/database'
 
 type Platform = 'ios' | 'android'
 const PLATFORMS = contentEntities.appVersion.fields.find((f) => f.name === 'platform')!
@@ -32,7 +33,7 @@ const VERSIONS_FRESH_MS = 1000
 /** The versions of each platform, read at most once per VERSIONS_FRESH_MS (concurrent callers share the read). */
 class PlatformVersions {
   private readonly kept = new Map<Platform, { readAt: number; rows: Promise<VersionRow[]> }>()
-  constructor(private readonly db: AppDb) {}
+  constructor(private readonly db: Db) {}
 
   get(platform: Platform): Promise<VersionRow[]> {
     const now = Date.now()
@@ -114,7 +115,7 @@ export function versionCheck(rows: readonly VersionRow[], version: string, lang:
 /** GET /version: the version check every app makes at start (SPEC §3 App version). */
 export function registerVersionCheck(app: FastifyInstance, services: Services) {
   const api = app.withTypeProvider<ZodTypeProvider>()
-  const versions = new PlatformVersions(appDb(services))
+  const versions = new PlatformVersions(services.db)
   api.get(
     '/version',
     {

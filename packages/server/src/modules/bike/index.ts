@@ -1,12 +1,12 @@
 import { bikeEntities, type EnumOption, type Language } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
-import type { Kysely } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { badRequest, conflict } from '../../platform/errors'
 import type { Services } from '../../platform/services'
 import { bindNumber, type NumberForBike, numberForBike, releaseFrameNumber } from '../order/numbers'
 import { label, merged, registerModelSpecs } from './models'
 import { recordBikeEvent } from './records'
+import type { Db } from '../../db/database'
 
 export { bikeByFrameNumber, recordBikeEvent, type BikeEvent, type BikeEventKind } from './records'
 
@@ -24,13 +24,13 @@ function refuseMissingReason(row: Row) {
 }
 
 /** An IoT device is fitted to one bike at a time. */
-async function refuseFittedDevice(tx: Kysely<any>, row: Row, exceptId?: unknown) {
+async function refuseFittedDevice(tx: Db, row: Row, exceptId?: unknown) {
   if (row.iotDeviceId === null || row.iotDeviceId === undefined) return
-  let q = tx.selectFrom(bike.table).select('frameNumber').where('iotDeviceId', '=', row.iotDeviceId)
-  if (exceptId !== undefined) q = q.where(bike.idField, '<>', exceptId)
+  let q = tx.selectFrom(bike.table).select('frameNumber').where('iotDeviceId', '=', row.iotDeviceId as number)
+  if (exceptId !== undefined) q = q.where(bike.idField, '<>', exceptId as number)
   const other = await q.executeTakeFirst()
   if (!other) return
-  const device = await tx.selectFrom('iotDevice').select('sn').where('deviceId', '=', row.iotDeviceId).executeTakeFirst()
+  const device = await tx.selectFrom('iotDevice').select('sn').where('deviceId', '=', row.iotDeviceId as number).executeTakeFirst()
   throw conflict('bike.deviceFitted', { device: String(device?.sn ?? row.iotDeviceId), frameNumber: String(other.frameNumber) }, 'iotDeviceId')
 }
 
@@ -53,7 +53,7 @@ function unbindReason(input: Row, lang: Language): string {
 /** The bind status an unbound bike has, as the engine's `when` refusal names it. */
 const UNBOUND = (bike.fieldMap.get('bindStatus') as { options: readonly EnumOption[] }).options.find((o) => o.value === 'unbound')!
 
-async function checkBike(tx: Kysely<any>, row: Row, exceptId?: unknown) {
+async function checkBike(tx: Db, row: Row, exceptId?: unknown) {
   refuseMissingReason(row)
   await refuseFittedDevice(tx, row, exceptId)
 }
@@ -130,7 +130,7 @@ export function registerBikes(app: FastifyInstance, services: Services) {
         // The fitted device stays on the bike (and reports on); its bind state follows the bike's.
         // Its warnings went to the bike's member (iot/warnings/notify.ts): now there is none to tell.
         if (row.iotDeviceId !== null && row.iotDeviceId !== undefined) {
-          await tx.updateTable('iotDevice').set({ bindState: 'unbound' }).where('deviceId', '=', row.iotDeviceId).execute()
+          await tx.updateTable('iotDevice').set({ bindState: 'unbound' }).where('deviceId', '=', row.iotDeviceId as number).execute()
         }
         await recordBikeEvent(tx, { bikeId, frameNumber: String(row.frameNumber), kind: 'unbound', detail: reason, memberId, by: auth.userName, at: now })
         return { ...row, memberId: null, memberIdLabel: null, boundTime: null, bindStatus: 'unbound', defaultBike: false }

@@ -1,9 +1,9 @@
 import { bikeEntities, type FieldDef, type ResolvedEntity } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
-import type { Kysely } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { badRequest, conflict } from '../../platform/errors'
 import type { Services } from '../../platform/services'
+import { type Db, dynamicDb } from '../../db/database'
 
 const { bike, bikeModel, bikePicture, modelColour, modelSize } = bikeEntities
 
@@ -15,9 +15,9 @@ export const merged = (before: Row, values: Row) => ({ ...before, ...Object.from
 export const label = (e: ResolvedEntity, field: string) => (e.fieldMap.get(field) as FieldDef).label
 
 /** Rows of a table whose column holds one of the ids. */
-async function countWhere(tx: Kysely<any>, e: ResolvedEntity, column: string, ids: unknown[]): Promise<number> {
+async function countWhere(tx: Db, e: ResolvedEntity, column: string, ids: unknown[]): Promise<number> {
   if (!ids.length) return 0
-  const row = await tx
+  const row = await dynamicDb(tx)
     .selectFrom(e.table)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where(column, 'in', ids)
@@ -26,7 +26,7 @@ async function countWhere(tx: Kysely<any>, e: ResolvedEntity, column: string, id
 }
 
 /** The bikes and pictures that use a model, colour or size: it cannot be deleted, nor a colour or size moved to another model. */
-async function refuseInUse(tx: Kysely<any>, what: ResolvedEntity, row: Row, column: string, pictures: boolean, key: 'bike.spec.inUse' | 'bike.spec.modelFixed') {
+async function refuseInUse(tx: Db, what: ResolvedEntity, row: Row, column: string, pictures: boolean, key: 'bike.spec.inUse' | 'bike.spec.modelFixed') {
   const id = row[what.idField]
   const names = { whatEn: what.singular.en_US, whatZh: what.singular.zh_CN, name: String(row[what.labelField] ?? id) }
   const bikes = await countWhere(tx, bike, column, [id])
@@ -39,11 +39,11 @@ async function refuseInUse(tx: Kysely<any>, what: ResolvedEntity, row: Row, colu
  * A colour's or size's code is unique within its model (the unique index's rule, answered as 409
  * naming the field before the database refuses it), as dictionary items' values within their type.
  */
-async function refuseTakenCode(tx: Kysely<any>, e: ResolvedEntity, row: Row, exceptId?: unknown) {
-  let q = tx.selectFrom(e.table).select(e.idField).where('modelId', '=', row.modelId).where('code', '=', row.code)
+async function refuseTakenCode(tx: Db, e: ResolvedEntity, row: Row, exceptId?: unknown) {
+  let q = dynamicDb(tx).selectFrom(e.table).select(e.idField).where('modelId', '=', row.modelId).where('code', '=', row.code)
   if (exceptId !== undefined) q = q.where(e.idField, '<>', exceptId)
   if (!(await q.executeTakeFirst())) return
-  const model = await tx.selectFrom(bikeModel.table).select('name').where(bikeModel.idField, '=', row.modelId).executeTakeFirst()
+  const model = await tx.selectFrom(bikeModel.table).select('name').where(bikeModel.idField, '=', row.modelId as number).executeTakeFirst()
   const field = label(e, 'code')
   throw conflict('bike.spec.codeTaken', { fieldEn: field.en_US, fieldZh: field.zh_CN, value: String(row.code), model: String(model?.name ?? row.modelId) }, 'code')
 }
@@ -68,17 +68,17 @@ const SIZE_RANGES = [
 function specHooks(e: ResolvedEntity, pictures: boolean, check: (row: Row) => void = () => {}) {
   const column = e.idField
   return {
-    beforeCreate: async ({ tx, values }: { tx: Kysely<any>; values: Row }) => {
+    beforeCreate: async ({ tx, values }: { tx: Db; values: Row }) => {
       check(values)
       await refuseTakenCode(tx, e, values)
     },
-    beforeUpdate: async ({ tx, before, values }: { tx: Kysely<any>; before: Row; values: Row }) => {
+    beforeUpdate: async ({ tx, before, values }: { tx: Db; before: Row; values: Row }) => {
       const row = merged(before, values)
       check(row)
       if (row.modelId !== before.modelId) await refuseInUse(tx, e, before, column, pictures, 'bike.spec.modelFixed')
       if (row.modelId !== before.modelId || row.code !== before.code) await refuseTakenCode(tx, e, row, before[e.idField])
     },
-    beforeDelete: async ({ tx, rows }: { tx: Kysely<any>; rows: Row[] }) => {
+    beforeDelete: async ({ tx, rows }: { tx: Db; rows: Row[] }) => {
       for (const row of rows) await refuseInUse(tx, e, row, column, pictures, 'bike.spec.inUse')
     },
   }
@@ -94,8 +94,8 @@ export function registerModelSpecs(app: FastifyInstance, services: Services) {
     beforeDelete: async ({ tx, rows }) => {
       for (const row of rows) await refuseInUse(tx, bikeModel, row, 'modelId', true, 'bike.spec.inUse')
       const ids = rows.map((r) => r[bikeModel.idField])
-      await tx.deleteFrom(modelColour.table).where('modelId', 'in', ids).execute()
-      await tx.deleteFrom(modelSize.table).where('modelId', 'in', ids).execute()
+      await tx.deleteFrom(modelColour.table).where('modelId', 'in', ids as number[]).execute()
+      await tx.deleteFrom(modelSize.table).where('modelId', 'in', ids as number[]).execute()
     },
   })
   registerEntityRoutes(app, services, modelColour, specHooks(modelColour, true))

@@ -1,5 +1,5 @@
 import { bikeEntities } from '@velo/shared'
-import type { Kysely } from 'kysely'
+import type { Db } from '../../db/database'
 
 const { bike, bikeRecord } = bikeEntities
 
@@ -24,7 +24,7 @@ export interface BikeEvent {
  * engine's hooks here and in the service orders, and for the app API and the demo data (bound
  * events). `tx` is the write's transaction, so the record goes or stays with the change it records.
  */
-export async function recordBikeEvent(tx: Kysely<any>, event: BikeEvent): Promise<void> {
+export async function recordBikeEvent(tx: Db, event: BikeEvent): Promise<void> {
   let frameNumber = event.frameNumber
   if (frameNumber === undefined) {
     const row = await tx.selectFrom(bike.table).select('frameNumber').where(bike.idField, '=', event.bikeId).executeTakeFirstOrThrow()
@@ -45,7 +45,7 @@ export async function recordBikeEvent(tx: Kysely<any>, event: BikeEvent): Promis
 }
 
 /** The bike with this frame number (as a service order's bike ID names it), if there is one. */
-export async function bikeByFrameNumber(tx: Kysely<any>, frameNumber: string): Promise<{ bikeId: number; frameNumber: string; memberId: number | null } | undefined> {
+export async function bikeByFrameNumber(tx: Db, frameNumber: string): Promise<{ bikeId: number; frameNumber: string; memberId: number | null } | undefined> {
   const wanted = frameNumber.trim().toUpperCase()
   if (!wanted) return undefined
   const row = await tx.selectFrom(bike.table).select(['bikeId', 'frameNumber', 'memberId']).where('frameNumber', '=', wanted).executeTakeFirst()

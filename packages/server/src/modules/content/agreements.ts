@@ -1,11 +1,11 @@
 import { compareVersions, contentEntities, type Language, versionNumber } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
-import type { Kysely } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { confirmRequired, conflict } from '../../platform/errors'
 import { formatCount, t } from '../../platform/i18n'
 import type { Services } from '../../platform/services'
 import { isTrue, merged, optionLabel } from './fields'
+import type { Db } from '../../db/database'
 
 const { protocol, protocolSignature } = contentEntities
 
@@ -19,10 +19,10 @@ const CARRIED = ['status', 'signCount', 'cancelCount', 'publishTime'] as const
 const keyOf = (row: Row) => ({ type: String(row.type), language: String(row.language), versionCode: String(row.versionCode) })
 
 /** The stored version with this type, language and version code, other than `exceptId`. */
-async function versionWithKey(db: Kysely<any>, row: Row, exceptId?: unknown): Promise<Row | undefined> {
+async function versionWithKey(db: Db, row: Row, exceptId?: unknown): Promise<Row | undefined> {
   const k = keyOf(row)
   let q = db.selectFrom(protocol.table).selectAll().where('type', '=', k.type).where('language', '=', k.language).where('versionCode', '=', k.versionCode)
-  if (exceptId !== undefined) q = q.where('protocolId', '<>', exceptId)
+  if (exceptId !== undefined) q = q.where('protocolId', '<>', exceptId as number)
   return (await q.executeTakeFirst()) as Row | undefined
 }
 
@@ -37,25 +37,25 @@ function overwriteQuestion(row: Row) {
  * first (409 confirm), then, confirmed, deleted in the write's transaction. Answers what the new
  * row carries on of it, or nothing when there is none.
  */
-async function replaceVersion(tx: Kysely<any>, row: Row, confirmed: boolean, context: Row, exceptId?: unknown): Promise<Row | undefined> {
+async function replaceVersion(tx: Db, row: Row, confirmed: boolean, context: Row, exceptId?: unknown): Promise<Row | undefined> {
   const existing = await versionWithKey(tx, row, exceptId)
   if (!existing) return undefined
   if (!confirmed) throw overwriteQuestion(row)
-  await tx.deleteFrom(protocol.table).where('protocolId', '=', existing.protocolId).execute()
+  await tx.deleteFrom(protocol.table).where('protocolId', '=', existing.protocolId as number).execute()
   context.replacedId = existing.protocolId
   return Object.fromEntries(CARRIED.map((c) => [c, existing[c] ?? null]))
 }
 
 /** The replaced version's signatures are the new row's: members who signed it have signed this. */
-async function moveSignatures(tx: Kysely<any>, context: Row, toId: unknown) {
+async function moveSignatures(tx: Db, context: Row, toId: unknown) {
   if (context.replacedId === undefined) return
-  await tx.updateTable(protocolSignature.table).set({ protocolId: toId }).where('protocolId', '=', context.replacedId).execute()
+  await tx.updateTable(protocolSignature.table).set({ protocolId: toId as number }).where('protocolId', '=', context.replacedId as number).execute()
 }
 
 /** The published version of a type and language (one at most), other than `exceptId`. */
-async function publishedVersion(db: Kysely<any>, type: string, language: string, exceptId?: unknown): Promise<Row | null> {
+async function publishedVersion(db: Db, type: string, language: string, exceptId?: unknown): Promise<Row | null> {
   let q = db.selectFrom(protocol.table).selectAll().where('type', '=', type).where('language', '=', language).where('status', '=', 'published')
-  if (exceptId !== undefined) q = q.where('protocolId', '<>', exceptId)
+  if (exceptId !== undefined) q = q.where('protocolId', '<>', exceptId as number)
   return ((await q.executeTakeFirst()) as Row | undefined) ?? null
 }
 
@@ -64,7 +64,7 @@ async function publishedVersion(db: Kysely<any>, type: string, language: string,
  * as numbers (1.10.0 is newer than 1.9.0): a type and language has few versions, so they are read
  * and compared here, and the members counted or updated by them in one statement.
  */
-async function signedVersionsBefore(db: Kysely<any>, type: string, language: string, version: string): Promise<string[]> {
+async function signedVersionsBefore(db: Db, type: string, language: string, version: string): Promise<string[]> {
   const rows = await db
     .selectFrom(protocolSignature.table)
     .select('versionCode')
@@ -77,7 +77,7 @@ async function signedVersionsBefore(db: Kysely<any>, type: string, language: str
 }
 
 /** Members with a signed signature of a type and language, of the given versions only when `versions` is given. */
-async function signerCount(db: Kysely<any>, type: string, language: string, versions?: string[]): Promise<number> {
+async function signerCount(db: Db, type: string, language: string, versions?: string[]): Promise<number> {
   if (versions && versions.length === 0) return 0
   let q = db
     .selectFrom(protocolSignature.table)
@@ -90,7 +90,7 @@ async function signerCount(db: Kysely<any>, type: string, language: string, vers
 }
 
 /** The re-sign warning of an update, with how many members it makes count as not signed. */
-async function resignWarning(db: Kysely<any>, row: Row, lang: Language): Promise<string> {
+async function resignWarning(db: Db, row: Row, lang: Language): Promise<string> {
   const older = await signedVersionsBefore(db, String(row.type), String(row.language), String(row.versionCode))
   return t(lang, 'content.protocol.resign', { count: await signerCount(db, String(row.type), String(row.language), older) })
 }
@@ -102,7 +102,7 @@ async function resignWarning(db: Kysely<any>, row: Row, lang: Language): Promise
  * counts); `signedVersion` is the newest version they signed (null: none).
  */
 export async function agreementStanding(
-  db: Kysely<any>,
+  db: Db,
   memberId: number,
   type: string,
   language: string,
@@ -176,7 +176,7 @@ export function registerAgreements(app: FastifyInstance, services: Services) {
         const published = await tx
           .updateTable(protocol.table)
           .set({ status: 'published', publishTime: now, updateBy: auth.userName, updateTime: now })
-          .where('protocolId', '=', row.protocolId)
+          .where('protocolId', '=', row.protocolId as number)
           .where('status', '=', 'draft')
           .executeTakeFirst()
         if (Number(published.numUpdatedRows) !== 1) throw conflict('content.protocol.notDraft', { name: String(row.name), version: String(row.versionCode) })
@@ -186,7 +186,7 @@ export function registerAgreements(app: FastifyInstance, services: Services) {
           .where('type', '=', type)
           .where('language', '=', language)
           .where('status', '=', 'published')
-          .where('protocolId', '<>', row.protocolId)
+          .where('protocolId', '<>', row.protocolId as number)
           .executeTakeFirst()
         let resigned = 0
         if (isTrue(row.isUpdate) && type === 'privacy') {

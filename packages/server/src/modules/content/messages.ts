@@ -1,22 +1,18 @@
 import { contentEntities } from '@velo/shared'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
-import type { Kysely, SelectQueryBuilder } from 'kysely'
+import type { SelectQueryBuilder } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { AppError, badRequest, conflict, notFound } from '../../platform/errors'
 import { formatCount, t } from '../../platform/i18n'
 import type { Services } from '../../platform/services'
 import { blank, merged, on, timeOf } from './fields'
+import type { Db } from '../../db/database'
+import type { Database } from '../../db/schema'
 
 const { message, messageRecipient } = contentEntities
 
 type Row = Record<string, unknown>
 
-/** The join table of message.memberIds: the members a message to selected members goes to. */
-const SELECTED = (() => {
-  const f = message.fieldMap.get('memberIds')
-  if (f?.kind !== 'referenceMany') throw new Error('message.memberIds must link a message to its members')
-  return f.through
-})()
 
 /** A member's status that receives messages (the enable/disable dictionary's "Normal"). */
 const ENABLED = '0'
@@ -49,27 +45,31 @@ function checkAudience(msg: Row, selected: number) {
   if (msg.sendMode === 'scheduled' && blank(msg.sendTime)) throw badRequest('content.message.sendTimeRequired', {}, on('sendTime'))
 }
 
-async function selectedCount(db: Kysely<any>, messageId: unknown): Promise<number> {
+async function selectedCount(db: Db, messageId: unknown): Promise<number> {
   const row = await db
-    .selectFrom(SELECTED.table)
+    .selectFrom('cntMessageMember')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where(SELECTED.from, '=', messageId)
+    .where('messageId', '=', messageId as number)
     .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
+/** A query over `mem_member as m`, maybe beside other tables. */
+type MemberQuery = SelectQueryBuilder<Database & { m: Database['memMember'] }, 'm', object>
+
 /** Narrows a query over `mem_member as m` to the enabled members of the message's audience. */
-function inAudience<Q extends SelectQueryBuilder<any, any, any>>(q: Q, msg: Row): Q {
+function inAudience<Q extends MemberQuery>(q: Q, msg: Row): Q {
   let out = q.where('m.status', '=', ENABLED) as Q
-  if (msg.audience === 'country') out = out.where('m.countryId', '=', msg.countryId ?? null) as Q
+  if (msg.audience === 'country') out = out.where('m.countryId', '=', (msg.countryId as number | null) ?? null) as Q
   else if (msg.audience === 'members') {
-    out = out.where('m.memberId', 'in', (eb: any) => eb.selectFrom(SELECTED.table).select(SELECTED.to).where(SELECTED.from, '=', msg.messageId)) as Q
+    // The members message.memberIds selected (its join table).
+    out = out.where('m.memberId', 'in', (eb) => eb.selectFrom('cntMessageMember').select('memberId').where('messageId', '=', msg.messageId as number)) as Q
   }
   return out
 }
 
 /** How many members the message would reach now. */
-export async function recipientCount(db: Kysely<any>, msg: Row): Promise<number> {
+export async function recipientCount(db: Db, msg: Row): Promise<number> {
   const row = await inAudience(db.selectFrom('memMember as m'), msg)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow()
@@ -77,7 +77,7 @@ export async function recipientCount(db: Kysely<any>, msg: Row): Promise<number>
 }
 
 /** The lowest id of an audience member from `from` on, or null when none is left. */
-async function nextMemberId(db: Kysely<any>, msg: Row, from: number): Promise<number | null> {
+async function nextMemberId(db: Db, msg: Row, from: number): Promise<number | null> {
   const row = await inAudience(db.selectFrom('memMember as m'), msg)
     .where('m.memberId', '>=', from)
     .select((eb) => eb.fn.min<number>('m.memberId').as('first'))
@@ -85,7 +85,7 @@ async function nextMemberId(db: Kysely<any>, msg: Row, from: number): Promise<nu
   return row?.first === null || row?.first === undefined ? null : Number(row.first)
 }
 
-const readMessage = (db: Kysely<any>, messageId: number) =>
+const readMessage = (db: Db, messageId: number) =>
   db.selectFrom(message.table).selectAll().where('messageId', '=', messageId).executeTakeFirst() as Promise<Row | undefined>
 
 export interface DeliveryOptions {
@@ -103,7 +103,7 @@ export interface DeliveryOptions {
  * stopped does not double. Ends 'sent' with sentCount and sentTime; answers how many it reached.
  * A cancel puts the message back where it was claimed from and rethrows.
  */
-export async function deliverMessage(db: Kysely<any>, messageId: number, options: DeliveryOptions = {}): Promise<number> {
+export async function deliverMessage(db: Db, messageId: number, options: DeliveryOptions = {}): Promise<number> {
   const msg = await readMessage(db, messageId)
   if (!msg) throw notFound()
   const from = String(msg.status)
@@ -122,7 +122,7 @@ export async function deliverMessage(db: Kysely<any>, messageId: number, options
  * The delivery of a message this caller holds in 'sending' (see deliverMessage); `from` is where a
  * cancel puts it back ('sending': left as it is, for a delivery taken over from a stopped server).
  */
-async function deliverClaimed(db: Kysely<any>, msg: Row, from: string, { signal, progress }: DeliveryOptions): Promise<number> {
+async function deliverClaimed(db: Db, msg: Row, from: string, { signal, progress }: DeliveryOptions): Promise<number> {
   const messageId = Number(msg.messageId)
   try {
     const total = await recipientCount(db, msg)
@@ -186,7 +186,7 @@ export interface TickOptions {
  * update, so ticks of several instances at once deliver each message once. Answers how many
  * messages this tick delivered.
  */
-export async function deliverDueMessages(db: Kysely<any>, o: TickOptions = {}): Promise<number> {
+export async function deliverDueMessages(db: Db, o: TickOptions = {}): Promise<number> {
   const now = o.now ?? new Date()
   let delivered = 0
   const due = await db
@@ -241,7 +241,7 @@ export async function deliverDueMessages(db: Kysely<any>, o: TickOptions = {}): 
   return delivered
 }
 
-async function deliverLogged(db: Kysely<any>, msg: Row, from: string, o: TickOptions) {
+async function deliverLogged(db: Db, msg: Row, from: string, o: TickOptions) {
   try {
     const n = await deliverClaimed(db, msg, from, { signal: o.signal })
     o.logger?.info({ messageId: msg.messageId, recipients: n }, 'delivered a scheduled message')
@@ -258,7 +258,7 @@ export class MessageTicker {
   private readonly stop = new AbortController()
 
   constructor(
-    private readonly db: Kysely<any>,
+    private readonly db: Db,
     private readonly logger: FastifyBaseLogger,
     private readonly everyMs = 30_000,
   ) {}
@@ -295,7 +295,7 @@ const utcMinute = (iso: unknown) => new Date(String(iso)).toISOString().slice(0,
  * history (neither deleted nor changed).
  */
 export function registerMessages(app: FastifyInstance, services: Services) {
-  const db = services.db as unknown as Kysely<any>
+  const db = services.db
 
   registerEntityRoutes(app, services, message, {
     beforeCreate: async ({ values }) => checkAudience(values, Array.isArray(values.memberIds) ? values.memberIds.length : 0),
@@ -309,7 +309,7 @@ export function registerMessages(app: FastifyInstance, services: Services) {
     beforeDelete: async ({ tx, rows }) => {
       const ids = rows.map((r) => r.messageId)
       // A push stopped part way left inbox rows of a message that is a draft again: they go with it.
-      await tx.deleteFrom(messageRecipient.table).where('messageId', 'in', ids).execute()
+      await tx.deleteFrom(messageRecipient.table).where('messageId', 'in', ids as number[]).execute()
     },
     previews: {
       push: async ({ tx, rows, lang }) => {

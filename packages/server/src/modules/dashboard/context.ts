@@ -1,6 +1,5 @@
 import type { DashboardDef, DashboardQuery, FigureData, Language } from '@velo/shared'
-import type { Kysely } from 'kysely'
-import type { Dialect } from '../../db/database'
+import type { Db, Dialect } from '../../db/database'
 import type { AuthContext } from '../../platform/rbac/auth-context'
 import { hasPermission } from '../../platform/rbac/auth-context'
 import type { Services } from '../../platform/services'
@@ -11,7 +10,7 @@ import type { CountryScope } from './scope'
 export interface DashboardContext {
   services: Services
   /** Untyped: the rollup tables and raw aggregates are written in SQL the types do not follow. */
-  db: Kysely<any>
+  db: Db
   dialect: Dialect
   def: DashboardDef
   query: DashboardQuery

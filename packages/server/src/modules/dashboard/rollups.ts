@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
-import { sql, type Kysely, type RawBuilder } from 'kysely'
-import type { Dialect } from '../../db/database'
+import { sql, type RawBuilder } from 'kysely'
+import type { Db, Dialect } from '../../db/database'
 
 // The dashboards' daily rollups (docs/dashboards.md). Rides, tracking events and app uploads are
 // append-only facts with growing ids: each rollup adds the facts past its watermark (the last id it
@@ -14,7 +14,7 @@ interface Source {
   table: string
   id: string
   /** Adds the facts with lo < id <= hi into the rollups. */
-  add: (tx: Kysely<any>, dialect: Dialect, lo: number, hi: number) => Promise<void>
+  add: (tx: Db, dialect: Dialect, lo: number, hi: number) => Promise<void>
 }
 
 /** Ids taken per transaction: a batch of the full demo's rides is about half a second of work. */
@@ -59,7 +59,7 @@ export function bucketTop(bucket: number): number {
  * Marks the members active in the weeks and months of `days` (rows of day, member_id, platform,
  * country_id): a row exists once, whatever adds it again.
  */
-async function addPeriods(tx: Kysely<any>, dialect: Dialect, days: RawBuilder<unknown>): Promise<void> {
+async function addPeriods(tx: Db, dialect: Dialect, days: RawBuilder<unknown>): Promise<void> {
   const period = sql`case when k.kind = 'w' then ${weekOfSql(dialect, sql`d.day`)} else substr(d.day, 1, 7) end`
   await sql`insert into dash_member_period (kind, period, platform, member_id, country_id)
       select k.kind, ${period}, d.platform, d.member_id, max(d.country_id)
@@ -73,7 +73,7 @@ async function addPeriods(tx: Kysely<any>, dialect: Dialect, days: RawBuilder<un
  * Recounts dash_day for the days of `days` (a query of a `day` column) from dash_member_day. Exact
  * because batches run one at a time (refreshSource's lock): no other batch changes those days meanwhile.
  */
-async function recountDays(tx: Kysely<any>, days: RawBuilder<unknown>): Promise<void> {
+async function recountDays(tx: Db, days: RawBuilder<unknown>): Promise<void> {
   await sql`delete from dash_day where day in (${days})`.execute(tx)
   await sql`insert into dash_day (day, country_id, dau, rides)
       select md.day, coalesce(md.country_id, 0), count(*), sum(md.rides) from dash_member_day md where md.day in (${days}) group by 1, 2`.execute(tx)
@@ -85,7 +85,7 @@ async function recountDays(tx: Kysely<any>, days: RawBuilder<unknown>): Promise<
  * card "Members active (7 days)" and the list it opens count the same rows. In the batch's
  * transaction, so it moves with the rollup it follows.
  */
-async function markLastActive(tx: Kysely<any>, dialect: Dialect, members: RawBuilder<unknown>): Promise<void> {
+async function markLastActive(tx: Db, dialect: Dialect, members: RawBuilder<unknown>): Promise<void> {
   const lastDay = sql`(select max(md.day) from dash_member_day md where md.member_id = mem_member.member_id)`
   await sql`update mem_member set last_active_day = ${dialect === 'postgres' ? sql`${lastDay}::date` : lastDay} where member_id in (${members})`.execute(tx)
 }
@@ -181,8 +181,8 @@ const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(
  * under it has no gap left to fill. A writer holding the table longer than the timeout (a demo load)
  * leaves the refresh for later.
  */
-async function settledMax(db: Kysely<any>, dialect: Dialect, src: Source): Promise<number | null> {
-  const max = (q: Kysely<any>) => sql<{ top: number | null }>`select max(${sql.ref(src.id)}) as top from ${sql.table(src.table)}`.execute(q)
+async function settledMax(db: Db, dialect: Dialect, src: Source): Promise<number | null> {
+  const max = (q: Db) => sql<{ top: number | null }>`select max(${sql.ref(src.id)}) as top from ${sql.table(src.table)}`.execute(q)
   if (dialect === 'sqlite') return num((await max(db)).rows[0]?.top)
   try {
     return await db.transaction().execute(async (tx) => {
@@ -197,7 +197,7 @@ async function settledMax(db: Kysely<any>, dialect: Dialect, src: Source): Promi
 }
 
 /** Adds one source's new facts, up to `cap` ids; the number of facts added. */
-async function refreshSource(db: Kysely<any>, dialect: Dialect, src: Source, cap: number): Promise<number> {
+async function refreshSource(db: Db, dialect: Dialect, src: Source, cap: number): Promise<number> {
   let added = 0
   let spent = 0
   for (;;) {
@@ -241,14 +241,14 @@ async function refreshSource(db: Kysely<any>, dialect: Dialect, src: Source, cap
 }
 
 /** When the rollups were last complete: the oldest of the sources' stamps (null: never refreshed). */
-export async function rollupsRefreshedAt(db: Kysely<any>): Promise<string | null> {
+export async function rollupsRefreshedAt(db: Db): Promise<string | null> {
   const rows = await sql<{ name: string; t: string | null }>`select name, refreshed_time as t from dash_rollup_state`.execute(db)
   if (rows.rows.some((r) => !r.t)) return null
   const times = rows.rows.map((r) => new Date(r.t!).toISOString()).sort()
   return times[0] ?? null
 }
 
-async function refresh(db: Kysely<any>, dialect: Dialect, cap: number): Promise<{ refreshedAt: string; rows: number; ms: number }> {
+async function refresh(db: Db, dialect: Dialect, cap: number): Promise<{ refreshedAt: string; rows: number; ms: number }> {
   const started = performance.now()
   let rows = 0
   for (const src of SOURCES) rows += await refreshSource(db, dialect, src, cap)
@@ -259,17 +259,17 @@ async function refresh(db: Kysely<any>, dialect: Dialect, cap: number): Promise<
 }
 
 /** Brings every rollup up to date with the rows added since its last refresh (idempotent, safe on several instances at once). */
-export async function refreshRollups(db: Kysely<any>, dialect: Dialect): Promise<{ refreshedAt: string; rows: number; ms: number }> {
+export async function refreshRollups(db: Db, dialect: Dialect): Promise<{ refreshedAt: string; rows: number; ms: number }> {
   return refresh(db, dialect, Number.POSITIVE_INFINITY)
 }
 
 /** A refresh that takes at most `cap` ids per fact table (what a request does before it answers). */
-export async function refreshRollupsUpTo(db: Kysely<any>, dialect: Dialect, cap: number): Promise<{ refreshedAt: string; rows: number; ms: number }> {
+export async function refreshRollupsUpTo(db: Db, dialect: Dialect, cap: number): Promise<{ refreshedAt: string; rows: number; ms: number }> {
   return refresh(db, dialect, cap)
 }
 
 /** Empties the rollups and their watermarks (the demo calls it in its transaction before it rewrites the facts). */
-export async function resetRollups(db: Kysely<any>, dialect: Dialect): Promise<void> {
+export async function resetRollups(db: Db, dialect: Dialect): Promise<void> {
   void dialect
   for (const table of ROLLUP_TABLES) await sql`delete from ${sql.table(table)}`.execute(db)
   // Kept from the rollups, so it starts again with them.
@@ -286,7 +286,7 @@ const inFlight = new WeakMap<object, Promise<string | null>>()
  * (the database busy) does not fail the answer: the figures are those of the last refresh, and
  * refreshedAt says how old.
  */
-export function freshRollups(db: Kysely<any>, dialect: Dialect, log?: FastifyBaseLogger): Promise<string | null> {
+export function freshRollups(db: Db, dialect: Dialect, log?: FastifyBaseLogger): Promise<string | null> {
   const running = inFlight.get(db)
   if (running) return running
   const p = refreshRollupsUpTo(db, dialect, REQUEST_CAP)
@@ -304,7 +304,7 @@ export function freshRollups(db: Kysely<any>, dialect: Dialect, log?: FastifyBas
  * The background refresh: every REFRESH_EVERY_MS from the server's start until it closes (a refresh
  * still running when the next is due is not doubled; closing waits for it).
  */
-export function startRollupRefresher(app: FastifyInstance, db: Kysely<any>, dialect: Dialect, everyMs = REFRESH_EVERY_MS): void {
+export function startRollupRefresher(app: FastifyInstance, db: Db, dialect: Dialect, everyMs = REFRESH_EVERY_MS): void {
   let timer: NodeJS.Timeout | null = null
   let running: Promise<unknown> | null = null
   app.addHook('onReady', async () => {

@@ -1,7 +1,6 @@
 import { DASHBOARDS, type DashboardAnswer, type DashboardDef } from '@velo/shared'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import { BusinessType } from '../../platform/audit/operation-log'
 import { attachment, XLSX_TYPE } from '../../platform/crud/excel'
@@ -56,7 +55,7 @@ const answerSchema = z.object({
 export function registerDashboards(app: FastifyInstance, services: Services, clock: () => Date = () => new Date()) {
   const api = app.withTypeProvider<ZodTypeProvider>()
   // The rollups' background refresh, from ready until close (rollups.ts).
-  startRollupRefresher(app, services.db as unknown as Kysely<any>, services.dialect)
+  startRollupRefresher(app, services.db, services.dialect)
 
   const inFlight = new Map<string, Promise<ComputedDashboard>>()
 
@@ -81,7 +80,7 @@ export function registerDashboards(app: FastifyInstance, services: Services, clo
     const shareKey = JSON.stringify([def.key, query, rows, lang, rights])
     let computing = inFlight.get(shareKey)
     if (!computing) {
-      computing = COMPUTE[def.key]({ services, db: services.db as unknown as Kysely<any>, dialect: services.dialect, def, query, scope, rows, auth, lang, now, may })
+      computing = COMPUTE[def.key]({ services, db: services.db, dialect: services.dialect, def, query, scope, rows, auth, lang, now, may })
       inFlight.set(shareKey, computing)
       void computing.then(
         () => inFlight.delete(shareKey),

@@ -1,7 +1,6 @@
 import { type CommandOutcome, COMMANDS, type DeviceCommandOption, iotEntities, type SendCommandResult } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import { type CommandService, MAX_DEVICES_PER_SEND } from '../../iot/commands'
 import { BusinessType } from '../../platform/audit/operation-log'
@@ -61,7 +60,7 @@ export function registerCommandRoutes(app: FastifyInstance, commandService: () =
   const api = app.withTypeProvider<ZodTypeProvider>()
   // Devices outside the caller's data scope answer as missing ones, before anything is sent.
   const inScope = async (req: Parameters<typeof caller>[0], ids: readonly number[]) =>
-    assertIdsInScope(app.services.db as unknown as Kysely<any>, iotEntities.iotDevice, await callerScope(app.services, caller(req)), ids)
+    assertIdsInScope(app.services.db, iotEntities.iotDevice, await callerScope(app.services, caller(req)), ids)
   const audit = { module: 'IoT command', businessType: BusinessType.other }
 
   api.get(

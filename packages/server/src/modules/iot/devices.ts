@@ -63,7 +63,7 @@ export function newDeviceRow(d: { sn: string; modelId: number; secretHash: strin
 }
 
 /** An SN starts with its model's prefix (VL000123 for prefix VL). */
-async function assertSnPrefix(db: Kysely<Database> | Transaction<any>, sn: string, modelId: number) {
+async function assertSnPrefix(db: Kysely<Database> | Transaction<Database>, sn: string, modelId: number) {
   const q = db as Kysely<Database>
   const model = await q.selectFrom('iotModel').select('snPrefix').where('modelId', '=', modelId).executeTakeFirst()
   if (model && !sn.startsWith(model.snPrefix)) throw badRequest('iot.device.snPrefix', { prefix: model.snPrefix }, { errors: [{ field: 'sn' }] })
@@ -133,7 +133,7 @@ export function registerDevices(app: FastifyInstance, services: Services) {
       },
     },
     async (req) => {
-      await assertIdsInScope(db as unknown as Kysely<any>, iotEntities.iotDevice, await callerScope(services, caller(req)), [req.params.id])
+      await assertIdsInScope(db, iotEntities.iotDevice, await callerScope(services, caller(req)), [req.params.id])
       const { secret, secretHash } = issueSecret()
       const device = await db
         .updateTable('iotDevice')

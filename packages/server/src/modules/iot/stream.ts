@@ -1,7 +1,6 @@
 import { iotEntities, type IotGatewayStatus, PROTOCOL_VERSION } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import { hasPermission } from '../../platform/rbac/auth-context'
 import { assertIdsInScope, callerScope, entityScope } from '../../platform/rbac/entity-scope'
@@ -40,7 +39,7 @@ export function registerIotStream(app: FastifyInstance, services: Services) {
       const { deviceId } = req.query
       let mayAlarms = hasPermission(caller(req), 'iot:warning:list')
       const scope = await callerScope(services, caller(req))
-      if (deviceId !== undefined) await assertIdsInScope(services.db as unknown as Kysely<any>, iotEntities.iotDevice, scope, [deviceId])
+      if (deviceId !== undefined) await assertIdsInScope(services.db, iotEntities.iotDevice, scope, [deviceId])
       // A caller limited by a data scope hears only the devices in it, read again now and then as bikes change hands.
       let visible: Set<number> | null = null
       const readVisible = async () => {

@@ -1,34 +1,27 @@
 import { memberEntities } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
-import type { Kysely } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { conflict } from '../../platform/errors'
 import type { Services } from '../../platform/services'
+import type { Db } from '../../db/database'
 
 const { feedback, feedbackTag } = memberEntities
 
 type Row = Record<string, unknown>
 const READ_COLUMNS = ['readState', 'readBy', 'readTime'] as const
 
-/** The join table of feedback.tagIds (its index on the tag serves the count below). */
-const TAG_LINKS = (() => {
-  const f = feedback.fieldMap.get('tagIds')
-  if (f?.kind !== 'referenceMany') throw new Error('feedback.tagIds must link feedback to its tags')
-  return f.through
-})()
-
 /**
  * Marks the feedback read by this user now, unless someone read it before: of two staff opening it
  * at once, the first to write is its reader. Answers the read columns as they are now.
  */
-async function markRead(db: Kysely<any>, id: unknown, userName: string, at = new Date().toISOString()): Promise<Row> {
+async function markRead(db: Db, id: unknown, userName: string, at = new Date().toISOString()): Promise<Row> {
   await db
     .updateTable(feedback.table)
     .set({ readState: 'read', readBy: userName, readTime: at })
-    .where(feedback.idField, '=', id)
+    .where(feedback.idField, '=', id as number)
     .where('readState', '=', 'unread')
     .execute()
-  return (await db.selectFrom(feedback.table).select(READ_COLUMNS).where(feedback.idField, '=', id).executeTakeFirstOrThrow()) as Row
+  return (await db.selectFrom(feedback.table).select(READ_COLUMNS).where(feedback.idField, '=', id as number).executeTakeFirstOrThrow()) as Row
 }
 
 /**
@@ -55,7 +48,7 @@ export function registerFeedback(app: FastifyInstance, services: Services) {
           .updateTable(feedback.table)
           // A boolean as both databases take it (SQLite binds no booleans).
           .set({ ...set, replied: 1, updateBy: auth.userName, updateTime: now })
-          .where(feedback.idField, '=', id)
+          .where(feedback.idField, '=', id as number)
           .execute()
         // Replying is reading it: an unread one is marked read by the one who replied.
         return { ...row, ...set, ...(await markRead(tx, id, auth.userName, now)) }
@@ -69,9 +62,10 @@ export function registerFeedback(app: FastifyInstance, services: Services) {
     beforeDelete: async ({ tx, rows }) => {
       for (const tag of rows) {
         const used = await tx
-          .selectFrom(TAG_LINKS.table)
+          // The join table of feedback.tagIds (its index on the tag serves the count).
+          .selectFrom('memFeedbackTagLink')
           .select((eb) => eb.fn.countAll<number>().as('count'))
-          .where(TAG_LINKS.to, '=', tag[feedbackTag.idField])
+          .where('tagId', '=', tag[feedbackTag.idField] as number)
           .executeTakeFirstOrThrow()
         if (Number(used.count) > 0) throw conflict('member.feedbackTag.inUse', { name: String(tag.name), count: Number(used.count) })
       }

@@ -146,7 +146,8 @@ async function backupEntry(root: string, name: string): Promise<BackupEntry | un
   if (!(await regular(manifestPath))) return undefined
   const text = await readFile(manifestPath).catch(() => undefined)
   if (!text) return undefined
-  let manifest: any
+  /** As the file may have it: each value is checked before it is used. */
+  let manifest: { createdAt?: unknown; serverVersion?: unknown; database?: { dialect?: unknown; size?: unknown }; files?: unknown } | null
   try {
     manifest = JSON.parse(text.toString('utf8'))
   } catch {

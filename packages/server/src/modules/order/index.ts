@@ -1,6 +1,6 @@
 import { type ActionPreview, bikeEntities, frameFormat, framePrefix, frameNumberOf, type Language, maxSerial, orderEntities, overrunLimit } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
-import { type Kysely, sql } from 'kysely'
+import { sql } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { badRequest, conflict } from '../../platform/errors'
 import { t } from '../../platform/i18n'
@@ -10,6 +10,7 @@ import { label, merged } from '../bike/models'
 import { labelSheet, type FrameLabel } from './labels'
 import { generateNumbers, recountOrder, templateOf, windowOf } from './numbers'
 import { nextSerial, reserveSerials } from './series'
+import type { Db } from '../../db/database'
 
 const { deviceOrder, frameNumber } = orderEntities
 const { bike } = bikeEntities
@@ -46,10 +47,10 @@ function checkOrder(row: Row) {
 }
 
 /** An order's row as stored now (after a generation; the order of a number). */
-const loadOrder = (db: Kysely<any>, orderId: number): Promise<Row> => db.selectFrom(deviceOrder.table).selectAll().where('orderId', '=', orderId).executeTakeFirstOrThrow()
+const loadOrder = (db: Db, orderId: number): Promise<Row> => db.selectFrom(deviceOrder.table).selectAll().where('orderId', '=', orderId).executeTakeFirstOrThrow()
 
 /** What generating `count` more numbers would do, and whether it passes the 5 % rule (SPEC §5). */
-async function generationPreview(db: Kysely<any>, order: Row, count: number | undefined, lang: Language): Promise<ActionPreview> {
+async function generationPreview(db: Db, order: Row, count: number | undefined, lang: Language): Promise<ActionPreview> {
   const template = templateOf(order)
   const prefix = framePrefix(template)
   const window = windowOf(order)
@@ -82,14 +83,14 @@ function causeLabel(value: string): Record<Language, string> {
 }
 
 /** The order's numbers for the label sheet (`order` as its list answers it, with its model's name), read page by page in serial order (never all at once). */
-async function* labelsOf(db: Kysely<any>, order: Row, statuses: string[], upTo: number): AsyncGenerator<FrameLabel> {
+async function* labelsOf(db: Db, order: Row, statuses: string[], upTo: number): AsyncGenerator<FrameLabel> {
   const caption = `${String(order.orderNo)} · ${String(order.modelIdLabel ?? '')}`
   let after = -1
   for (;;) {
     const page = await db
       .selectFrom(frameNumber.table)
       .select(['numberId', 'frameNumber'])
-      .where('orderId', '=', order.orderId)
+      .where('orderId', '=', order.orderId as number)
       .where('status', 'in', statuses)
       .where('numberId', '>', after)
       .where('numberId', '<=', upTo)
@@ -133,7 +134,7 @@ export function registerOrders(app: FastifyInstance, services: Services) {
         const bounds = await tx
           .selectFrom(frameNumber.table)
           .select([sql<number>`count(*)`.as('n'), sql<number>`max(number_id)`.as('upTo')])
-          .where('orderId', '=', order.orderId)
+          .where('orderId', '=', order.orderId as number)
           .where('status', 'in', statuses)
           .executeTakeFirstOrThrow()
         const total = Number(bounds.n)
@@ -146,7 +147,7 @@ export function registerOrders(app: FastifyInstance, services: Services) {
           await trx
             .updateTable(frameNumber.table)
             .set({ status: 'printed', printedTime: new Date().toISOString() })
-            .where('orderId', '=', order.orderId)
+            .where('orderId', '=', order.orderId as number)
             .where('status', '=', 'generated')
             .where('numberId', '<=', upTo)
             .execute()
@@ -163,7 +164,7 @@ export function registerOrders(app: FastifyInstance, services: Services) {
       async ({ tx, step, row, input, after }) => {
         if (step.name !== 'void') return
         const reason = String(input.reason ?? '').slice(0, 500)
-        await tx.updateTable(frameNumber.table).set({ reason }).where('numberId', '=', row.numberId).execute()
+        await tx.updateTable(frameNumber.table).set({ reason }).where('numberId', '=', row.numberId as number).execute()
         after.reason = reason
       },
       async ({ tx, row }) => recountOrder(tx, Number(row.orderId)),
@@ -185,10 +186,10 @@ export function registerOrders(app: FastifyInstance, services: Services) {
         const bikeId = Number(old.bikeId)
         const added = await tx
           .insertInto(frameNumber.table)
-          .values({ orderId: old.orderId, frameNumber: number, serial: taken.first, numberType: 'replacement', status: 'bound', bikeId, replacesId: old.numberId, reason: reason(lang), createBy: auth.userName, createTime: now, remark: '' })
+          .values({ orderId: old.orderId as number, frameNumber: number, serial: taken.first, numberType: 'replacement', status: 'bound', bikeId, replacesId: old.numberId as number | null, reason: reason(lang), createBy: auth.userName, createTime: now, remark: '' })
           .returning('numberId')
           .executeTakeFirstOrThrow()
-        await tx.updateTable(frameNumber.table).set({ status: 'voided', reason: t(lang, 'order.replacedBy', { number, reason: reason(lang) }).slice(0, 500), updateBy: auth.userName, updateTime: now }).where('numberId', '=', old.numberId).execute()
+        await tx.updateTable(frameNumber.table).set({ status: 'voided', reason: t(lang, 'order.replacedBy', { number, reason: reason(lang) }).slice(0, 500), updateBy: auth.userName, updateTime: now }).where('numberId', '=', old.numberId as number).execute()
         // The number's history shows the replacement as the step that voided it.
         await tx
           .insertInto('sysTransitionLog')

@@ -1,7 +1,8 @@
 import { type FrameTemplate, framePrefix, frameNumberOf, maxSerial, orderEntities, overrunLimit } from '@velo/shared'
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import { conflict } from '../../platform/errors'
 import { reserveSerials } from './series'
+import type { Db } from '../../db/database'
 
 const { deviceOrder, frameNumber } = orderEntities
 
@@ -45,7 +46,7 @@ export interface Generated {
  * Answers the first and last number made. Throws 409 when the order's window runs out.
  */
 export async function generateNumbers(
-  db: Kysely<any>,
+  db: Db,
   order: Row,
   count: number,
   by: string,
@@ -101,7 +102,7 @@ export async function generateNumbers(
  * of status outside the generation (printed, bound, released, voided, replaced), so the counts
  * can never drift from the numbers. One grouped read on the (order, status) index.
  */
-export async function recountOrder(tx: Kysely<any>, orderId: number): Promise<void> {
+export async function recountOrder(tx: Db, orderId: number): Promise<void> {
   const rows = await tx
     .selectFrom(frameNumber.table)
     .select(['status', 'numberType', sql<number>`count(*)`.as('n')])
@@ -136,7 +137,7 @@ export interface NumberForBike {
  * The number a bike is registered (or renumbered) with, when an order generated it; null for a
  * number of no order (bikes numbered before orders were kept here). A voided number is refused.
  */
-export async function numberForBike(tx: Kysely<any>, number: string): Promise<NumberForBike | null> {
+export async function numberForBike(tx: Db, number: string): Promise<NumberForBike | null> {
   const row = await tx.selectFrom(frameNumber.table).select(['numberId', 'orderId', 'status']).where('frameNumber', '=', number).executeTakeFirst()
   if (!row) return null
   if (row.status === 'voided') throw conflict('order.numberVoided', { number }, 'frameNumber')
@@ -144,13 +145,13 @@ export async function numberForBike(tx: Kysely<any>, number: string): Promise<Nu
 }
 
 /** The number becomes the bike's: bound, and its order's counts follow. */
-export async function bindNumber(tx: Kysely<any>, number: NumberForBike, bikeId: number): Promise<void> {
+export async function bindNumber(tx: Db, number: NumberForBike, bikeId: number): Promise<void> {
   await tx.updateTable(frameNumber.table).set({ status: 'bound', bikeId }).where('numberId', '=', number.numberId).execute()
   await recountOrder(tx, number.orderId)
 }
 
 /** A bike deleted or renumbered lets its number go: back to printed if its label was printed, else generated. */
-export async function releaseFrameNumber(tx: Kysely<any>, number: string, bikeId: number): Promise<void> {
+export async function releaseFrameNumber(tx: Db, number: string, bikeId: number): Promise<void> {
   const row = await tx
     .selectFrom(frameNumber.table)
     .select(['numberId', 'orderId', 'printedTime'])

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
+import type { Db } from '../../db/database'
 
 /** Limits of one reservation: the order's serial window and what its digits can write. */
 export interface SerialWindow {
@@ -22,7 +23,7 @@ export interface Exhausted {
  * voided, or skipped by a serial start — is never taken again. Run it in the transaction that
  * inserts the numbers, so a failed insert gives the serials back.
  */
-export async function reserveSerials(tx: Kysely<any>, prefix: string, count: number, window: SerialWindow): Promise<{ first: number } | Exhausted> {
+export async function reserveSerials(tx: Db, prefix: string, count: number, window: SerialWindow): Promise<{ first: number } | Exhausted> {
   const floor = Math.max(0, (window.start ?? 1) - 1)
   await tx.insertInto('ordFrameSeries').values({ prefix, lastSerial: 0 }).onConflict((oc) => oc.column('prefix').doNothing()).execute()
   // The window's first serial when the series has not reached it yet, else the next one.
@@ -39,7 +40,7 @@ export async function reserveSerials(tx: Kysely<any>, prefix: string, count: num
 }
 
 /** The serial the next reservation of the prefix would start at (for a preview; another may take it first). */
-export async function nextSerial(tx: Kysely<any>, prefix: string, start?: number | null): Promise<number> {
+export async function nextSerial(tx: Db, prefix: string, start?: number | null): Promise<number> {
   const row = await tx.selectFrom('ordFrameSeries').select('lastSerial').where('prefix', '=', prefix).executeTakeFirst()
   return Math.max(Number(row?.lastSerial ?? 0), Math.max(0, (start ?? 1) - 1)) + 1
 }

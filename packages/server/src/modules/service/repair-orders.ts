@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto'
 import { bikeEntities, serviceEntities } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
-import type { Kysely } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import type { Services } from '../../platform/services'
 import { recordBikeEvent } from '../bike/records'
+import type { Db } from '../../db/database'
 
 const { repairOrder } = serviceEntities
 const { bike, bikeModel, modelColour, modelSize } = bikeEntities
@@ -22,7 +22,7 @@ export function newOrderNo(now = new Date()): string {
  * The product of a registered bike as its service order keeps it: the SKU of its model, colour and
  * size codes (MET-BK-M) and its model's name. Blank for no bike (an order older than the reference).
  */
-export async function productOfBike(db: Kysely<any>, bikeId: unknown): Promise<{ sku: string; productName: string }> {
+export async function productOfBike(db: Db, bikeId: unknown): Promise<{ sku: string; productName: string }> {
   if (bikeId === null || bikeId === undefined) return { sku: '', productName: '' }
   const row = await db
     .selectFrom(`${bike.table} as b`)
@@ -60,7 +60,7 @@ export function registerRepairOrders(app: FastifyInstance, services: Services) {
     // The order goes into its bike's vehicle records.
     afterCreate: async ({ tx, auth, row }) => {
       if (row.bikeId === null || row.bikeId === undefined) return
-      const found = await tx.selectFrom(bike.table).select(['frameNumber', 'memberId']).where(bike.idField, '=', row.bikeId).executeTakeFirst()
+      const found = await tx.selectFrom(bike.table).select(['frameNumber', 'memberId']).where(bike.idField, '=', row.bikeId as number).executeTakeFirst()
       if (found) {
         const memberId = found.memberId === null ? null : Number(found.memberId)
         await recordBikeEvent(tx, { bikeId: Number(row.bikeId), frameNumber: String(found.frameNumber), memberId, kind: 'serviceOrder', detail: String(row.orderNo), by: auth.userName })
@@ -70,7 +70,7 @@ export function registerRepairOrders(app: FastifyInstance, services: Services) {
       evaluate: async ({ tx, rows, input }) => {
         const row = rows[0]!
         const set = { evaluationStars: Number(input.stars), evaluationText: String(input.text ?? '') }
-        await tx.updateTable(repairOrder.table).set(set).where(repairOrder.idField, '=', row[repairOrder.idField]).execute()
+        await tx.updateTable(repairOrder.table).set(set).where(repairOrder.idField, '=', row[repairOrder.idField] as number).execute()
         return { ...row, ...set }
       },
     },

@@ -1,8 +1,6 @@
 import { ADMIN_ROLE } from '@velo/shared'
-import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import type { Db } from '../../db/database'
-import type { Database } from '../../db/schema'
 import { forbidden, notFound } from '../../platform/errors'
 import type { AuthContext } from '../../platform/rbac/auth-context'
 import { type RowScope, resolveRowScope, scopeCondition } from '../../platform/rbac/data-scope'
@@ -11,12 +9,9 @@ import { type RowScope, resolveRowScope, scopeCondition } from '../../platform/r
 // Every helper takes the executor to read through: inside an entity hook that must be the hook's
 // transaction (SQLite has one connection, so a query on the database would wait for the hook forever).
 
-type Executor = Kysely<Database>
-const asDb = (db: Executor | Kysely<any>) => db as Executor
-
 /** The caller's row scope, read through the given executor. */
-export function scopeOf(db: Executor | Kysely<any>, auth: AuthContext): Promise<RowScope> {
-  return resolveRowScope(asDb(db) as Db, auth)
+export function scopeOf(db: Db, auth: AuthContext): Promise<RowScope> {
+  return resolveRowScope(db, auth)
 }
 
 export function deptInScope(scope: RowScope, deptId: number | null | undefined): boolean {
@@ -24,16 +19,16 @@ export function deptInScope(scope: RowScope, deptId: number | null | undefined):
 }
 
 /** Refuses to place a row in a department outside the caller's data scope (undefined: not being set). */
-export async function assertDeptInScope(db: Executor | Kysely<any>, auth: AuthContext, deptId: unknown) {
+export async function assertDeptInScope(db: Db, auth: AuthContext, deptId: unknown) {
   if (deptId === undefined) return
   const id = deptId === null ? null : Number(deptId)
   if (!deptInScope(await scopeOf(db, auth), id)) throw forbidden('scope.dept', { deptId: id ?? '-' })
 }
 
 /** A user the caller may see (their data scope), or 404 as for any row out of scope. */
-export async function userInScope(db: Executor | Kysely<any>, auth: AuthContext, userId: number) {
+export async function userInScope(db: Db, auth: AuthContext, userId: number) {
   const scope = await scopeOf(db, auth)
-  const user = await asDb(db)
+  const user = await db
     .selectFrom('sysUser')
     .select(['userId', 'userName', 'deptId', 'status'])
     .where('userId', '=', userId)
@@ -44,15 +39,15 @@ export async function userInScope(db: Executor | Kysely<any>, auth: AuthContext,
 }
 
 /** The ids of the roles with key 'admin' (one, unless someone renamed keys around). */
-export async function adminRoleIds(db: Executor | Kysely<any>): Promise<number[]> {
-  return (await asDb(db).selectFrom('sysRole').select('roleId').where('roleKey', '=', ADMIN_ROLE).execute()).map((r) => Number(r.roleId))
+export async function adminRoleIds(db: Db): Promise<number[]> {
+  return (await db.selectFrom('sysRole').select('roleId').where('roleKey', '=', ADMIN_ROLE).execute()).map((r) => Number(r.roleId))
 }
 
 /** Whether the user holds the admin role: only admins may change such an account. */
-export async function holdsAdminRole(db: Executor | Kysely<any>, userId: number): Promise<boolean> {
+export async function holdsAdminRole(db: Db, userId: number): Promise<boolean> {
   const admins = await adminRoleIds(db)
   if (admins.length === 0) return false
-  const link = await asDb(db).selectFrom('sysUserRole').select('roleId').where('userId', '=', userId).where('roleId', 'in', admins).executeTakeFirst()
+  const link = await db.selectFrom('sysUserRole').select('roleId').where('userId', '=', userId).where('roleId', 'in', admins).executeTakeFirst()
   return !!link
 }
 

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { Transaction } from 'kysely'
-import type { Db } from '../../db/database'
 import { sql } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { conflict, forbidden } from '../../platform/errors'
@@ -14,9 +13,10 @@ import type { Services } from '../../platform/services'
 import { envelope } from '../../platform/responses'
 import { countryScopeFor } from '../dashboard/scope'
 import { deptInScope, deptTree, scopeOf, treeOptionSchema } from './access'
+import type { Database } from '../../db/schema'
 
 type Row = Record<string, unknown>
-type Tx = Transaction<any>
+type Tx = Transaction<Database>
 
 const ENABLED = '0'
 
@@ -45,7 +45,7 @@ async function assertPlaceable(tx: Tx, auth: AuthContext, parentId: unknown, ena
  */
 async function assertRegionInScope(tx: Tx, auth: AuthContext, deptId: number | null, countryIds: unknown) {
   if (!Array.isArray(countryIds) || countryIds.length === 0) return
-  const scope = await countryScopeFor(tx as unknown as Db, auth)
+  const scope = await countryScopeFor(tx, auth)
   if (scope.all) return
   const held = new Set(
     deptId === null ? [] : (await tx.selectFrom('sysDeptCountry').select('countryId').where('deptId', '=', deptId).execute()).map((r) => Number(r.countryId)),

@@ -55,27 +55,27 @@ export function registerDictionaries(app: FastifyInstance, services: Services) {
 
   registerEntityRoutes(app, services, systemEntities.dictData, {
     beforeCreate: async ({ tx, values }) => {
-      const type = await tx.selectFrom('sysDictType').select('dictId').where('dictType', '=', values.dictType).executeTakeFirst()
+      const type = await tx.selectFrom('sysDictType').select('dictId').where('dictType', '=', values.dictType as string).executeTakeFirst()
       if (!type) throw badRequest('dict.typeMissing', { dictType: String(values.dictType) })
       const same = await tx
         .selectFrom('sysDictData')
         .select('dictCode')
-        .where('dictType', '=', values.dictType)
-        .where('dictValue', '=', values.dictValue)
+        .where('dictType', '=', values.dictType as string)
+        .where('dictValue', '=', values.dictValue as string)
         .executeTakeFirst()
       if (same) throw conflict('error.unique', { fieldEn: 'Value', fieldZh: '字典键值', value: String(values.dictValue) })
     },
     beforeUpdate: async ({ tx, before, values }) => {
       const dictType = values.dictType ?? before.dictType
       const dictValue = values.dictValue ?? before.dictValue
-      const type = await tx.selectFrom('sysDictType').select('dictId').where('dictType', '=', dictType).executeTakeFirst()
+      const type = await tx.selectFrom('sysDictType').select('dictId').where('dictType', '=', dictType as string).executeTakeFirst()
       if (!type) throw badRequest('dict.typeMissing', { dictType: String(dictType) })
       const same = await tx
         .selectFrom('sysDictData')
         .select('dictCode')
-        .where('dictType', '=', dictType)
-        .where('dictValue', '=', dictValue)
-        .where('dictCode', '<>', before.dictCode)
+        .where('dictType', '=', dictType as string)
+        .where('dictValue', '=', dictValue as string)
+        .where('dictCode', '<>', before.dictCode as number)
         .executeTakeFirst()
       if (same) throw conflict('error.unique', { fieldEn: 'Value', fieldZh: '字典键值', value: String(dictValue) })
     },
@@ -85,12 +85,12 @@ export function registerDictionaries(app: FastifyInstance, services: Services) {
     // Renaming a type carries its items along.
     afterUpdate: async ({ tx, before, after }) => {
       if (before.dictType !== after.dictType) {
-        await tx.updateTable('sysDictData').set({ dictType: after.dictType }).where('dictType', '=', before.dictType).execute()
+        await tx.updateTable('sysDictData').set({ dictType: after.dictType as string }).where('dictType', '=', before.dictType as string).execute()
       }
     },
     beforeDelete: async ({ tx, rows }) => {
       for (const row of rows) {
-        const used = await tx.selectFrom('sysDictData').select('dictCode').where('dictType', '=', row.dictType).executeTakeFirst()
+        const used = await tx.selectFrom('sysDictData').select('dictCode').where('dictType', '=', row.dictType as string).executeTakeFirst()
         if (used) throw conflict('dict.typeInUse', { dictType: String(row.dictType) })
       }
     },

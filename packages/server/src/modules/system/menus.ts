@@ -12,9 +12,10 @@ import { caller, SIGNED_IN } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { envelope } from '../../platform/responses'
 import { toTree, treeOptionSchema } from './access'
+import type { Database } from '../../db/schema'
 
 type Row = Record<string, unknown>
-type Tx = Transaction<any>
+type Tx = Transaction<Database>
 
 const BUTTON = 'F'
 const fieldError = (field: string) => ({ errors: [{ field }] })

@@ -16,9 +16,10 @@ import { caller } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { envelope, pageOf, rowOf } from '../../platform/responses'
 import { adminRoleIds, deptInScope, isBuiltInAdmin, scopeOf, statusChange } from './access'
+import type { Database } from '../../db/schema'
 
 type Row = Record<string, unknown>
-type Tx = Transaction<any>
+type Tx = Transaction<Database>
 
 const isAdminRole = (row: Row) => row.roleKey === ADMIN_ROLE
 
@@ -96,7 +97,7 @@ export function registerRoles(app: FastifyInstance, services: Services) {
     },
     afterUpdate: async ({ tx, context, after }) => {
       // Departments only mean something for the custom scope.
-      if (after.dataScope !== DataScope.custom) await tx.deleteFrom('sysRoleDept').where('roleId', '=', after.roleId).execute()
+      if (after.dataScope !== DataScope.custom) await tx.deleteFrom('sysRoleDept').where('roleId', '=', after.roleId as number).execute()
       await grantCheckIn.finish(context, tx)
     },
     // Its menus, scope or status changed what its holders may do, on every instance.
@@ -107,7 +108,7 @@ export function registerRoles(app: FastifyInstance, services: Services) {
         const used = await tx
           .selectFrom('sysUserRole')
           .select((eb) => eb.fn.countAll<number>().as('count'))
-          .where('roleId', '=', r.roleId)
+          .where('roleId', '=', r.roleId as number)
           .executeTakeFirstOrThrow()
         if (Number(used.count) > 0) throw conflict('role.inUse', { roleName: String(r.roleName), count: Number(used.count) })
       }

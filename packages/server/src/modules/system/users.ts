@@ -16,9 +16,10 @@ import { caller } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { done, envelope, rowOf } from '../../platform/responses'
 import { adminRoleIds, assertDeptInScope, deptTree, holdsAdminRole, isBuiltInAdmin, scopeOf, statusChange, treeOptionSchema, userInScope } from './access'
+import type { Database } from '../../db/schema'
 
 type Row = Record<string, unknown>
-type Tx = Transaction<any>
+type Tx = Transaction<Database>
 
 /** Only an admin grants the admin role (the grant check would refuse it too; this says it plainly first). */
 async function assertRolesGrantable(tx: Tx, auth: AuthContext, roleIds: unknown) {

@@ -16,8 +16,9 @@ import type { Services } from '../../platform/services'
 import { newDeviceRow } from '../iot/devices'
 import { MIN_SATELLITES, type recordLineFixes } from './line'
 import { endToolSession, openToolSession, toolOperator } from './sessions'
-import { TOOL_AUDIT_MODULE, TOOL_SECURITY, TOOL_TAGS, type ToolDb, toolDb } from './tables'
+import { TOOL_AUDIT_MODULE, TOOL_SECURITY, TOOL_TAGS } from './tables'
 import { loginAttemptsPerEmail } from '../../platform/auth/login-limits'
+import type { Db } from '../../db/database'
 
 /** Sign-in attempts per address (the whole line may sit behind one) and per account, as the staff sign-in limits them. */
 const LOGIN_PER_ADDRESS = { max: 10, timeWindow: '1 minute' } as const
@@ -66,7 +67,7 @@ const listQuery = z.strictObject({
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)).toISOString())
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v))
 
-function deviceQuery(db: ToolDb) {
+function deviceQuery(db: Db) {
   return db
     .selectFrom('toolDevice as d')
     .innerJoin('iotModel as m', 'm.modelId', 'd.modelId')
@@ -113,7 +114,7 @@ const answerOf = (r: DeviceRow): z.infer<typeof toolDeviceAnswer> => ({
  */
 export function registerToolApiRoutes(app: FastifyInstance, services: Services, line: ReturnType<typeof recordLineFixes>) {
   const api = app.withTypeProvider<ZodTypeProvider>()
-  const db = toolDb(services)
+  const db = services.db
   const limitPerEmail = loginAttemptsPerEmail(app, 'tool')
 
   api.post(

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Services } from '../../platform/services'
 import type { UpMessage } from '../../iot/types'
-import { toolDb } from './tables'
 
 /** What a device on the line is asked to see for a GNSS fix. */
 export const MIN_SATELLITES = 4
@@ -18,7 +17,7 @@ const REMEMBERED_MAX = 100_000
  * the line, and the row's update stops once the device passes.
  */
 export function recordLineFixes(app: FastifyInstance, services: Services) {
-  const db = toolDb(services)
+  const db = services.db
   const onLine = new Map<number, { yes: boolean; until: number }>()
 
   const isOnLine = async (deviceId: number) => {

@@ -4,7 +4,6 @@ import { hashToken, newToken } from '../../platform/auth/session-store'
 import { AppError, forbidden } from '../../platform/errors'
 import { readToken } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
-import { toolDb } from './tables'
 
 /** The operator a TOOL route serves, as the tool API's hook found them. */
 export interface ToolOperator {
@@ -48,7 +47,7 @@ const refusedToken = () => new AppError(401, 'auth.tokenIllegal', {}, ResultCode
  * session, so a line that works stays signed in.
  */
 export function toolAuthenticator(services: Services) {
-  const db = toolDb(services)
+  const db = services.db
   return async (req: FastifyRequest) => {
     const token = readToken(req)
     if (!token) throw new AppError(401, 'auth.notLoggedIn', {}, ResultCode.ILLEGAL_TOKEN)

@@ -5,7 +5,6 @@ import { hashPassword } from '../../platform/auth/passwords'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { conflict } from '../../platform/errors'
 import type { Services } from '../../platform/services'
-import type { ToolDb } from './tables'
 
 /**
  * Tool users (SPEC §3): the entity's routes, where the password is stored hashed and the e-mail in
@@ -27,7 +26,7 @@ export function registerToolUsers(app: FastifyInstance, services: Services) {
       resetPassword: async ({ tx, rows, input }) => {
         const row = rows[0]!
         const password = await hashPassword(String(input.password))
-        await (tx as unknown as ToolDb)
+        await tx
           .updateTable('toolUser')
           .set((eb) => ({ password, sessionGeneration: eb('sessionGeneration', '+', 1) }))
           .where('toolUserId', '=', Number(row.toolUserId))
@@ -38,7 +37,7 @@ export function registerToolUsers(app: FastifyInstance, services: Services) {
     // The devices they registered keep naming their operator: such an account is disabled, not deleted.
     beforeDelete: async ({ tx, rows }) => {
       const ids = rows.map((r) => Number(r.toolUserId))
-      const used = await (tx as unknown as ToolDb).selectFrom('toolDevice').select('operatorId').where('operatorId', 'in', ids).executeTakeFirst()
+      const used = await tx.selectFrom('toolDevice').select('operatorId').where('operatorId', 'in', ids).executeTakeFirst()
       if (used) {
         const user = rows.find((r) => Number(r.toolUserId) === Number(used.operatorId))!
         throw conflict('tool.user.inUse', { email: String(user.email) })

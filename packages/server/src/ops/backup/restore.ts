@@ -29,8 +29,17 @@ function safePath(path: unknown): string {
   return path
 }
 
+/** A manifest's entry as the file may have it: checked below before it is trusted. */
+interface RawEntry {
+  dialect?: unknown
+  file?: unknown
+  path?: unknown
+  size?: unknown
+  sha256?: unknown
+}
+
 function parseManifest(text: string): BackupManifest {
-  let m: any
+  let m: { format?: unknown; formatVersion?: unknown; database?: RawEntry; files?: unknown } | null
   try {
     m = JSON.parse(text)
   } catch (e) {
@@ -41,11 +50,15 @@ function parseManifest(text: string): BackupManifest {
   if (m.formatVersion !== MANIFEST_VERSION) throw new BackupRefused('formatUnsupported', { version: String(m.formatVersion), expected: MANIFEST_VERSION })
   if (!m.database || typeof m.database !== 'object') throw invalid('no database entry')
   const databaseFiles: Record<string, string> = { sqlite: DATABASE_FILE, postgres: PG_DUMP_FILE }
-  if (!Object.hasOwn(databaseFiles, m.database.dialect)) throw new BackupRefused('notSqlite', { dialect: String(m.database.dialect) })
-  const sized = (e: any) => Number.isSafeInteger(e?.size) && e.size >= 0 && typeof e?.sha256 === 'string' && /^[0-9a-f]{64}$/.test(e.sha256)
-  if (m.database.file !== databaseFiles[m.database.dialect] || !sized(m.database)) throw invalid('database entry without its file, size or SHA-256')
+  const dialect = m.database.dialect
+  if (!Object.hasOwn(databaseFiles, dialect as PropertyKey)) throw new BackupRefused('notSqlite', { dialect: String(dialect) })
+  const sized = (e: unknown) => {
+    const entry = e as RawEntry | null | undefined
+    return Number.isSafeInteger(entry?.size) && (entry!.size as number) >= 0 && typeof entry?.sha256 === 'string' && /^[0-9a-f]{64}$/.test(entry.sha256)
+  }
+  if (m.database.file !== databaseFiles[dialect as string] || !sized(m.database)) throw invalid('database entry without its file, size or SHA-256')
   if (!Array.isArray(m.files) || !m.files.every(sized)) throw invalid('files without their size or SHA-256')
-  for (const f of m.files) safePath(f.path)
+  for (const f of m.files as RawEntry[]) safePath(f.path)
   return m as BackupManifest
 }
 

@@ -1,5 +1,7 @@
 import { entityByKey, labelWithUnit, type FieldDef, type Language, type ResolvedEntity } from '@velo/shared'
-import { type Kysely, sql } from 'kysely'
+import { sql, type Transaction } from 'kysely'
+import { type Db, type DynamicDb, dynamicDb } from '../../db/database'
+import type { Database } from '../../db/schema'
 import { z } from 'zod'
 import { AppError, badRequest } from '../errors'
 import { yieldWhenDue } from '../event-loop'
@@ -15,7 +17,6 @@ import { readFirstSheet } from './xlsx-read'
 import { inSlice } from './slice'
 
 type Row = Record<string, unknown>
-type AnyDb = Kysely<any>
 
 export interface ImportIssue {
   /** The spreadsheet's row number (the header is row 1). */
@@ -105,10 +106,13 @@ class CellReader {
   private readonly choices = new Map<string, Map<string, string>>()
   private readonly referenceIds = new Map<string, Map<string, number>>()
 
+  private readonly db: DynamicDb
   constructor(
-    private readonly db: AnyDb,
+    db: Db,
     private readonly fields: (FieldDef | null)[],
-  ) {}
+  ) {
+    this.db = dynamicDb(db)
+  }
 
   async prepare(rows: { cells: unknown[] }[]) {
     for (const [i, f] of this.fields.entries()) {
@@ -204,7 +208,7 @@ export interface ImportResult {
  */
 export async function importWorkbook(options: {
   repo: EntityRepository
-  db: AnyDb
+  db: Db
   bytes: Buffer
   updateSupport: boolean
   auth: AuthContext
@@ -219,7 +223,7 @@ export async function importWorkbook(options: {
   /** Aborted: the import stops at its next row and, inside the transaction, rolls it back (all or none). */
   signal?: AbortSignal
   /** Last in the transaction, once every row is written: what must commit with the rows or not at all (an import job's mark). */
-  beforeCommit?: (tx: AnyDb, result: ImportResult) => Promise<void>
+  beforeCommit?: (tx: Transaction<Database>, result: ImportResult) => Promise<void>
 }): Promise<ImportResult> {
   const { repo, lang, signal } = options
   const e = repo.entity
@@ -450,7 +454,8 @@ export async function importWorkbook(options: {
 }
 
 /** The ids of the file that name stored rows: one query per 500. */
-async function existingIds(tx: AnyDb, e: ResolvedEntity, rows: { id?: number }[]): Promise<Set<number>> {
+async function existingIds(db: Db, e: ResolvedEntity, rows: { id?: number }[]): Promise<Set<number>> {
+  const tx = dynamicDb(db)
   const wanted = [...new Set(rows.flatMap((r) => (r.id === undefined ? [] : [r.id])))]
   const out = new Set<number>()
   for (let i = 0; i < wanted.length; i += 500) {
@@ -463,7 +468,8 @@ async function existingIds(tx: AnyDb, e: ResolvedEntity, rows: { id?: number }[]
 class RollBack extends Error {}
 
 /** For each unique field, the file's values that are already stored, with their rows: one query per 500 values. */
-async function takenValues(tx: AnyDb, e: ResolvedEntity, rows: { values: Row }[]): Promise<Map<string, Map<unknown, number>>> {
+async function takenValues(db: Db, e: ResolvedEntity, rows: { values: Row }[]): Promise<Map<string, Map<unknown, number>>> {
+  const tx = dynamicDb(db)
   const out = new Map<string, Map<unknown, number>>()
   for (const f of e.writable.filter((w) => w.unique)) {
     const taken = new Map<unknown, number>()

@@ -1,6 +1,7 @@
 import { carriedName, checkTypedValue, entityByKey, type FieldDef, finalStates, labelFieldIn, type Language, ownerOf, type ResolvedEntity, storedColumns, withinOf } from '@velo/shared'
-import { type CompiledQuery, createQueryId, type ExpressionBuilder, type Kysely, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
-import type { Db } from '../../db/database'
+import { type CompiledQuery, createQueryId, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
+import { type Db, type DynamicDb, type DynamicEb, dynamicDb } from '../../db/database'
+import type { Database } from '../../db/schema'
 import { runsOften } from '../../db/pg-named'
 import { badRequest, conflict, forbidden, notFound } from '../errors'
 import type { AuthContext } from '../rbac/auth-context'
@@ -14,12 +15,11 @@ import { initialState, markOverdue, refuseDirectStatusChange } from './workflow'
 import { allowedChanges, lockedByState, refuseForbiddenDelete, sameStateCondition } from './states'
 
 // The engine works on any table its definition names; column names only ever come from definitions.
-type AnyDb = Kysely<any>
 type Row = Record<string, unknown>
-type AnyEb = ExpressionBuilder<any, any>
+type AnyEb = DynamicEb
 
 export interface HookArgs {
-  tx: Transaction<any>
+  tx: Transaction<Database>
   auth: AuthContext
   /** One per write, shared by its before- and after-hooks: what a before-hook measured reaches the after-hook. */
   context: Record<string, unknown>
@@ -56,7 +56,7 @@ export interface EntityHooks {
    * it is now (change `row` in place). `db` is the database, not a transaction: a read writes nothing
    * but what the hook writes, so the hook makes its write safe to run twice at once itself.
    */
-  afterGet?: Hooks<{ db: AnyDb; auth: AuthContext; row: Row }>
+  afterGet?: Hooks<{ db: Db; auth: AuthContext; row: Row }>
 }
 
 const hasHooks = (hooks: Hooks<never> | undefined) => typeof hooks === 'function' || !!hooks?.length
@@ -232,17 +232,18 @@ function toColumns(e: ResolvedEntity, values: Row): Row {
 }
 
 export class EntityRepository {
-  private readonly db: AnyDb
+  /** As the engine reads it: the entity's table is named by its definition (DynamicDb). */
+  private readonly db: DynamicDb
   private readonly links: readonly (FieldDef & { kind: 'referenceMany' })[]
   private readonly references: readonly (FieldDef & { kind: 'reference' })[]
   /** Compiled list statements by shape (null: a shape that must be compiled each time). */
   private readonly listShapes = new Map<string, CompiledQuery | null>()
   constructor(
-    db: Db,
+    private readonly typedDb: Db,
     readonly entity: ResolvedEntity,
     private readonly hooks: EntityHooks = {},
   ) {
-    this.db = db as unknown as AnyDb
+    this.db = dynamicDb(typedDb)
     this.links = entity.fields.filter((f): f is FieldDef & { kind: 'referenceMany' } => f.kind === 'referenceMany')
     this.references = entity.fields.filter((f): f is FieldDef & { kind: 'reference' } => f.kind === 'reference')
     for (const f of this.references) {
@@ -271,9 +272,10 @@ export class EntityRepository {
    * it to another country, a bike given to another country's member): asked inside the write's
    * transaction after the write, so the refusal rolls it back and nothing is kept.
    */
-  async assertInScope(tx: AnyDb, ids: readonly unknown[], scope: RowScope | undefined) {
+  async assertInScope(db: Db, ids: readonly unknown[], scope: RowScope | undefined) {
     if (!scope || scope.all || !isScoped(this.entity) || ids.length === 0) return
     const e = this.entity
+    const tx = dynamicDb(db)
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500)
       const found = await tx.selectFrom(e.table).select((eb) => eb.fn.countAll<number>().as('n')).where(e.idField, 'in', chunk).where((eb) => this.scoped(eb, scope)).executeTakeFirstOrThrow()
@@ -290,7 +292,8 @@ export class EntityRepository {
    * reference with its target's label (in the reader's language, `lang`) and carried fields (one
    * query per reference field, not per row).
    */
-  async present(rows: Row[], db: AnyDb = this.db, labelled = false, lang: Language = 'en_US'): Promise<Row[]> {
+  async present(rows: Row[], executor: Db = this.typedDb, labelled = false, lang: Language = 'en_US'): Promise<Row[]> {
+    const db = dynamicDb(executor)
     for (const f of this.entity.fields) {
       if (f.kind === 'boolean' || f.kind === 'money') for (const r of rows) r[f.name] = jsonValue(f, r[f.name])
     }
@@ -335,7 +338,7 @@ export class EntityRepository {
         .orderBy(e.idField, 'asc')
     if (e.treeParent) {
       const rows = await page().limit(TREE_LIMIT).execute()
-      return { rows: await this.present(rows, this.db, false, lang), total: rows.length }
+      return { rows: await this.present(rows, this.typedDb, false, lang), total: rows.length }
     }
     const limit = body.pageSize
     const offset = (body.pageNum - 1) * body.pageSize
@@ -359,7 +362,7 @@ export class EntityRepository {
       const count = offset === 0 ? undefined : await this.db.selectFrom(e.table).select((eb) => eb.fn.countAll<number>().as('total')).where(where).executeTakeFirstOrThrow()
       total = Number(count?.total ?? 0)
     }
-    return { rows: await this.present(rows, this.db, true, lang), total }
+    return { rows: await this.present(rows, this.typedDb, true, lang), total }
   }
 
   /**
@@ -436,7 +439,7 @@ export class EntityRepository {
       // whole anyway (the list is too), and capped the same way.
       const rows = await this.db.selectFrom(e.table).select(e.columns).where(where).orderBy(e.defaultSort.field, e.defaultSort.order).orderBy(e.idField, 'asc').limit(TREE_LIMIT).execute()
       const ordered = inTreeOrder(rows, e.idField, e.treeParent)
-      for (let i = 0; i < ordered.length; i += batch) yield await this.present(ordered.slice(i, i + batch), this.db, false, lang)
+      for (let i = 0; i < ordered.length; i += batch) yield await this.present(ordered.slice(i, i + batch), this.typedDb, false, lang)
       return
     }
     // In the list's order (its sort, else the definition's), ties by id, as the page shows them. A
@@ -466,14 +469,14 @@ export class EntityRepository {
       if (rows.length === 0) return
       const end = rows.at(-1)!
       last = { value: end[sort], id: end[e.idField] }
-      yield await this.present(rows, this.db, false, lang)
+      yield await this.present(rows, this.typedDb, false, lang)
       if (rows.length < batch) return
     }
   }
 
   /** One row as GET {path}/{id} answers it, to the caller: with its links, after the module's afterGet hooks. */
   async get(id: number, scope: RowScope, auth: AuthContext, lang: Language = 'en_US'): Promise<Row> {
-    const row = await this.fetchOne(this.db, id, scope, lang)
+    const row = await this.fetchOne(this.typedDb, id, scope, lang)
     for (const f of this.links) {
       // The ids and their labels (a campaign's 5,000 target devices by serial number, not by id).
       const target = entityByKey(f.entity)
@@ -487,13 +490,13 @@ export class EntityRepository {
       row[f.name] = linked.map((l) => Number(l.id))
       row[`${f.name}Labels`] = linked.map((l) => (l.label === null || l.label === undefined ? null : String(l.label)))
     }
-    await runHooks(this.hooks.afterGet, { db: this.db, auth, row })
+    await runHooks(this.hooks.afterGet, { db: this.typedDb, auth, row })
     return row
   }
 
   /** One row in scope, read through the given executor (the database or an open transaction). */
-  async fetchOne(db: AnyDb, id: number, scope: RowScope, lang: Language = 'en_US'): Promise<Row> {
-    const row = await db
+  async fetchOne(db: Db, id: number, scope: RowScope, lang: Language = 'en_US'): Promise<Row> {
+    const row = await dynamicDb(db)
       .selectFrom(this.entity.table)
       .select(this.entity.columns)
       .where(this.entity.idField, '=', id)
@@ -536,7 +539,8 @@ export class EntityRepository {
   }
 
   /** Database rules on values that passed the schema: unique, dictionary, reference and tree. */
-  async checkValues(tx: AnyDb, values: Row, exceptId?: number, memo?: CheckMemo) {
+  async checkValues(db: Db, values: Row, exceptId?: number, memo?: CheckMemo) {
+    const tx = dynamicDb(db)
     for (const f of this.entity.writable) {
       const v = values[f.name]
       // '' is no dictionary value: a required one left blank is refused, not stored; an optional one blank means none.
@@ -555,7 +559,7 @@ export class EntityRepository {
         if (!memo?.dictValues.has(known)) await assertDictValue(tx, f, String(v))
         memo?.dictValues.add(known)
       }
-      if (f.kind === 'file') await assertStoredFile(tx, this.entity, f, String(v), exceptId)
+      if (f.kind === 'file') await assertStoredFile(db, this.entity, f, String(v), exceptId)
       if (f.kind === 'reference') await assertExists(tx, f, entityByKey(f.entity), [v])
       if (f.kind === 'referenceMany') await assertExists(tx, f, entityByKey(f.entity), v as unknown[])
       if (f.kind === 'treeParent' && v !== 0) {
@@ -572,7 +576,8 @@ export class EntityRepository {
    * A reference `within` another field is to a row that shares the row's value of it (a bike's
    * colour is one of its model's): checked when either changes, on the row as it will be.
    */
-  private async checkWithin(tx: AnyDb, changes: Row, row: Row) {
+  private async checkWithin(db: Db, changes: Row, row: Row) {
+    const tx = dynamicDb(db)
     for (const f of this.entity.writable) {
       const within = withinOf(this.entity, f)
       if (!within || (changes[f.name] === undefined && changes[within.field] === undefined)) continue
@@ -611,7 +616,8 @@ export class EntityRepository {
     return out
   }
 
-  private async writeLinks(tx: AnyDb, id: unknown, values: Row) {
+  private async writeLinks(db: Db, id: unknown, values: Row) {
+    const tx = dynamicDb(db)
     for (const f of this.links) {
       const ids = values[f.name] as number[] | undefined
       if (ids === undefined) continue
@@ -625,7 +631,7 @@ export class EntityRepository {
 
   async create(values: Row, auth: AuthContext, confirmed = false, scope?: RowScope): Promise<Row> {
     const context: Record<string, unknown> = {}
-    const row = await this.db.transaction().execute(async (tx) => {
+    const row = await this.typedDb.transaction().execute(async (tx) => {
       const added = await this.createIn(tx, values, auth, undefined, context, confirmed)
       await this.assertInScope(tx, [this.scopedByParent ? added[this.entity.treeParent!] : added[this.entity.idField]], scope)
       return added
@@ -635,11 +641,11 @@ export class EntityRepository {
   }
 
   /** Add one row inside an open transaction (import adds many in one). */
-  async createIn(tx: Transaction<any>, values: Row, auth: AuthContext, memo?: CheckMemo, context: Record<string, unknown> = {}, confirmed = false): Promise<Row> {
+  async createIn(tx: Transaction<Database>, values: Row, auth: AuthContext, memo?: CheckMemo, context: Record<string, unknown> = {}, confirmed = false): Promise<Row> {
     const row = this.withDefaults(values, true)
     const hidden = await this.checkNew(tx, row, memo)
     await runHooks(this.hooks.beforeCreate, { tx, auth, context, confirmed, values: row, columns: hidden })
-    const inserted = (await tx.insertInto(this.entity.table).values(this.newColumns(row, hidden, auth)).returning(this.entity.columns).executeTakeFirstOrThrow()) as Row
+    const inserted = (await dynamicDb(tx).insertInto(this.entity.table).values(this.newColumns(row, hidden, auth)).returning(this.entity.columns).executeTakeFirstOrThrow()) as Row
     for (const [field, taken] of memo?.taken ?? []) if (row[field] !== undefined) taken.set(row[field], Number(inserted[this.entity.idField]))
     await this.writeLinks(tx, inserted[this.entity.idField], row)
     await runHooks(this.hooks.afterCreate, { tx, auth, context, confirmed, row: inserted, values: row })
@@ -647,7 +653,7 @@ export class EntityRepository {
   }
 
   /** The checks of a new row (its values with their defaults), and the columns it starts with that the definition does not expose (a status machine's). */
-  private async checkNew(tx: AnyDb, row: Row, memo: CheckMemo | undefined): Promise<Row> {
+  private async checkNew(tx: Db, row: Row, memo: CheckMemo | undefined): Promise<Row> {
     await this.checkValues(tx, row, undefined, memo)
     await this.checkWithin(tx, row, row)
     this.checkTypedValues(row, row)
@@ -677,7 +683,7 @@ export class EntityRepository {
    * A new row checked as createIn checks it, with the same errors, and not written: the columns its
    * INSERT writes, for addMany. Only for an entity that addsInBatches.
    */
-  async checkedForAdd(tx: Transaction<any>, values: Row, auth: AuthContext, memo?: CheckMemo): Promise<Row> {
+  async checkedForAdd(tx: Transaction<Database>, values: Row, auth: AuthContext, memo?: CheckMemo): Promise<Row> {
     const row = this.withDefaults(values, true)
     const hidden = await this.checkNew(tx, row, memo)
     return this.newColumns(row, hidden, auth)
@@ -690,7 +696,7 @@ export class EntityRepository {
    * new ids, as createIn notes them. With `answer`, the rows come back as createIn answers its row
    * (their order is not the given one); without, nothing does.
    */
-  async addMany(tx: Transaction<any>, rows: readonly Row[], memo?: CheckMemo, answer = false): Promise<Row[]> {
+  async addMany(tx: Transaction<Database>, rows: readonly Row[], memo?: CheckMemo, answer = false): Promise<Row[]> {
     const e = this.entity
     const unique = [...(memo?.taken.keys() ?? [])]
     const out: Row[] = []
@@ -702,7 +708,7 @@ export class EntityRepository {
       let end = start + 1
       while (end < rows.length && end - start < most && shapeOf(rows[end]!) === shape) end++
       const chunk = rows.slice(start, end)
-      const inserted = (await tx
+      const inserted = (await dynamicDb(tx)
         .insertInto(e.table)
         .values(chunk as Row[])
         .returning(answer ? e.columns : [e.idField, ...unique])
@@ -721,13 +727,13 @@ export class EntityRepository {
 
   async update(id: number, values: Row, auth: AuthContext, scope: RowScope, confirmed = false): Promise<Row> {
     const context: Record<string, unknown> = {}
-    const { before, after } = await this.db.transaction().execute((tx) => this.change(tx, id, values, auth, scope, undefined, context, confirmed))
+    const { before, after } = await this.typedDb.transaction().execute((tx) => this.change(tx, id, values, auth, scope, undefined, context, confirmed))
     await runHooks(this.hooks.afterCommit, { auth, context, op: 'update', before, after })
     return after
   }
 
   /** Modify one row in scope inside an open transaction; undefined values are left as they are. */
-  async updateIn(tx: Transaction<any>, id: number, values: Row, auth: AuthContext, scope: RowScope, memo?: CheckMemo): Promise<{ before: Row; after: Row }> {
+  async updateIn(tx: Transaction<Database>, id: number, values: Row, auth: AuthContext, scope: RowScope, memo?: CheckMemo): Promise<{ before: Row; after: Row }> {
     return this.change(tx, id, values, auth, scope, memo)
   }
 
@@ -742,7 +748,7 @@ export class EntityRepository {
   }
 
   private async change(
-    tx: Transaction<any>,
+    tx: Transaction<Database>,
     id: number,
     values: Row,
     auth: AuthContext,
@@ -782,8 +788,9 @@ export class EntityRepository {
   }
 
   /** A modify's UPDATE, made only while the row is in the state its rules were judged in; a row moved on meanwhile is refused as it is now. */
-  private async updateInState(tx: Transaction<any>, id: number, set: Row, before: Row, changes: Row): Promise<Row> {
+  private async updateInState(executor: Db, id: number, set: Row, before: Row, changes: Row): Promise<Row> {
     const e = this.entity
+    const tx = dynamicDb(executor)
     const same = sameStateCondition(e, before, 'edit')
     const row = (await tx
       .updateTable(e.table)
@@ -794,21 +801,22 @@ export class EntityRepository {
       .executeTakeFirst()) as Row | undefined
     if (row) return row
     const now = await tx.selectFrom(e.table).select(e.columns).where(e.idField, '=', id).executeTakeFirst()
-    if (now) await allowedChanges(e, (await this.present([now], tx))[0]!, changes, (f) => this.linkedIds(tx, id, f))
+    if (now) await allowedChanges(e, (await this.present([now], executor))[0]!, changes, (f) => this.linkedIds(executor, id, f))
     throw conflict('error.raced')
   }
 
   /** The ids a row links to through a `referenceMany` field's join table. */
-  private async linkedIds(db: AnyDb, id: unknown, f: FieldDef): Promise<number[]> {
+  private async linkedIds(db: Db, id: unknown, f: FieldDef): Promise<number[]> {
     if (f.kind !== 'referenceMany') return []
-    const linked = await db.selectFrom(f.through.table).select(f.through.to).where(f.through.from, '=', id).execute()
+    const linked = await dynamicDb(db).selectFrom(f.through.table).select(f.through.to).where(f.through.from, '=', id).execute()
     return linked.map((l) => Number(l[f.through.to]))
   }
 
   async remove(ids: number[], auth: AuthContext, scope: RowScope): Promise<number> {
     const e = this.entity
     const context: Record<string, unknown> = {}
-    const removed = await this.db.transaction().execute(async (tx) => {
+    const removed = await this.typedDb.transaction().execute(async (typedTx) => {
+      const tx = dynamicDb(typedTx)
       const rows = (await tx
         .selectFrom(e.table)
         .select(e.columns)
@@ -823,7 +831,7 @@ export class EntityRepository {
       }
       // A row its state keeps (a finished order, a sent message) refuses the whole delete (409).
       refuseForbiddenDelete(e, rows)
-      await runHooks(this.hooks.beforeDelete, { tx, auth, context, confirmed: false, rows })
+      await runHooks(this.hooks.beforeDelete, { tx: typedTx, auth, context, confirmed: false, rows })
       for (const f of this.links) await tx.deleteFrom(f.through.table).where(f.through.from, 'in', ids).execute()
       // Only while none has been moved into such a state meanwhile. A row's history (sys_transition_log) stays.
       const same = sameStateCondition(e, rows[0]!, 'delete')
@@ -851,7 +859,7 @@ function jsonValue(f: FieldDef, v: unknown): unknown {
   return v
 }
 
-async function assertExists(db: AnyDb, f: FieldDef, target: ResolvedEntity, ids: unknown[]) {
+async function assertExists(db: DynamicDb, f: FieldDef, target: ResolvedEntity, ids: unknown[]) {
   const wanted = [...new Set(ids.map(Number))]
   for (let i = 0; i < wanted.length; i += 500) {
     const chunk = wanted.slice(i, i + 500)
@@ -864,7 +872,7 @@ async function assertExists(db: AnyDb, f: FieldDef, target: ResolvedEntity, ids:
   }
 }
 
-async function assertDictValue(db: AnyDb, f: FieldDef & { kind: 'dict' }, value: string) {
+async function assertDictValue(db: DynamicDb, f: FieldDef & { kind: 'dict' }, value: string) {
   const found = await db
     .selectFrom('sysDictData')
     .select('dictCode')

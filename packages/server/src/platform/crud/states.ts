@@ -1,5 +1,6 @@
 import { type FieldDef, meetsCondition, type ResolvedEntity, type RowCondition, type StateRefusal, stateAllowsEdit, stateRules } from '@velo/shared'
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely'
+import type { Expression, SqlBool } from 'kysely'
+import type { DynamicEb } from '../../db/database'
 import { conflict } from '../errors'
 import { t } from '../i18n'
 
@@ -9,7 +10,7 @@ import { t } from '../i18n'
 // was judged, so a step that moves the row meanwhile cannot slip a forbidden change through.
 
 type Row = Record<string, unknown>
-type AnyEb = ExpressionBuilder<any, any>
+type AnyEb = DynamicEb
 
 /** The row's name in a refusal: its label field (an order number, a title), else its id. */
 const named = (e: ResolvedEntity, row: Row) => ({ entityEn: e.singular.en_US, entityZh: e.singular.zh_CN, name: String(row[e.labelField] ?? row[e.idField] ?? '') })

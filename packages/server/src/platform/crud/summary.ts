@@ -1,9 +1,9 @@
 import { type FieldDef, periodCount, type ResolvedEntity, SUMMARY_BUCKETS, type SummaryBucket, summableFields, timeFields } from '@velo/shared'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import { type Kysely, type RawBuilder, sql } from 'kysely'
+import { type RawBuilder, sql } from 'kysely'
 import { z } from 'zod'
-import type { Dialect } from '../../db/database'
+import { type Db, type Dialect, dynamicDb } from '../../db/database'
 import { bilingual } from '../i18n/zod-messages'
 import type { RowScope } from '../rbac/data-scope'
 import { envelope } from '../responses'
@@ -87,14 +87,14 @@ export function periodSql(dialect: Dialect, field: FieldDef, bucket: SummaryBuck
 type SummaryBody = z.infer<ReturnType<typeof summarySchema>>
 
 /** Rows per period of the time field, with the value's sum: the list's filters and data scope apply. */
-export async function summarize(db: Kysely<any>, dialect: Dialect, repo: EntityRepository, body: SummaryBody, scope: RowScope) {
+export async function summarize(db: Db, dialect: Dialect, repo: EntityRepository, body: SummaryBody, scope: RowScope) {
   const e = repo.entity
   const time = e.fieldMap.get(body.time)!
   const value = body.value === undefined ? undefined : e.fieldMap.get(body.value)!
   // A bare day on a datetime means the whole UTC day, as the list's range filter reads it.
   const [from, to] = time.kind === 'datetime' ? [`${body.from}T00:00:00.000Z`, `${body.to}T23:59:59.999Z`] : [body.from, body.to]
   const period = periodSql(dialect, time, body.bucket)
-  const rows = await db
+  const rows = await dynamicDb(db)
     .selectFrom(e.table)
     .select([period.as('bucket'), (value ? sql<number>`coalesce(sum(${sql.ref(value.name)}), 0)` : sql<number>`0`).as('value'), sql<number>`count(*)`.as('count')])
     .where(repo.where(body, scope))
@@ -122,7 +122,7 @@ export function registerSummaryRoute(
   if (!timeFields(e).length) return
   const taken = e.searchable.find((f) => (CONTROLS as readonly string[]).includes(f.name))
   if (taken) throw new Error(`${e.key}: the searchable field ${taken.name} has a name POST ${e.path}/summary uses for itself (${CONTROLS.join(', ')}); rename it`)
-  const db = services.db as unknown as Kysely<any>
+  const db = services.db
   app.withTypeProvider<ZodTypeProvider>().post(
     `${e.path}/summary`,
     {

@@ -18,9 +18,10 @@ import {
 import type { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import { type Kysely, sql, type Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import { z } from 'zod'
-import type { Db } from '../../db/database'
+import { type Db, dynamicDb } from '../../db/database'
+import type { Database } from '../../db/schema'
 import { BusinessType } from '../audit/operation-log'
 import { ConfigValues } from '../config-keys'
 import { ok } from '../envelope'
@@ -58,11 +59,10 @@ const transitionRecord = z.object({
 })
 
 type Row = Record<string, unknown>
-type AnyTx = Transaction<any>
 
 /** What a transition's guard and after-hooks receive. */
 export interface TransitionArgs {
-  tx: AnyTx
+  tx: Transaction<Database>
   auth: AuthContext
   step: TransitionStep
   /** The row before the step. */
@@ -80,7 +80,7 @@ export interface ActionArgs {
    * A sync action's transaction (all or nothing); for a job, the database itself: long work commits
    * as it goes instead of holding one transaction (and, on SQLite, the writer) for minutes.
    */
-  tx: Kysely<any>
+  tx: Db
   /** The caller; for a job, the starter as they are when it runs. */
   auth: AuthContext
   action: ActionDef
@@ -123,7 +123,7 @@ interface ActionSource {
 const actionSources = new WeakMap<Services, Map<string, ActionSource>>()
 
 /** Rows an action may act on: each in the caller's scope, in a state its `when` allows, with its `whenEmpty` fields empty. */
-async function actionRows(db: Kysely<any>, e: ResolvedEntity, repo: EntityRepository, action: ActionDef, ids: number[], scope: RowScope): Promise<Row[]> {
+async function actionRows(db: Db, e: ResolvedEntity, repo: EntityRepository, action: ActionDef, ids: number[], scope: RowScope): Promise<Row[]> {
   const rows: Row[] = []
   for (const id of ids) rows.push(await repo.fetchOne(db, id, scope))
   if (action.when) {
@@ -169,7 +169,7 @@ export const actionJob = defineJobKind<ActionJobParams>({
     if (!source || !action || !handler) throw badRequest('action.gone', { action: name })
     const permission = actionPermission(source.entity, action)
     if (!hasPermission(ctx.auth, permission)) throw forbidden('error.forbidden', { permission })
-    const db = ctx.services.db as unknown as Kysely<any>
+    const db = ctx.services.db
     const rows = await actionRows(db, source.entity, source.repo, action, ids, await resolveRowScope(ctx.services.db, ctx.auth))
     const lang = ctx.params.lang ?? 'en_US'
     const confirmed = ctx.params.confirmed === true
@@ -227,7 +227,7 @@ function notAllowed(step: TransitionStep, state: Label) {
 }
 
 /** The status (and its due time) of a new row. */
-export async function initialState(tx: Kysely<any>, e: ResolvedEntity): Promise<Row> {
+export async function initialState(tx: Db, e: ResolvedEntity): Promise<Row> {
   const t = e.transitions
   if (!t) return {}
   const field = e.fieldMap.get(t.field) as FieldDef & { kind: 'enum' }
@@ -270,12 +270,12 @@ export function addDays(start: Date, days: number, workingDays: boolean): Date {
   return d
 }
 
-async function deadlineColumns(tx: Kysely<any>, e: ResolvedEntity, state: string, now: Date): Promise<Row> {
+async function deadlineColumns(tx: Db, e: ResolvedEntity, state: string, now: Date): Promise<Row> {
   const deadline = e.transitions?.deadline
   if (!deadline) return {}
   const due: StateDeadline | undefined = deadline.due[state]
   if (!due) return { [deadline.field]: null }
-  const days = due.configKey ? await new ConfigValues(tx as unknown as Db).int(due.configKey, due.days, 0) : due.days
+  const days = due.configKey ? await new ConfigValues(tx).int(due.configKey, due.days, 0) : due.days
   return { [deadline.field]: addDays(now, days, !!due.workingDays).toISOString() }
 }
 
@@ -318,7 +318,7 @@ export function registerWorkflowRoutes(
   const tags = [e.label.en_US]
   const module = e.label.en_US
   const t = e.transitions
-  const db = services.db as unknown as Kysely<any>
+  const db = services.db
 
   for (const name of Object.keys(handlers.guards ?? {})) {
     if (!t?.steps.some((s) => s.name === name)) throw new Error(`${e.key}: a guard for ${name}, which is no step`)
@@ -366,7 +366,7 @@ export function registerWorkflowRoutes(
             const set: Row = { [t.field]: to, ...(to !== from ? await deadlineColumns(tx, e, to, now) : {}) }
             if (e.storage?.audited !== false) Object.assign(set, { updateBy: auth.userName, updateTime: now.toISOString() })
             // Only from the state just read: of two reviewers at once, the second finds it changed.
-            const changed = await tx
+            const changed = await dynamicDb(tx)
               .updateTable(e.table)
               .set(set)
               .where(e.idField, '=', req.params.id)
@@ -374,7 +374,7 @@ export function registerWorkflowRoutes(
               .executeTakeFirst()
             if (Number(changed.numUpdatedRows) !== 1) {
               // Another step moved it since it was read: the refusal names the state it is in now.
-              const current = await tx.selectFrom(e.table).select(t.field).where(e.idField, '=', req.params.id).executeTakeFirst()
+              const current = await dynamicDb(tx).selectFrom(e.table).select(t.field).where(e.idField, '=', req.params.id).executeTakeFirst()
               throw notAllowed(step, valueLabel(e, t.field, current?.[t.field] ?? from))
             }
             await tx
@@ -432,7 +432,7 @@ export function registerWorkflowRoutes(
       },
       async (req) => {
         const body = { ...(req.body as Row), [t.field]: undefined }
-        const rows = await db
+        const rows = await dynamicDb(db)
           .selectFrom(e.table)
           .select([t.field, sql<number>`count(*)`.as('n')])
           .where(repo.where(body, await scopeOf(req)))

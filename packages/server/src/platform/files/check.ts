@@ -1,6 +1,6 @@
 import type { FieldDef, ResolvedEntity } from '@velo/shared'
-import type { Kysely } from 'kysely'
 import { badRequest } from '../errors'
+import { type Db, dynamicDb } from '../../db/database'
 
 /**
  * A `file` field takes only a name its own upload route stored (sys_file, for this entity and field):
@@ -8,7 +8,7 @@ import { badRequest } from '../errors'
  * laxer, nor another entity's, which its permission and data scope guard. On modify, the value the
  * row already holds passes too, so rows written before these checks (or by a module) stay editable.
  */
-export async function assertStoredFile(db: Kysely<any>, e: ResolvedEntity, f: FieldDef & { kind: 'file' }, value: string, rowId?: number): Promise<void> {
+export async function assertStoredFile(db: Db, e: ResolvedEntity, f: FieldDef & { kind: 'file' }, value: string, rowId?: number): Promise<void> {
   const uploaded = await db
     .selectFrom('sysFile')
     .select('fileId')
@@ -18,7 +18,7 @@ export async function assertStoredFile(db: Kysely<any>, e: ResolvedEntity, f: Fi
     .executeTakeFirst()
   if (uploaded) return
   if (rowId !== undefined) {
-    const kept = await db.selectFrom(e.table).select(e.idField).where(e.idField, '=', rowId).where(f.name, '=', value).executeTakeFirst()
+    const kept = await dynamicDb(db).selectFrom(e.table).select(e.idField).where(e.idField, '=', rowId).where(f.name, '=', value).executeTakeFirst()
     if (kept) return
   }
   throw badRequest('file.notUploaded', { fieldEn: f.label.en_US, fieldZh: f.label.zh_CN, value: value.slice(0, 255) }, { errors: [{ field: f.name }] })

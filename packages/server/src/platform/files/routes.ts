@@ -4,7 +4,6 @@ import type { MultipartFile } from '@fastify/multipart'
 import { type FieldDef, formatBytes, type ResolvedEntity } from '@velo/shared'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import { envelope, fileAnswer } from '../responses'
 import { BusinessType } from '../audit/operation-log'
@@ -21,6 +20,7 @@ import { FILE_LINK_TTL_SECONDS, fileLinks } from './links'
 import { isJobsFolderName } from '../jobs/output'
 import { sendFile } from './send'
 import { storeStream, tooLarge } from './store'
+import { dynamicDb } from '../../db/database'
 
 type FileField = FieldDef & { kind: 'file' }
 
@@ -106,7 +106,7 @@ function requireAny(auth: AuthContext, permissions: string[]) {
  */
 export function registerFileRoutes(app: FastifyInstance, services: Services, e: ResolvedEntity) {
   const api = app.withTypeProvider<ZodTypeProvider>()
-  const db = services.db as unknown as Kysely<any>
+  const db = services.db
   const tags = [e.label.en_US]
   const module = e.label.en_US
   const writers = (['add', 'edit'] as const).filter((op) => e.operations.includes(op)).map((op) => `${e.permission}:${op}`)
@@ -192,10 +192,10 @@ export function registerFileRoutes(app: FastifyInstance, services: Services, e: 
       if (!file) throw notFound('download.missing')
       if (isScoped(e)) {
         const scope = await resolveRowScope(services.db, auth)
-        const inScope = scope.all || (await db.selectFrom(e.table).select(e.idField).where(f.name, '=', fileName).where(entityScope(e, scope)).executeTakeFirst())
+        const inScope = scope.all || (await dynamicDb(db).selectFrom(e.table).select(e.idField).where(f.name, '=', fileName).where(entityScope(e, scope)).executeTakeFirst())
         if (!inScope) {
           // A file no row holds yet is on its way into a form: its uploader may look at it again.
-          const held = await db.selectFrom(e.table).select(e.idField).where(f.name, '=', fileName).executeTakeFirst()
+          const held = await dynamicDb(db).selectFrom(e.table).select(e.idField).where(f.name, '=', fileName).executeTakeFirst()
           // As for a row out of scope: not found, which says nothing about whether it exists.
           if (held || file.createBy !== auth.userName) throw notFound('download.missing')
         }

@@ -1,9 +1,9 @@
 import { unlink } from 'node:fs/promises'
 import type { ResolvedEntity } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Kysely } from 'kysely'
 import type { Services } from '../services'
 import { ENTITY_FILES_FOLDER, fileEntitiesOf, isEntityFile } from './routes'
+import { dynamicDb } from '../../db/database'
 
 /** Uploads looked at, and checked against the entity's table, per query. */
 const SWEEP_BATCH = 500
@@ -44,7 +44,7 @@ export async function sweepUnheldFiles(services: Services, o: SweepOptions = {})
 }
 
 async function sweepField(services: Services, e: ResolvedEntity, field: string, cutoff: string, o: SweepOptions): Promise<number> {
-  const db = services.db as unknown as Kysely<any>
+  const db = services.db
   const batchSize = o.batchSize ?? SWEEP_BATCH
   let swept = 0
   let after = 0
@@ -65,7 +65,7 @@ async function sweepField(services: Services, e: ResolvedEntity, field: string, 
     after = batch[batch.length - 1]!.fileId
     // Checked now, not when the batch was read: a row saved meanwhile keeps its file.
     const held = new Set(
-      (await db.selectFrom(e.table).select(field).where(field, 'in', batch.map((b) => b.fileName)).execute()).map((r) => r[field] as string),
+      (await dynamicDb(db).selectFrom(e.table).select(field).where(field, 'in', batch.map((b) => b.fileName)).execute()).map((r) => r[field] as string),
     )
     const gone: number[] = []
     for (const b of batch) {

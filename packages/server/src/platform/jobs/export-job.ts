@@ -1,6 +1,6 @@
 import { type FieldDef, type Language } from '@velo/shared'
 import { entityName, entitySources } from './sources'
-import type { Kysely } from 'kysely'
+import { dynamicDb } from '../../db/database'
 import { AppError, forbidden } from '../errors'
 import { yieldWhenDue } from '../event-loop'
 import { t } from '../i18n'
@@ -44,7 +44,7 @@ export const exportJob = defineJobKind<ExportJobParams>({
     sortColumn(e, body.orderByColumn as string | undefined)
     const db = ctx.services.db
     const scope = await resolveRowScope(db, ctx.auth)
-    const counted = await (db as unknown as Kysely<any>)
+    const counted = await dynamicDb(db)
       .selectFrom(e.table)
       .select((eb) => eb.fn.countAll<number>().as('total'))
       .where(repo.where(body, scope))

@@ -3,7 +3,7 @@ import { entityName, entitySources, type EntitySource } from './sources'
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { type Language } from '@velo/shared'
-import type { Insertable, Kysely } from 'kysely'
+import type { Insertable } from 'kysely'
 import type { OperLogTable } from '../../db/schema'
 import { BusinessType, outcomeSummary } from '../audit/operation-log'
 import { importWorkbook, type ImportIssue, type ImportResult } from '../crud/import'
@@ -15,6 +15,7 @@ import type { Storage } from '../storage'
 import type { JobContext } from './registry'
 import { countImported } from '../observability/metrics'
 import { defineJobKind } from './registry'
+import type { Db } from '../../db/database'
 
 /** What POST {path}/import/job queues: where the upload waits, and the import's options. */
 export interface ImportJobParams {
@@ -113,7 +114,7 @@ function operLogRow(ctx: JobContext<ImportJobParams>, source: EntitySource | und
 }
 
 /** The job's row while this instance holds it: a write to it counts only then. */
-const heldRow = (db: Kysely<any>, ctx: JobContext<ImportJobParams>) =>
+const heldRow = (db: Db, ctx: JobContext<ImportJobParams>) =>
   db.updateTable('sysJob').where('jobId', '=', ctx.jobId).where('state', '=', 'running').where('instanceId', '=', ctx.services.jobs.instanceId)
 
 /** The result an earlier run of this job committed with its rows, if one did (it died before its outcome was written). */
@@ -155,7 +156,7 @@ export const importJob = defineJobKind<ImportJobParams>({
   async run(ctx) {
     const started = Date.now()
     const { params, services } = ctx
-    const db = services.db as unknown as Kysely<any>
+    const db = services.db
     const source = sources.get(services, params.entity)
     try {
       if (!source) throw new AppError(404, 'job.import.gone', { entity: params.entity })

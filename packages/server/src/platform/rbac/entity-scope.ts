@@ -1,9 +1,10 @@
 import { entityByKey, ownerOf, type ResolvedEntity } from '@velo/shared'
-import { type CompiledQuery, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
+import { type CompiledQuery, type RawBuilder, type SqlBool, sql } from 'kysely'
 import { notFound } from '../errors'
 import type { Services } from '../services'
 import type { AuthContext } from './auth-context'
 import { resolveRowScope, type RowScope } from './data-scope'
+import { type Db, dynamicDb } from '../../db/database'
 
 /**
  * An entity's data scope as SQL (docs/entity-engine.md › Data scope): the rows of `e` the caller may
@@ -87,12 +88,12 @@ const compiledParts = new WeakMap<RowScope, Map<string, { shape: string; values:
  * the engine that act on rows by id (a command to devices, a device's new secret): the same rule as
  * the engine's own routes, so no way around a list leads to another country's rows.
  */
-export async function assertIdsInScope(db: Kysely<any>, e: ResolvedEntity, scope: RowScope, ids: readonly number[]): Promise<void> {
+export async function assertIdsInScope(db: Db, e: ResolvedEntity, scope: RowScope, ids: readonly number[]): Promise<void> {
   if (scope.all || !isScoped(e) || ids.length === 0) return
   const wanted = [...new Set(ids)]
   for (let i = 0; i < wanted.length; i += 500) {
     const chunk = wanted.slice(i, i + 500)
-    const found = await db.selectFrom(e.table).select((eb) => eb.fn.countAll<number>().as('n')).where(e.idField, 'in', chunk).where(entityScope(e, scope)).executeTakeFirstOrThrow()
+    const found = await dynamicDb(db).selectFrom(e.table).select((eb) => eb.fn.countAll<number>().as('n')).where(e.idField, 'in', chunk).where(entityScope(e, scope)).executeTakeFirstOrThrow()
     if (Number(found.n) !== chunk.length) throw notFound()
   }
 }

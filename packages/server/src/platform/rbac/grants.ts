@@ -1,5 +1,4 @@
 import { ADMIN_ROLE, isAdminOnlyPermission } from '@velo/shared'
-import type { Kysely } from 'kysely'
 import type { Db } from '../../db/database'
 import { forbidden } from '../errors'
 import { type AuthContext, hasPermission, permissionsOf, type RoleGrant } from './auth-context'
@@ -15,8 +14,6 @@ import { DataScope, resolveRowScope } from './data-scope'
 // anyone gained what the caller may not give. A new route that writes these tables through the
 // entity hooks is held to the rule without knowing about it.
 
-type Executor = Kysely<any>
-
 /** What a user may do: permission strings and the departments whose rows they see. */
 export interface Rights {
   admin: boolean
@@ -29,18 +26,18 @@ export interface Rights {
 const NO_RIGHTS: Rights = { admin: false, perms: new Set(), all: false, deptIds: new Set() }
 
 /** The rights a set of enabled roles gives a user of a department (account status aside: that is not a grant). */
-async function rightsOfRoles(db: Executor, roles: RoleGrant[], deptId: number | null): Promise<Rights> {
+async function rightsOfRoles(db: Db, roles: RoleGrant[], deptId: number | null): Promise<Rights> {
   const admin = roles.some((r) => r.roleKey === ADMIN_ROLE)
-  const permissions = await permissionsOf(db as Db, roles, admin)
+  const permissions = await permissionsOf(db, roles, admin)
   const roleKeys = roles.map((r) => r.roleKey)
-  const scope = await resolveRowScope(db as Db, { userId: 0, userName: '', deptId, deptName: '', roles, roleKeys, permissions, isAdmin: admin })
+  const scope = await resolveRowScope(db, { userId: 0, userName: '', deptId, deptName: '', roles, roleKeys, permissions, isAdmin: admin })
   return { admin, perms: new Set(permissions), all: scope.all, deptIds: new Set(scope.all ? [] : scope.deptIds) }
 }
 
 const CHUNK = 500
 
 /** The rights of these users as the transaction sees them now; users with the same roles and department are read once. */
-export async function rightsOfUsers(db: Executor, userIds: readonly number[]): Promise<Map<number, Rights>> {
+export async function rightsOfUsers(db: Db, userIds: readonly number[]): Promise<Map<number, Rights>> {
   const ids = [...new Set(userIds)]
   const profiles = new Map<number, { deptId: number | null; roles: RoleGrant[] }>()
   for (let i = 0; i < ids.length; i += CHUNK) {
@@ -86,8 +83,8 @@ export interface Grantor {
   deptIds: ReadonlySet<number>
 }
 
-export async function grantorOf(db: Executor, auth: AuthContext): Promise<Grantor> {
-  const scope = await resolveRowScope(db as Db, auth)
+export async function grantorOf(db: Db, auth: AuthContext): Promise<Grantor> {
+  const scope = await resolveRowScope(db, auth)
   return { auth, all: scope.all, deptIds: new Set(scope.all ? [] : scope.deptIds) }
 }
 
@@ -112,7 +109,7 @@ export function withinGrantor(grantor: Grantor, rights: Rights): boolean {
 }
 
 /** The rights each of these roles gives on its own, where it does not depend on the holder's department. */
-export async function rightsOfRoleIds(db: Executor, roleIds: readonly number[]): Promise<Map<number, Rights>> {
+export async function rightsOfRoleIds(db: Db, roleIds: readonly number[]): Promise<Map<number, Rights>> {
   const out = new Map<number, Rights>()
   if (!roleIds.length) return out
   const roles = await db.selectFrom('sysRole').select(['roleId', 'roleKey', 'dataScope', 'status']).where('roleId', 'in', [...new Set(roleIds)]).where('delFlag', '=', '0').execute()
@@ -134,7 +131,7 @@ export interface GrantAdditions extends GrantSubjects {
   departments?: readonly number[]
 }
 
-async function readSubjects(db: Executor, s: GrantSubjects) {
+async function readSubjects(db: Db, s: GrantSubjects) {
   return { users: await rightsOfUsers(db, s.users ?? []), roles: await rightsOfRoleIds(db, s.roles ?? []) }
 }
 
@@ -150,12 +147,12 @@ export class GrantCheck {
     private readonly before: Awaited<ReturnType<typeof readSubjects>> | null,
   ) {}
 
-  static async begin(db: Executor, auth: AuthContext, subjects: GrantSubjects): Promise<GrantCheck> {
+  static async begin(db: Db, auth: AuthContext, subjects: GrantSubjects): Promise<GrantCheck> {
     if (auth.isAdmin) return new GrantCheck(null, {}, null)
     return new GrantCheck(await grantorOf(db, auth), subjects, await readSubjects(db, subjects))
   }
 
-  async finish(db: Executor, more: GrantAdditions = {}) {
+  async finish(db: Db, more: GrantAdditions = {}) {
     if (!this.grantor || !this.before) return
     let grantor = this.grantor
     if (more.departments?.length) {
@@ -177,10 +174,10 @@ const GRANT_CHECK = 'grantCheck'
 
 /** Keeps the write's check in its hook context, from the before-hook to the after-hook. */
 export const grantCheckIn = {
-  async begin(context: Record<string, unknown>, db: Executor, auth: AuthContext, subjects: GrantSubjects) {
+  async begin(context: Record<string, unknown>, db: Db, auth: AuthContext, subjects: GrantSubjects) {
     context[GRANT_CHECK] = await GrantCheck.begin(db, auth, subjects)
   },
-  async finish(context: Record<string, unknown>, db: Executor, more: GrantAdditions = {}) {
+  async finish(context: Record<string, unknown>, db: Db, more: GrantAdditions = {}) {
     const check = context[GRANT_CHECK]
     if (!(check instanceof GrantCheck)) throw new Error('grant check finished without a begin')
     await check.finish(db, more)
@@ -188,13 +185,13 @@ export const grantCheckIn = {
 }
 
 /** Users holding any of these roles. */
-export async function holdersOfRoles(db: Executor, roleIds: readonly number[]): Promise<number[]> {
+export async function holdersOfRoles(db: Db, roleIds: readonly number[]): Promise<number[]> {
   if (!roleIds.length) return []
   return (await db.selectFrom('sysUserRole').select('userId').distinct().where('roleId', 'in', [...roleIds]).execute()).map((r) => Number(r.userId))
 }
 
 /** Users holding a role that grants any of these menus. */
-export async function holdersOfMenus(db: Executor, menuIds: readonly number[]): Promise<number[]> {
+export async function holdersOfMenus(db: Db, menuIds: readonly number[]): Promise<number[]> {
   if (!menuIds.length) return []
   const rows = await db
     .selectFrom('sysUserRole as ur')
@@ -207,7 +204,7 @@ export async function holdersOfMenus(db: Executor, menuIds: readonly number[]): 
 }
 
 /** Users whose data scope follows the department tree ("department and below"): a move changes what they see. */
-export async function holdersOfTreeScopes(db: Executor): Promise<number[]> {
+export async function holdersOfTreeScopes(db: Db): Promise<number[]> {
   const rows = await db
     .selectFrom('sysUserRole as ur')
     .innerJoin('sysRole as r', 'r.roleId', 'ur.roleId')

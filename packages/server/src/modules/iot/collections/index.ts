@@ -6,7 +6,6 @@ import { registerEntityRoutes } from '../../../platform/crud/routes'
 import { badRequest } from '../../../platform/errors'
 import { envelope } from '../../../platform/responses'
 import type { Services } from '../../../platform/services'
-import { telemetryDb } from './db'
 import { TelemetryRecorder, type TelemetryRecorderOptions } from './recorder'
 import { telemetrySeries } from './series'
 
@@ -51,7 +50,7 @@ function fleetWindow(body: Record<string, unknown>) {
  * fleet-wide window; `POST /iot/collection/series` answers the chart.
  */
 export function registerCollections(app: FastifyInstance, services: Services, options: TelemetryRecorderOptions = {}) {
-  const db = telemetryDb(services.db)
+  const db = services.db
   const recorder = new TelemetryRecorder({ db, configValues: services.configValues, logger: app.log }, options)
   byServices.set(services, recorder)
   app.iot.gateway.on('telemetry', (m) => recorder.record(m as UpMessage<TelemetryPayload>))

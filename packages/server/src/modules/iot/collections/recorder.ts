@@ -4,7 +4,8 @@ import type { Insertable } from 'kysely'
 import { WriteBehind } from '../../../iot/write-behind'
 import type { UpMessage } from '../../../iot/types'
 import type { ConfigValues } from '../../../platform/config-keys'
-import type { IotTelemetryTable, TelemetryDb } from './db'
+import type { Db } from '../../../db/database'
+import type { Database } from '../../../db/schema'
 
 export const TELEMETRY_RETENTION_KEY = 'iot.telemetry.retentionDays'
 export const DEFAULT_TELEMETRY_RETENTION_DAYS = 30
@@ -21,7 +22,7 @@ export interface TelemetryRecorderOptions {
   maxBatch?: number
 }
 
-type Row = Insertable<IotTelemetryTable>
+type Row = Insertable<Database['iotTelemetry']>
 
 /** What a telemetry report stores: the server's receive time, and the device's own clock if it sent one. */
 export function telemetryRow(m: UpMessage<TelemetryPayload>): Row {
@@ -54,7 +55,7 @@ export class TelemetryRecorder {
   private closed = false
 
   constructor(
-    private readonly deps: { db: TelemetryDb; configValues: ConfigValues; logger: FastifyBaseLogger },
+    private readonly deps: { db: Db; configValues: ConfigValues; logger: FastifyBaseLogger },
     private readonly options: TelemetryRecorderOptions = {},
   ) {
     this.buffer = new WriteBehind<Row[]>({

@@ -1,7 +1,7 @@
 import { telemetryBucketSeconds, type TelemetrySeries } from '@velo/shared'
 import { sql } from 'kysely'
 import type { Dialect } from '../../../db/database'
-import type { TelemetryDb } from './db'
+import type { Db } from '../../../db/database'
 
 const numberOrNull = (v: unknown) => (v === null || v === undefined ? null : Math.round(Number(v) * 100) / 100)
 
@@ -10,7 +10,7 @@ const numberOrNull = (v: unknown) => (v === null || v === undefined ? null : Mat
  * reports with a position and average signal. One index range scan of (deviceId, receivedAt), grouped in
  * SQL; every value is bound.
  */
-export async function telemetrySeries(db: TelemetryDb, dialect: Dialect, deviceId: number, from: Date, to: Date): Promise<TelemetrySeries> {
+export async function telemetrySeries(db: Db, dialect: Dialect, deviceId: number, from: Date, to: Date): Promise<TelemetrySeries> {
   const bucketSeconds = telemetryBucketSeconds(from.getTime(), to.getTime())
   const fromSeconds = Math.floor(from.getTime() / 1000)
   // Whole seconds since `from`, divided by the bucket: the row's bucket number. better-sqlite3 binds a

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import type { Db } from '../../../db/database'
 import { chunked } from './push'
-import { configDb } from './tables'
 
 type ReportedConfig = NonNullable<StatusPayload['config']>
 
@@ -21,10 +20,9 @@ function parsedValues(text: string | null | undefined): ConfigValues {
  * drift rows with the differences. A device without a template, or that has not reported, has none.
  */
 export async function recomputeDrift(db: Db, deviceIds: readonly number[]) {
-  const cdb = configDb(db)
   const detectedAt = new Date().toISOString()
   for (const part of chunked([...new Set(deviceIds)], 500)) {
-    const latest = await cdb
+    const latest = await db
       .selectFrom('iotConfigPush')
       .select(['deviceId', sql<number>`max(push_id)`.as('pushId')])
       .where('deviceId', 'in', part)
@@ -32,7 +30,7 @@ export async function recomputeDrift(db: Db, deviceIds: readonly number[]) {
       .execute()
     const templateOf = new Map<number, number>()
     if (latest.length) {
-      const pushes = await cdb
+      const pushes = await db
         .selectFrom('iotConfigPush')
         .select(['deviceId', 'configId'])
         .where(
@@ -46,10 +44,10 @@ export async function recomputeDrift(db: Db, deviceIds: readonly number[]) {
     const configIds = [...new Set(templateOf.values())]
     const templates = new Map<number, ConfigValues>()
     if (configIds.length) {
-      const rows = await cdb.selectFrom('iotConfig').selectAll().where('configId', 'in', configIds).execute()
+      const rows = await db.selectFrom('iotConfig').selectAll().where('configId', 'in', configIds).execute()
       for (const r of rows) templates.set(Number(r.configId), templateValues(r as Record<string, unknown>))
     }
-    const reports = await cdb.selectFrom('iotConfigReport').select(['deviceId', 'values']).where('deviceId', 'in', part).execute()
+    const reports = await db.selectFrom('iotConfigReport').select(['deviceId', 'values']).where('deviceId', 'in', part).execute()
     const rows: { configId: number; deviceId: number; field: string; expected: string; reported: string; detectedAt: string }[] = []
     for (const r of reports) {
       const deviceId = Number(r.deviceId)
@@ -58,7 +56,7 @@ export async function recomputeDrift(db: Db, deviceIds: readonly number[]) {
       if (!expected) continue
       for (const d of configDrift(expected, parsedValues(r.values))) rows.push({ configId: configId!, deviceId, ...d, expected: d.expected.slice(0, 200), reported: d.reported.slice(0, 200), detectedAt })
     }
-    await cdb.transaction().execute(async (tx) => {
+    await db.transaction().execute(async (tx) => {
       await tx.deleteFrom('iotConfigDrift').where('deviceId', 'in', part).execute()
       for (const some of chunked(rows, 500)) await tx.insertInto('iotConfigDrift').values(some).execute()
     })
@@ -67,15 +65,14 @@ export async function recomputeDrift(db: Db, deviceIds: readonly number[]) {
 
 /** The devices that were ever pushed this template (recomputing finds the ones that still run it). */
 export async function devicesOfTemplate(db: Db, configId: number): Promise<number[]> {
-  const rows = await configDb(db).selectFrom('iotConfigPush').select('deviceId').distinct().where('configId', '=', configId).execute()
+  const rows = await db.selectFrom('iotConfigPush').select('deviceId').distinct().where('configId', '=', configId).execute()
   return rows.map((r) => Number(r.deviceId))
 }
 
 /** Drops the reports and drift of devices deleted since (the devices module knows nothing of them). */
 export async function forgetDeletedDevices(db: Db) {
-  const cdb = configDb(db)
   const gone = (table: 'iotConfigReport' | 'iotConfigDrift') =>
-    cdb
+    db
       .deleteFrom(table)
       .where(({ not, exists, selectFrom }) => not(exists(selectFrom('iotDevice as d').select('d.deviceId').whereRef('d.deviceId', '=', `${table}.deviceId`))))
       .execute()
@@ -85,8 +82,7 @@ export async function forgetDeletedDevices(db: Db) {
 
 /** Keeps each device's reported configuration (one row per device). */
 async function keepReports(db: Db, reports: { deviceId: number; config: ReportedConfig; at: string }[]) {
-  const cdb = configDb(db)
-  await cdb.transaction().execute(async (tx) => {
+  await db.transaction().execute(async (tx) => {
     for (const some of chunked(reports, 200)) {
       await tx
         .insertInto('iotConfigReport')

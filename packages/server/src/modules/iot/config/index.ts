@@ -6,7 +6,7 @@ import { conflict } from '../../../platform/errors'
 import type { Services } from '../../../platform/services'
 import { devicesOfTemplate, recomputeDrift, trackReports } from './drift'
 import { configVersionOf, type PushProgress, pushPreview, pushTemplate, resolveTargets, trackPushes } from './push'
-import { configDb } from './tables'
+import type { Db } from '../../../db/database'
 
 type Row = Record<string, unknown>
 
@@ -24,12 +24,11 @@ export interface IotConfigOptions {
  */
 export function registerIotConfig(app: FastifyInstance, services: Services, options: IotConfigOptions = {}) {
   const { db } = services
-  const cdb = configDb(db)
 
-  const stampVersion = async ({ tx, row }: { tx: unknown; row: Row }) => {
+  const stampVersion = async ({ tx, row }: { tx: Db; row: Row }) => {
     const version = configVersionOf(row)
     if (row.version === version) return
-    await configDb(tx as never)
+    await tx
       .updateTable('iotConfig')
       .set({ version })
       .where('configId', '=', Number(row.configId))
@@ -50,7 +49,7 @@ export function registerIotConfig(app: FastifyInstance, services: Services, opti
     // A template devices were pushed is what they are meant to run: it stays while they refer to it.
     beforeDelete: async ({ tx, rows }) => {
       const ids = rows.map((r) => Number(r.configId))
-      const used = await configDb(tx as never)
+      const used = await tx
         .selectFrom('iotConfigPush')
         .select(['configId', sql<number>`count(distinct device_id)`.as('n')])
         .where('configId', 'in', ids)
@@ -75,7 +74,7 @@ export function registerIotConfig(app: FastifyInstance, services: Services, opti
     },
     actions: {
       push: async ({ tx, auth, rows, input, progress, signal, lang }) => {
-        const template = await cdb.selectFrom('iotConfig').selectAll().where('configId', '=', Number(rows[0]!.configId)).executeTakeFirstOrThrow()
+        const template = await db.selectFrom('iotConfig').selectAll().where('configId', '=', Number(rows[0]!.configId)).executeTakeFirstOrThrow()
         const deviceIds = await resolveTargets(tx as never, input, lang)
         return push(template as Row, deviceIds, auth, lang, { progress, signal })
       },
@@ -97,7 +96,7 @@ export function registerIotConfig(app: FastifyInstance, services: Services, opti
         let sent = 0
         let queued = 0
         for (const [configId, devices] of byTemplate) {
-          const template = await cdb.selectFrom('iotConfig').selectAll().where('configId', '=', configId).executeTakeFirstOrThrow()
+          const template = await db.selectFrom('iotConfig').selectAll().where('configId', '=', configId).executeTakeFirstOrThrow()
           const before = done
           const r = await push(template as Row, [...devices], auth, lang, { progress: (d) => progress(before + d, total), signal })
           done += r.devices

@@ -6,7 +6,6 @@ import type { Db } from '../../../db/database'
 import { MAX_DEVICES_PER_SEND } from '../../../iot/commands'
 import { badRequest, type FieldIssue } from '../../../platform/errors'
 import { t } from '../../../platform/i18n'
-import { type ConfigDb, configDb } from './tables'
 
 type Row = Record<string, unknown>
 
@@ -71,12 +70,11 @@ function fieldError(field: string, message: string) {
  * matches. None is a 400: a push to nobody is a mistake in the filter.
  */
 export async function resolveTargets(db: Db, input: Row, lang: Language): Promise<number[]> {
-  const cdb = configDb(db)
   const ids = Array.isArray(input.deviceIds) ? [...new Set((input.deviceIds as unknown[]).map(Number))] : []
   if (ids.length) {
     const found = new Set<number>()
     for (const part of chunked(ids)) {
-      const rows = await cdb.selectFrom('iotDevice').select('deviceId').where('deviceId', 'in', part).execute()
+      const rows = await db.selectFrom('iotDevice').select('deviceId').where('deviceId', 'in', part).execute()
       for (const r of rows) found.add(Number(r.deviceId))
     }
     const missing = ids.filter((id) => !found.has(id))
@@ -86,7 +84,7 @@ export async function resolveTargets(db: Db, input: Row, lang: Language): Promis
     }
     return ids
   }
-  let q = cdb.selectFrom('iotDevice').select('deviceId').orderBy('deviceId')
+  let q = db.selectFrom('iotDevice').select('deviceId').orderBy('deviceId')
   if (input.modelId !== undefined) q = q.where('modelId', '=', Number(input.modelId))
   if (input.state !== undefined) q = q.where('state', '=', String(input.state))
   if (input.firmwareVersion !== undefined) q = q.where('firmwareVersion', '=', String(input.firmwareVersion))
@@ -98,7 +96,7 @@ export async function resolveTargets(db: Db, input: Row, lang: Language): Promis
 async function countOnline(db: Db, deviceIds: number[]): Promise<number> {
   let online = 0
   for (const part of chunked(deviceIds)) {
-    const r = await configDb(db)
+    const r = await db
       .selectFrom('iotDevice')
       .select(sql<number>`count(*)`.as('n'))
       .where('deviceId', 'in', part)
@@ -149,7 +147,7 @@ export async function pushTemplate(app: FastifyInstance, db: Db, template: Row, 
     // first second on move them (trackPushes), so the counts are live while the rest are still sent.
     const writeRows = async (commands: { commandId: number; deviceId: number }[]) => {
       const createTime = new Date().toISOString()
-      await configDb(db)
+      await db
         .transaction()
         .execute(async (tx) => {
           for (const rows of chunked(commands, 500)) {
@@ -217,7 +215,7 @@ export function outcomeOf(status: CommandStatus, reply: string | null, sentValue
  * instance may run it). Rows with the same outcome (10,000 devices acknowledging the same values)
  * move in one UPDATE per thousand.
  */
-async function applyOutcomes(db: ConfigDb, items: { commandId: number; outcome: Outcome }[], at: string) {
+async function applyOutcomes(db: Db, items: { commandId: number; outcome: Outcome }[], at: string) {
   const groups = new Map<string, { outcome: Outcome; ids: number[] }>()
   for (const { commandId, outcome } of items) {
     if (!EARLIER[outcome.status].length) continue
@@ -257,11 +255,10 @@ function sentValuesOf(params: string | null | undefined): () => ConfigValues {
  * command ended): the given commands, or every open row whose command has moved on.
  */
 export async function reconcilePushes(db: Db, which: { commandIds?: number[]; limit?: number } = {}) {
-  const cdb = configDb(db)
   const at = new Date().toISOString()
   let moved = 0
   const readBatch = async (ids?: number[]) => {
-    let q = cdb
+    let q = db
       .selectFrom('iotConfigPush as p')
       .innerJoin('iotCommand as c', 'c.commandId', 'p.commandId')
       .select(['p.commandId', 'p.status as pushStatus', 'c.status', 'c.reply', 'c.params'])
@@ -280,7 +277,7 @@ export async function reconcilePushes(db: Db, which: { commandIds?: number[]; li
   for (const read of batches) {
     const rows = (await read()).filter((r) => PUSH_STATUS[r.status as CommandStatus] !== r.pushStatus)
     if (!rows.length) continue
-    moved += await cdb
+    moved += await db
       .transaction()
       .execute((tx) => applyOutcomes(tx, rows.map((r) => ({ commandId: Number(r.commandId), outcome: outcomeOf(r.status as CommandStatus, r.reply, sentValuesOf(r.params)) })), at))
   }
@@ -292,7 +289,6 @@ export async function reconcilePushes(db: Db, which: { commandIds?: number[]; li
  * written in one transaction (10,000 acknowledgements are 10,000 updates, not 10,000 commits).
  */
 export function trackPushes(app: FastifyInstance, db: Db, options: { flushMs?: number; sweepMs?: number } = {}) {
-  const cdb = configDb(db)
   let pending = new Map<number, CommandEvent>()
   let flushing: Promise<void> | null = null
   let timer: NodeJS.Timeout | null = null
@@ -308,10 +304,10 @@ export function trackPushes(app: FastifyInstance, db: Db, options: { flushMs?: n
     // An acknowledgement without the applied values in its reply falls back to what was sent: read once per flush.
     const params = new Map<number, string>()
     for (const ids of chunked(finals.filter((e) => e.status === 'succeeded').map((e) => e.commandId))) {
-      const rows = await cdb.selectFrom('iotCommand').select(['commandId', 'params']).where('commandId', 'in', ids).execute()
+      const rows = await db.selectFrom('iotCommand').select(['commandId', 'params']).where('commandId', 'in', ids).execute()
       for (const r of rows) params.set(Number(r.commandId), r.params)
     }
-    await cdb
+    await db
       .transaction()
       .execute((tx) => applyOutcomes(tx, events.map((e) => ({ commandId: e.commandId, outcome: outcomeOf(e.status, e.reply, sentValuesOf(params.get(e.commandId))) })), at))
   }

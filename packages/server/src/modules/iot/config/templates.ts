@@ -1,5 +1,4 @@
 import type { Db } from '../../../db/database'
-import { configDb } from './tables'
 
 export interface DeviceTemplate {
   configId: number
@@ -14,7 +13,7 @@ export interface DeviceTemplate {
  * push (a refused or queued one still names what the device is meant to run). Null: never pushed.
  */
 export async function deviceTemplate(db: Db, deviceId: number): Promise<DeviceTemplate | null> {
-  const row = await configDb(db)
+  const row = await db
     .selectFrom('iotConfigPush as p')
     .innerJoin('iotConfig as c', 'c.configId', 'p.configId')
     .select(['c.configId', 'c.name', 'c.fallAngle', 'c.lowBatteryPercent', 'c.vibrationSensitivity'])

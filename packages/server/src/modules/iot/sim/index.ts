@@ -1,6 +1,5 @@
 import { iotSimEntities, type StatusPayload } from '@velo/shared'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
-import type { Kysely } from 'kysely'
 import type { UpMessage } from '../../../iot/types'
 import { registerEntityRoutes } from '../../../platform/crud/routes'
 import type { TransitionArgs } from '../../../platform/crud/workflow'
@@ -8,8 +7,8 @@ import { AppError, conflict } from '../../../platform/errors'
 import type { Services } from '../../../platform/services'
 import { type Alarms, alarmsOf } from '../warnings/alarms'
 import { type CarrierAdapter, CarrierRefusal, type SimStatus, SimulatedCarrier } from './carrier'
-import { type SimDb, simDb } from './db'
 import { type FlowChange, flowOf, flowSide, UsageWriter } from './usage'
+import type { Db } from '../../../db/database'
 
 const { iotSim } = iotSimEntities
 
@@ -45,7 +44,7 @@ export function simCardsOf(services: Services): SimCards {
  */
 export function registerSimCards(app: FastifyInstance, services: Services) {
   const log = app.log
-  const db = simDb(services.db)
+  const db = services.db
   const simulated = new SimulatedCarrier(async () => 1000 * (await services.configValues.int(SIMULATED_CARRIER_DELAY_KEY, 5, 0)))
   const carriers = new Map<string, CarrierAdapter>([['simulated', simulated]])
   const carrierOf = (name: unknown) => {
@@ -68,7 +67,7 @@ export function registerSimCards(app: FastifyInstance, services: Services) {
 
   // Asked of the carrier inside the step: a refusal refuses the step, and nothing changes.
   const askCarrier = async ({ tx, row, to, input, context }: TransitionArgs) => {
-    const pending = await (tx as unknown as SimDb).selectFrom('iotSim').select('carrierRequestId').where('simId', '=', Number(row.simId)).executeTakeFirst()
+    const pending = await tx.selectFrom('iotSim').select('carrierRequestId').where('simId', '=', Number(row.simId)).executeTakeFirst()
     if (pending?.carrierRequestId) throw conflict('iot.sim.carrierPending', { iccid: String(row.iccid) })
     try {
       context.carrierRequest = await carrierOf(row.carrier).requestState(String(row.iccid), to as SimStatus, String(input.reason ?? ''))
@@ -97,7 +96,7 @@ export function registerSimCards(app: FastifyInstance, services: Services) {
     afterTransition: [
       async ({ tx, from, after, context }) => {
         const request = context.carrierRequest as { requestId: string }
-        await (tx as unknown as SimDb)
+        await tx
           .updateTable('iotSim')
           .set({ carrierState: 'pending', carrierRequestId: request.requestId, pendingFrom: from })
           .where('simId', '=', Number(after.simId))
@@ -166,7 +165,7 @@ class CarrierPoller {
   private running: Promise<unknown> = Promise.resolve()
 
   constructor(
-    private readonly db: SimDb,
+    private readonly db: Db,
     private readonly services: Services,
     private readonly carrierOf: (name: unknown) => CarrierAdapter,
     private readonly log: FastifyBaseLogger,
@@ -295,7 +294,7 @@ class CarrierPoller {
 }
 
 /** The history row of what the carrier did (no step of ours: the timeline shows its name). */
-async function logCarrierStep(tx: Kysely<any>, simId: number, step: string, from: string, to: string, reason: string, at: string) {
+async function logCarrierStep(tx: Db, simId: number, step: string, from: string, to: string, reason: string, at: string) {
   await tx
     .insertInto('sysTransitionLog')
     .values({ entity: iotSim.key, rowId: simId, step, fromState: from, toState: to, input: JSON.stringify({ reason }), userId: 0, userName: CARRIER_USER, operTime: at })

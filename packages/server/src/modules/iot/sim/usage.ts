@@ -1,7 +1,7 @@
 import { luhnValid, type StatusPayload } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import type { SimDb } from './db'
 import { WriteBehind } from '../../../iot/write-behind'
+import type { Db } from '../../../db/database'
 
 type Row = Record<string, unknown>
 
@@ -71,7 +71,7 @@ export class UsageWriter {
   private badReports = 0
 
   constructor(
-    private readonly deps: { db: SimDb; logger: FastifyBaseLogger; changed: (changes: FlowChange[]) => Promise<void> },
+    private readonly deps: { db: Db; logger: FastifyBaseLogger; changed: (changes: FlowChange[]) => Promise<void> },
     options: { flushMs?: number; maxBatch?: number } = {},
   ) {
     this.buffer = new WriteBehind({

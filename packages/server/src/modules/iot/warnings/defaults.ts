@@ -1,5 +1,5 @@
 import { type AlarmSeverity, type NotifiedEvent, NOTIFIED_EVENTS } from '@velo/shared'
-import type { Kysely } from 'kysely'
+import type { Db } from '../../../db/database'
 
 export interface MessageTexts {
   titleEn: string
@@ -132,7 +132,7 @@ const flags = (d: DefaultMessage) => ({ enabled: d.enabled ? 1 : 0, notifyMember
  * Writes the default message configuration of each event that has none (seed step 8: databases
  * seeded before issue 17 get them too). Idempotent: an existing row, changed or not, is kept.
  */
-export async function seedMessageConfigs(db: Kysely<any>) {
+export async function seedMessageConfigs(db: Db) {
   const now = new Date().toISOString()
   for (const eventType of NOTIFIED_EVENTS) {
     await db

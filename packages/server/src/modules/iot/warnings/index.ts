@@ -1,6 +1,5 @@
 import { type AlarmState, type DeviceEventPayload, iotWarningEntities, type PresencePayload, type TelemetryPayload } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
-import type { Kysely } from 'kysely'
 import type { UpMessage } from '../../../iot/types'
 import { registerEntityRoutes } from '../../../platform/crud/routes'
 import type { ActionArgs } from '../../../platform/crud/workflow'
@@ -39,7 +38,7 @@ export function warningsOf(services: Services): Warnings {
  * hears of them.
  */
 export function registerWarnings(app: FastifyInstance, services: Services) {
-  const db = services.db as unknown as Kysely<any>
+  const db = services.db
   const log = app.log
   const notifier = new Notifier(db, services.mailer, log)
   const store = new AlarmStore(db, () => app.iot.events, notifier, log)

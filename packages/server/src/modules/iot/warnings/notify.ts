@@ -1,9 +1,9 @@
 import { ALARM_SEVERITY_OPTIONS, ALARM_TYPE_OPTIONS, type AlarmSeverity, type AlarmType, type AppLanguage, type NotifiedEvent } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Kysely } from 'kysely'
 import type { Mailer } from '../../../platform/mailer'
 import { deliverMessage } from '../../content/messages'
 import { DEFAULT_MESSAGES, type MessageTexts } from './defaults'
+import type { Db } from '../../../db/database'
 
 /** How long a message configuration is read from memory: raises come in storms (1,000 devices at once). */
 const CONFIG_TTL_MS = 5_000
@@ -49,7 +49,7 @@ export class Notifier {
   private readonly cache = new Map<NotifiedEvent, { config: MessageConfig; until: number }>()
 
   constructor(
-    private readonly db: Kysely<any>,
+    private readonly db: Db,
     private readonly mailer: Mailer,
     private readonly log: FastifyBaseLogger,
   ) {}

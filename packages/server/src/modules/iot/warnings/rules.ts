@@ -1,6 +1,5 @@
 import { CONFIG_VALUES, type DeviceEventPayload, type TelemetryPayload } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Kysely } from 'kysely'
 import type { Db } from '../../../db/database'
 import type { UpMessage } from '../../../iot/types'
 import type { ConfigValues } from '../../../platform/config-keys'
@@ -50,7 +49,7 @@ export class AlarmRules {
   private defaults: { value: { lowBattery: number; fallAngle: number }; until: number } | null = null
 
   constructor(
-    private readonly db: Kysely<any>,
+    private readonly db: Db,
     private readonly config: ConfigValues,
     private readonly alarms: AlarmStore,
     private readonly log: FastifyBaseLogger,
@@ -63,7 +62,7 @@ export class AlarmRules {
       const value = { lowBattery: await this.config.int(LOW_BATTERY_KEY, DEFAULT_LOW_BATTERY), fallAngle: await this.config.int(FALL_ANGLE_KEY, DEFAULT_FALL_ANGLE) }
       this.defaults = { value, until: Date.now() + THRESHOLD_TTL_MS }
     }
-    const template = await deviceTemplate(this.db as unknown as Db, deviceId)
+    const template = await deviceTemplate(this.db, deviceId)
     const value: Thresholds = {
       lowBattery: template?.lowBatteryPercent ?? this.defaults.value.lowBattery,
       fallAngle: template?.fallAngle ?? this.defaults.value.fallAngle,
@@ -184,7 +183,8 @@ export class AlarmRules {
         .limit(batch)
         .execute()
       for (const d of silent) {
-        const seen = d.lastSeenAt instanceof Date ? d.lastSeenAt.toISOString() : String(d.lastSeenAt)
+        const lastSeen: unknown = d.lastSeenAt
+        const seen = lastSeen instanceof Date ? lastSeen.toISOString() : String(lastSeen)
         if (await this.alarms.raiseOnce({ deviceId: Number(d.deviceId), type: 'offline', detail: `Last seen ${seen} (over ${hours} h)` })) raised++
       }
       if (silent.length < batch) return raised

@@ -1,9 +1,9 @@
 import type { AlarmEventData, AlarmSeverity, AlarmState, AlarmType } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Kysely } from 'kysely'
 import type { IotEvents } from '../../../iot/types'
 import type { Alarms, RaiseAlarm } from './alarms'
 import type { Notifier } from './notify'
+import type { Db } from '../../../db/database'
 
 type Row = Record<string, unknown>
 
@@ -46,7 +46,7 @@ export function alarmEvent(row: Row, raised: boolean): AlarmEventData {
  */
 export class AlarmStore implements Alarms {
   constructor(
-    private readonly db: Kysely<any>,
+    private readonly db: Db,
     private readonly events: () => IotEvents,
     private readonly notifier: Notifier,
     private readonly log: FastifyBaseLogger,

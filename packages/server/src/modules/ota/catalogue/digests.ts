@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs'
 import type { OtaPart } from '@velo/shared'
 import { Crc8, CRC8_VARIANTS, type Crc8Name } from '../../../platform/files/crc8'
 import type { Storage } from '../../../platform/storage'
-import type { CatalogueDb } from './tables'
+import type { Db } from '../../../db/database'
 
 /**
  * The CRC-8 each part's bootloader checks an image with (DOMAIN.md › CRC-8 variants): every CRC-8 is
@@ -33,7 +33,7 @@ export interface StoredDigests {
  * CRC-8 is of the wanted variant, else summed again from the stored file (a variant the upload does
  * not compute, or a file stored without an upload: demo data). Undefined when no such file is kept.
  */
-export async function digestsOf(db: CatalogueDb, storage: Storage, o: { entity: string; field: string; fileName: string; variant: Crc8Name }): Promise<StoredDigests | undefined> {
+export async function digestsOf(db: Db, storage: Storage, o: { entity: string; field: string; fileName: string; variant: Crc8Name }): Promise<StoredDigests | undefined> {
   const uploaded = await db
     .selectFrom('sysFile')
     .select(['size', 'sha256', 'md5', 'crc8', 'crc8Variant'])

@@ -1,13 +1,12 @@
 import { compareVersions, OTA_PARTS, otaEntities, type OtaPart, type ResolvedEntity, versionNumber } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
-import type { Kysely, Transaction } from 'kysely'
 import { registerEntityRoutes } from '../../../platform/crud/routes'
 import { sameValue } from '../../../platform/crud/states'
 import { badRequest, conflict } from '../../../platform/errors'
 import type { Services } from '../../../platform/services'
 import type { Crc8Name } from '../../../platform/files/crc8'
 import { AUDIO_CRC8, digestsOf, PART_CRC8, type StoredDigests } from './digests'
-import type { CatalogueDb } from './tables'
+import { type Db, dynamicDb } from '../../../db/database'
 
 type Row = Record<string, unknown>
 
@@ -31,11 +30,10 @@ const blank = (v: unknown) => v === undefined || v === null || v === ''
  * served by the engine alone.
  */
 export function registerOtaCatalogue(api: FastifyInstance, services: Services) {
-  const asCatalogue = (tx: Transaction<any>) => tx as unknown as CatalogueDb
   const postgres = services.dialect === 'postgres'
 
   /** The file's digests, refusing a declared CRC8 that differs; `declared` blank means "compute it". */
-  const checkedDigests = async (tx: CatalogueDb, entity: ResolvedEntity, fileName: string, variant: Crc8Name, declared: unknown): Promise<StoredDigests> => {
+  const checkedDigests = async (tx: Db, entity: ResolvedEntity, fileName: string, variant: Crc8Name, declared: unknown): Promise<StoredDigests> => {
     const field = entity.fieldMap.get(FILE_FIELD)!
     const digests = await digestsOf(tx, services.storage, { entity: entity.key, field: FILE_FIELD, fileName, variant })
     if (!digests) throw badRequest('file.notUploaded', { fieldEn: field.label.en_US, fieldZh: field.label.zh_CN, value: fileName.slice(0, 255) }, { errors: [{ field: FILE_FIELD }] })
@@ -60,13 +58,13 @@ export function registerOtaCatalogue(api: FastifyInstance, services: Services) {
     const variant = PART_CRC8[part]
     const downloadUrl = (fileName: string) => `${services.config.apiPrefix}${e.path}/file/${FILE_FIELD}/${fileName.split('/').map(encodeURIComponent).join('/')}`
 
-    const setFileColumns = async (tx: CatalogueDb, values: Row, fileName: string, declared: unknown) => {
+    const setFileColumns = async (tx: Db, values: Row, fileName: string, declared: unknown) => {
       const d = await checkedDigests(tx, e, fileName, variant, declared)
       Object.assign(values, { size: d.size, sha256: d.sha256, crc8: d.crc8, crcVariant: d.crcVariant, downloadUrl: downloadUrl(fileName) })
     }
 
     /** One product has each custom version once: a device's version then names one image (the product is of this part's slice already). */
-    const refuseTakenVersion = async (tx: CatalogueDb, productId: unknown, version: string, exceptId?: number) => {
+    const refuseTakenVersion = async (tx: Db, productId: unknown, version: string, exceptId?: number) => {
       let q = tx
         .selectFrom('otaFirmware')
         .innerJoin('otaProduct', 'otaProduct.productId', 'otaFirmware.productId')
@@ -79,14 +77,14 @@ export function registerOtaCatalogue(api: FastifyInstance, services: Services) {
     }
 
     /** Empty hardware revisions: the product's; kept as given otherwise. */
-    const fillHardwareRevisions = async (tx: CatalogueDb, values: Row, productId: unknown) => {
+    const fillHardwareRevisions = async (tx: Db, values: Row, productId: unknown) => {
       const product = await tx.selectFrom('otaProduct').select('hardwareRevision').where('productId', '=', Number(productId)).executeTakeFirst()
       if (product) values.hardwareRevisions = product.hardwareRevision
     }
 
     registerEntityRoutes(api, services, e, {
       beforeCreate: async ({ tx, values, columns }) => {
-        const t = asCatalogue(tx)
+        const t = tx
         await refuseTakenVersion(t, values.productId, String(values.customVersion))
         await setFileColumns(t, values, String(values.file), values.crc8)
         if (blank(values.hardwareRevisions)) await fillHardwareRevisions(t, values, values.productId)
@@ -94,7 +92,7 @@ export function registerOtaCatalogue(api: FastifyInstance, services: Services) {
         columns.versionNumber = versionNumber(String(values.customVersion))
       },
       beforeUpdate: async ({ tx, before, values }) => {
-        const t = asCatalogue(tx)
+        const t = tx
         await refuseChangeInUse(t, postgres, e, FIRMWARE_USE, before, values)
         const row = { ...before, ...values }
         if (values.customVersion !== undefined || values.productId !== undefined) await refuseTakenVersion(t, row.productId, String(row.customVersion), Number(before.firmwareId))
@@ -104,23 +102,23 @@ export function registerOtaCatalogue(api: FastifyInstance, services: Services) {
       },
       afterUpdate: async ({ tx, before, after }) => {
         if (after.customVersion === before.customVersion) return
-        await asCatalogue(tx)
+        await tx
           .updateTable('otaFirmware')
           .set({ versionNumber: versionNumber(String(after.customVersion)) })
           .where('firmwareId', '=', Number(after.firmwareId))
           .execute()
       },
-      beforeDelete: async ({ tx, rows }) => refuseUsed(asCatalogue(tx), FIRMWARE_USE, rows),
+      beforeDelete: async ({ tx, rows }) => refuseUsed(tx, FIRMWARE_USE, rows),
     })
   }
 
   const audio = otaEntities.iotAudio
-  const setAudioColumns = async (tx: CatalogueDb, values: Row, fileName: string, declared: unknown) => {
+  const setAudioColumns = async (tx: Db, values: Row, fileName: string, declared: unknown) => {
     const d = await checkedDigests(tx, audio, fileName, AUDIO_CRC8, declared)
     Object.assign(values, { size: d.size, md5: d.md5, sha256: d.sha256, crc8: d.crc8 })
   }
   /** One IoT name has each version once: the status a device reports (name → version) then names one file. */
-  const refuseTakenAudioVersion = async (tx: CatalogueDb, iotName: string, version: string, exceptId?: number) => {
+  const refuseTakenAudioVersion = async (tx: Db, iotName: string, version: string, exceptId?: number) => {
     let q = tx.selectFrom('iotAudio').select('appName').where('iotName', '=', iotName).where('version', '=', version as never)
     if (exceptId !== undefined) q = q.where('audioId', '<>', exceptId)
     const taken = await q.executeTakeFirst()
@@ -128,24 +126,24 @@ export function registerOtaCatalogue(api: FastifyInstance, services: Services) {
   }
   registerEntityRoutes(api, services, audio, {
     beforeCreate: async ({ tx, values }) => {
-      await refuseTakenAudioVersion(asCatalogue(tx), String(values.iotName), String(values.version))
-      await setAudioColumns(asCatalogue(tx), values, String(values.file), values.crc8)
+      await refuseTakenAudioVersion(tx, String(values.iotName), String(values.version))
+      await setAudioColumns(tx, values, String(values.file), values.crc8)
     },
     beforeUpdate: async ({ tx, before, values }) => {
-      const t = asCatalogue(tx)
+      const t = tx
       await refuseChangeInUse(t, postgres, audio, AUDIO_USE, before, values)
       if (values.iotName !== undefined || values.version !== undefined) {
         await refuseTakenAudioVersion(t, String(values.iotName ?? before.iotName), String(values.version ?? before.version), Number(before.audioId))
       }
       if (values.file !== undefined || values.crc8 !== undefined) await setAudioColumns(t, values, String(values.file ?? before.file), declaredOnModify(before, values))
     },
-    beforeDelete: async ({ tx, rows }) => refuseUsed(asCatalogue(tx), AUDIO_USE, rows),
+    beforeDelete: async ({ tx, rows }) => refuseUsed(tx, AUDIO_USE, rows),
   })
 
 }
 
 /** The highest minimum app version its functions ask for (null when none asks for one). */
-async function minAppVersionOf(tx: CatalogueDb, functionIds: readonly number[]): Promise<string | null> {
+async function minAppVersionOf(tx: Db, functionIds: readonly number[]): Promise<string | null> {
   if (!functionIds.length) return null
   const rows = await tx.selectFrom('iotFunction').select('minAppVersion').where('functionId', 'in', [...functionIds]).execute()
   const versions = rows.flatMap((r) => (blank(r.minAppVersion) ? [] : [String(r.minAppVersion)]))
@@ -170,7 +168,7 @@ const AUDIO_USE: ImageUse = { column: 'audioId', table: 'iotAudio', nameField: '
  * was approved, what devices were sent); finished or cancelled, it still documents what went out. A
  * draft holds nothing yet. An IoT campaign deploys either its firmware or its audio (payload).
  */
-async function campaignUsing(tx: CatalogueDb, use: ImageUse, ids: number[]) {
+async function campaignUsing(tx: Db, use: ImageUse, ids: number[]) {
   return tx
     .selectFrom('otaCampaign')
     .select(['name', use.column])
@@ -182,7 +180,7 @@ async function campaignUsing(tx: CatalogueDb, use: ImageUse, ids: number[]) {
 }
 
 /** A firmware or audio such a campaign deploys is part of its record: it is not deleted while the campaign exists. */
-async function refuseUsed(tx: CatalogueDb, use: ImageUse, rows: Row[]) {
+async function refuseUsed(tx: Db, use: ImageUse, rows: Row[]) {
   const used = await campaignUsing(
     tx,
     use,
@@ -200,9 +198,11 @@ async function refuseUsed(tx: CatalogueDb, use: ImageUse, rows: Row[]) {
  * first, as a submit locks it before binding its digest: of a modify and a submit at once, either
  * the modify goes first and the submit binds the new image, or the submit does and the modify is refused.
  */
-async function refuseChangeInUse(tx: CatalogueDb, postgres: boolean, e: ResolvedEntity, use: ImageUse, before: Row, values: Row) {
+async function refuseChangeInUse(tx: Db, postgres: boolean, e: ResolvedEntity, use: ImageUse, before: Row, values: Row) {
   const id = Number(before[e.idField])
-  if (postgres) await (tx as Kysely<any>).selectFrom(use.table).select(e.idField).where(e.idField, '=', id).forUpdate().execute()
+  // The image's table, as its definition (e) names it for the generic engine.
+  const table: string = use.table
+  if (postgres) await dynamicDb(tx).selectFrom(table).select(e.idField).where(e.idField, '=', id).forUpdate().execute()
   const used = await campaignUsing(tx, use, [id])
   if (!used) return
   for (const [name, value] of Object.entries(values)) {
@@ -210,7 +210,7 @@ async function refuseChangeInUse(tx: CatalogueDb, postgres: boolean, e: Resolved
     if (!f) continue
     const stored =
       f.kind === 'referenceMany'
-        ? (await (tx as Kysely<any>).selectFrom(f.through.table).select(f.through.to).where(f.through.from, '=', id).execute()).map((r) => Number(r[f.through.to]))
+        ? (await dynamicDb(tx).selectFrom(f.through.table).select(f.through.to).where(f.through.from, '=', id).execute()).map((r) => Number(r[f.through.to]))
         : before[name]
     if (!sameValue(f, value, stored)) throw conflict(use.locked, { name: String(before[use.nameField] ?? id), campaign: used.name }, name)
   }

@@ -1,5 +1,6 @@
 import { OTA_PARTS, type OtaPart } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
+import { type Db, dynamicDb } from '../../../db/database'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { registerEntityRoutes } from '../../../platform/crud/routes'
@@ -11,11 +12,13 @@ import { languageOf } from '../../../platform/http'
 import { envelope, fileAnswer } from '../../../platform/responses'
 import type { Services } from '../../../platform/services'
 import { openEventStream } from '../../../platform/sse'
-import { campaignRecord, deviceRecord, holdReasonIn, OtaRollout, type OtaRolloutOptions, updateAudioStatus, updateCounters } from './engine'
+import { OtaRollout, type OtaRolloutOptions } from './engine'
+import { holdReasonIn } from './outcomes'
+import { updateAudioStatus, updateCounters } from './waves'
 import { createOtaEvents, type OtaEventBus } from './events'
 import { overviewOf, overviewSchema } from './overview'
 import { bothLanguages } from './reasons'
-import { ACTIVE, anyDb, type AnyDb, devicesById, isoOrNull, num, RETRYABLE, type Row, upgradeEntityOf, WAITING, writeHistory } from './tables'
+import { ACTIVE, campaignRecord, deviceRecord, devicesById, isoOrNull, num, RETRYABLE, type Row, upgradeEntityOf, WAITING, writeHistory } from './tables'
 import { resolveTargets } from './targets'
 import { blockServerOf } from '../transfer'
 import { approvedImageOf, type CampaignImageRef, imageOf } from '../transfer/offer'
@@ -56,7 +59,7 @@ export function registerOtaRollout(app: FastifyInstance, services: Services) {
 }
 
 /** The whole campaign row: the engine's row lacks the storage columns (part, payload of other parts, baseline). */
-const campaignRow = async (tx: AnyDb, campaignId: number): Promise<Row> =>
+const campaignRow = async (tx: Db, campaignId: number): Promise<Row> =>
   (await tx.selectFrom('otaCampaign').selectAll().where('campaignId', '=', campaignId).executeTakeFirstOrThrow()) as Row
 
 /**
@@ -64,15 +67,17 @@ const campaignRow = async (tx: AnyDb, campaignId: number): Promise<Row> =>
  * PostgreSQL (FOR SHARE): a modify of that row (which locks it FOR UPDATE, catalogue) either
  * committed before, and this reads its result, or waits and then finds the campaign submitted.
  */
-async function lockedImageOf(services: Services, tx: AnyDb, c: Row) {
-  const audio = c.payload === 'audio'
-  const [table, key] = audio ? ['iotAudio', 'audioId'] : ['otaFirmware', 'firmwareId']
-  if (services.dialect === 'postgres' && c[key] != null) await tx.selectFrom(table).select(key).where(key, '=', num(c[key])).forShare().execute()
+async function lockedImageOf(services: Services, tx: Db, c: Row) {
+  if (services.dialect === 'postgres') {
+    if (c.payload === 'audio') {
+      if (c.audioId != null) await tx.selectFrom('iotAudio').select('audioId').where('audioId', '=', num(c.audioId)).forShare().execute()
+    } else if (c.firmwareId != null) await tx.selectFrom('otaFirmware').select('firmwareId').where('firmwareId', '=', num(c.firmwareId)).forShare().execute()
+  }
   return imageOf(tx, c as CampaignImageRef)
 }
 
 /** What a step back to draft clears: the targets, the approval and the image it bound; the next revision starts. */
-async function backToDraft(tx: AnyDb, c: Row, after: Row) {
+async function backToDraft(tx: Db, c: Row, after: Row) {
   const campaignId = num(c.campaignId)
   await tx.deleteFrom('otaCampaignDevice').where('campaignId', '=', campaignId).execute()
   const cleared = { totalDevices: 0, approvedBy: '', approvedAt: null, imageSha256: '', imageSize: null, revision: num(c.revision || 1) + 1 }
@@ -105,7 +110,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
   const wakeAfterCommit = () => setTimeout(() => rollout.wake(), 50).unref()
 
   const afterStep = async ({ tx: t, auth, step, row, input, context, after }: TransitionArgs & { after: Row }) => {
-    const tx = anyDb(t)
+    const tx = t
     const campaignId = num(row.campaignId)
     const now = rollout.now()
     const stamp = now.toISOString()
@@ -198,7 +203,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
 
   /** Kept with a step back to draft: the revision it ends, and the approval and image it clears. */
   const endsRevision = async ({ tx, row, input }: TransitionArgs) => {
-    const c = await campaignRow(anyDb(tx), num(row.campaignId))
+    const c = await campaignRow(tx, num(row.campaignId))
     Object.assign(input, {
       revision: num(c.revision || 1),
       ...(c.approvedBy ? { approvedBy: String(c.approvedBy), approvedAt: isoOrNull(c.approvedAt) } : {}),
@@ -209,7 +214,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
   registerEntityRoutes(app, services, upgrade, {
     // A campaign under way is not deleted, nor one past draft changed: the definition's state rules.
     beforeDelete: async ({ tx, rows }) => {
-      await anyDb(tx as never)
+      await tx
         .deleteFrom('otaCampaignDevice')
         .where(
           'campaignId',
@@ -225,7 +230,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
         const f = upgrade.fieldMap.get(name)
         if (!f) continue
         if (f.kind === 'referenceMany') {
-          const linked = (await anyDb(tx).selectFrom(f.through.table).select(f.through.to).where(f.through.from, '=', num(before.campaignId)).execute()).map((r: Row) => num(r[f.through.to]))
+          const linked = (await dynamicDb(tx).selectFrom(f.through.table).select(f.through.to).where(f.through.from, '=', num(before.campaignId)).execute()).map((r) => num(r[f.through.to]))
           if (!sameValue(f, value, linked)) changes[name] = listChange(linked, (value as unknown[]).map(Number))
         } else if (!sameValue(f, value, before[name])) changes[name] = { from: before[name] ?? null, to: value ?? null }
       }
@@ -236,30 +241,30 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
       if (!changes || !Object.keys(changes).length) return
       const status = String(before.status)
       const c = { campaignId: before.campaignId, partKind: part }
-      await writeHistory(anyDb(tx), [campaignRecord(c, 'modify', status, status, { revision: num(before.revision || 1), ...changes }, rollout.now(), { userId: auth.userId, userName: auth.userName })])
+      await writeHistory(tx, [campaignRecord(c, 'modify', status, status, { revision: num(before.revision || 1), ...changes }, rollout.now(), { userId: auth.userId, userName: auth.userName })])
     },
     guards: {
       submit: [
         async ({ tx, row, input }) => {
-          const c = await campaignRow(anyDb(tx), num(row.campaignId))
+          const c = await campaignRow(tx, num(row.campaignId))
           // The image this revision binds: its file's digests as uploaded. The approver approves them,
           // offers carry them, and no other bytes are served for the campaign (docs/ota.md › Approval binds).
           // Read (and its row locked) before the targets, whose version is the image's.
-          const image = await lockedImageOf(services, anyDb(tx), c)
+          const image = await lockedImageOf(services, tx, c)
           if (!image) throw conflict('ota.rollout.noImage')
-          const resolved = await resolveTargets(anyDb(tx), part, c, rollout.now())
-          await anyDb(tx).updateTable('otaCampaign').set({ imageSha256: image.sha256, imageSize: image.size }).where('campaignId', '=', num(c.campaignId)).execute()
+          const resolved = await resolveTargets(tx, part, c, rollout.now())
+          await tx.updateTable('otaCampaign').set({ imageSha256: image.sha256, imageSize: image.size }).where('campaignId', '=', num(c.campaignId)).execute()
           // Kept with the submit step in the history: the revision and its image, how many devices it took, and how many it left out and why.
           Object.assign(input, { revision: num(c.revision || 1), imageSha256: image.sha256, targets: resolved.total, waves: resolved.waves, leftOut: resolved.leftOut })
         },
       ],
       approve: [
         async ({ tx, auth, row, input }) => {
-          const c = await campaignRow(anyDb(tx), num(row.campaignId))
+          const c = await campaignRow(tx, num(row.campaignId))
           if (c.createBy === auth.userName) throw forbidden('ota.rollout.selfApproval', { user: auth.userName })
           // What is approved is the image as submitted: still it, or the campaign goes back to its author.
           const submitted = approvedImageOf(c)
-          const image = await lockedImageOf(services, anyDb(tx), c)
+          const image = await lockedImageOf(services, tx, c)
           if (!submitted || !image || image.sha256 !== submitted.sha256 || image.size !== submitted.size) {
             throw conflict('ota.rollout.imageChanged', { submitted: submitted?.sha256 ?? '—' })
           }
@@ -273,7 +278,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
     afterTransitionCommit: [afterCommit],
     actions: {
       retryFailed: async ({ tx: t, auth, rows }) => {
-        const tx = anyDb(t)
+        const tx = t
         const campaignId = num(rows[0]!.campaignId)
         const now = rollout.now()
         const stamp = now.toISOString()
@@ -302,7 +307,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
       },
       // The held devices end now as skipped (their hold's reason kept): the waves and the campaign finish without them.
       skipHeld: async ({ tx: t, auth, rows }) => {
-        const tx = anyDb(t)
+        const tx = t
         const campaignId = num(rows[0]!.campaignId)
         const now = rollout.now()
         const stamp = now.toISOString()
@@ -311,7 +316,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
           .selectFrom('otaCampaignDevice')
           .select(['upgradeId', 'deviceId', 'wave', 'attempt', 'state', 'code', 'heldSince'])
           .where('campaignId', '=', campaignId)
-          .where((eb: any) => eb.or([eb('state', '=', 'held'), eb.and([eb('state', '=', 'queued'), eb('heldSince', 'is not', null)])]))
+          .where((eb) => eb.or([eb('state', '=', 'held'), eb.and([eb('state', '=', 'queued'), eb('heldSince', 'is not', null)])]))
           .execute()) as Row[]
         const who = { userId: auth.userId, userName: auth.userName }
         const records = []
@@ -346,7 +351,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
         response: { 200: envelope(overviewSchema) },
       },
     },
-    async (req) => overviewOf(anyDb(services.db), part, req.params.id, languageOf(req), rollout.now()),
+    async (req) => overviewOf(services.db, part, req.params.id, languageOf(req), rollout.now()),
   )
 
   api.get(

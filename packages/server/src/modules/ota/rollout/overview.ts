@@ -2,9 +2,10 @@ import { type Language, OTA_ACTIVE_STATES, OTA_CAMPAIGN_STATUSES, OTA_DEVICE_STA
 import { sql } from 'kysely'
 import { z } from 'zod'
 import { notFound } from '../../../platform/errors'
-import { countsOf } from './engine'
+import { countsOf } from './waves'
 import { reasonIn } from './reasons'
-import { type AnyDb, isoOrNull, num, RETRYABLE, type Row } from './tables'
+import type { Db } from '../../../db/database'
+import { isoOrNull, num, RETRYABLE, type Row } from './tables'
 
 const counts = z.partialRecord(z.enum(OTA_DEVICE_STATES), z.number())
 
@@ -73,7 +74,7 @@ function timelineOf(rows: Row[], startedAt: string | null, endAt: Date): OtaCamp
   return timeline
 }
 
-export async function overviewOf(db: AnyDb, part: OtaPart, campaignId: number, lang: Language, now: Date): Promise<OtaCampaignOverview> {
+export async function overviewOf(db: Db, part: OtaPart, campaignId: number, lang: Language, now: Date): Promise<OtaCampaignOverview> {
   const c = await db.selectFrom('otaCampaign').selectAll().where('campaignId', '=', campaignId).where('partKind', '=', part).executeTakeFirst()
   if (!c) throw notFound()
   const status = c.status as OtaCampaignStatus

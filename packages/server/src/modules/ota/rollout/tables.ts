@@ -1,13 +1,7 @@
 import { OTA_ACTIVE_STATES, OTA_FINAL_STATES, type OtaDeviceState, type OtaPart, otaEntities } from '@velo/shared'
-import type { Kysely } from 'kysely'
 import type { Db } from '../../../db/database'
 
-/**
- * The rollout's tables are shared by the four parts' slices (partKind). The platform's Kysely schema
- * names only its own tables, so the rollout reads and writes these untyped and converts what it reads.
- */
-export type AnyDb = Kysely<any>
-export const anyDb = (db: Db | AnyDb): AnyDb => db as unknown as AnyDb
+// The rollout's tables are shared by the four parts' slices (partKind).
 
 export type Row = Record<string, unknown>
 
@@ -44,8 +38,8 @@ export const RETRYABLE: OtaDeviceState[] = ['failed', 'rolledBack', 'timedOut', 
 export const WAITING: OtaDeviceState[] = ['queued', 'held']
 
 /** A device row's column holding what a part runs, and what it is (the IoT module's own are the device's). */
-export const versionColumn = (part: OtaPart) => (part === 'iot' ? 'firmwareVersion' : `${part}Version`)
-export const hardwareColumn = (part: OtaPart) => (part === 'iot' ? 'hardwareVersion' : `${part}Hardware`)
+export const versionColumn = (part: OtaPart) => (part === 'iot' ? 'firmwareVersion' : (`${part}Version` as const))
+export const hardwareColumn = (part: OtaPart) => (part === 'iot' ? 'hardwareVersion' : (`${part}Hardware` as const))
 
 /** One row of sys_transition_log: the engine's history endpoint and the details timeline read them. */
 export interface TransitionRecord {
@@ -63,7 +57,7 @@ export interface TransitionRecord {
 const LOG_CHUNK = 500
 
 /** Writes history rows in chunks (a wave of 10,000 devices changing state at once is 20 inserts). */
-export async function writeHistory(db: AnyDb, records: TransitionRecord[]) {
+export async function writeHistory(db: Db, records: TransitionRecord[]) {
   for (let i = 0; i < records.length; i += LOG_CHUNK) {
     const chunk = records.slice(i, i + LOG_CHUNK).map((r) => ({ ...r, input: JSON.stringify(r.input) }))
     await db.insertInto('sysTransitionLog').values(chunk).execute()
@@ -74,8 +68,25 @@ export const num = (v: unknown): number => (v === null || v === undefined ? 0 : 
 export const isoOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v))
 
 /** The devices by id, as the gateway addresses them (SN and model), read in one query. */
-export async function devicesById(db: AnyDb, ids: number[]): Promise<Map<number, { deviceId: number; sn: string; modelId: number }>> {
+export async function devicesById(db: Db, ids: number[]): Promise<Map<number, { deviceId: number; sn: string; modelId: number }>> {
   if (!ids.length) return new Map()
   const rows = await db.selectFrom('iotDevice').select(['deviceId', 'sn', 'modelId']).where('deviceId', 'in', ids).execute()
   return new Map(rows.map((d: Row) => [num(d.deviceId), { deviceId: num(d.deviceId), sn: String(d.sn), modelId: num(d.modelId) }]))
+}
+
+export function deviceRecord(c: Row, r: Row, step: string, fromState: string, toState: string, input: Row, now: Date, who = SYSTEM): TransitionRecord {
+  return {
+    entity: upgradeDeviceKey(c.partKind as OtaPart),
+    rowId: num(r.upgradeId),
+    step,
+    fromState,
+    toState,
+    input: { ...input, deviceId: num(r.deviceId), wave: num(r.wave) },
+    ...who,
+    operTime: now.toISOString(),
+  }
+}
+
+export function campaignRecord(c: Row, step: string, fromState: string, toState: string, input: Row, now: Date, who = SYSTEM): TransitionRecord {
+  return { entity: upgradeKey(c.partKind as OtaPart), rowId: num(c.campaignId), step, fromState, toState, input, ...who, operTime: now.toISOString() }
 }

@@ -1,7 +1,10 @@
 import { randomInt } from 'node:crypto'
 import { compareVersions, type OtaPart, versionNumber } from '@velo/shared'
 import { conflict } from '../../../platform/errors'
-import { type AnyDb, hardwareColumn, num, type Row, versionColumn } from './tables'
+import type { Insertable } from 'kysely'
+import type { Db } from '../../../db/database'
+import type { Database } from '../../../db/schema'
+import { hardwareColumn, num, type Row, versionColumn } from './tables'
 
 /** Why matching devices were left out of a campaign (kept in the submit step's history). */
 export interface LeftOut {
@@ -31,13 +34,18 @@ interface Candidate {
   timeZone: string | null
 }
 
-const idsOf = async (tx: AnyDb, table: string, column: string, campaignId: number): Promise<number[]> =>
-  (await tx.selectFrom(table).select(column).where('campaignId', '=', campaignId).execute()).map((r) => num(r[column]))
+/** The models, countries and devices a campaign names (its referenceMany fields' join tables). */
+const linkedIdsOf = (tx: Db, campaignId: number): Promise<[number[], number[], number[]]> =>
+  Promise.all([
+    tx.selectFrom('otaCampaignModel').select('modelId as id').where('campaignId', '=', campaignId).execute(),
+    tx.selectFrom('otaCampaignCountry').select('countryId as id').where('campaignId', '=', campaignId).execute(),
+    tx.selectFrom('otaCampaignTarget').select('deviceId as id').where('campaignId', '=', campaignId).execute(),
+  ]).then((lists) => lists.map((rows) => rows.map((r) => num(r.id))) as [number[], number[], number[]])
 
 const majorOf = (version: string) => Number(/^\d+/.exec(version.trim())?.[0] ?? NaN)
 
 /** The hardware revisions a firmware is for: its own list, else its product's revision; none: any. */
-async function revisionsOf(tx: AnyDb, firmware: Row): Promise<Set<string>> {
+async function revisionsOf(tx: Db, firmware: Row): Promise<Set<string>> {
   const own = String(firmware.hardwareRevisions ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -48,7 +56,7 @@ async function revisionsOf(tx: AnyDb, firmware: Row): Promise<Set<string>> {
 }
 
 /** The firmware's functions need an app version nobody can install yet: refused, whatever the devices. */
-async function checkAppVersion(tx: AnyDb, firmware: Row) {
+async function checkAppVersion(tx: Db, firmware: Row) {
   const needed = firmware.minAppVersion ? String(firmware.minAppVersion) : ''
   if (!needed) return
   const released = await tx.selectFrom('cntAppVersion').select('versionCode').execute()
@@ -81,7 +89,7 @@ export function waveSizes(total: number, canaryCount: number | null, canaryPerce
  * match every filter given, are compatible with the image and would not be downgraded. Refuses (409)
  * when none is left, naming why. Runs in the submit step's transaction.
  */
-export async function resolveTargets(tx: AnyDb, part: OtaPart, campaign: Row, now: Date): Promise<ResolvedTargets> {
+export async function resolveTargets(tx: Db, part: OtaPart, campaign: Row, now: Date): Promise<ResolvedTargets> {
   const campaignId = num(campaign.campaignId)
   const audio = campaign.payload === 'audio'
   let toVersion: string
@@ -100,11 +108,7 @@ export async function resolveTargets(tx: AnyDb, part: OtaPart, campaign: Row, no
     await checkAppVersion(tx, firmware)
   }
 
-  const [modelIds, countryIds, deviceIds] = await Promise.all([
-    idsOf(tx, 'otaCampaignModel', 'modelId', campaignId),
-    idsOf(tx, 'otaCampaignCountry', 'countryId', campaignId),
-    idsOf(tx, 'otaCampaignTarget', 'deviceId', campaignId),
-  ])
+  const [modelIds, countryIds, deviceIds] = await linkedIdsOf(tx, campaignId)
   const product = campaign.productId ? await tx.selectFrom('otaProduct').select('hardwareRevision').where('productId', '=', num(campaign.productId)).executeTakeFirst() : undefined
 
   let query = tx
@@ -114,8 +118,8 @@ export async function resolveTargets(tx: AnyDb, part: OtaPart, campaign: Row, no
     .leftJoin('sysCountry as c', 'c.countryId', 'm.countryId')
     .select([
       'd.deviceId as deviceId',
-      `d.${versionColumn(part)} as version`,
-      `d.${hardwareColumn(part)} as hardware`,
+      `d.${versionColumn(part)} as version` as const,
+      `d.${hardwareColumn(part)} as hardware` as const,
       'b.protocolVersion as bikeProtocol',
       'c.timeZone as timeZone',
     ])
@@ -171,7 +175,7 @@ export async function resolveTargets(tx: AnyDb, part: OtaPart, campaign: Row, no
   const sizes = waveSizes(ordered.length, campaign.canaryCount === null || campaign.canaryCount === undefined ? null : num(campaign.canaryCount), num(campaign.canaryPercent), num(campaign.waveCount))
   const stamp = now.toISOString()
   await tx.deleteFrom('otaCampaignDevice').where('campaignId', '=', campaignId).execute()
-  const rows: Row[] = []
+  const rows: Insertable<Database['otaCampaignDevice']>[] = []
   let wave = 0
   let leftInWave = sizes[0]!
   ordered.forEach((d, position) => {

@@ -11,7 +11,6 @@ import { fileAnswer } from '../../../platform/responses'
 import type { Services } from '../../../platform/services'
 import { type CachedImage, ImageCache, ImageMismatch } from './image-cache'
 import { type ApprovedImage, approvedImageOf, currentBlockBytes, type ImageRefusal, imageLinkTarget, imageOf, type OtaImage, parseOtaId, refusalOf } from './offer'
-import { transferDb } from './tables'
 
 /** Images kept in memory at once (a few campaigns' images; a 2 MB image costs 2 MB, not 2 MB per device). */
 export const IMAGE_CACHE_BYTES = 256 * 1024 * 1024
@@ -163,7 +162,7 @@ export class BlockServer {
   private async lookUp(id: string): Promise<Grant | null> {
     const parsed = parseOtaId(id)
     if (!parsed) return null
-    const row = await transferDb(this.services.db)
+    const row = await this.services.db
       .selectFrom('otaCampaignDevice')
       .innerJoin('otaCampaign', 'otaCampaign.campaignId', 'otaCampaignDevice.campaignId')
       .select([

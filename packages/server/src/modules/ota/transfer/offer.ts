@@ -1,11 +1,9 @@
 import { OTA_BLOCK_BYTES, OTA_PROTOCOL, type OtaAbortPayload, type OtaOfferPayload, type OtaPart, type OtaPayloadKind, PROTOCOL_VERSION } from '@velo/shared'
-import type { Kysely } from 'kysely'
 import type { Db } from '../../../db/database'
 import { fileLinks } from '../../../platform/files/links'
 import type { Services } from '../../../platform/services'
 import { otaSignerOf } from '../signing'
 import { manifestOf } from '../signing/manifest'
-import { transferDb } from './tables'
 
 /** The bytes an upgrade carries, as the offer and the block server need them. */
 export interface OtaImage {
@@ -84,8 +82,8 @@ export function parseOtaId(id: string): { upgradeId: number; attempt: number } |
  * the stored file's (sys_file, summed as it arrived), not what a form said. Null when the row or its
  * file is gone.
  */
-export async function imageOf(db: Db | Kysely<any>, campaign: CampaignImageRef): Promise<OtaImage | null> {
-  const tdb = transferDb(db as Db)
+export async function imageOf(db: Db | Db, campaign: CampaignImageRef): Promise<OtaImage | null> {
+  const tdb = db
   if (campaign.payload === 'audio') {
     if (campaign.audioId == null) return null
     const row = await tdb

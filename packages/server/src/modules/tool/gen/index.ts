@@ -2,7 +2,6 @@ import { allEntities, defineEntity, GEN_PERMISSIONS, genTableConfigSchema, type 
 import { strToU8, zipSync } from 'fflate'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import { BusinessType, type BusinessTypeCode } from '../../../platform/audit/operation-log'
 import { attachment } from '../../../platform/crud/excel'
@@ -16,6 +15,7 @@ import { configIssues, defaultConfig, syncConfig, withStoredFacts, type GenIssue
 import { foreignTables, readColumns } from './introspect'
 import { definitionOf, migrationStamp, renderModule } from './render'
 import { GENERATED_MIGRATION_TABLE } from '../../../db/migrate'
+import { dynamicDb } from '../../../db/database'
 
 const tags = ['Code generation']
 const MODULE = 'Code generation'
@@ -42,8 +42,7 @@ interface GenRow {
  */
 export function registerGen(app: FastifyInstance, services: Services) {
   const api = app.withTypeProvider<ZodTypeProvider>()
-  // The engine's definition of tool_gen_table gives it no Kysely type of its own here.
-  const db = services.db as unknown as Kysely<any>
+  const db = services.db
 
   const importedNames = async () => new Set((await db.selectFrom('toolGenTable').select('tableName').execute()).map((r) => String(r.tableName)))
 
@@ -83,7 +82,8 @@ export function registerGen(app: FastifyInstance, services: Services) {
     const row = await rowOf(id)
     const config = storedConfig(row)
     await check(row, config, null, lang)
-    const latest = await db.withoutPlugins().selectFrom(GENERATED_MIGRATION_TABLE).select('name').orderBy('name', 'desc').executeTakeFirst()
+    // Kysely's own migration table (of the generated modules' migrations): no table of the Database.
+    const latest = await dynamicDb(db).withoutPlugins().selectFrom(GENERATED_MIGRATION_TABLE).select('name').orderBy('name', 'desc').executeTakeFirst()
     return { config, ...(await renderModule(row.tableName, config, migrationStamp(new Date(), latest ? String(latest.name) : undefined))) }
   }
 
@@ -133,7 +133,7 @@ export function registerGen(app: FastifyInstance, services: Services) {
           await tx
             .insertInto('toolGenTable')
             .values({
-              tableName: names[i],
+              tableName: names[i]!,
               tableComment: offered.get(names[i]!)!.comment.slice(0, 500),
               entityKey: config.entityKey,
               area: config.area,

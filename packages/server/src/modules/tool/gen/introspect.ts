@@ -1,6 +1,6 @@
 import { allEntities, type GenDbTable } from '@velo/shared'
-import { type Kysely, sql } from 'kysely'
-import type { Dialect } from '../../../db/database'
+import { sql } from 'kysely'
+import type { Db, Dialect } from '../../../db/database'
 import { SERVICE_TABLES } from '../../../db/tables'
 import { joinTablesOf, snakeCase } from '../../../db/schema-gen/shape'
 
@@ -25,14 +25,14 @@ interface RawTable {
   columns: number
 }
 
-async function sqliteTables(db: Kysely<any>): Promise<RawTable[]> {
+async function sqliteTables(db: Db): Promise<RawTable[]> {
   const rows = await sql<{ name: string; columns: number }>`
     select s.name as name, (select count(*) from pragma_table_info(s.name)) as columns
     from sqlite_schema s where s.type = 'table' order by s.name`.execute(db)
   return rows.rows.map((r) => ({ name: r.name, comment: '', columns: Number(r.columns) }))
 }
 
-async function postgresTables(db: Kysely<any>): Promise<RawTable[]> {
+async function postgresTables(db: Db): Promise<RawTable[]> {
   const rows = await sql<{ name: string; comment: string | null; columns: number }>`
     select c.relname as name, obj_description(c.oid, 'pg_class') as comment,
       (select count(*)::int from pg_attribute a where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped) as columns
@@ -55,7 +55,7 @@ export function productTables(): Set<string> {
 const isMachinery = (name: string) => /^kysely_migration/i.test(name) || /^sqlite_/i.test(name)
 
 /** The tables of the database that the product does not keep and no import holds yet. */
-export async function foreignTables(db: Kysely<any>, dialect: Dialect, imported: ReadonlySet<string>): Promise<GenDbTable[]> {
+export async function foreignTables(db: Db, dialect: Dialect, imported: ReadonlySet<string>): Promise<GenDbTable[]> {
   const bare = db.withoutPlugins()
   const raw = dialect === 'postgres' ? await postgresTables(bare) : await sqliteTables(bare)
   const product = productTables()
@@ -69,7 +69,7 @@ const lengthOf = (type: string) => {
   return m ? Number(m[1]) : null
 }
 
-async function sqliteColumns(db: Kysely<any>, table: string): Promise<DbColumnInfo[]> {
+async function sqliteColumns(db: Db, table: string): Promise<DbColumnInfo[]> {
   const info = await sql<{ name: string; type: string; notnull: number; pk: number }>`select * from pragma_table_info(${table})`.execute(db)
   return info.rows.map((r) => {
     const dbType = r.type.toLowerCase().trim()
@@ -78,7 +78,7 @@ async function sqliteColumns(db: Kysely<any>, table: string): Promise<DbColumnIn
   })
 }
 
-async function postgresColumns(db: Kysely<any>, table: string): Promise<DbColumnInfo[]> {
+async function postgresColumns(db: Db, table: string): Promise<DbColumnInfo[]> {
   const info = await sql<{ name: string; type: string; notnull: boolean; pk: boolean; comment: string | null }>`
     select a.attname as name, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull as notnull,
       exists(select 1 from pg_index x where x.indrelid = c.oid and x.indisprimary and a.attnum = any(x.indkey)) as pk,
@@ -95,7 +95,7 @@ async function postgresColumns(db: Kysely<any>, table: string): Promise<DbColumn
 }
 
 /** The table's columns in their order, or an empty list when there is no such table. */
-export function readColumns(db: Kysely<any>, dialect: Dialect, table: string): Promise<DbColumnInfo[]> {
+export function readColumns(db: Db, dialect: Dialect, table: string): Promise<DbColumnInfo[]> {
   const bare = db.withoutPlugins()
   return dialect === 'postgres' ? postgresColumns(bare, table) : sqliteColumns(bare, table)
 }
