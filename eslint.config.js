@@ -1,6 +1,8 @@
 import js from '@eslint/js'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
+import { fileURLToPath } from 'node:url'
+import velo from './eslint/floors.js'
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/dist-*/**', '**/node_modules/**', 'data/**', '**/test-results/**', '**/playwright-report/**'] },
@@ -22,6 +24,25 @@ export default tseslint.config(
     files: ['packages/server/src/**', 'packages/shared/src/**'],
     ignores: ['packages/server/src/db/migrations/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'error' },
+  },
+  {
+    // The web app's floors, lowest first (eslint/floors.js): helpers, texts and preferences; the
+    // signed-in user; the API; the route table; the kits (lists, forms, dashboards); the shell; the
+    // pages, one folder per menu area; the app that composes them. OTA's pages build on IoT's (a
+    // campaign's devices open the IoT device drawer); IoT › IoT upgrade is OTA's page for the IoT part.
+    files: ['packages/web/src/**'],
+    plugins: { velo },
+    rules: {
+      'velo/floors': [
+        'error',
+        {
+          root: fileURLToPath(new URL('./packages/web/src', import.meta.url)),
+          floors: [['lib', 'i18n', 'styles', 'preferences', 'test', 'vite-env.d'], ['session'], ['api'], ['routes'], ['crud', 'dashboards'], ['layout'], ['pages'], ['app', 'main']],
+          areaFolders: ['pages'],
+          buildsOn: { 'pages/ota': ['pages/iot'] },
+        },
+      ],
+    },
   },
   {
     files: ['packages/shared/**'],

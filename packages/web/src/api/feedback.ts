@@ -1,8 +1,8 @@
 import { message as staticMessage, Modal, type ModalFuncProps } from 'antd'
 import type { MessageInstance } from 'antd/es/message/interface'
 import i18n from '../i18n'
-import { MESSAGE_DURATION_S } from '../app/config'
-import { removeToken } from '../app/session/token'
+import { MESSAGE_DURATION_S } from '../lib/config'
+import { removeToken } from '../session/token'
 
 // Feedback from non-React code (the http client). The App binds antd's context-aware instances so
 // messages and dialogs follow the theme and locale; before that the static versions are used.

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { type JobInfo, type SessionUser, systemEntities } from '@velo/shared'
-import { sessionStore } from '../app/session/sessionStore'
+import { sessionStore } from '../session/sessionStore'
 import { ImportDialog } from '../crud/excel/ImportDialog'
 import { IMPORT_JOB_THRESHOLD_BYTES } from '../crud/excel/useImportJob'
 import { JobsIndicator } from '../layout/navbar/JobsIndicator'

@@ -1,6 +1,6 @@
 import { useEffect, useEffectEvent, useSyncExternalStore } from 'react'
 import type { JobInfo } from '@velo/shared'
-import { sessionStore } from '../app/session/sessionStore'
+import { sessionStore } from '../session/sessionStore'
 import { eventData, runEventStream, type EventStreamState } from './eventStream'
 import { JOB_STREAM_URL } from './jobs'
 

@@ -1,5 +1,5 @@
 import type { SessionUser } from '@velo/shared'
-import { API_BASE_URL, DEFAULT_AVATAR } from '../app/config'
+import { API_BASE_URL, DEFAULT_AVATAR } from '../lib/config'
 import { http } from './http'
 
 // Personal centre calls.

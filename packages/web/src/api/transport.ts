@@ -1,6 +1,6 @@
 import { LANGUAGE_HEADER } from '@velo/shared'
-import { API_BASE_URL, REQUEST_TIMEOUT_MS } from '../app/config'
-import { getToken } from '../app/session/token'
+import { API_BASE_URL, REQUEST_TIMEOUT_MS } from '../lib/config'
+import { getToken } from '../session/token'
 import { currentLanguage } from '../i18n/language'
 import { fromFetchFailure, interpretResponse } from './errors'
 

@@ -3,10 +3,11 @@ import { BrowserRouter, Navigate, Route, Routes, useLocation, useNavigate, useSe
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { ThemeProvider } from './ThemeProvider'
 import { FeedbackBinder } from './FeedbackBinder'
-import { RouteProgress } from './RouteProgress'
+import { RouteProgress } from '../layout/main/RouteProgress'
 import { AuthGuard } from './AuthGuard'
-import { sessionStore } from './session/sessionStore'
-import { safeRedirect } from './redirectTarget'
+import { preloadConsole, startSession } from './loadConsole'
+import { sessionStore } from '../session/sessionStore'
+import { safeRedirect } from '../session/redirectTarget'
 import { AuthNavContext, type AuthNavigation } from '../layout/auth/AuthNav'
 // The public pages are in the entry chunk (main.tsx shows them without the console); the console
 // shows the same ones when it moves to them itself (sign-out, a session that ended).
@@ -27,7 +28,7 @@ const queryClient = new QueryClient({
 function RouterAuthNav({ children }: { children: ReactNode }) {
   const navigate = useNavigate()
   const { search } = useLocation()
-  const value = useMemo<AuthNavigation>(() => ({ search, navigate: (to, options) => void navigate(to, options) }), [search, navigate])
+  const value = useMemo<AuthNavigation>(() => ({ search, navigate: (to, options) => void navigate(to, options), preloadConsole, startSession }), [search, navigate])
   return <AuthNavContext.Provider value={value}>{children}</AuthNavContext.Provider>
 }
 

@@ -7,11 +7,11 @@ import { StatusPanel } from '../layout/main/StatusPanel'
 import { useTranslation } from 'react-i18next'
 import { ApiError } from '../api/errors'
 import { feedbackText } from '../api/http'
-import { MESSAGE_DURATION_S } from './config'
-import { RouteProgress } from './RouteProgress'
-import { loginUrlFor } from './redirectTarget'
-import { isUnreachable, localLogout, loadSessionOnce, pageIsUnloading } from './session/sessionFlow'
-import { sessionActions, sessionStore, VERIFICATION_FAILED } from './session/sessionStore'
+import { MESSAGE_DURATION_S } from '../lib/config'
+import { RouteProgress } from '../layout/main/RouteProgress'
+import { loginUrlFor } from '../session/redirectTarget'
+import { isUnreachable, localLogout, loadSessionOnce, pageIsUnloading } from '../layout/sessionFlow'
+import { sessionActions, sessionStore, VERIFICATION_FAILED } from '../session/sessionStore'
 
 /**
  * The route guard (SPEC §2, §8): no token → /login?redirect=<wanted path>; with a token, load user

@@ -7,9 +7,9 @@ import dayjs from 'dayjs'
 import 'dayjs/locale/zh-cn'
 import { currentLanguage } from '../i18n'
 import { usePrefersReducedMotion } from '../lib/reducedMotion'
-import { layoutStore, type UiSize } from './layoutStore'
-import { settingsStore } from './settingsStore'
-import { MENU_COLORS } from './config'
+import { layoutStore, type UiSize } from '../preferences/layoutStore'
+import { settingsStore } from '../preferences/settingsStore'
+import { MENU_COLORS } from '../lib/config'
 
 const language = currentLanguage()
 // The language only changes with a page reload, so antd's and dayjs's locales are set once.

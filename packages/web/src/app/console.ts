@@ -2,7 +2,7 @@
 import { loadLanguage } from '../i18n'
 
 export { App } from './App'
-export { loadSessionOnce } from './session/sessionFlow'
+export { loadSessionOnce } from '../layout/sessionFlow'
 
 /** The shell is a chunk of its own that App loads lazily; after sign-in it is the next thing needed. */
 export const preloadShell = (): Promise<unknown> => import('../layout/Shell')

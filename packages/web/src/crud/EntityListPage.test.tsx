@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { systemEntities, type SessionUser } from '@velo/shared'
 import i18n from '../i18n'
-import { sessionStore } from '../app/session/sessionStore'
+import { sessionStore } from '../session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../test/render'
 import { EntityListPage } from './EntityListPage'
 

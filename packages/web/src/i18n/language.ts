@@ -1,5 +1,5 @@
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '@velo/shared'
-import { LANGUAGE_KEY } from '../app/config'
+import { LANGUAGE_KEY } from '../lib/config'
 
 // The language of the page, without i18next: the sign-in page reads it too, and it loads no i18next.
 

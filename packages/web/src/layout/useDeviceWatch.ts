@@ -1,7 +1,7 @@
 import { useEffect } from 'react'
 import { useLocation } from 'react-router'
-import { MOBILE_BREAKPOINT } from '../app/config'
-import { layoutActions, layoutStore } from '../app/layoutStore'
+import { MOBILE_BREAKPOINT } from '../lib/config'
+import { layoutActions, layoutStore } from '../preferences/layoutStore'
 
 const isMobileWidth = () => document.body.getBoundingClientRect().width - 1 < MOBILE_BREAKPOINT
 

@@ -1,9 +1,14 @@
 import { loadLanguage } from '../i18n'
 import { afterEach } from 'vitest'
-import { cleanup } from '@testing-library/react'
+import { cleanup, configure } from '@testing-library/react'
 
 // Testing Library unmounts after each test only with vitest globals on; this suite imports them.
 afterEach(cleanup)
+
+// findBy…/waitFor give up after 1 s by default. A page's lazy parts (the form, the details, the
+// inputs) are imports that take longer than that on a 2-core machine running other work, and a
+// test then failed at a different step each run; 5 s still fails fast on a real regression.
+configure({ asyncUtilTimeout: 5000 })
 
 // jsdom lacks matchMedia, which antd's responsive helpers read on import.
 if (!window.matchMedia) {

@@ -4,7 +4,7 @@ import { ApiError, interpretResponse } from '../../api/errors'
 import { confirmSessionEnd, showError } from '../../api/feedback'
 import { feedbackText, http, requestFile, saveBlob } from '../../api/http'
 import { apiHeaders, buildUrl } from '../../api/transport'
-import { API_HOST } from '../../app/config'
+import { API_HOST } from '../../lib/config'
 
 /** What POST /common/upload answers. */
 export interface UploadResult {

@@ -1,7 +1,7 @@
 import { QueryClient } from '@tanstack/react-query'
 import { systemEntities } from '@velo/shared'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { sessionStore } from '../../app/session/sessionStore'
+import { sessionStore } from '../../session/sessionStore'
 import { initialListState, listBody } from '../list/useEntityList'
 import { crudKeys } from './crudApi'
 import { prefetchPageData } from './prefetch'

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { type JobInfo, systemEntities } from '@velo/shared'
-import { sessionStore } from '../../app/session/sessionStore'
+import { sessionStore } from '../../session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { sseResponse, type SseHandle } from '../../test/sse'
 import { ImportDialog } from './ImportDialog'

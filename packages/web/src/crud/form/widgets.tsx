@@ -1,6 +1,6 @@
 import { Rate, Select, Space } from 'antd'
 import { useTranslation } from 'react-i18next'
-import { MENU_ICON_NAMES, MenuIcon } from '../../layout/sidebar/menuIcons'
+import { MENU_ICON_NAMES, MenuIcon } from '../../lib/menuIcons'
 import { controlProps } from '../kinds/inputs'
 import type { InputComponent, InputProps } from '../kinds/types'
 

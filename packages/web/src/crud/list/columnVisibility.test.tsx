@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { act, renderHook } from '@testing-library/react'
 import type { SessionUser } from '@velo/shared'
-import { sessionStore } from '../../app/session/sessionStore'
+import { sessionStore } from '../../session/sessionStore'
 import { columnsStorageKey, readHiddenColumns, useHiddenColumns, writeHiddenColumns } from './columnVisibility'
 
 const signIn = (username: string) => sessionStore.setState({ user: { username } as SessionUser })

@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react'
-import { sessionStore } from '../../app/session/sessionStore'
+import { sessionStore } from '../../session/sessionStore'
 
 // Which columns a user has hidden in which list, kept in this browser per user name and entity. The
 // hidden ones are stored, so a column added to a definition later shows up for everyone.

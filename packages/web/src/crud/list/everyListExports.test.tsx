@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { screen } from '@testing-library/react'
 import type { SessionUser } from '@velo/shared'
-import { sessionStore } from '../../app/session/sessionStore'
+import { sessionStore } from '../../session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import OnlinePage from '../../pages/monitor/online/index'
 import MenuPage from '../../pages/system/menu/index'

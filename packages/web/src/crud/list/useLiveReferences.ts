@@ -2,7 +2,7 @@ import { useMemo } from 'react'
 import { useQueryClient } from '@tanstack/react-query'
 import { carriedName, entityByKey, type ResolvedEntity } from '@velo/shared'
 import { eventData, useEventStream } from '../../api/eventStream'
-import { useAccess } from '../../app/Access'
+import { useAccess } from '../../session/Access'
 import { crudKeys, type Row } from '../api/crudApi'
 import { patchListRows } from './patchListRows'
 

@@ -1,5 +1,5 @@
 import type { ResolvedEntity } from '@velo/shared'
-import { useAccess } from '../../app/Access'
+import { useAccess } from '../../session/Access'
 
 export interface Operations {
   add: boolean

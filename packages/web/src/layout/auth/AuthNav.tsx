@@ -1,17 +1,25 @@
 import { createContext, useContext, type MouseEvent, type ReactNode } from 'react'
 
-// How the public pages move: the light sign-in app (./AuthApp.tsx) moves with the History API
-// itself; inside the console, the same pages move with react-router (app/App.tsx provides it).
+// How the public pages move, and what their host does for them: the light sign-in app
+// (app/AuthApp.tsx) moves with the History API itself; inside the console, the same pages move with
+// react-router (app/App.tsx). Both hosts hand them the console's loader, which the pages, a floor
+// below the app, cannot import.
 
 export interface AuthNavigation {
   /** The query string of the page, '?redirect=…' or ''. */
   search: string
   navigate: (to: string, options?: { replace?: boolean }) => void
+  /** Starts downloading the console (the user is about to sign in). */
+  preloadConsole: () => void
+  /** The token is stored: the console loads the user and their routes at once. */
+  startSession: () => void
 }
 
 export const AuthNavContext = createContext<AuthNavigation>({
   search: '',
   navigate: (to, options) => (options?.replace ? window.location.replace(to) : window.location.assign(to)),
+  preloadConsole: () => undefined,
+  startSession: () => undefined,
 })
 
 export const useAuthNav = (): AuthNavigation => useContext(AuthNavContext)

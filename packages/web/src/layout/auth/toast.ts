@@ -1,5 +1,5 @@
 import type { AbstractNode } from '@ant-design/icons-svg/es/types'
-import { MESSAGE_DURATION_S } from '../../app/config'
+import { MESSAGE_DURATION_S } from '../../lib/config'
 import { CheckCircleFilled, CloseCircleFilled } from './icons'
 
 // A message at the top of the page, as antd's message looks, for the public pages, which load no

@@ -2,7 +2,7 @@ import { Breadcrumb } from 'antd'
 import { Link } from 'react-router'
 import { useTranslation } from 'react-i18next'
 import { translateTitle } from '../../i18n'
-import { buildBreadcrumb } from '../../app/routes/breadcrumb'
+import { buildBreadcrumb } from '../../routes/breadcrumb'
 import { useCurrentPage } from '../useCurrentPage'
 
 export function Breadcrumbs() {

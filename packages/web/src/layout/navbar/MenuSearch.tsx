@@ -4,9 +4,9 @@ import { Select, type RefSelectProps } from 'antd'
 import { SearchOutlined } from '@ant-design/icons'
 import { useTranslation } from 'react-i18next'
 import { translateTitle } from '../../i18n'
-import { searchEntries, type SearchEntry } from '../../app/routes/menuSearch'
-import { isExternal } from '../../app/routes/routeModel'
-import { useRouteTable } from '../../app/routes/routeTable'
+import { searchEntries, type SearchEntry } from '../../routes/menuSearch'
+import { isExternal } from '../../routes/routeModel'
+import { useRouteTable } from '../../routes/routeTable'
 
 /** The navbar's menu search: an icon that opens a fuzzy search box over every visible route. */
 export function MenuSearch() {
@@ -21,7 +21,7 @@ export function MenuSearch() {
   useEffect(() => {
     if (!open) return
     let current = true
-    void import('../../app/routes/menuSearcher').then(({ createMenuSearcher }) => {
+    void import('../../routes/menuSearcher').then(({ createMenuSearcher }) => {
       if (current) setSearch(() => createMenuSearcher(searchEntries(table.tree, translateTitle)))
     })
     return () => {

@@ -1,7 +1,7 @@
 import { App, Dropdown, Tooltip } from 'antd'
 import { ColumnHeightOutlined } from '@ant-design/icons'
 import { useTranslation } from 'react-i18next'
-import { layoutActions, layoutStore, SIZES, type UiSize } from '../../app/layoutStore'
+import { layoutActions, layoutStore, SIZES, type UiSize } from '../../preferences/layoutStore'
 import { useRefreshView } from '../useRefreshView'
 
 export function SizeSelect() {

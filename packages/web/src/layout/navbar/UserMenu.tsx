@@ -3,10 +3,10 @@ import { CaretDownOutlined } from '@ant-design/icons'
 import { Link, useLocation, useNavigate } from 'react-router'
 import { useTranslation } from 'react-i18next'
 import { avatarUrl } from '../../api/profile'
-import { layoutActions } from '../../app/layoutStore'
-import { loginUrlFor } from '../../app/redirectTarget'
-import { logout } from '../../app/session/sessionFlow'
-import { sessionStore } from '../../app/session/sessionStore'
+import { layoutActions } from '../../preferences/layoutStore'
+import { loginUrlFor } from '../../session/redirectTarget'
+import { logout } from '../sessionFlow'
+import { sessionStore } from '../../session/sessionStore'
 
 /** The nickname (to the personal centre) and the avatar menu: Home, Profile, Layout setting, Logout. */
 export function UserMenu() {

@@ -1,8 +1,8 @@
 import { ColorPicker, Drawer, Switch } from 'antd'
 import { useTranslation } from 'react-i18next'
-import { layoutActions, layoutStore } from '../../app/layoutStore'
-import { changeSetting, settingsStore, type Settings } from '../../app/settingsStore'
-import { DEFAULT_THEME_COLOR } from '../../app/config'
+import { layoutActions, layoutStore } from '../../preferences/layoutStore'
+import { changeSetting, settingsStore, type Settings } from '../../preferences/settingsStore'
+import { DEFAULT_THEME_COLOR } from '../../lib/config'
 
 const PRESET_COLORS = [DEFAULT_THEME_COLOR, '#409eff', '#11a983', '#13c2c2', '#6959cd', '#f5222d', '#fa541c', '#faad14']
 

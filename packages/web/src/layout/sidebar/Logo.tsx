@@ -1,5 +1,5 @@
 import { Link } from 'react-router'
-import { PRODUCT_NAME } from '../../app/config'
+import { PRODUCT_NAME } from '../../lib/config'
 
 /** The sidebar's product mark; only the icon stays when the sidebar is collapsed. */
 export function Logo({ collapsed }: { collapsed: boolean }) {

@@ -3,12 +3,12 @@ import { useNavigate } from 'react-router'
 import { Menu, Tooltip, type MenuProps } from 'antd'
 import { useTranslation } from 'react-i18next'
 import { translateTitle } from '../../i18n'
-import { layoutStore } from '../../app/layoutStore'
-import { settingsStore } from '../../app/settingsStore'
-import { ancestorFolderKeys, type MenuEntry } from '../../app/routes/menuModel'
+import { layoutStore } from '../../preferences/layoutStore'
+import { settingsStore } from '../../preferences/settingsStore'
+import { ancestorFolderKeys, type MenuEntry } from '../../routes/menuModel'
 import { useCurrentPage } from '../useCurrentPage'
 import { Logo } from './Logo'
-import { MenuIcon } from './menuIcons'
+import { MenuIcon } from '../../lib/menuIcons'
 
 type Items = NonNullable<MenuProps['items']>
 

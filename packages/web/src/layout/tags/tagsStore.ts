@@ -1,5 +1,5 @@
 import { createStore } from '../../lib/createStore'
-import { TAGS_VIEW_KEY } from '../../app/config'
+import { TAGS_VIEW_KEY } from '../../lib/config'
 import * as model from './tagsModel'
 import type { TagsState, VisitedView } from './tagsModel'
 

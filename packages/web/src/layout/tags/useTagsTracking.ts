@@ -1,8 +1,8 @@
 import { useEffect } from 'react'
 import { useLocation } from 'react-router'
-import { settingsStore } from '../../app/settingsStore'
-import { pinnedPages, type PageRoute } from '../../app/routes/routeModel'
-import type { RouteTable } from '../../app/routes/routeTable'
+import { settingsStore } from '../../preferences/settingsStore'
+import { pinnedPages, type PageRoute } from '../../routes/routeModel'
+import type { RouteTable } from '../../routes/routeTable'
 import type { VisitedView } from './tagsModel'
 import { tagsActions } from './tagsStore'
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { screen } from '@testing-library/react'
 import { MemoryRouter } from 'react-router'
 import type { SessionUser } from '@velo/shared'
-import { sessionStore } from '../../app/session/sessionStore'
+import { sessionStore } from '../../session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import DashboardPage from './index'
 

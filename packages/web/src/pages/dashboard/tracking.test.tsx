@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { dashboardEntities, type SessionUser } from '@velo/shared'
-import { resolvePage } from '../../app/routes/pageRegistry'
-import { sessionStore } from '../../app/session/sessionStore'
+import { resolvePage } from '../../routes/pageRegistry'
+import { sessionStore } from '../../session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { EntityListPage } from '../../crud/EntityListPage'
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { iotEntities, isValidTopicFilter, isValidTopicName, type SessionUser } from '@velo/shared'
-import { sessionStore } from '../../app/session/sessionStore'
+import { sessionStore } from '../../session/sessionStore'
 import { EntityForm } from '../../crud/form/EntityForm'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { sseResponse, type SseHandle } from '../../test/sse'

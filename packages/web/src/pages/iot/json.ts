@@ -9,7 +9,7 @@ export function parseJsonObject(text: string): Record<string, unknown> | null {
   }
 }
 
-export { prettyJson } from '../monitor/JsonCell'
+export { prettyJson } from '../../crud/kinds/JsonCell'
 
 /** An example or a value as the editor's starting text. */
 export const toJsonText = (value: unknown) => JSON.stringify(value ?? {}, null, 2)

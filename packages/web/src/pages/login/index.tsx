@@ -1,8 +1,7 @@
 import { useState } from 'react'
-import { REMEMBERED_USERNAME_KEY } from '../../app/config'
-import { preloadConsole, startSession } from '../../app/loadConsole'
-import { safeRedirect } from '../../app/redirectTarget'
-import { sessionActions } from '../../app/session/sessionStore'
+import { REMEMBERED_USERNAME_KEY } from '../../lib/config'
+import { safeRedirect } from '../../session/redirectTarget'
+import { sessionActions } from '../../session/sessionStore'
 import { authApi, errorText } from '../../layout/auth/authApi'
 import { AuthCheckbox, AuthPasswordField, AuthSubmit, AuthTextField } from '../../layout/auth/AuthFields'
 import { AuthFrame } from '../../layout/auth/AuthFrame'
@@ -38,14 +37,14 @@ export default function LoginPage() {
 
   async function submit(values: LoginValues) {
     setSubmitting(true)
-    preloadConsole()
+    nav.preloadConsole()
     const username = values.username.trim()
     try {
       const { token } = await authApi.login({ username, password: values.password, code: values.code, uuid: captcha.uuid })
       if (remember) localStorage.setItem(REMEMBERED_USERNAME_KEY, username)
       else localStorage.removeItem(REMEMBERED_USERNAME_KEY)
       sessionActions.signedIn(token)
-      startSession()
+      nav.startSession()
       // Out of the public pages this opens the console (already loading), still showing this form meanwhile.
       nav.navigate(safeRedirect(new URLSearchParams(nav.search).get('redirect')), { replace: true })
     } catch (error) {
@@ -64,10 +63,10 @@ export default function LoginPage() {
         noValidate
         onSubmit={form.onSubmit((v) => void submit(v))}
         // The user is about to sign in: load the console meanwhile (not before, so the page alone stays light).
-        onPointerDown={preloadConsole}
-        onKeyDown={preloadConsole}
-        onFocus={preloadConsole}
-        onInput={preloadConsole}
+        onPointerDown={nav.preloadConsole}
+        onKeyDown={nav.preloadConsole}
+        onFocus={nav.preloadConsole}
+        onInput={nav.preloadConsole}
         data-testid="login-form"
       >
         <AuthTextField field={form.field('username')} icon={UserOutlined} placeholder={t('login.username')} autoComplete="username" />

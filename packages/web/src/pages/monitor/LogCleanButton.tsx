@@ -3,7 +3,7 @@ import { ClearOutlined } from '@ant-design/icons'
 import { useQueryClient } from '@tanstack/react-query'
 import type { ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
-import { Access } from '../../app/Access'
+import { Access } from '../../session/Access'
 import { crudKeys } from '../../crud/api/crudApi'
 import { localized } from '../../i18n'
 

@@ -2,7 +2,7 @@ import { Tabs, Tag, Typography } from 'antd'
 import { entityByKey, OTA_PART_MENU, type OtaPart } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { useSearchParams } from 'react-router'
-import { useAccessCheck } from '../../app/Access'
+import { useAccessCheck } from '../../session/Access'
 import { EntityListPage } from '../../crud/EntityListPage'
 import { UpgradePage } from './UpgradePage'
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor } from '@testing-library/react'
 import type { SessionUser } from '@velo/shared'
 import { MemoryRouter, useLocation } from 'react-router'
-import { sessionStore } from '../../app/session/sessionStore'
+import { sessionStore } from '../../session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import IotPartPage from './iotpart/index'
 

@@ -5,7 +5,7 @@ import type { ActionPreview, JobInfo } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { http, requestWithMessage } from '../../../api/http'
 import { jobStore } from '../../../api/jobStore'
-import { useAccess } from '../../../app/Access'
+import { useAccess } from '../../../session/Access'
 
 const PUSH = 'iot:config:push'
 

@@ -1,6 +1,6 @@
 import { Typography } from 'antd'
 import { Link } from 'react-router'
-import { useAccess } from '../../../app/Access'
+import { useAccess } from '../../../session/Access'
 
 /**
  * A configuration key where a setting is changed: a link to System configuration filtered by the

@@ -5,7 +5,7 @@ import { type OtaCampaignOverview, type OtaPart, type ResolvedEntity } from '@ve
 import { useTranslation } from 'react-i18next'
 import type { EventStreamState } from '../../../api/eventStream'
 import { http } from '../../../api/http'
-import { useAccess } from '../../../app/Access'
+import { useAccess } from '../../../session/Access'
 import { crudApi, crudKeys } from '../../../crud/api/crudApi'
 import { ManagedRelatedList, useRelatedLists } from '../../../crud/details/RelatedLists'
 import { EntityDescriptions, FieldValue } from '../../../crud/EntityDetails'

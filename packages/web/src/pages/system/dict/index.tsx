@@ -3,7 +3,7 @@ import { Drawer } from 'antd'
 import { UnorderedListOutlined } from '@ant-design/icons'
 import { systemEntities, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
-import { useAccess } from '../../../app/Access'
+import { useAccess } from '../../../session/Access'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { TextInput } from '../../../crud/kinds/inputs'
 

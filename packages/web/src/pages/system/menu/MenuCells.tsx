@@ -1,7 +1,7 @@
 import { menuTitle, type Language } from '@velo/shared'
 import type { CellProps } from '../../../crud/kinds/types'
 import i18n, { translateTitle } from '../../../i18n'
-import { MenuIcon } from '../../../layout/sidebar/menuIcons'
+import { MenuIcon } from '../../../lib/menuIcons'
 
 // Cells of the menu list: names that are i18n keys read in the user's language, icons drawn.
 

@@ -6,7 +6,7 @@ import { hashKey, keepPreviousData, useQuery, useQueryClient } from '@tanstack/r
 import { DEFAULT_PAGE_SIZE, systemEntities, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { cancelRoleUsers, roleUsers, systemKeys, type RoleUser, type RoleUsersQuery } from '../../../api/system'
-import { useAccess } from '../../../app/Access'
+import { useAccess } from '../../../session/Access'
 import { crudKeys } from '../../../crud/api/crudApi'
 import { DateTimeCell, OptionsCell } from '../../../crud/kinds/cells'
 import { ListPager } from '../../../crud/list/ListPager'

@@ -4,7 +4,7 @@ import { DownloadOutlined, EditOutlined, EyeOutlined, ImportOutlined, SyncOutlin
 import { GEN_PERMISSIONS, toolEntities, type ApiRowOf } from '@velo/shared'
 import { useNavigate } from 'react-router'
 import { useTranslation } from 'react-i18next'
-import { useAccess } from '../../../app/Access'
+import { useAccess } from '../../../session/Access'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { genApi, genEditPath } from './genApi'
 import { ImportDialog } from './ImportDialog'

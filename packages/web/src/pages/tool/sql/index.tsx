@@ -6,7 +6,7 @@ import { SQL_CONFIRM_WRITE_CODE, SQL_PERMISSIONS, type SqlRunResult } from '@vel
 import { useTranslation } from 'react-i18next'
 import { ApiError, feedbackText, saveBlob } from '../../../api/http'
 import { failureMessage } from '../../../api/errors'
-import { useAccessCheck } from '../../../app/Access'
+import { useAccessCheck } from '../../../session/Access'
 import { CodeEditor } from '../../../lib/code/CodeEditor'
 import { ConfirmWrite } from './ConfirmWrite'
 import { SqlHistory } from './SqlHistory'

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor } from '@testing-library/react'
 import type { SessionUser, SqlHistoryEntry } from '@velo/shared'
-import { sessionStore } from '../../../app/session/sessionStore'
+import { sessionStore } from '../../../session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../../test/render'
 import SqlPage from './index'
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { SQL_CONFIRM_WRITE_CODE, type SessionUser, type SqlHistoryEntry, type SqlRunResult } from '@velo/shared'
-import { sessionStore } from '../../../app/session/sessionStore'
+import { sessionStore } from '../../../session/sessionStore'
 import i18n from '../../../i18n'
 import { jsonResponse, renderWithProviders } from '../../../test/render'
 import SqlPage from './index'

@@ -4,7 +4,7 @@ import type { SessionUser } from '@velo/shared'
 import { useQueryClient } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import { updateProfile, type ProfileUpdate } from '../../../api/profile'
-import { sessionActions } from '../../../app/session/sessionStore'
+import { sessionActions } from '../../../session/sessionStore'
 import { EMAIL_PATTERN, PHONE_PATTERN } from '../../../lib/validation'
 
 export function BasicInfoForm({ user }: { user: SessionUser }) {

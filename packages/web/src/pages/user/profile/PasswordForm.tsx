@@ -3,7 +3,7 @@ import { App, Button, Form, Input } from 'antd'
 import { useTranslation } from 'react-i18next'
 import { updatePassword } from '../../../api/profile'
 import { actionFailedText } from '../../../api/http'
-import { MESSAGE_DURATION_S } from '../../../app/config'
+import { MESSAGE_DURATION_S } from '../../../lib/config'
 import { confirmPasswordRules, newPasswordRules } from '../../../lib/validation'
 
 interface PasswordValues {

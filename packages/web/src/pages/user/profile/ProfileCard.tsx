@@ -6,7 +6,7 @@ import { useQueryClient } from '@tanstack/react-query'
 import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
 import { avatarUrl, uploadAvatar } from '../../../api/profile'
-import { sessionActions, sessionStore } from '../../../app/session/sessionStore'
+import { sessionActions, sessionStore } from '../../../session/sessionStore'
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png']
 const IMAGE_EXTENSIONS = /\.(jpe?g|png)$/i

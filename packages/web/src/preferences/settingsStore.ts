@@ -1,5 +1,5 @@
 import { createStore } from '../lib/createStore'
-import { DEFAULT_THEME_COLOR, SETTINGS_KEY } from './config'
+import { DEFAULT_THEME_COLOR, SETTINGS_KEY } from '../lib/config'
 
 // Layout settings (SPEC §3, §9 defaults), saved in the browser.
 

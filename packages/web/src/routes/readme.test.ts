@@ -7,7 +7,7 @@ import { resolvePage } from './pageRegistry'
 
 // The README is what a new admin reads first: it must not promise pages the build lacks, nor point
 // at files a clone does not have.
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..')
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..')
 const readme = readFileSync(resolve(root, 'README.md'), 'utf8')
 
 const pages = MENU_CATALOGUE.flatMap((area) => (area.children ?? []).filter((c) => c.component))

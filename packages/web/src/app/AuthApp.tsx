@@ -1,8 +1,9 @@
 import { useEffect, useMemo, useState } from 'react'
-import LoginPage from '../../pages/login'
-import RegisterPage from '../../pages/register'
-import ForgetPasswordPage from '../../pages/forgetPassword'
-import { AuthNavContext, isPublicPath, type AuthNavigation } from './AuthNav'
+import LoginPage from '../pages/login'
+import RegisterPage from '../pages/register'
+import ForgetPasswordPage from '../pages/forgetPassword'
+import { AuthNavContext, isPublicPath, type AuthNavigation } from '../layout/auth/AuthNav'
+import { preloadConsole, startSession } from './loadConsole'
 
 /** Opens the console at `to` (or at the current address), which takes the page over. */
 export type LeaveToConsole = (to?: string, options?: { replace?: boolean }) => void
@@ -40,6 +41,8 @@ export function AuthApp({ onLeave }: { onLeave: LeaveToConsole }) {
         window.history[options?.replace ? 'replaceState' : 'pushState'](null, '', to)
         setWhere({ path: url.pathname, search: url.search })
       },
+      preloadConsole,
+      startSession,
     }),
     [where.search, onLeave],
   )

@@ -1,6 +1,6 @@
 import Cookies from 'js-cookie'
 import { createStore } from '../lib/createStore'
-import { SIDEBAR_COOKIE, SIZE_COOKIE } from './config'
+import { SIDEBAR_COOKIE, SIZE_COOKIE } from '../lib/config'
 
 // Application state (SPEC §3/§4): sidebar, device, size. Sidebar and size persist in cookies.
 

@@ -1,4 +1,4 @@
-import type { CellProps } from '../../crud/kinds/types'
+import type { CellProps } from './types'
 
 /** JSON text indented for reading; anything else as it is. */
 export function prettyJson(text: string): string {

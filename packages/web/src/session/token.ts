@@ -1,5 +1,5 @@
 import Cookies from 'js-cookie'
-import { TOKEN_COOKIE } from '../config'
+import { TOKEN_COOKIE } from '../lib/config'
 
 // The sign-in token lives in a session cookie (SPEC §9) so it is shared by every tab of the browser.
 

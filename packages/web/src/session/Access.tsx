@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react'
-import { sessionStore } from './session/sessionStore'
+import { sessionStore } from './sessionStore'
 import { isAllowed, type AccessRule } from './access'
 
 /**

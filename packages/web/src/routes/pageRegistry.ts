@@ -9,21 +9,29 @@ import { entityForComponent, type ResolvedEntity } from '@velo/shared'
 type PageModule = { default: ComponentType }
 
 const modules = import.meta.glob<PageModule>([
-  '../../pages/**/*.tsx',
-  '!../../pages/**/*.test.tsx',
-  '!../../pages/**/[A-Z]*.tsx',
+  '../pages/**/*.tsx',
+  '!../pages/**/*.test.tsx',
+  '!../pages/**/[A-Z]*.tsx',
 ])
+
+/**
+ * Menu components served by a page module of another area: IoT › IoT upgrade is the IoT part's
+ * upgrade page of the OTA area (/ota/iotpart/upgrade), one page under two menus, so the IoT pages
+ * import no OTA code (areas do not import each other: eslint.config.js, velo/floors).
+ */
+const SAME_PAGE_AS: Readonly<Record<string, string>> = { 'iot/upgrade/index': 'ota/iotpart/upgrade/index' }
 
 /** File keys a component name may live under: 'a/b/index' → a/b/index.tsx or a/b.tsx; 'a/b' → a/b.tsx or a/b/index.tsx. */
 export function pageKeyCandidates(component: string): string[] {
-  const name = component.replace(/^\/+/, '').replace(/\.(tsx|vue)$/, '')
-  const base = '../../pages/'
+  const given = component.replace(/^\/+/, '').replace(/\.(tsx|vue)$/, '')
+  const name = SAME_PAGE_AS[given] ?? given
+  const base = '../pages/'
   const stem = name.endsWith('/index') ? name.slice(0, -'/index'.length) : name
   return [`${base}${stem}/index.tsx`, `${base}${stem}.tsx`]
 }
 
 // The list kit is its own chunk: only list pages download it.
-const loadListKit = () => import('../../crud/EntityListPage')
+const loadListKit = () => import('../crud/EntityListPage')
 const EntityListPage = lazy(() => loadListKit().then((m) => ({ default: m.EntityListPage })))
 
 function entityPage(entity: ResolvedEntity): ComponentType {

@@ -1,5 +1,5 @@
 import { ADMIN_ROLE, DEFAULT_ROLE, type RouteNode, type SessionUser, type UserInfo } from '@velo/shared'
-import { createStore } from '../../lib/createStore'
+import { createStore } from '../lib/createStore'
 import { getToken, removeToken, setToken } from './token'
 
 // Session state (SPEC §4): logged out → token set → user info and roles loaded → routes generated.

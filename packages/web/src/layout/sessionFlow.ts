@@ -1,7 +1,7 @@
-import { getRouters, getUserInfo, logout as logoutCall } from '../../api/auth'
-import { ApiError } from '../../api/errors'
-import { tagsActions } from '../../layout/tags/tagsStore'
-import { sessionActions, sessionStore } from './sessionStore'
+import { getRouters, getUserInfo, logout as logoutCall } from '../api/auth'
+import { ApiError } from '../api/errors'
+import { tagsActions } from './tags/tagsStore'
+import { sessionActions, sessionStore } from '../session/sessionStore'
 
 // The guard's loading steps and sign-out, kept apart from React so the order is easy to read.
 

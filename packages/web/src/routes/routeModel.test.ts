@@ -120,8 +120,12 @@ describe('route table', () => {
 
 describe('pageKeyCandidates', () => {
   it('accepts both index and file forms', () => {
-    expect(pageKeyCandidates('system/dict/index')).toEqual(['../../pages/system/dict/index.tsx', '../../pages/system/dict.tsx'])
-    expect(pageKeyCandidates('/user/profile')).toEqual(['../../pages/user/profile/index.tsx', '../../pages/user/profile.tsx'])
+    expect(pageKeyCandidates('system/dict/index')).toEqual(['../pages/system/dict/index.tsx', '../pages/system/dict.tsx'])
+    expect(pageKeyCandidates('/user/profile')).toEqual(['../pages/user/profile/index.tsx', '../pages/user/profile.tsx'])
+  })
+
+  it("serves IoT › IoT upgrade with the OTA area's page for the IoT part", () => {
+    expect(pageKeyCandidates('iot/upgrade/index')).toEqual(['../pages/ota/iotpart/upgrade/index.tsx', '../pages/ota/iotpart/upgrade.tsx'])
   })
 })
 
