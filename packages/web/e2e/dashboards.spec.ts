@@ -433,6 +433,7 @@ async function expectPartialLast(page: Page, key: string, current: string, mark:
 }
 
 test('this week and this month, not over yet, are drawn as partial on weekly and monthly charts', async ({ page, baseURL }) => {
+  // Every weekly and monthly chart of the dashboards, in both languages: past the default minute.
   test.setTimeout(120_000)
   await openSignedIn(page, baseURL!)
   const today = day(Date.now())

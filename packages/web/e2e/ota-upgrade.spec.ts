@@ -11,6 +11,11 @@ import { saveScreen } from './support/screens'
 // canary with the reason shown, and finishes once the bikes are fixed and the failed retried; a
 // third is cancelled. Each campaign's bikes have a hardware revision of their own, which is how the
 // campaign's form targets exactly them.
+//
+// The long waits below are for the rollout itself, which runs on the server: 80 bikes connect and
+// report their versions, then each wave's bikes are offered the image on the engine's tick,
+// download it block by block over MQTT and report their install, the canary's outcome awaited
+// before the next wave. That takes tens of seconds, minutes for a whole campaign on a busy machine.
 
 const runId = String(Date.now() % 1_000_000).padStart(6, '0')
 const PATH = '/iot/upgrade'

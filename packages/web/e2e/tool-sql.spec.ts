@@ -139,12 +139,12 @@ test('a statement past the timeout is stopped with a clear message, in Chinese t
     const forever = 'WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) FROM n'
     await typeStatement(page, forever)
     await page.getByTestId('sql-run').click()
-    await expect(sqlError(page)).toContainText(/stopped after 1 s/i, { timeout: 15_000 })
+    await expect(sqlError(page)).toContainText(/stopped after 1 s/i)
     await page.evaluate(() => localStorage.setItem('user_lang', 'zh_CN'))
     await page.reload()
     await typeStatement(page, forever)
     await page.getByTestId('sql-run').click()
-    await expect(sqlError(page)).toContainText('1 秒', { timeout: 15_000 })
+    await expect(sqlError(page)).toContainText('1 秒')
     // The server still answers at once.
     await typeStatement(page, 'SELECT 42 AS answer')
     await page.getByTestId('sql-run').click()

@@ -39,10 +39,12 @@ test('a tool user is added with the required fields, and the device they test on
   const sim = new SimulatedDevice({ url: await brokerUrl(page.request, token), sn, secret, heartbeatSeconds: 20, telemetrySeconds: 0, keepalive: 5, mqtt: { reconnectPeriod: 0 } })
   try {
     await sim.connect()
-    await expect(async () => {
-      const tested = await page.request.post(`/api/tool-api/v1/devices/${sn}/test`, { headers: { Authorization: toolToken } })
-      expect(((await tested.json()) as { data: { testResult: string } }).data.testResult).toBe('passed')
-    }).toPass({ timeout: 20_000 })
+    // The test pings the bike: wait until the server has it online (its hello is handled after the
+    // connection), else the ping would only be queued and the test fail.
+    const state = async () => (await call<{ rows: { sn: string; state: string }[] }>(page.request, 'POST', '/iot/device/list', token, { pageNum: 1, pageSize: 10, sn })).rows.find((r) => r.sn === sn)?.state
+    await expect.poll(state).toBe('online')
+    const tested = await page.request.post(`/api/tool-api/v1/devices/${sn}/test`, { headers: { Authorization: toolToken } })
+    expect(((await tested.json()) as { data: { testResult: string } }).data.testResult).toBe('passed')
 
     await page.goto('/tool/iot')
     const row = rows(page, 'toolDevice').filter({ hasText: sn })

@@ -1,4 +1,5 @@
 import { expect, type Locator } from '@playwright/test'
+import { expectSuccessMessage } from './messages'
 
 /**
  * Clicks one of a row's actions: its button, or, as a row shows two actions and puts the rest in
@@ -6,21 +7,20 @@ import { expect, type Locator } from '@playwright/test'
  */
 export async function clickRowAction(row: Locator, testId: string): Promise<void> {
   const button = row.getByTestId(testId)
+  const more = row.getByTestId('row-more')
+  // Which of the two the row offers is known once its actions are drawn (a list still loading has no row yet).
+  await expect(button.or(more).first()).toBeVisible()
   if (await button.count()) return button.click()
-  await row.getByTestId('row-more').click()
+  await more.click()
   await row.page().locator('.ant-dropdown:visible').getByTestId(testId).click()
 }
 
 /**
- * Submits an operation dialog and waits for `done`. A click while the dialog still zooms in can be
- * lost on a busy machine, so the button is clicked again, but only while the dialog is open and not
- * already sending, so a step never runs twice.
+ * Submits an operation dialog once its button is enabled, and expects the step's success message
+ * containing `message`.
  */
-export async function submitOperation(dialog: Locator, done: Locator): Promise<void> {
+export async function submitOperation(dialog: Locator, message: string): Promise<void> {
   const submit = dialog.getByTestId('operation-submit')
-  await expect(async () => {
-    const sending = ((await submit.getAttribute('class', { timeout: 500 }).catch(() => null)) ?? '').includes('ant-btn-loading')
-    if (!sending && (await submit.isVisible())) await submit.click({ timeout: 2_000 })
-    await expect(done).toBeVisible({ timeout: 3_000 })
-  }).toPass({ timeout: 20_000 })
+  await expect(submit).toBeEnabled()
+  await expectSuccessMessage(dialog.page(), message, () => submit.click())
 }
