@@ -13,7 +13,7 @@ import { envelope, fileAnswer } from '../../../platform/responses'
 import type { Services } from '../../../platform/services'
 import { openEventStream } from '../../../platform/sse'
 import { OtaRollout, type OtaRolloutOptions } from './engine'
-import { holdReasonIn } from './outcomes'
+import { holdReasonIn, skipHeldDevice } from './outcomes'
 import { updateAudioStatus, updateCounters } from './waves'
 import { createOtaEvents, type OtaEventBus } from './events'
 import { overviewOf, overviewSchema } from './overview'
@@ -323,13 +323,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
         for (const r of held) {
           const why = String(r.code || 'simDataLow')
           const message = bothLanguages('ota.rollout.skipped.byHand', (lang) => ({ user: auth.userName, why: holdReasonIn(lang, why) }))
-          const skipped = await tx
-            .updateTable('otaCampaignDevice')
-            .set({ state: 'skipped', code: why, message, finishedAt: stamp, nextAttemptAt: null, updatedAt: stamp })
-            .where('upgradeId', '=', num(r.upgradeId))
-            .where('state', '=', String(r.state))
-            .executeTakeFirst()
-          if (Number(skipped.numUpdatedRows) === 1) records.push(deviceRecord(c, r, 'skipHeld', String(r.state), 'skipped', { why, heldSince: isoOrNull(r.heldSince) }, now, who))
+          if (await skipHeldDevice(tx, r, why, message, stamp)) records.push(deviceRecord(c, r, 'skipHeld', String(r.state), 'skipped', { why, heldSince: isoOrNull(r.heldSince) }, now, who))
         }
         await writeHistory(tx, records)
         await updateCounters(tx, campaignId)

@@ -89,6 +89,20 @@ export async function expireTrials(tx: Db, c: Row, now: Date, records: Transitio
   for (const r of before) if (done.has(num(r.upgradeId))) records.push(deviceRecord(c, r, 'commitTimeout', 'trial', 'rolledBack', { code: 'E_COMMIT_TIMEOUT', seconds }, now))
 }
 
+/**
+ * Skips a held device (past the hold limit, or by hand) if it is still in the state it was read in: a
+ * report that landed meanwhile wins. Answers whether it was skipped.
+ */
+export async function skipHeldDevice(tx: Db, r: Row, why: string, message: string, stamp: string): Promise<boolean> {
+  const skipped = await tx
+    .updateTable('otaCampaignDevice')
+    .set({ state: 'skipped', code: why, message, finishedAt: stamp, nextAttemptAt: null, updatedAt: stamp })
+    .where('upgradeId', '=', num(r.upgradeId))
+    .where('state', '=', String(r.state))
+    .executeTakeFirst()
+  return Number(skipped.numUpdatedRows) === 1
+}
+
 /** Failed, timed-out and rejected devices with retries left go back to the queue, each later than the last. */
 export async function requeueForRetry(tx: Db, c: Row, now: Date, records: TransitionRecord[]) {
   const retries = num(c.retries)
@@ -164,13 +178,7 @@ export async function holdOrSkip(tx: Db, c: Row, now: Date, records: TransitionR
     for (const r of over) {
       const why = String(r.code || 'simDataLow')
       const message = bothLanguages('ota.rollout.skipped.holdLimit', (lang) => ({ hours: limitHours, why: holdReasonIn(lang, why) }))
-      const skipped = await tx
-        .updateTable('otaCampaignDevice')
-        .set({ state: 'skipped', code: why, message, finishedAt: stamp, nextAttemptAt: null, updatedAt: stamp })
-        .where('upgradeId', '=', num(r.upgradeId))
-        .where('state', '=', String(r.state))
-        .executeTakeFirst()
-      if (Number(skipped.numUpdatedRows) === 1) records.push(deviceRecord(c, r, 'skip', String(r.state), 'skipped', { why, heldSince: isoOrNull(r.heldSince), hours: limitHours }, now))
+      if (await skipHeldDevice(tx, r, why, message, stamp)) records.push(deviceRecord(c, r, 'skip', String(r.state), 'skipped', { why, heldSince: isoOrNull(r.heldSince), hours: limitHours }, now))
     }
   }
   const released = await ofCampaign(tx.updateTable('otaCampaignDevice'))
