@@ -215,8 +215,16 @@ export interface SqlCredentialTable {
 // (src/db/migrations/snapshot.json, which the schema agreement test holds to the definitions and to
 // both databases). A change to such a definition changes its table here too.
 
+/** The audit columns every definition's table has (platform/crud fills them), for the tables written out below. */
+export interface AuditColumns {
+  createTime: string
+  createBy: Generated<string>
+  updateBy: Generated<string>
+  updateTime: string | null
+  remark: Generated<string>
+}
 /** cnt_app_version (appVersion). */
-export interface CntAppVersionTable {
+export interface CntAppVersionTable extends AuditColumns {
   versionId: Generated<number>
   platform: string
   versionCode: string
@@ -229,14 +237,9 @@ export interface CntAppVersionTable {
   notesDe: Generated<string>
   notesNl: Generated<string>
   notesFr: Generated<string>
-  remark: Generated<string>
-  createTime: string
-  createBy: Generated<string>
-  updateBy: Generated<string>
-  updateTime: string | null
 }
 /** cnt_banner (banner). */
-export interface CntBannerTable {
+export interface CntBannerTable extends AuditColumns {
   bannerId: Generated<number>
   title: string
   image: string
@@ -247,14 +250,9 @@ export interface CntBannerTable {
   language: Generated<string>
   countryId: number | null
   status: Generated<string>
-  createTime: string
-  createBy: Generated<string>
-  updateBy: Generated<string>
-  updateTime: string | null
-  remark: Generated<string>
 }
 /** cnt_message (message). */
-export interface CntMessageTable {
+export interface CntMessageTable extends AuditColumns {
   messageId: Generated<number>
   title: string
   content: string
@@ -266,14 +264,9 @@ export interface CntMessageTable {
   sentCount: Generated<number>
   readCount: Generated<number>
   sentTime: string | null
-  remark: Generated<string>
-  createTime: string
-  createBy: Generated<string>
-  updateBy: Generated<string>
-  updateTime: string | null
 }
 /** cnt_policy (policy). */
-export interface CntPolicyTable {
+export interface CntPolicyTable extends AuditColumns {
   policyId: Generated<number>
   title: string
   type: string
@@ -283,14 +276,9 @@ export interface CntPolicyTable {
   language: Generated<string>
   countryId: number | null
   status: Generated<string>
-  createTime: string
-  createBy: Generated<string>
-  updateBy: Generated<string>
-  updateTime: string | null
-  remark: Generated<string>
 }
 /** cnt_protocol (protocol). */
-export interface CntProtocolTable {
+export interface CntProtocolTable extends AuditColumns {
   protocolId: Generated<number>
   name: string
   type: string
@@ -302,14 +290,9 @@ export interface CntProtocolTable {
   signCount: Generated<number>
   cancelCount: Generated<number>
   publishTime: string | null
-  remark: Generated<string>
-  createTime: string
-  createBy: Generated<string>
-  updateBy: Generated<string>
-  updateTime: string | null
 }
 /** cnt_user_help (userHelp). */
-export interface CntUserHelpTable {
+export interface CntUserHelpTable extends AuditColumns {
   helpId: Generated<number>
   title: string
   type: string
@@ -322,14 +305,9 @@ export interface CntUserHelpTable {
   linkUrl: Generated<string>
   orderNum: Generated<number>
   status: Generated<string>
-  createTime: string
-  createBy: Generated<string>
-  updateBy: Generated<string>
-  updateTime: string | null
-  remark: Generated<string>
 }
 /** iot_config (iotConfig). */
-export interface IotConfigTable {
+export interface IotConfigTable extends AuditColumns {
   configId: Generated<number>
   name: string
   protocolVersion: Generated<string>
@@ -349,14 +327,9 @@ export interface IotConfigTable {
   traceReportSeconds: Generated<number>
   traceReportMeters: Generated<number>
   status: Generated<string>
-  remark: Generated<string>
-  createTime: string
-  createBy: Generated<string>
-  updateBy: Generated<string>
-  updateTime: string | null
 }
 /** iot_message_config (iotMessageConfig). */
-export interface IotMessageConfigTable {
+export interface IotMessageConfigTable extends AuditColumns {
   messageConfigId: Generated<number>
   eventType: string
   severity: Generated<string>
@@ -374,14 +347,9 @@ export interface IotMessageConfigTable {
   textNl: Generated<string>
   titleFr: Generated<string>
   textFr: Generated<string>
-  remark: Generated<string>
-  createBy: Generated<string>
-  createTime: string
-  updateBy: Generated<string>
-  updateTime: string | null
 }
 /** ord_device_order (deviceOrder). */
-export interface OrdDeviceOrderTable {
+export interface OrdDeviceOrderTable extends AuditColumns {
   orderId: Generated<number>
   orderNo: string
   orderType: Generated<string>
@@ -407,42 +375,27 @@ export interface OrdDeviceOrderTable {
   countPrinted: Generated<number>
   countBound: Generated<number>
   countVoided: Generated<number>
-  remark: Generated<string>
-  createTime: string
-  createBy: Generated<string>
-  updateBy: Generated<string>
-  updateTime: string | null
 }
 /** ota_supplier (bmsPartSupplier). */
-export interface OtaSupplierTable {
+export interface OtaSupplierTable extends AuditColumns {
   supplierId: Generated<number>
   name: string
   supplierCode: string
   iotCode: string
   contact: Generated<string>
-  remark: Generated<string>
-  createTime: string
   partKind: string
-  createBy: Generated<string>
-  updateBy: Generated<string>
-  updateTime: string | null
 }
 /** ota_product (bmsPartProduct). */
-export interface OtaProductTable {
+export interface OtaProductTable extends AuditColumns {
   productId: Generated<number>
   supplierId: number
   name: string
   productCode: string
   hardwareRevision: string
-  remark: Generated<string>
-  createTime: string
   partKind: string
-  createBy: Generated<string>
-  updateBy: Generated<string>
-  updateTime: string | null
 }
 /** ota_firmware (bmsFirmware). */
-export interface OtaFirmwareTable {
+export interface OtaFirmwareTable extends AuditColumns {
   firmwareId: Generated<number>
   name: string
   code: string
@@ -466,16 +419,11 @@ export interface OtaFirmwareTable {
   downloadUrl: Generated<string>
   serialNumber: Generated<string>
   minAppVersion: string | null
-  remark: Generated<string>
-  createTime: string
   partKind: string
   versionNumber: Generated<number>
-  createBy: Generated<string>
-  updateBy: Generated<string>
-  updateTime: string | null
 }
 /** ota_campaign (bmsUpgrade). */
-export interface OtaCampaignTable {
+export interface OtaCampaignTable extends AuditColumns {
   campaignId: Generated<number>
   name: string
   status: Generated<string>
@@ -522,16 +470,11 @@ export interface OtaCampaignTable {
   imageSize: number | null
   startedAt: string | null
   finishedAt: string | null
-  remark: Generated<string>
-  createTime: string
   partKind: string
   baselineAlarmRate: number | null
   resumedAt: string | null
   payload: Generated<string>
   audioId: number | null
-  createBy: Generated<string>
-  updateBy: Generated<string>
-  updateTime: string | null
 }
 /** ota_campaign_device (bmsUpgradeDevice). */
 export interface OtaCampaignDeviceTable {
