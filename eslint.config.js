@@ -45,6 +45,29 @@ export default tseslint.config(
     },
   },
   {
+    // One scheduler (platform/jobs/schedule.ts): work that repeats is a sweep on it (Jobs.every, or an
+    // entity's `every:` line), a connection's own keepalive its repeat(); no module starts a timer of its own.
+    files: ['packages/server/src/**'],
+    ignores: ['packages/server/src/platform/jobs/schedule.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'setInterval', message: 'Repeating work goes through the scheduler: a sweep (jobs.every, or `every:` on the entity), or repeat() for a connection (platform/jobs/schedule.ts).' },
+      ],
+      'no-restricted-properties': ['error', { object: 'globalThis', property: 'setInterval', message: 'Repeating work goes through the scheduler (platform/jobs/schedule.ts).' }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['node:timers', 'timers', 'node:timers/promises', 'timers/promises'].map((name) => ({
+            name,
+            importNames: ['setInterval'],
+            message: 'Repeating work goes through the scheduler (platform/jobs/schedule.ts).',
+          })),
+        },
+      ],
+    },
+  },
+  {
     files: ['packages/shared/**'],
     rules: {
       // shared runs in the browser and in Node: it imports no app code.

@@ -23,7 +23,7 @@ import { requireResponseSchemas, ResponseSerializers } from './platform/response
 import { createServices, type Services } from './platform/services'
 import type { ScheduleOptions } from './platform/jobs'
 import { registerDefinedEntities } from './platform/crud/routes'
-import { FileSweep } from './platform/files/sweep'
+import { uploadSweep } from './platform/files/sweep'
 import { installObservability } from './platform/observability'
 import { closeEventStreams } from './platform/sse'
 import { loggerOptions } from './platform/logger'
@@ -88,10 +88,10 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
   // The job worker starts once every route, and so every export a job may run, is registered; it
   // stops with services.close() (JOB_CONCURRENCY=0 keeps it from running jobs on this instance).
   app.addHook('onReady', async () => services.jobs.start(app.log))
-  // Uploads no row took up go after FILE_SWEEP_GRACE_HOURS (platform/files/sweep.ts), hourly, until close.
-  const fileSweep = new FileSweep(services, app.log)
-  app.addHook('onReady', async () => fileSweep.start())
-  app.addHook('preClose', () => fileSweep.close())
+  // The sweeps stop first, so none runs into a part that is closing.
+  app.addHook('preClose', () => services.jobs.scheduler.stop())
+  // Uploads no row took up go after FILE_SWEEP_GRACE_HOURS (platform/files/sweep.ts), hourly.
+  services.jobs.every(uploadSweep(services, app.log))
   app.decorate('routeTable', [])
   app.addHook('onRoute', (r) => {
     app.routeTable.push({ method: r.method, url: r.url, config: r.config, schema: r.schema })

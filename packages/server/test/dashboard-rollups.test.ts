@@ -1,9 +1,8 @@
-import Fastify from 'fastify'
 import { sql, type Kysely } from 'kysely'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { mondayOf } from '../src/modules/dashboard/engagement'
-import { bucketTop, refreshRollups, refreshRollupsUpTo, resetRollups, rollupsRefreshedAt, startRollupRefresher } from '../src/modules/dashboard/rollups'
+import { bucketTop, refreshRollups, refreshRollupsUpTo, resetRollups, rollupsRefreshedAt} from '../src/modules/dashboard/rollups'
 import { ago, at, fixtures } from './dashboard-fixtures'
 import { createTestApp, useTestApp } from './harness'
 
@@ -148,19 +147,13 @@ describe('dashboard rollups', () => {
     expect((await appDays(m))[0]).toEqual([ago(6), 'ios', '9.9.9', 12, 12, 0, 0])
   })
 
-  it('are brought up to date by the background refresh from ready until close', async () => {
-    const server = Fastify({ logger: false })
-    startRollupRefresher(server, f.db(), dialect(), 50)
-    await server.ready()
-    try {
-      const m = await f.member({ countryId: await f.country(), createTime: at(5) })
-      await f.ride(m, at(1))
-      const deadline = Date.now() + 5000
-      while ((await memberDays(m)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
-      expect(await memberDays(m)).toMatchObject([{ day: ago(1), rides: 1 }])
-    } finally {
-      await server.close()
-    }
+  it("are brought up to date by the scheduler's dashboardRollups sweep, every 30 s", async () => {
+    const m = await f.member({ countryId: await f.country(), createTime: at(5) })
+    await f.ride(m, at(1))
+    const { scheduler } = t.app.services.jobs
+    await scheduler.runNow('dashboardRollups')
+    expect(await memberDays(m)).toMatchObject([{ day: ago(1), rides: 1 }])
+    expect((await scheduler.list()).find((w) => w.key === 'dashboardRollups')).toMatchObject({ runs: 'once', everyMs: 30_000, lastError: null })
   })
 
   it('are emptied by a reset and rebuilt the same by the next refresh', async () => {

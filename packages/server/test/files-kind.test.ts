@@ -11,7 +11,7 @@ import { registerEntityRoutes } from '../src/platform/crud/routes'
 import { Crc8, crc8, CRC8_VARIANTS, type Crc8Variant } from '../src/platform/files/crc8'
 import { FileLinks } from '../src/platform/files/links'
 import { parseRange } from '../src/platform/files/send'
-import { FileSweep, sweepUnheldFiles } from '../src/platform/files/sweep'
+import { sweepUnheldFiles, uploadSweep } from '../src/platform/files/sweep'
 import { createTestApp, deptId, limitedUser, multipart, type MultipartPart, type TestApp } from './harness'
 
 // A module with files: a definition whose `file` fields get their upload and download routes from
@@ -667,21 +667,19 @@ describe('the sweep of uploads no row holds', () => {
     for (const [i, name] of names.entries()) expect(await (i === 2 ? kept(name) : removed(name)), `upload ${i}`).toBe(true)
   })
 
-  it('runs in the server process, logging how many uploads it deleted, and stops on close', async () => {
+  it("is the scheduler's uploadSweep: hourly and once at start, logging how many uploads it deleted", async () => {
     const abandoned = await uploadedAgo(50)
     const logged: { level: string; args: unknown[] }[] = []
     const logger = Object.fromEntries(['info', 'warn', 'error'].map((level) => [level, (...args: unknown[]) => logged.push({ level, args })])) as unknown as FastifyBaseLogger
-    const sweeper = new FileSweep(t.app.services, logger, 60_000)
-    sweeper.start()
-    const deadline = Date.now() + 5000
-    while (!(await removed(abandoned)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
-    await sweeper.close()
+    const sweep = uploadSweep(t.app.services, logger)
+    expect(sweep).toMatchObject({ key: 'uploadSweep', every: '1h', atStart: true })
+    await sweep.run(new AbortController().signal)
     expect(await removed(abandoned)).toBe(true)
     expect(logged).toEqual([{ level: 'info', args: [{ swept: 1 }, 'deleted 1 uploaded file(s) no row took up'] }])
     // Nothing left to delete: nothing is logged.
-    const quiet = new FileSweep(t.app.services, logger, 60_000)
-    quiet.start()
-    await quiet.close()
+    await sweep.run(new AbortController().signal)
     expect(logged).toHaveLength(1)
+    // The app runs it: listed with its interval.
+    expect((await t.app.services.jobs.scheduler.list()).find((w) => w.key === 'uploadSweep')).toMatchObject({ runs: 'once', everyMs: 3_600_000 })
   })
 })

@@ -48,3 +48,27 @@ export interface JobListBody {
   /** Only the caller's own jobs, even for a holder of monitor:job:list. */
   mine?: boolean
 }
+
+/**
+ * GET /monitor/job/schedules: every scheduled work of the server (platform/jobs/schedule.ts), the
+ * maintenance schedules first. A schedule queues a job (its runs are jobs on this page); a sweep runs
+ * in the scheduler every few seconds or minutes, once per tick across instances ('once') or on each
+ * instance for what only it holds ('everywhere': the figures are the answering instance's).
+ */
+export interface ScheduledWorkInfo {
+  key: string
+  /** What it does, in the caller's language. */
+  title: string
+  runs: 'job' | 'once' | 'everywhere'
+  /** A sweep's interval. */
+  everyMs: number | null
+  /** A schedule's interval; 0 when it is turned off. */
+  intervalHours: number | null
+  lastRunTime: string | null
+  nextRunTime: string | null
+  lastDurationMs: number | null
+  /** How the last run of a sweep failed (null when it went well). */
+  lastError: string | null
+  /** The job a schedule queued last. */
+  lastJobId: number | null
+}

@@ -189,6 +189,9 @@ export interface JobScheduleTable {
   nextRunTime: string
   lastJobId: number | null
   updateTime: string
+  /** A sweep's last run: how long it took, and its error (null when it went well, and for schedules). */
+  lastDurationMs: number | null
+  lastError: string | null
 }
 
 /** A user's statement in SQL execution (modules/tool/sql). */

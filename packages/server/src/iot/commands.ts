@@ -137,10 +137,9 @@ function listed(values: readonly (string | number)[]) {
 export class CommandService {
   private readonly db: Db
   private readonly dialect: Dialect
-  /** How often the sweeper runs: a timeout is noticed at most this late. */
+  /** How often the sweep runs: a timeout is noticed at most this late. */
   readonly sweepIntervalMs: number
   private readonly replyFlushMs: number
-  private sweeper: NodeJS.Timeout | null = null
   private sweeping: Promise<void> | null = null
   private pending = new Map<string, PendingReply>()
   private flushTimer: NodeJS.Timeout | null = null
@@ -155,21 +154,17 @@ export class CommandService {
     this.replyFlushMs = o.replyFlushMs ?? 25
   }
 
-  /** Listens to replies and presence and starts the sweeper. */
+  /** Listens to replies and presence; the scheduler runs sweep() every sweepIntervalMs (iot/index.ts). */
   start(): this {
     this.o.gateway.on('reply', (m) => this.onReply(m as UpMessage<ReplyPayload>))
     this.o.presence.onOnline((device) => {
       this.sendQueued(device).catch((err) => this.o.log?.error({ err, sn: device.sn }, 'could not send queued commands'))
     })
-    this.sweeper = setInterval(() => void this.sweep().catch((err) => this.o.log?.error({ err }, 'command sweep failed')), this.sweepIntervalMs)
-    this.sweeper.unref()
     return this
   }
 
   async close(): Promise<void> {
     this.closed = true
-    if (this.sweeper) clearInterval(this.sweeper)
-    this.sweeper = null
     await this.sweeping?.catch(() => {})
     await this.flushReplies().catch((err) => this.o.log?.error({ err }, 'could not write the last replies'))
   }

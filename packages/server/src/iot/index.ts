@@ -112,9 +112,10 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
       // An external broker that is down must not stop the start: the gateway keeps trying.
       void gateway.ready().then(() => logger.info(`IoT gateway subscribed at ${new URL(external!).host}`))
     }
-    // Listening to replies and presence before presence starts, so no device's return is missed.
     iot.attach(commands.start())
-    presence.start()
+    // Devices silent too long go offline; sent commands past their deadline time out.
+    services.jobs.every({ key: 'devicePresence', every: options.presence?.sweepEveryMs ?? '10s', run: () => presence.sweep() })
+    services.jobs.every({ key: 'commandDeadlines', every: commands.sweepIntervalMs, run: () => commands.sweep() })
   } catch (err) {
     await iot.close()
     throw err

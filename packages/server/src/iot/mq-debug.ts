@@ -2,6 +2,7 @@ import { isValidTopicFilter, isValidTopicName, MAX_TOPIC_LENGTH } from '@velo/sh
 import { z } from 'zod'
 import { bilingual } from '../platform/i18n/zod-messages'
 import type { Gateway, ObservedMessage } from './types'
+import { repeat } from '../platform/jobs/schedule'
 
 /** Payloads shown in the browser are cut here: a firmware chunk on a watched topic would flood it. */
 export const SHOWN_PAYLOAD_BYTES = 16 * 1024
@@ -70,12 +71,11 @@ export class MqDebugger {
   async watch(filter: string, listener: WatchListener): Promise<() => Promise<void>> {
     const budget = { live: WATCH_RATE_PER_SECOND, retained: WATCH_RATE_PER_SECOND }
     const dropped = { live: 0, retained: 0 }
-    const refill = setInterval(() => {
+    const stopRefill = repeat(1000, () => {
       budget.live = budget.retained = WATCH_RATE_PER_SECOND
       if (dropped.live + dropped.retained > 0) listener.dropped(dropped.live + dropped.retained, dropped.retained)
       dropped.live = dropped.retained = 0
-    }, 1000)
-    refill.unref()
+    })
     let unwatch: () => Promise<void>
     try {
       unwatch = await this.gateway.watch(filter, (m) => {
@@ -88,11 +88,11 @@ export class MqDebugger {
         listener.message(forDisplay(m))
       })
     } catch (err) {
-      clearInterval(refill)
+      stopRefill()
       throw err
     }
     return async () => {
-      clearInterval(refill)
+      stopRefill()
       await unwatch()
     }
   }

@@ -72,15 +72,13 @@ export function flowStateOf(usedMb: number, limitMb: number, warningPercent: num
 
 /**
  * Device state from what devices report (presence, heartbeat, status, telemetry), kept in iot_device
- * through a write-behind buffer, with a 'device' event for every device written. A sweeper marks
- * devices offline that have been silent too long; it is a conditional update, so every instance may
- * run it.
+ * through a write-behind buffer, with a 'device' event for every device written. Its sweep marks
+ * devices offline that have been silent too long (the scheduler's devicePresence, every sweepEveryMs);
+ * it is a conditional update, so a sweep run by hand beside it marks each device once.
  */
 export class Presence {
   private readonly buffer: WriteBehind<Map<number, Pending>>
   private readonly onlineListeners = new Set<(device: KnownDevice) => void>()
-  private sweepTimer: NodeJS.Timeout | null = null
-  private sweeping: Promise<unknown> = Promise.resolve()
 
   constructor(
     private readonly deps: { db: Db; gateway: Gateway; events: IotEventBus; configValues: ConfigValues; logger: FastifyBaseLogger },
@@ -235,17 +233,7 @@ export class Presence {
     return rows.length
   }
 
-  /** Sweeps every sweepEveryMs (default 10 s). */
-  start(): void {
-    this.sweepTimer = setInterval(() => {
-      this.sweeping = this.sweep().catch((err) => this.deps.logger.error({ err }, 'could not sweep silent devices'))
-    }, this.options.sweepEveryMs ?? 10_000)
-    this.sweepTimer.unref()
-  }
-
   async close(): Promise<void> {
-    if (this.sweepTimer) clearInterval(this.sweepTimer)
-    await this.sweeping
     await this.buffer.close()
   }
 }

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from './errors'
 import { stillAuthorized } from './rbac/guard'
 import type { Services } from './services'
+import { repeat } from './jobs/schedule'
 
 export interface EventStream {
   /** Sends one server-sent event; the data is JSON. False once the client has gone. */
@@ -87,9 +88,9 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply): Event
   res.write(': connected\n\n')
   let open = true
   const closers: (() => void)[] = []
-  const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS)
+  const stopKeepalive = repeat(KEEPALIVE_MS, () => res.write(': keepalive\n\n'))
   let checking = false
-  const recheck = setInterval(() => {
+  const stopRecheck = repeat(RECHECK_MS, () => {
     if (checking) return
     checking = true
     stillAuthorized(services, req)
@@ -98,12 +99,12 @@ export function openEventStream(req: FastifyRequest, reply: FastifyReply): Event
       })
       .catch(() => res.end())
       .finally(() => (checking = false))
-  }, RECHECK_MS)
+  })
   const close = () => {
     if (!open) return
     open = false
-    clearInterval(keepalive)
-    clearInterval(recheck)
+    stopKeepalive()
+    stopRecheck()
     release()
     for (const fn of closers) fn()
   }

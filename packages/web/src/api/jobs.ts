@@ -1,4 +1,4 @@
-import type { JobInfo, JobListBody, Paged } from '@velo/shared'
+import type { JobInfo, JobListBody, Paged, ScheduledWorkInfo } from '@velo/shared'
 import { http, requestFile, requestWithMessage, saveBlob } from './http'
 
 // Background jobs (server: modules/monitor/jobs.ts): the caller's jobs, cancel, the file a finished
@@ -17,11 +17,15 @@ export const jobKeys = {
   /** The pages of Monitoring › Jobs. */
   monitor: ['jobs', 'monitor'] as const,
   monitorPage: (body: JobListBody) => ['jobs', 'monitor', body] as const,
+  /** The scheduler's work (Monitoring › Jobs › Scheduled work). */
+  scheduled: ['jobs', 'scheduled'] as const,
 }
 
 export const listJobs = (body: JobListBody) => http.post<Paged<JobInfo>>('/monitor/job/list', body)
 /** The caller's newest jobs; a failure leaves the indicator as it was, without a red message. */
 export const listMyJobs = () => http.post<Paged<JobInfo>>('/monitor/job/list', { mine: true, pageNum: 1, pageSize: RECENT_JOBS }, { silent: true })
+/** Every scheduled work of the server, with its last and next run (needs monitor:job:list). */
+export const listScheduledWork = () => http.get<ScheduledWorkInfo[]>('/monitor/job/schedules')
 export const getJob = (jobId: number) => http.get<JobInfo>(`/monitor/job/${jobId}`)
 /** Answers the job as it is now and the server's message ("Job cancelled", or "Cancelling: …"). */
 export const cancelJob = (jobId: number) => requestWithMessage<JobInfo>({ method: 'POST', url: `/monitor/job/${jobId}/cancel` })

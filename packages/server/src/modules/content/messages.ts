@@ -23,7 +23,7 @@ const ENABLED = '0'
 export const DELIVERY_BATCH = 10_000
 /**
  * A message left 'sending' this long without a batch written was being delivered by a server that
- * died (or was stopped): the ticker delivers the rest. A live delivery writes a batch in seconds.
+ * died (or was stopped): the delivery sweep delivers the rest. A live delivery writes a batch in seconds.
  */
 const STALE_SENDING_MS = 10 * 60_000
 /** Messages a tick claims at most, so one tick never runs for long behind a backlog. */
@@ -97,7 +97,7 @@ export interface DeliveryOptions {
 /**
  * Delivers a draft or scheduled message now: one inbox row (cnt_message_recipient) per enabled
  * member of its audience. It is claimed first, draft or scheduled → 'sending' only from the state
- * read, so of two pushes (or two instances' tickers) one delivers and the other is refused (409).
+ * read, so of two pushes (or a push and the delivery sweep) one delivers and the other is refused (409).
  * Rows are written by INSERT … SELECT, DELIVERY_BATCH member ids a statement, skipping members who
  * have the message already (the unique (message, member)), so a delivery run again after it was
  * stopped does not double. Ends 'sent' with sentCount and sentTime; answers how many it reached.
@@ -166,7 +166,7 @@ async function deliverClaimed(db: Db, msg: Row, from: string, { signal, progress
     progress?.(total, total)
     return sentCount
   } catch (err) {
-    // Stopped before the end: it may be pushed again (or the ticker takes a scheduled one up again),
+    // Stopped before the end: it may be pushed again (or the delivery sweep takes a scheduled one up again),
     // and the members it reached are skipped then.
     if (signal?.aborted && from !== 'sending') await db.updateTable(message.table).set({ status: from }).where('messageId', '=', messageId).where('status', '=', 'sending').execute()
     throw err
@@ -251,39 +251,6 @@ async function deliverLogged(db: Db, msg: Row, from: string, o: TickOptions) {
   }
 }
 
-/** The scheduled delivery in each server process: a tick every everyMs (30 s), stopped with the server. */
-export class MessageTicker {
-  private timer: NodeJS.Timeout | null = null
-  private running: Promise<unknown> | null = null
-  private readonly stop = new AbortController()
-
-  constructor(
-    private readonly db: Db,
-    private readonly logger: FastifyBaseLogger,
-    private readonly everyMs = 30_000,
-  ) {}
-
-  /** A tick still running when the next is due is not doubled. */
-  start(): void {
-    this.timer = setInterval(() => {
-      if (this.running || this.stop.signal.aborted) return
-      this.running = deliverDueMessages(this.db, { signal: this.stop.signal, logger: this.logger })
-        .catch((err) => this.logger.error({ err }, 'could not deliver the scheduled messages'))
-        .finally(() => {
-          this.running = null
-        })
-    }, this.everyMs)
-    this.timer.unref()
-  }
-
-  /** Stops the timer, and a running delivery after its current batch (the message goes back to scheduled). */
-  async close(): Promise<void> {
-    this.stop.abort()
-    if (this.timer) clearInterval(this.timer)
-    await this.running
-  }
-}
-
 /** "12,345" as the caller reads numbers. */
 
 /** A stored time as the preview says it: UTC, to the minute (the server knows no reader's zone). */
@@ -291,7 +258,7 @@ const utcMinute = (iso: unknown) => new Date(String(iso)).toISOString().slice(0,
 
 /**
  * Content › System messages: the audience's rules on add and modify, the Push action (a job: its
- * preview counts the recipients), the scheduled delivery's ticker, and the sent message kept as
+ * preview counts the recipients), the scheduled delivery (its message.delivery sweep), and the sent message kept as
  * history (neither deleted nor changed).
  */
 export function registerMessages(app: FastifyInstance, services: Services) {
@@ -311,6 +278,8 @@ export function registerMessages(app: FastifyInstance, services: Services) {
       // A push stopped part way left inbox rows of a message that is a draft again: they go with it.
       await tx.deleteFrom(messageRecipient.table).where('messageId', 'in', ids as number[]).execute()
     },
+    // The messages whose send time came, and deliveries a stopped server left part way: every 30 s.
+    every: { delivery: { every: '30s', run: (signal) => deliverDueMessages(db, { signal, logger: app.log }) } },
     previews: {
       push: async ({ tx, rows, lang }) => {
         const msg = rows[0]!
@@ -343,7 +312,4 @@ export function registerMessages(app: FastifyInstance, services: Services) {
     },
   })
 
-  const ticker = new MessageTicker(db, app.log)
-  app.addHook('onReady', async () => ticker.start())
-  app.addHook('preClose', () => ticker.close())
 }

@@ -1,6 +1,7 @@
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger } from 'fastify'
 import { sql, type RawBuilder } from 'kysely'
 import type { Db, Dialect } from '../../db/database'
+import type { Every, SweepDef } from '../../platform/jobs'
 
 // The dashboards' daily rollups (docs/dashboards.md). Rides, tracking events and app uploads are
 // append-only facts with growing ids: each rollup adds the facts past its watermark (the last id it
@@ -301,27 +302,11 @@ export function freshRollups(db: Db, dialect: Dialect, log?: FastifyBaseLogger):
 }
 
 /**
- * The background refresh: every REFRESH_EVERY_MS from the server's start until it closes (a refresh
- * still running when the next is due is not doubled; closing waits for it).
+ * The background refresh as the scheduler runs it: every REFRESH_EVERY_MS, once per tick across
+ * instances (two refreshes at once would only wait on each other's writes).
  */
-export function startRollupRefresher(app: FastifyInstance, db: Db, dialect: Dialect, everyMs = REFRESH_EVERY_MS): void {
-  let timer: NodeJS.Timeout | null = null
-  let running: Promise<unknown> | null = null
-  app.addHook('onReady', async () => {
-    timer = setInterval(() => {
-      if (running) return
-      running = refreshRollups(db, dialect)
-        .catch((err) => app.log.error({ err }, 'dashboard rollups: the background refresh failed'))
-        .finally(() => {
-          running = null
-        })
-    }, everyMs)
-    timer.unref()
-  })
-  app.addHook('preClose', async () => {
-    if (timer) clearInterval(timer)
-    await running
-  })
+export function rollupRefresh(db: Db, dialect: Dialect, every: Every = REFRESH_EVERY_MS): SweepDef {
+  return { key: 'dashboardRollups', every, run: () => refreshRollups(db, dialect) }
 }
 
 // Day arithmetic on 'YYYY-MM-DD' text in SQL, the same answer on both databases (weeks start on Monday).

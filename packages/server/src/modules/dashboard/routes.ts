@@ -16,7 +16,7 @@ import { dashboardWorkbook } from './export'
 import { homeDashboard } from './home'
 import { performanceDashboard } from './performance'
 import { dashboardQuerySchema, RangeError400, resolveQuery, type DashboardQueryInput } from './query'
-import { startRollupRefresher } from './rollups'
+import { rollupRefresh } from './rollups'
 import { satisfactionDashboard } from './satisfaction'
 import { resolveRowScope } from '../../platform/rbac/data-scope'
 import { countryScopeOf } from './scope'
@@ -54,8 +54,8 @@ const answerSchema = z.object({
  */
 export function registerDashboards(app: FastifyInstance, services: Services, clock: () => Date = () => new Date()) {
   const api = app.withTypeProvider<ZodTypeProvider>()
-  // The rollups' background refresh, from ready until close (rollups.ts).
-  startRollupRefresher(app, services.db, services.dialect)
+  // The rollups' background refresh (rollups.ts).
+  services.jobs.every(rollupRefresh(services.db, services.dialect))
 
   const inFlight = new Map<string, Promise<ComputedDashboard>>()
 

@@ -9,6 +9,7 @@ import type { Services } from '../../platform/services'
 import { envelope, fileAnswer } from '../../platform/responses'
 import { openEventStream } from '../../platform/sse'
 import { gatewayStatusSchema } from './schemas'
+import { repeat } from '../../platform/jobs/schedule'
 
 /** How often an open stream reads again whether its user may still list warnings (a role changed). */
 const ALARM_RIGHT_RECHECK_MS = 2_000
@@ -49,18 +50,17 @@ export function registerIotStream(app: FastifyInstance, services: Services) {
       if (!scope.all) await readVisible()
       const stream = openEventStream(req, reply)
       if (!scope.all) {
-        const reread = setInterval(() => void readVisible().catch(() => undefined), SCOPE_REREAD_MS)
-        stream.onClose(() => clearInterval(reread))
+        stream.onClose(repeat(SCOPE_REREAD_MS, () => void readVisible().catch(() => undefined)))
       }
       // The stream itself ends when its route's right goes (platform/sse.ts); the alarms' right is read here.
-      const recheck = setInterval(() => {
+      const stopRecheck = repeat(ALARM_RIGHT_RECHECK_MS, () => {
         if (!req.token) return
         services.authCache
           .signedIn(req.token)
           .then((s) => (mayAlarms = s.state === 'valid' && hasPermission(s.auth, 'iot:warning:list')))
           .catch(() => (mayAlarms = false))
-      }, ALARM_RIGHT_RECHECK_MS)
-      stream.onClose(() => clearInterval(recheck))
+      })
+      stream.onClose(stopRecheck)
       const stop = app.iot.events.subscribe((event) => {
         if (event.type === 'alarm' && !mayAlarms) return
         if (visible && !visible.has(Number(event.data.deviceId))) return

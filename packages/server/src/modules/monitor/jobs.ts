@@ -1,11 +1,11 @@
 import { stat } from 'node:fs/promises'
 import { extname } from 'node:path'
-import { type JobInfo, JOB_STATES, type Paged } from '@velo/shared'
+import { type JobInfo, JOB_STATES, type Language, type Paged, type ScheduledWorkInfo } from '@velo/shared'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { envelope, fileAnswer, pageOf } from '../../platform/responses'
-import { jobInfoSchema } from '../../platform/jobs/schema'
+import { jobInfoSchema, scheduledWorkSchema } from '../../platform/jobs/schema'
 
 const eventStream = fileAnswer('text/event-stream', "Server-sent events, named 'job', each a JobInfo")
 import { BusinessType } from '../../platform/audit/operation-log'
@@ -14,6 +14,8 @@ import { idParam, pagingFields } from '../../platform/crud/schemas'
 import { ok } from '../../platform/envelope'
 import { forbidden, notFound } from '../../platform/errors'
 import { languageOf } from '../../platform/http'
+import { type MessageKey, t } from '../../platform/i18n'
+import { catalogs } from '../../platform/i18n/messages'
 import { jobInfo, type JobRow } from '../../platform/jobs'
 import { hasPermission } from '../../platform/rbac/auth-context'
 import { caller, SIGNED_IN } from '../../platform/rbac/guard'
@@ -73,6 +75,19 @@ export function registerJobs(app: FastifyInstance, services: Services) {
       const { rows, total } = await jobs.list({ pageNum, pageSize, state, kind, ownerId: all ? undefined : auth.userId })
       const lang = languageOf(req)
       return { rows: rows.map((r) => jobInfo(r, lang, auth)), total }
+    },
+  )
+
+  // Every scheduled work of the server: the maintenance schedules and the sweeps, with their last and next run.
+  api.get(
+    '/monitor/job/schedules',
+    {
+      config: { permission: JOB_LIST_PERMISSION },
+      schema: { tags, summary: `The scheduler's work: schedules (a job every few hours) and sweeps (every few seconds or minutes), last and next run; needs ${JOB_LIST_PERMISSION}`, response: { 200: envelope(z.array(scheduledWorkSchema)) } },
+    },
+    async (req): Promise<ScheduledWorkInfo[]> => {
+      const lang = languageOf(req)
+      return (await jobs.scheduler.list()).map(({ kind: _kind, ...work }) => ({ ...work, title: scheduleTitle(work.key, lang) }))
     },
   )
 
@@ -157,4 +172,10 @@ export function registerJobs(app: FastifyInstance, services: Services) {
       return sendFile(req, reply, { path, size, contentType: CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream', disposition: attachment(name) })
     },
   )
+}
+
+/** A scheduled work's name in the caller's language; its key where no message names it (a test's sweep). */
+export function scheduleTitle(key: string, lang: Language): string {
+  const messageKey = `schedule.${key}`
+  return messageKey in catalogs[lang] ? t(lang, messageKey as MessageKey) : key
 }

@@ -2,6 +2,7 @@ import { type ActionPreview, bikeEntities, frameFormat, framePrefix, frameNumber
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { registerEntityRoutes } from '../../platform/crud/routes'
+import { recordTransitions } from '../../platform/crud/history'
 import { badRequest, conflict } from '../../platform/errors'
 import { t } from '../../platform/i18n'
 import type { Services } from '../../platform/services'
@@ -191,10 +192,9 @@ export function registerOrders(app: FastifyInstance, services: Services) {
           .executeTakeFirstOrThrow()
         await tx.updateTable(frameNumber.table).set({ status: 'voided', reason: t(lang, 'order.replacedBy', { number, reason: reason(lang) }).slice(0, 500), updateBy: auth.userName, updateTime: now }).where('numberId', '=', old.numberId as number).execute()
         // The number's history shows the replacement as the step that voided it.
-        await tx
-          .insertInto('sysTransitionLog')
-          .values({ entity: frameNumber.key, rowId: Number(old.numberId), step: 'replace', fromState: 'bound', toState: 'voided', input: JSON.stringify({ cause: input.cause, note: input.note ?? '', replacement: number }), userId: auth.userId, userName: auth.userName, operTime: now })
-          .execute()
+        await recordTransitions(tx, [
+          { entity: frameNumber.key, rowId: Number(old.numberId), step: 'replace', fromState: 'bound', toState: 'voided', input: { cause: input.cause, note: input.note ?? '', replacement: number }, userId: auth.userId, userName: auth.userName, operTime: now },
+        ])
         const bikeRow = await tx.selectFrom(bike.table).select(['memberId']).where('bikeId', '=', bikeId).executeTakeFirst()
         await tx.updateTable(bike.table).set({ frameNumber: number, frameType: 'replacement', replacementReason: reason(lang), updateBy: auth.userName, updateTime: now }).where('bikeId', '=', bikeId).execute()
         await recordBikeEvent(tx, { bikeId, frameNumber: number, kind: 'frameReplaced', detail: t(lang, 'order.replacedRecord', { old: String(old.frameNumber), number, reason: reason(lang) }), memberId: (bikeRow?.memberId as number | null) ?? null, by: auth.userName })

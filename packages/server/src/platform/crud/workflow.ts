@@ -27,7 +27,7 @@ import { ConfigValues } from '../config-keys'
 import { ok } from '../envelope'
 import { badRequest, conflict, forbidden } from '../errors'
 import { languageOf } from '../http'
-import { defineJobKind, jobInfo } from '../jobs'
+import { defineJobKind, jobInfo, type SweepDef } from '../jobs'
 import { hasPermission } from '../rbac/auth-context'
 import { resolveRowScope } from '../rbac/data-scope'
 import { bilingual } from '../i18n/zod-messages'
@@ -35,6 +35,7 @@ import type { AuthContext } from '../rbac/auth-context'
 import type { RowScope } from '../rbac/data-scope'
 import { caller } from '../rbac/guard'
 import type { Services } from '../services'
+import { recordTransitions } from './history'
 import type { EntityRepository } from './repository'
 import { idParam, importRowSchema, listSchema } from './schemas'
 import { envelope, rowOf } from '../responses'
@@ -213,6 +214,12 @@ export interface WorkflowHandlers {
    * asked again before it runs. Throw an AppError to refuse the input (the action is refused the same).
    */
   previews?: Partial<Record<string, (args: PreviewArgs) => Promise<ActionPreview>>>
+  /**
+   * The entity's sweeps, by name: work over its rows every so often (the scheduled messages whose
+   * time came, the carriers' answers about SIM cards), run by the one scheduler as `<entity>.<name>`
+   * (platform/jobs/schedule.ts), once per tick across instances unless it says otherwise.
+   */
+  every?: Partial<Record<string, Omit<SweepDef, 'key'>>>
 }
 
 /** A value as people read it: an enum option's label, else the value itself. */
@@ -319,6 +326,7 @@ export function registerWorkflowRoutes(
   const module = e.label.en_US
   const t = e.transitions
   const db = services.db
+  for (const [name, sweep] of Object.entries(handlers.every ?? {})) if (sweep) services.jobs.every({ ...sweep, key: `${e.key}.${name}` })
 
   for (const name of Object.keys(handlers.guards ?? {})) {
     if (!t?.steps.some((s) => s.name === name)) throw new Error(`${e.key}: a guard for ${name}, which is no step`)
@@ -377,20 +385,9 @@ export function registerWorkflowRoutes(
               const current = await dynamicDb(tx).selectFrom(e.table).select(t.field).where(e.idField, '=', req.params.id).executeTakeFirst()
               throw notAllowed(step, valueLabel(e, t.field, current?.[t.field] ?? from))
             }
-            await tx
-              .insertInto('sysTransitionLog')
-              .values({
-                entity: e.key,
-                rowId: req.params.id,
-                step: step.name,
-                fromState: from,
-                toState: to,
-                input: JSON.stringify(input),
-                userId: auth.userId,
-                userName: auth.userName,
-                operTime: now.toISOString(),
-              })
-              .execute()
+            await recordTransitions(tx, [
+              { entity: e.key, rowId: req.params.id, step: step.name, fromState: from, toState: to, input, userId: auth.userId, userName: auth.userName, operTime: now.toISOString() },
+            ])
             const afterRow = await repo.fetchOne(tx, req.params.id, scope)
             for (const hook of handlers.afterTransition ?? []) await hook({ ...args, after: afterRow })
             const { tx: _tx, ...rest } = args

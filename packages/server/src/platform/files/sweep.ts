@@ -1,6 +1,7 @@
 import { unlink } from 'node:fs/promises'
 import type { ResolvedEntity } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
+import type { Every, SweepDef } from '../jobs/schedule'
 import type { Services } from '../services'
 import { ENTITY_FILES_FOLDER, fileEntitiesOf, isEntityFile } from './routes'
 import { dynamicDb } from '../../db/database'
@@ -95,40 +96,18 @@ async function removeStored(services: Services, fileName: string, logger?: Fasti
   }
 }
 
-/** The sweep of unheld uploads now and then in the server process (default hourly), like the message-log prune. */
-export class FileSweep {
-  private timer: NodeJS.Timeout | null = null
-  private running: Promise<unknown> | null = null
-  private closed = false
-
-  constructor(
-    private readonly services: Services,
-    private readonly logger: FastifyBaseLogger,
-    private readonly everyMs = 3_600_000,
-  ) {}
-
-  /** Sweeps now and then every everyMs; a sweep still running when the next is due is not doubled. */
-  start(): void {
-    const sweep = () => {
-      if (this.running || this.closed) return
-      this.running = sweepUnheldFiles(this.services, { stopped: () => this.closed, logger: this.logger })
-        .then((n) => {
-          if (n > 0) this.logger.info({ swept: n }, `deleted ${n} uploaded file(s) no row took up`)
-        })
-        .catch((err) => this.logger.error({ err }, 'could not sweep the uploads no row holds'))
-        .finally(() => {
-          this.running = null
-        })
-    }
-    sweep()
-    this.timer = setInterval(sweep, this.everyMs)
-    this.timer.unref()
-  }
-
-  /** Stops the timer, and a running sweep after its current batch. */
-  async close(): Promise<void> {
-    this.closed = true
-    if (this.timer) clearInterval(this.timer)
-    await this.running
+/**
+ * The upload sweep as the scheduler runs it: hourly, and once at start (a server that was down for a
+ * day has a day of abandoned uploads); once per hour across instances.
+ */
+export function uploadSweep(services: Services, logger: FastifyBaseLogger, every: Every = '1h'): SweepDef {
+  return {
+    key: 'uploadSweep',
+    every,
+    atStart: true,
+    run: async (signal) => {
+      const n = await sweepUnheldFiles(services, { stopped: () => signal.aborted, logger })
+      if (n > 0) logger.info({ swept: n }, `deleted ${n} uploaded file(s) no row took up`)
+    },
   }
 }

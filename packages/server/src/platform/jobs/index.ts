@@ -5,7 +5,21 @@ import { registerTestJobKinds } from './test-kinds'
 export { defineJobKind, jobKind, type JobContext, type JobKind } from './registry'
 export { jobInfo, Jobs, JOBS_PER_USER, SYSTEM_USER_ID, SYSTEM_USER_NAME, type JobRow, type ScheduleOptions } from './jobs'
 export { isJobsFolderName, JOBS_FOLDER, mayReadJobOutput } from './output'
-export { defineSchedule, intervalHoursOf, plannedRun, scheduleDef, scheduleDefs, Scheduler, type ScheduleDef, type ScheduleRow } from './schedule'
+export {
+  defineSchedule,
+  type Every,
+  everyMs,
+  intervalHoursOf,
+  plannedRun,
+  repeat,
+  scheduleDef,
+  scheduleDefs,
+  type ScheduledWork,
+  Scheduler,
+  type ScheduleDef,
+  type ScheduleRow,
+  type SweepDef,
+} from './schedule'
 export { exportJob, registerExportSource, type ExportJobParams } from './export-job'
 export { adoptUpload, importJob, INCOMING_FOLDER, registerImportSource, sweepIncoming, type ImportJobParams, type ImportJobProblems } from './import-job'
 

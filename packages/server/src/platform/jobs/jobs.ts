@@ -19,7 +19,7 @@ import type { Services } from '../services'
 import { type JobBus, LocalJobBus, type JobMessage, RedisJobBus } from './events'
 import { JOBS_FOLDER, mayReadJobOutput } from './output'
 import { jobKind, jobKindNames, maxAttemptsOf } from './registry'
-import { Scheduler } from './schedule'
+import { repeat, Scheduler, type SweepDef } from './schedule'
 
 export type JobRow = Selectable<JobTable>
 
@@ -152,13 +152,13 @@ export class Jobs {
   readonly bus: JobBus
   private log: FastifyBaseLogger = pino({ level: 'silent' })
   private readonly running = new Map<number, RunningJob>()
-  private timers: NodeJS.Timeout[] = []
+  private timers: (() => void)[] = []
   private started = false
   private claiming: Promise<void> | null = null
   private claimAgain = false
   /** Heartbeats and sweeps under way: stop waits for them before the database closes. */
   private readonly ticks = new Set<Promise<unknown>>()
-  /** Queues the maintenance schedules' jobs (platform/jobs/schedule.ts) while this worker runs. */
+  /** Runs the sweeps, and queues the maintenance schedules' jobs while this worker runs (platform/jobs/schedule.ts). */
   readonly scheduler = new Scheduler(
     () => this.services,
     (kind, params) => this.enqueueSystem(kind, params),
@@ -195,6 +195,14 @@ export class Jobs {
       pollMs: clamp(staleMs / 4, 200, 1000),
       scheduleMs: this.scheduleOptions.tickMs ?? clamp(staleMs, 200, 60_000),
     }
+  }
+
+  /**
+   * Adds a sweep to the scheduler (platform/jobs/schedule.ts): work every so often, once per tick
+   * across instances unless it says `runs: 'everywhere'`; it starts with the worker and stops with the server.
+   */
+  every(def: SweepDef): void {
+    this.scheduler.every(def)
   }
 
   /** Before start: whether (and how often) this instance queues the schedules' jobs. */
@@ -335,17 +343,14 @@ export class Jobs {
     await this.track(this.sweep())
     // Stopped meanwhile (an app closed as soon as it was ready): no timers to outlive it.
     if (!this.started) return
-    const every = (ms: number, fn: () => void) => {
-      const timer = setInterval(fn, ms)
-      // The HTTP server keeps a process alive, not this.
-      timer.unref()
-      this.timers.push(timer)
-    }
-    every(pollMs, () => this.kick())
-    every(heartbeatMs, () => void this.track(this.heartbeat()))
-    every(sweepMs, () => void this.track(this.sweep()))
-    // Only a working worker queues the schedules' jobs: an instance with JOB_CONCURRENCY=0 serves requests only.
-    if (this.scheduleOptions.enabled && this.working) this.scheduler.start(scheduleMs)
+    // The queue's own beat (claims, heartbeats, taking over the jobs of dead instances) runs on every
+    // instance: it is what the scheduler stands on, not scheduled work.
+    this.timers.push(repeat(pollMs, () => this.kick()))
+    this.timers.push(repeat(heartbeatMs, () => void this.track(this.heartbeat())))
+    this.timers.push(repeat(sweepMs, () => void this.track(this.sweep())))
+    // Sweeps run on every instance (claimed once per tick); only a working worker queues the
+    // schedules' jobs: an instance with JOB_CONCURRENCY=0 serves requests only.
+    this.scheduler.start(this.scheduleOptions.enabled && this.working ? scheduleMs : undefined)
     this.kick()
   }
 
@@ -357,7 +362,7 @@ export class Jobs {
   async stop(): Promise<void> {
     if (!this.started) return
     this.started = false
-    for (const timer of this.timers) clearInterval(timer)
+    for (const stopTimer of this.timers) stopTimer()
     this.timers = []
     await this.scheduler.stop()
     await this.claiming

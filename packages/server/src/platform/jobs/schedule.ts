@@ -3,6 +3,17 @@ import type { Selectable } from 'kysely'
 import type { JobScheduleTable } from '../../db/schema'
 import type { Services } from '../services'
 
+// The one scheduler of the server. Two kinds of scheduled work, both claimed through sys_job_schedule
+// so that several instances on one database run each tick once:
+//  - a schedule (defineSchedule) queues a job every so many hours (a backup, the retention job): its
+//    runs are jobs, with their history, progress and files under Monitoring › Jobs;
+//  - a sweep (Jobs.every) is a short piece of work every few seconds or minutes (devices gone silent,
+//    commands past their deadline, the next OTA offers, messages whose send time came): it runs in
+//    the scheduler itself, since a job row a second would bury the jobs people look for, and its row
+//    keeps the last run, how long it took and how it ended.
+// Nothing else in the server starts a timer that repeats (lint: no-restricted-syntax on setInterval);
+// a connection's own keepalive goes through repeat() below.
+
 /**
  * A job the server queues by itself every so many hours (a backup, the retention job), as a system
  * job. The interval is a configuration key, read at every tick: a change takes effect at the next one.
@@ -62,14 +73,81 @@ export function plannedRun(row: Pick<ScheduleRow, 'nextRunTime' | 'updateTime'>,
   return new Date(last + hours * HOUR_MS).toISOString()
 }
 
+/** A sweep's interval as a definition line writes it: '500ms', '5s', '1m', '48h', or milliseconds. */
+export type Every = number | `${number}${'ms' | 's' | 'm' | 'h'}`
+
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: HOUR_MS } as const
+
+export function everyMs(every: Every): number {
+  if (typeof every === 'number') return every
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(every)
+  if (!m) throw new Error(`"${every}" is not an interval like 500ms, 5s, 1m or 48h`)
+  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
+}
+
+export interface SweepDef {
+  /** Names the sweep's row in sys_job_schedule and its line on the jobs page (schedule.<key> in the messages). */
+  key: string
+  /** How long from the end of one run to the next; a function when a test or a setting changes it. */
+  every: Every | (() => number)
+  /**
+   * 'once' (the default): one instance per tick, whichever claims it first; the work is in the database.
+   * 'everywhere': each instance runs its own, for what only it holds (its own connections, its buffers).
+   */
+  runs?: 'once' | 'everywhere'
+  /** The first run at start rather than one interval after it (the upload sweep after a restart). */
+  atStart?: boolean
+  /** The work; `signal` aborts when the server stops. What it answers is not kept. */
+  run: (signal: AbortSignal) => Promise<unknown>
+}
+
+/** A scheduled work as the jobs page lists it. */
+export interface ScheduledWork {
+  key: string
+  /** 'job': queues a job every intervalHours; 'once' / 'everywhere': a sweep every everyMs. */
+  runs: 'job' | 'once' | 'everywhere'
+  everyMs: number | null
+  intervalHours: number | null
+  /** The job kind a schedule queues. */
+  kind: string | null
+  lastRunTime: string | null
+  nextRunTime: string | null
+  lastDurationMs: number | null
+  lastError: string | null
+  lastJobId: number | null
+}
+
+interface SweepState {
+  def: SweepDef
+  timer: NodeJS.Timeout | null
+  running: Promise<void> | null
+  /** This instance's own record, for 'everywhere' sweeps (and until a 'once' sweep's row is read). */
+  lastRunTime: string | null
+  lastDurationMs: number | null
+  lastError: string | null
+  nextRunTime: string | null
+}
+
+const ERROR_CHARS = 500
+
+/** A function run every `ms` until the answer is called (a connection's keepalive); it keeps no process alive. */
+export function repeat(ms: number, fn: () => void): () => void {
+  const timer = setInterval(fn, ms)
+  timer.unref()
+  return () => clearInterval(timer)
+}
+
 /**
- * Queues each schedule's job when it is due, from every instance whose worker runs; one conditional
- * UPDATE moves the row's next_run_time on, and only the instance whose UPDATE changed the row queues
- * the job, so several instances on one database queue it once.
+ * Runs the schedules and the sweeps. Schedules queue their job when due, from every instance whose
+ * worker runs; sweeps run on every instance that started. For both, one conditional UPDATE of the
+ * row's next_run_time is the claim: only the instance whose UPDATE changed the row runs the tick.
  */
 export class Scheduler {
   private timer: NodeJS.Timeout | null = null
   private ticking: Promise<void> | null = null
+  private readonly sweeps = new Map<string, SweepState>()
+  private sweepsStarted = false
+  private stopping = new AbortController()
 
   constructor(
     private readonly services: () => Services,
@@ -77,22 +155,166 @@ export class Scheduler {
     private readonly log: () => FastifyBaseLogger,
   ) {}
 
-  start(everyMs: number): void {
-    if (this.timer) return
+  /** Adds a sweep; it starts with the scheduler (at once when that has started). */
+  every(def: SweepDef): void {
+    if (!/^[a-z][\w.-]{0,63}$/i.test(def.key)) throw new Error(`sweep "${def.key}" must be 1 to 64 letters, digits, . _ or -`)
+    if (this.sweeps.has(def.key) || schedules.has(def.key)) throw new Error(`scheduled work "${def.key}" is defined twice`)
+    const state: SweepState = { def, timer: null, running: null, lastRunTime: null, lastDurationMs: null, lastError: null, nextRunTime: null }
+    this.sweeps.set(def.key, state)
+    if (this.sweepsStarted) this.plan(state, def.atStart ? 0 : this.intervalOf(def))
+  }
+
+  /** Starts the sweeps, and the schedules when `schedulesEveryMs` is given (a working worker with schedules on). */
+  start(schedulesEveryMs?: number): void {
+    if (!this.sweepsStarted) {
+      this.sweepsStarted = true
+      this.stopping = new AbortController()
+      for (const state of this.sweeps.values()) this.plan(state, state.def.atStart ? 0 : this.intervalOf(state.def))
+    }
+    if (schedulesEveryMs === undefined || this.timer) return
     void this.tick()
-    this.timer = setInterval(() => void this.tick(), everyMs)
+    this.timer = setInterval(() => void this.tick(), schedulesEveryMs)
     // The HTTP server keeps a process alive, not this.
     this.timer.unref()
   }
 
-  /** Stops ticking; waits for a tick under way. */
+  /** Stops ticking; waits for the runs under way (a sweep's signal tells it to stop early). */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
-    await this.ticking
+    this.sweepsStarted = false
+    this.stopping.abort()
+    for (const state of this.sweeps.values()) {
+      if (state.timer) clearTimeout(state.timer)
+      state.timer = null
+    }
+    await Promise.all([this.ticking, ...[...this.sweeps.values()].map((s) => s.running)])
   }
 
-  /** Looks at every schedule once (calls made while one runs share it); answers the jobs queued. */
+  /** Runs a sweep now on this instance, claim or not (tests, and a wake-up after an event); answers when done. */
+  async runNow(key: string): Promise<void> {
+    const state = this.sweeps.get(key)
+    if (!state) throw new Error(`no sweep "${key}"`)
+    await state.running
+    await this.runSweep(state, false)
+  }
+
+  private intervalOf(def: SweepDef): number {
+    return typeof def.every === 'function' ? def.every() : everyMs(def.every)
+  }
+
+  private plan(state: SweepState, inMs: number): void {
+    if (!this.sweepsStarted) return
+    state.nextRunTime = new Date(Date.now() + inMs).toISOString()
+    state.timer = setTimeout(() => {
+      state.timer = null
+      void this.runSweep(state, state.def.runs !== 'everywhere').finally(() => {
+        if (!state.timer) this.plan(state, this.intervalOf(state.def))
+      })
+    }, inMs)
+    state.timer.unref()
+  }
+
+  /** One run of a sweep: claimed first when it runs once per tick across instances; never two at once here. */
+  private runSweep(state: SweepState, claim: boolean): Promise<void> {
+    if (state.running) return state.running
+    const { def } = state
+    state.running = (async () => {
+      const started = new Date()
+      try {
+        if (claim && !(await this.claimSweep(def, started))) return
+      } catch (err) {
+        this.log().warn({ err, sweep: def.key }, 'could not claim a sweep')
+        return
+      }
+      let error: string | null = null
+      try {
+        await def.run(this.stopping.signal)
+      } catch (err) {
+        error = (err instanceof Error ? err.message : String(err)).slice(0, ERROR_CHARS) || 'error'
+        if (!this.stopping.signal.aborted) this.log().error({ err, sweep: def.key }, 'a sweep failed')
+      }
+      const durationMs = Date.now() - started.getTime()
+      Object.assign(state, { lastRunTime: started.toISOString(), lastDurationMs: durationMs, lastError: error })
+      if (def.runs === 'everywhere') return
+      await this.services()
+        .db.updateTable('sysJobSchedule')
+        .set({ lastDurationMs: durationMs, lastError: error })
+        .where('scheduleKey', '=', def.key)
+        .execute()
+        .catch((err: unknown) => this.log().warn({ err, sweep: def.key }, 'could not record a sweep run'))
+    })().finally(() => (state.running = null))
+    return state.running
+  }
+
+  /**
+   * Moves the sweep's next_run_time on when it has come: the instance whose UPDATE changed the row runs
+   * this tick. The next time is a little short of a whole interval, so the claimer's own next tick,
+   * an interval after this run ended, always finds it due.
+   */
+  private async claimSweep(def: SweepDef, now: Date): Promise<boolean> {
+    const { db } = this.services()
+    const at = now.toISOString()
+    const interval = this.intervalOf(def)
+    const next = new Date(now.getTime() + interval - Math.min(interval / 10, 1000)).toISOString()
+    const claimed = await db
+      .updateTable('sysJobSchedule')
+      .set({ nextRunTime: next, updateTime: at })
+      .where('scheduleKey', '=', def.key)
+      .where('nextRunTime', '<=', at)
+      .executeTakeFirst()
+    if (Number(claimed.numUpdatedRows) === 1) return true
+    const row = await db.selectFrom('sysJobSchedule').select('scheduleKey').where('scheduleKey', '=', def.key).executeTakeFirst()
+    if (row) return false
+    // The sweep's first tick on this database: its row is made, and whoever made it runs.
+    const made = await db
+      .insertInto('sysJobSchedule')
+      .values({ scheduleKey: def.key, nextRunTime: next, lastJobId: null, updateTime: at, lastDurationMs: null, lastError: null })
+      .onConflict((oc) => oc.column('scheduleKey').doNothing())
+      .executeTakeFirst()
+    return Number(made.numInsertedOrUpdatedRows ?? 0) === 1
+  }
+
+  /** Every scheduled work of this instance, schedules first, with its last and next run. */
+  async list(): Promise<ScheduledWork[]> {
+    const services = this.services()
+    const rows = new Map((await services.db.selectFrom('sysJobSchedule').selectAll().execute()).map((r) => [r.scheduleKey, r]))
+    const work: ScheduledWork[] = []
+    for (const def of scheduleDefs()) {
+      const hours = await intervalHoursOf(services, def)
+      const row = rows.get(def.key)
+      work.push({
+        key: def.key,
+        runs: 'job',
+        everyMs: null,
+        intervalHours: hours,
+        kind: def.kind,
+        lastRunTime: row && row.lastJobId !== null ? row.updateTime : null,
+        nextRunTime: hours > 0 && row ? plannedRun(row, hours) : null,
+        lastDurationMs: null,
+        lastError: null,
+        lastJobId: row?.lastJobId ?? null,
+      })
+    }
+    for (const { def, ...mine } of this.sweeps.values()) {
+      const row = def.runs === 'everywhere' ? undefined : rows.get(def.key)
+      work.push({
+        key: def.key,
+        runs: def.runs ?? 'once',
+        everyMs: this.intervalOf(def),
+        intervalHours: null,
+        kind: null,
+        lastRunTime: row ? row.updateTime : mine.lastRunTime,
+        nextRunTime: row ? row.nextRunTime : mine.nextRunTime,
+        lastDurationMs: row ? row.lastDurationMs : mine.lastDurationMs,
+        lastError: row ? row.lastError : mine.lastError,
+        lastJobId: null,
+      })
+    }
+    return work
+  }
+
+  /** Looks at every schedule once (calls made while one runs share it). */
   tick(now = new Date()): Promise<void> {
     this.ticking ??= (async () => {
       for (const def of scheduleDefs()) {
@@ -118,7 +340,7 @@ export class Scheduler {
       // Another instance may insert it at the same moment: whichever row stands is the schedule.
       await db
         .insertInto('sysJobSchedule')
-        .values({ scheduleKey: def.key, nextRunTime: next, lastJobId: null, updateTime: at })
+        .values({ scheduleKey: def.key, nextRunTime: next, lastJobId: null, updateTime: at, lastDurationMs: null, lastError: null })
         .onConflict((oc) => oc.column('scheduleKey').doNothing())
         .execute()
       row = await db.selectFrom('sysJobSchedule').selectAll().where('scheduleKey', '=', def.key).executeTakeFirstOrThrow()

@@ -1,4 +1,4 @@
-import { JOB_STATES, type JobInfo } from '@velo/shared'
+import { JOB_STATES, type JobInfo, type ScheduledWorkInfo } from '@velo/shared'
 import { z } from 'zod'
 
 /** A job as routes answer it (shared/jobs.ts, JobInfo). */
@@ -21,3 +21,17 @@ export const jobInfoSchema = z.object({
   attempts: z.number(),
   cancelRequested: z.boolean(),
 }) satisfies z.ZodType<JobInfo>
+
+/** A scheduled work as GET /monitor/job/schedules answers it (shared/jobs.ts, ScheduledWorkInfo). */
+export const scheduledWorkSchema = z.object({
+  key: z.string(),
+  title: z.string(),
+  runs: z.enum(['job', 'once', 'everywhere']),
+  everyMs: z.number().nullable(),
+  intervalHours: z.number().nullable(),
+  lastRunTime: z.string().nullable(),
+  nextRunTime: z.string().nullable(),
+  lastDurationMs: z.number().nullable(),
+  lastError: z.string().nullable(),
+  lastJobId: z.number().nullable(),
+}) satisfies z.ZodType<ScheduledWorkInfo>

@@ -128,13 +128,10 @@ export function trackReports(app: FastifyInstance, db: Db, options: { flushMs?: 
       flushing = flushing.then(flush).catch((err) => app.log.error({ err }, 'could not record reported configurations'))
     }, options.flushMs ?? 100)
   })
-  const sweep = setInterval(() => {
-    forgetDeletedDevices(db).catch((err) => app.log.warn({ err }, 'could not drop the configuration reports of deleted devices'))
-  }, options.sweepMs ?? 60_000)
-  sweep.unref()
+  // The reports of devices deleted since: every minute.
+  app.services.jobs.every({ key: 'iotConfig.reports', every: options.sweepMs ?? '1m', run: () => forgetDeletedDevices(db) })
   app.addHook('preClose', async () => {
     closed = true
-    clearInterval(sweep)
     if (timer) clearTimeout(timer)
     await flushing.catch(() => {})
     await flush().catch(() => {})

@@ -326,14 +326,11 @@ export function trackPushes(app: FastifyInstance, db: Db, options: { flushMs?: n
     if (!seen || rank(event.data.status) >= rank(seen.status)) pending.set(event.data.commandId, event.data)
     schedule()
   })
-  const sweep = setInterval(() => {
-    reconcilePushes(db).catch((err) => app.log.warn({ err }, 'could not reconcile configuration pushes'))
-  }, options.sweepMs ?? 30_000)
-  sweep.unref()
+  // Pushes whose command ended where no event reached (an instance that stopped): every 30 s.
+  app.services.jobs.every({ key: 'iotConfig.pushes', every: options.sweepMs ?? '30s', run: () => reconcilePushes(db) })
   app.addHook('preClose', async () => {
     closed = true
     off()
-    clearInterval(sweep)
     if (timer) clearTimeout(timer)
     await flushing?.catch(() => {})
     await flush().catch(() => {})

@@ -2,6 +2,7 @@ import { iotSimEntities, type StatusPayload } from '@velo/shared'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { UpMessage } from '../../../iot/types'
 import { registerEntityRoutes } from '../../../platform/crud/routes'
+import { recordTransitions } from '../../../platform/crud/history'
 import type { TransitionArgs } from '../../../platform/crud/workflow'
 import { AppError, conflict } from '../../../platform/errors'
 import type { Services } from '../../../platform/services'
@@ -62,8 +63,6 @@ export function registerSimCards(app: FastifyInstance, services: Services) {
   const poller = new CarrierPoller(db, services, carrierOf, log)
   byServices.set(services, { carriers, flush: () => usage.flush(), poll: () => poller.poll() })
   app.iot.attach({ close: () => usage.close() })
-  app.iot.attach(poller)
-  app.addHook('onReady', async () => poller.start())
 
   // Asked of the carrier inside the step: a refusal refuses the step, and nothing changes.
   const askCarrier = async ({ tx, row, to, input, context }: TransitionArgs) => {
@@ -91,6 +90,8 @@ export function registerSimCards(app: FastifyInstance, services: Services) {
       else if (change.op === 'update') await flowAlarms.apply([{ before: flowSide(change.before), after: flowSide(change.after) }])
       else await flowAlarms.apply(change.rows.map((r) => ({ before: flowSide(r) })))
     },
+    // What became of the changes the carriers accepted, and the carriers' own changes: every 5 s.
+    every: { carrierSync: { every: '5s', run: () => poller.poll() } },
     guards: Object.fromEntries(iotSim.transitions!.steps.map((s) => [s.name, [askCarrier]])),
     // The status moved at once (what we asked for); the carrier state says pending until the carrier confirms.
     afterTransition: [
@@ -157,32 +158,17 @@ class FlowAlarms {
 
 /**
  * Asks the carriers what became of the changes they accepted, and, every CARRIER_SYNC_MINUTES, what
- * state each card is in (the carrier's own changes). Every write is conditional on what was read, so
- * every instance may poll: a confirmation or a change is applied, and written to the history, once.
+ * state each card is in (the carrier's own changes): the iotSim.carrierSync sweep. Every write is also
+ * conditional on what was read, so a poll run by hand beside it (tests, poll()) applies a
+ * confirmation or a change, and writes it to the history, once.
  */
 class CarrierPoller {
-  private timer: NodeJS.Timeout | null = null
-  private running: Promise<unknown> = Promise.resolve()
-
   constructor(
     private readonly db: Db,
     private readonly services: Services,
     private readonly carrierOf: (name: unknown) => CarrierAdapter,
     private readonly log: FastifyBaseLogger,
-    private readonly everyMs = 5000,
   ) {}
-
-  start() {
-    this.timer = setInterval(() => {
-      this.running = this.poll().catch((err) => this.log.error({ err }, 'could not poll the SIM carriers'))
-    }, this.everyMs)
-    this.timer.unref()
-  }
-
-  async close() {
-    if (this.timer) clearInterval(this.timer)
-    await this.running
-  }
 
   async poll(): Promise<number> {
     return (await this.pollRequests()) + (await this.syncCards())
@@ -295,8 +281,5 @@ class CarrierPoller {
 
 /** The history row of what the carrier did (no step of ours: the timeline shows its name). */
 async function logCarrierStep(tx: Db, simId: number, step: string, from: string, to: string, reason: string, at: string) {
-  await tx
-    .insertInto('sysTransitionLog')
-    .values({ entity: iotSim.key, rowId: simId, step, fromState: from, toState: to, input: JSON.stringify({ reason }), userId: 0, userName: CARRIER_USER, operTime: at })
-    .execute()
+  await recordTransitions(tx, [{ entity: iotSim.key, rowId: simId, step, fromState: from, toState: to, input: { reason }, userId: 0, userName: CARRIER_USER, operTime: at }])
 }

@@ -14,8 +14,6 @@ const { iotAlarm, iotMessageConfig } = iotWarningEntities
 
 type Row = Record<string, unknown>
 
-/** How often each instance looks for devices offline too long. */
-const OFFLINE_SWEEP_MS = 60_000
 
 export interface Warnings {
   store: AlarmStore
@@ -64,21 +62,7 @@ export function registerWarnings(app: FastifyInstance, services: Services) {
     if (online) rules.deviceBack(event.data.deviceId).catch(rules.logFailure('device back'))
   })
 
-  let sweepTimer: NodeJS.Timeout | null = null
-  let sweeping: Promise<unknown> = Promise.resolve()
-  app.addHook('onReady', async () => {
-    sweepTimer = setInterval(() => {
-      sweeping = rules.sweepOffline().catch(rules.logFailure('offline sweep'))
-    }, OFFLINE_SWEEP_MS)
-    sweepTimer.unref()
-  })
-  app.iot.attach({
-    close: async () => {
-      if (sweepTimer) clearInterval(sweepTimer)
-      stopListening()
-      await sweeping
-    },
-  })
+  app.iot.attach({ close: async () => stopListening() })
 
   /**
    * Moves each selected alarm whose state has a next one in `moves`; rows already there are skipped
@@ -116,6 +100,8 @@ export function registerWarnings(app: FastifyInstance, services: Services) {
 
   registerEntityRoutes(app, services, iotAlarm, {
     actions: { acknowledge: bulk(ACKNOWLEDGED, 'acknowledge'), clear: bulk(CLEARED, 'clear') },
+    // Devices offline longer than their rule allows raise their alarm: looked for every minute.
+    every: { offline: { every: '1m', run: () => rules.sweepOffline() } },
   })
 
   const checkAddresses = async ({ values }: { values: Row }) => {

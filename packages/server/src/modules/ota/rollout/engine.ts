@@ -21,7 +21,8 @@ import type { OtaEventBus } from './events'
 import { bothLanguages } from './reasons'
 import { claim, MAX_ACTIVE_DEVICES, type Offer } from './offers'
 import { commitSecondsOf, expire, holdOrSkip, requeueForRetry } from './outcomes'
-import { ACTIVE, campaignRecord, deviceRecord, FINAL, num, PROGRESS_RANK, type Row, type TransitionRecord, upgradeDeviceKey, writeHistory } from './tables'
+import { ACTIVE, campaignRecord, deviceRecord, FINAL, num, PROGRESS_RANK, type Row, type TransitionRecord, upgradeDeviceKey } from './tables'
+import { recordTransitions } from '../../../platform/crud/history'
 import { advanceWaves, alarmTypesOf, BASELINE_DAYS, countsOf, DAY_MS, finishIfDone, judge, shortOfSuccess, updateAudioStatus, updateCounters } from './waves'
 
 /** The default of OtaRolloutOptions.maxActiveDevices. */
@@ -71,7 +72,6 @@ export class OtaRollout {
   private tickMs: number
   now: () => Date
   private maxActiveDevices: number
-  private timer: NodeJS.Timeout | null = null
   private ticking: Promise<void> | null = null
   private again = false
   private closed = false
@@ -96,7 +96,7 @@ export class OtaRollout {
       maxSize: 500,
       empty: (): TransitionRecord[] => [],
       size: (b) => b.length,
-      write: (b) => writeHistory(this.db, b),
+      write: (b) => recordTransitions(this.db, b),
       onError: (err) => app.log.error({ err }, 'could not write OTA device history'),
     })
   }
@@ -105,10 +105,8 @@ export class OtaRollout {
   configure(options: OtaRolloutOptions) {
     if (options.now) this.now = options.now
     if (options.maxActiveDevices) this.maxActiveDevices = options.maxActiveDevices
-    if (options.tickMs) {
-      this.tickMs = options.tickMs
-      if (this.timer) this.startTimer()
-    }
+    // The scheduler reads the interval at each run: the next tick comes at the new pace.
+    if (options.tickMs) this.tickMs = options.tickMs
   }
 
   start() {
@@ -117,13 +115,9 @@ export class OtaRollout {
     gateway.on('status', (m) => this.inOrder(m.device.deviceId, () => this.status(m as UpMessage<StatusPayload>)))
     // A device that connects may take its offer now (within its window): no waiting for the next tick.
     presence.onOnline(() => this.wake())
-    this.startTimer()
-  }
-
-  private startTimer() {
-    if (this.timer) clearInterval(this.timer)
-    this.timer = setInterval(() => void this.tick(), this.tickMs)
-    this.timer.unref()
+    // Once per tick across instances: a campaign's pass locks its row anyway, and an instance's
+    // device reports and wake-ups still tick at once where they land.
+    this.services.jobs.every({ key: 'otaRollout', every: () => this.tickMs, run: () => this.tick() })
   }
 
   /** Ticks soon (a device came online, a step changed a campaign). */
@@ -177,7 +171,7 @@ export class OtaRollout {
       if (!c) return null
       await tx.updateTable('otaCampaign').set({ status: 'running' }).where('campaignId', '=', campaignId).execute()
       await this.onStarted(tx, c, now)
-      await writeHistory(tx, [campaignRecord(c, 'start', 'scheduled', 'running', { automatic: true }, now)])
+      await recordTransitions(tx, [campaignRecord(c, 'start', 'scheduled', 'running', { automatic: true }, now)])
       return c
     })
     if (started) this.markLive(started.partKind as OtaPart, campaignId)
@@ -237,7 +231,7 @@ export class OtaRollout {
         }
       }
       await updateCounters(tx, campaignId)
-      await writeHistory(tx, records)
+      await recordTransitions(tx, records)
     })
     if (!campaign) return
     const part = campaign.partKind as OtaPart
@@ -299,7 +293,7 @@ export class OtaRollout {
       .where('status', '=', 'running')
       .executeTakeFirst()
     if (Number(paused.numUpdatedRows) === 1) {
-      await writeHistory(this.db, [campaignRecord({ campaignId: r.campaignId, partKind: row.partKind }, 'pause', 'running', 'paused', { automatic: true, rule: 'imageRefused', code: r.refusal.code }, now)])
+      await recordTransitions(this.db, [campaignRecord({ campaignId: r.campaignId, partKind: row.partKind }, 'pause', 'running', 'paused', { automatic: true, rule: 'imageRefused', code: r.refusal.code }, now)])
     }
     const message = bothLanguages(r.refusal.key, () => imageParams(r.refusal))
     const failed = await this.move(row, ACTIVE, 'failed', { code: r.refusal.code, message, finishedAt: now.toISOString() }, 'refuse', { code: r.refusal.code }, now)
@@ -585,7 +579,6 @@ export class OtaRollout {
 
   async close() {
     this.closed = true
-    if (this.timer) clearInterval(this.timer)
     if (this.liveTimer) clearTimeout(this.liveTimer)
     await this.ticking?.catch(() => {})
     await Promise.all([...this.inLine.values()])

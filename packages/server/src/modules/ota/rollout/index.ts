@@ -18,7 +18,8 @@ import { updateAudioStatus, updateCounters } from './waves'
 import { createOtaEvents, type OtaEventBus } from './events'
 import { overviewOf, overviewSchema } from './overview'
 import { bothLanguages } from './reasons'
-import { ACTIVE, campaignRecord, deviceRecord, devicesById, isoOrNull, num, RETRYABLE, type Row, upgradeEntityOf, WAITING, writeHistory } from './tables'
+import { ACTIVE, campaignRecord, deviceRecord, devicesById, isoOrNull, num, RETRYABLE, type Row, upgradeEntityOf, WAITING } from './tables'
+import { recordTransitions } from '../../../platform/crud/history'
 import { resolveTargets } from './targets'
 import { blockServerOf } from '../transfer'
 import { approvedImageOf, type CampaignImageRef, imageOf } from '../transfer/offer'
@@ -121,7 +122,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
         if (await services.configValues.bool('ota.approvalRequired', true)) break
         // No second person required: it is scheduled at once, and the history says it went by itself.
         await tx.updateTable('otaCampaign').set({ status: 'scheduled' }).where('campaignId', '=', campaignId).where('status', '=', 'awaitingApproval').execute()
-        await writeHistory(tx, [campaignRecord(c, 'approve', 'awaitingApproval', 'scheduled', { automatic: true }, now)])
+        await recordTransitions(tx, [campaignRecord(c, 'approve', 'awaitingApproval', 'scheduled', { automatic: true }, now)])
         after.status = 'scheduled'
         break
       }
@@ -172,7 +173,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
             .where('state', 'in', states)
             .execute()
         }
-        await writeHistory(
+        await recordTransitions(
           tx,
           ending.map((r) => deviceRecord(c, r, 'cancel', String(r.state), 'cancelled', { forced }, now, who)),
         )
@@ -241,7 +242,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
       if (!changes || !Object.keys(changes).length) return
       const status = String(before.status)
       const c = { campaignId: before.campaignId, partKind: part }
-      await writeHistory(tx, [campaignRecord(c, 'modify', status, status, { revision: num(before.revision || 1), ...changes }, rollout.now(), { userId: auth.userId, userName: auth.userName })])
+      await recordTransitions(tx, [campaignRecord(c, 'modify', status, status, { revision: num(before.revision || 1), ...changes }, rollout.now(), { userId: auth.userId, userName: auth.userName })])
     },
     guards: {
       submit: [
@@ -298,7 +299,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
           records.push(campaignRecord(c, 'retryFailed', 'finished', 'running', { queued: requeued.length }, now, who))
         }
         await tx.updateTable('otaCampaign').set({ resumedAt: stamp }).where('campaignId', '=', campaignId).execute()
-        await writeHistory(tx, records)
+        await recordTransitions(tx, records)
         await updateCounters(tx, campaignId)
         if (reopen && c.payload === 'audio') await updateAudioStatus(tx, num(c.audioId))
         rollout.markLive(part, campaignId)
@@ -325,7 +326,7 @@ function registerPart(app: FastifyInstance, services: Services, rollout: OtaRoll
           const message = bothLanguages('ota.rollout.skipped.byHand', (lang) => ({ user: auth.userName, why: holdReasonIn(lang, why) }))
           if (await skipHeldDevice(tx, r, why, message, stamp)) records.push(deviceRecord(c, r, 'skipHeld', String(r.state), 'skipped', { why, heldSince: isoOrNull(r.heldSince) }, now, who))
         }
-        await writeHistory(tx, records)
+        await recordTransitions(tx, records)
         await updateCounters(tx, campaignId)
         rollout.markLive(part, campaignId)
         wakeAfterCommit()

@@ -1,5 +1,8 @@
 import { OTA_ACTIVE_STATES, OTA_FINAL_STATES, type OtaDeviceState, type OtaPart, otaEntities } from '@velo/shared'
 import type { Db } from '../../../db/database'
+import type { TransitionRecord } from '../../../platform/crud/history'
+
+export type { TransitionRecord }
 
 // The rollout's tables are shared by the four parts' slices (partKind).
 
@@ -40,29 +43,6 @@ export const WAITING: OtaDeviceState[] = ['queued', 'held']
 /** A device row's column holding what a part runs, and what it is (the IoT module's own are the device's). */
 export const versionColumn = (part: OtaPart) => (part === 'iot' ? 'firmwareVersion' : (`${part}Version` as const))
 export const hardwareColumn = (part: OtaPart) => (part === 'iot' ? 'hardwareVersion' : (`${part}Hardware` as const))
-
-/** One row of sys_transition_log: the engine's history endpoint and the details timeline read them. */
-export interface TransitionRecord {
-  entity: string
-  rowId: number
-  step: string
-  fromState: string
-  toState: string
-  input: Row
-  userId: number
-  userName: string
-  operTime: string
-}
-
-const LOG_CHUNK = 500
-
-/** Writes history rows in chunks (a wave of 10,000 devices changing state at once is 20 inserts). */
-export async function writeHistory(db: Db, records: TransitionRecord[]) {
-  for (let i = 0; i < records.length; i += LOG_CHUNK) {
-    const chunk = records.slice(i, i + LOG_CHUNK).map((r) => ({ ...r, input: JSON.stringify(r.input) }))
-    await db.insertInto('sysTransitionLog').values(chunk).execute()
-  }
-}
 
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
 export const isoOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v))

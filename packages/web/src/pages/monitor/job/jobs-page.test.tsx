@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
-import type { JobInfo, SessionUser } from '@velo/shared'
+import type { JobInfo, ScheduledWorkInfo, SessionUser } from '@velo/shared'
 import i18n from '../../../i18n'
 import { sessionStore } from '../../../session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../../test/render'
 import { sseResponse, type SseHandle } from '../../../test/sse'
 import JobsPage from './index'
 import { formatDuration, jobEventEffect } from './jobList'
+import { formatEvery } from './ScheduledWork'
 
 const ME = 7
 const fetchMock = vi.fn<typeof fetch>()
@@ -42,6 +43,13 @@ const JOBS: JobInfo[] = [
   job({ jobId: 1, kind: 'action', title: 'Push · IoT configuration', state: 'failed', error: 'The server stopped while this job ran', startTime: '2026-01-01T08:00:00Z', finishTime: '2026-01-01T08:00:03Z' }),
 ]
 
+const SCHEDULED: ScheduledWorkInfo[] = [
+  { key: 'backup', title: 'Back up the database', runs: 'job', everyMs: null, intervalHours: 24, lastRunTime: '2026-01-01T02:00:00Z', nextRunTime: '2026-01-02T02:00:00Z', lastDurationMs: null, lastError: null, lastJobId: 12 },
+  { key: 'devicePresence', title: 'Mark silent devices offline', runs: 'once', everyMs: 10_000, intervalHours: null, lastRunTime: '2026-01-01T08:00:00Z', nextRunTime: '2026-01-01T08:00:09Z', lastDurationMs: 12, lastError: null, lastJobId: null },
+  { key: 'iotSim.carrierSync', title: 'Sync SIM cards with their carriers', runs: 'once', everyMs: 5000, intervalHours: null, lastRunTime: '2026-01-01T08:00:00Z', nextRunTime: null, lastDurationMs: 2500, lastError: 'the carrier did not answer', lastJobId: null },
+  { key: 'dashboardRollups', title: 'Refresh the dashboard rollups', runs: 'once', everyMs: 30_000, intervalHours: null, lastRunTime: null, nextRunTime: null, lastDurationMs: null, lastError: null, lastJobId: null },
+]
+
 /** What the server lists now: a cancel changes it. */
 let listed = JOBS
 let stream: SseHandle | null = null
@@ -74,6 +82,7 @@ describe('Monitoring › Jobs', () => {
     fetchMock.mockImplementation(async (url, init) => {
       const path = String(url).replace(/^\/api/, '')
       if (path === '/monitor/job/list') return jsonResponse({ rows: listed, total: listed.length })
+      if (path === '/monitor/job/schedules') return jsonResponse(SCHEDULED)
       if (path.startsWith('/monitor/job/stream')) {
         streamUrl = path
         stream = sseResponse(init?.signal)
@@ -114,6 +123,33 @@ describe('Monitoring › Jobs', () => {
     expect(within(row(3)).getByText('tester')).toBeTruthy()
     // Live: the stream of everyone's jobs.
     await waitFor(() => expect(streamUrl).toBe('/monitor/job/stream/all'))
+  })
+
+  it("shows the server's scheduled work, how often and where each runs, its last run and how it ended, with monitor:job:list", async () => {
+    signIn(['monitor:job:list'])
+    renderWithProviders(<JobsPage />)
+    await screen.findByText('Export Operation log')
+    // Asked for only when its tab opens.
+    expect(calls('GET', '/monitor/job/schedules')).toHaveLength(0)
+    fireEvent.click(screen.getByTestId('jobs-tab-scheduled'))
+    const work = (key: string) => screen.getByTestId(`scheduled-${key}`)
+    await screen.findByText('Mark silent devices offline')
+    expect(within(work('backup')).getByText('Every 24 h, as a job')).toBeTruthy()
+    expect(within(work('backup')).getByText('Job 12')).toBeTruthy()
+    expect(within(work('devicePresence')).getByText('Every 10 s, on one server')).toBeTruthy()
+    expect(within(work('devicePresence')).getByText('took 12 ms')).toBeTruthy()
+    expect(within(work('devicePresence')).getByText('OK')).toBeTruthy()
+    expect(within(work('iotSim.carrierSync')).getByText('took 3 s')).toBeTruthy()
+    expect(screen.getByTestId('scheduled-error-iotSim.carrierSync').textContent).toBe('the carrier did not answer')
+    expect(within(work('dashboardRollups')).getByText('Not yet')).toBeTruthy()
+  })
+
+  it('shows no scheduled work to a user who sees only their own jobs', async () => {
+    signIn([])
+    renderWithProviders(<JobsPage />)
+    await screen.findByText('Export Operation log')
+    expect(screen.queryByTestId('jobs-tab-scheduled')).toBeNull()
+    expect(calls('GET', '/monitor/job/schedules')).toHaveLength(0)
   })
 
   it('offers Cancel only for unfinished jobs the user may cancel, and Download only for a file the server says they may download', async () => {
@@ -206,6 +242,12 @@ describe('job events on a page of jobs', () => {
     expect(jobEventEffect(page, { ...body, mine: true }, job({ jobId: 31, createById: 3 }), ME)).toBe('ignore')
     expect(jobEventEffect(page, { ...body, mine: true }, job({ jobId: 31, createById: ME }), ME)).toBe('reload')
     expect(jobEventEffect([], body, job({ jobId: 1 }), ME)).toBe('reload')
+  })
+
+  it('say how often scheduled work runs', () => {
+    const en = i18n.getFixedT('en_US')
+    expect([500, 10_000, 90_000, 60_000, 3_600_000, 172_800_000].map((ms) => formatEvery(ms, en))).toEqual(['500 ms', '10 s', '90 s', '1 min', '1 h', '48 h'])
+    expect(formatEvery(300_000, i18n.getFixedT('zh_CN'))).toBe('5 分钟')
   })
 
   it('say how long a job ran', () => {
