@@ -45,6 +45,38 @@ export default tseslint.config(
     },
   },
   {
+    // The server's floors, lowest first: configuration and helpers; the database (schema, migrations,
+    // drivers); the platform (HTTP, auth, the entity engine, jobs); the MQTT gateway and the operator
+    // tools (backup, retention); the modules, one folder per menu area; the seed and the demo data,
+    // which fill every area; the app that composes them. Areas that build on another say so here:
+    // a bike's frame number comes from an order and an order's numbers bind bikes; the app API serves
+    // App content; IoT devices carry the OTA public keys and tell alarms through system messages;
+    // repair orders write the bike's history; departments carry the dashboards' country scope; the
+    // tools and Monitoring look into IoT.
+    files: ['packages/server/src/**'],
+    plugins: { velo },
+    rules: {
+      'velo/floors': [
+        'error',
+        {
+          root: fileURLToPath(new URL('./packages/server/src', import.meta.url)),
+          floors: [['config', 'lib'], ['db'], ['platform'], ['gateway', 'ops'], ['modules'], ['seed', 'demo'], ['app', 'main']],
+          areaFolders: ['modules'],
+          buildsOn: {
+            'modules/bike': ['modules/order'],
+            'modules/order': ['modules/bike'],
+            'modules/app': ['modules/content'],
+            'modules/iot': ['modules/content', 'modules/ota'],
+            'modules/service': ['modules/bike'],
+            'modules/system': ['modules/dashboard'],
+            'modules/tool': ['modules/iot'],
+            'modules/monitor': ['modules/iot'],
+          },
+        },
+      ],
+    },
+  },
+  {
     // One scheduler (platform/jobs/schedule.ts): work that repeats is a sweep on it (Jobs.every, or an
     // entity's `every:` line), a connection's own keepalive its repeat(); no module starts a timer of its own.
     files: ['packages/server/src/**'],

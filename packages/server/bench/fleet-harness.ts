@@ -15,7 +15,7 @@ import { type DeviceBehaviour, Fleet, givenCredentials, snFor } from '@velo/devi
 import { upTopic } from '@velo/shared'
 import mqtt from 'mqtt'
 import { createDatabase, type Db } from '../src/db/database'
-import { hashSecret } from '../src/iot/device-auth'
+import { hashSecret } from '../src/gateway/device-auth'
 import { newDeviceRow } from '../src/modules/iot/devices'
 import { onCleanup, onExit } from './cleanup'
 import { fmt, log } from './format'

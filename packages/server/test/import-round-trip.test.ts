@@ -2,7 +2,7 @@ import ExcelJS from 'exceljs'
 import { allEntities, OTA_PARTS, type ResolvedEntity } from '@velo/shared'
 import type { Kysely } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { DEMO_MODEL } from '../src/db/seed'
+import { DEMO_MODEL } from '../src/seed'
 import { readWorkbook, useTestApp } from './harness'
 
 // Issue 12, item 1: Export, then Import of the same file, must work for every entity that imports:

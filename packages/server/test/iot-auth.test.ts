@@ -1,7 +1,7 @@
 import { downTopic, upTopic } from '@velo/shared'
 import mqtt from 'mqtt'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { ObservedMessage } from '../src/iot/types'
+import type { ObservedMessage } from '../src/gateway/types'
 import { createTestApp, useTestApp } from './harness'
 import { brokerUrl, demoModelId, deviceRow, insertDevice, randomSn, simulated, waitFor } from './iot-helpers'
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { SimulatedDevice } from '@velo/device-sim'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { IotOptions } from '../src/iot'
+import type { IotOptions } from '../src/gateway'
 import { createTestApp, type TestApp } from './harness'
 import { clearRetained, insertDevice, openStream, simulated, waitFor } from './iot-helpers'
 

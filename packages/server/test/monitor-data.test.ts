@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app'
 import { loadConfig } from '../src/config'
 import type { Db } from '../src/db/database'
-import { SEED_VERSION } from '../src/db/seed'
+import { SEED_VERSION } from '../src/seed'
 import { ADMIN_PASSWORD, addRole, addUser, freshDatabase, snapshot, useTestApp, waitForJobEnd, waitForOperLog } from './harness'
 
 // Monitoring › Data and backups (modules/monitor/data.ts): what the page reads, who may read it, and Run now.

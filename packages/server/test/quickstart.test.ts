@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config'
 import { createDatabase } from '../src/db/database'
 import { migrateToLatest } from '../src/db/migrate'
-import { seed } from '../src/db/seed'
+import { seed } from '../src/seed'
 
 // The README's quick start (scripts/quickstart.mjs) as a newcomer runs it: what can refuse does so
 // before minutes of install and build, saying what to do; a repeat run skips what it already did.

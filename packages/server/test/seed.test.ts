@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app'
 import { loadConfig } from '../src/config'
-import { SEED_VERSION } from '../src/db/seed'
+import { SEED_VERSION } from '../src/seed'
 import { verifyPassword } from '../src/platform/auth/passwords'
 import { createTestApp, freshDatabase } from './harness'
 

@@ -17,7 +17,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely'
-import { yieldWhenDue } from '../platform/event-loop'
+import { yieldWhenDue } from '../lib/event-loop'
 import type { SqliteReaders } from './sqlite-readers'
 
 /**

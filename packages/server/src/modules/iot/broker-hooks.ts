@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { sameSecret } from '../../iot/device-auth'
+import { sameSecret } from '../../gateway/device-auth'
 import { notFoundHandler } from '../../platform/http'
 import { PUBLIC } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'

@@ -2,7 +2,7 @@ import { type CommandOutcome, COMMANDS, type DeviceCommandOption, iotEntities, t
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { type CommandService, MAX_DEVICES_PER_SEND } from '../../iot/commands'
+import { type CommandService, MAX_DEVICES_PER_SEND } from '../../gateway/commands'
 import { BusinessType } from '../../platform/audit/operation-log'
 import { ok } from '../../platform/envelope'
 import { notFound } from '../../platform/errors'

@@ -1,7 +1,7 @@
 import { iotEntities } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import { newRegistrationKey } from '../../iot/device-auth'
+import { newRegistrationKey } from '../../gateway/device-auth'
 import { BusinessType } from '../../platform/audit/operation-log'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { idParam } from '../../platform/crud/schemas'

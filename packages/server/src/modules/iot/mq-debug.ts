@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { type MqDebugger, publishPayloadSchema, topicFilterSchema, topicNameSchema } from '../../iot/mq-debug'
+import { type MqDebugger, publishPayloadSchema, topicFilterSchema, topicNameSchema } from '../../gateway/mq-debug'
 import { BusinessType } from '../../platform/audit/operation-log'
 import { ok } from '../../platform/envelope'
 import { forbidden } from '../../platform/errors'

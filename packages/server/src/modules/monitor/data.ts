@@ -27,13 +27,13 @@ import { caller } from '../../platform/rbac/guard'
 import { envelope } from '../../platform/responses'
 import type { Services } from '../../platform/services'
 import { MANIFEST_FILE, MANIFEST_SUM_FILE, sha256Text } from '../../ops/backup/manifest'
-import { RETENTION_DAYS_KEY as MESSAGE_RETENTION_KEY } from '../../iot/message-log'
+import { RETENTION_DAYS_KEY as MESSAGE_RETENTION_KEY } from '../../gateway/message-log'
 import { DEFAULT_TELEMETRY_RETENTION_DAYS, TELEMETRY_RETENTION_KEY } from '../iot/collections/recorder'
 import {
   DEFAULT_LOG_RETENTION_DAYS,
   LOGININFOR_RETENTION_KEY,
   OPERLOG_RETENTION_KEY,
-  registerIotRetention,
+  registerRetention,
   RUN_PERMISSION,
   SCHEDULED_FOLDER,
 } from '../../ops/maintenance'
@@ -190,7 +190,7 @@ export function registerMonitorData(app: FastifyInstance, services: Services) {
   const { db, jobs, config, configValues } = services
   const api = app.withTypeProvider<ZodTypeProvider>()
   // The retention job trims the gateway's message log: this app's gateway is the one it prunes.
-  registerIotRetention(services, { pruneMessages: () => app.iot.messageLog.prune() })
+  registerRetention(services, 'messageLog', () => app.iot.messageLog.prune())
 
   let usage: { at: number; value: DatabaseUsage } | undefined
   api.get(

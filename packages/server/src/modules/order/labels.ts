@@ -24,7 +24,7 @@ const encoders = async () => {
 }
 type Encoders = Awaited<ReturnType<typeof encoders>>
 let loaded: Promise<Encoders> | undefined
-import { yieldWhenDue } from '../../platform/event-loop'
+import { yieldWhenDue } from '../../lib/event-loop'
 
 export interface FrameLabel {
   /** Upper-case letters and digits, at most 32: more would not fit the barcode at a width scanners read. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Services } from '../../platform/services'
-import type { UpMessage } from '../../iot/types'
+import type { UpMessage } from '../../gateway/types'
 
 /** What a device on the line is asked to see for a GNSS fix. */
 export const MIN_SATELLITES = 4

@@ -1,8 +1,7 @@
 import { PASSWORD_PATTERN } from '@velo/shared'
 import type { Db } from '../../db/database'
-import { generatePassword } from '../../db/seed'
 import { BusinessType } from '../../platform/audit/operation-log'
-import { hashPassword } from '../../platform/auth/passwords'
+import { generatePassword, hashPassword } from '../../platform/auth/passwords'
 import type { SessionStore } from '../../platform/auth/session-store'
 
 /** The account `npm run admin:password` recovers: the built-in administrator the first start creates. */

@@ -2,4 +2,4 @@
 // and the retention job, each a job kind and a schedule, defined once per process on import.
 export { backupJob, BACKUP_INTERVAL_KEY, BACKUP_KEEP_KEY, DEFAULT_BACKUP_KEEP, RUN_PERMISSION, SCHEDULED_FOLDER, scheduledBackups } from './backup-job'
 export { DEFAULT_LOG_RETENTION_DAYS, LOGININFOR_RETENTION_KEY, OPERLOG_RETENTION_KEY, RETENTION_INTERVAL_KEY, retentionJob } from './retention-job'
-export { iotRetentionOf, registerIotRetention, type IotRetention } from './targets'
+export { registerRetention, retentionOf, type Trim } from './targets'

@@ -1,15 +1,14 @@
 import { sql } from 'kysely'
 import { RETENTION_TARGETS, type RetentionJobResult, type RetentionTarget } from '@velo/shared'
 import { forbidden } from '../../platform/errors'
-import { yieldWhenDue } from '../../platform/event-loop'
+import { yieldWhenDue } from '../../lib/event-loop'
 import { t } from '../../platform/i18n'
 import { defineJobKind, defineSchedule } from '../../platform/jobs'
 import type { JobContext } from '../../platform/jobs'
 import { hasPermission } from '../../platform/rbac/auth-context'
 import type { Services } from '../../platform/services'
-import { telemetryRecorderOf } from '../../modules/iot/collections'
 import { RUN_PERMISSION } from './backup-job'
-import { iotRetentionOf } from './targets'
+import { retentionOf } from './targets'
 
 export const OPERLOG_RETENTION_KEY = 'monitor.operlog.retentionDays'
 export const LOGININFOR_RETENTION_KEY = 'monitor.logininfor.retentionDays'
@@ -46,8 +45,8 @@ async function trimLog(services: Services, table: 'sysOperLog' | 'sysLoginLog', 
 const trimmers: Record<RetentionTarget, (ctx: JobContext) => Promise<number>> = {
   operLog: async (ctx) => trimLog(ctx.services, 'sysOperLog', await ctx.services.configValues.int(OPERLOG_RETENTION_KEY, DEFAULT_LOG_RETENTION_DAYS), ctx.signal),
   loginLog: async (ctx) => trimLog(ctx.services, 'sysLoginLog', await ctx.services.configValues.int(LOGININFOR_RETENTION_KEY, DEFAULT_LOG_RETENTION_DAYS), ctx.signal),
-  messageLog: async (ctx) => (await iotRetentionOf(ctx.services)?.pruneMessages()) ?? 0,
-  telemetry: async (ctx) => telemetryRecorderOf(ctx.services).sweep(),
+  messageLog: async (ctx) => (await retentionOf(ctx.services, 'messageLog')?.()) ?? 0,
+  telemetry: async (ctx) => (await retentionOf(ctx.services, 'telemetry')?.()) ?? 0,
   jobs: async (ctx) => ctx.services.jobs.removeExpired(ctx.signal),
 }
 

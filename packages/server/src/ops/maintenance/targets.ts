@@ -1,20 +1,22 @@
+import type { RetentionTarget } from '@velo/shared'
 import type { Services } from '../../platform/services'
 
+/** Deletes what is past its retention; answers how many rows. */
+export type Trim = () => Promise<number>
+
 /**
- * What the retention job trims that lives in the IoT gateway (its message log) rather than in
- * Services: the app registers it once the gateway has started, and the job reads it when it runs.
+ * What the retention job trims that lives in a menu area (the gateway's message log, IoT's telemetry
+ * history): the area registers its trim when it starts, and the job calls it when it runs, so this
+ * floor imports no module. A target nobody registered (an app built without that area) trims nothing.
  */
-export interface IotRetention {
-  /** Deletes device messages older than iot.message.retentionDays; answers how many. */
-  pruneMessages(): Promise<number>
+const byServices = new WeakMap<Services, Map<RetentionTarget, Trim>>()
+
+export function registerRetention(services: Services, target: RetentionTarget, trim: Trim): void {
+  const trims = byServices.get(services) ?? new Map<RetentionTarget, Trim>()
+  byServices.set(services, trims)
+  trims.set(target, trim)
 }
 
-const byServices = new WeakMap<Services, IotRetention>()
-
-export function registerIotRetention(services: Services, iot: IotRetention): void {
-  byServices.set(services, iot)
-}
-
-export function iotRetentionOf(services: Services): IotRetention | undefined {
-  return byServices.get(services)
+export function retentionOf(services: Services, target: RetentionTarget): Trim | undefined {
+  return byServices.get(services)?.get(target)
 }

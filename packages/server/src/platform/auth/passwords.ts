@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { hash, verify } from '@node-rs/argon2'
 
 // OWASP's argon2id baseline (19 MiB, 2 passes, 1 lane).
@@ -24,4 +25,12 @@ let dummyHash: Promise<string> | undefined
 export function dummyPasswordHash(): Promise<string> {
   dummyHash ??= hashPassword('not-a-real-password')
   return dummyHash
+}
+
+/** A password for the administrator of a new database, or one reset without a password given. */
+export function generatePassword(): string {
+  // 16 characters from an alphabet without look-alikes, plus a digit and a sign to meet any rule.
+  const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'
+  const bytes = randomBytes(14)
+  return `${Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('')}7!`
 }

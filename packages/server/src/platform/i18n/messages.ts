@@ -222,7 +222,7 @@ const en_US = {
   'maintenance.backup.memoryDatabase': 'An in-memory database has nothing on disk to back up',
   'maintenance.backup.failed': 'The backup failed: {detail}',
   'maintenance.alreadyActive': '"{title}" is already queued or running (job {jobId}): wait until it finishes',
-  // IoT commands and the message-queue debugger (src/iot/commands.ts, src/iot/mq-debug.ts)
+  // IoT commands and the message-queue debugger (src/gateway/commands.ts, src/gateway/mq-debug.ts)
   'iot.command.unknown': 'Unknown command "{command}"',
   'iot.command.deviceCount': 'Choose 1 to {max, plural, one {# device} other {# devices}}',
   'iot.command.deviceMissing': '{count, plural, one {# device does} other {# devices do}} not exist: {ids}',

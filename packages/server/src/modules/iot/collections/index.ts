@@ -1,11 +1,12 @@
 import { iotTelemetryEntities, TELEMETRY_FLEET_WINDOW_MINUTES, TELEMETRY_SERIES_MAX_DAYS, type TelemetryPayload, telemetrySeries as seriesSchema, telemetrySeriesRequest } from '@velo/shared'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import type { UpMessage } from '../../../iot/types'
+import type { UpMessage } from '../../../gateway/types'
 import { registerEntityRoutes } from '../../../platform/crud/routes'
 import { badRequest } from '../../../platform/errors'
 import { envelope } from '../../../platform/responses'
 import type { Services } from '../../../platform/services'
+import { registerRetention } from '../../../ops/maintenance/targets'
 import { TelemetryRecorder, type TelemetryRecorderOptions } from './recorder'
 import { telemetrySeries } from './series'
 
@@ -53,6 +54,8 @@ export function registerCollections(app: FastifyInstance, services: Services, op
   const db = services.db
   const recorder = new TelemetryRecorder({ db, configValues: services.configValues, logger: app.log }, options)
   byServices.set(services, recorder)
+  // The retention job trims the telemetry history past its days through this.
+  registerRetention(services, 'telemetry', () => recorder.sweep())
   app.iot.gateway.on('telemetry', (m) => recorder.record(m as UpMessage<TelemetryPayload>))
   app.iot.attach(recorder)
 

@@ -3,7 +3,7 @@ import { canonicalValues, type CommandEvent, FINAL_COMMAND_STATUSES, type Comman
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import type { Db } from '../../../db/database'
-import { MAX_DEVICES_PER_SEND } from '../../../iot/commands'
+import { MAX_DEVICES_PER_SEND } from '../../../gateway/commands'
 import { badRequest, type FieldIssue } from '../../../platform/errors'
 import { t } from '../../../platform/i18n'
 

@@ -1,6 +1,6 @@
 import { iotSimEntities, type StatusPayload } from '@velo/shared'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
-import type { UpMessage } from '../../../iot/types'
+import type { UpMessage } from '../../../gateway/types'
 import { registerEntityRoutes } from '../../../platform/crud/routes'
 import { recordTransitions } from '../../../platform/crud/history'
 import type { TransitionArgs } from '../../../platform/crud/workflow'

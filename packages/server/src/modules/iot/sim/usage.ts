@@ -1,6 +1,6 @@
 import { luhnValid, type StatusPayload } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import { WriteBehind } from '../../../iot/write-behind'
+import { WriteBehind } from '../../../gateway/write-behind'
 import type { Db } from '../../../db/database'
 
 type Row = Record<string, unknown>

@@ -1,6 +1,6 @@
 import { type AlarmState, type DeviceEventPayload, iotWarningEntities, type PresencePayload, type TelemetryPayload } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
-import type { UpMessage } from '../../../iot/types'
+import type { UpMessage } from '../../../gateway/types'
 import { registerEntityRoutes } from '../../../platform/crud/routes'
 import type { ActionArgs } from '../../../platform/crud/workflow'
 import { badRequest, conflict } from '../../../platform/errors'

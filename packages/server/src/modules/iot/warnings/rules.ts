@@ -1,7 +1,7 @@
 import { CONFIG_VALUES, type DeviceEventPayload, type TelemetryPayload } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../../../db/database'
-import type { UpMessage } from '../../../iot/types'
+import type { UpMessage } from '../../../gateway/types'
 import type { ConfigValues } from '../../../platform/config-keys'
 import { deviceTemplate } from '../config/templates'
 import type { AlarmType } from './alarms'

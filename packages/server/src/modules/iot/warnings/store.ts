@@ -1,6 +1,6 @@
 import type { AlarmEventData, AlarmSeverity, AlarmState, AlarmType } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import type { IotEvents } from '../../../iot/types'
+import type { IotEvents } from '../../../gateway/types'
 import type { Alarms, RaiseAlarm } from './alarms'
 import type { Notifier } from './notify'
 import type { Db } from '../../../db/database'

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '../../../db/database'
-import type { KnownDevice } from '../../../iot/types'
+import type { KnownDevice } from '../../../gateway/types'
 import { ACTIVE, deviceRecord, devicesById, isoOrNull, num, type Row, type TransitionRecord } from './tables'
 import { inDailyWindow } from './window'
 

@@ -2,7 +2,7 @@ import { crc8Hex, encodeOtaBlock, OTA_ACTIVE_STATES, type OtaBlockRequestPayload
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import type { KnownDevice, UpMessage } from '../../../iot/types'
+import type { KnownDevice, UpMessage } from '../../../gateway/types'
 import { AppError, forbidden, notFound } from '../../../platform/errors'
 import { fileLinks } from '../../../platform/files/links'
 import { sendBytes } from '../../../platform/files/send'

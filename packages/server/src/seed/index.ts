@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto'
 import { allEntities, definedButtons, definedPageButtons, entityForComponent, MENU_CATALOGUE, type MenuSeed, STANDARD_ACTIONS } from '@velo/shared'
 import type { Transaction } from 'kysely'
-import { newRegistrationKey } from '../../iot/device-auth'
-import { seedMessageConfigs } from '../../modules/iot/warnings/defaults'
-import { newUserRow } from '../../platform/auth/new-user'
-import { hashPassword } from '../../platform/auth/passwords'
-import type { Services } from '../../platform/services'
-import type { Database } from '../schema'
+import { newRegistrationKey } from '../gateway/device-auth'
+import { seedMessageConfigs } from '../modules/iot/warnings/defaults'
+import { newUserRow } from '../platform/auth/new-user'
+import { generatePassword, hashPassword } from '../platform/auth/passwords'
+import type { Services } from '../platform/services'
+import type { Database } from '../db/schema'
 import { SEED_CONFIGS, SEED_DICTIONARIES } from './dictionaries'
 import { SEED_COUNTRIES, SEED_I18N } from './system-data'
 
@@ -23,13 +22,6 @@ export interface SeedResult {
 }
 
 type Tx = Transaction<Database>
-
-export function generatePassword(): string {
-  // 16 characters from an alphabet without look-alikes, plus a digit and a sign to meet any rule.
-  const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'
-  const bytes = randomBytes(14)
-  return `${Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('')}7!`
-}
 
 const audit = () => ({ createBy: 'system', createTime: new Date().toISOString(), updateBy: '', updateTime: null, remark: '' })
 

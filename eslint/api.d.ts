@@ -1,4 +1,4 @@
-// ESLint 9.9 ships no type declarations (they came with 9.10); floors.test.ts uses this much of its API.
+// ESLint 9.9 ships no type declarations (they came with 9.10); the floors tests (web src/test, server test) use this much of its API.
 declare module 'eslint' {
   export interface LintMessage {
     ruleId: string | null
