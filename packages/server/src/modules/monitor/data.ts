@@ -31,8 +31,8 @@ import { RETENTION_DAYS_KEY as MESSAGE_RETENTION_KEY } from '../../gateway/messa
 import { DEFAULT_TELEMETRY_RETENTION_DAYS, TELEMETRY_RETENTION_KEY } from '../iot/collections/recorder'
 import {
   DEFAULT_LOG_RETENTION_DAYS,
-  LOGININFOR_RETENTION_KEY,
-  OPERLOG_RETENTION_KEY,
+  LOGIN_LOG_RETENTION_KEY,
+  OPERATION_LOG_RETENTION_KEY,
   registerRetention,
   RUN_PERMISSION,
   SCHEDULED_FOLDER,
@@ -248,8 +248,8 @@ export function registerMonitorData(app: FastifyInstance, services: Services) {
     async (): Promise<RetentionSetting[]> => {
       const setting = async (target: RetentionTarget, configKey: string, fallback: number): Promise<RetentionSetting> => ({ target, days: await configValues.int(configKey, fallback), configKey, fromEnvironment: false })
       const settings: Record<RetentionTarget, () => Promise<RetentionSetting>> = {
-        operLog: () => setting('operLog', OPERLOG_RETENTION_KEY, DEFAULT_LOG_RETENTION_DAYS),
-        loginLog: () => setting('loginLog', LOGININFOR_RETENTION_KEY, DEFAULT_LOG_RETENTION_DAYS),
+        operLog: () => setting('operLog', OPERATION_LOG_RETENTION_KEY, DEFAULT_LOG_RETENTION_DAYS),
+        loginLog: () => setting('loginLog', LOGIN_LOG_RETENTION_KEY, DEFAULT_LOG_RETENTION_DAYS),
         messageLog: () => setting('messageLog', MESSAGE_RETENTION_KEY, MESSAGE_RETENTION_DEFAULT_DAYS),
         telemetry: () => setting('telemetry', TELEMETRY_RETENTION_KEY, DEFAULT_TELEMETRY_RETENTION_DAYS),
         jobs: async () => ({ target: 'jobs', days: config.jobRetentionMs / DAY_MS, configKey: 'JOB_RETENTION_DAYS', fromEnvironment: true }),

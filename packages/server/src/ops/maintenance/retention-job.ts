@@ -10,8 +10,8 @@ import type { Services } from '../../platform/services'
 import { RUN_PERMISSION } from './backup-job'
 import { retentionOf } from './targets'
 
-export const OPERLOG_RETENTION_KEY = 'monitor.operlog.retentionDays'
-export const LOGININFOR_RETENTION_KEY = 'monitor.logininfor.retentionDays'
+export const OPERATION_LOG_RETENTION_KEY = 'monitor.operlog.retentionDays'
+export const LOGIN_LOG_RETENTION_KEY = 'monitor.logininfor.retentionDays'
 export const RETENTION_INTERVAL_KEY = 'monitor.retention.intervalHours'
 export const DEFAULT_LOG_RETENTION_DAYS = 365
 const DAY_MS = 86_400_000
@@ -43,8 +43,8 @@ async function trimLog(services: Services, table: 'sysOperLog' | 'sysLoginLog', 
 }
 
 const trimmers: Record<RetentionTarget, (ctx: JobContext) => Promise<number>> = {
-  operLog: async (ctx) => trimLog(ctx.services, 'sysOperLog', await ctx.services.configValues.int(OPERLOG_RETENTION_KEY, DEFAULT_LOG_RETENTION_DAYS), ctx.signal),
-  loginLog: async (ctx) => trimLog(ctx.services, 'sysLoginLog', await ctx.services.configValues.int(LOGININFOR_RETENTION_KEY, DEFAULT_LOG_RETENTION_DAYS), ctx.signal),
+  operLog: async (ctx) => trimLog(ctx.services, 'sysOperLog', await ctx.services.configValues.int(OPERATION_LOG_RETENTION_KEY, DEFAULT_LOG_RETENTION_DAYS), ctx.signal),
+  loginLog: async (ctx) => trimLog(ctx.services, 'sysLoginLog', await ctx.services.configValues.int(LOGIN_LOG_RETENTION_KEY, DEFAULT_LOG_RETENTION_DAYS), ctx.signal),
   messageLog: async (ctx) => (await retentionOf(ctx.services, 'messageLog')?.()) ?? 0,
   telemetry: async (ctx) => (await retentionOf(ctx.services, 'telemetry')?.()) ?? 0,
   jobs: async (ctx) => ctx.services.jobs.removeExpired(ctx.signal),
