@@ -1,5 +1,5 @@
 import { type Language, OTA_COMMIT_MARGIN_SECONDS, OTA_COMMIT_SECONDS, type OtaDeviceState } from '@velo/shared'
-import { sql, type WhereInterface } from 'kysely'
+import { sql, type Updateable, type WhereInterface } from 'kysely'
 import type { Db } from '../../../db/database'
 import type { Database } from '../../../db/schema'
 import { type MessageKey, t } from '../../../platform/i18n'
@@ -51,20 +51,13 @@ export async function expire(tx: Db, c: Row, now: Date, records: TransitionRecor
   await expireTrials(tx, c, now, records)
   const cutoff = new Date(now.getTime() - num(c.timeoutMinutes) * 60_000).toISOString()
   const stamp = now.toISOString()
-  const late = <Q extends DeviceRows>(q: Q) => q.where('campaignId', '=', num(c.campaignId)).where('state', 'in', BEFORE_TRIAL).where('notifiedAt', '<', cutoff) as Q
-  const before = (await late(tx.selectFrom('otaCampaignDevice').select(['upgradeId', 'deviceId', 'wave', 'attempt', 'state'])).execute()) as Row[]
-  if (!before.length) return
   // Still late and active when written: a report that landed meanwhile wins.
-  const expired = (await late(tx.updateTable('otaCampaignDevice').set({ state: 'timedOut', finishedAt: stamp, updatedAt: stamp }))
-    .where(
-      'upgradeId',
-      'in',
-      before.map((r) => num(r.upgradeId)),
-    )
-    .returning(['upgradeId'])
-    .execute()) as Row[]
-  const done = new Set(expired.map((r) => num(r.upgradeId)))
-  for (const r of before) if (done.has(num(r.upgradeId))) records.push(deviceRecord(c, r, 'timeout', String(r.state), 'timedOut', { minutes: num(c.timeoutMinutes) }, now))
+  await endOverdue(
+    tx,
+    (q) => q.where('campaignId', '=', num(c.campaignId)).where('state', 'in', BEFORE_TRIAL).where('notifiedAt', '<', cutoff),
+    () => ({ state: 'timedOut', finishedAt: stamp, updatedAt: stamp }),
+    (r) => records.push(deviceRecord(c, r, 'timeout', String(r.state), 'timedOut', { minutes: num(c.timeoutMinutes) }, now)),
+  )
 }
 
 /** Devices on trial past their commit deadline and its margin: rolled back (E_COMMIT_TIMEOUT). */
@@ -72,12 +65,24 @@ export async function expireTrials(tx: Db, c: Row, now: Date, records: Transitio
   const seconds = commitSecondsOf(c)
   const cutoff = new Date(now.getTime() - (seconds + OTA_COMMIT_MARGIN_SECONDS) * 1000).toISOString()
   const stamp = now.toISOString()
-  const overdue = <Q extends DeviceRows>(q: Q) => q.where('campaignId', '=', num(c.campaignId)).where('state', '=', 'trial').where('trialAt', '<', cutoff) as Q
-  const before = (await overdue(tx.selectFrom('otaCampaignDevice').select(['upgradeId', 'deviceId', 'wave', 'attempt'])).execute()) as Row[]
-  if (!before.length) return
-  const message = bothLanguages('ota.rollout.commitTimeout', () => ({ seconds, version: String(c.targetVersion ?? '') }))
   // Still on trial and overdue when written: a commit that landed meanwhile wins.
-  const rolledBack = (await overdue(tx.updateTable('otaCampaignDevice').set({ state: 'rolledBack', code: 'E_COMMIT_TIMEOUT', message, finishedAt: stamp, updatedAt: stamp }))
+  await endOverdue(
+    tx,
+    (q) => q.where('campaignId', '=', num(c.campaignId)).where('state', '=', 'trial').where('trialAt', '<', cutoff),
+    () => ({ state: 'rolledBack', code: 'E_COMMIT_TIMEOUT', message: bothLanguages('ota.rollout.commitTimeout', () => ({ seconds, version: String(c.targetVersion ?? '') })), finishedAt: stamp, updatedAt: stamp }),
+    (r) => records.push(deviceRecord(c, r, 'commitTimeout', 'trial', 'rolledBack', { code: 'E_COMMIT_TIMEOUT', seconds }, now)),
+  )
+}
+
+/**
+ * Ends the devices `overdue` picks with the values `end` gives, only those still picked when written
+ * (a report that landed between the read and the write wins), and tells `ended` of each one it ended.
+ */
+async function endOverdue(tx: Db, overdue: (q: DeviceRows) => DeviceRows, end: () => Updateable<Database['otaCampaignDevice']>, ended: (r: Row) => void) {
+  const pick = <Q extends DeviceRows>(q: Q) => overdue(q) as Q
+  const before = (await pick(tx.selectFrom('otaCampaignDevice').select(['upgradeId', 'deviceId', 'wave', 'attempt', 'state'])).execute()) as Row[]
+  if (!before.length) return
+  const done = (await pick(tx.updateTable('otaCampaignDevice').set(end()))
     .where(
       'upgradeId',
       'in',
@@ -85,8 +90,8 @@ export async function expireTrials(tx: Db, c: Row, now: Date, records: Transitio
     )
     .returning(['upgradeId'])
     .execute()) as Row[]
-  const done = new Set(rolledBack.map((r) => num(r.upgradeId)))
-  for (const r of before) if (done.has(num(r.upgradeId))) records.push(deviceRecord(c, r, 'commitTimeout', 'trial', 'rolledBack', { code: 'E_COMMIT_TIMEOUT', seconds }, now))
+  const endedIds = new Set(done.map((r) => num(r.upgradeId)))
+  for (const r of before) if (endedIds.has(num(r.upgradeId))) ended(r)
 }
 
 /**
