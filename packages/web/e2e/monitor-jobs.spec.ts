@@ -44,3 +44,17 @@ test('an export queued as a job shows under Monitoring › Jobs, finishes and do
   const info = await call<JobInfo>(page.request, 'GET', `/monitor/job/${first.jobId}`, token)
   expect(file.suggestedFilename()).toBe(info.fileName)
 })
+
+test("Scheduled work lists what the server does by itself, with each sweep's last run", async ({ page, baseURL }) => {
+  await openSignedIn(page, baseURL!)
+  await openFromSidebar(page, 'Monitoring', 'Jobs', /\/monitor\/job$/)
+  await page.getByTestId('jobs-tab-scheduled').click()
+  const work = page.getByTestId('scheduled-work')
+  await expect(work.getByTestId('scheduled-backup')).toContainText('Back up the database')
+  // The OTA rollout ticks every second on one server of the deployment: it has run, and went well.
+  const rollout = work.getByTestId('scheduled-otaRollout')
+  await expect(rollout).toContainText('Every 1 s, on one server')
+  await expect(rollout).toContainText('OK')
+  await expect(work.getByTestId('scheduled-devicePresence')).toContainText('Every 10 s, on one server')
+  await saveScreen(page, 'monitor-jobs-scheduled')
+})
