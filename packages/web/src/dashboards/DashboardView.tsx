@@ -1,6 +1,7 @@
-import { useMemo, useState, type ReactNode } from 'react'
+import { useMemo, type ReactNode } from 'react'
 import { Alert, Button, Space, Spin, Typography } from 'antd'
 import { DownloadOutlined } from '@ant-design/icons'
+import { useMutation } from '@tanstack/react-query'
 import { DASHBOARD_DEFAULT_DAYS, type DashboardDef } from '@velo/shared'
 import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
@@ -41,21 +42,14 @@ export function DashboardView({ def, header, refetchEveryMs }: DashboardViewProp
   const data = useDashboardData(def.key, view, { refetchEveryMs })
   const answer = data.data
   const range = answer && !data.isPlaceholderData ? { from: answer.query.from, to: answer.query.to } : shownRange(view)
-  const [downloading, setDownloading] = useState(false)
+  const exportDownload = useMutation({
+    mutationFn: (shown: ViewQuery) => downloadDashboard(def.key, shown),
+    // onError left out: requestFile already showed the server's message.
+  })
   const mayExport = def.permission === null || may({ permissions: [`${def.permission}:export`] })
   const allowed = (permission: string) => may({ permissions: [permission] })
 
   const setView = (next: ViewQuery) => setParams(writeViewQuery(next))
-  const download = async () => {
-    setDownloading(true)
-    try {
-      await downloadDashboard(def.key, view)
-    } catch {
-      // requestFile already showed the server's message.
-    } finally {
-      setDownloading(false)
-    }
-  }
 
   const figures = def.figures
     .map((figure) => ({ figure, shown: shownColumns(figure, allowed), data: answer?.figures.find((f) => f.key === figure.key) }))
@@ -82,7 +76,7 @@ export function DashboardView({ def, header, refetchEveryMs }: DashboardViewProp
             </Typography.Text>
           )}
           {mayExport && (
-            <Button icon={<DownloadOutlined />} loading={downloading} disabled={failed || firstLoad} onClick={() => void download()} data-testid="dashboard-export">
+            <Button icon={<DownloadOutlined />} loading={exportDownload.isPending} disabled={failed || firstLoad} onClick={() => exportDownload.mutate(view)} data-testid="dashboard-export">
               {t('dashboard.export')}
             </Button>
           )}

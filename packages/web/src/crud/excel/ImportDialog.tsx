@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { Alert, App, Button, Checkbox, Modal, Popconfirm, Progress, Typography, Upload } from 'antd'
 import { DownloadOutlined, InboxOutlined } from '@ant-design/icons'
-import { useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { IMPORT_EXTENSIONS, type JobInfo, type ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { saveBlob } from '../../api/http'
@@ -9,7 +9,7 @@ import { cancelJob } from '../../api/jobs'
 import { jobStore } from '../../api/jobStore'
 import { localized } from '../../i18n'
 import { formatCount } from '../../i18n/numbers'
-import { crudApi } from '../api/crudApi'
+import { crudApi, type ImportResult } from '../api/crudApi'
 import { refreshAfterChange } from '../api/refresh'
 import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
 import { ImportReport } from './ImportReport'
@@ -33,7 +33,6 @@ export function ImportDialog({ entity, onClose }: { entity: ResolvedEntity; onCl
   const [file, setFile] = useState<File | null>(null)
   const [updateSupport, setUpdateSupport] = useState(false)
   const [shown, setShown] = useState<Shown | null>(null)
-  const [busy, setBusy] = useState(false)
   const api = crudApi(entity)
 
   const succeeded = () => {
@@ -47,27 +46,32 @@ export function ImportDialog({ entity, onClose }: { entity: ResolvedEntity; onCl
   })
   const running = importJob.active ? importJob.job : null
 
-  async function submit() {
+  const fileImport = useMutation({
+    /** A large file's queued job, or a small file's counts. */
+    mutationFn: async ({ chosen, update }: { chosen: File; update: boolean }): Promise<{ job: JobInfo } | { result: ImportResult }> =>
+      chosen.size > IMPORT_JOB_THRESHOLD_BYTES ? { job: (await startImportJob(entity.path, chosen, update)).data } : { result: await api.import(chosen, update) },
+    onSuccess: (answer) => {
+      if ('job' in answer) {
+        importJob.follow(answer.job)
+        return
+      }
+      setShown({ outcome: { result: answer.result } })
+      succeeded()
+    },
+    onError: (error) => {
+      const errors = fieldErrorsOf(error)
+      if (errors) setShown({ outcome: { errors } })
+      else showFailure(error)
+    },
+  })
+
+  function submit() {
     if (!file) {
       void message.warning(t('crud.importNoFile'))
       return
     }
-    setBusy(true)
     setShown(null)
-    try {
-      if (file.size > IMPORT_JOB_THRESHOLD_BYTES) {
-        importJob.follow((await startImportJob(entity.path, file, updateSupport)).data)
-        return
-      }
-      setShown({ outcome: { result: await api.import(file, updateSupport) } })
-      succeeded()
-    } catch (error) {
-      const errors = fieldErrorsOf(error)
-      if (errors) setShown({ outcome: { errors } })
-      else showFailure(error)
-    } finally {
-      setBusy(false)
-    }
+    fileImport.mutate({ chosen: file, update: updateSupport })
   }
 
   async function stop(job: JobInfo) {
@@ -100,8 +104,8 @@ export function ImportDialog({ entity, onClose }: { entity: ResolvedEntity; onCl
       open
       title={t('crud.importTitle', { entity: localized(entity.label) })}
       okText={t('crud.import')}
-      onOk={() => void submit()}
-      confirmLoading={busy}
+      onOk={submit}
+      confirmLoading={fileImport.isPending}
       // Not loading while a job runs: a loading dialog cannot be closed, and this one may be.
       okButtonProps={{ disabled: running !== null }}
       onCancel={close}

@@ -1,6 +1,6 @@
-import { useState, type ReactNode } from 'react'
+import type { ReactNode } from 'react'
 import { Alert, App, Button, Col, Drawer, Form, Modal, Row as GridRow, Space, Spin, type ButtonProps } from 'antd'
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { type ResolvedEntity, stateRules } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
@@ -41,7 +41,6 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
   const { message, modal } = App.useApp()
   const queryClient = useQueryClient()
   const [form] = Form.useForm<Row>()
-  const [saving, setSaving] = useState(false)
   const mode: FormMode = id === undefined ? 'add' : 'edit'
   const fields = formFieldsFor(entity, mode)
   const api = crudApi(entity)
@@ -59,40 +58,6 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
   const askDiscard = useDiscardGuard()
   const close = () => askDiscard(form, initialValues, onClose)
 
-  async function save() {
-    let values: Row
-    try {
-      values = await form.validateFields()
-    } catch {
-      return // antd marks the fields
-    }
-    setSaving(true)
-    try {
-      // Fields another field's value leaves out (`when`) are not sent.
-      const current = form.getFieldsValue(true) as Row
-      const body = formPayload(entity, fields.filter((f) => isShown(f, current) && !stateLocked.has(f.name)), values, mode, row.data)
-      const send = (confirmed: boolean) => (mode === 'add' ? api.add(body, confirmed) : api.edit(body, confirmed))
-      let saved: EntityRow<E>
-      try {
-        saved = await send(false)
-      } catch (error) {
-        const question = confirmQuestionOf(error)
-        if (question === null) throw error
-        // Cancel leaves the form open as it was, with nothing sent.
-        if (!(await askBeforeSaving(question))) return
-        saved = await send(true)
-      }
-      void message.success(t(mode === 'add' ? 'crud.addSuccess' : 'crud.editSuccess'))
-      void refreshAfterChange(queryClient, entity)
-      onSaved?.(saved)
-      onClose()
-    } catch (error) {
-      placeErrors(error)
-    } finally {
-      setSaving(false)
-    }
-  }
-
   /** The server's question about this save, in its words: true once OK is clicked. */
   const askBeforeSaving = (question: string) =>
     new Promise<boolean>((resolve) => {
@@ -108,6 +73,44 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
 
   /** The server's field errors go under their fields; the rest is said in a message. */
   const placeErrors = (error: unknown) => placeFieldErrors(form, fields.map((f) => f.name), error)
+
+  // The server's question is part of the save: the button stays loading while it is asked.
+  const rowSave = useMutation({
+    /** The saved row, or null when the user cancelled the server's question. */
+    mutationFn: async (values: Row): Promise<EntityRow<E> | null> => {
+      // Fields another field's value leaves out (`when`) are not sent.
+      const current = form.getFieldsValue(true) as Row
+      const body = formPayload(entity, fields.filter((f) => isShown(f, current) && !stateLocked.has(f.name)), values, mode, row.data)
+      const send = (confirmed: boolean) => (mode === 'add' ? api.add(body, confirmed) : api.edit(body, confirmed))
+      try {
+        return await send(false)
+      } catch (error) {
+        const question = confirmQuestionOf(error)
+        if (question === null) throw error
+        // Cancel leaves the form open as it was, with nothing sent.
+        if (!(await askBeforeSaving(question))) return null
+        return send(true)
+      }
+    },
+    onSuccess: (saved) => {
+      if (!saved) return
+      void message.success(t(mode === 'add' ? 'crud.addSuccess' : 'crud.editSuccess'))
+      void refreshAfterChange(queryClient, entity)
+      onSaved?.(saved)
+      onClose()
+    },
+    onError: placeErrors,
+  })
+
+  async function save() {
+    let values: Row
+    try {
+      values = await form.validateFields()
+    } catch {
+      return // antd marks the fields
+    }
+    rowSave.mutate(values)
+  }
 
   const items = fields.map((f) => (
     <EntityFormItem
@@ -160,7 +163,7 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
   const buttons = (
     <Space>
       <Button onClick={close}>{t('common.cancel')}</Button>
-      <Button type="primary" loading={saving} disabled={!source || readOnly} onClick={() => void save()} data-testid="entity-form-save">
+      <Button type="primary" loading={rowSave.isPending} disabled={!source || readOnly} onClick={() => void save()} data-testid="entity-form-save">
         {t('common.save')}
       </Button>
     </Space>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
 import { Alert, App, Button, Col, Descriptions, Form, Modal, Row as GridRow, Space, Spin, Typography, type ButtonProps } from 'antd'
-import { useQuery } from '@tanstack/react-query'
+import { useMutation, useQuery } from '@tanstack/react-query'
 import { NOTE_PLACEHOLDER, noteApplies, type OperationNote, type ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
@@ -109,7 +109,6 @@ export function OperationDialog({ entity, operation, rows, onClose, onRun }: Ope
   const { t } = useTranslation()
   const { modal } = App.useApp()
   const [form] = Form.useForm<Row>()
-  const [running, setRunning] = useState(false)
   const statusField = entity.transitions && entity.fieldMap.get(entity.transitions.field)
   const label = localized(operation.label)
   const [initialValues] = useState(() => initialFormValues(operation.input, 'add', {}))
@@ -162,6 +161,28 @@ export function OperationDialog({ entity, operation, rows, onClose, onRun }: Ope
       })
     })
 
+  // The preview and its second confirmation are part of the run: the button stays loading through them.
+  const operationRun = useMutation({
+    /** Whether it ran: false when the second confirmation was cancelled. */
+    mutationFn: async (values: Row): Promise<boolean> => {
+      let body = bodyOf(values, form.getFieldsValue(true) as Row)
+      if (operation.preview) {
+        // Asked for exactly what is sent, not the last debounced input.
+        const answer = await previewOperation(entity, operation, rows, body)
+        if (answer.secondConfirm) {
+          if (!(await confirmAgain(answer.secondConfirm))) return false
+          body = { ...body, confirmed: true }
+        }
+      }
+      await onRun(body)
+      return true
+    },
+    onSuccess: (ran) => {
+      if (ran) onClose()
+    },
+    onError: (error) => placeFieldErrors(form, [TARGET, ...operation.input.map((f) => f.name)], error),
+  })
+
   async function submit() {
     let values: Row
     try {
@@ -169,24 +190,7 @@ export function OperationDialog({ entity, operation, rows, onClose, onRun }: Ope
     } catch {
       return // antd marks the fields
     }
-    setRunning(true)
-    try {
-      let body = bodyOf(values, form.getFieldsValue(true) as Row)
-      if (operation.preview) {
-        // Asked for exactly what is sent, not the last debounced input.
-        const answer = await previewOperation(entity, operation, rows, body)
-        if (answer.secondConfirm) {
-          if (!(await confirmAgain(answer.secondConfirm))) return
-          body = { ...body, confirmed: true }
-        }
-      }
-      await onRun(body)
-      onClose()
-    } catch (error) {
-      placeFieldErrors(form, [TARGET, ...operation.input.map((f) => f.name)], error)
-    } finally {
-      setRunning(false)
-    }
+    operationRun.mutate(values)
   }
 
   const inputs = (
@@ -233,7 +237,7 @@ export function OperationDialog({ entity, operation, rows, onClose, onRun }: Ope
       footer={
         <Space>
           <Button onClick={close}>{t('common.cancel')}</Button>
-          <Button type="primary" danger={operation.danger} loading={running} onClick={() => void submit()} data-testid="operation-submit">
+          <Button type="primary" danger={operation.danger} loading={operationRun.isPending} onClick={() => void submit()} data-testid="operation-submit">
             {label}
           </Button>
         </Space>

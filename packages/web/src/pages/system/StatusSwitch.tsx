@@ -1,6 +1,5 @@
-import { useState } from 'react'
 import { App, Switch } from 'antd'
-import { useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import type { Status } from '../../api/system'
 import { useAccess } from '../../session/Access'
@@ -26,32 +25,34 @@ export function StatusSwitch(props: StatusSwitchProps) {
   const { t } = useTranslation()
   const { modal, message } = App.useApp()
   const queryClient = useQueryClient()
-  const [busy, setBusy] = useState(false)
+  const name = String(row[entity.labelField] ?? row[entity.idField])
+  const statusChange = useMutation({
+    mutationFn: (status: Status) => change(status),
+    onSuccess: (_answer, status) => {
+      void message.success(t(status === '1' ? 'system.disabled' : 'system.enabled', { name }))
+      void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
+    },
+  })
   const allowed = useAccess({ permissions: [permission] })
   if (!allowed) return <OptionsCell {...props} />
 
   const enabled = value === '0'
-  const name = String(row[entity.labelField] ?? row[entity.idField])
   const flip = () =>
     modal.confirm({
       title: t('crud.confirmTitle'),
       content: t(enabled ? 'system.disableConfirm' : 'system.enableConfirm', { name }),
+      // Awaited: the confirmation stays open, its OK button loading, until the server has answered.
       onOk: async () => {
-        setBusy(true)
         try {
-          await change(enabled ? '1' : '0')
-          void message.success(t(enabled ? 'system.disabled' : 'system.enabled', { name }))
-          void queryClient.invalidateQueries({ queryKey: crudKeys.all(entity) })
+          await statusChange.mutateAsync(enabled ? '1' : '0')
         } catch {
           // The client showed why (e.g. the built-in administrator stays enabled).
-        } finally {
-          setBusy(false)
         }
       },
     })
   return (
     <span title={locked}>
-      <Switch size="small" checked={enabled} loading={busy} disabled={!!locked} onChange={flip} data-testid={`status-switch-${name}`} />
+      <Switch size="small" checked={enabled} loading={statusChange.isPending} disabled={!!locked} onChange={flip} data-testid={`status-switch-${name}`} />
     </span>
   )
 }

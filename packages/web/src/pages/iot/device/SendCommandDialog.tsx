@@ -1,5 +1,5 @@
-import { useState } from 'react'
 import { App, Form, InputNumber, Modal, Select, Space, Tag } from 'antd'
+import { useMutation } from '@tanstack/react-query'
 import { COMMANDS, type ApiRowOf, type iotEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { iotApi } from '../../../api/iot'
@@ -27,8 +27,21 @@ export function SendCommandDialog({ devices, onClose }: { devices: readonly Pick
   const { t } = useTranslation()
   const { modal, message } = App.useApp()
   const [form] = Form.useForm<Values>()
-  const [sending, setSending] = useState(false)
   const count = devices.length
+  const commandSend = useMutation({
+    mutationFn: (values: Values) =>
+      iotApi.sendCommand({
+        deviceIds: devices.map((d) => d.deviceId),
+        command: values.command,
+        params: parseJsonObject(values.params) ?? {},
+        ...(values.timeoutSeconds ? { timeoutSeconds: values.timeoutSeconds } : {}),
+        ...(values.expireMinutes ? { expireMinutes: values.expireMinutes } : {}),
+      }),
+    onSuccess: ({ data, msg }) => {
+      void message.success(msg || t('iot.command.sent', { sent: data.sent, queued: data.queued }))
+      onClose()
+    },
+  })
 
   const send = (values: Values) => {
     const spec = COMMANDS.find((c) => c.name === values.command)
@@ -37,22 +50,12 @@ export function SendCommandDialog({ devices, onClose }: { devices: readonly Pick
       title: t('crud.confirmTitle'),
       content: t('iot.command.confirm', { command: label, count }),
       okButtonProps: { danger: spec?.confirm === true },
+      // Awaited: the confirmation stays open, its OK button loading, until the server has answered.
       onOk: async () => {
-        setSending(true)
         try {
-          const { data, msg } = await iotApi.sendCommand({
-            deviceIds: devices.map((d) => d.deviceId),
-            command: values.command,
-            params: parseJsonObject(values.params) ?? {},
-            ...(values.timeoutSeconds ? { timeoutSeconds: values.timeoutSeconds } : {}),
-            ...(values.expireMinutes ? { expireMinutes: values.expireMinutes } : {}),
-          })
-          void message.success(msg || t('iot.command.sent', { sent: data.sent, queued: data.queued }))
-          onClose()
+          await commandSend.mutateAsync(values)
         } catch {
           // The client showed why.
-        } finally {
-          setSending(false)
         }
       },
     })
@@ -65,7 +68,7 @@ export function SendCommandDialog({ devices, onClose }: { devices: readonly Pick
       onCancel={onClose}
       onOk={() => form.submit()}
       okText={t('iot.command.send')}
-      okButtonProps={{ loading: sending }}
+      okButtonProps={{ loading: commandSend.isPending }}
       destroyOnHidden
       mask={{ closable: false }}
       width={640}

@@ -1,6 +1,6 @@
-import { useMemo, useState } from 'react'
+import { useMemo } from 'react'
 import { App, Form, Modal, Select, Spin, Typography } from 'antd'
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { allEntities, entityByKey, systemEntities, scopeReach, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { deptTree, setRoleDataScope, systemKeys } from '../../../api/system'
@@ -24,8 +24,16 @@ export function DataScopeDialog({ roleRow, onClose }: { roleRow: Pick<ApiRowOf<t
   const { message } = App.useApp()
   const queryClient = useQueryClient()
   const [form] = Form.useForm<Values>()
-  const [saving, setSaving] = useState(false)
   const { roleId } = roleRow
+  const scopeSave = useMutation({
+    mutationFn: ({ dataScope, deptIds }: Values) => setRoleDataScope(roleId, dataScope, dataScope === CUSTOM ? (deptIds ?? []) : []),
+    onSuccess: () => {
+      void message.success(t('crud.editSuccess'))
+      void queryClient.invalidateQueries({ queryKey: crudKeys.all(role) })
+      onClose()
+    },
+    // onError left out: the client showed why.
+  })
   const loaded = useQuery({ queryKey: crudKeys.row(role, roleId), queryFn: () => crudApi(role).get(roleId), gcTime: 0 })
   const scopes = useDict('sys_data_scope')
   const depts = useQuery({ queryKey: systemKeys.deptTree, queryFn: deptTree, staleTime: 60_000 })
@@ -34,17 +42,7 @@ export function DataScopeDialog({ roleRow, onClose }: { roleRow: Pick<ApiRowOf<t
   async function save() {
     const values = await form.validateFields().catch(() => null)
     if (!values) return
-    setSaving(true)
-    try {
-      await setRoleDataScope(roleId, values.dataScope, values.dataScope === CUSTOM ? (values.deptIds ?? []) : [])
-      void message.success(t('crud.editSuccess'))
-      void queryClient.invalidateQueries({ queryKey: crudKeys.all(role) })
-      onClose()
-    } catch {
-      // The client showed why.
-    } finally {
-      setSaving(false)
-    }
+    scopeSave.mutate(values)
   }
 
   return (
@@ -55,7 +53,7 @@ export function DataScopeDialog({ roleRow, onClose }: { roleRow: Pick<ApiRowOf<t
       cancelText={t('common.cancel')}
       onOk={() => void save()}
       okButtonProps={{ disabled: !loaded.data }}
-      confirmLoading={saving}
+      confirmLoading={scopeSave.isPending}
       onCancel={onClose}
       destroyOnHidden
       mask={{ closable: false }}

@@ -1,5 +1,5 @@
-import { useState } from 'react'
 import { App, Form, Input, Modal, Typography } from 'antd'
+import { useMutation } from '@tanstack/react-query'
 import type { ApiRowOf, systemEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { resetUserPassword } from '../../../api/system'
@@ -15,8 +15,15 @@ export function ResetPasswordDialog({ user, onClose }: { user: Pick<ApiRowOf<typ
   const { t } = useTranslation()
   const { message } = App.useApp()
   const [form] = Form.useForm<Values>()
-  const [saving, setSaving] = useState(false)
   const { userName } = user
+  const passwordReset = useMutation({
+    mutationFn: (password: string) => resetUserPassword(user.userId, password),
+    onSuccess: () => {
+      void message.success(t('user.passwordReset', { name: userName }))
+      onClose()
+    },
+    // onError left out: the client showed why.
+  })
 
   async function save() {
     let values: Values
@@ -25,16 +32,7 @@ export function ResetPasswordDialog({ user, onClose }: { user: Pick<ApiRowOf<typ
     } catch {
       return
     }
-    setSaving(true)
-    try {
-      await resetUserPassword(user.userId, values.password)
-      void message.success(t('user.passwordReset', { name: userName }))
-      onClose()
-    } catch {
-      // The client showed why.
-    } finally {
-      setSaving(false)
-    }
+    passwordReset.mutate(values.password)
   }
 
   return (
@@ -44,7 +42,7 @@ export function ResetPasswordDialog({ user, onClose }: { user: Pick<ApiRowOf<typ
       okText={t('common.save')}
       cancelText={t('common.cancel')}
       onOk={() => void save()}
-      confirmLoading={saving}
+      confirmLoading={passwordReset.isPending}
       onCancel={onClose}
       destroyOnHidden
       mask={{ closable: false }}

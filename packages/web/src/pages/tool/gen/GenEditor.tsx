@@ -1,7 +1,7 @@
 import { useCallback, useState } from 'react'
 import { Alert, App, Button, Card, Col, Form, Input, Radio, Row, Select, Space, Tabs } from 'antd'
 import { ArrowLeftOutlined, EyeOutlined, SaveOutlined } from '@ant-design/icons'
-import { useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { toolEntities, type GenColumn, type GenTableConfig } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { crudKeys } from '../../../crud/api/crudApi'
@@ -49,7 +49,6 @@ export function GenEditor({ answer, onBack }: GenEditorProps) {
   const [saved, setSaved] = useState<GenTableConfig>(answer.config)
   const [errors, setErrors] = useState<ReadonlyMap<string, string>>(new Map())
   const [tab, setTab] = useState<TabKey>('basic')
-  const [saving, setSaving] = useState(false)
   const [previewing, setPreviewing] = useState(false)
   const { config } = draft
   const dirty = JSON.stringify(config) !== JSON.stringify(saved)
@@ -57,27 +56,35 @@ export function GenEditor({ answer, onBack }: GenEditorProps) {
   const change = (step: (d: GenDraft) => GenDraft) => setDraft(step)
   const changeColumn = useCallback((column: string, patch: Partial<GenColumn>) => setDraft((d) => setColumn(d, column, patch)), [])
 
-  const save = async (): Promise<boolean> => {
-    setSaving(true)
-    setErrors(new Map())
-    try {
+  const configSave = useMutation({
+    mutationFn: (sent: GenTableConfig) => genApi.saveConfig(tableId, sent),
+    onSuccess: (answer, sent) => {
       // The server answers the settings as stored (the database facts of each column its own).
-      const stored = (await genApi.saveConfig(tableId, config))?.config ?? config
+      const stored = answer?.config ?? sent
       setSaved(stored)
-      setDraft((d) => (d.config === config ? { ...d, config: stored } : d))
+      // Compared with what was sent, not this render's settings: edits made while saving stay.
+      setDraft((d) => (d.config === sent ? { ...d, config: stored } : d))
       void message.success(t('common.saveSuccess'))
       void queryClient.invalidateQueries({ queryKey: crudKeys.all(toolEntities.genTable) })
-      return true
-    } catch (error) {
+    },
+    onError: (error) => {
       const found = errorsByPath(fieldErrorsOf(error))
       setErrors(found)
       // The server's message in red: what is wrong, in the page's language.
       showFailure(error)
       const first = found.keys().next()
       if (!first.done) setTab(tabOfPath(first.value))
-      return false
-    } finally {
-      setSaving(false)
+    },
+  })
+
+  /** Whether the settings were saved: the preview waits for it. */
+  const save = async (): Promise<boolean> => {
+    setErrors(new Map())
+    try {
+      await configSave.mutateAsync(config)
+      return true
+    } catch {
+      return false // onError showed why
     }
   }
 
@@ -198,10 +205,10 @@ export function GenEditor({ answer, onBack }: GenEditorProps) {
           <Button icon={<ArrowLeftOutlined />} onClick={back} data-testid="gen-back">
             {t('gen.back')}
           </Button>
-          <Button icon={<EyeOutlined />} onClick={() => void preview()} disabled={saving} data-testid="gen-preview-button">
+          <Button icon={<EyeOutlined />} onClick={() => void preview()} disabled={configSave.isPending} data-testid="gen-preview-button">
             {t('gen.preview')}
           </Button>
-          <Button type="primary" icon={<SaveOutlined />} loading={saving} onClick={() => void save()} data-testid="gen-save">
+          <Button type="primary" icon={<SaveOutlined />} loading={configSave.isPending} onClick={() => void save()} data-testid="gen-save">
             {t('common.save')}
           </Button>
         </Space>

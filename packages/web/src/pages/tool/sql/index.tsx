@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { Alert, App, Button, Col, Empty, Flex, Row, Typography, theme } from 'antd'
 import { ClearOutlined, DownloadOutlined, PlayCircleOutlined } from '@ant-design/icons'
-import { useQuery } from '@tanstack/react-query'
+import { useMutation, useQuery } from '@tanstack/react-query'
 import { SQL_CONFIRM_WRITE_CODE, SQL_PERMISSIONS, type SqlRunResult } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { ApiError, feedbackText, saveBlob } from '../../../api/http'
@@ -40,7 +40,6 @@ export default function SqlPage() {
   const mayExport = may({ permissions: [SQL_PERMISSIONS.export] })
 
   const [sql, setSql] = useState('')
-  const [running, setRunning] = useState(false)
   const [exporting, setExporting] = useState(false)
   const [result, setResult] = useState<SqlRunResult | null>(null)
   const [error, setError] = useState<string | null>(null)
@@ -50,14 +49,13 @@ export default function SqlPage() {
   const history = useQuery({ queryKey: sqlKeys.history, queryFn: sqlApi.history })
   const hasStatement = sql.trim() !== ''
 
-  async function run(statement: string, write: boolean) {
-    if (!mayExecute || running || statement.trim() === '') return
-    setRunning(true)
-    setError(null)
-    try {
-      setResult(await sqlApi.run(write ? { sql: statement, write: true } : { sql: statement }))
+  const sqlRun = useMutation({
+    mutationFn: ({ statement, write }: { statement: string; write: boolean }) => sqlApi.run(write ? { sql: statement, write: true } : { sql: statement }),
+    onSuccess: (answer) => {
+      setResult(answer)
       setPendingWrite(null)
-    } catch (failure) {
+    },
+    onError: (failure, { statement, write }) => {
       if (!write && failure instanceof ApiError && failure.code === SQL_CONFIRM_WRITE_CODE) {
         setPendingWrite({ statement, reason: failure.message })
       } else {
@@ -65,10 +63,15 @@ export default function SqlPage() {
         setResult(null)
         setError(errorText(failure))
       }
-    } finally {
-      setRunning(false)
-      void history.refetch()
-    }
+    },
+    // The server keeps every run in the history, however it ended.
+    onSettled: () => void history.refetch(),
+  })
+
+  function run(statement: string, write: boolean) {
+    if (!mayExecute || sqlRun.isPending || statement.trim() === '') return
+    setError(null)
+    sqlRun.mutate({ statement, write })
   }
 
   async function exportResult() {
@@ -107,7 +110,7 @@ export default function SqlPage() {
               value={sql}
               onChange={setSql}
               language={language}
-              onSubmit={() => void run(sql, false)}
+              onSubmit={() => run(sql, false)}
               ariaLabel={t('tool.sql.editor')}
               testId="sql-editor"
               minHeight={180}
@@ -115,7 +118,7 @@ export default function SqlPage() {
             />
             <Flex gap={token.marginXS} wrap align="center">
               {mayExecute && (
-                <Button type="primary" icon={<PlayCircleOutlined />} loading={running} disabled={!hasStatement} onClick={() => void run(sql, false)} data-testid="sql-run">
+                <Button type="primary" icon={<PlayCircleOutlined />} loading={sqlRun.isPending} disabled={!hasStatement} onClick={() => run(sql, false)} data-testid="sql-run">
                   {t('tool.sql.run')}
                 </Button>
               )}
@@ -147,8 +150,8 @@ export default function SqlPage() {
       <ConfirmWrite
         statement={pendingWrite?.statement ?? null}
         reason={pendingWrite?.reason ?? ''}
-        running={running}
-        onConfirm={() => pendingWrite && void run(pendingWrite.statement, true)}
+        running={sqlRun.isPending}
+        onConfirm={() => pendingWrite && run(pendingWrite.statement, true)}
         onCancel={() => setPendingWrite(null)}
       />
     </div>

@@ -1,7 +1,6 @@
-import { useState } from 'react'
 import { App, Button, Form, Input, Radio } from 'antd'
 import type { SessionUser } from '@velo/shared'
-import { useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import { updateProfile, type ProfileUpdate } from '../../../api/profile'
 import { sessionActions } from '../../../session/sessionStore'
@@ -11,28 +10,22 @@ export function BasicInfoForm({ user }: { user: SessionUser }) {
   const { t } = useTranslation()
   const { message } = App.useApp()
   const queryClient = useQueryClient()
-  const [saving, setSaving] = useState(false)
-
-  async function save(values: ProfileUpdate) {
-    setSaving(true)
-    try {
-      await updateProfile(values)
+  const profileSave = useMutation({
+    mutationFn: (values: ProfileUpdate) => updateProfile(values),
+    onSuccess: (_answer, values) => {
       sessionActions.profileChanged(values)
       void queryClient.invalidateQueries({ queryKey: ['user', 'profile'] })
       void message.success(t('common.saveSuccess'))
-    } catch {
-      // Reported by the client.
-    } finally {
-      setSaving(false)
-    }
-  }
+    },
+    // onError left out: reported by the client.
+  })
 
   return (
     <Form<ProfileUpdate>
       layout="vertical"
       style={{ maxWidth: 480 }}
       initialValues={{ nickName: user.nickName, phone: user.phone, email: user.email, sex: user.sex || '2' }}
-      onFinish={(v) => void save(v)}
+      onFinish={(v) => profileSave.mutate(v)}
       data-testid="profile-form"
     >
       <Form.Item name="nickName" label={t('profile.nickName')} rules={[{ required: true, whitespace: true, message: t('validation.nickNameRequired') }]}>
@@ -68,7 +61,7 @@ export function BasicInfoForm({ user }: { user: SessionUser }) {
           ]}
         />
       </Form.Item>
-      <Button type="primary" htmlType="submit" loading={saving}>
+      <Button type="primary" htmlType="submit" loading={profileSave.isPending}>
         {t('common.save')}
       </Button>
     </Form>

@@ -1,5 +1,5 @@
-import { useState } from 'react'
 import { App, Button, Form, Input } from 'antd'
+import { useMutation } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import { updatePassword } from '../../../api/profile'
 import { actionFailedText } from '../../../api/http'
@@ -16,24 +16,20 @@ export function PasswordForm() {
   const { t } = useTranslation()
   const { message } = App.useApp()
   const [form] = Form.useForm<PasswordValues>()
-  const [saving, setSaving] = useState(false)
-
-  async function save({ oldPassword, newPassword }: PasswordValues) {
-    setSaving(true)
-    try {
-      await updatePassword({ oldPassword, newPassword })
+  const passwordChange = useMutation({
+    mutationFn: ({ oldPassword, newPassword }: PasswordValues) => updatePassword({ oldPassword, newPassword }),
+    onSuccess: () => {
       form.resetFields()
       void message.success(t('profile.passwordChanged'))
-    } catch (error) {
+    },
+    onError: (error) => {
       // This call is silent in the client so the failure reads as one message, with the server's reason.
       void message.error(actionFailedText(t('profile.passwordFailed'), error), MESSAGE_DURATION_S)
-    } finally {
-      setSaving(false)
-    }
-  }
+    },
+  })
 
   return (
-    <Form<PasswordValues> form={form} layout="vertical" style={{ maxWidth: 480 }} onFinish={(v) => void save(v)} data-testid="password-form">
+    <Form<PasswordValues> form={form} layout="vertical" style={{ maxWidth: 480 }} onFinish={(v) => passwordChange.mutate(v)} data-testid="password-form">
       <Form.Item name="oldPassword" label={t('profile.oldPassword')} rules={[{ required: true, message: t('validation.oldPasswordRequired') }]}>
         <Input.Password autoComplete="current-password" />
       </Form.Item>
@@ -52,7 +48,7 @@ export function PasswordForm() {
       >
         <Input.Password autoComplete="new-password" />
       </Form.Item>
-      <Button type="primary" htmlType="submit" loading={saving}>
+      <Button type="primary" htmlType="submit" loading={passwordChange.isPending}>
         {t('common.save')}
       </Button>
     </Form>

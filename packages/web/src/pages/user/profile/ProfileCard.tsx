@@ -1,8 +1,7 @@
-import { useState } from 'react'
 import { App, Avatar, Card, Descriptions, Upload } from 'antd'
 import { CameraOutlined } from '@ant-design/icons'
 import type { SessionUser } from '@velo/shared'
-import { useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
 import { avatarUrl, uploadAvatar } from '../../../api/profile'
@@ -18,21 +17,15 @@ export function ProfileCard({ user, roleGroup }: { user: SessionUser; roleGroup:
   const queryClient = useQueryClient()
   const avatarVersion = sessionStore.use((s) => s.avatarVersion)
   const sessionAvatar = sessionStore.use((s) => s.user?.avatar)
-  const [uploading, setUploading] = useState(false)
-
-  async function upload(file: File) {
-    setUploading(true)
-    try {
-      const { imgUrl } = await uploadAvatar(file, file.name)
+  const avatarUpload = useMutation({
+    mutationFn: (file: File) => uploadAvatar(file, file.name),
+    onSuccess: ({ imgUrl }) => {
       sessionActions.avatarChanged(imgUrl)
       void queryClient.invalidateQueries({ queryKey: ['user', 'profile'] })
       void message.success(t('profile.avatarChanged'))
-    } catch {
-      // The client already showed why.
-    } finally {
-      setUploading(false)
-    }
-  }
+    },
+    // onError left out: the client already showed why.
+  })
 
   return (
     <Card title={t('profile.aboutMe')}>
@@ -41,13 +34,13 @@ export function ProfileCard({ user, roleGroup }: { user: SessionUser; roleGroup:
           accept=".jpg,.jpeg,.png"
           maxCount={1}
           showUploadList={false}
-          disabled={uploading}
+          disabled={avatarUpload.isPending}
           beforeUpload={(file) => {
             if (!IMAGE_TYPES.includes(file.type) && !IMAGE_EXTENSIONS.test(file.name)) {
               void message.error(t('profile.imageOnly'))
               return Upload.LIST_IGNORE
             }
-            void upload(file)
+            avatarUpload.mutate(file)
             return false // we upload ourselves, through the http client
           }}
         >
