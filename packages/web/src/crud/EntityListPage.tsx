@@ -12,7 +12,7 @@ import { ListActions } from './list/ListActions'
 import { listColumns } from './list/columns'
 import { useHiddenColumns } from './list/columnVisibility'
 import { COLUMN_KEY_ATTRIBUTE, stretchedCellProps, useStretchToFit } from './list/fitColumns'
-import { keyColumnOf, RowCards } from './list/RowCards'
+import { keyColumnOf } from './list/keyColumn'
 import { ListPager } from './list/ListPager'
 import { ListToolbar } from './list/ListToolbar'
 import { RowActions, standardRowActions, type RowActionList } from './list/RowActions'
@@ -35,6 +35,9 @@ import './crud.css'
 // picker, upload, trees) nor the import dialog.
 const EntityForm = lazy(() => import('./form/EntityForm').then((m) => ({ default: m.EntityForm })))
 const ImportDialog = lazy(() => import('./excel/ImportDialog').then((m) => ({ default: m.ImportDialog })))
+// The rows as cards are for phones only (antd's Card and Descriptions): a desktop's list never loads
+// them. Typed as the module's generic component, which lazy() would narrow to its unknown row.
+const RowCards = lazy(() => import('./list/RowCards').then((m) => ({ default: m.RowCards }))) as unknown as typeof import('./list/RowCards').RowCards
 
 const NO_FILTERS: Filters = {}
 
@@ -258,14 +261,16 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
         tools={<ColumnSettings columns={columns.map((c) => ({ key: c.key, title: String(c.title) }))} hidden={hiddenColumns} onChange={setHiddenColumns} />}
       />
       {phone && !tree ? (
-        <RowCards<EntityRow<E>>
-          entity={entity}
-          rows={dataSource}
-          columns={shownColumns.filter((c) => c.key !== 'actions') as (ColumnType<EntityRow<E>> & { key: string })[]}
-          actions={shownColumns.some((c) => c.key === 'actions') ? (row) => <RowActions actions={actionsOf(row)} /> : undefined}
-          loading={query.isFetching}
-          selection={rowSelection ? { selectedKeys, onChange: setSelectedKeys } : undefined}
-        />
+        <Suspense fallback={null}>
+          <RowCards<EntityRow<E>>
+            entity={entity}
+            rows={dataSource}
+            columns={shownColumns.filter((c) => c.key !== 'actions') as (ColumnType<EntityRow<E>> & { key: string })[]}
+            actions={shownColumns.some((c) => c.key === 'actions') ? (row) => <RowActions actions={actionsOf(row)} /> : undefined}
+            loading={query.isFetching}
+            selection={rowSelection ? { selectedKeys, onChange: setSelectedKeys } : undefined}
+          />
+        </Suspense>
       ) : (
         <div ref={tableBox}>
           <Table<EntityRow<E>>

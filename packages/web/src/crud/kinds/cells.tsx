@@ -1,4 +1,5 @@
-import { Image, Space, Spin, Tag, Typography } from 'antd'
+import { lazy, Suspense } from 'react'
+import { Space, Spin, Tag, Typography } from 'antd'
 import { FileImageOutlined, PaperClipOutlined } from '@ant-design/icons'
 import dayjs from 'dayjs'
 import { durationUnitOf } from '@velo/shared'
@@ -7,6 +8,10 @@ import { downloadEntityFile, isVideoFile, storedBaseName, useStoredImageUrl } fr
 import { useFieldOptions } from './options'
 import type { CellProps } from './types'
 import { PlayVideoLink } from './VideoPlayer'
+
+// antd's Image (its preview with zoom and rotation) loads with the first image a list shows, while the
+// image itself is fetched: most lists show none, and the rows of the others need it only then.
+const Image = lazy(() => import('antd/es/image'))
 
 // List cells, one per way a value is shown; the kind table picks one for each kind.
 
@@ -93,7 +98,11 @@ export function ImageCell({ value }: CellProps) {
   if (!name) return null
   if (image.isError) return <FileImageOutlined title={storedBaseName(name)} />
   if (!image.data) return <Spin size="small" />
-  return <Image src={image.data} width={40} height={40} style={{ objectFit: 'cover' }} alt={storedBaseName(name)} />
+  return (
+    <Suspense fallback={<Spin size="small" />}>
+      <Image src={image.data} width={40} height={40} style={{ objectFit: 'cover' }} alt={storedBaseName(name)} />
+    </Suspense>
+  )
 }
 
 export function FileCell({ entity, field, value }: CellProps) {

@@ -3,6 +3,7 @@ import { Card, Checkbox, Descriptions, Empty, Spin } from 'antd'
 import type { ColumnType } from 'antd/es/table'
 import type { ResolvedEntity } from '@velo/shared'
 import type { Row } from '../api/crudApi'
+import { keyColumnOf } from './keyColumn'
 
 // On a phone a table of many columns leaves room for the selection box and the fixed Actions
 // column only: the reader cannot tell which row a button acts on. Below the mobile breakpoint the
@@ -10,14 +11,6 @@ import type { Row } from '../api/crudApi'
 // as label and value below, and its actions at the foot.
 
 type CardColumn<R> = ColumnType<R> & { key: string }
-
-/**
- * The column that names a row on its card: the definition's label field when the list shows it,
- * else the first column that is not the id (a log's time, a message's title), else the first.
- */
-export function keyColumnOf<C extends { key: string }>(entity: Pick<ResolvedEntity, 'labelField' | 'idField'>, columns: readonly C[]): C | undefined {
-  return columns.find((c) => c.key === entity.labelField) ?? columns.find((c) => c.key !== entity.idField) ?? columns[0]
-}
 
 /** What a column shows for a row: its render, else its value. */
 function cellOf<R extends Row>(column: CardColumn<R>, row: R, index: number): ReactNode {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { stretchToFit } from './fitColumns'
-import { keyColumnOf } from './RowCards'
+import { keyColumnOf } from './keyColumn'
 
 const cols = (...widths: [string | null, number][]) => widths.map(([key, width]) => ({ key, width }))
 
