@@ -1,16 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { everyMs } from '../src/platform/jobs'
 import { createTestApp, limitedUser, type TestApp } from './harness'
+import { waitFor } from './iot-helpers'
 
 // The one scheduler (platform/jobs/schedule.ts): sweeps every so often, once per tick across the
 // instances on one database, never two runs at once, their last run kept for the jobs page.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-/** Waits until `done()` holds, checking every 10 ms, for at most `ms`. */
-async function until(done: () => boolean, ms = 10_000) {
-  const deadline = Date.now() + ms
-  while (!done() && Date.now() < deadline) await sleep(10)
-}
 
 let a: TestApp
 let b: TestApp
@@ -35,8 +30,7 @@ describe('the scheduler', () => {
     for (const [name, t] of [['a', a], ['b', b]] as const) {
       t.app.services.jobs.every({ key: 'test.shared', every: 100, run: async () => void runs.push({ app: name, at: Date.now() }) })
     }
-    await until(() => runs.length >= 8)
-    expect(runs.length).toBeGreaterThanOrEqual(8)
+    await waitFor(() => runs.length >= 8, 'eight runs')
     // Whichever instance claimed a tick, the next one came no sooner than the interval less its
     // slack (a tenth): two instances each ticking every 100 ms would otherwise run it twice as often.
     const gaps = runs.slice(1).map((r, i) => r.at - runs[i]!.at)
@@ -47,7 +41,7 @@ describe('the scheduler', () => {
     const seen = new Set<string>()
     a.app.services.jobs.every({ key: 'test.everywhere', every: 50, runs: 'everywhere', run: async () => void seen.add('a') })
     b.app.services.jobs.every({ key: 'test.everywhere', every: 50, runs: 'everywhere', run: async () => void seen.add('b') })
-    await until(() => seen.size === 2)
+    await waitFor(() => seen.size === 2, 'a run on each instance')
     expect([...seen].sort()).toEqual(['a', 'b'])
   })
 
@@ -65,11 +59,10 @@ describe('the scheduler', () => {
         runs++
       },
     })
-    await until(() => runs >= 3)
+    await waitFor(() => runs >= 3, 'three runs')
     expect(most).toBe(1)
     const listed = async () => (await a.app.services.jobs.scheduler.list()).find((w) => w.key === 'test.slow')
-    const deadline = Date.now() + 10_000
-    while ((await listed())?.lastDurationMs == null && Date.now() < deadline) await sleep(10)
+    await waitFor(async () => (await listed())?.lastDurationMs != null, 'a run on record')
     expect(await listed()).toMatchObject({ runs: 'once', everyMs: 5, lastError: null })
     expect((await listed())!.lastDurationMs).toBeGreaterThanOrEqual(55)
   })
@@ -89,12 +82,10 @@ describe('the scheduler', () => {
       },
     })
     const lastError = async () => (await a.app.services.jobs.scheduler.list()).find((w) => w.key === 'test.failing')?.lastError
-    await until(() => calls >= 2)
+    await waitFor(() => calls >= 2, 'a second run')
     expect(await lastError()).toBe('the carrier did not answer')
     release()
-    const deadline = Date.now() + 10_000
-    while ((await lastError()) !== null && Date.now() < deadline) await sleep(10)
-    expect(await lastError()).toBeNull()
+    await waitFor(async () => (await lastError()) === null, 'the error cleared by a good run')
   })
 
   it('refuses a key used twice, and an interval it cannot read', () => {
@@ -120,7 +111,7 @@ describe('the scheduler', () => {
         })
       },
     })
-    await until(() => runs >= 2)
+    await waitFor(() => runs >= 2, 'two runs')
     await c.close()
     const after = runs
     await sleep(100)
@@ -148,8 +139,6 @@ describe('GET /monitor/job/schedules', () => {
       if (work.runs === 'job') expect(work.intervalHours, work.key).toBeGreaterThanOrEqual(0)
       else expect(work.everyMs, work.key).toBeGreaterThan(0)
     }
-    // A sweep that ran says when, and when it runs next.
-    await until(() => false, 50)
     const presence = (await a.call({ url: '/api/monitor/job/schedules', token: admin })).data.find((w: { key: string }) => w.key === 'devicePresence')
     expect(presence).toMatchObject({ runs: 'once', everyMs: 10_000 })
   })

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { sql, type RawBuilder } from 'kysely'
 import type { Db, Dialect } from '../../db/database'
-import type { Every, SweepDef } from '../../platform/jobs'
+import type { SweepDef } from '../../platform/jobs'
 
 // The dashboards' daily rollups (docs/dashboards.md). Rides, tracking events and app uploads are
 // append-only facts with growing ids: each rollup adds the facts past its watermark (the last id it
@@ -305,8 +305,8 @@ export function freshRollups(db: Db, dialect: Dialect, log?: FastifyBaseLogger):
  * The background refresh as the scheduler runs it: every REFRESH_EVERY_MS, once per tick across
  * instances (two refreshes at once would only wait on each other's writes).
  */
-export function rollupRefresh(db: Db, dialect: Dialect, every: Every = REFRESH_EVERY_MS): SweepDef {
-  return { key: 'dashboardRollups', every, run: () => refreshRollups(db, dialect) }
+export function rollupRefresh(db: Db, dialect: Dialect): SweepDef {
+  return { key: 'dashboardRollups', every: REFRESH_EVERY_MS, run: () => refreshRollups(db, dialect) }
 }
 
 // Day arithmetic on 'YYYY-MM-DD' text in SQL, the same answer on both databases (weeks start on Monday).

@@ -21,7 +21,7 @@ import { BusinessType } from '../../platform/audit/operation-log'
 import { ok } from '../../platform/envelope'
 import { conflict } from '../../platform/errors'
 import { languageOf } from '../../platform/http'
-import { intervalHoursOf, jobInfo, plannedRun, scheduleDef } from '../../platform/jobs'
+import { intervalHoursOf, jobInfo, nextScheduledRun, scheduleDef } from '../../platform/jobs'
 import { jobInfoSchema } from '../../platform/jobs/schema'
 import { caller } from '../../platform/rbac/guard'
 import { envelope } from '../../platform/responses'
@@ -212,11 +212,7 @@ export function registerMonitorData(app: FastifyInstance, services: Services) {
     const intervalHours = await intervalHoursOf(services, def)
     const row = await db.selectFrom('sysJobSchedule').selectAll().where('scheduleKey', '=', key).executeTakeFirst()
     const last = await db.selectFrom('sysJob').selectAll().where('kind', '=', def.kind).orderBy('jobId', 'desc').limit(1).executeTakeFirst()
-    let nextRunTime: string | null = null
-    if (intervalHours > 0) {
-      // No row yet: the schedule is new (its first tick makes it), and runs as its first run says.
-      nextRunTime = row ? plannedRun(row, intervalHours) : new Date(Date.now() + (def.firstRun === 'now' ? 0 : intervalHours * 3_600_000)).toISOString()
-    }
+    const nextRunTime = nextScheduledRun(def, row, intervalHours)
     const info = last && jobInfo(last, lang)
     return {
       key,

@@ -87,7 +87,7 @@ export function registerJobs(app: FastifyInstance, services: Services) {
     },
     async (req): Promise<ScheduledWorkInfo[]> => {
       const lang = languageOf(req)
-      return (await jobs.scheduler.list()).map(({ kind: _kind, ...work }) => ({ ...work, title: scheduleTitle(work.key, lang) }))
+      return (await jobs.scheduler.list()).map((work) => ({ ...work, title: scheduleTitle(work.key, lang) }))
     },
   )
 

@@ -1,7 +1,7 @@
 import { unlink } from 'node:fs/promises'
 import type { ResolvedEntity } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Every, SweepDef } from '../jobs/schedule'
+import type { SweepDef } from '../jobs/schedule'
 import type { Services } from '../services'
 import { ENTITY_FILES_FOLDER, fileEntitiesOf, isEntityFile } from './routes'
 import { dynamicDb } from '../../db/database'
@@ -100,10 +100,10 @@ async function removeStored(services: Services, fileName: string, logger?: Fasti
  * The upload sweep as the scheduler runs it: hourly, and once at start (a server that was down for a
  * day has a day of abandoned uploads); once per hour across instances.
  */
-export function uploadSweep(services: Services, logger: FastifyBaseLogger, every: Every = '1h'): SweepDef {
+export function uploadSweep(services: Services, logger: FastifyBaseLogger): SweepDef {
   return {
     key: 'uploadSweep',
-    every,
+    every: '1h',
     atStart: true,
     run: async (signal) => {
       const n = await sweepUnheldFiles(services, { stopped: () => signal.aborted, logger })

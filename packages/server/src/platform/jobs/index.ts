@@ -10,6 +10,7 @@ export {
   type Every,
   everyMs,
   intervalHoursOf,
+  nextScheduledRun,
   plannedRun,
   repeat,
   scheduleDef,

@@ -61,6 +61,16 @@ export async function intervalHoursOf(services: Services, def: ScheduleDef): Pro
 }
 
 /**
+ * When a schedule runs next, given the hours configured now: null when it is off; without a row yet
+ * (its first tick makes it), as its first run says; else as its row says (plannedRun).
+ */
+export function nextScheduledRun(def: ScheduleDef, row: Pick<ScheduleRow, 'nextRunTime' | 'updateTime'> | undefined, hours: number, now = Date.now()): string | null {
+  if (hours <= 0) return null
+  if (row) return plannedRun(row, hours)
+  return new Date(now + (def.firstRun === 'now' ? 0 : hours * HOUR_MS)).toISOString()
+}
+
+/**
  * When a schedule's row says it runs next, given the interval configured now. The row's next_run_time
  * is its last run (update_time: when the row was claimed, or made) plus the interval of that time; when
  * the configuration changed since, the next run is the last one plus the new interval. A row made for a
@@ -108,8 +118,6 @@ export interface ScheduledWork {
   runs: 'job' | 'once' | 'everywhere'
   everyMs: number | null
   intervalHours: number | null
-  /** The job kind a schedule queues. */
-  kind: string | null
   lastRunTime: string | null
   nextRunTime: string | null
   lastDurationMs: number | null
@@ -126,6 +134,8 @@ interface SweepState {
   lastDurationMs: number | null
   lastError: string | null
   nextRunTime: string | null
+  /** Its row exists in sys_job_schedule: a claim that changes nothing means another instance has the tick. */
+  rowMade: boolean
 }
 
 const ERROR_CHARS = 500
@@ -159,7 +169,7 @@ export class Scheduler {
   every(def: SweepDef): void {
     if (!/^[a-z][\w.-]{0,63}$/i.test(def.key)) throw new Error(`sweep "${def.key}" must be 1 to 64 letters, digits, . _ or -`)
     if (this.sweeps.has(def.key) || schedules.has(def.key)) throw new Error(`scheduled work "${def.key}" is defined twice`)
-    const state: SweepState = { def, timer: null, running: null, lastRunTime: null, lastDurationMs: null, lastError: null, nextRunTime: null }
+    const state: SweepState = { def, timer: null, running: null, lastRunTime: null, lastDurationMs: null, lastError: null, nextRunTime: null, rowMade: false }
     this.sweeps.set(def.key, state)
     if (this.sweepsStarted) this.plan(state, def.atStart ? 0 : this.intervalOf(def))
   }
@@ -222,7 +232,7 @@ export class Scheduler {
     state.running = (async () => {
       const started = new Date()
       try {
-        if (claim && !(await this.claimSweep(def, started))) return
+        if (claim && !(await this.claimSweep(state, started))) return
       } catch (err) {
         this.log().warn({ err, sweep: def.key }, 'could not claim a sweep')
         return
@@ -252,7 +262,8 @@ export class Scheduler {
    * this tick. The next time is a little short of a whole interval, so the claimer's own next tick,
    * an interval after this run ended, always finds it due.
    */
-  private async claimSweep(def: SweepDef, now: Date): Promise<boolean> {
+  private async claimSweep(state: SweepState, now: Date): Promise<boolean> {
+    const { def } = state
     const { db } = this.services()
     const at = now.toISOString()
     const interval = this.intervalOf(def)
@@ -263,15 +274,16 @@ export class Scheduler {
       .where('scheduleKey', '=', def.key)
       .where('nextRunTime', '<=', at)
       .executeTakeFirst()
-    if (Number(claimed.numUpdatedRows) === 1) return true
-    const row = await db.selectFrom('sysJobSchedule').select('scheduleKey').where('scheduleKey', '=', def.key).executeTakeFirst()
-    if (row) return false
-    // The sweep's first tick on this database: its row is made, and whoever made it runs.
+    if (Number(claimed.numUpdatedRows) === 1) return (state.rowMade = true)
+    if (state.rowMade) return false
+    // Nothing claimed, and no row seen yet: the sweep's first tick on this database makes it (or
+    // finds another instance's), and whoever made it runs.
     const made = await db
       .insertInto('sysJobSchedule')
       .values({ scheduleKey: def.key, nextRunTime: next, lastJobId: null, updateTime: at, lastDurationMs: null, lastError: null })
       .onConflict((oc) => oc.column('scheduleKey').doNothing())
       .executeTakeFirst()
+    state.rowMade = true
     return Number(made.numInsertedOrUpdatedRows ?? 0) === 1
   }
 
@@ -288,9 +300,8 @@ export class Scheduler {
         runs: 'job',
         everyMs: null,
         intervalHours: hours,
-        kind: def.kind,
         lastRunTime: row && row.lastJobId !== null ? row.updateTime : null,
-        nextRunTime: hours > 0 && row ? plannedRun(row, hours) : null,
+        nextRunTime: nextScheduledRun(def, row, hours),
         lastDurationMs: null,
         lastError: null,
         lastJobId: row?.lastJobId ?? null,
@@ -303,7 +314,6 @@ export class Scheduler {
         runs: def.runs ?? 'once',
         everyMs: this.intervalOf(def),
         intervalHours: null,
-        kind: null,
         lastRunTime: row ? row.updateTime : mine.lastRunTime,
         nextRunTime: row ? row.nextRunTime : mine.nextRunTime,
         lastDurationMs: row ? row.lastDurationMs : mine.lastDurationMs,
