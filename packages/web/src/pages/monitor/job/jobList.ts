@@ -1,5 +1,7 @@
 import { defineEntity, JOB_STATES, LANGUAGES, type JobInfo, type JobListBody, type JobState, type Label } from '@velo/shared'
+import dayjs from 'dayjs'
 import type { TFunction } from 'i18next'
+import { DATETIME_FORMAT } from '../../../crud/kinds/cells'
 import i18n from '../../../i18n'
 
 // What Monitoring › Jobs knows of jobs beside its rendering: the search form's fields, how a live
@@ -49,6 +51,9 @@ export function durationOf(job: Pick<JobInfo, 'startTime' | 'finishTime'>, now =
 }
 
 /** "4 s", "2 min 5 s", "1 h 3 min" in the page's language. */
+/** A stored time as the jobs page shows it; nothing for none. */
+export const formatTime = (value: string | null) => (value ? dayjs(value).format(DATETIME_FORMAT) : null)
+
 export function formatDuration(ms: number, t: TFunction): string {
   const total = Math.round(ms / 1000)
   if (total < 60) return t('jobs.duration.seconds', { s: total })
