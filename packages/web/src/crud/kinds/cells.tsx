@@ -1,5 +1,5 @@
 import { lazy, Suspense } from 'react'
-import { Space, Spin, Tag, Typography } from 'antd'
+import { Space, Spin, Tag } from 'antd'
 import { FileImageOutlined, PaperClipOutlined } from '@ant-design/icons'
 import dayjs from 'dayjs'
 import { durationUnitOf } from '@velo/shared'
@@ -110,9 +110,9 @@ export function FileCell({ entity, field, value }: CellProps) {
   // A record's file comes from its entity's route, kept to the entity's permission and data scope.
   const download = () => downloadEntityFile(entity, field.name, value)
   const link = (
-    <Typography.Link onClick={() => void download().catch(() => undefined)}>
+    <a className="crud-link" onClick={() => void download().catch(() => undefined)}>
       <PaperClipOutlined /> {storedBaseName(value)}
-    </Typography.Link>
+    </a>
   )
   // A video plays here too; other files (a PDF manual, a log) download.
   return isVideoFile(value) ? (

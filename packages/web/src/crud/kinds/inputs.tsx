@@ -1,5 +1,5 @@
-import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
-import { Form, Input, Radio, Select, TreeSelect } from 'antd'
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
+import { Form, Input, Radio, Select } from 'antd'
 import { entityByKey, PICKER_LIMIT, type ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
@@ -98,18 +98,17 @@ export function OptionsInput(props: InputProps) {
   return <ChoiceInput choices={choicesOf(options)} {...controlProps(props)} />
 }
 
+// antd's TreeSelect (with rc-tree-select, 7 KB gzipped) loads with the first tree a form or search
+// field shows: no list's search form shows one at first paint (System › Users picks its department
+// from the tree beside the list). Meanwhile a loading select of the same place stands in, as the tree's
+// nodes are usually still on their way too.
+const LazyTreeChoice = lazy(() => import('./TreeChoice').then((m) => ({ default: m.TreeChoice })))
+
 function TreeChoice(props: InputProps & { treeData: TreeOption[]; loading: boolean }) {
-  const { treeData, loading, ...rest } = props
   return (
-    <TreeSelect
-      allowClear
-      showSearch={{ treeNodeFilterProp: 'title' }}
-      treeData={treeData}
-      loading={loading}
-      treeDefaultExpandAll
-      styles={{ popup: { root: { maxHeight: 400, overflow: 'auto' } } }}
-      {...controlProps(rest)}
-    />
+    <Suspense fallback={<Select loading id={props.id} disabled={props.disabled} placeholder={props.placeholder} />}>
+      <LazyTreeChoice {...props} />
+    </Suspense>
   )
 }
 

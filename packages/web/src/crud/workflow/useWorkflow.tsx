@@ -12,13 +12,14 @@ import { refreshAfterChange } from '../api/refresh'
 import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
 import type { RowAction } from '../list/RowActions'
 import { followJob, isJobInfo } from './followJob'
-import { OperationDialog } from './OperationDialog'
 import { confirmText, everyRowOperation, meetsWhen, needsDialog, rowOperations, sendOperation, toolbarOperations, type Operation } from './operations'
 
-// Opened on request, loaded on request: a list's first paint does not need the details drawer (tabs,
-// descriptions). A step's dialog stays in: loaded apart, antd's modal zoom went missing from the list's
-// confirmations once the system asked for motion again (e2e/layout.spec.ts, reduced motion).
+// Opened on request, loaded on request: a list's first paint needs neither the details drawer (tabs,
+// descriptions) nor a step's dialog (the form kit's inputs, descriptions, alerts). antd's Modal itself
+// stays with the console (antd's App holds it for the confirmations), so loading the dialog apart
+// leaves the modal's motion where it was (e2e/layout.spec.ts, reduced motion).
 const EntityDetails = lazy(() => import('../EntityDetails').then((m) => ({ default: m.EntityDetails })))
+const OperationDialog = lazy(() => import('./OperationDialog').then((m) => ({ default: m.OperationDialog })))
 
 /**
  * What a definition's transitions and actions add to its list page: a row's buttons for the steps

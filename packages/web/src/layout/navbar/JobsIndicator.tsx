@@ -1,25 +1,19 @@
-import { useEffect, useState } from 'react'
-import { App, Badge, Button, Popconfirm, Popover, Progress, type ProgressProps, Tag, Tooltip, Typography } from 'antd'
+import { lazy, Suspense, useEffect, useState } from 'react'
+import { App, Badge, Button, Popover, Spin, Tooltip } from 'antd'
 import { DownloadOutlined, ScheduleOutlined } from '@ant-design/icons'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { usePageSettled } from '../../lib/usePageSettled'
-import { isFinalJobState, type JobInfo, type JobState, type Paged } from '@velo/shared'
-import dayjs from 'dayjs'
+import { isFinalJobState, type JobInfo, type Paged } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
-import { cancelJob, downloadJobFile, jobKeys, listMyJobs, withJob } from '../../api/jobs'
+import { downloadJobFile, jobKeys, listMyJobs, withJob } from '../../api/jobs'
 import { jobStore, useJobStream } from '../../api/jobStore'
 import './jobs.css'
 
-const STATE_COLORS: Record<JobState, string> = { queued: 'default', running: 'processing', succeeded: 'success', failed: 'error', cancelled: 'warning' }
-const PROGRESS_STATUS: Record<JobState, ProgressProps['status']> = { queued: 'normal', running: 'active', succeeded: 'success', failed: 'exception', cancelled: 'normal' }
-
-function percentOf(job: JobInfo): number {
-  if (job.state === 'succeeded') return 100
-  if (!job.total) return 0
-  return Math.min(100, Math.floor((job.done * 100) / job.total))
-}
-
-const count = (n: number) => n.toLocaleString()
+// The list itself (progress bars, the cancel confirmation) loads when it is first wanted: most users
+// have no job, and the shell's first paint is the badge at most. Pointing at the button or starting a
+// job starts the load, so the list is usually there by the time it opens.
+const loadPanel = () => import('./JobsPanel')
+const JobsPanel = lazy(() => loadPanel().then((m) => ({ default: m.JobsPanel })))
 
 /**
  * The jobs button of the top bar: the user's newest jobs (exports and other long work started in
@@ -29,7 +23,7 @@ const count = (n: number) => n.toLocaleString()
  */
 export function JobsIndicator() {
   const { t } = useTranslation()
-  const { message, notification } = App.useApp()
+  const { notification } = App.useApp()
   const queryClient = useQueryClient()
   const [open, setOpen] = useState(false)
   // Asked once the page's own requests are answered and the browser is idle: the jobs badge must not
@@ -43,6 +37,7 @@ export function JobsIndicator() {
     () =>
       jobStore.onStarted((job) => {
         queryClient.setQueryData<Paged<JobInfo>>(jobKeys.mine, (page) => withJob(page, job))
+        void loadPanel()
         setOpen(true)
       }),
     [queryClient],
@@ -81,68 +76,24 @@ export function JobsIndicator() {
     onOpen: () => void queryClient.invalidateQueries({ queryKey: jobKeys.mine }),
   })
 
-  async function cancel(job: JobInfo) {
-    try {
-      const { data, msg } = await cancelJob(job.jobId)
-      queryClient.setQueryData<Paged<JobInfo>>(jobKeys.mine, (page) => withJob(page, data))
-      void message.success(msg)
-    } catch {
-      // The client showed why.
-    }
-  }
-
   if (!jobs.length) return null
 
   const content = (
-    <div className="jobs-list" data-testid="jobs-list">
-      {jobs.map((job) => (
-        <div key={job.jobId} className="jobs-item" data-testid={`job-${job.jobId}`}>
-          <div className="jobs-item-head">
-            <span className="jobs-item-title" title={job.title}>
-              {job.title}
-            </span>
-            <Tag color={STATE_COLORS[job.state]}>{t(`jobs.state.${job.state}`)}</Tag>
-          </div>
-          <Progress
-            percent={percentOf(job)}
-            status={PROGRESS_STATUS[job.state]}
-            size="small"
-            format={() => (job.total === null ? '' : t('jobs.progress', { done: count(job.done), total: count(job.total) }))}
-          />
-          {job.error && (
-            <Typography.Text type="danger" className="jobs-item-error">
-              {job.error}
-            </Typography.Text>
-          )}
-          <div className="jobs-item-foot">
-            <Typography.Text type="secondary" className="jobs-item-time">
-              {dayjs(job.createTime).format('YYYY-MM-DD HH:mm:ss')}
-            </Typography.Text>
-            {!isFinalJobState(job.state) &&
-              (job.cancelRequested ? (
-                <Typography.Text type="secondary">{t('jobs.cancelling')}</Typography.Text>
-              ) : (
-                <Popconfirm title={t('jobs.cancelConfirm')} onConfirm={() => cancel(job)} okText={t('jobs.cancel')} cancelText={t('jobs.keep')}>
-                  <Button size="small" danger data-testid={`job-cancel-${job.jobId}`}>
-                    {t('jobs.cancel')}
-                  </Button>
-                </Popconfirm>
-              ))}
-            {job.mayDownload && (
-              <Button size="small" type="primary" icon={<DownloadOutlined />} onClick={() => download(job)} data-testid={`job-download-${job.jobId}`}>
-                {t('jobs.download')}
-              </Button>
-            )}
-          </div>
+    <Suspense
+      fallback={
+        <div className="jobs-list jobs-list-loading">
+          <Spin size="small" />
         </div>
-      ))}
-    </div>
+      }
+    >
+      <JobsPanel jobs={jobs} onDownload={download} />
+    </Suspense>
   )
 
   return (
     <Popover content={content} title={t('jobs.title')} trigger="click" placement="bottomRight" open={open} onOpenChange={setOpen}>
       <Tooltip title={t('jobs.title')} placement="bottom">
-        <button type="button" className="navbar-icon navbar-button" aria-label={t('jobs.title')} data-testid="jobs-indicator">
+        <button type="button" className="navbar-icon navbar-button" aria-label={t('jobs.title')} onMouseEnter={() => void loadPanel()} onFocus={() => void loadPanel()} data-testid="jobs-indicator">
           <Badge count={active} size="small" offset={[4, -2]}>
             <ScheduleOutlined className={active ? 'jobs-icon-active' : undefined} />
           </Badge>

@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { lazy, Suspense, useState } from 'react'
 import { KeyOutlined } from '@ant-design/icons'
 import { systemEntities, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
@@ -8,7 +8,9 @@ import { sessionStore } from '../../../session/sessionStore'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { EntityTreePanel } from '../../../crud/EntityTreePanel'
 import { StatusSwitch } from '../StatusSwitch'
-import { ResetPasswordDialog } from './ResetPasswordDialog'
+
+// Opened from a row, loaded on request: the list's first rows need neither its form nor antd's Typography.
+const ResetPasswordDialog = lazy(() => import('./ResetPasswordDialog').then((m) => ({ default: m.ResetPasswordDialog })))
 
 const user = systemEntities.user
 type UserRow = ApiRowOf<typeof user>
@@ -52,7 +54,11 @@ export default function UserPage() {
             : undefined
         }
       />
-      {resetting && <ResetPasswordDialog user={resetting} onClose={() => setResetting(null)} />}
+      {resetting && (
+        <Suspense fallback={null}>
+          <ResetPasswordDialog user={resetting} onClose={() => setResetting(null)} />
+        </Suspense>
+      )}
     </>
   )
 }
