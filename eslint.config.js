@@ -26,8 +26,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'error' },
   },
   {
-    // The web app's floors, lowest first (eslint/floors.js): helpers, texts and preferences; the
-    // signed-in user; the API; the route table; the kits (lists, forms, dashboards); the shell; the
+    // The web app's floors, lowest first (eslint/floors.js): helpers, texts, preferences and the
+    // loading of entity definitions by area; the signed-in user; the API; the route table; the kits (lists, forms, dashboards); the shell; the
     // pages, one folder per menu area; the app that composes them. OTA's pages build on IoT's (a
     // campaign's devices open the IoT device drawer); IoT › IoT upgrade is OTA's page for the IoT part.
     files: ['packages/web/src/**'],
@@ -37,7 +37,7 @@ export default tseslint.config(
         'error',
         {
           root: fileURLToPath(new URL('./packages/web/src', import.meta.url)),
-          floors: [['lib', 'i18n', 'styles', 'preferences', 'test', 'vite-env.d'], ['session'], ['api'], ['routes'], ['crud', 'dashboards'], ['layout'], ['pages'], ['app', 'main']],
+          floors: [['lib', 'i18n', 'styles', 'preferences', 'test', 'vite-env.d', 'entities'], ['session'], ['api'], ['routes'], ['crud', 'dashboards'], ['layout'], ['pages'], ['app', 'main']],
           areaFolders: ['pages'],
           buildsOn: { 'pages/ota': ['pages/iot'] },
         },

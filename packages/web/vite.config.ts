@@ -2,6 +2,7 @@ import { defineConfig } from 'vite'
 import react from '@vitejs/plugin-react'
 import { precompress } from './build/precompress'
 import { consoleChunk } from './build/consoleChunk'
+import { entityAreas } from './build/entityAreas'
 
 const consoleSet = consoleChunk(/[\\/]src[\\/](app[\\/]console\.ts|layout[\\/]Shell\.tsx|crud[\\/]EntityListPage\.tsx)$/)
 
@@ -9,7 +10,7 @@ const consoleSet = consoleChunk(/[\\/]src[\\/](app[\\/]console\.ts|layout[\\/]Sh
 const apiTarget = process.env.VITE_API_TARGET ?? 'http://localhost:8080'
 
 export default defineConfig({
-  plugins: [react(), precompress(), consoleSet.plugin],
+  plugins: [react(), entityAreas(), precompress(), consoleSet.plugin],
   server: {
     proxy: { '/api': { target: apiTarget, changeOrigin: true } },
   },

@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config'
 import react from '@vitejs/plugin-react'
+import { entityAreas } from './build/entityAreas'
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), entityAreas()],
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}'],

@@ -174,14 +174,19 @@ test('typing in the form preloads the console; after sign-in each page adds only
  * zod stayed out until a form checks a value and the icons came as one file; 456 KB in 6 once the
  * console, the shell and the list kit with everything they import came as one chunk
  * (build/consoleChunk.ts); 445 KB in 6 once the rows as cards (antd's Card, with its Tabs and
- * Skeleton) loaded only on a phone; 435 KB in 6 once antd's Image loaded with a list's first image.
- * The budget holds that line; the issue's aim is 300 KB (the entity definitions of every area,
- * i18next and antd's table, form and menu are most of what is left).
+ * Skeleton) loaded only on a phone; 435 KB in 6 once antd's Image loaded with a list's first image;
+ * 405 KB in 7 once a step's dialog, the video player, the jobs list, the tree select and the user's
+ * password dialog loaded when first opened and the list's links and the shell's panels were drawn
+ * without antd's Typography (the status column's Switch now comes with the user page); 375 KB in 7
+ * once the browser's registry of definitions started empty and a page loaded its areas' definitions
+ * (src/entities/areas.ts): System › Users brings the system area's, not all fifteen areas'.
+ * The budget holds that line; the issue's aim is 300 KB (i18next and the texts, the menu's icons and
+ * antd's table, form, select and menu are most of what is left).
  */
-const FLOW_JS_BUDGET_BYTES = 445 * 1024
+const FLOW_JS_BUDGET_BYTES = 380 * 1024
 const FLOW_FILE_BUDGET = 15
 
-test('from the sign-in page to the first row of System › Users: at most 445 KB of gzipped JavaScript in 15 files', async ({ page }) => {
+test('from the sign-in page to the first row of System › Users: at most 380 KB of gzipped JavaScript in 15 files', async ({ page }) => {
   const rec = recorder(page)
   await page.goto('/login?redirect=%2Fsystem%2Fuser')
   await expect(page.getByPlaceholder('Password')).toBeVisible()

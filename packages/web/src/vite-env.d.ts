@@ -4,3 +4,10 @@ interface ImportMetaEnv {
   readonly VITE_API_PREFIX?: string
   readonly VITE_API_HOST?: string
 }
+
+/** The index of entity areas (build/entityAreas.ts, read by src/entities/areas.ts): which area's module holds a key, the key at a page path, and each area's loader. */
+declare module 'virtual:velo-entity-areas' {
+  export const AREA_OF_KEY: Readonly<Record<string, string>>
+  export const KEY_OF_PATH: Readonly<Record<string, string>>
+  export const LOAD_AREA: Readonly<Record<string, () => Promise<Record<string, unknown>>>>
+}

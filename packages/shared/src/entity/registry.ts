@@ -1,50 +1,14 @@
-import * as bikeEntities from '../entities/bike'
-import * as contentEntities from '../entities/content'
-import * as dashboardEntities from '../entities/dashboard'
-import { GENERATED_MODULES } from '../entities/generated'
-import * as iotEntities from '../entities/iot'
-import * as iotConfigEntities from '../entities/iot-config'
-import * as iotSimEntities from '../entities/iot-sim'
-import * as iotTelemetryEntities from '../entities/iot-telemetry'
-import * as iotWarningEntities from '../entities/iot-warnings'
-import * as memberEntities from '../entities/member'
-import * as orderEntities from '../entities/order'
-import * as otaEntities from '../entities/ota'
-import * as serviceEntities from '../entities/service'
-import * as systemEntities from '../entities/system'
-import * as toolEntities from '../entities/tool'
+import { BUILT_IN_ENTITIES } from '#entity-catalog'
 import type { ResolvedEntity } from './define'
 import type { FieldDef } from './types'
-
-/**
- * Every built-in definition, named module by module. Definitions used to register themselves when
- * their module loaded; the package is side-effect free, so a bundler dropped a module nobody named
- * and its entity with it (the production server lost the FAQ). A list read by the lookups below
- * cannot be dropped without them. A new area's module of definitions is added here; generated
- * modules (Tool system › Code generation) come from their own list.
- */
-const BUILT_IN_ENTITIES: readonly ResolvedEntity[] = [
-  ...Object.values(systemEntities),
-  ...Object.values(contentEntities),
-  ...Object.values(iotEntities),
-  ...Object.values(iotConfigEntities),
-  ...Object.values(iotSimEntities),
-  ...Object.values(iotWarningEntities),
-  ...Object.values(iotTelemetryEntities),
-  ...Object.values(otaEntities),
-  ...Object.values(serviceEntities),
-  ...Object.values(memberEntities),
-  ...Object.values(bikeEntities),
-  ...Object.values(orderEntities),
-  ...Object.values(toolEntities),
-  ...Object.values(dashboardEntities),
-  ...GENERATED_MODULES.map((m) => m.entity),
-]
 
 /** Every entity by key, so references can be resolved ("dept" → its table and label field) on both sides. */
 const registry = new Map<string, ResolvedEntity>()
 
-/** Adds definitions beyond the built-in ones (a test's own entities); a key names one definition. */
+/**
+ * Adds definitions beyond the built-in ones (a test's own entities; in the browser, an area's as it
+ * loads: entities/catalog.browser.ts); a key names one definition.
+ */
 export function registerEntities(...entities: ResolvedEntity[]): void {
   for (const e of entities) {
     const prior = registry.get(e.key)
@@ -55,12 +19,18 @@ export function registerEntities(...entities: ResolvedEntity[]): void {
 
 registerEntities(...BUILT_IN_ENTITIES)
 
+/** Whether a key's definition is registered (in the browser: whether its area has loaded). */
+export function hasEntity(key: string): boolean {
+  return registry.has(key)
+}
+
 export function entityByKey(key: string): ResolvedEntity {
   const e = registry.get(key)
   if (!e) throw new Error(`no entity ${key}`)
   return e
 }
 
+/** Every registered definition (in the browser, those of the areas loaded so far). */
 export function allEntities(): ResolvedEntity[] {
   return [...registry.values()]
 }

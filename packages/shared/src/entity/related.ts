@@ -96,7 +96,7 @@ export function relatedListsOf(e: ResolvedEntity, lookup: (key: string) => Resol
     try {
       target = lookup(r.entity)
     } catch {
-      return fail(`no entity ${r.entity} is registered (a definition's module is named in entity/registry.ts, a test's own with registerEntities)`)
+      return fail(`no entity ${r.entity} is registered (a definition's module is named in entities/catalog.ts, a test's own with registerEntities)`)
     }
     if (!target.operations.includes('list')) fail(`${r.entity} has no list operation to read the rows through`)
     const by = target.fieldMap.get(r.by)

@@ -10,6 +10,7 @@ import { FieldValue } from './details/FieldValue'
 import { RelatedLists, useRelatedLists } from './details/RelatedLists'
 import { workflowCells } from './workflow/cells'
 import { TransitionTimeline } from './workflow/TransitionTimeline'
+import { useEntitiesNamedBy } from '../entities/areas'
 
 export interface EntityDetailsProps<E extends ResolvedEntity = ResolvedEntity> {
   entity: E
@@ -61,6 +62,7 @@ export function EntityDescriptions<E extends ResolvedEntity>({ entity, row, cell
  * (a member's bikes and rides), each a tab with its chart and a paged table.
  */
 export function EntityDetails<E extends ResolvedEntity>({ entity, id, onClose, as = 'modal', cells = {}, hide = [] }: EntityDetailsProps<E>) {
+  useEntitiesNamedBy(entity)
   const { t } = useTranslation()
   const row = useQuery({ queryKey: crudKeys.row(entity, id), queryFn: () => crudApi(entity).get(id), gcTime: 0 })
   const queryClient = useQueryClient()

@@ -30,6 +30,7 @@ import { workflowCells } from './workflow/cells'
 import { StateFilterBar, useStateCounts, useStateFilter } from './workflow/StateFilterBar'
 import { useWorkflow } from './workflow/useWorkflow'
 import './crud.css'
+import { useEntitiesNamedBy } from '../entities/areas'
 
 // What opens on request loads on request: a list's first rows need neither the form's inputs (date
 // picker, upload, trees) nor the import dialog.
@@ -57,6 +58,8 @@ function presetFrom(entity: ResolvedEntity, params: Filters): Row {
  * (src/crud/README.md).
  */
 export function EntityListPage<E extends ResolvedEntity>(props: EntityListPageProps<E>) {
+  // The definitions its references and related lists name, from their areas (a page of another area may show this list).
+  useEntitiesNamedBy(props.entity)
   const {
     entity,
     params = NO_FILTERS,

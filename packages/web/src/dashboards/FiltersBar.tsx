@@ -5,6 +5,7 @@ import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
 import { useEntityChoices } from '../crud/kinds/options'
 import { dayOutOfReach, lastDays, utcToday, type ViewQuery } from './urlQuery'
+import { useEntities } from '../entities/areas'
 
 const DAY_FORMAT = 'YYYY-MM-DD'
 /** The range presets, in days up to today. */
@@ -27,6 +28,7 @@ export interface FiltersBarProps {
 /** Countries and models come from the same pickers' options the entity forms use (GET {path}/options). */
 function ChoiceFilter({ filter, value, onChange }: { filter: Exclude<DashboardFilter, 'platform'>; value: number | undefined; onChange: (v: number | undefined) => void }) {
   const { t } = useTranslation()
+  useEntities(DASHBOARD_FILTER_ENTITY[filter]!)
   const choices = useEntityChoices(entityByKey(DASHBOARD_FILTER_ENTITY[filter]!))
   return (
     <Select<number>

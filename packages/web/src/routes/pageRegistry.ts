@@ -1,10 +1,12 @@
 import { createElement, lazy, type ComponentType } from 'react'
-import { entityForComponent, type ResolvedEntity } from '@velo/shared'
+import { entityKeyAt, loadEntityAt } from '../entities/areas'
 
 // Server routes name their page by path ('system/dict/index'); the page modules under src/pages
 // are found at build time and loaded on demand, each in its own chunk. Page modules have lowercase
 // names (index.tsx, profile.tsx, 404.tsx); PascalCase files beside them are their parts, not pages.
 // A component with no page module but an entity definition at its path gets the generic list page.
+// Either way the definitions at the page's path (their area, and the areas of what they name) load
+// beside the page's code: the browser's registry holds only the areas loaded so far.
 
 type PageModule = { default: ComponentType }
 
@@ -32,12 +34,19 @@ export function pageKeyCandidates(component: string): string[] {
 
 // The list kit is its own chunk: only list pages download it.
 const loadListKit = () => import('../crud/EntityListPage')
-const EntityListPage = lazy(() => loadListKit().then((m) => ({ default: m.EntityListPage })))
 
-function entityPage(entity: ResolvedEntity): ComponentType {
-  const Page = () => createElement(EntityListPage, { entity })
-  Page.displayName = `EntityPage(${entity.key})`
-  return Page
+/** The generic list page of the entity at a component's path, once its definitions are in. */
+function entityPage(component: string, key: string): ComponentType {
+  const Page = lazy(async () => {
+    const [kit, entity] = await Promise.all([loadListKit(), loadEntityAt(component)])
+    return { default: () => createElement(kit.EntityListPage, { entity: entity! }) }
+  })
+  return Object.assign(Page, { displayName: `EntityPage(${key})` })
+}
+
+/** A page module, once its code and the definitions at its path are in. */
+function modulePage(key: string, component: string): ComponentType {
+  return lazy(() => Promise.all([(modules[key] as () => Promise<PageModule>)(), loadEntityAt(component)]).then(([page]) => page))
 }
 
 // One component per page, so a page keeps its identity (and its state) across renders.
@@ -52,12 +61,12 @@ const pageModuleKey = (component: string) => pageKeyCandidates(component).find((
  */
 export function resolvePage(component: string): ComponentType | null {
   const key = pageModuleKey(component)
-  const entity = key ? undefined : entityForComponent(component)
-  const cacheKey = key ?? (entity ? `entity:${entity.key}` : null)
+  const entityKey = key ? undefined : entityKeyAt(component)
+  const cacheKey = key ?? (entityKey ? `entity:${entityKey}` : null)
   if (!cacheKey) return null
   let page = cache.get(cacheKey)
   if (!page) {
-    page = key ? lazy(modules[key] as () => Promise<PageModule>) : entityPage(entity as ResolvedEntity)
+    page = key ? modulePage(key, component) : entityPage(component, entityKey!)
     cache.set(cacheKey, page)
   }
   return page
@@ -70,5 +79,6 @@ export function resolvePage(component: string): ComponentType | null {
 export function preloadPage(component: string): void {
   const key = pageModuleKey(component)
   if (key) void modules[key]!().catch(() => undefined)
-  else if (entityForComponent(component)) void loadListKit().catch(() => undefined)
+  else if (entityKeyAt(component)) void loadListKit().catch(() => undefined)
+  void loadEntityAt(component).catch(() => undefined)
 }

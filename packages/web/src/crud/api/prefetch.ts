@@ -1,5 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query'
-import { entityForComponent, type RouteNode } from '@velo/shared'
+import type { ResolvedEntity, RouteNode } from '@velo/shared'
+import { loadedEntityAt, loadEntityAt } from '../../entities/areas'
 import { isAllowed } from '../../session/access'
 import { preloadPage } from '../../routes/pageRegistry'
 import { buildRouteTable, matchPage } from '../../routes/routeTable'
@@ -35,8 +36,17 @@ export function prefetchPageData(queryClient: QueryClient, component: string, se
   const now = Date.now()
   if (now - (lastAsked.get(component) ?? -Infinity) < ONCE_WITHIN_MS) return
   lastAsked.set(component, now)
-  const entity = entityForComponent(component)
-  if (!entity || OPEN_ON_OTHER_ROWS.has(entity.path)) return
+  // The definition's area is most often in already (it comes with the console or the page before); if
+  // not, it is a small chunk asked for with the page's code, and the rows are asked for once it is in.
+  const loaded = loadedEntityAt(component)
+  if (loaded) return prefetchList(queryClient, loaded)
+  void loadEntityAt(component)
+    .then((entity) => entity && prefetchList(queryClient, entity))
+    .catch(() => undefined)
+}
+
+function prefetchList(queryClient: QueryClient, entity: ResolvedEntity): void {
+  if (OPEN_ON_OTHER_ROWS.has(entity.path)) return
   // Never a request the server refuses (the http client would say so in red to a user who did nothing).
   const { roles, permissions } = sessionStore.getState()
   if (!isAllowed({ permissions: [`${entity.permission}:list`] }, { roles, permissions })) return

@@ -13,6 +13,7 @@ import { mayEditRow, refusalText, stateLockedFields } from '../list/stateRefusal
 import { useDiscardGuard } from './discardChanges'
 import { EntityFormItem } from './EntityFormItem'
 import { formFieldsFor, formPayload, initialFormValues, isShown, type FormMode } from './formValues'
+import { useEntitiesNamedBy } from '../../entities/areas'
 
 /** Up to this many fields the form is a dialog; longer forms get a drawer with two columns. */
 export const DIALOG_FIELD_LIMIT = 8
@@ -37,6 +38,7 @@ export interface EntityFormProps<E extends ResolvedEntity = ResolvedEntity> {
 
 /** The add/modify form of an entity, built from its form fields (docs/entity-engine.md). */
 export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClose, onSaved, inputs = {} }: EntityFormProps<E>) {
+  useEntitiesNamedBy(entity)
   const { t } = useTranslation()
   const { message, modal } = App.useApp()
   const queryClient = useQueryClient()

@@ -5,6 +5,7 @@ import { useSearchParams } from 'react-router'
 import { useAccessCheck } from '../../session/Access'
 import { EntityListPage } from '../../crud/EntityListPage'
 import { UpgradePage } from './UpgradePage'
+import { useEntities } from '../../entities/areas'
 
 const TABS = ['supplier', 'product', 'firmware', 'upgrade'] as const
 type PartTab = (typeof TABS)[number]
@@ -21,6 +22,7 @@ const entityKeyOf: Record<PartTab, (part: OtaPart) => string> = {
  * is called "CRC-8" by someone (DOMAIN.md › CRC-8 variants).
  */
 export function FirmwareList({ part }: { part: OtaPart }) {
+  useEntities(entityKeyOf.firmware(part))
   return (
     <EntityListPage
       entity={entityByKey(entityKeyOf.firmware(part))}
@@ -45,6 +47,7 @@ export function PartPage({ part }: { part: OtaPart }) {
   const { t } = useTranslation()
   const may = useAccessCheck()
   const [search, setSearch] = useSearchParams()
+  useEntities(...TABS.map((tab) => entityKeyOf[tab](part)))
   const shown = TABS.filter((tab) => may({ permissions: [`${entityByKey(entityKeyOf[tab](part)).permission}:list`] }))
   const asked = search.get('tab') as PartTab | null
   const active = asked && shown.includes(asked) ? asked : shown[0]

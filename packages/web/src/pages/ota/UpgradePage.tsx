@@ -11,6 +11,7 @@ import { EntityListPage } from '../../crud/EntityListPage'
 import { LiveIndicator } from '../iot/LiveIndicator'
 import { CampaignDrawer } from './upgrade/CampaignDrawer'
 import '../iot/iot.css'
+import { useEntities } from '../../entities/areas'
 
 /**
  * While devices report, the campaigns, their counts and the open live view are loaded again at
@@ -26,6 +27,7 @@ const REFRESH_MS = 1000
 export function UpgradePage({ part }: { part: OtaPart }) {
   const { t } = useTranslation()
   const queryClient = useQueryClient()
+  useEntities(`${part}Upgrade`, `${part}UpgradeDevice`)
   const entity = entityByKey(`${part}Upgrade`)
   const devices = entityByKey(`${part}UpgradeDevice`)
   const mayOpen = useAccess({ permissions: [`${entity.permission}:query`] })

@@ -9,6 +9,7 @@ import { DATETIME_FORMAT } from '../../../crud/kinds/cells'
 import { localized } from '../../../i18n'
 import { CHART_BANDS, shownStates, stateOption, timelineOption, type ChartBand } from './overview'
 import './upgrade.css'
+import { useEntities } from '../../../entities/areas'
 
 type Wave = OtaCampaignOverview['waves'][number]
 type FailedDevice = OtaCampaignOverview['failed'][number]
@@ -88,6 +89,7 @@ export interface CampaignOverviewProps {
 export function CampaignOverview({ part, overview, onOpenDevice, onShowDevices }: CampaignOverviewProps) {
   const { t } = useTranslation()
   const { token } = theme.useToken()
+  useEntities(`${part}UpgradeDevice`)
   const deviceEntity = entityByKey(`${part}UpgradeDevice`)
   const labelOf = (name: string) => {
     const field = deviceEntity.fieldMap.get(name)

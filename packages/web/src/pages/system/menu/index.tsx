@@ -2,6 +2,7 @@ import { systemEntities } from '@velo/shared'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { MenuIconCell, MenuNameCell } from './MenuCells'
 import { MenuParentInput } from './MenuParentInput'
+import { useAllEntities } from '../../../entities/areas'
 
 /** What a new child of a menu usually is: pages in a directory, buttons on a page. */
 const CHILD_TYPE: Record<string, string> = { M: 'C', C: 'F' }
@@ -12,6 +13,8 @@ const CHILD_TYPE: Record<string, string> = { M: 'C', C: 'F' }
  * menu type through the definition's `when`.
  */
 export default function MenuPage() {
+  // The buttons' titles of steps and actions come from the definitions of every area (menuTitle).
+  useAllEntities()
   return (
     <EntityListPage
       entity={systemEntities.menu}

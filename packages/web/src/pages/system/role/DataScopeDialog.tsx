@@ -8,6 +8,7 @@ import { crudApi, crudKeys } from '../../../crud/api/crudApi'
 import { useDict } from '../../../crud/api/dicts'
 import { dictOption } from '../../../crud/kinds/options'
 import { TreeCheck } from '../TreeCheck'
+import { useAllEntities } from '../../../entities/areas'
 
 const role = systemEntities.role
 /** The data scope whose departments are picked by hand. */
@@ -91,6 +92,8 @@ export function DataScopeDialog({ roleRow, onClose }: { roleRow: Pick<ApiRowOf<t
  */
 function ScopeExplained({ scope }: { scope: string }) {
   const { t, i18n } = useTranslation()
+  // It names every page a scope limits, so it reads every area's definitions.
+  useAllEntities()
   const lang = i18n.language === 'zh_CN' ? 'zh_CN' : 'en_US'
   const groups = useMemo(() => {
     const byKey = (key: string) => {
