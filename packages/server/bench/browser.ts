@@ -14,8 +14,13 @@
  *     most used pages (dashboard, then users, roles and the operation log opened in the app), each
  *     step waiting for the network to stay idle for 500 ms;
  *  3. from pressing Enter on the sign-in page (the console preloaded while typing, as a user's typing
- *     gives it time to) to the first row of System › Users: the time, against twice the password
- *     field's median of step 1 (issue 44), and the JavaScript it downloads (target 300 KB in 15 files);
+ *     gives it time to) to the first row of System › Users: the time from the Enter key's event to the
+ *     first frame in which the row is laid out, read in the page as the password field's is, the median
+ *     of BENCH_BROWSER_SIGNINS (5) sign-ins each in a new context, against twice the password field's
+ *     median of step 1 (issue 44); and the JavaScript the first of them downloads (target 300 KB in 15
+ *     files). The time Playwright's locator reports is printed beside it: it also counts the page's
+ *     work after the row (the department tree, the shell's job badge), done before the harness's next
+ *     look at the page, which the user does not wait for to see the row;
  *  4. moving between two list pages both visited once (users ⇄ roles, as a menu click does): the time
  *     from the navigation to the first frame showing the other list's first row, read in the page;
  *     the median of BENCH_BROWSER_SWITCHES (10) moves, target 150 ms.
@@ -35,6 +40,7 @@ import { log, fmt } from './format'
 export interface BrowserBench {
   loads: number
   switches: number
+  signIns: number
 }
 
 /** Issue 12: vue-element-admin showed its password field in 615 ms; ours must take under 0.6 × that. */
@@ -93,6 +99,37 @@ const WATCH_PASSWORD = `(() => {
   }
   requestAnimationFrame(look)
 })()`
+
+/**
+ * Marks, in the page, when Enter goes down in the sign-in form and the first animation frame after it
+ * in which the first row of System › Users is laid out (the sign-in page's navigation to the console
+ * keeps the document, so both land in one page's globals).
+ */
+const WATCH_FIRST_ROW = `(() => {
+  addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' || window.__enterAt) return
+    window.__enterAt = performance.now()
+    const look = () => {
+      const row = document.querySelector('[data-testid=entity-list-user] .ant-table-row')
+      if (row && row.getClientRects().length > 0) window.__firstRowAt = performance.now()
+      else requestAnimationFrame(look)
+    }
+    requestAnimationFrame(look)
+  }, true)
+})()`
+
+/** Signs in on a page showing the sign-in form (typed, the console preloaded) and answers Enter → first row: in the page, and as Playwright's locator saw it. */
+async function signInToFirstRow(page: Page): Promise<{ inPage: number; harness: number }> {
+  const pressed = performance.now()
+  await page.locator('input[type=password]').press('Enter')
+  await page.locator('[data-testid=entity-list-user] .ant-table-row').first().waitFor()
+  const harness = performance.now() - pressed
+  const handle = await page.waitForFunction(() => {
+    const w = globalThis as { __enterAt?: number; __firstRowAt?: number }
+    return w.__firstRowAt !== undefined && w.__enterAt !== undefined && w.__firstRowAt - w.__enterAt
+  })
+  return { inPage: (await handle.jsonValue()) as number, harness }
+}
 
 async function passwordVisibleMs(browser: Browser, url: string): Promise<number> {
   const context = await browser.newContext({ viewport: VIEWPORT })
@@ -224,6 +261,7 @@ export async function runBrowser(bench: BrowserBench, serverEntry: string): Prom
       log('browser: from Enter to the first row of System › Users, then between two visited lists')
       const context = await browser.newContext({ viewport: VIEWPORT })
       const page = await context.newPage()
+      await page.addInitScript(WATCH_FIRST_ROW)
       const rec = recorder(page)
       await page.goto(`${login}?redirect=%2Fsystem%2Fuser`)
       await page.waitForLoadState('networkidle')
@@ -231,16 +269,29 @@ export async function runBrowser(bench: BrowserBench, serverEntry: string): Prom
       await page.locator('input[autocomplete=username]').fill('admin')
       await page.locator('input[type=password]').fill(ADMIN_PASSWORD)
       const typing = await rec.step() // the console it preloads while the user types
-      const pressed = performance.now()
-      await page.locator('input[type=password]').press('Enter')
-      await page.locator('[data-testid=entity-list-user] .ant-table-row').first().waitFor()
-      const firstRowMs = performance.now() - pressed
+      const firstRow = [await signInToFirstRow(page)]
       const flow = await rec.step()
+      // More sign-ins, each in a context of its own (a new session, the browser's cache warm as a
+      // returning user's is), for a median.
+      for (let i = 1; i < bench.signIns; i++) {
+        const again = await browser.newContext({ viewport: VIEWPORT })
+        const other = await again.newPage()
+        await other.addInitScript(WATCH_FIRST_ROW)
+        await other.goto(`${login}?redirect=%2Fsystem%2Fuser`)
+        await other.locator('input[autocomplete=username]').fill('admin')
+        await other.locator('input[type=password]').fill(ADMIN_PASSWORD)
+        await other.waitForLoadState('networkidle')
+        firstRow.push(await signInToFirstRow(other))
+        await again.close()
+      }
+      const inPage = firstRow.map((r) => r.inPage)
+      const firstRowMs = median(inPage)
       add(
-        'Enter → first row of System › Users (÷ the password field\'s median)',
-        `${fmt(firstRowMs)} ms (${fmt(firstRowMs / passwordMs, 2)}×)`,
+        `Enter → first row of System › Users, in the page (÷ the password field's median; median of ${firstRow.length})`,
+        `${fmt(firstRowMs)} ms (${fmt(firstRowMs / passwordMs, 2)}×; min ${fmt(Math.min(...inPage))}, max ${fmt(Math.max(...inPage))})`,
         { target: `≤ ${FIRST_ROW_FACTOR}×`, pass: firstRowMs <= FIRST_ROW_FACTOR * passwordMs },
       )
+      add('Enter → first row of System › Users, as Playwright\'s locator saw it (median)', `${fmt(median(firstRow.map((r) => r.harness)))} ms`)
       // As e2e/bundle.spec.ts counts it: what the console costs after the sign-in page, preloaded or not.
       const js = typing.js + flow.js
       const files = typing.jsFiles + flow.jsFiles

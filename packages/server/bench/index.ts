@@ -131,6 +131,7 @@ const iot: IotBench = {
 const browser: BrowserBench = {
   loads: int('BENCH_BROWSER_LOADS', 10, 2),
   switches: int('BENCH_BROWSER_SWITCHES', 10, 4),
+  signIns: int('BENCH_BROWSER_SIGNINS', 5, 2),
 }
 
 const orders: OrdersBench = {
