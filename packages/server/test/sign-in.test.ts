@@ -81,3 +81,25 @@ describe('captcha', () => {
     await t.app.services.db.updateTable('sysConfig').set({ configValue: 'true' }).where('configKey', '=', 'sys.account.captchaEnabled').execute()
   })
 })
+
+describe('a sign-in that asks for its session (the console, one round trip before its first page)', () => {
+  it('answers with the token the user and routes GET /getUserInfo and /getRouters give that token; unasked, the token alone', async () => {
+    const asked = await t.call({ method: 'POST', url: '/api/login', body: { username: 'admin', password: ADMIN_PASSWORD, ...(await solveCaptcha()), withSession: true } })
+    expect(asked.code).toBe(200)
+    const token = asked.data.token
+    expect(asked.data.userInfo.user.username).toBe('admin')
+    expect(asked.data.userInfo).toEqual((await t.call({ url: '/api/getUserInfo', token })).data)
+    expect(asked.data.routes.length).toBeGreaterThan(0)
+    expect(asked.data.routes).toEqual((await t.call({ url: '/api/getRouters', token })).data)
+    const plain = await t.call({ method: 'POST', url: '/api/login', body: { username: 'admin', password: ADMIN_PASSWORD, ...(await solveCaptcha()) } })
+    expect(Object.keys(plain.data)).toEqual(['token'])
+  })
+
+  it('a refused sign-in answers nothing of the account, asked or not', async () => {
+    const wrong = await t.call({ method: 'POST', url: '/api/login', body: { username: 'admin', password: 'not-the-password', ...(await solveCaptcha()), withSession: true } })
+    expect(wrong.status).toBeGreaterThanOrEqual(400)
+    expect(wrong.data ?? null).toBeNull()
+    const odd = await t.call({ method: 'POST', url: '/api/login', body: { username: 'admin', password: ADMIN_PASSWORD, ...(await solveCaptcha()), withSession: 'yes' } })
+    expect(odd.status).toBe(400)
+  })
+})

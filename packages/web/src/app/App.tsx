@@ -1,10 +1,11 @@
 import { lazy, Suspense, useMemo, type ReactNode } from 'react'
 import { BrowserRouter, Navigate, Route, Routes, useLocation, useNavigate, useSearchParams } from 'react-router'
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { QueryClientProvider } from '@tanstack/react-query'
 import { ThemeProvider } from './ThemeProvider'
 import { FeedbackBinder } from './FeedbackBinder'
 import { RouteProgress } from '../layout/main/RouteProgress'
 import { AuthGuard } from './AuthGuard'
+import { queryClient } from './queryClient'
 import { preloadConsole, startSession } from './loadConsole'
 import { sessionStore } from '../session/sessionStore'
 import { safeRedirect } from '../session/redirectTarget'
@@ -17,12 +18,6 @@ import ForgetPasswordPage from '../pages/forgetPassword'
 
 const Shell = lazy(() => import('../layout/Shell'))
 
-const queryClient = new QueryClient({
-  defaultOptions: {
-    // The http client already reports failures; retrying would repeat the red message.
-    queries: { retry: false, refetchOnWindowFocus: false },
-  },
-})
 
 /** The public pages move with the router here. */
 function RouterAuthNav({ children }: { children: ReactNode }) {

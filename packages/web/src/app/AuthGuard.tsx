@@ -33,7 +33,9 @@ export function AuthGuard({ children }: { children: ReactNode }) {
   const [unreachable, setUnreachable] = useState(false)
 
   useEffect(() => {
-    if (!token || routes) return
+    // Also with the routes in already (a sign-in answers with them): the load they came by is this
+    // view's one load, whose outcome (no pages at all, a page to start) is handled here once.
+    if (!token) return
     const load = loadSessionOnce()
     if (handled.current === load) return
     handled.current = load

@@ -1,8 +1,24 @@
 // The entry of the console, loaded by main.tsx (or preloaded by the sign-in page) with import().
 import { loadLanguage } from '../i18n'
+import { warmPage } from '../crud/api/prefetch'
+import { loadSessionOnce } from '../layout/sessionFlow'
+import { sessionStore, type SignedInSession } from '../session/sessionStore'
+import { queryClient } from './queryClient'
 
 export { App } from './App'
-export { loadSessionOnce } from '../layout/sessionFlow'
+
+/**
+ * Signed in (app/loadConsole.ts): the session is taken, and when the sign-in answered with it, the page
+ * it opens starts at once (its code, its first rows), before the app has rendered its route guard.
+ */
+export function startSession(session?: SignedInSession): void {
+  void loadSessionOnce(session).then((failure) => {
+    const routes = sessionStore.getState().routes
+    if (!session || failure || !routes?.length) return
+    const opens = new URL(session.opens, window.location.href)
+    warmPage(queryClient, routes, opens.pathname, opens.search)
+  })
+}
 
 /** The shell is a chunk of its own that App loads lazily; after sign-in it is the next thing needed. */
 export const preloadShell = (): Promise<unknown> => import('../layout/Shell')

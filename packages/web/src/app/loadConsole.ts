@@ -2,6 +2,8 @@
 // the sign-in page paints from the entry chunk alone and starts loading the console when the user
 // begins to type, so it is there by the time they press Sign in (see main.tsx).
 
+import type { SignedInSession } from '../session/sessionStore'
+
 type ConsoleModule = typeof import('./console')
 
 let loading: Promise<ConsoleModule> | null = null
@@ -29,11 +31,12 @@ export function preloadConsole(): void {
 }
 
 /**
- * Signed in: the session (user info and routes) starts loading now, beside the console's first
- * render, not once the route guard has rendered and asked for it. The guard then finds it on its way.
+ * Signed in: the session (user info and routes, given by the sign-in's answer or loaded now) is taken
+ * beside the console's first render, not once the route guard has rendered and asked for it, and the
+ * page it opens starts. The guard then finds the session on its way.
  */
-export function startSession(): void {
+export function startSession(session?: SignedInSession): void {
   loadConsole()
-    .then((m) => void m.loadSessionOnce())
+    .then((m) => m.startSession(session))
     .catch(() => undefined)
 }

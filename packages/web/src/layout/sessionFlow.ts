@@ -1,20 +1,21 @@
 import { getRouters, getUserInfo, logout as logoutCall } from '../api/auth'
 import { ApiError } from '../api/errors'
 import { tagsActions } from './tags/tagsStore'
-import { sessionActions, sessionStore } from '../session/sessionStore'
+import { sessionActions, sessionStore, type SignedInSession } from '../session/sessionStore'
 
 // The guard's loading steps and sign-out, kept apart from React so the order is easy to read.
 
 export type SessionLoadFailure = { stage: 'userInfo' | 'routes'; error: unknown }
 
 /**
- * Load user info and routes, both asked for at once (each needs only the token); user info is taken
- * first. Each failure keeps its own stage, since the guard treats them differently.
+ * Load user info and routes, both asked for at once (each needs only the token), or take those the
+ * sign-in answered with; user info is taken first. Each failure keeps its own stage, since the guard
+ * treats them differently.
  */
-async function loadSession(): Promise<SessionLoadFailure | null> {
+async function loadSession(given?: SignedInSession): Promise<SessionLoadFailure | null> {
   const { user, routes } = sessionStore.getState()
-  const userInfo = user ? null : getUserInfo()
-  const routeList = routes ? null : getRouters()
+  const userInfo = user ? null : given ? Promise.resolve(given.userInfo) : getUserInfo()
+  const routeList = routes ? null : given ? Promise.resolve(given.routes) : getRouters()
   // Read below only when user info came; a failure here is then the routes' stage, or nobody's.
   routeList?.catch(() => undefined)
   try {
@@ -47,8 +48,8 @@ export const pageIsUnloading = (): boolean => unloading
 export const isUnreachable = (error: unknown): boolean => error instanceof ApiError && (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'canceled')
 
 /** One load per page view, however many times the guard mounts; a failed load may be retried. */
-export function loadSessionOnce(): Promise<SessionLoadFailure | null> {
-  pending ??= loadSession().then((failure) => {
+export function loadSessionOnce(given?: SignedInSession): Promise<SessionLoadFailure | null> {
+  pending ??= loadSession(given).then((failure) => {
     if (failure) pending = null
     return failure
   })

@@ -24,6 +24,13 @@ export const sessionStore = createStore<SessionState>({
   avatarVersion: 0,
 })
 
+/** The user and routes a sign-in answered with its token, and the page it opens next. */
+export interface SignedInSession {
+  userInfo: UserInfo
+  routes: RouteNode[]
+  opens: string
+}
+
 export const VERIFICATION_FAILED = 'Verification failed, please Login again.'
 
 export const sessionActions = {

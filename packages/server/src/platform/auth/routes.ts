@@ -11,6 +11,7 @@ import { languageOf } from '../http'
 import { t } from '../i18n'
 import { bilingual } from '../i18n/zod-messages'
 import { caller, PUBLIC, SIGNED_IN } from '../rbac/guard'
+import type { AuthContext } from '../rbac/auth-context'
 import { buildRouteTree, visibleMenus } from '../rbac/routers'
 import type { Services } from '../services'
 import { loadSessionUser } from './session-user'
@@ -49,6 +50,14 @@ async function mailResetCode(services: Services, email: string, userId: number, 
 /** Sign-in, session and account self-service routes (SPEC §2, §7). */
 export function authRoutes(services: Services): FastifyPluginAsyncZod {
   const { db, configValues } = services
+  /** What GET /getUserInfo answers, and a sign-in that asks for its session. */
+  const userInfoOf = async (auth: AuthContext): Promise<UserInfo> => ({
+    user: await loadSessionUser(db, auth.userId),
+    roles: auth.roleKeys.length ? auth.roleKeys : [DEFAULT_ROLE],
+    permissions: auth.permissions,
+  })
+  /** What GET /getRouters answers, and a sign-in that asks for its session. */
+  const routesOf = async (auth: AuthContext) => buildRouteTree(await visibleMenus(db, auth))
   return async (api) => {
     // As often as sign-in itself: each attempt takes a fresh captcha.
     api.get('/common/captcha', { config: { permission: PUBLIC, rateLimit: { max: 30, timeWindow: '1 minute' } }, schema: { tags: ['auth'], summary: 'A captcha image to sign in with', response: { 200: envelope(captchaSchema) } } }, async () => {
@@ -76,11 +85,27 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
           tags: ['auth'],
           summary: 'Sign in; answers a token',
           security: [],
-          body: z.object({ username: z.string().trim().min(1).max(64), password: z.string().min(1).max(128), ...captchaFields }),
-          response: { 200: envelope(z.object({ token: z.string() })) },
+          body: z.object({
+            username: z.string().trim().min(1).max(64),
+            password: z.string().min(1).max(128),
+            ...captchaFields,
+            // The console asks for its session with the token: the user and the routes it would ask for
+            // next (GET /getUserInfo, /getRouters) come in this answer, one round trip before its first page.
+            withSession: z.boolean().optional(),
+          }),
+          response: { 200: envelope(z.object({ token: z.string(), userInfo: userInfoSchema.optional(), routes: z.array(routeNodeSchema).optional() })) },
         },
       },
-      async (req) => ok({ token: await signIn(services, req.body, clientInfo(req)) }, 'auth.loginSuccess'),
+      async (req) => {
+        const token = await signIn(services, req.body, clientInfo(req))
+        if (!req.body.withSession) return ok({ token }, 'auth.loginSuccess')
+        const found = await services.authCache.signedIn(token)
+        // A session that is not valid the moment it was made (never, short of a race with its revocation)
+        // answers the token alone: the console then asks for the rest as before, and is told why.
+        if (found.state !== 'valid') return ok({ token }, 'auth.loginSuccess')
+        const [userInfo, routes] = await Promise.all([userInfoOf(found.auth), routesOf(found.auth)])
+        return ok({ token, userInfo, routes }, 'auth.loginSuccess')
+      },
     )
 
     api.post('/logout', { config: { permission: SIGNED_IN, audit: false }, schema: { tags: ['auth'], summary: 'End this session', response: { 200: done } } }, async (req) => {
@@ -89,17 +114,12 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
       return ok(null, 'auth.logoutSuccess')
     })
 
-    api.get('/getUserInfo', { config: { permission: SIGNED_IN }, schema: { tags: ['auth'], summary: 'The signed-in user, roles and permissions', response: { 200: envelope(userInfoSchema) } } }, async (req): Promise<UserInfo> => {
-      const auth = caller(req)
-      return {
-        user: await loadSessionUser(db, auth.userId),
-        roles: auth.roleKeys.length ? auth.roleKeys : [DEFAULT_ROLE],
-        permissions: auth.permissions,
-      }
-    })
+    api.get('/getUserInfo', { config: { permission: SIGNED_IN }, schema: { tags: ['auth'], summary: 'The signed-in user, roles and permissions', response: { 200: envelope(userInfoSchema) } } }, async (req) =>
+      userInfoOf(caller(req)),
+    )
 
     api.get('/getRouters', { config: { permission: SIGNED_IN }, schema: { tags: ['auth'], summary: 'The route tree of the menus this user may see', response: { 200: envelope(z.array(routeNodeSchema)) } } }, async (req) =>
-      buildRouteTree(await visibleMenus(db, caller(req))),
+      routesOf(caller(req)),
     )
 
     api.post(

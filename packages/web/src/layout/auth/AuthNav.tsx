@@ -1,4 +1,5 @@
 import { createContext, useContext, type MouseEvent, type ReactNode } from 'react'
+import type { SignedInSession } from '../../session/sessionStore'
 
 // How the public pages move, and what their host does for them: the light sign-in app
 // (app/AuthApp.tsx) moves with the History API itself; inside the console, the same pages move with
@@ -11,8 +12,8 @@ export interface AuthNavigation {
   navigate: (to: string, options?: { replace?: boolean }) => void
   /** Starts downloading the console (the user is about to sign in). */
   preloadConsole: () => void
-  /** The token is stored: the console loads the user and their routes at once. */
-  startSession: () => void
+  /** The token is stored: the console takes the user and routes the sign-in answered (or loads them at once) and starts the page it opens. */
+  startSession: (session?: SignedInSession) => void
 }
 
 export const AuthNavContext = createContext<AuthNavigation>({

@@ -96,11 +96,25 @@ describe('the sign-in page', () => {
     fireEvent.click(screen.getByText('Remember me'))
     fireEvent.click(screen.getByTestId('login-submit'))
     await waitFor(() => expect(onLeave).toHaveBeenCalledWith('/system/dict?status=0', { replace: true }))
-    expect(JSON.parse(String(calls('/login')[0]![1]!.body))).toEqual({ username: 'admin', password: 'admin123', code: '', uuid: '' })
+    // The sign-in asks for its session with the token (one round trip less before the first page).
+    expect(JSON.parse(String(calls('/login')[0]![1]!.body))).toEqual({ username: 'admin', password: 'admin123', code: '', uuid: '', withSession: true })
     expect(sessionStore.getState().token).toBe('the-token')
     expect(localStorage.getItem(REMEMBERED_USERNAME_KEY)).toBe('admin')
     // The session (user info, routes) starts loading with the token, not once the console has drawn its guard.
     expect(startSession).toHaveBeenCalledTimes(1)
+    expect(startSession).toHaveBeenCalledWith(undefined)
+  })
+
+  it('hands the console the user and routes the sign-in answered with, and the page it opens', async () => {
+    const userInfo = { user: { userId: 1, username: 'admin' }, roles: ['admin'], permissions: ['*:*:*'] }
+    const routes = [{ path: '/system', component: 'Layout', meta: { title: 'menu.system' }, children: [] }]
+    login = () => jsonResponse({ token: 'the-token', userInfo, routes })
+    const onLeave = openAt('/login?redirect=%2Fsystem%2Fuser')
+    fireEvent.change(screen.getByPlaceholderText('Username'), { target: { value: 'admin' } })
+    fireEvent.change(screen.getByPlaceholderText('Password'), { target: { value: 'admin123' } })
+    fireEvent.click(screen.getByTestId('login-submit'))
+    await waitFor(() => expect(onLeave).toHaveBeenCalledWith('/system/user', { replace: true }))
+    expect(startSession).toHaveBeenCalledWith({ userInfo, routes, opens: '/system/user' })
   })
 
   it('shows the server message, and a new captcha, when the sign-in is refused', async () => {

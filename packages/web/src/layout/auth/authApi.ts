@@ -1,4 +1,4 @@
-import type { AccountFeatures, CaptchaResult } from '@velo/shared'
+import type { AccountFeatures, CaptchaResult, RouteNode, UserInfo } from '@velo/shared'
 import { ApiError, failureMessage } from '../../api/errors'
 import { exchange } from '../../api/transport'
 import { t } from './authI18n'
@@ -25,7 +25,8 @@ export interface Credentials {
 }
 
 export const authApi = {
-  login: (body: Credentials) => call<{ token: string }>('POST', '/login', body),
+  /** With the token, the user and the routes the console would ask for next (one round trip before its first page). */
+  login: (body: Credentials) => call<{ token: string; userInfo?: UserInfo; routes?: RouteNode[] }>('POST', '/login', { ...body, withSession: true }),
   register: (body: Credentials & { confirmPassword: string }) => call<null>('POST', '/register', body),
   sendResetCode: (body: { email: string; code: string; uuid: string }) => call<null>('POST', '/forgetPassword/sendCode', body),
   resetPassword: (body: { email: string; resetCode: string; password: string }) => call<null>('POST', '/forgetPassword/reset', body),

@@ -40,13 +40,14 @@ export default function LoginPage() {
     nav.preloadConsole()
     const username = values.username.trim()
     try {
-      const { token } = await authApi.login({ username, password: values.password, code: values.code, uuid: captcha.uuid })
+      const { token, userInfo, routes } = await authApi.login({ username, password: values.password, code: values.code, uuid: captcha.uuid })
       if (remember) localStorage.setItem(REMEMBERED_USERNAME_KEY, username)
       else localStorage.removeItem(REMEMBERED_USERNAME_KEY)
       sessionActions.signedIn(token)
-      nav.startSession()
+      const opens = safeRedirect(new URLSearchParams(nav.search).get('redirect'))
+      nav.startSession(userInfo && routes ? { userInfo, routes, opens } : undefined)
       // Out of the public pages this opens the console (already loading), still showing this form meanwhile.
-      nav.navigate(safeRedirect(new URLSearchParams(nav.search).get('redirect')), { replace: true })
+      nav.navigate(opens, { replace: true })
     } catch (error) {
       // The server's message: wrong password, locked account, bad code.
       toast('error', errorText(error))
