@@ -83,7 +83,7 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
         config: { permission: PUBLIC, audit: false, rateLimit: { max: 30, timeWindow: '1 minute' } },
         schema: {
           tags: ['auth'],
-          summary: 'Sign in; answers a token',
+          summary: 'Sign in; answers a token, and with withSession the user and routes too',
           security: [],
           body: z.object({
             username: z.string().trim().min(1).max(64),
