@@ -76,31 +76,39 @@ export async function loadEntityAt(component: string): Promise<ResolvedEntity | 
   return entityByKey(key)
 }
 
-const waits = new Map<string, Promise<void>>()
-
-/**
- * Suspends the rendering component until the wait settles, by throwing it to the nearest Suspense
- * boundary, which renders the component again from its start (as TanStack Query's suspense does). Not
- * React's `use`: called only while something is missing, `use` would be skipped by the render React
- * replays once the areas are in, and the hooks after it fail ("update hook called on initial render");
- * called always, it marks every render of every list as having awaited a promise.
- */
-function suspendOn(wait: Promise<void>): never {
-  throw wait
+/** A wait for a set of keys' areas, and how it failed if it did. */
+interface Wait {
+  promise: Promise<void>
+  failed?: { error: unknown }
 }
 
-/** The wait for a set of areas, one per set, so every component that needs it waits on one download. */
-function waitFor(id: string, load: () => Promise<void>): Promise<void> {
-  let wait = waits.get(id)
-  if (!wait) {
-    wait = load()
-    wait.then(
-      () => waits.delete(id),
-      () => waits.delete(id),
-    )
-    waits.set(id, wait)
+const waits = new Map<string, Wait>()
+
+/**
+ * Suspends the rendering component until these keys' areas are in, by throwing the wait to the nearest
+ * Suspense boundary, which renders the component again from its start (as TanStack Query's suspense
+ * does); one wait per set, so the components that need it share one download. A download that failed
+ * is thrown as the error it was, to the page's error boundary (its Reload tries again), rather than
+ * waited for anew at every render. Not React's `use`: called only while something is missing, `use`
+ * would be skipped by the render React replays once the areas are in, and the hooks after it fail
+ * ("update hook called on initial render"); called always, it marks every render of every list as
+ * having awaited a promise.
+ */
+function suspendUntilLoaded(id: string, load: () => Promise<void>): never {
+  const known = waits.get(id)
+  if (known?.failed) {
+    waits.delete(id)
+    throw known.failed.error
   }
-  return wait
+  if (known) throw known.promise
+  const wait: Wait = {
+    promise: load().then(
+      () => void waits.delete(id),
+      (error: unknown) => void (wait.failed = { error }),
+    ),
+  }
+  waits.set(id, wait)
+  throw wait.promise
 }
 
 /**
@@ -108,7 +116,7 @@ function waitFor(id: string, load: () => Promise<void>): Promise<void> {
  * that reaches for definitions by key (entityByKey) outside the list kit, which does this itself.
  */
 export function useEntities(...keys: string[]): void {
-  if (missingOf(keys).length > 0) suspendOn(waitFor(keys.join(','), () => loadEntities(keys)))
+  if (missingOf(keys).length > 0) suspendUntilLoaded(keys.join(','), () => loadEntities(keys))
 }
 
 /**
@@ -116,11 +124,10 @@ export function useEntities(...keys: string[]): void {
  * definition itself is at hand (a page may show one the registry does not hold: the online sessions).
  */
 export function useEntitiesNamedBy(entity: ResolvedEntity): void {
-  const keys = named(entity)
-  if (missingOf(keys).length > 0) suspendOn(waitFor(keys.join(','), () => loadEntities(keys)))
+  useEntities(...named(entity))
 }
 
 /** Suspends a component until every area is registered (it lists all definitions: allEntities). */
 export function useAllEntities(): void {
-  if (Object.keys(AREA_OF_KEY).some((key) => !hasEntity(key))) suspendOn(waitFor('*', loadAllEntities))
+  if (Object.keys(AREA_OF_KEY).some((key) => !hasEntity(key))) suspendUntilLoaded('*', loadAllEntities)
 }

@@ -1,7 +1,9 @@
+import { Component, Suspense, type ReactNode } from 'react'
 import { describe, expect, it } from 'vitest'
+import { render, screen } from '@testing-library/react'
 import { allEntities } from '@velo/shared'
 import { AREA_OF_KEY, KEY_OF_PATH, LOAD_AREA } from 'virtual:velo-entity-areas'
-import { entityKeyAt, loadedEntityAt, loadEntities } from './areas'
+import { entityKeyAt, loadedEntityAt, loadEntities, useEntities } from './areas'
 
 // Tests run in Node, where the registry holds every definition (shared/src/entities/catalog.ts); the
 // browser's starts empty and loads areas by this index. So the index is checked against the registry:
@@ -26,5 +28,34 @@ describe('the index the browser loads definitions by', () => {
     expect(loadedEntityAt('system/user/index')?.key).toBe('user')
     await expect(loadEntities(['user', 'dept'])).resolves.toBeUndefined()
     await expect(loadEntities(['noSuchEntity'])).rejects.toThrow('no entity noSuchEntity')
+  })
+})
+
+class Caught extends Component<{ children: ReactNode }, { error: unknown }> {
+  override state = { error: undefined as unknown }
+  static getDerivedStateFromError(error: unknown) {
+    return { error }
+  }
+  override render() {
+    return this.state.error ? <p>{String(this.state.error)}</p> : this.props.children
+  }
+}
+
+function NeedsMissing() {
+  useEntities('noSuchEntity')
+  return <p>shown</p>
+}
+
+describe('a page waiting for definitions', () => {
+  it('gets the failed download as an error for its boundary, not a wait begun again at every render', async () => {
+    render(
+      <Caught>
+        <Suspense fallback={<p>waiting</p>}>
+          <NeedsMissing />
+        </Suspense>
+      </Caught>,
+    )
+    expect(await screen.findByText('Error: no entity noSuchEntity')).toBeTruthy()
+    expect(screen.queryByText('shown')).toBeNull()
   })
 })
