@@ -34,10 +34,11 @@ export function entityAreas(): Plugin {
         join(entitiesDir, `${area}.ts`),
         Object.values(definitions as Record<string, Definition>),
       ])
-      // Modules written by Tool system › Code generation are one more area, read from their own list.
-      const generatedFile = join(entitiesDir, 'generated/index.ts')
-      const generated = await runnerImport<{ GENERATED_MODULES: readonly { entity: Definition }[] }>(generatedFile, { configFile: false, logLevel: 'silent' })
-      areas.push(['generated', generatedFile, generated.module.GENERATED_MODULES.map((m) => m.entity)])
+      // Modules written by Tool system › Code generation are one more area: the built-in definitions no
+      // area module holds, loaded from their own list.
+      const inAreas = new Set(areas.flatMap(([, , list]) => list))
+      const generated = (module.BUILT_IN_ENTITIES as readonly Definition[]).filter((e) => !inAreas.has(e))
+      areas.push(['generated', join(entitiesDir, 'generated/index.ts'), generated])
       const files = new Set(readdirSync(entitiesDir).map((f) => join(entitiesDir, f)))
       for (const [area, file] of areas) if (!files.has(file) && area !== 'generated') throw new Error(`entity area ${area}: no file ${file} (an area's name in ENTITY_AREAS is its file's)`)
       const areaOfKey = Object.fromEntries(areas.flatMap(([area, , list]) => list.map((e) => [e.key, area])))

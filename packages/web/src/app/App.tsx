@@ -18,7 +18,6 @@ import ForgetPasswordPage from '../pages/forgetPassword'
 
 const Shell = lazy(() => import('../layout/Shell'))
 
-
 /** The public pages move with the router here. */
 function RouterAuthNav({ children }: { children: ReactNode }) {
   const navigate = useNavigate()
