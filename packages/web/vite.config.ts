@@ -3,6 +3,7 @@ import react from '@vitejs/plugin-react'
 import { precompress } from './build/precompress'
 import { consoleChunk } from './build/consoleChunk'
 import { entityAreas } from './build/entityAreas'
+import { antdEntries } from './build/antdEntries'
 
 const consoleSet = consoleChunk(/[\\/]src[\\/](app[\\/]console\.ts|layout[\\/]Shell\.tsx|crud[\\/]EntityListPage\.tsx)$/)
 
@@ -10,7 +11,7 @@ const consoleSet = consoleChunk(/[\\/]src[\\/](app[\\/]console\.ts|layout[\\/]Sh
 const apiTarget = process.env.VITE_API_TARGET ?? 'http://localhost:8080'
 
 export default defineConfig({
-  plugins: [react(), entityAreas(), precompress(), consoleSet.plugin],
+  plugins: [react(), antdEntries(), entityAreas(), precompress(), consoleSet.plugin],
   server: {
     proxy: { '/api': { target: apiTarget, changeOrigin: true } },
   },

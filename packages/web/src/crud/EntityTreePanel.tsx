@@ -1,5 +1,8 @@
 import { useMemo, useState, type Key } from 'react'
-import { Input, Spin, Tree } from 'antd'
+import { Spin, Tree } from 'antd'
+// antd's search box alone: `Input` from 'antd' carries its text area and one-time-code boxes along, which
+// a list's first paint does not show (they load with the forms and pages that use them).
+import Search from 'antd/es/input/Search'
 import type { ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../i18n'
@@ -34,7 +37,7 @@ export function EntityTreePanel({ entity, value, onChange }: EntityTreePanelProp
   const labelField = entity.fieldMap.get(entity.labelField)
   return (
     <div data-testid={`tree-panel-${entity.key}`}>
-      <Input.Search
+      <Search
         allowClear
         placeholder={labelField ? t('crud.enter', { label: localized(labelField.label) }) : undefined}
         onChange={(e) => setText(e.target.value)}

@@ -1,10 +1,11 @@
-import type { ReactNode } from 'react'
+import { useMemo, type ReactNode } from 'react'
 import { Form } from 'antd'
 import type { FieldDef, ResolvedEntity, ValueType } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import type { Row } from '../api/crudApi'
 import { fieldRules, kindOf } from '../kinds/kindTable'
+import { OtherFieldsContext, type OtherFields } from '../kinds/otherFields'
 import type { InputComponent, InputProps, InputRenderer } from '../kinds/types'
 import { FieldControl } from './FieldControl'
 import { isLocked, isShown, type FormMode } from './formValues'
@@ -84,7 +85,8 @@ export function EntityFormItem({ entity, field: f, mode = 'add', override, locke
   ) : (
     formItem()
   )
-  const placed = place(item)
+  const within = f.kind === 'reference' ? f.within : undefined
+  const placed = place(within ? <WatchedField name={within}>{item}</WatchedField> : item)
   const when = f.when
   if (!when) return placed
   // Shown, and checked, only while the other field has one of the values (a menu's type decides its fields).
@@ -93,4 +95,12 @@ export function EntityFormItem({ entity, field: f, mode = 'add', override, locke
       {({ getFieldValue }) => (isShown(f, { [when.field]: getFieldValue(when.field) }) ? placed : null)}
     </Form.Item>
   )
+}
+
+/** The value of the field an input lies within (a colour's model), as this form holds it now. */
+function WatchedField({ name, children }: { name: string; children: ReactNode }) {
+  const form = Form.useFormInstance()
+  const value = Form.useWatch(name, form) as unknown
+  const fields = useMemo<OtherFields>(() => ({ get: (other) => (other === name ? value : form.getFieldValue(other)) }), [name, value, form])
+  return <OtherFieldsContext.Provider value={fields}>{children}</OtherFieldsContext.Provider>
 }

@@ -1,9 +1,14 @@
 import { lazy, Suspense, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
-import { Form, Input, Radio, Select } from 'antd'
+import { Radio, Select } from 'antd'
+// antd's Input alone: `Input` from 'antd' carries its text area and one-time-code boxes along, which
+// a list's first paint does not show (they load with the forms and pages that use them).
+import Input from 'antd/es/input/Input'
+import Password from 'antd/es/input/Password'
 import { entityByKey, PICKER_LIMIT, type ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import { subtreeIds } from '../tree'
+import { useOtherField } from './otherFields'
 import { useEntityChoices, useFieldOptions, type FieldOption, type TreeOption } from './options'
 import type { InputProps } from './types'
 
@@ -20,7 +25,7 @@ export function TextInput(props: InputProps) {
 }
 
 export function PasswordInput(props: InputProps) {
-  return <Input.Password autoComplete="new-password" {...controlProps(props)} />
+  return <Password autoComplete="new-password" {...controlProps(props)} />
 }
 
 /** One choice as a choice input shows it: its name (text or a coloured tag) and what it means. */
@@ -182,17 +187,18 @@ function ReferenceSelect(props: InputProps & { target: ResolvedEntity | null; pa
 function NarrowedReference(props: InputProps & { within: string; mustChoose: boolean }) {
   const { within, mustChoose, ...input } = props
   const { t } = useTranslation()
-  const form = Form.useFormInstance()
-  const owner = Form.useWatch(within, form) as unknown
+  const owner = useOtherField(within)
   const ownerId = typeof owner === 'number' ? owner : undefined
   const target = props.field.kind === 'reference' ? entityByKey(props.field.entity) : null
   // Another owner than the one the value was chosen under: the value is none of its rows.
   const chosenUnder = useRef(ownerId)
+  const { onChange } = props
   useEffect(() => {
     const before = chosenUnder.current
     chosenUnder.current = ownerId
-    if (before !== undefined && before !== ownerId) form.setFieldValue(props.field.name, undefined)
-  }, [ownerId, form, props.field.name])
+    if (before !== undefined && before !== ownerId) onChange?.(undefined)
+    // Only the owner's change counts: onChange is a new function at each render of the form.
+  }, [ownerId])
   const ownerField = props.entity.fieldMap.get(within)
   const waiting = mustChoose && ownerId === undefined
   return (

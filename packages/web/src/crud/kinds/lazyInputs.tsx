@@ -1,5 +1,7 @@
 import { lazy, Suspense, useState, type ComponentType, type ReactElement } from 'react'
-import { Input } from 'antd'
+// antd's Input alone: `Input` from 'antd' carries its text area and one-time-code boxes along, which
+// a list's first paint does not show (they load with the forms and pages that use them).
+import Input from 'antd/es/input/Input'
 import type { InputProps } from './types'
 
 // Inputs whose antd controls are large (date pickers, number inputs, uploads, trees, the rich-text
