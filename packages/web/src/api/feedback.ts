@@ -1,19 +1,11 @@
-import { message as staticMessage, Modal, type ModalFuncProps } from 'antd'
-import type { MessageInstance } from 'antd/es/message/interface'
+import { feedback } from '../lib/feedback'
 import i18n from '../i18n'
 import { MESSAGE_DURATION_S } from '../lib/config'
 import { removeToken } from '../session/token'
 
-// Feedback from non-React code (the http client). The App binds antd's context-aware instances so
-// messages and dialogs follow the theme and locale; before that the static versions are used.
-
-let message: Pick<MessageInstance, 'error' | 'success' | 'warning'> = staticMessage
-let modal: { confirm: (props: ModalFuncProps) => unknown } = Modal
-
-export function bindFeedback(m: typeof message, d: typeof modal): void {
-  message = m
-  modal = d
-}
+// Feedback from non-React code (the http client), through the same context-aware messages and
+// dialogs the components use (lib/feedback.tsx), so they follow the theme and locale.
+const { message, modal } = feedback
 
 export function showError(text: string): void {
   void message.error(text, MESSAGE_DURATION_S)

@@ -2,7 +2,6 @@ import { lazy, Suspense, useMemo, type ReactNode } from 'react'
 import { BrowserRouter, Navigate, Route, Routes, useLocation, useNavigate, useSearchParams } from 'react-router'
 import { QueryClientProvider } from '@tanstack/react-query'
 import { ThemeProvider } from './ThemeProvider'
-import { FeedbackBinder } from './FeedbackBinder'
 import { RouteProgress } from '../layout/main/RouteProgress'
 import { AuthGuard } from './AuthGuard'
 import { queryClient } from './queryClient'
@@ -46,7 +45,6 @@ export function App() {
   return (
     <QueryClientProvider client={queryClient}>
       <ThemeProvider>
-        <FeedbackBinder />
         <BrowserRouter>
           <Suspense fallback={<RouteProgress />}>
             <Routes>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { Navigate, useLocation, useNavigate } from 'react-router'
-import { App, Button } from 'antd'
+import { Button } from 'antd'
 import { useQueryClient } from '@tanstack/react-query'
 import { warmPage } from '../crud/api/prefetch'
 import { StatusPanel } from '../layout/main/StatusPanel'
@@ -12,6 +12,7 @@ import { RouteProgress } from '../layout/main/RouteProgress'
 import { loginUrlFor } from '../session/redirectTarget'
 import { isUnreachable, localLogout, loadSessionOnce, pageIsUnloading } from '../layout/sessionFlow'
 import { sessionActions, sessionStore, VERIFICATION_FAILED } from '../session/sessionStore'
+import { useFeedback } from '../lib/feedback'
 
 /**
  * The route guard (SPEC §2, §8): no token → /login?redirect=<wanted path>; with a token, load user
@@ -23,7 +24,7 @@ export function AuthGuard({ children }: { children: ReactNode }) {
   const location = useLocation()
   const navigate = useNavigate()
   const queryClient = useQueryClient()
-  const { message, modal } = App.useApp()
+  const { message, modal } = useFeedback()
   const { t } = useTranslation()
   const fullPath = `${location.pathname}${location.search}`
   // The load promise whose outcome this guard already handled (effects may run twice in dev).

@@ -1,11 +1,12 @@
 import type { ReactNode } from 'react'
-import { App as AntApp, ConfigProvider, theme } from 'antd'
+import { ConfigProvider, theme } from 'antd'
 import type { SizeType } from 'antd/es/config-provider/SizeContext'
 import enUS from 'antd/locale/en_US'
 import zhCN from 'antd/locale/zh_CN'
 import dayjs from 'dayjs'
 import 'dayjs/locale/zh-cn'
 import { currentLanguage } from '../i18n'
+import { FeedbackHost } from '../lib/feedback'
 import { usePrefersReducedMotion } from '../lib/reducedMotion'
 import { layoutStore, type UiSize } from '../preferences/layoutStore'
 import { settingsStore } from '../preferences/settingsStore'
@@ -57,7 +58,21 @@ export function ThemeProvider({ children }: { children: ReactNode }) {
         },
       }}
     >
-      <AntApp>{children}</AntApp>
+      <AppBase>{children}</AppBase>
+      <FeedbackHost />
     </ConfigProvider>
+  )
+}
+
+/**
+ * The text style antd's App gives the page (colour, size, line height and font of the theme). antd's
+ * App itself is not used: its messages and dialogs load on first use (lib/feedback.tsx).
+ */
+function AppBase({ children }: { children: ReactNode }) {
+  const { token } = theme.useToken()
+  return (
+    <div className="velo-app" style={{ color: token.colorText, fontSize: token.fontSize, lineHeight: token.lineHeight, fontFamily: token.fontFamily }}>
+      {children}
+    </div>
   )
 }

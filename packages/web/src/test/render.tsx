@@ -1,14 +1,15 @@
 import type { ReactElement, ReactNode } from 'react'
-import { App } from 'antd'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { render } from '@testing-library/react'
+import { FeedbackHost } from '../lib/feedback'
 
-/** Renders with what every page has around it: a fresh query cache and antd's App context. */
+/** Renders with what every page has around it: a fresh query cache and the messages' and dialogs' host. */
 export function renderWithProviders(ui: ReactElement) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
   const wrapper = ({ children }: { children: ReactNode }) => (
     <QueryClientProvider client={client}>
-      <App>{children}</App>
+      {children}
+      <FeedbackHost />
     </QueryClientProvider>
   )
   return { client, ...render(ui, { wrapper }) }

@@ -10,6 +10,11 @@ afterEach(cleanup)
 // test then failed at a different step each run; 5 s still fails fast on a real regression.
 configure({ asyncUtilTimeout: 5000 })
 
+// The messages' and dialogs' holders load on first use in the app (lib/feedback.tsx); here they are
+// imported up front, as antd's App was, so a test's first confirmation does not wait for antd's
+// Modal to be transformed within its find's time.
+await import('../lib/FeedbackHolders')
+
 // jsdom lacks matchMedia, which antd's responsive helpers read on import.
 if (!window.matchMedia) {
   window.matchMedia = (query: string) =>

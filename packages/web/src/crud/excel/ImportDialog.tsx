@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { Alert, App, Button, Checkbox, Modal, Popconfirm, Progress, Typography, Upload } from 'antd'
+import { Alert, Button, Checkbox, Modal, Popconfirm, Progress, Typography, Upload } from 'antd'
 import { DownloadOutlined, InboxOutlined } from '@ant-design/icons'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { IMPORT_EXTENSIONS, type JobInfo, type ResolvedEntity } from '@velo/shared'
@@ -14,6 +14,7 @@ import { refreshAfterChange } from '../api/refresh'
 import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
 import { ImportReport } from './ImportReport'
 import { IMPORT_JOB_THRESHOLD_BYTES, type ImportJobEnd, importJobEnd, startImportJob, useImportJob } from './useImportJob'
+import { useFeedback } from '../../lib/feedback'
 
 const isSpreadsheet = (name: string) => (IMPORT_EXTENSIONS as readonly string[]).includes(name.slice(name.lastIndexOf('.') + 1).toLowerCase())
 
@@ -28,7 +29,7 @@ type Shown = ImportJobEnd
  */
 export function ImportDialog({ entity, onClose }: { entity: ResolvedEntity; onClose: () => void }) {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const queryClient = useQueryClient()
   const [file, setFile] = useState<File | null>(null)
   const [updateSupport, setUpdateSupport] = useState(false)

@@ -1,4 +1,3 @@
-import { App } from 'antd'
 import type { ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { saveBlob } from '../../api/http'
@@ -7,6 +6,7 @@ import { jobStore } from '../../api/jobStore'
 import { localized } from '../../i18n'
 import { formatCount } from '../../i18n/numbers'
 import { crudApi, type Filters } from '../api/crudApi'
+import { useFeedback } from '../../lib/feedback'
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`
@@ -30,7 +30,7 @@ export const EXPORT_JOB_THRESHOLD = 50_000
  */
 export function useExport(e: ResolvedEntity) {
   const { t } = useTranslation()
-  const { modal, message } = App.useApp()
+  const { modal, message } = useFeedback()
   const key = `crud-export-${e.key}`
 
   const progress = (bytes: number) =>

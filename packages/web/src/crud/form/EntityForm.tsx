@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react'
-import { Alert, App, Button, Col, Drawer, Form, Modal, Row as GridRow, Space, Spin, type ButtonProps } from 'antd'
+import { Alert, Button, Col, Drawer, Form, Modal, Row as GridRow, Space, Spin, type ButtonProps } from 'antd'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { type ResolvedEntity, stateRules } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
@@ -14,6 +14,7 @@ import { useDiscardGuard } from './discardChanges'
 import { EntityFormItem } from './EntityFormItem'
 import { formFieldsFor, formPayload, initialFormValues, isShown, type FormMode } from './formValues'
 import { useEntitiesNamedBy } from '../../entities/areas'
+import { useFeedback } from '../../lib/feedback'
 
 /** Up to this many fields the form is a dialog; longer forms get a drawer with two columns. */
 export const DIALOG_FIELD_LIMIT = 8
@@ -40,7 +41,7 @@ export interface EntityFormProps<E extends ResolvedEntity = ResolvedEntity> {
 export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClose, onSaved, inputs = {} }: EntityFormProps<E>) {
   useEntitiesNamedBy(entity)
   const { t } = useTranslation()
-  const { message, modal } = App.useApp()
+  const { message, modal } = useFeedback()
   const queryClient = useQueryClient()
   const [form] = Form.useForm<Row>()
   const mode: FormMode = id === undefined ? 'add' : 'edit'

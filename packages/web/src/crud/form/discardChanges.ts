@@ -1,6 +1,7 @@
-import { App, type FormInstance } from 'antd'
+import { type FormInstance } from 'antd'
 import { useTranslation } from 'react-i18next'
 import type { Row } from '../api/crudApi'
+import { useFeedback } from '../../lib/feedback'
 
 /** A blank value however an input leaves it (undefined, null, '', no items): typed and erased is no change. */
 const isBlank = (value: unknown) => value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)
@@ -25,7 +26,7 @@ const DISCARD_OK = { danger: true, 'data-testid': 'form-discard-ok' } as const
  */
 export function useDiscardGuard() {
   const { t } = useTranslation()
-  const { modal } = App.useApp()
+  const { modal } = useFeedback()
   return (form: FormInstance<Row>, initial: Readonly<Row>, close: () => void) => {
     if (!form.isFieldsTouched() || !hasUnsavedChanges(initial, form.getFieldsValue(true) as Row)) return close()
     modal.confirm({

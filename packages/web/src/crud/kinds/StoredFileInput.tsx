@@ -1,12 +1,13 @@
 import { formatBytes } from '@velo/shared'
 import { useEffect, useRef, useState } from 'react'
-import { App, Button, Descriptions, Progress, Space, Typography, Upload, type UploadFile } from 'antd'
+import { Button, Descriptions, Progress, Space, Typography, Upload, type UploadFile } from 'antd'
 import { DeleteOutlined, PaperClipOutlined, PlusOutlined, UploadOutlined } from '@ant-design/icons'
 import { DEFAULT_FILE_MAX_BYTES, IMAGE_EXTENSIONS } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { downloadEntityFile, isVideoFile, storedBaseName, type StoredFileInfo, uploadEntityFile, uploadFile, useStoredImageUrl } from '../api/files'
 import type { FieldOf, InputProps } from './types'
 import { PlayVideoLink } from './VideoPlayer'
+import { useFeedback } from '../../lib/feedback'
 
 const extensionOf = (name: string) => (name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '')
 const bare = (ext: string) => ext.replace(/^\./, '').toLowerCase()
@@ -27,7 +28,7 @@ export function StoredFileInput(props: InputProps) {
 
 function ImageInput(props: InputProps) {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const value = typeof props.value === 'string' && props.value ? props.value : null
   const { data: preview } = useStoredImageUrl(value)
   const [uploading, setUploading] = useState<string | null>(null)
@@ -88,7 +89,7 @@ type Sending = { name: string; size: number; sent: number; abort: AbortControlle
  */
 function EntityFileInput(props: InputProps<FieldOf<'file'>>) {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const { entity, field } = props
   const value = typeof props.value === 'string' && props.value ? props.value : null
   const extensions = acceptedExtensions(props)

@@ -1,4 +1,3 @@
-import { App } from 'antd'
 import { useQueryClient } from '@tanstack/react-query'
 import type { ResolvedEntity } from '@velo/shared'
 import type { TFunction } from 'i18next'
@@ -6,6 +5,7 @@ import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import { crudApi, type Row } from '../api/crudApi'
 import { refreshAfterChange } from '../api/refresh'
+import { useFeedback } from '../../lib/feedback'
 
 /** Rows (of any entity) named for people by the definition's label field; a long selection names a few and counts the rest. */
 export function rowNames(e: ResolvedEntity, rows: readonly Row[], t: TFunction, shown = 5): string {
@@ -17,7 +17,7 @@ export function rowNames(e: ResolvedEntity, rows: readonly Row[], t: TFunction, 
 /** Deleting rows after a confirmation that names them (SPEC §8); the entity's lists refresh after. */
 export function useDeleteRows(e: ResolvedEntity, onDeleted: () => void) {
   const { t } = useTranslation()
-  const { modal, message } = App.useApp()
+  const { modal, message } = useFeedback()
   const queryClient = useQueryClient()
   return (rows: readonly Row[]) => {
     modal.confirm({

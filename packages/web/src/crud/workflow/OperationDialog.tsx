@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react'
-import { Alert, App, Button, Col, Descriptions, Form, Modal, Row as GridRow, Space, Spin, Typography, type ButtonProps } from 'antd'
+import { Alert, Button, Col, Descriptions, Form, Modal, Row as GridRow, Space, Spin, Typography, type ButtonProps } from 'antd'
 import { useMutation, useQuery } from '@tanstack/react-query'
 import { NOTE_PLACEHOLDER, noteApplies, type OperationNote, type ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
@@ -15,6 +15,7 @@ import { enumOption } from '../kinds/options'
 import { ChoiceInput } from '../kinds/inputs'
 import { OperationPreview, PREVIEW_DEBOUNCE_MS, useOperationPreview } from './OperationPreview'
 import { confirmText, inputComplete, previewOperation, subjectOf, type Operation } from './operations'
+import { useFeedback } from '../../lib/feedback'
 
 /** The field of a step's chosen state in the body (the server's name for it). */
 const TARGET = 'to'
@@ -107,7 +108,7 @@ const SECOND_CONFIRM_OK = { 'data-testid': 'operation-second-confirm-ok' } as Bu
  */
 export function OperationDialog({ entity, operation, rows, onClose, onRun }: OperationDialogProps) {
   const { t } = useTranslation()
-  const { modal } = App.useApp()
+  const { modal } = useFeedback()
   const [form] = Form.useForm<Row>()
   const statusField = entity.transitions && entity.fieldMap.get(entity.transitions.field)
   const label = localized(operation.label)

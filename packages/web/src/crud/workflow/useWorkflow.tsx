@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react'
-import { App, Button } from 'antd'
+import { Button } from 'antd'
 import { ProfileOutlined } from '@ant-design/icons'
 import { useQueryClient } from '@tanstack/react-query'
 import type { JobInfo, ResolvedEntity } from '@velo/shared'
@@ -13,6 +13,7 @@ import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
 import type { RowAction } from '../list/RowActions'
 import { followJob, isJobInfo } from './followJob'
 import { confirmText, everyRowOperation, meetsWhen, needsDialog, rowOperations, sendOperation, toolbarOperations, type Operation } from './operations'
+import { useFeedback } from '../../lib/feedback'
 
 // Opened on request, loaded on request: a list's first paint needs neither the details drawer (tabs,
 // descriptions) nor a step's dialog (the form kit's inputs, descriptions, alerts). antd's Modal itself
@@ -29,7 +30,7 @@ const OperationDialog = lazy(() => import('./OperationDialog').then((m) => ({ de
  */
 export function useWorkflow(entity: ResolvedEntity) {
   const { t } = useTranslation()
-  const { modal, message } = App.useApp()
+  const { modal, message } = useFeedback()
   const queryClient = useQueryClient()
   const may = useAccessCheck()
   const [asking, setAsking] = useState<{ operation: Operation; rows: readonly Row[] } | null>(null)

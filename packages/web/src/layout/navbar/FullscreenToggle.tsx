@@ -1,12 +1,13 @@
 import { useEffect, useState } from 'react'
-import { App, Tooltip } from 'antd'
+import { Tooltip } from 'antd'
 import { FullscreenExitOutlined, FullscreenOutlined } from '@ant-design/icons'
 import screenfull from 'screenfull'
 import { useTranslation } from 'react-i18next'
+import { useFeedback } from '../../lib/feedback'
 
 export function FullscreenToggle() {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const [isFullscreen, setFullscreen] = useState(false)
 
   useEffect(() => {

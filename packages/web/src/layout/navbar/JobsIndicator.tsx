@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect, useState } from 'react'
-import { App, Badge, Button, Popover, Spin, Tooltip } from 'antd'
+import { Badge, Button, Popover, Spin, Tooltip } from 'antd'
 import { DownloadOutlined, ScheduleOutlined } from '@ant-design/icons'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { usePageSettled } from '../../lib/usePageSettled'
@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next'
 import { downloadJobFile, jobKeys, listMyJobs, withJob } from '../../api/jobs'
 import { jobStore, useJobStream } from '../../api/jobStore'
 import './jobs.css'
+import { useFeedback } from '../../lib/feedback'
 
 // The list itself (progress bars, the cancel confirmation) loads when it is first wanted: most users
 // have no job, and the shell's first paint is the badge at most. Pointing at the button or starting a
@@ -23,7 +24,7 @@ const JobsPanel = lazy(() => loadPanel().then((m) => ({ default: m.JobsPanel }))
  */
 export function JobsIndicator() {
   const { t } = useTranslation()
-  const { notification } = App.useApp()
+  const { notification } = useFeedback()
   const queryClient = useQueryClient()
   const [open, setOpen] = useState(false)
   // Asked once the page's own requests are answered and the browser is idle: the jobs badge must not

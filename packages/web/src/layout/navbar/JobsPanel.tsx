@@ -1,10 +1,11 @@
-import { App, Button, Popconfirm, Progress, type ProgressProps, Tag, Typography } from 'antd'
+import { Button, Popconfirm, Progress, type ProgressProps, Tag, Typography } from 'antd'
 import { DownloadOutlined } from '@ant-design/icons'
 import { useQueryClient } from '@tanstack/react-query'
 import { isFinalJobState, type JobInfo, type JobState, type Paged } from '@velo/shared'
 import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
 import { cancelJob, jobKeys, withJob } from '../../api/jobs'
+import { useFeedback } from '../../lib/feedback'
 
 const STATE_COLORS: Record<JobState, string> = { queued: 'default', running: 'processing', succeeded: 'success', failed: 'error', cancelled: 'warning' }
 const PROGRESS_STATUS: Record<JobState, ProgressProps['status']> = { queued: 'normal', running: 'active', succeeded: 'success', failed: 'exception', cancelled: 'normal' }
@@ -20,7 +21,7 @@ const count = (n: number) => n.toLocaleString()
 /** The jobs button's list (JobsIndicator.tsx): each job with its state and progress, cancel while it runs, its file once there. */
 export function JobsPanel({ jobs, onDownload }: { jobs: readonly JobInfo[]; onDownload: (job: JobInfo) => void }) {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const queryClient = useQueryClient()
 
   async function cancel(job: JobInfo) {

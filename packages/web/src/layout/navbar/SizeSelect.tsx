@@ -1,12 +1,13 @@
-import { App, Dropdown, Tooltip } from 'antd'
+import { Dropdown, Tooltip } from 'antd'
 import { ColumnHeightOutlined } from '@ant-design/icons'
 import { useTranslation } from 'react-i18next'
 import { layoutActions, layoutStore, SIZES, type UiSize } from '../../preferences/layoutStore'
 import { useRefreshView } from '../useRefreshView'
+import { useFeedback } from '../../lib/feedback'
 
 export function SizeSelect() {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const size = layoutStore.use((s) => s.size)
   const { refreshAll } = useRefreshView()
 

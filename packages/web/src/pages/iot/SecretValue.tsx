@@ -1,12 +1,13 @@
-import { App, Button, Space, Typography } from 'antd'
+import { Button, Space, Typography } from 'antd'
 import { CopyOutlined } from '@ant-design/icons'
 import { useTranslation } from 'react-i18next'
 import { copyText } from '../../lib/clipboard'
+import { useFeedback } from '../../lib/feedback'
 
 /** A secret or key in a monospaced box with a copy button. */
 export function SecretValue({ value, testId }: { value: string; testId: string }) {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const copy = async () => {
     if (await copyText(value)) void message.success(t('iot.copied'))
     else void message.warning(t('iot.copyFailed'))

@@ -1,4 +1,4 @@
-import { App, Button } from 'antd'
+import { Button } from 'antd'
 import { ClearOutlined } from '@ant-design/icons'
 import { useQueryClient } from '@tanstack/react-query'
 import type { ResolvedEntity } from '@velo/shared'
@@ -6,11 +6,12 @@ import { useTranslation } from 'react-i18next'
 import { Access } from '../../session/Access'
 import { crudKeys } from '../../crud/api/crudApi'
 import { localized } from '../../i18n'
+import { useFeedback } from '../../lib/feedback'
 
 /** Deletes every entry of a log after a confirmation (permission '<log>:remove'). */
 export function LogCleanButton({ entity, clean }: { entity: ResolvedEntity; clean: () => Promise<{ deleted: number }> }) {
   const { t } = useTranslation()
-  const { modal, message } = App.useApp()
+  const { modal, message } = useFeedback()
   const queryClient = useQueryClient()
   const confirm = () =>
     modal.confirm({

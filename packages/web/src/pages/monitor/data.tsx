@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react'
-import { App, Card, Col, Result, Row, Space } from 'antd'
+import { Card, Col, Result, Row, Space } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { isFinalJobState, type JobInfo, type MaintenanceRun, type MaintenanceSchedule } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
@@ -12,6 +12,7 @@ import { DatabaseCard } from './dataAndBackups/DatabaseCard'
 import { RetentionCard } from './dataAndBackups/RetentionCard'
 import { runOf, withJobChange } from './dataAndBackups/runs'
 import { ScheduleCard } from './dataAndBackups/ScheduleCard'
+import { useFeedback } from '../../lib/feedback'
 
 // The page is data.tsx (component monitor/data/index) and its parts are in dataAndBackups/: no source
 // folder is named data/, the name of the server's runtime folder (database, files, backups) that git ignores.
@@ -38,7 +39,7 @@ const finishedRunsKey = (schedules: MaintenanceSchedule[] | undefined) =>
  */
 export default function MonitorDataPage() {
   const { t } = useTranslation()
-  const { modal } = App.useApp()
+  const { modal } = useFeedback()
   const queryClient = useQueryClient()
   const me = sessionStore.use((s) => s.user?.username)
   const mayRun = useAccess({ permissions: [DATA_RUN] })

@@ -1,4 +1,4 @@
-import { App, Switch } from 'antd'
+import { Switch } from 'antd'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import type { Status } from '../../api/system'
@@ -6,6 +6,7 @@ import { useAccess } from '../../session/Access'
 import { crudKeys } from '../../crud/api/crudApi'
 import { OptionsCell } from '../../crud/kinds/cells'
 import type { CellProps } from '../../crud/kinds/types'
+import { useFeedback } from '../../lib/feedback'
 
 export interface StatusSwitchProps extends CellProps {
   /** Who may flip it; others see the status as a tag. */
@@ -23,7 +24,7 @@ export interface StatusSwitchProps extends CellProps {
 export function StatusSwitch(props: StatusSwitchProps) {
   const { entity, row, value, permission, change, locked } = props
   const { t } = useTranslation()
-  const { modal, message } = App.useApp()
+  const { modal, message } = useFeedback()
   const queryClient = useQueryClient()
   const name = String(row[entity.labelField] ?? row[entity.idField])
   const statusChange = useMutation({

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { Alert, App, Button, Card, Col, Descriptions, Empty, Form, InputNumber, Row, Select, Space, Spin, Table, Tag } from 'antd'
+import { Alert, Button, Card, Col, Descriptions, Empty, Form, InputNumber, Row, Select, Space, Spin, Table, Tag } from 'antd'
 import type { ColumnsType } from 'antd/es/table'
 import { ClearOutlined, SendOutlined } from '@ant-design/icons'
 import { useQuery } from '@tanstack/react-query'
@@ -17,6 +17,7 @@ import { parseJsonObject, prettyJson, toJsonText } from '../json'
 import { clearHistory, recordSend, testHistory, type TestSend } from './history'
 import '../../../crud/crud.css'
 import '../iot.css'
+import { useFeedback } from '../../../lib/feedback'
 
 const SEND = 'iot:commandTest:send'
 export const DEFAULT_TIMEOUT_S = 10
@@ -82,7 +83,7 @@ function Outcome({ send }: { send: TestSend }) {
  */
 export default function CommandTestPage() {
   const { t } = useTranslation()
-  const { modal } = App.useApp()
+  const { modal } = useFeedback()
   const [form] = Form.useForm<Values>()
   const deviceId = Form.useWatch('deviceId', form)
   const devices = useEntityChoices(iotEntities.iotDevice)

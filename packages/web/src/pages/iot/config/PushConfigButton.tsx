@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react'
-import { Alert, App, Button, Descriptions, Form, Modal, Select, Spin } from 'antd'
+import { Alert, Button, Descriptions, Form, Modal, Select, Spin } from 'antd'
 import { ControlOutlined } from '@ant-design/icons'
 import type { ActionPreview, JobInfo } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { http, requestWithMessage } from '../../../api/http'
 import { jobStore } from '../../../api/jobStore'
 import { useAccess } from '../../../session/Access'
+import { useFeedback } from '../../../lib/feedback'
 
 const PUSH = 'iot:config:push'
 
@@ -32,7 +33,7 @@ export function PushConfigButton({ deviceIds }: { deviceIds: readonly number[] }
 
 function PushConfigDialog({ deviceIds, onClose }: { deviceIds: readonly number[]; onClose: () => void }) {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const [options, setOptions] = useState<{ value: number; label: string }[] | null>(null)
   const [configId, setConfigId] = useState<number>()
   const [preview, setPreview] = useState<ActionPreview | null>(null)

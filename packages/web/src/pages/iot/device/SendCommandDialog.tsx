@@ -1,4 +1,4 @@
-import { App, Form, InputNumber, Modal, Select, Space, Tag } from 'antd'
+import { Form, InputNumber, Modal, Select, Space, Tag } from 'antd'
 import { useMutation } from '@tanstack/react-query'
 import { COMMANDS, type ApiRowOf, type iotEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
@@ -6,6 +6,7 @@ import { iotApi } from '../../../api/iot'
 import { localized } from '../../../i18n'
 import { JsonEditor, jsonObjectRule } from '../JsonEditor'
 import { parseJsonObject, toJsonText } from '../json'
+import { useFeedback } from '../../../lib/feedback'
 
 interface Values {
   command: string
@@ -25,7 +26,7 @@ const MAX_EXPIRE_MIN = 10_080
  */
 export function SendCommandDialog({ devices, onClose }: { devices: readonly Pick<ApiRowOf<typeof iotEntities.iotDevice>, 'deviceId'>[]; onClose: () => void }) {
   const { t } = useTranslation()
-  const { modal, message } = App.useApp()
+  const { modal, message } = useFeedback()
   const [form] = Form.useForm<Values>()
   const count = devices.length
   const commandSend = useMutation({

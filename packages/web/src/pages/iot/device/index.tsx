@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react'
-import { App, Button, Space, Typography } from 'antd'
+import { Button, Space, Typography } from 'antd'
 import { EyeOutlined, KeyOutlined, PoweroffOutlined, SendOutlined } from '@ant-design/icons'
 import { useQueryClient } from '@tanstack/react-query'
 import { iotEntities, type ApiRowOf, type DeviceEvent } from '@velo/shared'
@@ -18,6 +18,7 @@ import { PushConfigButton } from '../config/PushConfigButton'
 import { DeviceDrawer } from './DeviceDrawer'
 import { SendCommandDialog } from './SendCommandDialog'
 import '../iot.css'
+import { useFeedback } from '../../../lib/feedback'
 
 const device = iotEntities.iotDevice
 type DeviceRow = ApiRowOf<typeof device>
@@ -33,7 +34,7 @@ const GATEWAY_REFRESH_MS = 3000
  */
 export default function DevicePage() {
   const { t } = useTranslation()
-  const { modal, message } = App.useApp()
+  const { modal, message } = useFeedback()
   const queryClient = useQueryClient()
   const mayCommand = useAccess({ permissions: [COMMAND] })
   const mayEdit = useAccess({ permissions: [`${device.permission}:edit`] })

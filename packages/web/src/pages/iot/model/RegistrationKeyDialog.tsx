@@ -1,11 +1,12 @@
 import { useState } from 'react'
-import { Alert, App, Button, Modal, Result, Space, Spin } from 'antd'
+import { Alert, Button, Modal, Result, Space, Spin } from 'antd'
 import { ReloadOutlined } from '@ant-design/icons'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import type { ApiRowOf, iotEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { iotApi } from '../../../api/iot'
 import { SecretValue } from '../SecretValue'
+import { useFeedback } from '../../../lib/feedback'
 
 const keyOf = (modelId: number) => ['iot', 'registrationKey', modelId] as const
 
@@ -15,7 +16,7 @@ const keyOf = (modelId: number) => ['iot', 'registrationKey', modelId] as const
  */
 export function RegistrationKeyDialog({ model, onClose }: { model: Pick<ApiRowOf<typeof iotEntities.iotModel>, 'modelId' | 'name'>; onClose: () => void }) {
   const { t } = useTranslation()
-  const { modal, message } = App.useApp()
+  const { modal, message } = useFeedback()
   const queryClient = useQueryClient()
   const { modelId, name } = model
   const key = useQuery({ queryKey: keyOf(modelId), queryFn: () => iotApi.registrationKey(modelId), gcTime: 0 })

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react'
-import { Alert, App, Badge, Button, Card, Form, Input, Radio, Result, Space, Switch, Table, Tag, Tooltip } from 'antd'
+import { Alert, Badge, Button, Card, Form, Input, Radio, Result, Space, Switch, Table, Tag, Tooltip } from 'antd'
 import type { ColumnsType } from 'antd/es/table'
 import { ClearOutlined, PauseCircleOutlined, PlayCircleOutlined, SendOutlined } from '@ant-design/icons'
 import { isValidTopicFilter, isValidTopicName, UP_FILTER } from '@velo/shared'
@@ -13,6 +13,7 @@ import { JsonEditor } from '../JsonEditor'
 import { prettyJson } from '../json'
 import '../../../crud/crud.css'
 import '../iot.css'
+import { useFeedback } from '../../../lib/feedback'
 
 /** What the debugger keeps; older messages drop off the end. */
 export const MESSAGE_LIMIT = 500
@@ -45,7 +46,7 @@ export function mergeMessages(shown: readonly ShownMessage[], arrived: readonly 
 
 function PublishForm() {
   const { t } = useTranslation()
-  const { modal, message } = App.useApp()
+  const { modal, message } = useFeedback()
   const [form] = Form.useForm<PublishRequest>()
   const [publishing, setPublishing] = useState(false)
 

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type HTMLAttributes } from 'react'
-import { App, Badge, Progress, Space, Switch, Table, Tabs, Tag, Tooltip, Typography, type ProgressProps } from 'antd'
+import { Badge, Progress, Space, Switch, Table, Tabs, Tag, Tooltip, Typography, type ProgressProps } from 'antd'
 import type { ColumnType } from 'antd/es/table'
 import { DownloadOutlined, StopOutlined } from '@ant-design/icons'
 import { hashKey, keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
@@ -22,6 +22,7 @@ import { searchFieldsOf } from '../../../crud/list/searchFields'
 import { durationOf, formatDuration, formatTime, jobEventEffect, jobSearch, patchJob, percentOf, STATE_COLORS } from './jobList'
 import { ScheduledWork } from './ScheduledWork'
 import '../../../crud/crud.css'
+import { useFeedback } from '../../../lib/feedback'
 
 const JOB_LIST = 'monitor:job:list'
 const JOB_CANCEL = 'monitor:job:cancel'
@@ -64,7 +65,7 @@ function JobsLive({ state }: { state: EventStreamState }) {
  */
 export default function JobsPage() {
   const { t } = useTranslation()
-  const { modal, message } = App.useApp()
+  const { modal, message } = useFeedback()
   const queryClient = useQueryClient()
   const me = sessionStore.use((s) => s.user?.userId)
   const mayListAll = useAccess({ permissions: [JOB_LIST] })

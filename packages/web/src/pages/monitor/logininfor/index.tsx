@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { App, Button } from 'antd'
+import { Button } from 'antd'
 import { EyeOutlined, UnlockOutlined } from '@ant-design/icons'
 import { systemEntities, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
@@ -8,6 +8,7 @@ import { Access, useAccess } from '../../../session/Access'
 import { EntityDetails } from '../../../crud/EntityDetails'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { LogCleanButton } from '../LogCleanButton'
+import { useFeedback } from '../../../lib/feedback'
 
 const loginLog = systemEntities.loginLog
 /** sys_common_status: a failed sign-in, the only kind that can have locked an account. */
@@ -20,7 +21,7 @@ const UNLOCK = 'monitor:logininfor:unlock'
  */
 export default function LoginLogPage() {
   const { t } = useTranslation()
-  const { modal, message } = App.useApp()
+  const { modal, message } = useFeedback()
   const [shown, setShown] = useState<number>()
   const mayQuery = useAccess({ permissions: [`${loginLog.permission}:query`] })
   const mayUnlock = useAccess({ permissions: [UNLOCK] })

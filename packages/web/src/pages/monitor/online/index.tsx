@@ -1,4 +1,3 @@
-import { App } from 'antd'
 import { LogoutOutlined } from '@ant-design/icons'
 import { useQueryClient } from '@tanstack/react-query'
 import type { ApiRowOf } from '@velo/shared'
@@ -8,11 +7,12 @@ import { useAccess } from '../../../session/Access'
 import { crudKeys } from '../../../crud/api/crudApi'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { onlineSession } from './session'
+import { useFeedback } from '../../../lib/feedback'
 
 /** Who is signed in now (search by IP and user name), and force logout of a session (confirmed). */
 export default function OnlinePage() {
   const { t } = useTranslation()
-  const { modal, message } = App.useApp()
+  const { modal, message } = useFeedback()
   const queryClient = useQueryClient()
   const mayForce = useAccess({ permissions: ['monitor:online:forceLogout'] })
 

@@ -1,5 +1,5 @@
 import { useMemo } from 'react'
-import { App, Form, Modal, Select, Spin, Typography } from 'antd'
+import { Form, Modal, Select, Spin, Typography } from 'antd'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { allEntities, entityByKey, systemEntities, scopeReach, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
@@ -9,6 +9,7 @@ import { useDict } from '../../../crud/api/dicts'
 import { dictOption } from '../../../crud/kinds/options'
 import { TreeCheck } from '../TreeCheck'
 import { useAllEntities } from '../../../entities/areas'
+import { useFeedback } from '../../../lib/feedback'
 
 const role = systemEntities.role
 /** The data scope whose departments are picked by hand. */
@@ -22,7 +23,7 @@ interface Values {
 /** A role's data scope (SPEC §6): all, custom departments, own department, department and below, self only. */
 export function DataScopeDialog({ roleRow, onClose }: { roleRow: Pick<ApiRowOf<typeof role>, 'roleId' | 'roleName'>; onClose: () => void }) {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const queryClient = useQueryClient()
   const [form] = Form.useForm<Values>()
   const { roleId } = roleRow

@@ -1,5 +1,5 @@
 import { useState, type Key } from 'react'
-import { App, Button, Drawer, Form, Input, Space, Table } from 'antd'
+import { Button, Drawer, Form, Input, Space, Table } from 'antd'
 import type { ColumnType } from 'antd/es/table'
 import { DisconnectOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons'
 import { hashKey, keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
@@ -11,6 +11,7 @@ import { crudKeys } from '../../../crud/api/crudApi'
 import { DateTimeCell, OptionsCell } from '../../../crud/kinds/cells'
 import { ListPager } from '../../../crud/list/ListPager'
 import { localized } from '../../../i18n'
+import { useFeedback } from '../../../lib/feedback'
 
 const user = systemEntities.user
 const label = (name: string) => localized(user.fieldMap.get(name)!.label)
@@ -23,7 +24,7 @@ interface Filters {
 /** The users holding a role (in the caller's data scope), paged; the role can be taken away from the selected ones. */
 export function RoleUsersDrawer({ roleRow, onClose }: { roleRow: Pick<ApiRowOf<typeof systemEntities.role>, 'roleId' | 'roleName'>; onClose: () => void }) {
   const { t } = useTranslation()
-  const { modal, message } = App.useApp()
+  const { modal, message } = useFeedback()
   const queryClient = useQueryClient()
   const [form] = Form.useForm<Filters>()
   const { roleId } = roleRow

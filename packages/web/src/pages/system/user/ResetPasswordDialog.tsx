@@ -1,9 +1,10 @@
-import { App, Form, Input, Modal, Typography } from 'antd'
+import { Form, Input, Modal, Typography } from 'antd'
 import { useMutation } from '@tanstack/react-query'
 import type { ApiRowOf, systemEntities } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { resetUserPassword } from '../../../api/system'
 import { confirmPasswordRules, newPasswordRules } from '../../../lib/validation'
+import { useFeedback } from '../../../lib/feedback'
 
 interface Values {
   password: string
@@ -13,7 +14,7 @@ interface Values {
 /** Sets a user's password (the shared PASSWORD_PATTERN, typed twice); the server ends their sessions and lifts a lock. */
 export function ResetPasswordDialog({ user, onClose }: { user: Pick<ApiRowOf<typeof systemEntities.user>, 'userId' | 'userName'>; onClose: () => void }) {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const [form] = Form.useForm<Values>()
   const { userName } = user
   const passwordReset = useMutation({

@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react'
-import { Alert, App, Button, Card, Col, Form, Input, Radio, Row, Select, Space, Tabs } from 'antd'
+import { Alert, Button, Card, Col, Form, Input, Radio, Row, Select, Space, Tabs } from 'antd'
 import { ArrowLeftOutlined, EyeOutlined, SaveOutlined } from '@ant-design/icons'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { toolEntities, type GenColumn, type GenTableConfig } from '@velo/shared'
@@ -23,6 +23,7 @@ import {
   type GenDraft,
 } from './genConfig'
 import { PreviewDialog } from './PreviewDialog'
+import { useFeedback } from '../../../lib/feedback'
 
 type TabKey = 'basic' | 'columns' | 'generation'
 
@@ -42,7 +43,7 @@ export interface GenEditorProps {
  */
 export function GenEditor({ answer, onBack }: GenEditorProps) {
   const { t } = useTranslation()
-  const { message, modal } = App.useApp()
+  const { message, modal } = useFeedback()
   const queryClient = useQueryClient()
   const { tableId, tableName, tableComment } = answer
   const [draft, setDraft] = useState<GenDraft>(() => draftOf(answer.config))

@@ -1,11 +1,12 @@
 import { useMemo, useState } from 'react'
-import { App, Input, Modal, Result, Table, Typography, type ButtonProps } from 'antd'
+import { Input, Modal, Result, Table, Typography, type ButtonProps } from 'antd'
 import type { ColumnType } from 'antd/es/table'
 import { SearchOutlined } from '@ant-design/icons'
 import { useQuery } from '@tanstack/react-query'
 import type { GenDbTable } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { genApi, genKeys } from './genApi'
+import { useFeedback } from '../../../lib/feedback'
 
 /**
  * Import tables into code generation (RuoYi's 导入表): the tables of the database that no
@@ -13,7 +14,7 @@ import { genApi, genKeys } from './genApi'
  */
 export function ImportDialog({ onClose, onImported }: { onClose: () => void; onImported: () => void }) {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   // Fresh on every opening: another admin may have imported some in the meantime.
   const tables = useQuery({ queryKey: genKeys.tables, queryFn: genApi.tables, gcTime: 0, refetchOnWindowFocus: false })
   const [filter, setFilter] = useState('')

@@ -1,4 +1,4 @@
-import { App, Button, Empty, Modal, Result, Space, Spin, Tabs, Typography } from 'antd'
+import { Button, Empty, Modal, Result, Space, Spin, Tabs, Typography } from 'antd'
 import { CopyOutlined } from '@ant-design/icons'
 import { useQuery } from '@tanstack/react-query'
 import type { GenFile } from '@velo/shared'
@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next'
 import { copyText } from '../../../lib/clipboard'
 import { CodeEditor } from '../../../lib/code/CodeEditor'
 import { genApi, genKeys } from './genApi'
+import { useFeedback } from '../../../lib/feedback'
 
 /** 'packages/shared/src/entities/bike-part.ts' → 'bike-part.ts': a tab names its file. */
 const fileName = (path: string) => path.slice(path.lastIndexOf('/') + 1) || path
@@ -13,7 +14,7 @@ const fileName = (path: string) => path.slice(path.lastIndexOf('/') + 1) || path
 /** One generated file: where it goes in a checkout, its text highlighted, and a copy button. */
 function FilePane({ file, index }: { file: GenFile; index: number }) {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const copy = async () => {
     if (await copyText(file.content)) void message.success(t('gen.copied'))
     else void message.error(t('gen.copyFailed'))

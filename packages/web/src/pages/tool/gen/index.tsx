@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { App, Button } from 'antd'
+import { Button } from 'antd'
 import { DownloadOutlined, EditOutlined, EyeOutlined, ImportOutlined, SyncOutlined } from '@ant-design/icons'
 import { GEN_PERMISSIONS, toolEntities, type ApiRowOf } from '@velo/shared'
 import { useNavigate } from 'react-router'
@@ -9,6 +9,7 @@ import { EntityListPage } from '../../../crud/EntityListPage'
 import { genApi, genEditPath } from './genApi'
 import { ImportDialog } from './ImportDialog'
 import { PreviewDialog } from './PreviewDialog'
+import { useFeedback } from '../../../lib/feedback'
 
 const genTable = toolEntities.genTable
 type GenRow = ApiRowOf<typeof genTable>
@@ -19,7 +20,7 @@ type GenRow = ApiRowOf<typeof genTable>
  */
 export default function GenListPage() {
   const { t } = useTranslation()
-  const { modal, message } = App.useApp()
+  const { modal, message } = useFeedback()
   const navigate = useNavigate()
   const mayImport = useAccess({ permissions: [GEN_PERMISSIONS.import] })
   const mayPreview = useAccess({ permissions: [GEN_PERMISSIONS.preview] })

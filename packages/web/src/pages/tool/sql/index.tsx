@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { Alert, App, Button, Col, Empty, Flex, Row, Typography, theme } from 'antd'
+import { Alert, Button, Col, Empty, Flex, Row, Typography, theme } from 'antd'
 import { ClearOutlined, DownloadOutlined, PlayCircleOutlined } from '@ant-design/icons'
 import { useMutation, useQuery } from '@tanstack/react-query'
 import { SQL_CONFIRM_WRITE_CODE, SQL_PERMISSIONS, type SqlRunResult } from '@velo/shared'
@@ -13,6 +13,7 @@ import { SqlHistory } from './SqlHistory'
 import { SqlResultTable, SqlSummary } from './SqlResult'
 import { sqlApi, sqlKeys } from './sqlApi'
 import '../../../crud/crud.css'
+import { useFeedback } from '../../../lib/feedback'
 
 /** Key caps are written the same in every language. */
 const RUN_KEYS = 'Ctrl/Cmd + Enter'
@@ -33,7 +34,7 @@ function errorText(error: unknown): string | null {
 export default function SqlPage() {
   const { t } = useTranslation()
   const { token } = theme.useToken()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const may = useAccessCheck()
   const mayExecute = may({ permissions: [SQL_PERMISSIONS.execute] })
   const mayWrite = may({ permissions: [SQL_PERMISSIONS.write] })

@@ -1,14 +1,15 @@
-import { App, Button, Form, Input, Radio } from 'antd'
+import { Button, Form, Input, Radio } from 'antd'
 import type { SessionUser } from '@velo/shared'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import { updateProfile, type ProfileUpdate } from '../../../api/profile'
 import { sessionActions } from '../../../session/sessionStore'
 import { EMAIL_PATTERN, PHONE_PATTERN } from '../../../lib/validation'
+import { useFeedback } from '../../../lib/feedback'
 
 export function BasicInfoForm({ user }: { user: SessionUser }) {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const queryClient = useQueryClient()
   const profileSave = useMutation({
     mutationFn: (values: ProfileUpdate) => updateProfile(values),

@@ -1,10 +1,11 @@
-import { App, Button, Form, Input } from 'antd'
+import { Button, Form, Input } from 'antd'
 import { useMutation } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import { updatePassword } from '../../../api/profile'
 import { actionFailedText } from '../../../api/http'
 import { MESSAGE_DURATION_S } from '../../../lib/config'
 import { confirmPasswordRules, newPasswordRules } from '../../../lib/validation'
+import { useFeedback } from '../../../lib/feedback'
 
 interface PasswordValues {
   oldPassword: string
@@ -14,7 +15,7 @@ interface PasswordValues {
 
 export function PasswordForm() {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const [form] = Form.useForm<PasswordValues>()
   const passwordChange = useMutation({
     mutationFn: ({ oldPassword, newPassword }: PasswordValues) => updatePassword({ oldPassword, newPassword }),

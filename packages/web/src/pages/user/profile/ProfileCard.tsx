@@ -1,4 +1,4 @@
-import { App, Avatar, Card, Descriptions, Upload } from 'antd'
+import { Avatar, Card, Descriptions, Upload } from 'antd'
 import { CameraOutlined } from '@ant-design/icons'
 import type { SessionUser } from '@velo/shared'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
@@ -6,6 +6,7 @@ import dayjs from 'dayjs'
 import { useTranslation } from 'react-i18next'
 import { avatarUrl, uploadAvatar } from '../../../api/profile'
 import { sessionActions, sessionStore } from '../../../session/sessionStore'
+import { useFeedback } from '../../../lib/feedback'
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png']
 const IMAGE_EXTENSIONS = /\.(jpe?g|png)$/i
@@ -13,7 +14,7 @@ const IMAGE_EXTENSIONS = /\.(jpe?g|png)$/i
 /** The user's card, with the avatar upload (jpg/jpeg/png, one image) that shows the new avatar at once. */
 export function ProfileCard({ user, roleGroup }: { user: SessionUser; roleGroup: string }) {
   const { t } = useTranslation()
-  const { message } = App.useApp()
+  const { message } = useFeedback()
   const queryClient = useQueryClient()
   const avatarVersion = sessionStore.use((s) => s.avatarVersion)
   const sessionAvatar = sessionStore.use((s) => s.user?.avatar)
