@@ -1,21 +1,12 @@
 import type { ReactNode } from 'react'
 import { ConfigProvider, theme } from 'antd'
 import type { SizeType } from 'antd/es/config-provider/SizeContext'
-import enUS from 'antd/locale/en_US'
-import zhCN from 'antd/locale/zh_CN'
-import dayjs from 'dayjs'
-import 'dayjs/locale/zh-cn'
-import { currentLanguage } from '../i18n'
 import { FeedbackHost } from '../lib/feedback'
 import { usePrefersReducedMotion } from '../lib/reducedMotion'
 import { layoutStore, type UiSize } from '../preferences/layoutStore'
 import { settingsStore } from '../preferences/settingsStore'
 import { MENU_COLORS } from '../lib/config'
-
-const language = currentLanguage()
-// The language only changes with a page reload, so antd's and dayjs's locales are set once.
-dayjs.locale(language === 'zh_CN' ? 'zh-cn' : 'en')
-const antdLocale = language === 'zh_CN' ? zhCN : enUS
+import { antdLocale } from './antdLocale'
 
 /** SPEC size names → antd sizes; Mini is Small with the compact algorithm. */
 const componentSize: Record<UiSize, SizeType> = { default: 'large', medium: 'middle', small: 'small', mini: 'small' }
@@ -30,7 +21,7 @@ export function ThemeProvider({ children }: { children: ReactNode }) {
   if (size === 'mini') algorithm.push(theme.compactAlgorithm)
   return (
     <ConfigProvider
-      locale={antdLocale}
+      locale={antdLocale()}
       componentSize={componentSize[size]}
       // antd puts a space between two Chinese characters of a button ("登 录"); no button of ours has one.
       button={{ autoInsertSpace: false }}

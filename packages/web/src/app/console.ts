@@ -4,6 +4,7 @@ import { warmPage } from '../crud/api/prefetch'
 import { loadSessionOnce } from '../layout/sessionFlow'
 import { sessionStore, type SignedInSession } from '../session/sessionStore'
 import { queryClient } from './queryClient'
+import { loadAntdLocale } from './antdLocale'
 
 export { App } from './App'
 
@@ -23,5 +24,5 @@ export function startSession(session?: SignedInSession): void {
 /** The shell is a chunk of its own that App loads lazily; after sign-in it is the next thing needed. */
 export const preloadShell = (): Promise<unknown> => import('../layout/Shell')
 
-/** The page's language catalogue (a chunk of its own for Chinese): loadConsole waits for it before the console renders. */
-export const languageReady: Promise<void> = loadLanguage()
+/** The page's language catalogue and antd's locale (chunks of their own for Chinese): loadConsole waits for them before the console renders. */
+export const languageReady: Promise<void> = Promise.all([loadLanguage(), loadAntdLocale()]).then(() => undefined)
