@@ -26,6 +26,12 @@ export default defineConfig({
       // lists EntityListPage-*.js); the warning that the dynamic import "will not move it" is moot.
       checks: { ineffectiveDynamicImport: false },
       output: {
+        // The areas' texts are each a texts.<language>.ts in their folder (src/routes/pageTexts.ts): their chunks
+        // are named by folder (texts-iot.en_US-….js), for bundle reports that say whose they are.
+        chunkFileNames: (chunk) => {
+          const texts = /[\\/]src[\\/](?:pages[\\/])?(.+)[\\/]texts\.(\w+)\.ts$/.exec(chunk.facadeModuleId ?? '')
+          return texts ? `assets/texts-${texts[1]!.replace(/[\\/]/g, '-')}.${texts[2]}-[hash].js` : 'assets/[name]-[hash].js'
+        },
         codeSplitting: {
           // Everything the entry imports statically ('$initial': React, the light sign-in kit under
           // layout/auth, the few app modules it shares with the console, the bundler's runtime) goes

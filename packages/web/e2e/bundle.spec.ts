@@ -221,8 +221,11 @@ test('from the sign-in page to the first row of System › Users: at most 380 KB
   expect(sent.get('/api/system/user/list')!).toBeLessThanOrEqual(pageCode!)
   await expect.poll(() => sent.has('/api/monitor/job/list')).toBe(true)
   expect(sent.get('/api/monitor/job/list')!).toBeGreaterThanOrEqual(answered.get('/api/system/user/list')!)
-  // An English page loads the English texts only; the Chinese catalogue is a chunk of its own.
-  expect(flow.filter((l) => /\/assets\/zh_CN-/.test(l.path))).toEqual([])
+  // An English page loads the English texts only; the Chinese catalogue is a chunk of its own, and so are
+  // the areas' Chinese texts (texts-iot.zh_CN-….js).
+  expect(flow.filter((l) => /\/assets\/(texts-[\w-]+\.)?zh_CN-/.test(l.path))).toEqual([])
+  // System › Users' words are the console's: no area's texts come with it (src/routes/pageTexts.ts).
+  expect(flow.filter((l) => /\/assets\/texts-/.test(l.path))).toEqual([])
   expect(flow.length, flow.map((l) => l.path).join('\n')).toBeLessThanOrEqual(FLOW_FILE_BUDGET)
   expect(js, flow.map((l) => `${kb(l.gzip)} ${l.path}`).join('\n')).toBeLessThanOrEqual(FLOW_JS_BUDGET_BYTES)
 })

@@ -24,6 +24,8 @@ void i18n.use(initReactI18next).init({
     // The public pages' texts live apart so the sign-in page loads only them (see ./auth.ts).
     // English is the default and every key's fallback, so it comes with the console; the Chinese
     // catalogue is a chunk of its own that only a Chinese page loads (loadLanguage, before it renders).
+    // Both hold the shell's and the list kit's texts and those of pages with few words: an area with
+    // many brings its own with its pages (routes/pageTexts.ts, addTexts).
     en_US: { translation: { ...authEnUS, ...enUS, ...menuEnUS } },
     zh_CN: { translation: { ...authZhCN, ...menuZhCN } },
   },
@@ -37,6 +39,11 @@ export async function loadLanguage(language: Language = currentLanguage()): Prom
   chineseLoaded = true
 }
 let chineseLoaded = false
+
+/** Texts that come with a page (routes/pageTexts.ts), in the one language the page loaded them in. */
+export function addTexts(language: Language, texts: Readonly<Record<string, string>>): void {
+  i18n.addResourceBundle(language, 'translation', texts, true, true)
+}
 
 const KEY_LIKE = /^[a-z][\w-]*(\.[\w-]+)+$/
 

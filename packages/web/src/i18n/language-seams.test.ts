@@ -4,6 +4,7 @@ import i18n, { translateTitle } from '.'
 import { enUS } from './en_US'
 import { menuZhCN } from './menus'
 import { zhCN } from './zh_CN'
+import { TEXTS_FILES } from '../test/texts'
 
 // Where the two languages meet: no English left in the Chinese texts where Chinese has a word for it,
 // the same names for the same things in both, and English counts that agree with their number.
@@ -19,6 +20,10 @@ const latinWords = (text: string) =>
     // Syntax shown as is: '$share/' of MQTT.
     .replace(/\$\w+/g, ' ')
     .match(/[A-Za-z][A-Za-z-]+/g) ?? []
+
+/** Every text of a language: the console's catalogue and the areas' texts (routes/pageTexts.ts). */
+const everyText = (language: 'en_US' | 'zh_CN', catalogue: Record<string, string>) =>
+  Object.assign({}, catalogue, ...TEXTS_FILES.filter((f) => f.language === language).map((f) => f.texts)) as Record<string, string>
 
 const zh = i18n.getFixedT('zh_CN')
 const en = i18n.getFixedT('en_US')
@@ -36,7 +41,7 @@ describe('language seams', () => {
   })
 
   it('no Chinese text or menu title keeps an English word that Chinese has a word for', () => {
-    const leftovers = Object.entries({ ...zhCN, ...menuZhCN }).flatMap(([key, text]) =>
+    const leftovers = Object.entries({ ...everyText('zh_CN', zhCN), ...menuZhCN }).flatMap(([key, text]) =>
       latinWords(text)
         .filter((word) => !KEPT_IN_LATIN.has(word))
         .map((word) => `${key}: ${word}`),
@@ -69,7 +74,7 @@ describe('language seams', () => {
     expect(en('crud.importDone', { inserted: 4, updated: 1 })).toBe('4 rows added, 1 row updated')
     expect(zh('crud.importDone', { inserted: 1, updated: 0 })).toBe('新增 1 条，更新 0 条')
     // A text with a count that reads "1 things" in English has _one and _other forms.
-    const counted = Object.entries(enUS).filter(([key, text]) => /\{\{count\}\} [a-z]+s\b/.test(text) && !/_(one|other)$/.test(key))
+    const counted = Object.entries(everyText('en_US', enUS)).filter(([key, text]) => /\{\{count\}\} [a-z]+s\b/.test(text) && !/_(one|other)$/.test(key))
     expect(counted.map(([key]) => key)).toEqual([])
   })
 })

@@ -1,12 +1,14 @@
 import { createElement, lazy, type ComponentType } from 'react'
 import { entityKeyAt, loadEntityAt } from '../entities/areas'
+import { loadPageTexts } from './pageTexts'
 
 // Server routes name their page by path ('system/dict/index'); the page modules under src/pages
 // are found at build time and loaded on demand, each in its own chunk. Page modules have lowercase
 // names (index.tsx, profile.tsx, 404.tsx); PascalCase files beside them are their parts, not pages.
 // A component with no page module but an entity definition at its path gets the generic list page.
 // Either way the definitions at the page's path (their area, and the areas of what they name) load
-// beside the page's code: the browser's registry holds only the areas loaded so far.
+// beside the page's code: the browser's registry holds only the areas loaded so far. So do the texts
+// of the folders a page module is in (./pageTexts.ts); the generic list's are the console's own.
 
 type PageModule = { default: ComponentType }
 
@@ -44,9 +46,9 @@ function entityPage(component: string, key: string): ComponentType {
   return Object.assign(Page, { displayName: `EntityPage(${key})` })
 }
 
-/** A page module, once its code and the definitions at its path are in. */
+/** A page module, once its code, the definitions at its path and its texts are in. */
 function modulePage(key: string, component: string): ComponentType {
-  return lazy(() => Promise.all([(modules[key] as () => Promise<PageModule>)(), loadEntityAt(component)]).then(([page]) => page))
+  return lazy(() => Promise.all([(modules[key] as () => Promise<PageModule>)(), loadEntityAt(component), loadPageTexts(key)]).then(([page]) => page))
 }
 
 // One component per page, so a page keeps its identity (and its state) across renders.
@@ -78,7 +80,9 @@ export function resolvePage(component: string): ComponentType | null {
  */
 export function preloadPage(component: string): void {
   const key = pageModuleKey(component)
-  if (key) void modules[key]!().catch(() => undefined)
-  else if (entityKeyAt(component)) void loadListKit().catch(() => undefined)
+  if (key) {
+    void modules[key]!().catch(() => undefined)
+    void loadPageTexts(key).catch(() => undefined)
+  } else if (entityKeyAt(component)) void loadListKit().catch(() => undefined)
   void loadEntityAt(component).catch(() => undefined)
 }

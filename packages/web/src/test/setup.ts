@@ -1,4 +1,5 @@
-import { loadLanguage } from '../i18n'
+import { addTexts, loadLanguage } from '../i18n'
+import { TEXTS_FILES } from './texts'
 import { afterEach } from 'vitest'
 import { cleanup, configure } from '@testing-library/react'
 
@@ -47,3 +48,5 @@ window.getComputedStyle = (element: Element, pseudo?: string | null) => computed
 
 // The Chinese catalogue is loaded on demand in the browser (i18n/loadLanguage); tests switch languages freely.
 await loadLanguage('zh_CN')
+// So are the areas' texts, with their pages (routes/pageTexts.ts); tests render pages and their parts directly.
+for (const { language, texts } of TEXTS_FILES) addTexts(language, texts)

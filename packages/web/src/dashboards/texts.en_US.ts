@@ -1,0 +1,45 @@
+// The dashboards kit's texts in English, loaded with the pages that show the kit (pages/dashboard/texts.en_US.ts brings them) rather than with the console. texts.zh_CN.ts has the same keys (the type checks it).
+
+const texts = {
+  'dashboard.range': 'Date range',
+  'dashboard.lastDays_one': 'Last {{count}} day',
+  'dashboard.lastDays_other': 'Last {{count}} days',
+  'dashboard.filter.countryId': 'Country / region',
+  'dashboard.filter.modelId': 'Model',
+  'dashboard.filter.platform': 'Platform',
+  'dashboard.reset': 'Reset',
+  'dashboard.export': 'Download .xlsx',
+  'dashboard.updated': 'Summaries updated {{time}}',
+  'dashboard.live': 'Figures read live',
+  'dashboard.chart': 'Chart',
+  'dashboard.table': 'Table',
+  'dashboard.empty': 'No data in this range',
+  'dashboard.failed': 'The figures could not be loaded',
+  'dashboard.retry': 'Try again',
+  'dashboard.unit.ms': '{{value}} ms',
+  'dashboard.unit.km': '{{value}} km',
+  'dashboard.unit.stars': '{{value}} ★',
+  // Dashboards (issue 36): the range's default and limit, grouped series, partial periods, axis names.
+  'dashboard.rangeDefault': 'The last {{days}} days (every dashboard’s default) · at most {{max}} days',
+  'dashboard.rangeChosen': 'At most {{max}} days · Reset shows the last {{days}} days',
+  'dashboard.rangeLimit': 'A range is at most {{max}} days: days beyond it cannot be picked',
+  'dashboard.showDefault': 'Show the last {{days}} days',
+  'dashboard.other': 'Other',
+  'dashboard.partial': 'Today so far',
+  'dashboard.partialNote': '{{day}}: today so far (partial)',
+  'dashboard.partialWeek': 'This week so far',
+  'dashboard.partialWeekNote': 'Week of {{day}}: this week so far (partial)',
+  'dashboard.partialMonth': 'This month so far',
+  'dashboard.partialMonthNote': '{{day}}: this month so far (partial)',
+  'dashboard.axisName': '{{names}} ({{unit}})',
+  'dashboard.axisUnit.percent': '%',
+  'dashboard.axisUnit.hours': 'hours',
+  'dashboard.axisUnit.ms': 'ms',
+  'dashboard.axisUnit.km': 'km',
+  'dashboard.axisUnit.stars': 'stars',
+  'dashboard.axisUnit.count': 'count',
+  'dashboard.axisUnit.ratio': 'ratio',
+}
+
+export type TextKey = keyof typeof texts
+export default texts

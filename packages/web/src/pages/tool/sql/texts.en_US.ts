@@ -1,0 +1,41 @@
+// Tool system › SQL's texts in English, loaded with the pages under this folder (routes/pageTexts.ts) rather than with the console. texts.zh_CN.ts has the same keys (the type checks it).
+
+const texts = {
+  'tool.sql.editor': 'SQL statement',
+  'tool.sql.shortcut': '{{keys}} runs the statement',
+  'tool.sql.run': 'Run',
+  'tool.sql.export': 'Export .xlsx',
+  'tool.sql.clear': 'Clear',
+  'tool.sql.exported': 'Exported successfully',
+  'tool.sql.noticeRead': 'Statements run read-only, are stopped at the timeout and return at most the row cap.',
+  'tool.sql.noticeNoWrite': 'Writing needs the Write permission and a confirmation.',
+  'tool.sql.noticeMayWrite': 'You hold the Write permission: a statement that writes asks for your confirmation first, then runs in a transaction.',
+  'tool.sql.noticeNoExecute': 'Running statements needs the Execute permission; you may read your history.',
+  'tool.sql.empty': 'Run a statement to see its result here',
+  'tool.sql.noRows': 'The statement returned no rows',
+  'tool.sql.rows_one': '{{count}} row in {{ms}} ms',
+  'tool.sql.rows_other': '{{count}} rows in {{ms}} ms',
+  'tool.sql.affected_one': '{{count}} row affected in {{ms}} ms',
+  'tool.sql.affected_other': '{{count}} rows affected in {{ms}} ms',
+  'tool.sql.returned_one': '{{count}} row returned',
+  'tool.sql.returned_other': '{{count}} rows returned',
+  'tool.sql.truncatedRows': 'stopped at the row cap of {{cap}}',
+  'tool.sql.truncatedSize': 'stopped at the size cap',
+  'tool.sql.total': '{{from}}–{{to}} of {{total}}',
+  'tool.sql.confirmTitle': 'Run a statement that writes?',
+  'tool.sql.confirmText': 'This statement changes data. Check it before it runs:',
+  'tool.sql.confirmRun': 'Run the write',
+  'tool.sql.history': 'History',
+  'tool.sql.historyEmpty': 'No statements yet',
+  'tool.sql.historyPick': 'Put this statement into the editor',
+  'tool.sql.outcome.ok': 'OK',
+  'tool.sql.outcome.error': 'Error',
+  'tool.sql.outcome.refused': 'Refused',
+  'tool.sql.outcome.timeout': 'Timeout',
+  'tool.sql.mode.write': 'Write',
+  'tool.sql.historyRows_one': '{{count}} row',
+  'tool.sql.historyRows_other': '{{count}} rows',
+}
+
+export type TextKey = keyof typeof texts
+export default texts
