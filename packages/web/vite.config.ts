@@ -42,12 +42,14 @@ export default defineConfig({
           //
           // The console (app/console.ts), the shell and the list kit, with every module they need, are
           // one chunk: the automatic split cut them into ~50 files on the way to a list's first row
-          // (build/consoleChunk.ts says how the set is found). The icons only pages use are one more:
-          // left to the automatic split they came as a dozen files of half a kilobyte each.
+          // (build/consoleChunk.ts says how the set is found). The icons several pages share are one more:
+          // left to the automatic split they came as a dozen files of half a kilobyte each. An icon one
+          // page alone uses stays in that page's chunk (minShareCount), so System › Users does not
+          // download the image viewer's or the rich-text editor's icons with its one key icon.
           groups: [
             { name: 'boot', tags: ['$initial'], priority: 3 },
             { name: 'console', test: consoleSet.test, priority: 2 },
-            { name: 'icons', test: /@ant-design[\\/]icons(-svg)?[\\/]/, priority: 1 },
+            { name: 'icons', test: /@ant-design[\\/]icons(-svg)?[\\/]/, priority: 1, minShareCount: 2 },
           ],
         },
       },
