@@ -4,6 +4,7 @@ import { precompress } from './build/precompress'
 import { consoleChunk } from './build/consoleChunk'
 import { entityAreas } from './build/entityAreas'
 import { antdEntries } from './build/antdEntries'
+import { menuIconSprite } from './build/menuIconSprite'
 
 const consoleSet = consoleChunk(/[\\/]src[\\/](app[\\/]console\.ts|layout[\\/]Shell\.tsx|crud[\\/]EntityListPage\.tsx)$/)
 
@@ -11,7 +12,7 @@ const consoleSet = consoleChunk(/[\\/]src[\\/](app[\\/]console\.ts|layout[\\/]Sh
 const apiTarget = process.env.VITE_API_TARGET ?? 'http://localhost:8080'
 
 export default defineConfig({
-  plugins: [react(), antdEntries(), entityAreas(), precompress(), consoleSet.plugin],
+  plugins: [react(), antdEntries(), entityAreas(), menuIconSprite(), precompress(), consoleSet.plugin],
   server: {
     proxy: { '/api': { target: apiTarget, changeOrigin: true } },
   },

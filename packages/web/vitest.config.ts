@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config'
 import react from '@vitejs/plugin-react'
 import { entityAreas } from './build/entityAreas'
+import { menuIconSprite } from './build/menuIconSprite'
 
 export default defineConfig({
-  plugins: [react(), entityAreas()],
+  plugins: [react(), entityAreas(), menuIconSprite()],
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}'],

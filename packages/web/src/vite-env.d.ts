@@ -11,3 +11,9 @@ declare module 'virtual:velo-entity-areas' {
   export const KEY_OF_PATH: Readonly<Record<string, string>>
   export const LOAD_AREA: Readonly<Record<string, () => Promise<Record<string, unknown>>>>
 }
+
+/** The URL of the menu icons' sprite (build/menuIconSprite.ts): one <symbol> per name of lib/menuIconNames.ts, its id the name. */
+declare module 'virtual:velo-menu-icons' {
+  const spriteUrl: string
+  export default spriteUrl
+}

@@ -5,8 +5,11 @@ import { loadSessionOnce } from '../layout/sessionFlow'
 import { sessionStore, type SignedInSession } from '../session/sessionStore'
 import { queryClient } from './queryClient'
 import { loadAntdLocale } from './antdLocale'
+import { preloadMenuIcons } from '../lib/menuIcons'
 
 export { App } from './App'
+
+preloadMenuIcons()
 
 /**
  * Signed in (app/loadConsole.ts): the session is taken, and when the sign-in answered with it, the page

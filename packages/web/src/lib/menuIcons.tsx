@@ -1,141 +1,31 @@
-import type { ComponentType } from 'react'
-import {
-  AimOutlined,
-  AlertOutlined,
-  ApartmentOutlined,
-  ApiOutlined,
-  AppstoreOutlined,
-  BarChartOutlined,
-  BlockOutlined,
-  BookOutlined,
-  BugOutlined,
-  CalendarOutlined,
-  CarOutlined,
-  CloudSyncOutlined,
-  CloudUploadOutlined,
-  ClusterOutlined,
-  CodeOutlined,
-  CompassOutlined,
-  ConsoleSqlOutlined,
-  ControlOutlined,
-  CreditCardOutlined,
-  CustomerServiceOutlined,
-  DashboardOutlined,
-  DatabaseOutlined,
-  DesktopOutlined,
-  EditOutlined,
-  FileImageOutlined,
-  FileProtectOutlined,
-  FormOutlined,
-  FunctionOutlined,
-  GlobalOutlined,
-  LineChartOutlined,
-  LinkOutlined,
-  LoginOutlined,
-  MailOutlined,
-  MenuOutlined,
-  MessageOutlined,
-  MobileOutlined,
-  MonitorOutlined,
-  NotificationOutlined,
-  PictureOutlined,
-  ProfileOutlined,
-  QuestionCircleOutlined,
-  ReadOutlined,
-  SafetyOutlined,
-  SendOutlined,
-  SettingOutlined,
-  TableOutlined,
-  ShopOutlined,
-  ShoppingCartOutlined,
-  ShoppingOutlined,
-  SmileOutlined,
-  SoundOutlined,
-  TagsOutlined,
-  TeamOutlined,
-  ThunderboltOutlined,
-  ToolOutlined,
-  TranslationOutlined,
-  TrophyOutlined,
-  UploadOutlined,
-  UserOutlined,
-  VideoCameraOutlined,
-  WarningOutlined,
-  WifiOutlined,
-} from '@ant-design/icons'
-
-// Menu icons arrive as antd icon names in kebab case ('line-chart' → LineChartOutlined). Importing
-// every antd icon would add megabytes, so the names our menus use are listed here; an unknown
-// name gets a neutral icon rather than nothing.
-const icons: Record<string, ComponentType> = {
-  aim: AimOutlined,
-  alert: AlertOutlined,
-  apartment: ApartmentOutlined,
-  api: ApiOutlined,
-  appstore: AppstoreOutlined,
-  'bar-chart': BarChartOutlined,
-  block: BlockOutlined,
-  book: BookOutlined,
-  bug: BugOutlined,
-  calendar: CalendarOutlined,
-  car: CarOutlined,
-  'cloud-sync': CloudSyncOutlined,
-  'cloud-upload': CloudUploadOutlined,
-  cluster: ClusterOutlined,
-  code: CodeOutlined,
-  compass: CompassOutlined,
-  'console-sql': ConsoleSqlOutlined,
-  control: ControlOutlined,
-  'credit-card': CreditCardOutlined,
-  'customer-service': CustomerServiceOutlined,
-  dashboard: DashboardOutlined,
-  database: DatabaseOutlined,
-  desktop: DesktopOutlined,
-  edit: EditOutlined,
-  'file-image': FileImageOutlined,
-  'file-protect': FileProtectOutlined,
-  form: FormOutlined,
-  function: FunctionOutlined,
-  global: GlobalOutlined,
-  'line-chart': LineChartOutlined,
-  link: LinkOutlined,
-  login: LoginOutlined,
-  mail: MailOutlined,
-  menu: MenuOutlined,
-  message: MessageOutlined,
-  mobile: MobileOutlined,
-  monitor: MonitorOutlined,
-  notification: NotificationOutlined,
-  picture: PictureOutlined,
-  profile: ProfileOutlined,
-  'question-circle': QuestionCircleOutlined,
-  read: ReadOutlined,
-  safety: SafetyOutlined,
-  send: SendOutlined,
-  setting: SettingOutlined,
-  shop: ShopOutlined,
-  shopping: ShoppingOutlined,
-  'shopping-cart': ShoppingCartOutlined,
-  smile: SmileOutlined,
-  sound: SoundOutlined,
-  table: TableOutlined,
-  tags: TagsOutlined,
-  team: TeamOutlined,
-  thunderbolt: ThunderboltOutlined,
-  tool: ToolOutlined,
-  translation: TranslationOutlined,
-  trophy: TrophyOutlined,
-  upload: UploadOutlined,
-  user: UserOutlined,
-  'video-camera': VideoCameraOutlined,
-  warning: WarningOutlined,
-  wifi: WifiOutlined,
-}
+import spriteUrl from 'virtual:velo-menu-icons'
+import { FALLBACK_MENU_ICON, MENU_ICONS, type MenuIconName } from './menuIconNames'
 
 /** The icon names a menu may use, for the menu form's icon picker. */
-export const MENU_ICON_NAMES: readonly string[] = Object.keys(icons)
+export const MENU_ICON_NAMES: readonly string[] = Object.keys(MENU_ICONS)
 
+const isMenuIcon = (name: string | null): name is MenuIconName => !!name && Object.hasOwn(MENU_ICONS, name)
+
+/**
+ * Fetches the sprite ahead of the sidebar (the console calls it as it loads, while the user signs in),
+ * so the menu's first paint finds it in the cache rather than drawing its icons a moment after it.
+ */
+export function preloadMenuIcons(): void {
+  void fetch(spriteUrl).catch(() => undefined)
+}
+
+/**
+ * A menu icon as a reference into the sprite (one cached file, build/menuIconSprite.ts) rather than
+ * ~60 icon components in the console's code. The markup is antd's icon's (span.anticon.anticon-<name>,
+ * a 1em svg in currentColor), so the menu's styles for icons, collapsed or not, apply unchanged.
+ */
 export function MenuIcon({ name }: { name: string | null }) {
-  const Icon = (name && icons[name]) || AppstoreOutlined
-  return <Icon />
+  const id = isMenuIcon(name) ? name : FALLBACK_MENU_ICON
+  return (
+    <span role="img" aria-label={id} className={`anticon anticon-${id}`}>
+      <svg width="1em" height="1em" fill="currentColor" aria-hidden="true" focusable="false">
+        <use href={`${spriteUrl}#${id}`} />
+      </svg>
+    </span>
+  )
 }
