@@ -12,6 +12,8 @@ describe('menu icons', () => {
     expect(icon.getAttribute('aria-label')).toBe('shopping-cart')
     expect(icon.className).toBe('anticon anticon-shopping-cart')
     expect(icon.querySelector('svg > use')!.getAttribute('href')).toBe(`${spriteUrl}#shopping-cart`)
+    // Tests and styles find an icon by its name, as on antd's own icons.
+    expect(icon.querySelector('svg')!.getAttribute('data-icon')).toBe('shopping-cart')
   })
 
   it('draws the neutral icon for no name, an unknown one, or a name an object has of itself', () => {

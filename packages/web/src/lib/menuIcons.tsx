@@ -23,7 +23,7 @@ export function MenuIcon({ name }: { name: string | null }) {
   const id = isMenuIcon(name) ? name : FALLBACK_MENU_ICON
   return (
     <span role="img" aria-label={id} className={`anticon anticon-${id}`}>
-      <svg width="1em" height="1em" fill="currentColor" aria-hidden="true" focusable="false">
+      <svg width="1em" height="1em" fill="currentColor" aria-hidden="true" focusable="false" data-icon={id}>
         <use href={`${spriteUrl}#${id}`} />
       </svg>
     </span>
