@@ -1,4 +1,4 @@
-import { lazy, Suspense, useRef, type CSSProperties } from 'react'
+import { lazy, Suspense, useDeferredValue, useRef, type CSSProperties } from 'react'
 import { theme } from 'antd'
 import { layoutActions, layoutStore } from '../preferences/layoutStore'
 import { settingsStore } from '../preferences/settingsStore'
@@ -29,6 +29,10 @@ export default function Shell() {
   const tagsView = settingsStore.use((s) => s.tagsView)
   const fixedHeader = settingsStore.use((s) => s.fixedHeader)
   const scroller = useRef<HTMLDivElement>(null)
+  // The page first, the shell's controls a moment later: the sidebar's menu, the navbar and the tags
+  // are drawn in a second pass right after the first one (their places are kept, so nothing moves).
+  // Drawn in the same pass they were ~150 ms of the time from Enter to the first row of a list.
+  const chrome = useDeferredValue(true, false)
   // Load the drawer on first open, then keep it so it can animate closed.
   const drawerLoaded = useRef(false)
   if (settingsOpen) drawerLoaded.current = true
@@ -57,11 +61,11 @@ export default function Shell() {
     <div className={classes} style={vars} data-testid="app-wrapper">
       <style>{`:root { --velo-primary: ${token.colorPrimary}; }`}</style>
       {device === 'mobile' && opened && <div className="drawer-bg" data-testid="sidebar-overlay" onClick={() => layoutActions.closeSidebar(false)} />}
-      <Sidebar />
+      {chrome ? <Sidebar /> : <aside className="sidebar-container" />}
       <div className="main-container" ref={scroller} onScroll={onScroll}>
         <div className={fixedHeader ? 'fixed-header' : ''} data-testid="header">
-          <Navbar />
-          {tagsView && <TagsView />}
+          {chrome ? <Navbar /> : <div className="navbar" />}
+          {tagsView && (chrome ? <TagsView /> : <div className="tags-view-container" />)}
         </div>
         <main className="app-main">
           <AppMain />
