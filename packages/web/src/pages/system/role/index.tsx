@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { lazy, Suspense, useState } from 'react'
 import { SafetyOutlined, TeamOutlined } from '@ant-design/icons'
 import { ADMIN_ROLE, systemEntities, type ApiRowOf } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
@@ -7,9 +7,12 @@ import { useAccess } from '../../../session/Access'
 import { EntityListPage } from '../../../crud/EntityListPage'
 import { OptionsCell } from '../../../crud/kinds/cells'
 import { StatusSwitch } from '../StatusSwitch'
-import { DataScopeDialog } from './DataScopeDialog'
 import { MenuTreeInput } from './MenuTreeInput'
-import { RoleUsersDrawer } from './RoleUsersDrawer'
+
+// The data scope dialog and the users drawer (antd's form kit, a table of users) load when opened:
+// the roles' list needs neither to show its rows.
+const DataScopeDialog = lazy(() => import('./DataScopeDialog').then((m) => ({ default: m.DataScopeDialog })))
+const RoleUsersDrawer = lazy(() => import('./RoleUsersDrawer').then((m) => ({ default: m.RoleUsersDrawer })))
 
 const role = systemEntities.role
 
@@ -40,8 +43,10 @@ export default function RolePage() {
           { key: 'users', label: t('role.users'), icon: <TeamOutlined />, onClick: () => setMembers(row), testId: 'row-role-users' },
         ]}
       />
-      {scoping && <DataScopeDialog roleRow={scoping} onClose={() => setScoping(null)} />}
-      {members && <RoleUsersDrawer roleRow={members} onClose={() => setMembers(null)} />}
+      <Suspense fallback={null}>
+        {scoping && <DataScopeDialog roleRow={scoping} onClose={() => setScoping(null)} />}
+        {members && <RoleUsersDrawer roleRow={members} onClose={() => setMembers(null)} />}
+      </Suspense>
     </>
   )
 }
