@@ -14,30 +14,21 @@ type Items = NonNullable<MenuProps['items']>
 
 /**
  * A menu title; when the sidebar (or a collapsed sidebar's popup) cuts it ("Internationalis…"),
- * hovering shows the whole title beside it. The tooltip is made the first time a cut title is
- * hovered: ~70 closed tooltips (a popup trigger each) were a tenth of the console's first render.
+ * hovering shows the whole title beside it.
  */
 export function MenuTitle({ text }: { text: string }) {
   const [open, setOpen] = useState(false)
-  const [wanted, setWanted] = useState(false)
   const onEnter = (e: MouseEvent<HTMLElement>) => {
     // antd ellipsises the title's box, the span's parent.
     const box = e.currentTarget.parentElement ?? e.currentTarget
-    const cut = box.scrollWidth > box.clientWidth + 1
-    setOpen(cut)
-    if (cut) setWanted(true)
+    setOpen(box.scrollWidth > box.clientWidth + 1)
   }
-  const title = (
-    <span className="sidebar-title" onMouseEnter={onEnter} onMouseLeave={() => setOpen(false)}>
-      {text}
-    </span>
-  )
-  return wanted ? (
+  return (
     <Tooltip title={text} placement="right" open={open}>
-      {title}
+      <span className="sidebar-title" onMouseEnter={onEnter} onMouseLeave={() => setOpen(false)}>
+        {text}
+      </span>
     </Tooltip>
-  ) : (
-    title
   )
 }
 
