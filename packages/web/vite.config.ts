@@ -5,6 +5,8 @@ import { consoleChunk } from './build/consoleChunk'
 import { entityAreas } from './build/entityAreas'
 import { antdEntries } from './build/antdEntries'
 import { menuIconSprite } from './build/menuIconSprite'
+import { antdStaticStyles } from './build/antdStaticStyles'
+import { compileHints } from './build/compileHints'
 
 const consoleSet = consoleChunk(/[\\/]src[\\/](app[\\/]console\.ts|layout[\\/]Shell\.tsx|crud[\\/]EntityListPage\.tsx)$/)
 
@@ -12,7 +14,7 @@ const consoleSet = consoleChunk(/[\\/]src[\\/](app[\\/]console\.ts|layout[\\/]Sh
 const apiTarget = process.env.VITE_API_TARGET ?? 'http://localhost:8080'
 
 export default defineConfig({
-  plugins: [react(), antdEntries(), entityAreas(), menuIconSprite(), precompress(), consoleSet.plugin],
+  plugins: [react(), antdEntries(), entityAreas(), menuIconSprite(), antdStaticStyles(), compileHints(['console']), precompress(), consoleSet.plugin],
   server: {
     proxy: { '/api': { target: apiTarget, changeOrigin: true } },
   },

@@ -2,7 +2,7 @@ import { expect, test, type Page, type Request } from '@playwright/test'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { ADMIN } from './support/session'
+import { ADMIN, openSignedIn } from './support/session'
 
 // The sign-in page's budget (issue 12): the first visit paints the form from one small chunk, with
 // no antd, router or i18next, and the console loads after it. Every request the page makes until
@@ -233,4 +233,66 @@ test('from the sign-in page to the first row of System › Users: at most 300 KB
   expect(flow.filter((l) => /\/assets\/texts-/.test(l.path))).toEqual([])
   expect(flow.length, flow.map((l) => l.path).join('\n')).toBeLessThanOrEqual(FLOW_FILE_BUDGET)
   expect(js, flow.map((l) => `${kb(l.gzip)} ${l.path}`).join('\n')).toBeLessThanOrEqual(FLOW_JS_BUDGET_BYTES)
+})
+
+/** What a list page's first screen is drawn with, element by element: the styles antd's rules decide. */
+async function firstScreenLooks(page: Page): Promise<Record<string, Record<string, string> | null>> {
+  const list = page.getByTestId('entity-list-user')
+  await expect(list.locator('.ant-table-row').first()).toBeVisible()
+  await expect(page.getByTestId('navbar')).toBeVisible()
+  await expect(page.locator('.ant-tree-treenode:not([aria-hidden])').first()).toBeVisible()
+  return page.evaluate(() => {
+    const selectors = [
+      '[data-testid=sidebar] .ant-menu-item',
+      '[data-testid=sidebar] .ant-menu-submenu-title',
+      '.ant-breadcrumb-link',
+      '[data-testid=entity-list-user] form .ant-input',
+      '[data-testid=entity-list-user] form .ant-select',
+      '[data-testid=entity-list-user] .ant-btn-primary',
+      '[data-testid=entity-list-user] .ant-btn-default',
+      '[data-testid=entity-list-user] .ant-table-thead th',
+      '[data-testid=entity-list-user] .ant-table-row td',
+      '[data-testid=entity-list-user] .ant-checkbox',
+      '[data-testid=entity-list-user] .ant-switch',
+      '[data-testid=entity-list-user] .ant-pagination-item',
+      '.ant-tree-node-content-wrapper',
+      '.ant-avatar',
+    ]
+    const properties = ['display', 'color', 'background-color', 'font-size', 'line-height', 'padding', 'margin', 'border', 'border-radius', 'height', 'width', 'box-shadow', 'cursor']
+    return Object.fromEntries(
+      selectors.map((selector) => {
+        const element = document.querySelector(selector)
+        if (!element) return [selector, null]
+        const style = getComputedStyle(element)
+        return [selector, Object.fromEntries(properties.map((p) => [p, style.getPropertyValue(p)]))]
+      }),
+    )
+  })
+}
+
+test("antd's styles for the first screens come made from the build: the page makes none of them, and looks as if it had", async ({ page, browser, baseURL }) => {
+  await openSignedIn(page, baseURL!, '/system/user')
+  const made = await firstScreenLooks(page)
+  expect(await page.locator('head > link[rel=stylesheet][href*="/assets/antd-"]').count()).toBe(1)
+  // What antd still makes in the page is the theme's CSS variables (colours, sizes: the user's
+  // settings); no component's rules. A component new to the first screens fails here until
+  // build/antdStaticStyles.ts draws it too.
+  const componentStyles = await page.evaluate(() =>
+    [...document.querySelectorAll('style[data-css-hash]')].map((s) => s.textContent ?? '').filter((css) => css && !/^\.css-var-[\w-]+(\.[\w-]+)?\{--/.test(css)),
+  )
+  expect(componentStyles.map((css) => css.slice(0, 120))).toEqual([])
+
+  // The same page with the file refused: antd makes every rule in the page, as it did before the file.
+  const context = await browser.newContext({ baseURL, viewport: page.viewportSize()! })
+  try {
+    const refused = await context.newPage()
+    await refused.route('**/assets/antd-*.css', (route) => route.abort())
+    await openSignedIn(refused, baseURL!, '/system/user')
+    const runtime = await firstScreenLooks(refused)
+    expect(await refused.locator('style[data-css-hash]').evaluateAll((styles) => styles.some((s) => s.textContent?.includes('.ant-table')))).toBe(true)
+    for (const [selector, looks] of Object.entries(runtime)) expect(looks, selector).not.toBeNull()
+    expect(made).toEqual(runtime)
+  } finally {
+    await context.close()
+  }
 })

@@ -17,3 +17,9 @@ declare module 'virtual:velo-menu-icons' {
   const spriteUrl: string
   export default spriteUrl
 }
+
+/** The URL of antd's styles for the first screens, made at build time (build/antdStaticStyles.ts); null on the dev server and in Vitest. */
+declare module 'virtual:velo-antd-styles' {
+  const styleSheetUrl: string | null
+  export default styleSheetUrl
+}

@@ -2,15 +2,35 @@
 // the sign-in page paints from the entry chunk alone and starts loading the console when the user
 // begins to type, so it is there by the time they press Sign in (see main.tsx).
 
+import antdStyleSheet from 'virtual:velo-antd-styles'
 import type { SignedInSession } from '../session/sessionStore'
 
 type ConsoleModule = typeof import('./console')
 
 let loading: Promise<ConsoleModule> | null = null
 
+let styled: Promise<void> | null = null
+
+/**
+ * antd's styles for the first screens, made at build time (build/antdStaticStyles.ts), in the page
+ * before the console's first render: antd reads once, at its first style, which ones the file holds,
+ * and makes only the others. First in <head>, where antd puts the styles it makes, so the app's own
+ * CSS overrides them as it does those. A file that fails to load costs nothing but that time back.
+ */
+function loadAntdStyles(): Promise<void> {
+  if (!antdStyleSheet) return Promise.resolve()
+  return (styled ??= new Promise<void>((resolve) => {
+    const link = document.createElement('link')
+    link.rel = 'stylesheet'
+    link.href = antdStyleSheet!
+    link.onload = link.onerror = () => resolve()
+    document.head.prepend(link)
+  }))
+}
+
 /** The console's module, loaded once (a failed load may be tried again). */
 export function loadConsole(): Promise<ConsoleModule> {
-  loading ??= import('./console').then(async (m) => (await m.languageReady, m)).catch((error: unknown) => {
+  loading ??= Promise.all([import('./console'), loadAntdStyles()]).then(async ([m]) => (await m.languageReady, m)).catch((error: unknown) => {
     loading = null
     throw error
   })
