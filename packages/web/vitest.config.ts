@@ -2,9 +2,10 @@ import { defineConfig } from 'vitest/config'
 import react from '@vitejs/plugin-react'
 import { entityAreas } from './build/entityAreas'
 import { menuIconSprite } from './build/menuIconSprite'
+import { antdStaticStyles } from './build/antdStaticStyles'
 
 export default defineConfig({
-  plugins: [react(), entityAreas(), menuIconSprite()],
+  plugins: [react(), entityAreas(), menuIconSprite(), antdStaticStyles()],
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}'],

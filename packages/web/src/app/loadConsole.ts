@@ -38,15 +38,27 @@ export function loadConsole(): Promise<ConsoleModule> {
 }
 
 let preloading = false
+let preloadedPage: string | undefined
 
-/** Starts loading the console and its shell without waiting for them (once); failures wait for the real load. */
-export function preloadConsole(): void {
-  if (preloading) return
-  preloading = true
+/**
+ * Starts loading the console and its shell without waiting for them (once), and the code of the page
+ * at `opens`, the sign-in's destination (once per address); failures wait for the real load.
+ */
+export function preloadConsole(opens?: string): void {
+  if (!preloading) {
+    preloading = true
+    loadConsole()
+      .then((m) => m.preloadShell())
+      .catch(() => {
+        preloading = false
+      })
+  }
+  if (opens === undefined || opens === preloadedPage) return
+  preloadedPage = opens
   loadConsole()
-    .then((m) => m.preloadShell())
+    .then((m) => m.preloadPageAt(opens))
     .catch(() => {
-      preloading = false
+      preloadedPage = undefined
     })
 }
 

@@ -10,8 +10,8 @@ export interface AuthNavigation {
   /** The query string of the page, '?redirect=…' or ''. */
   search: string
   navigate: (to: string, options?: { replace?: boolean }) => void
-  /** Starts downloading the console (the user is about to sign in). */
-  preloadConsole: () => void
+  /** Starts downloading the console, and the code of the page at `opens` (the user is about to sign in and go there). */
+  preloadConsole: (opens?: string) => void
   /** The token is stored: the console takes the user and routes the sign-in answered (or loads them at once) and starts the page it opens. */
   startSession: (session?: SignedInSession) => void
 }

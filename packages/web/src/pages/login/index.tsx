@@ -35,16 +35,21 @@ export default function LoginPage() {
     },
   )
 
+  /** Where the sign-in leads: the page that sent the user here, else the home page. */
+  const opensAfter = () => safeRedirect(new URLSearchParams(nav.search).get('redirect'))
+  // The user is about to sign in: load the console and the page it opens meanwhile (not before, so the page alone stays light).
+  const preload = () => nav.preloadConsole(opensAfter())
+
   async function submit(values: LoginValues) {
     setSubmitting(true)
-    nav.preloadConsole()
+    preload()
     const username = values.username.trim()
     try {
       const { token, userInfo, routes } = await authApi.login({ username, password: values.password, code: values.code, uuid: captcha.uuid })
       if (remember) localStorage.setItem(REMEMBERED_USERNAME_KEY, username)
       else localStorage.removeItem(REMEMBERED_USERNAME_KEY)
       sessionActions.signedIn(token)
-      const opens = safeRedirect(new URLSearchParams(nav.search).get('redirect'))
+      const opens = opensAfter()
       nav.startSession(userInfo && routes ? { userInfo, routes, opens } : undefined)
       // Out of the public pages this opens the console (already loading), still showing this form meanwhile.
       nav.navigate(opens, { replace: true })
@@ -63,11 +68,10 @@ export default function LoginPage() {
         className="auth-form"
         noValidate
         onSubmit={form.onSubmit((v) => void submit(v))}
-        // The user is about to sign in: load the console meanwhile (not before, so the page alone stays light).
-        onPointerDown={nav.preloadConsole}
-        onKeyDown={nav.preloadConsole}
-        onFocus={nav.preloadConsole}
-        onInput={nav.preloadConsole}
+        onPointerDown={preload}
+        onKeyDown={preload}
+        onFocus={preload}
+        onInput={preload}
         data-testid="login-form"
       >
         <AuthTextField field={form.field('username')} icon={UserOutlined} placeholder={t('login.username')} autoComplete="username" />
