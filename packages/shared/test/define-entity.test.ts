@@ -79,6 +79,12 @@ describe('defineEntity', () => {
     expect(() => defineEntity({ ...base, storage: { columns: [versionNumber] }, fields: [id, { ...version, sort: false }] })).toThrow(/sortBy versionNumber needs sort/)
   })
 
+  it("refuses a field named as a list's page or sort (the list call and the list's URL use those names)", () => {
+    for (const name of ['pageNum', 'pageSize', 'orderByColumn', 'isAsc']) {
+      expect(() => defineEntity({ ...base, fields: [id, { name, kind: 'text', label: { en_US: 'T', zh_CN: 'T' } }] })).toThrow(/a list's page or sort/)
+    }
+  })
+
   it('refuses a subtree search on a field that names no tree, and two parents', () => {
     const text = { name: 'title', kind: 'text' as const, label: { en_US: 'T', zh_CN: 'T' } }
     expect(() => defineEntity({ ...base, fields: [id, { ...text, search: 'subtree' }] })).toThrow(/subtree/)

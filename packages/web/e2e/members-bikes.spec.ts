@@ -346,3 +346,45 @@ test('every members and bikes page opens in Chinese, with rows where the demo da
   }
   await saveScreen(page, 'bike-records-zh')
 })
+
+// STYLE pattern 12: a list's state lives in its URL.
+test('a list keeps its search, page and sort in the address: a reload opens it as it was, and the menu brings it back so', async ({ page, baseURL }) => {
+  await openSignedIn(page, baseURL!, '/member/member')
+  const list = listOf(page, 'member')
+  await expect(rowsOf(page, 'member').first()).toBeVisible()
+  const email = list.locator('thead th').filter({ hasText: 'Email' })
+  await email.click()
+  await expect(email).toHaveAttribute('aria-sort', 'ascending')
+  await expect(page).toHaveURL(/\/member\/member\?orderByColumn=email&isAsc=asc$/)
+  await list.locator('.ant-pagination-item-2').click()
+  await expect(page).toHaveURL(/\/member\/member\?pageNum=2&orderByColumn=email&isAsc=asc$/)
+  await expect(list.locator('.ant-pagination-item-2')).toHaveClass(/ant-pagination-item-active/)
+  const firstOnPage2 = await rowsOf(page, 'member').first().locator('td').nth(1).textContent()
+
+  // A reload (or the address sent to a colleague) shows the same page in the same order.
+  await page.reload()
+  await expect(list.locator('.ant-pagination-item-2')).toHaveClass(/ant-pagination-item-active/)
+  await expect(email).toHaveAttribute('aria-sort', 'ascending')
+  await expect(rowsOf(page, 'member').first().locator('td').nth(1)).toHaveText(firstOnPage2!)
+
+  // A search starts from the first page, and says so.
+  await search(page, 'member', 'Email', 'example')
+  await expect(page).toHaveURL(/\/member\/member\?email=example&orderByColumn=email&isAsc=asc$/)
+  await expect(list.locator('.ant-pagination-item-1')).toHaveClass(/ant-pagination-item-active/)
+
+  // Away and back by the menu (a link naming no filters): the list is as the user left it, and its address says so again.
+  const goTo = (path: string) =>
+    page.evaluate((to) => {
+      window.history.pushState(null, '', to)
+      window.dispatchEvent(new PopStateEvent('popstate'))
+    }, path)
+  await goTo('/system/user')
+  await expect(page.getByTestId('entity-list-user').locator('.ant-table-row').first()).toBeVisible()
+  await goTo('/member/member')
+  await expect(page).toHaveURL(/\/member\/member\?email=example&orderByColumn=email&isAsc=asc$/)
+  await expect(list.getByTestId('crud-search').getByLabel('Email', { exact: true })).toHaveValue('example')
+
+  // Reset clears the search; the sort stays, as the column header shows.
+  await list.getByTestId('crud-search-reset').click()
+  await expect(page).toHaveURL(/\/member\/member\?orderByColumn=email&isAsc=asc$/)
+})

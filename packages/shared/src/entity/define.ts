@@ -50,6 +50,9 @@ const isWritable = (f: FieldDef, def: EntityDef) => !f.readOnly && f.name !== de
  * case and singular ('System users' → 'system user', 'Countries' → 'country'; 'IoT model' stays),
  * Chinese without a trailing 管理 ('用户管理' → '用户').
  */
+/** Names a field may not take: a list call's paging and sort, and the list's URL parameters. */
+export const LIST_PLACE_NAMES: readonly string[] = ['pageNum', 'pageSize', 'orderByColumn', 'isAsc']
+
 export function singularOf(label: Label): Label {
   const words = label.en_US.split(' ')
   const last = words.at(-1) ?? ''
@@ -115,6 +118,8 @@ export function defineEntity<const D extends EntityDef>(def: D & KnownKeysOnly<D
     if (!/^[a-z][A-Za-z0-9]*$/.test(value)) throw new Error(`${def.key}: slice value ${value} must be a plain word`)
   }
   for (const f of def.fields) {
+    // The list call's paging and sort, and the list's URL (web crud/list/urlFilters.ts), use these names beside the fields'.
+    if (LIST_PLACE_NAMES.includes(f.name)) throw new Error(`${def.key}.${f.name}: the name is a list's page or sort (${LIST_PLACE_NAMES.join(', ')}); name the field otherwise`)
     if (f.sortBy && (!f.sort || !def.storage?.columns?.some((c) => c.name === f.sortBy))) throw new Error(`${def.key}.${f.name}: sortBy ${f.sortBy} needs sort and must name a storage column`)
   }
   checkWorkflow(def, fieldMap)

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useContext, useEffect, useMemo, useRef, useState, type Key } from 'react'
 import { Grid, Table } from 'antd'
-import { UNSAFE_LocationContext } from 'react-router'
+import { UNSAFE_LocationContext, UNSAFE_NavigationContext } from 'react-router'
 import type { ColumnType, SorterResult } from 'antd/es/table/interface'
 import type { ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
@@ -20,8 +20,8 @@ import { SearchForm } from './list/SearchForm'
 import { deleteRefusal, editRefusal, mayEditRow } from './list/stateRefusal'
 import { filtersFrom, searchFieldsOf } from './list/searchFields'
 import { useDeleteRows } from './list/useDeleteRows'
-import { overdueField, searchFromUrl } from './list/urlFilters'
-import { exportBody, useEntityList, type ListSort } from './list/useEntityList'
+import { listQuery, overdueField, PLACE_PARAMS, placeFromUrl, searchFromUrl, withListQuery, type ListPlace } from './list/urlFilters'
+import { exportBody, initialListState, useEntityList, type ListSort } from './list/useEntityList'
 import { useLiveReferences } from './list/useLiveReferences'
 import { useOperations } from './list/useOperations'
 import { nestRows, parentKeys, pathUp } from './tree'
@@ -78,9 +78,11 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
   const allowed = useOperations(entity)
   const workflow = useWorkflow(entity)
 
-  // The filters of the page's URL query (a home card's link), when this list is the page's own.
-  // Outside a router (a list in a test) there is no URL to read.
-  const urlQuery = useContext(UNSAFE_LocationContext)?.location.search ?? ''
+  // The list's state lives in the page's URL (list/urlFilters.ts), when this list is the page's own: a
+  // link, a reload or a bookmark opens it as it was. Outside a router (a list in a test) there is no URL.
+  const location = useContext(UNSAFE_LocationContext)?.location
+  const navigator = useContext(UNSAFE_NavigationContext)?.navigator
+  const urlQuery = location?.search ?? ''
   const offered = useMemo(() => {
     const overdue = overdueField(entity)
     return [...searchFieldsOf(entity, { hide: search.hide, forced: params }), ...(overdue && !(overdue.field.name in params) ? [overdue] : [])]
@@ -89,8 +91,9 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
   const fromUrl = useMemo(() => {
     const barField = offered.find((f) => f.field.name === statusField)
     const formFields = offered.filter((f) => f !== barField)
-    return searchFromUrl(formFields, new URLSearchParams(urlFilters ? urlQuery : ''), barField)
-  }, [offered, statusField, urlFilters, urlQuery])
+    const params = new URLSearchParams(urlFilters ? urlQuery : '')
+    return searchFromUrl(formFields, params, barField, placeFromUrl(entity, params))
+  }, [entity, offered, statusField, urlFilters, urlQuery])
   // Compared by what the URL asks for: other parameters changing do not reset the user's filters.
   const urlKey = JSON.stringify(fromUrl)
 
@@ -99,7 +102,11 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
     () => offered.filter((f) => !(stateFilter.field && f.field.name === stateFilter.field)),
     [offered, stateFilter.field],
   )
-  const { state, setState, body, query, search: applySearch } = useEntityList(entity, stateFilter.forced, filtersFrom(searchFields, fromUrl.values))
+  const { state, setState, body, query, search: applySearch } = useEntityList(entity, stateFilter.forced, filtersFrom(searchFields, fromUrl.values), fromUrl.place)
+  // The search form's values the list's filters came from: the URL says those, not the call's filters.
+  const [searchValues, setSearchValues] = useState<Row>(fromUrl.values)
+  // The search form is mounted again with a URL's filters, when a link names other ones.
+  const [formKey, setFormKey] = useState(0)
   useLiveReferences(entity)
   // The other filters decide the counts; the status is the bar's to choose.
   const stateCounts = useStateCounts(entity, exportBody(state, params), !!stateFilter.field)
@@ -138,16 +145,37 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
     setState({ ...state, pageNum: Math.ceil(total / state.pageSize) })
   }
 
-  // A kept-alive list opened again by a link naming other filters takes them (and the status).
+  // What the list shows and what the URL says, each as the list's URL parameters in one order.
+  const asQuery = (values: Row, chosen: string | undefined, place: Required<Omit<ListPlace, 'sort'>> & { sort: ListSort | null }) =>
+    listQuery({ fields: searchFields, values, bar: stateFilter.field ? { field: stateFilter.field, chosen } : undefined, ...place, defaultPageSize: initialListState.pageSize })
+  const shownQuery = asQuery(searchValues, stateFilter.chosen, state)
+  const urlPlace = fromUrl.place
+  const urlListQuery = asQuery(fromUrl.values, fromUrl.state, { pageNum: urlPlace.pageNum ?? 1, pageSize: urlPlace.pageSize ?? initialListState.pageSize, sort: urlPlace.sort ?? null })
   const [appliedUrl, setAppliedUrl] = useState(urlKey)
   useEffect(() => {
-    if (appliedUrl === urlKey) return
-    setAppliedUrl(urlKey)
-    stateFilter.choose(fromUrl.state)
-    applySearch(filtersFrom(searchFields, fromUrl.values))
-    stateCounts.reload()
-    // Only a new URL query applies; the hooks' functions are new on every render.
-  }, [urlKey])
+    if (!urlFilters || !location) return
+    if (appliedUrl !== urlKey) {
+      setAppliedUrl(urlKey)
+      // A link naming a search, page or sort (a home card's, a tag's) opens the list so; a link naming
+      // none (the menu's) opens it as the user left it, which the URL then says.
+      if (urlListQuery !== shownQuery && urlListQuery !== '') {
+        stateFilter.choose(fromUrl.state)
+        setSearchValues(fromUrl.values)
+        setFormKey((key) => key + 1)
+        applySearch(filtersFrom(searchFields, fromUrl.values))
+        setState((s) => ({ ...s, pageNum: urlPlace.pageNum ?? 1, pageSize: urlPlace.pageSize ?? s.pageSize, sort: urlPlace.sort ?? null }))
+        stateCounts.reload()
+        return
+      }
+    }
+    // The user searched, chose a status, a page, a page size or a sort: the URL says so, in place of
+    // the address it had (no new history entry for each page turned). The page's own parameters stay.
+    if (urlListQuery !== shownQuery && navigator) {
+      const owned = [...searchFields.map((f) => f.field.name), ...(stateFilter.field ? [stateFilter.field] : []), ...PLACE_PARAMS]
+      navigator.replace({ pathname: location.pathname, search: withListQuery(urlQuery, owned, shownQuery), hash: location.hash })
+    }
+    // Only a new URL or a new state of the list; the hooks' functions are new on every render.
+  }, [urlKey, shownQuery])
 
   const list: ListContext<E> = {
     entity,
@@ -242,14 +270,15 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
     <div className="crud-main">
       {searchShown && (
         <SearchForm
-          // Mounted again with the values of a new URL query.
-          key={appliedUrl}
+          // Mounted again with the values of a link naming other filters.
+          key={formKey}
           initialValues={fromUrl.values}
           entity={entity}
           fields={searchFields}
           inputs={search.inputs}
-          onSearch={(filters) => {
+          onSearch={(filters, values) => {
             setSelectedKeys([])
+            setSearchValues(values)
             applySearch(filters)
             stateCounts.reload()
           }}

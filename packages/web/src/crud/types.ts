@@ -50,8 +50,9 @@ export interface EntityListPageProps<E extends ResolvedEntity = ResolvedEntity> 
   /** Inputs of the generated form in place of the kind's, by field name. */
   formInputs?: Readonly<Record<string, InputRenderer>>
   /**
-   * Whether the list starts with the filters its page's URL query names (`?severity=critical`; see
-   * list/urlFilters.ts). On by default; off for a list inside another page (a record's related rows).
+   * Whether the list's search, page and sort live in its page's URL (`?severity=critical&pageNum=2`;
+   * see list/urlFilters.ts). On by default; off for a list inside another page or a drawer (a
+   * record's related rows, a dictionary's items): one list owns a page's URL.
    */
   urlFilters?: boolean
   search?: {

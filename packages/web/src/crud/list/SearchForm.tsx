@@ -20,7 +20,8 @@ export interface SearchFormProps {
   fields: readonly SearchField[]
   /** Inputs in place of the generated ones, by field name. */
   inputs?: Readonly<Record<string, InputRenderer>>
-  onSearch: (filters: Filters) => void
+  /** Search or Reset: the list call's filters, and the form's values they came from (the list's URL says those). */
+  onSearch: (filters: Filters, values: Row) => void
   /** The values the form opens with (the filters of the list's URL). */
   initialValues?: Row
 }
@@ -53,7 +54,7 @@ export function SearchForm({ entity, fields, inputs = {}, onSearch, initialValue
         className="crud-search"
         onSubmit={(event) => {
           event.preventDefault()
-          onSearch(filtersFrom(fields, values))
+          onSearch(filtersFrom(fields, values), values)
         }}
         data-testid="crud-search"
       >
@@ -91,7 +92,7 @@ export function SearchForm({ entity, fields, inputs = {}, onSearch, initialValue
               icon={<ReloadOutlined />}
               onClick={() => {
                 setValues({})
-                onSearch({})
+                onSearch({}, {})
               }}
               data-testid="crud-search-reset"
             >

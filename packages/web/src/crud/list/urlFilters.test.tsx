@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
-import { Link, MemoryRouter } from 'react-router'
+import { Link, MemoryRouter, useLocation } from 'react-router'
 import dayjs from 'dayjs'
-import { iotEntities, iotWarningEntities, memberEntities, serviceEntities, type FieldDef, type SessionUser } from '@velo/shared'
+import { iotEntities, iotWarningEntities, memberEntities, serviceEntities, systemEntities, type FieldDef, type SessionUser } from '@velo/shared'
 import { sessionStore } from '../../session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { EntityListPage } from '../EntityListPage'
 import { filtersFrom, searchFieldsOf, type SearchField } from './searchFields'
-import { overdueField, searchFromUrl } from './urlFilters'
+import { listQuery, overdueField, placeFromUrl, searchFromUrl, withListQuery } from './urlFilters'
 
 const alarm = iotWarningEntities.iotAlarm
 const fieldsOf = (e: typeof alarm | typeof iotEntities.iotDevice | typeof memberEntities.ride) => searchFieldsOf(e)
@@ -26,9 +26,9 @@ describe('URL query → list filters', () => {
     const all = fieldsOf(alarm)
     const bar = stateOf(all)
     const form = all.filter((f) => f !== bar)
-    expect(searchFromUrl(form, url('state=activeAck&severity=minor'), bar)).toEqual({ values: { severity: 'minor' }, state: 'activeAck', stateInForm: false })
-    expect(searchFromUrl(form, url('state=activeUnack,activeAck'), bar)).toEqual({ values: { state: ['activeUnack', 'activeAck'] }, stateInForm: true })
-    expect(searchFromUrl(form, url('state=gone'), bar)).toEqual({ values: {}, stateInForm: false })
+    expect(searchFromUrl(form, url('state=activeAck&severity=minor'), bar)).toEqual({ values: { severity: 'minor' }, state: 'activeAck', stateInForm: false, place: {} })
+    expect(searchFromUrl(form, url('state=activeUnack,activeAck'), bar)).toEqual({ values: { state: ['activeUnack', 'activeAck'] }, stateInForm: true, place: {} })
+    expect(searchFromUrl(form, url('state=gone'), bar)).toEqual({ values: {}, stateInForm: false, place: {} })
   })
 
   it('reads a device state list (search in) as the multi-select holds it', () => {
@@ -58,6 +58,53 @@ describe('URL query → list filters', () => {
     expect(filtersFrom([overdue], { overdue: false })).toEqual({ overdue: false })
   })
 })
+
+describe('list state → URL query', () => {
+  const sorted = [...alarm.sortable][0]!
+
+  it('writes the search, the status, the page, its size and the sort, and reads them back the same', () => {
+    const all = fieldsOf(alarm)
+    const bar = stateOf(all)!
+    const form = all.filter((f) => f !== bar)
+    const query = listQuery({ fields: form, values: { severity: 'critical', modelId: 3 }, bar: { field: 'state', chosen: 'activeAck' }, pageNum: 3, pageSize: 50, defaultPageSize: 20, sort: { field: sorted, order: 'desc' } })
+    expect(query).toBe(`modelId=3&severity=critical&state=activeAck&pageNum=3&pageSize=50&orderByColumn=${sorted}&isAsc=desc`)
+    const params = url(query)
+    expect(searchFromUrl(form, params, bar, placeFromUrl(alarm, params))).toEqual({
+      values: { severity: 'critical', modelId: 3 },
+      state: 'activeAck',
+      stateInForm: false,
+      place: { pageNum: 3, pageSize: 50, sort: { field: sorted, order: 'desc' } },
+    })
+  })
+
+  it('leaves out what the list shows by default, and keeps lists and ranges readable', () => {
+    const days = [dayjs('2026-11-01'), dayjs('2026-11-02')]
+    const fields = fieldsOf(memberEntities.ride)
+    expect(listQuery({ fields, values: { uploadTime: days }, pageNum: 1, pageSize: 20, defaultPageSize: 20, sort: null })).toBe('uploadTime=2026-11-01,2026-11-02')
+    expect(listQuery({ fields: fieldsOf(alarm), values: { state: ['activeUnack', 'activeAck'], severity: '' }, pageNum: 1, pageSize: 20, defaultPageSize: 20, sort: null })).toBe(
+      'state=activeUnack,activeAck',
+    )
+    expect(listQuery({ fields: fieldsOf(alarm), values: {}, pageNum: 1, pageSize: 20, defaultPageSize: 20, sort: null })).toBe('')
+  })
+
+  it('takes only a page, size and sort the list can show', () => {
+    expect(placeFromUrl(alarm, url('pageNum=0&pageSize=37&orderByColumn=nope&isAsc=asc'))).toEqual({})
+    expect(placeFromUrl(alarm, url(`pageNum=abc&pageSize=10&orderByColumn=${sorted}&isAsc=sideways`))).toEqual({ pageSize: 10 })
+    // A tree lists every row at once.
+    expect(placeFromUrl(systemEntities.dept, url('pageNum=2&pageSize=50'))).toEqual({})
+  })
+
+  it("replaces the list's parameters and keeps the page's own", () => {
+    expect(withListQuery('?tab=2&severity=minor&pageNum=4', ['severity', 'pageNum'], 'severity=major')).toBe('?severity=major&tab=2')
+    expect(withListQuery('?severity=minor', ['severity'], '')).toBe('')
+  })
+})
+
+/** The address the router is at, for the tests to read what the list wrote. */
+function Address() {
+  const { search } = useLocation()
+  return <output data-testid="address">{search}</output>
+}
 
 describe('a list opened with filters in its URL', () => {
   const fetchMock = vi.fn<typeof fetch>()
@@ -127,5 +174,34 @@ describe('a list opened with filters in its URL', () => {
     )
     await waitFor(() => expect(listBodies().length).toBeGreaterThan(0))
     expect(listBodies()[0]).toEqual({ pageNum: 1, pageSize: 20 })
+  })
+
+  it('opens at the page, size and sort its URL names', async () => {
+    const sorted = [...alarm.sortable][0]!
+    open(`?pageNum=2&pageSize=50&orderByColumn=${sorted}&isAsc=asc`)
+    await waitFor(() => expect(listBodies().length).toBeGreaterThan(0))
+    expect(listBodies()[0]).toMatchObject({ pageNum: 2, pageSize: 50, orderByColumn: sorted, isAsc: 'asc' })
+  })
+
+  it('writes a search and a status chosen to its URL, and takes it back from a bare link', async () => {
+    renderWithProviders(
+      <MemoryRouter initialEntries={['/iot/warning?pageNum=2&tab=x']}>
+        <EntityListPage entity={alarm} />
+        <Address />
+        <Link to="/iot/warning">menu</Link>
+      </MemoryRouter>,
+    )
+    await waitFor(() => expect(listBodies().length).toBeGreaterThan(0))
+    // Opening it wrote nothing: the URL already says what it shows.
+    expect(screen.getByTestId('address').textContent).toBe('?pageNum=2&tab=x')
+    const bar = await screen.findByTestId('state-filter')
+    fireEvent.click(within(bar).getByText(/^Active, acknowledged/))
+    // Another status starts from the first page; the page's own parameter stays.
+    await waitFor(() => expect(screen.getByTestId('address').textContent).toBe('?state=activeAck&tab=x'))
+    expect(listBodies().at(-1)).toMatchObject({ pageNum: 1, state: ['activeAck'] })
+    // The menu's link names nothing: the list stays as the user left it, and the URL says so again.
+    fireEvent.click(screen.getByText('menu'))
+    await waitFor(() => expect(screen.getByTestId('address').textContent).toBe('?state=activeAck'))
+    expect(listBodies().at(-1)).toMatchObject({ state: ['activeAck'] })
   })
 })

@@ -1,14 +1,21 @@
-import type { FieldDef, ResolvedEntity } from '@velo/shared'
+import { PAGE_SIZES, type FieldDef, type ResolvedEntity } from '@velo/shared'
 import dayjs from 'dayjs'
 import i18n from '../../i18n'
 import type { Row } from '../api/crudApi'
 import { isDayKind, type SearchField } from './searchFields'
+import type { ListSort } from './useEntityList'
 
-// A list opened from a link with filters (the home page's cards: /iot/warning?severity=critical&
-// state=activeUnack,activeAck) starts with them applied and shown in its search form. A parameter
-// named as a searchable field sets that field: eq and like take the value, in comma-separated
-// values, range 'from,to' (either end may be empty), booleans 'true' or 'false'. Anything else,
-// and a value the field cannot hold, is ignored: a stale link opens the list, not an error.
+// A list's state lives in its page's URL: the search, the status chosen, the page, its size and the
+// sort (/system/user?status=0&pageNum=2&orderByColumn=createTime&isAsc=desc, the list call's names). A list opened from a link (the home
+// page's cards: /iot/warning?severity=critical&state=activeUnack,activeAck, a reload, a shared or
+// bookmarked address) starts with them applied and shown in its search form, and each search, page or
+// sort the user chooses is written back (replacing the address, not adding to the history).
+//
+// A parameter named as a searchable field sets that field: eq and like take the value, in
+// comma-separated values, range 'from,to' (either end may be empty), booleans 'true' or 'false', days
+// YYYY-MM-DD. `pageNum` and `pageSize` are numbers, `orderByColumn` a sortable field and `isAsc`
+// 'asc' or 'desc'. Anything else, and a value the field cannot hold, is ignored: a stale link opens the
+// list, not an error.
 
 const NUMERIC = new Set(['number', 'money', 'reference', 'treeParent', 'referenceMany'])
 
@@ -56,6 +63,13 @@ function searchValue({ field, mode }: SearchField, text: string): unknown {
   return formValue(field, text)
 }
 
+/** Where in a list the URL is: its page, page size and sort (each only when the URL names it). */
+export interface ListPlace {
+  pageNum?: number
+  pageSize?: number
+  sort?: ListSort
+}
+
 export interface UrlSearch {
   /** The search form's values for the fields the URL names. */
   values: Row
@@ -63,13 +77,87 @@ export interface UrlSearch {
   state?: string
   /** Several values for the status bar's field: the bar cannot show them, so the search form does. */
   stateInForm: boolean
+  place: ListPlace
+}
+
+/** The URL parameters of a list's place; no entity field takes these names (LIST_PLACE_NAMES, shared/entity/define.ts). */
+export const PLACE_PARAMS = ['pageNum', 'pageSize', 'orderByColumn', 'isAsc'] as const
+
+const positiveInt = (text: string | null) => (text !== null && /^[1-9]\d{0,8}$/.test(text) ? Number(text) : undefined)
+
+/** The page, size and sort a URL names, each only if the list can show it. */
+export function placeFromUrl(e: ResolvedEntity, params: URLSearchParams): ListPlace {
+  const place: ListPlace = {}
+  // A tree lists every row at once: it has no pages.
+  const pageNum = e.treeParent ? undefined : positiveInt(params.get('pageNum'))
+  if (pageNum) place.pageNum = pageNum
+  const pageSize = positiveInt(params.get('pageSize'))
+  if (pageSize && !e.treeParent && (PAGE_SIZES as readonly number[]).includes(pageSize)) place.pageSize = pageSize
+  const field = params.get('orderByColumn')
+  const order = params.get('isAsc')
+  if (field && e.sortable.has(field) && (order === 'asc' || order === 'desc')) place.sort = { field, order }
+  return place
+}
+
+/** One value as the URL holds it (the inverse of formValue), or undefined for an empty one. */
+function urlText(f: FieldDef, value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined
+  if (dayjs.isDayjs(value)) return value.format(isDayKind(f) ? 'YYYY-MM-DD' : 'YYYY-MM-DDTHH:mm:ss')
+  return String(value)
+}
+
+/** What a list shows, as the URL says it: the search form's values, the status chosen, and the place. */
+export interface ListView {
+  fields: readonly SearchField[]
+  values: Row
+  /** The status bar's field and the status it shows chosen (undefined: all). */
+  bar?: { field: string; chosen?: string }
+  pageNum: number
+  pageSize: number
+  defaultPageSize: number
+  sort: ListSort | null
+}
+
+/**
+ * The list's parameters, in one order, for what it shows: equal strings mean the same list, so the
+ * URL is written only when it says something else. Values keep their commas readable.
+ */
+export function listQuery(view: ListView): string {
+  const params: [string, string][] = []
+  for (const { field, mode } of view.fields) {
+    const value = view.values[field.name]
+    if (mode === 'in' || mode === 'range') {
+      if (!Array.isArray(value)) continue
+      const texts = value.map((v) => urlText(field, v) ?? '')
+      if (texts.some((t) => t !== '')) params.push([field.name, texts.join(',')])
+    } else {
+      const text = urlText(field, value)
+      if (text !== undefined && text.trim() !== '') params.push([field.name, text])
+    }
+  }
+  if (view.bar?.chosen !== undefined) params.push([view.bar.field, view.bar.chosen])
+  if (view.pageNum > 1) params.push(['pageNum', String(view.pageNum)])
+  if (view.pageSize !== view.defaultPageSize) params.push(['pageSize', String(view.pageSize)])
+  if (view.sort) params.push(['orderByColumn', view.sort.field], ['isAsc', view.sort.order])
+  return params.map(([name, text]) => `${encodeURIComponent(name)}=${encodeURIComponent(text).replace(/%2C/gi, ',')}`).join('&')
+}
+
+/**
+ * The address's query with the list's own parameters replaced by `query`: parameters the list does not
+ * own (a page's own, such as a chosen tab) stay as they were.
+ */
+export function withListQuery(search: string, owned: readonly string[], query: string): string {
+  const kept = [...new URLSearchParams(search)].filter(([name]) => !owned.includes(name))
+  const rest = kept.map(([name, text]) => `${encodeURIComponent(name)}=${encodeURIComponent(text).replace(/%2C/gi, ',')}`)
+  const all = [query, ...rest].filter(Boolean).join('&')
+  return all ? `?${all}` : ''
 }
 
 /**
  * What a list's URL query asks for. `fields` are the search form's fields; `stateField` is the
  * field the status bar filters by (not in the form), if the list has one.
  */
-export function searchFromUrl(fields: readonly SearchField[], params: URLSearchParams, stateField?: SearchField): UrlSearch {
+export function searchFromUrl(fields: readonly SearchField[], params: URLSearchParams, stateField?: SearchField, place: ListPlace = {}): UrlSearch {
   const values: Row = {}
   for (const field of fields) {
     const text = params.get(field.field.name)
@@ -78,9 +166,9 @@ export function searchFromUrl(fields: readonly SearchField[], params: URLSearchP
     if (value !== undefined) values[field.field.name] = value
   }
   const stateText = stateField ? params.get(stateField.field.name) : null
-  if (!stateField || stateText === null) return { values, stateInForm: false }
+  if (!stateField || stateText === null) return { values, stateInForm: false, place }
   const states = splitList(stateText).filter((v) => formValue(stateField.field, v) !== undefined)
-  if (states.length === 1) return { values, state: states[0], stateInForm: false }
-  if (states.length > 1 && stateField.mode === 'in') return { values: { ...values, [stateField.field.name]: states }, stateInForm: true }
-  return { values, stateInForm: false }
+  if (states.length === 1) return { values, state: states[0], stateInForm: false, place }
+  if (states.length > 1 && stateField.mode === 'in') return { values: { ...values, [stateField.field.name]: states }, stateInForm: true, place }
+  return { values, stateInForm: false, place }
 }

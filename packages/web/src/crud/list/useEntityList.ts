@@ -37,9 +37,9 @@ export function listBody(e: ResolvedEntity, state: ListState, forced: Filters = 
 const FRESH_ON_MOUNT_MS = 2000
 
 /** A list's paging, filters and sort, and its rows. */
-export function useEntityList<E extends ResolvedEntity>(e: E, forced: Filters = {}, initialFilters: Filters = {}) {
-  // The filters a link opened the list with (its URL query) apply from the first request.
-  const [state, setState] = useState<ListState>(() => ({ ...initialListState, filters: initialFilters }))
+export function useEntityList<E extends ResolvedEntity>(e: E, forced: Filters = {}, initialFilters: Filters = {}, initialPlace: Partial<Omit<ListState, 'filters'>> = {}) {
+  // The filters, page and sort a link opened the list with (its URL query) apply from the first request.
+  const [state, setState] = useState<ListState>(() => ({ ...initialListState, ...initialPlace, filters: initialFilters }))
   // The page changing its forced filters (a tree beside the list) starts again from the first page.
   const forcedKey = JSON.stringify(forced)
   const [seenForced, setSeenForced] = useState(forcedKey)

@@ -52,11 +52,8 @@ export function PartPage({ part }: { part: OtaPart }) {
   const asked = search.get('tab') as PartTab | null
   const active = asked && shown.includes(asked) ? asked : shown[0]
 
-  const choose = (tab: string) => {
-    const params = new URLSearchParams(search)
-    params.set('tab', tab)
-    setSearch(params, { replace: true })
-  }
+  // Each tab's list keeps its search, page and sort in the URL beside the tab: another tab starts from its own first page.
+  const choose = (tab: string) => setSearch(new URLSearchParams({ tab }), { replace: true })
 
   const content = (tab: PartTab) => {
     if (tab === 'upgrade') return <UpgradePage part={part} />

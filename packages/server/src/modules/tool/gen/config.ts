@@ -1,4 +1,4 @@
-import { allEntities, GEN_NAME_PATTERN, MENU_CATALOGUE, type GenColumn, type GenKind, type GenTableConfig } from '@velo/shared'
+import { allEntities, GEN_NAME_PATTERN, LIST_PLACE_NAMES, MENU_CATALOGUE, type GenColumn, type GenKind, type GenTableConfig } from '@velo/shared'
 import { snakeCase } from '../../../db/schema-gen/shape'
 import type { DbColumnInfo } from './introspect'
 
@@ -188,6 +188,7 @@ export type GenIssueKey =
   | 'gen.permissionTaken'
   | 'gen.unknownArea'
   | 'gen.nameTwice'
+  | 'gen.nameReserved'
   | 'gen.nameColumn'
   | 'gen.tableName'
   | 'gen.onePrimaryKey'
@@ -221,6 +222,7 @@ export function configIssues(tableName: string, config: GenTableConfig, dictType
   config.columns.forEach((c, i) => {
     const at = (p: string) => `columns.${i}.${p}`
     if (seen.has(c.name)) issues.push({ field: at('name'), key: 'gen.nameTwice', params: { value: c.name } })
+    if (LIST_PLACE_NAMES.includes(c.name)) issues.push({ field: at('name'), key: 'gen.nameReserved', params: { value: c.name } })
     seen.add(c.name)
     if (snakeCase(c.name) !== c.column) issues.push({ field: at('name'), key: 'gen.nameColumn', params: { value: c.name } })
     if (stored && !stored.columns.some((s) => s.column === c.column)) issues.push({ field: at('column'), key: 'gen.unknownColumn' })

@@ -30,6 +30,8 @@ export default function DictPage() {
           <EntityListPage
             entity={dictData}
             params={{ dictType: open.dictType }}
+            // The page's URL is the types' list's; the items in the drawer are its passing view.
+            urlFilters={false}
             formInputs={{ dictType: (props) => <TextInput {...props} disabled /> }}
           />
         </Drawer>
