@@ -12,7 +12,7 @@ describe('page lookup', () => {
   })
 
   it('prefers a page module: a custom page wins over the generic one', () => {
-    for (const component of ['system/user/index', 'system/dict/index', 'monitor/logininfor/index', 'monitor/online/index']) {
+    for (const component of ['system/user/index', 'system/dict/index', 'monitor/logininfor/index', 'monitor/operlog/index', 'monitor/online/index']) {
       const page = resolvePage(component)
       expect(page).not.toBeNull()
       expect(nameOf(page)).toBeUndefined()

@@ -19,11 +19,17 @@ const modules = import.meta.glob<PageModule>([
 ])
 
 /**
- * Menu components served by a page module of another area: IoT › IoT upgrade is the IoT part's
- * upgrade page of the OTA area (/ota/iotpart/upgrade), one page under two menus, so the IoT pages
- * import no OTA code (areas do not import each other: eslint.config.js, velo/floors).
+ * Menu components whose page module has another name. IoT › IoT upgrade is the IoT part's upgrade
+ * page of the OTA area (/ota/iotpart/upgrade), one page under two menus, so the IoT pages import no
+ * OTA code (areas do not import each other: eslint.config.js, velo/floors). The monitoring logs keep
+ * RuoYi's component names in the menus (the SPEC's URLs) and are named in the code by what they are,
+ * as their definitions are (loginLog, operLog).
  */
-const SAME_PAGE_AS: Readonly<Record<string, string>> = { 'iot/upgrade/index': 'ota/iotpart/upgrade/index' }
+const SAME_PAGE_AS: Readonly<Record<string, string>> = {
+  'iot/upgrade/index': 'ota/iotpart/upgrade/index',
+  'monitor/logininfor/index': 'monitor/loginLog/index',
+  'monitor/operlog/index': 'monitor/operLog/index',
+}
 
 /** File keys a component name may live under: 'a/b/index' → a/b/index.tsx or a/b.tsx; 'a/b' → a/b.tsx or a/b/index.tsx. */
 export function pageKeyCandidates(component: string): string[] {

@@ -3,7 +3,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react'
 import type { SessionUser } from '@velo/shared'
 import { sessionStore } from '../../session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
-import LoginLogPage from './logininfor/index'
+import LoginLogPage from './loginLog/index'
 import OnlinePage from './online/index'
 
 const fetchMock = vi.fn<typeof fetch>()
