@@ -4,7 +4,7 @@ import { downTopic, PROTOCOL_VERSION } from '@velo/shared'
 
 export interface Seen {
   topic: string
-  payload: Record<string, any>
+  payload: Record<string, unknown>
   retain: boolean
   qos: number
   /** The client that published it (a last will too is published as its client's). */
@@ -34,7 +34,7 @@ export async function startBroker() {
   const seen: Seen[] = []
   aedes.on('publish', (packet, client) => {
     if (!packet.topic.startsWith('velo/')) return
-    let payload: Record<string, any> = {}
+    let payload: Record<string, unknown> = {}
     try {
       payload = JSON.parse(packet.payload.toString())
     } catch {

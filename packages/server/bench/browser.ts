@@ -65,6 +65,15 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
+/** What the page scripts below use of the browser's globals (the server's types have no DOM). */
+interface BrowserGlobals {
+  history: { pushState(data: unknown, unused: string, url: string): void }
+  dispatchEvent(event: unknown): boolean
+  PopStateEvent: new (type: string) => unknown
+  document: { querySelector(selectors: string): { getClientRects(): { length: number } } | null }
+  requestAnimationFrame(callback: (time: number) => void): number
+}
+
 /**
  * Navigates in the app (as a menu click does) and answers the ms until the first frame in which the
  * list's first row is laid out in the page's view (a hidden view of a visited page has no boxes).
@@ -74,7 +83,7 @@ async function firstRowAfterNavigation(page: Page, path: string, entity: string)
     // No named functions inside: the bench runs through tsx, whose keepNames would wrap them in a
     // helper (__name) the page does not have.
     async ({ path, entity }) => {
-      const w = globalThis as any
+      const w = globalThis as typeof globalThis & BrowserGlobals
       const started = w.performance.now()
       w.history.pushState(null, '', path)
       w.dispatchEvent(new w.PopStateEvent('popstate'))
@@ -203,7 +212,7 @@ function recorder(page: Page) {
 /** In-app navigation, as a menu click does it (react-router follows popstate). */
 async function openInApp(page: Page, path: string): Promise<void> {
   await page.evaluate((p) => {
-    const w = globalThis as any
+    const w = globalThis as typeof globalThis & BrowserGlobals
     w.history.pushState(null, '', p)
     w.dispatchEvent(new w.PopStateEvent('popstate'))
   }, path)

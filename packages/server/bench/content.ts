@@ -15,8 +15,8 @@
  */
 import { join } from 'node:path'
 import { contentEntities } from '@velo/shared'
-import { type Kysely, sql } from 'kysely'
-import { createDatabase, type Db } from '../src/db/database'
+import { sql } from 'kysely'
+import { createDatabase, type Db, type DynamicDb, dynamicDb } from '../src/db/database'
 import { DELIVERY_BATCH, deliverMessage } from '../src/modules/content/messages'
 import { fmt, log, ms } from './format'
 import { httpLoad, WARMUP_SECONDS } from './measure'
@@ -37,7 +37,7 @@ export interface ContentBench {
 const { message: messageEntity, messageRecipient, appVersion } = contentEntities
 
 /** Members 1..n, enabled, in one statement: the database makes the rows, nothing crosses the wire. */
-async function seedMembers(db: Kysely<any>, target: Target, n: number) {
+async function seedMembers(db: DynamicDb, target: Target, n: number) {
   const now = new Date().toISOString()
   if (target.dialect === 'postgres') {
     await sql`insert into mem_member (member_id, email, first_name, last_name, gender, status, email_confirmed, privacy_agreement, create_by, create_time, update_by, remark)
@@ -54,7 +54,7 @@ async function seedMembers(db: Kysely<any>, target: Target, n: number) {
 }
 
 /** A draft message to every member, as staff write one before pushing it. */
-async function draftMessage(db: Kysely<any>, title: string): Promise<number> {
+async function draftMessage(db: DynamicDb, title: string): Promise<number> {
   const row = await db
     .insertInto(messageEntity.table)
     .values({
@@ -83,7 +83,7 @@ async function draftMessage(db: Kysely<any>, title: string): Promise<number> {
  * The delivery's INSERT … SELECT, bare: every enabled member's inbox row for the message, skipping
  * those it has (the unique (message, member)); in ranges of `batch` member ids, or all at once.
  */
-async function bareDelivery(db: Kysely<any>, messageId: number, members: number, batch: number | null): Promise<number> {
+async function bareDelivery(db: DynamicDb, messageId: number, members: number, batch: number | null): Promise<number> {
   // The delivery dates the rows with the message's sentTime, set when it is claimed.
   await db.updateTable(messageEntity.table).set({ sentTime: new Date().toISOString(), status: 'sending' }).where('messageId', '=', messageId).execute()
   const started = performance.now()
@@ -108,14 +108,14 @@ async function bareDelivery(db: Kysely<any>, messageId: number, members: number,
 }
 
 /** Removes a run's inbox rows, so each delivery starts from the same table. */
-async function forget(db: Kysely<any>, target: Target, messageId: number) {
+async function forget(db: DynamicDb, target: Target, messageId: number) {
   await db.deleteFrom(messageRecipient.table).where('messageId', '=', messageId).execute()
   if (target.dialect === 'postgres') await sql`vacuum analyze cnt_message_recipient`.execute(db)
   else await sql`pragma wal_checkpoint(truncate)`.execute(db)
 }
 
 /** The app versions the check reads: a release history of each platform with one force update. */
-async function seedVersions(db: Kysely<any>, target: Target) {
+async function seedVersions(db: DynamicDb, target: Target) {
   // better-sqlite3 binds no booleans.
   const bool = (b: boolean) => (target.dialect === 'sqlite' ? Number(b) : b)
   const history: [string, 'normal' | 'force'][] = [['2.8.0', 'normal'], ['2.9.0', 'normal'], ['3.0.0', 'force'], ['3.1.0', 'normal'], ['3.2.0', 'normal'], ['3.2.1', 'normal'], ['3.3.0', 'normal']]
@@ -160,7 +160,7 @@ export async function runContent(target: Target, bench: ContentBench, entry: str
     log(`${target.name}: starting the server`)
     server = await ServerProcess.start(entry, { DATABASE_URL: database.url, STORAGE_DIR: join(dir, 'files') })
     db = createDatabase(database.config).db
-    const k = db as unknown as Kysely<any>
+    const k = dynamicDb(db)
 
     // ---- Push a message to every member.
     try {
@@ -174,7 +174,7 @@ export async function runContent(target: Target, bench: ContentBench, entry: str
       collectGarbage()
       const watch = new MemoryWatch(process.pid)
       const started = performance.now()
-      const delivered = await deliverMessage(k, pushed)
+      const delivered = await deliverMessage(db, pushed)
       const seconds = (performance.now() - started) / 1000
       const peak = watch.stop()
       if (delivered !== bench.members) throw new Error(`deliverMessage reached ${delivered} of ${bench.members} members`)

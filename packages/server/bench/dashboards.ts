@@ -13,8 +13,8 @@
  * 200 ms"). No bare-SQL column: an answer is a dozen statements, and their sum is what the page waits for.
  */
 import { join } from 'node:path'
-import type { Kysely } from 'kysely'
 import { DASHBOARD_DEFAULT_DAYS, DASHBOARDS } from '@velo/shared'
+import { sql } from 'kysely'
 import { loadConfig } from '../src/config'
 import { createDatabase } from '../src/db/database'
 import { DEFAULT_SEED, runDemo } from '../src/demo'
@@ -43,7 +43,7 @@ export async function runDashboards(
     const token = await signIn(base)
     const config = loadConfig({ DATABASE_URL: database.url, STORAGE_DIR: join(dir, 'files'), ADMIN_PASSWORD })
     const { db: typed, dialect } = createDatabase(config.database)
-    const db = typed as unknown as Kysely<any>
+    const db = typed
     try {
       const demo = await runDemo({ db: typed, dialect, config }, { seed: DEFAULT_SEED, scale: bench.demoScale, force: false })
       notes.push(
@@ -63,7 +63,8 @@ export async function runDashboards(
       for (let i = 0; i < sample.length; i += 1000) {
         await db
           .insertInto('memRide')
-          .values(sample.slice(i, i + 1000).map((r) => ({ ...r, rideId: ++id, uploadTime: dialect === 'postgres' ? new Date(now) : now })))
+          // PostgreSQL is given a Date; the schema types the column as the text SQLite keeps.
+          .values(sample.slice(i, i + 1000).map((r) => ({ ...r, rideId: ++id, uploadTime: dialect === 'postgres' ? sql<string>`${new Date(now)}` : now })))
           .execute()
       }
       const incremental = await refreshRollups(db, dialect)

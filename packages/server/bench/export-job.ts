@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { systemEntities } from '@velo/shared'
+import { type Envelope, systemEntities } from '@velo/shared'
 import type { ServerProcess } from './server'
 
 const loginLog = systemEntities.loginLog
@@ -7,7 +7,7 @@ const loginLog = systemEntities.loginLog
 const GIVE_UP_MS = 30 * 60_000
 const POLL_MS = 100
 
-async function call(base: string, path: string, headers: Record<string, string>, body?: unknown) {
+async function call<T = unknown>(base: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; code: number; msg: string; data: T | undefined }> {
   const res = await fetch(`${base}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -15,7 +15,7 @@ async function call(base: string, path: string, headers: Record<string, string>,
   })
   const text = await res.text()
   try {
-    return { status: res.status, ...(JSON.parse(text) as { code: number; msg: string; data: any }) }
+    return { status: res.status, ...(JSON.parse(text) as Envelope<T>) }
   } catch {
     return { status: res.status, code: res.status, msg: text.slice(0, 200), data: undefined }
   }
@@ -30,13 +30,13 @@ async function call(base: string, path: string, headers: Record<string, string>,
 export async function exportAsJob(base: string, headers: Record<string, string>, server: ServerProcess, rows: number) {
   const watch = server.watchMemory()
   const started = performance.now()
-  const queued = await call(base, `${loginLog.path}/export/job`, headers, {})
+  const queued = await call<{ jobId: number }>(base, `${loginLog.path}/export/job`, headers, {})
   if (queued.code !== 200) throw new Error(`export/job answered ${queued.status}: ${queued.msg}`)
-  const jobId = queued.data.jobId as number
-  let job: { state: string; done: number; error: string | null; startTime: string | null; finishTime: string | null }
+  const jobId = queued.data!.jobId
+  let job: { state: string; done: number; error: string | null; startTime: string | null; finishTime: string | null } | undefined
   for (;;) {
     await sleep(POLL_MS)
-    job = (await call(base, `/monitor/job/${jobId}`, headers)).data
+    job = (await call<NonNullable<typeof job>>(base, `/monitor/job/${jobId}`, headers)).data
     if (job && ['succeeded', 'failed', 'cancelled'].includes(job.state)) break
     if (performance.now() - started > GIVE_UP_MS) throw new Error(`the export job still ran after ${GIVE_UP_MS / 60_000} minutes`)
   }

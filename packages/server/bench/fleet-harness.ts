@@ -12,7 +12,7 @@ import { connect as tcpConnect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type DeviceBehaviour, Fleet, givenCredentials, snFor } from '@velo/device-sim'
-import { upTopic } from '@velo/shared'
+import { type Paged, upTopic } from '@velo/shared'
 import mqtt from 'mqtt'
 import { createDatabase, type Db } from '../src/db/database'
 import { hashSecret } from '../src/gateway/device-auth'
@@ -132,7 +132,7 @@ async function insertDevices(db: Db, prefix: string, sns: string[]) {
 
 /** Where the embedded broker listens: GET /iot/gateway, else the line the server prints at start. */
 async function embeddedBrokerUrl(base: string, headers: Record<string, string>, server: ServerProcess): Promise<string> {
-  const res = await api(base, '/iot/gateway', { headers })
+  const res = await api<{ mqtt?: { port?: number }; port?: number }>(base, '/iot/gateway', { headers })
   const port = res.code === 200 ? (res.data?.mqtt?.port ?? res.data?.port) : undefined
   if (typeof port === 'number') return `mqtt://127.0.0.1:${port}`
   const m = /Embedded MQTT broker on port (\d+)|listens on (\d+) instead/.exec(server.log)
@@ -142,7 +142,7 @@ async function embeddedBrokerUrl(base: string, headers: Record<string, string>, 
 
 /** How many of the bench's devices the server lists online (its devices list, filtered by state). */
 async function onlineCount(base: string, headers: Record<string, string>, prefix: string): Promise<number> {
-  const res = await api(base, '/iot/device/list', { method: 'POST', headers, body: { state: ['online', 'activated'], sn: prefix, pageNum: 1, pageSize: 1 } })
+  const res = await api<Paged<unknown>>(base, '/iot/device/list', { method: 'POST', headers, body: { state: ['online', 'activated'], sn: prefix, pageNum: 1, pageSize: 1 } })
   if (res.code !== 200) throw new Error(`device list answered ${res.status} ${res.msg}`)
   return Number(res.data?.total ?? 0)
 }

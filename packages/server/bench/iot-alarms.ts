@@ -7,6 +7,7 @@
  * CPU time and peak RSS. A second storm of the same fault is counted on the same rows (repeats):
  * timed until every row's count is 2.
  */
+import type { Paged } from '@velo/shared'
 import { cpuText, fleetBench, type Broker, phase, seconds, sleep } from './fleet-harness'
 import { fmt, log } from './format'
 import { type Line, api, type Target } from './run'
@@ -28,7 +29,7 @@ export async function runAlarmStorm(target: Target, broker: Broker, bench: Alarm
     await sleep(1000)
     const devices = fleet.devices
 
-    const listed = async () => Number((await api(base, '/iot/warning/list', { method: 'POST', headers, body: { type: 'fault', code: FAULT, pageNum: 1, pageSize: 1 } })).data?.total ?? 0)
+    const listed = async () => Number((await api<Paged<unknown>>(base, '/iot/warning/list', { method: 'POST', headers, body: { type: 'fault', code: FAULT, pageNum: 1, pageSize: 1 } })).data?.total ?? 0)
     const repeated = async () => {
       const row = await db
         .selectFrom('iotAlarm' as never)

@@ -8,6 +8,7 @@
  * their configuration again, which the server compares with the template), with the server's CPU
  * time and peak RSS over the push.
  */
+import type { JobInfo } from '@velo/shared'
 import { cpuText, fleetBench, type Broker, phase, seconds, sleep } from './fleet-harness'
 import { fmt, log } from './format'
 import type { IotBench } from './iot'
@@ -25,14 +26,14 @@ export async function runConfigPush(target: Target, broker: Broker, bench: IotBe
     // Their connect-time configuration reports are written before the push is timed.
     await sleep(2000)
 
-    const tpl = await api(base, '/iot/config', { method: 'POST', headers, body: { name: 'Bench template', fallAngle: 55, vibrationSensitivity: 4, lowBatteryPercent: 15 } })
+    const tpl = await api<{ configId: number }>(base, '/iot/config', { method: 'POST', headers, body: { name: 'Bench template', fallAngle: 55, vibrationSensitivity: 4, lowBatteryPercent: 15 } })
     if (tpl.code !== 200) throw new Error(`adding the template answered ${tpl.status} ${tpl.msg}`)
-    const configId = Number(tpl.data.configId)
+    const configId = Number(tpl.data!.configId)
 
     log(`${name}: pushing the template to ${fmt(n)} devices`)
     const push = phase(server)
     const t0 = push.started
-    const res = await api(base, `/iot/config/${configId}/action/push`, { method: 'POST', headers, body: {} })
+    const res = await api<{ jobId: number }>(base, `/iot/config/${configId}/action/push`, { method: 'POST', headers, body: {} })
     if (res.code !== 200) throw new Error(`the push answered ${res.status} ${res.msg}`)
     const answeredMs = performance.now() - t0
     let counts: Record<string, number> = {}
@@ -40,11 +41,11 @@ export async function runConfigPush(target: Target, broker: Broker, bench: IotBe
     const until = performance.now() + (bench.timeoutSeconds + 60) * 1000
     while (performance.now() < until) {
       if (Number.isNaN(jobDoneMs)) {
-        const job = await api(base, `/monitor/job/${res.data.jobId}`, { headers })
+        const job = await api<JobInfo>(base, `/monitor/job/${res.data!.jobId}`, { headers })
         if (job.data?.state === 'failed') throw new Error(`the push job failed: ${job.data.error}`)
         if (job.data?.state === 'succeeded') jobDoneMs = performance.now() - t0
       }
-      counts = (await api(base, '/iot/configPush/counts', { method: 'POST', headers, body: { configId } })).data ?? {}
+      counts = (await api<Record<string, number>>(base, '/iot/configPush/counts', { method: 'POST', headers, body: { configId } })).data ?? {}
       if ((counts.acknowledged ?? 0) + (counts.refused ?? 0) + (counts.timedOut ?? 0) + (counts.expired ?? 0) >= n) break
       await sleep(100)
     }
@@ -52,7 +53,7 @@ export async function runConfigPush(target: Target, broker: Broker, bench: IotBe
     const pushPhase = push.stop()
     // The job ends after the last acknowledgement can come in (it recomputes the devices' drift last).
     while (Number.isNaN(jobDoneMs) && performance.now() < until) {
-      const job = await api(base, `/monitor/job/${res.data.jobId}`, { headers })
+      const job = await api<JobInfo>(base, `/monitor/job/${res.data!.jobId}`, { headers })
       if (job.data?.state === 'succeeded' || job.data?.state === 'failed') jobDoneMs = performance.now() - t0
       else await sleep(100)
     }
@@ -66,7 +67,7 @@ export async function runConfigPush(target: Target, broker: Broker, bench: IotBe
     add('config push outcome (push rows)', Object.entries(counts).filter(([, c]) => c > 0).map(([s, c]) => `${fmt(c)} ${s}`).join(', ') || 'none')
     add('config push: server', cpuText(pushPhase))
     // Where the time went, from the rows: the job's start and end, the last command sent and answered.
-    const job = await db.selectFrom('sysJob').select(['createTime', 'startTime', 'finishTime']).where('jobId', '=', Number(res.data.jobId)).executeTakeFirst()
+    const job = await db.selectFrom('sysJob').select(['createTime', 'startTime', 'finishTime']).where('jobId', '=', Number(res.data!.jobId)).executeTakeFirst()
     const cmd = await db
       .selectFrom('iotCommand')
       .select((eb) => [eb.fn.max('sentAt').as('lastSent'), eb.fn.max('repliedAt').as('lastReply'), eb.fn.min('createTime').as('firstCreated')])

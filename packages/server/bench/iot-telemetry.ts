@@ -13,7 +13,9 @@
  *     then asks one device's day BENCH_TELEMETRY_QUERIES (200) times through the API (the raw points'
  *     first page with its count, and the chart's series) and as the bare SQL of the same rows: p50 / p99.
  */
-import { type Kysely, sql } from 'kysely'
+import type { Paged } from '@velo/shared'
+import { sql } from 'kysely'
+import type { Db } from '../src/db/database'
 import { cpuSeconds, EMBEDDED_BROKER, fleetBench, sleep } from './fleet-harness'
 import { fmt, log, ms } from './format'
 import { percentile } from './measure'
@@ -34,10 +36,10 @@ const QUERY_TARGET_MS = 50
 /** Bench SNs: the demo model's prefix VL, then T (apart from the IoT part's VLB… and the simulator's VL0…). */
 const SN_PREFIX = 'VLT'
 
-const countRows = async (db: Kysely<any>) => Number((await db.selectFrom('iotTelemetry').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+const countRows = async (db: Db) => Number((await db.selectFrom('iotTelemetry').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
 
 /** 30 days of one report every 30 s for one device, written by the database itself. */
-async function fillDevice(db: Kysely<any>, dialect: 'sqlite' | 'postgres', deviceId: number, now: number) {
+async function fillDevice(db: Db, dialect: 'sqlite' | 'postgres', deviceId: number, now: number) {
   const rows = (30 * DAY_MS) / (REPORT_SECONDS * 1000)
   const start = now - 30 * DAY_MS
   if (dialect === 'postgres') {
@@ -69,7 +71,7 @@ export async function runTelemetry(target: Target, bench: TelemetryBench, server
     label: 'telemetry',
   }
   return fleetBench(setup, async ({ name, add, server, db, base, headers, ids, connect, disconnect }) => {
-    const raw = db as unknown as Kysely<any>
+    const raw = db
 
     // --- the fleet reporting
     const { started } = await connect()
@@ -123,8 +125,8 @@ export async function runTelemetry(target: Target, bench: TelemetryBench, server
     }
     const listPage = await timeIt(async () => {
       const q = pick()
-      const res = await api(base, '/iot/collection/list', { method: 'POST', headers, body: { deviceId: q.deviceId, receivedAt: [q.from, q.to], pageNum: 1, pageSize: 20 } })
-      if (res.code !== 200 || res.data.total < 2800) throw new Error(`list answered ${res.status} ${res.msg} (${res.data?.total} rows)`)
+      const res = await api<Paged<unknown>>(base, '/iot/collection/list', { method: 'POST', headers, body: { deviceId: q.deviceId, receivedAt: [q.from, q.to], pageNum: 1, pageSize: 20 } })
+      if (res.code !== 200 || res.data!.total < 2800) throw new Error(`list answered ${res.status} ${res.msg} (${res.data?.total} rows)`)
     })
     const chart = await timeIt(async () => {
       const q = pick()

@@ -17,7 +17,7 @@
  * with the server's CPU time (/proc/<pid>/stat) and peak RSS over each phase, and this process's CPU
  * (10,000 MQTT clients share the machine's two cores with the server).
  */
-import { FINAL_COMMAND_STATUSES } from '@velo/shared'
+import { FINAL_COMMAND_STATUSES, type SendCommandResult } from '@velo/shared'
 import { cpuText, fleetBench, type Broker, phase, seconds, mb, sleep } from './fleet-harness'
 import { percentile } from './measure'
 import { api, type Line, type Target } from './run'
@@ -137,7 +137,7 @@ export async function runIot(target: Target, broker: Broker, bench: IotBench, se
     marks.push(['ping', ping.started])
     const sends = []
     for (let i = 0; i < deviceIds.length; i += MAX_PER_SEND) {
-      sends.push(api(base, '/iot/device/command', { method: 'POST', headers, body: { deviceIds: deviceIds.slice(i, i + MAX_PER_SEND), command: 'ping', params: {}, timeoutSeconds: bench.timeoutSeconds } }))
+      sends.push(api<SendCommandResult>(base, '/iot/device/command', { method: 'POST', headers, body: { deviceIds: deviceIds.slice(i, i + MAX_PER_SEND), command: 'ping', params: {}, timeoutSeconds: bench.timeoutSeconds } }))
     }
     const answers = await Promise.all(sends)
     const answeredMs = performance.now() - ping.started

@@ -12,12 +12,11 @@
  */
 import { join } from 'node:path'
 import { bikeEntities, memberEntities, type ResolvedEntity } from '@velo/shared'
-import type { Kysely } from 'kysely'
 import { loadConfig } from '../src/config'
 import { newUserRow } from '../src/platform/auth/new-user'
 import { hashPassword } from '../src/platform/auth/passwords'
 import { DataScope, type RowScope } from '../src/platform/rbac/data-scope'
-import { createDatabase } from '../src/db/database'
+import { createDatabase, type Db } from '../src/db/database'
 import { DEFAULT_SEED, runDemo } from '../src/demo'
 import { httpLoad, WARMUP_SECONDS } from './measure'
 import { type Bench, bareLoad, collectGarbage, type Line, message, results, scratch, signIn, signInAs, type Target } from './run'
@@ -45,7 +44,7 @@ export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 
     try {
       const demo = await runDemo({ db, dialect, config }, { seed: DEFAULT_SEED, scale: bench.demoScale, force: false })
       notes.push(`${target.name}: demo data ${fmt(demo.rows.mem_member ?? 0)} members, ${fmt(demo.rows.bike_bike ?? 0)} bikes, ${fmt(demo.rows.mem_ride ?? 0)} rides, written in ${fmt(demo.seconds, 1)} s.`)
-      const top = await (db as unknown as Kysely<any>)
+      const top = await db
         .selectFrom('memRide')
         .select(['memberId', (eb) => eb.fn.countAll<number>().as('rides')])
         .groupBy('memberId')
@@ -54,7 +53,7 @@ export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 
         .executeTakeFirstOrThrow()
       busiest = Number(top.memberId)
       notes.push(`${target.name}: the member drawer's rides are those of member ${busiest}, who has ${fmt(Number(top.rides))}.`)
-      regional = await regionalUser(db as unknown as Kysely<any>)
+      regional = await regionalUser(db)
       notes.push(`${target.name}: the regional user's role sees "department and below" of Sales Europe (its region: ${regional.countries} countries), through the data scope every list applies.`)
     } finally {
       await db.destroy()
@@ -103,7 +102,7 @@ const REGIONAL_PASSWORD = 'Regional12!'
  * A user of Sales Europe whose role sees "department and below" and may list members and bikes, and
  * the scope the server resolves for her (as the bare SQL must be the same statement).
  */
-async function regionalUser(db: Kysely<any>): Promise<{ scope: RowScope; countries: number }> {
+async function regionalUser(db: Db): Promise<{ scope: RowScope; countries: number }> {
   const dept = await db.selectFrom('sysDept').select('deptId').where('deptName', '=', 'Sales Europe').executeTakeFirstOrThrow()
   const deptId = Number(dept.deptId)
   const now = new Date().toISOString()

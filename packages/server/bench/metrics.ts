@@ -12,8 +12,7 @@
  */
 import { join } from 'node:path'
 import { systemEntities } from '@velo/shared'
-import type { Kysely } from 'kysely'
-import { createDatabase } from '../src/db/database'
+import { createDatabase, dynamicDb } from '../src/db/database'
 import { loginLogRows } from './data'
 import { fmt, log, ms } from './format'
 import { httpLoad, percentile, WARMUP_SECONDS } from './measure'
@@ -49,8 +48,9 @@ export async function runMetrics(target: Target, bench: MetricsBench, entry: str
     let base = `${(await start(false)).baseUrl}/api`
     const { db } = createDatabase(database.config)
     try {
-      const any = db as unknown as Kysely<any>
-      for (const batch of loginLogRows(bench.rows, new Date(), 1000)) await any.insertInto(loginLog.table).values(batch).execute()
+      // The table as its definition names it.
+      const byName = dynamicDb(db)
+      for (const batch of loginLogRows(bench.rows, new Date(), 1000)) await byName.insertInto(loginLog.table).values(batch).execute()
     } finally {
       await db.destroy()
     }

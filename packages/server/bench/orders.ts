@@ -13,9 +13,9 @@
  */
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { framePrefix, frameNumberOf, orderEntities } from '@velo/shared'
-import { type Kysely, sql } from 'kysely'
-import { createDatabase, type Db } from '../src/db/database'
+import { type Envelope, framePrefix, frameNumberOf, type JobInfo, orderEntities } from '@velo/shared'
+import { sql } from 'kysely'
+import { createDatabase, type Db, type DynamicDb, dynamicDb } from '../src/db/database'
 import { fmt, log } from './format'
 import { type Line, message, results, scratch, signIn, type Target } from './run'
 import { ServerProcess } from './server'
@@ -29,13 +29,13 @@ export interface OrdersBench {
   labels: number
 }
 
-async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) {
+async function call<T = unknown>(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
-  const answer = (await res.json()) as { code: number; msg: string; data: any }
+  const answer = (await res.json()) as Envelope<T>
   if (answer.code !== 200) throw new Error(`${method} ${path} answered ${answer.code}: ${answer.msg}`)
   return answer.data
 }
@@ -44,12 +44,12 @@ async function call(base: string, method: string, path: string, headers: Record<
 async function runJob(base: string, path: string, headers: Record<string, string>, body: unknown, server: ServerProcess) {
   const watch = server.watchMemory()
   const started = performance.now()
-  const { jobId } = await call(base, 'POST', path, headers, body)
+  const { jobId } = await call<{ jobId: number }>(base, 'POST', path, headers, body)
   for (;;) {
     await sleep(100)
-    const job = await call(base, 'GET', `/monitor/job/${jobId}`, headers)
+    const job = await call<JobInfo>(base, 'GET', `/monitor/job/${jobId}`, headers)
     if (job.state === 'succeeded') {
-      return { seconds: (performance.now() - started) / 1000, serverSeconds: (Date.parse(job.finishTime) - Date.parse(job.startTime)) / 1000, peak: watch.stop() }
+      return { seconds: (performance.now() - started) / 1000, serverSeconds: (Date.parse(job.finishTime!) - Date.parse(job.startTime!)) / 1000, peak: watch.stop() }
     }
     if (job.state === 'failed' || job.state === 'cancelled') throw new Error(`job ${jobId} ${job.state}: ${job.error}`)
     if (performance.now() - started > GIVE_UP_MS) throw new Error(`job ${jobId} still ${job.state} after ${GIVE_UP_MS / 60_000} minutes`)
@@ -57,7 +57,7 @@ async function runJob(base: string, path: string, headers: Record<string, string
 }
 
 /** The generation's statements run bare: reservation, then the INSERTs, 1,000 numbers a transaction. */
-async function bareInserts(db: Kysely<any>, orderId: number, count: number) {
+async function bareInserts(db: DynamicDb, orderId: number, count: number) {
   const template = { brandCode: 'VL', manufacturerCode: 'B', modelYear: 2026, specCode: 'BARE', repairCode: '', serialDigits: 6, checkCharacter: true }
   const prefix = framePrefix(template)
   const started = performance.now()
@@ -99,9 +99,9 @@ export async function runOrders(target: Target, bench: OrdersBench, entry: strin
     server = await ServerProcess.start(entry, { DATABASE_URL: database.url, STORAGE_DIR: join(dir, 'files') })
     const base = `${server.baseUrl}/api`
     const headers = { authorization: await signIn(base), currentlanguage: 'en_US' }
-    const model = await call(base, 'POST', '/bike/modelSpec', headers, { category: 'city', name: 'Bench', code: 'BENCH' })
+    const model = await call<{ modelId: number }>(base, 'POST', '/bike/modelSpec', headers, { category: 'city', name: 'Bench', code: 'BENCH' })
     const order = (specCode: string, manufacturerCode: string) =>
-      call(base, 'POST', '/order/deviceOrder', headers, {
+      call<{ orderId: number }>(base, 'POST', '/order/deviceOrder', headers, {
         orderNo: `PO-BENCH-${specCode}`, modelId: model.modelId, quantity: bench.numbers, salesRegion: 'EU', deliveryDate: '2026-12-31', purchasingEntity: 'Velo',
         tpNumber: 'TP-1', frameSupplier: 'Frames Ltd', brandCode: 'VL', manufacturerCode, modelYear: 2026, specCode,
       })
@@ -115,7 +115,7 @@ export async function runOrders(target: Target, bench: OrdersBench, entry: strin
     log(`${target.name}: the same inserts bare`)
     const bare = await order('BARE', 'B')
     db = createDatabase(database.config).db
-    const bareSeconds = await bareInserts(db as unknown as Kysely<any>, bare.orderId, bench.numbers)
+    const bareSeconds = await bareInserts(dynamicDb(db), bare.orderId, bench.numbers)
     add(`the same ${n} numbers' SQL bare (1 connection)`, `${fmt(bareSeconds, 1)} s (job / bare ${fmt(gen.serverSeconds / bareSeconds, 2)})`)
 
     log(`${target.name}: printing ${fmt(bench.labels)} labels`)

@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
 import { checkManifest, type Fleet } from '@velo/device-sim'
-import { OTA_PROTOCOL, type OtaOfferPayload, type OtaPublicKey, type OtaSignedKeySet, otaKeySetSchema, PROTOCOL_VERSION } from '@velo/shared'
+import { OTA_PROTOCOL, type OtaCampaignOverview, type OtaOfferPayload, type OtaPublicKey, type OtaSignedKeySet, otaKeySetSchema, PROTOCOL_VERSION } from '@velo/shared'
+import type { Db } from '../src/db/database'
 import { OtaKeyring } from '../src/modules/ota/signing/keys'
 import { manifestOf, ManifestSigner } from '../src/modules/ota/signing/manifest'
 import { cpuText, fleetBench, type Broker, mb, phase, seconds, sleep } from './fleet-harness'
@@ -42,10 +43,10 @@ const HARDWARE = 'HW-A1'
 
 type Headers = Record<string, string>
 
-async function ok(res: Promise<{ status: number; code: number; msg: string; data: any }>, what: string) {
+async function ok<T>(res: Promise<{ status: number; code: number; msg: string; data: T | undefined }>, what: string) {
   const r = await res
   if (r.code !== 200) throw new Error(`${what} answered ${r.status} ${r.msg}`)
-  return r.data
+  return r.data!
 }
 
 /** A firmware of the IoT module with `bytes` as its file, through the API as the console adds one. */
@@ -56,7 +57,7 @@ async function addFirmware(base: string, headers: Headers, productIds: { supplie
   const uploaded = (await upload.json()) as { code: number; msg: string; data: { fileName: string } }
   if (uploaded.code !== 200) throw new Error(`the firmware upload answered ${upload.status} ${uploaded.msg}`)
   const body = { name: `Bench firmware ${version}`, code: `BENCH-${version}-${randomBytes(3).toString('hex')}`, ...productIds, customVersion: version, file: uploaded.data.fileName, moduleType: 'whole' }
-  const row = await ok(api(base, '/iot/firmware', { method: 'POST', headers, body }), 'adding the firmware')
+  const row = await ok(api<{ firmwareId: number }>(base, '/iot/firmware', { method: 'POST', headers, body }), 'adding the firmware')
   return Number(row.firmwareId)
 }
 
@@ -80,7 +81,7 @@ async function startCampaign(base: string, headers: Headers, o: { name: string; 
     minBattery: 0,
     alarmRateFactor: 0,
   }
-  const row = await ok(api(base, '/iot/upgrade', { method: 'POST', headers, body }), `adding campaign ${o.name}`)
+  const row = await ok(api<{ campaignId: number }>(base, '/iot/upgrade', { method: 'POST', headers, body }), `adding campaign ${o.name}`)
   const campaignId = Number(row.campaignId)
   await ok(api(base, `/iot/upgrade/${campaignId}/submit`, { method: 'POST', headers, body: {} }), 'submitting the campaign')
   await ok(api(base, `/iot/upgrade/${campaignId}/start`, { method: 'POST', headers, body: {} }), 'starting the campaign')
@@ -88,7 +89,7 @@ async function startCampaign(base: string, headers: Headers, o: { name: string; 
 }
 
 /** Sets a config key (the seed may have it, or not). */
-async function setConfig(db: any, key: string, value: string) {
+async function setConfig(db: Db, key: string, value: string) {
   const updated = await db.updateTable('sysConfig').set({ configValue: value }).where('configKey', '=', key).executeTakeFirst()
   if (Number(updated.numUpdatedRows) === 0) await db.insertInto('sysConfig').values({ configName: key, configKey: key, configValue: value, configType: 'N', createBy: 'bench', createTime: new Date().toISOString() }).execute()
 }
@@ -117,16 +118,15 @@ export async function runOta(target: Target, broker: Broker, bench: OtaBench, se
     const { fleet } = await connect()
     // The devices are given the server's keys as their registration would give them (they were written
     // straight into the database): one request here, not one per device.
-    const keySet = await ok(api(base, '/iot/ota-keys', { headers }), 'the OTA key set')
-    const otaKeys: OtaPublicKey[] = otaKeySetSchema.parse(JSON.parse((keySet as OtaSignedKeySet).keys)).keys
+    const keySet = await ok(api<OtaSignedKeySet>(base, '/iot/ota-keys', { headers }), 'the OTA key set')
+    const otaKeys: OtaPublicKey[] = otaKeySetSchema.parse(JSON.parse(keySet.keys)).keys
     for (const d of fleet.devices) d.behaviour.otaKeys = otaKeys
-    const anyDb = db as any
-    await setConfig(anyDb, 'ota.approvalRequired', 'false')
+    await setConfig(db, 'ota.approvalRequired', 'false')
     const model = await db.selectFrom('iotModel').select('modelId').where('productId', '=', PRODUCT_ID).executeTakeFirstOrThrow()
-    const supplier = await ok(api(base, '/ota/iotpart/supplier', { method: 'POST', headers, body: { name: 'Bench supplier', supplierCode: 'BS', iotCode: 'BS' } }), 'adding the supplier')
+    const supplier = await ok(api<{ supplierId: number }>(base, '/ota/iotpart/supplier', { method: 'POST', headers, body: { name: 'Bench supplier', supplierCode: 'BS', iotCode: 'BS' } }), 'adding the supplier')
     const supplierId = Number(supplier.supplierId)
     const product = await ok(
-      api(base, '/ota/iotpart/product', { method: 'POST', headers, body: { supplierId, name: 'Bench module', productCode: 'BM', hardwareRevision: HARDWARE, bikeModelIds: [] } }),
+      api<{ productId: number }>(base, '/ota/iotpart/product', { method: 'POST', headers, body: { supplierId, name: 'Bench module', productCode: 'BM', hardwareRevision: HARDWARE, bikeModelIds: [] } }),
       'adding the product',
     )
     const productIds = { supplierId, productId: Number(product.productId) }
@@ -143,7 +143,7 @@ export async function runOta(target: Target, broker: Broker, bench: OtaBench, se
     const until = performance.now() + bench.timeoutSeconds * 1000
     let lastLog = 0
     while (performance.now() < until) {
-      const overview = await ok(api(base, `/iot/upgrade/${campaignId}/overview`, { headers }), 'the overview')
+      const overview = await ok(api<OtaCampaignOverview>(base, `/iot/upgrade/${campaignId}/overview`, { headers }), 'the overview')
       counts = overview.counts ?? {}
       status = overview.status
       const finished = ['succeeded', 'failed', 'rolledBack', 'timedOut', 'rejected', 'skipped', 'cancelled'].reduce((sum, s) => sum + (counts[s] ?? 0), 0)
@@ -178,11 +178,11 @@ export async function runOta(target: Target, broker: Broker, bench: OtaBench, se
     let rateStatus = 'running'
     while (performance.now() < rateUntil && rateStatus === 'running') {
       await sleep(1000)
-      rateStatus = (await ok(api(base, `/iot/upgrade/${rated}/overview`, { headers }), 'the overview')).status
+      rateStatus = (await ok(api<OtaCampaignOverview>(base, `/iot/upgrade/${rated}/overview`, { headers }), 'the overview')).status
     }
-    const notified = await anyDb.selectFrom('otaCampaignDevice').select('notifiedAt').where('campaignId', '=', rated).where('notifiedAt', 'is not', null).orderBy('notifiedAt').execute()
+    const notified = await db.selectFrom('otaCampaignDevice').select('notifiedAt').where('campaignId', '=', rated).where('notifiedAt', 'is not', null).orderBy('notifiedAt').execute()
     if (rateStatus === 'running') await ok(api(base, `/iot/upgrade/${rated}/cancel`, { method: 'POST', headers, body: { forced: true } }), 'cancelling the rate-limited campaign')
-    const times = notified.map((r: { notifiedAt: string | Date }) => new Date(r.notifiedAt).getTime())
+    const times = notified.map((r) => new Date(r.notifiedAt!).getTime())
     if (times.length === 0) {
       add(`OTA rate limit ${fmt(bench.rate)}/min`, `no device notified in ${bench.rateSeconds} s`, { pass: false })
       return

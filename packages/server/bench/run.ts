@@ -3,13 +3,14 @@ import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type FieldDef, type ResolvedEntity, systemEntities } from '@velo/shared'
+import { type Envelope, type FieldDef, type Paged, type ResolvedEntity, systemEntities } from '@velo/shared'
 import SQLite from 'better-sqlite3'
 import ExcelJS from 'exceljs'
 import { CamelCasePlugin, type CompiledQuery, Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely'
 import pg from 'pg'
 import type { DatabaseTarget } from '../src/config'
-import { createDatabase, type Db } from '../src/db/database'
+import { createDatabase, type Db, dynamicDb } from '../src/db/database'
+import type { Database } from '../src/db/schema'
 import { statementName } from '../src/db/pg-named'
 import { EntityRepository } from '../src/platform/crud/repository'
 import { listSchema } from '../src/platform/crud/schemas'
@@ -178,7 +179,7 @@ export async function runTarget(target: Target, bench: Bench, serverEntry: strin
     // --- list, over HTTP and bare (BENCH_EXPORT_ONLY=1 skips it, to look into the export's figures)
     if (process.env.BENCH_EXPORT_ONLY !== '1') {
       const body = listBody(new Date())
-      const first = await api(base, `${loginLog.path}/list`, { method: 'POST', headers, body })
+      const first = await api<Paged<unknown>>(base, `${loginLog.path}/list`, { method: 'POST', headers, body })
       if (!Array.isArray(first.data?.rows) || first.data.rows.length === 0) throw new Error(`list answered no rows: ${JSON.stringify(first).slice(0, 300)}`)
       notes.push(`${target.name}: list body \`${JSON.stringify(body)}\` matches ${fmt(first.data.total as number)} of ${fmt(total)} rows.`)
       const listLoad = (connections: number, warmup: number, seconds: number) => {
@@ -335,7 +336,8 @@ export function message(err: unknown, server: ServerProcess | undefined): string
   return server && !server.alive ? `${text} (server exited)` : text
 }
 
-export async function api(base: string, path: string, o: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
+/** A call to the API and its envelope; `T` is what the caller reads of the data (none when the answer was no JSON). */
+export async function api<T = unknown>(base: string, path: string, o: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<{ status: number; code: number; msg: string; data: T | undefined }> {
   const res = await fetch(`${base}${path}`, {
     method: o.method ?? 'GET',
     headers: { ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}), ...o.headers },
@@ -343,7 +345,7 @@ export async function api(base: string, path: string, o: { method?: string; head
   })
   const text = await res.text()
   try {
-    return { status: res.status, ...(JSON.parse(text) as { code: number; msg: string; data: any }) }
+    return { status: res.status, ...(JSON.parse(text) as Envelope<T>) }
   } catch {
     return { status: res.status, code: res.status, msg: text.slice(0, 200), data: undefined }
   }
@@ -354,21 +356,22 @@ export async function signIn(base: string): Promise<string> {
 }
 
 export async function signInAs(base: string, username: string, password: string): Promise<string> {
-  const res = await api(base, '/login', { method: 'POST', body: { username, password } })
+  const res = await api<{ token: string }>(base, '/login', { method: 'POST', body: { username, password } })
   if (res.code !== 200) throw new Error(`sign-in of ${username} failed: ${res.status} ${res.msg}`)
-  return res.data.token as string
+  return res.data!.token
 }
 
 /** Writes the login log in batched multi-row inserts, a transaction per 50,000 rows; answers the row count. */
 async function generate(db: Db, target: Target, rows: number): Promise<number> {
   const started = performance.now()
-  const any = db as unknown as Kysely<any>
+  // The table as its definition names it.
+  const byName = dynamicDb(db)
   // 8 columns: 1,000 rows a statement stays under both dialects' bind-parameter limits.
   const batches = loginLogRows(rows, new Date(), 1000)
   let done = 0
   let next = batches.next()
   while (!next.done) {
-    await any.transaction().execute(async (tx) => {
+    await byName.transaction().execute(async (tx) => {
       for (let i = 0; i < 50 && !next.done; i++) {
         await tx.insertInto(loginLog.table).values(next.value).execute()
         done += next.value.length
@@ -377,9 +380,9 @@ async function generate(db: Db, target: Target, rows: number): Promise<number> {
     })
     if (done % 200_000 === 0) log(`${target.name}: ${done.toLocaleString('en-US')} rows`)
   }
-  if (target.dialect === 'postgres') await sql`vacuum analyze sys_login_log`.execute(any)
-  else await sql`pragma wal_checkpoint(truncate)`.execute(any)
-  const { count } = await any.selectFrom(loginLog.table).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()
+  if (target.dialect === 'postgres') await sql`vacuum analyze sys_login_log`.execute(byName)
+  else await sql`pragma wal_checkpoint(truncate)`.execute(byName)
+  const { count } = await byName.selectFrom(loginLog.table).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()
   log(`${target.name}: ${fmt(rows)} rows written in ${fmt((performance.now() - started) / 1000, 1)} s`)
   return Number(count)
 }
@@ -397,14 +400,14 @@ export async function bareLoad(
 ): Promise<{ result: LoadResult; model: string }> {
   const captured: CompiledQuery[] = []
   const capture = (dialect: SqliteDialect | PostgresDialect) =>
-    new Kysely<any>({ dialect, plugins: [new CamelCasePlugin()], log: (e) => void (e.level === 'query' && captured.push(e.query)) })
+    new Kysely<Database>({ dialect, plugins: [new CamelCasePlugin()], log: (e) => void (e.level === 'query' && captured.push(e.query)) })
   const parsed = listSchema(entity).parse(body)
 
   if (config.dialect === 'sqlite') {
     const raw = new SQLite(config.file, { readonly: true })
     try {
       const k = capture(new SqliteDialect({ database: new SQLite(config.file, { readonly: true }) }))
-      await new EntityRepository(k as unknown as Db, entity).list(parsed as never, scope)
+      await new EntityRepository(k, entity).list(parsed as never, scope)
       await k.destroy()
       const statements = captured.map((q) => ({ stmt: raw.prepare(q.sql), params: q.parameters as unknown[] }))
       const once = () => statements.map(({ stmt, params }) => stmt.all(...params))
@@ -418,7 +421,7 @@ export async function bareLoad(
   const pool = new pg.Pool({ connectionString: config.url, max: bench.connections })
   try {
     const k = capture(new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 2 }) }))
-    await new EntityRepository(k as unknown as Db, entity).list(parsed as never, scope)
+    await new EntityRepository(k, entity).list(parsed as never, scope)
     await k.destroy()
     // Named or unnamed, as the engine's driver sends each (db/pg-named.ts): the same plans, without the engine.
     const statements = captured.map((q) => ({ name: statementName(q.sql), text: q.sql, values: q.parameters as unknown[] }))

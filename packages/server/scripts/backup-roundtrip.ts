@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Envelope, Paged } from '@velo/shared'
 import pg from 'pg'
 import { buildApp } from '../src/app'
 import { loadConfig } from '../src/config'
@@ -90,7 +91,8 @@ async function startServer(dir: string): Promise<Server> {
   }
 }
 
-async function api(server: Server, path: string, o: { token?: string; body?: unknown; form?: FormData } = {}): Promise<any> {
+/** An answer: the envelope's fields when it is JSON, else its bytes; `T` is what the caller reads of the data. */
+async function api<T = unknown>(server: Server, path: string, o: { token?: string; body?: unknown; form?: FormData } = {}): Promise<{ status: number; code?: number; msg?: string; data?: T; bytes?: Buffer }> {
   const headers: Record<string, string> = {}
   if (o.token) headers.authorization = o.token
   if (o.body !== undefined) headers['content-type'] = 'application/json'
@@ -101,23 +103,23 @@ async function api(server: Server, path: string, o: { token?: string; body?: unk
   })
   const type = res.headers.get('content-type') ?? ''
   if (!type.includes('json')) return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) }
-  const json = (await res.json()) as { code: number; msg: string; data: any }
+  const json = (await res.json()) as Envelope<T>
   return { status: res.status, ...json }
 }
 
 async function login(server: Server): Promise<string> {
-  const res = await api(server, '/login', { body: { username: 'admin', password: ADMIN_PASSWORD } })
+  const res = await api<{ token: string }>(server, '/login', { body: { username: 'admin', password: ADMIN_PASSWORD } })
   check(res.code === 200, `login failed: ${res.msg}`)
-  return res.data.token as string
+  return res.data!.token
 }
 
 async function dictTypes(server: Server, token: string, prefix: string): Promise<Set<string>> {
   const found = new Set<string>()
   for (let page = 1; ; page++) {
-    const res = await api(server, '/system/dict/list', { token, body: { dictType: prefix, pageNum: page, pageSize: 500 } })
+    const res = await api<Paged<{ dictType: string }>>(server, '/system/dict/list', { token, body: { dictType: prefix, pageNum: page, pageSize: 500 } })
     check(res.code === 200, `dictionary list failed: ${res.msg}`)
-    for (const r of res.data.rows as { dictType: string }[]) found.add(r.dictType)
-    if (found.size >= res.data.total || res.data.rows.length === 0) return found
+    for (const r of res.data!.rows) found.add(r.dictType)
+    if (found.size >= res.data!.total || res.data!.rows.length === 0) return found
   }
 }
 
@@ -128,9 +130,9 @@ async function sqliteRoundTrip(): Promise<void> {
   const token = await login(server)
   const form = new FormData()
   form.append('file', new Blob([PNG]), 'photo.png')
-  const upload = await api(server, '/common/upload', { token, form })
+  const upload = await api<{ fileName: string }>(server, '/common/upload', { token, form })
   check(upload.code === 200, `upload failed: ${upload.msg}`)
-  const fileName = upload.data.fileName as string
+  const fileName = upload.data!.fileName
 
   // Rows written one after another through the API while the backup runs: each is acknowledged
   // before the backup began (must be in it), begun after it ended (must not be), or in between.

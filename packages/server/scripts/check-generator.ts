@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSyn
 import { tmpdir } from 'node:os'
 import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { GenTableConfig, Label } from '@velo/shared'
+import type { GenTableConfig, Label, Paged } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import { unzipSync } from 'fflate'
 import { sql } from 'kysely'
@@ -89,25 +89,35 @@ async function closeApp(app: { close: () => PromiseLike<unknown> }) {
   }
 }
 
+/** An answer: the envelope's fields, its bytes and content type; `T` is what the caller reads of the data. */
+interface Answer<T = unknown> {
+  status: number
+  code: number
+  msg: string
+  data: T
+  raw: Buffer
+  type: string
+}
+
 interface Client {
-  call: (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) => Promise<{ status: number; code: number; msg: string; data: any; raw: Buffer; type: string }>
+  call: <T = unknown>(method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) => Promise<Answer<T>>
 }
 
 async function signedIn(app: FastifyInstance): Promise<Client> {
   let token = ''
-  const call: Client['call'] = async (method, url, body) => {
+  const call: Client['call'] = async <T>(method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) => {
     const res = await app.inject({ method, url: `/api${url}`, headers: token ? { authorization: token } : {}, ...(body !== undefined ? { payload: body as object } : {}) })
     const type = String(res.headers['content-type'] ?? '')
     const parsed = type.includes('json') ? (res.json() as { code?: number; msg?: string; data?: unknown }) : {}
-    return { status: res.statusCode, code: parsed.code ?? res.statusCode, msg: parsed.msg ?? '', data: parsed.data, raw: res.rawPayload, type }
+    return { status: res.statusCode, code: parsed.code ?? res.statusCode, msg: parsed.msg ?? '', data: parsed.data as T, raw: res.rawPayload, type }
   }
-  const login = await call('POST', '/login', { username: 'admin', password: ADMIN_PASSWORD })
+  const login = await call<{ token: string }>('POST', '/login', { username: 'admin', password: ADMIN_PASSWORD })
   if (login.code !== 200) fail(`sign-in as admin failed: ${login.status} ${login.msg}`)
   token = login.data.token
   return { call }
 }
 
-const expectOk = (what: string, res: Awaited<ReturnType<Client['call']>>) => {
+const expectOk = <T>(what: string, res: Answer<T>) => {
   if (res.status !== 200 || res.code !== 200) fail(`${what}: HTTP ${res.status}, code ${res.code}: ${res.msg || res.raw.toString('utf8').slice(0, 500)}`)
   return res
 }
@@ -149,16 +159,16 @@ async function generate(client: Client): Promise<{ files: Record<string, Uint8Ar
     if (product.length) fail(`product tables are offered for import: ${product.join(', ')}`)
   })
   const tableId = await step('POST /tool/gen/import', async () => {
-    const res = expectOk('POST /tool/gen/import', await client.call('POST', '/tool/gen/import', { tables: [TABLE] }))
+    const res = expectOk('POST /tool/gen/import', await client.call<{ imported: number } | null>('POST', '/tool/gen/import', { tables: [TABLE] }))
     if (res.data?.imported !== 1) fail(`imported ${JSON.stringify(res.data)}, expected {imported: 1}`)
-    const list = expectOk('POST /tool/gen/list', await client.call('POST', '/tool/gen/list', { tableName: TABLE }))
-    const row = (list.data.rows as { tableId: number; tableName: string }[]).find((r) => r.tableName === TABLE)
+    const list = expectOk('POST /tool/gen/list', await client.call<Paged<{ tableId: number; tableName: string }>>('POST', '/tool/gen/list', { tableName: TABLE }))
+    const row = list.data.rows.find((r) => r.tableName === TABLE)
     if (!row) fail(`${TABLE} is not in the imported list`)
     return row!.tableId
   })
   const labels = await step('GET and PUT the config, with hostile labels', async () => {
-    const got = expectOk('GET config', await client.call('GET', `/tool/gen/${tableId}/config`))
-    const config = got.data.config as GenTableConfig
+    const got = expectOk('GET config', await client.call<{ config: GenTableConfig }>('GET', `/tool/gen/${tableId}/config`))
+    const config = got.data.config
     const edited: GenTableConfig = {
       ...config,
       entityKey: ENTITY_KEY,
@@ -170,7 +180,7 @@ async function generate(client: Client): Promise<{ files: Record<string, Uint8Ar
     }
     for (const column of Object.keys(HOSTILE.columns)) if (!config.columns.some((c) => c.column === column)) fail(`the config has no column ${column}`)
     expectOk('PUT config', await client.call('PUT', `/tool/gen/${tableId}/config`, edited))
-    const saved = expectOk('GET config again', await client.call('GET', `/tool/gen/${tableId}/config`)).data.config as GenTableConfig
+    const saved = expectOk('GET config again', await client.call<{ config: GenTableConfig }>('GET', `/tool/gen/${tableId}/config`)).data.config
     if (JSON.stringify(saved.label) !== JSON.stringify(HOSTILE.entity)) fail(`the saved label is ${JSON.stringify(saved.label)}`)
     const fields: Record<string, Label> = {}
     for (const c of saved.columns) if (HOSTILE.columns[c.column]) fields[c.name] = HOSTILE.columns[c.column]!

@@ -1,8 +1,8 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { EMAIL_PATTERN, PHONE_PATTERN } from '@velo/shared'
+import { type AccountFeatures, EMAIL_PATTERN, type Paged, PHONE_PATTERN, type SessionUser, type UserInfo } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { addUser, createTestApp, limitedUser, sentMails, type TestApp } from './harness'
+import { addUser, createTestApp, limitedUser, type Refusal, sentMails, type TestApp } from './harness'
 
 let t: TestApp
 beforeAll(async () => {
@@ -22,17 +22,17 @@ describe('registration', () => {
     const res = await t.call({ method: 'POST', url: '/api/register', body })
     expect(res.status).toBe(403)
     expect(res.msg).toBe('Registration is switched off')
-    expect((await t.call({ url: '/api/common/features' })).data.registerEnabled).toBe(false)
+    expect((await t.call<AccountFeatures>({ url: '/api/common/features' })).data.registerEnabled).toBe(false)
     expect(await userCount()).toBe(before)
   })
 
   it('registers when the config key is on, and the new user can sign in with no role', async () => {
     await setConfig('sys.account.registerUser', 'true')
-    expect((await t.call({ url: '/api/common/features' })).data.registerEnabled).toBe(true)
+    expect((await t.call<AccountFeatures>({ url: '/api/common/features' })).data.registerEnabled).toBe(true)
     const res = await t.call({ method: 'POST', url: '/api/register', body })
     expect(res.code).toBe(200)
     const token = await t.login('newbie1', 'secret12')
-    expect((await t.call({ url: '/api/getUserInfo', token })).data.roles).toEqual(['ROLE_DEFAULT'])
+    expect((await t.call<UserInfo>({ url: '/api/getUserInfo', token })).data.roles).toEqual(['ROLE_DEFAULT'])
   })
 
   it('answers a taken name, in any case, exactly as a free one, and the taken account keeps its password', async () => {
@@ -49,10 +49,10 @@ describe('registration', () => {
 
   it('refuses a bad name, a bad password and a mismatch, adding nobody', async () => {
     const before = await userCount()
-    const badName = await t.call({ method: 'POST', url: '/api/register', body: { ...body, username: 'ab!' } })
+    const badName = await t.call<Refusal>({ method: 'POST', url: '/api/register', body: { ...body, username: 'ab!' } })
     expect(badName.status).toBe(400)
     expect(badName.data.errors).toEqual([{ field: 'username', message: 'User name must be 4 to 20 letters and digits' }])
-    const badPass = await t.call({ method: 'POST', url: '/api/register', lang: 'zh_CN', body: { ...body, username: 'newbie2', password: 'short', confirmPassword: 'short' } })
+    const badPass = await t.call<Refusal>({ method: 'POST', url: '/api/register', lang: 'zh_CN', body: { ...body, username: 'newbie2', password: 'short', confirmPassword: 'short' } })
     expect(badPass.status).toBe(400)
     expect(badPass.data.errors[0]).toEqual({ field: 'password', message: '密码必须是 6 到 20 位字母、数字或特殊字符' })
     const mismatch = await t.call({ method: 'POST', url: '/api/register', body: { ...body, username: 'newbie3', confirmPassword: 'other123' } })
@@ -101,10 +101,10 @@ describe('forgotten password', () => {
     expect(mail!.body).not.toContain(code)
     expect(mail!.body).toMatch(/Your password reset code is ••••••/)
     const admin = await t.login()
-    const list = await t.call({ method: 'POST', url: '/api/monitor/outbox/list', token: admin, body: { mailTo: 'forgetful' } })
+    const list = await t.call<Paged<unknown>>({ method: 'POST', url: '/api/monitor/outbox/list', token: admin, body: { mailTo: 'forgetful' } })
     expect(list.data.total).toBe(1)
     expect(JSON.stringify(list.data)).not.toContain(code)
-    expect((await t.call({ url: `/api/monitor/outbox/${mail!.mailId}`, token: admin })).data.body).not.toContain(code)
+    expect((await t.call<{ body: string }>({ url: `/api/monitor/outbox/${mail!.mailId}`, token: admin })).data.body).not.toContain(code)
     // The code is in clear only in its file, which no other account on the machine may read.
     const dir = t.app.services.config.mailDir
     expect(statSync(dir).mode & 0o777).toBe(0o700)
@@ -117,8 +117,8 @@ describe('forgotten password', () => {
     const reader = await limitedUser(t, { userName: 'mailreader', perms: ['monitor:outbox:list', 'monitor:outbox:query'], dataScope: '5' })
     await t.app.services.db.updateTable('sysUser').set({ email: 'root@example.com' }).where('userName', '=', 'admin').execute()
     await sendCode('root@example.com', true)
-    const list = await t.call({ method: 'POST', url: '/api/monitor/outbox/list', token: reader.token, body: { mailTo: 'root' } })
-    const mail = await t.call({ url: `/api/monitor/outbox/${list.data.rows[0].mailId}`, token: reader.token })
+    const list = await t.call<Paged<{ mailId: number }>>({ method: 'POST', url: '/api/monitor/outbox/list', token: reader.token, body: { mailTo: 'root' } })
+    const mail = await t.call<{ body: string }>({ url: `/api/monitor/outbox/${list.data.rows[0]!.mailId}`, token: reader.token })
     expect(/\b\d{6}\b/.test(mail.data.body)).toBe(false)
     for (const guess of ['000000', '123456']) {
       expect((await fromElsewhere('/api/forgetPassword/reset', { email: 'root@example.com', resetCode: guess, password: 'Owned1234' })).status).toBe(400)
@@ -164,14 +164,14 @@ describe('forgotten password', () => {
     await setConfig('sys.account.forgetPassword', 'false')
     const res = await t.call({ method: 'POST', url: '/api/forgetPassword/sendCode', body: { email: 'forgetful@example.com' } })
     expect(res.status).toBe(403)
-    expect((await t.call({ url: '/api/common/features' })).data.forgetPasswordEnabled).toBe(false)
+    expect((await t.call<AccountFeatures>({ url: '/api/common/features' })).data.forgetPasswordEnabled).toBe(false)
     await setConfig('sys.account.forgetPassword', 'true')
   })
 
   it('refuses a malformed email naming the field', async () => {
-    const res = await t.call({ method: 'POST', url: '/api/forgetPassword/sendCode', body: { email: 'not-an-email' } })
+    const res = await t.call<Refusal>({ method: 'POST', url: '/api/forgetPassword/sendCode', body: { email: 'not-an-email' } })
     expect(res.status).toBe(400)
-    expect(res.data.errors[0].field).toBe('email')
+    expect(res.data.errors[0]!.field).toBe('email')
   })
 })
 
@@ -179,26 +179,26 @@ describe('personal centre', () => {
   it('shows and changes the profile', async () => {
     await addUser(t, { userName: 'profiled' })
     const token = await t.login('profiled', 'secret12')
-    const me = await t.call({ url: '/api/system/user/profile', token })
+    const me = await t.call<{ user: SessionUser }>({ url: '/api/system/user/profile', token })
     expect(me.data.user.username).toBe('profiled')
     const res = await t.call({ method: 'PUT', url: '/api/system/user/profile', token, body: { nickName: 'Pro Filed', email: 'pro@example.com', phone: '+31 20 123 4567', sex: '1' } })
     expect(res.code).toBe(200)
-    expect((await t.call({ url: '/api/getUserInfo', token })).data.user).toMatchObject({ nickName: 'Pro Filed', email: 'pro@example.com', phone: '+31 20 123 4567', sex: '1' })
-    const bad = await t.call({ method: 'PUT', url: '/api/system/user/profile', token, body: { nickName: '', email: 'x', phone: '1', sex: '1' } })
+    expect((await t.call<UserInfo>({ url: '/api/getUserInfo', token })).data.user).toMatchObject({ nickName: 'Pro Filed', email: 'pro@example.com', phone: '+31 20 123 4567', sex: '1' })
+    const bad = await t.call<Refusal>({ method: 'PUT', url: '/api/system/user/profile', token, body: { nickName: '', email: 'x', phone: '1', sex: '1' } })
     expect(bad.status).toBe(400)
     expect(bad.data.errors.map((e: { field: string }) => e.field).sort()).toEqual(['email', 'nickName', 'phone'])
-    expect((await t.call({ url: '/api/getUserInfo', token })).data.user.nickName).toBe('Pro Filed')
+    expect((await t.call<UserInfo>({ url: '/api/getUserInfo', token })).data.user.nickName).toBe('Pro Filed')
   })
 
   it('lets the seeded admin save their profile unchanged: the seed meets the user rules', async () => {
     const token = await t.login()
-    const { user } = (await t.call({ url: '/api/system/user/profile', token })).data
+    const { user } = (await t.call<{ user: SessionUser }>({ url: '/api/system/user/profile', token })).data
     expect(user.phone).toMatch(PHONE_PATTERN)
     expect(user.email).toMatch(EMAIL_PATTERN)
     const res = await t.call({ method: 'PUT', url: '/api/system/user/profile', token, body: { nickName: user.nickName, email: user.email, phone: user.phone, sex: user.sex } })
     expect(res.status, res.msg).toBe(200)
     // The same row passes the user form's rules too (phone and email required and valid).
-    const row = (await t.call({ url: `/api/system/user/${user.userId}`, token })).data
+    const row = (await t.call<Record<string, unknown>>({ url: `/api/system/user/${user.userId}`, token })).data
     const edit = await t.call({ method: 'PUT', url: '/api/system/user', token, body: { userId: row.userId, nickName: row.nickName, email: row.email, phonenumber: row.phonenumber, sex: row.sex } })
     expect(edit.status, edit.msg).toBe(200)
   })
@@ -215,7 +215,7 @@ describe('personal centre', () => {
     expect(partial.status, partial.msg).toBe(200)
     expect(await phoneOf()).toEqual({ nickName: 'No Phone', email: 'nophone1@example.com', phonenumber: '', sex: '1' })
     expect((await t.call({ method: 'PUT', url: '/api/system/user/profile', token, body: { phone: '+31 6 1234 5678' } })).status).toBe(200)
-    const cleared = await t.call({ method: 'PUT', url: '/api/system/user/profile', token, lang: 'zh_CN', body: { phone: '', email: '' } })
+    const cleared = await t.call<Refusal>({ method: 'PUT', url: '/api/system/user/profile', token, lang: 'zh_CN', body: { phone: '', email: '' } })
     expect(cleared.status).toBe(400)
     expect(cleared.data.errors).toEqual([
       { field: 'email', message: '邮箱不能为空' },

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import type { Kysely } from 'kysely'
+import type { Envelope, Paged } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
+import { dynamicDb } from '../src/db/database'
+import type { FieldIssue } from '../src/platform/errors'
 import { hashPassword } from '../src/platform/auth/passwords'
 import { multipart, useTestApp } from './harness'
 
@@ -8,8 +10,8 @@ import { multipart, useTestApp } from './harness'
 // for the app, with ETags; the version check; members' own sign-in, kept apart from staff sessions;
 // their inbox, agreements and uploads; service centres near a point.
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
-type Row = Record<string, any>
+const db = () => t.app.services.db
+type Row = Record<string, unknown>
 
 const APP = '/api/app/v1'
 const HOUR = 3600_000
@@ -18,9 +20,9 @@ const now = () => new Date().toISOString()
 const unique = () => randomBytes(4).toString('hex')
 
 /** A request from an address of its own: the per-address limits of one test never touch another's. */
-async function fromAddress(address: string, o: { method?: 'GET' | 'POST'; url: string; body?: object; token?: string }) {
+async function fromAddress<T = unknown>(address: string, o: { method?: 'GET' | 'POST'; url: string; body?: object; token?: string }) {
   const res = await t.app.inject({ method: o.method ?? 'GET', url: o.url, payload: o.body, remoteAddress: address, headers: o.token ? { authorization: o.token } : {} })
-  const parsed = String(res.headers['content-type'] ?? '').includes('json') ? (res.json() as { code: number; msg: string; data: any }) : undefined
+  const parsed = String(res.headers['content-type'] ?? '').includes('json') ? res.json<Envelope<T>>() : undefined
   return { status: res.statusCode, code: parsed?.code, msg: parsed?.msg ?? '', data: parsed?.data }
 }
 
@@ -29,7 +31,7 @@ async function countryId(code: string): Promise<number> {
 }
 
 async function insert(table: string, values: Row, idField: string): Promise<number> {
-  const row = await db().insertInto(table).values(values).returning(idField).executeTakeFirstOrThrow()
+  const row = await dynamicDb(db()).insertInto(table).values(values).returning(idField).executeTakeFirstOrThrow()
   return Number(row[idField])
 }
 
@@ -52,17 +54,17 @@ async function newMember(o: { status?: string; password?: string | null; country
 let signIns = 0
 /** Signs the member in from an address of its own (sign-in is limited per address). */
 async function signIn(email: string, password = MEMBER_PASSWORD): Promise<string> {
-  const res = await fromAddress(`10.16.${Math.floor(++signIns / 250)}.${(signIns % 250) + 1}`, { method: 'POST', url: `${APP}/auth/login`, body: { email, password } })
+  const res = await fromAddress<{ token: string }>(`10.16.${Math.floor(++signIns / 250)}.${(signIns % 250) + 1}`, { method: 'POST', url: `${APP}/auth/login`, body: { email, password } })
   expect(res.status, res.msg).toBe(200)
-  return res.data.token as string
+  return res.data!.token
 }
 
-const get = (url: string, token?: string, headers: Record<string, string> = {}) => t.call({ url: `${APP}${url}`, token, headers })
-const post = (url: string, token?: string, body?: object) => t.call({ method: 'POST', url: `${APP}${url}`, token, body })
+const get = <T = unknown>(url: string, token?: string, headers: Record<string, string> = {}) => t.call<T>({ url: `${APP}${url}`, token, headers })
+const post = <T = unknown>(url: string, token?: string, body?: object) => t.call<T>({ method: 'POST', url: `${APP}${url}`, token, body })
 
 async function uploadPng(): Promise<string> {
   const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex')
-  const res = await t.call({ method: 'POST', url: '/api/common/upload', token: t.admin, ...multipart([{ name: 'banner.png', bytes: png }]) })
+  const res = await t.call<{ fileName: string }>({ method: 'POST', url: '/api/common/upload', token: t.admin, ...multipart([{ name: 'banner.png', bytes: png }]) })
   expect(res.status, res.msg).toBe(200)
   return res.data.fileName
 }
@@ -84,28 +86,28 @@ describe('public reads of what the definitions declare for the app', () => {
     await banner('future', { startTime: at(HOUR) })
     const mine = (rows: Row[]) => rows.filter((r) => String(r.title).startsWith(tag))
 
-    const dutchReader = await get('/banners?lang=en_US&country=nl')
+    const dutchReader = await get<Paged<Row>>('/banners?lang=en_US&country=nl')
     expect(dutchReader.status, dutchReader.msg).toBe(200)
     expect(mine(dutchReader.data.rows).map((r) => r.bannerId)).toEqual([dutch, everywhere])
     for (const row of dutchReader.data.rows) expect(Object.keys(row).sort()).toEqual(['bannerId', 'endTime', 'image', 'linkUrl', 'orderNum', 'startTime', 'title'])
     expect(mine(dutchReader.data.rows)[0]).toEqual({ bannerId: dutch, title: `${tag} dutch`, image, linkUrl: 'https://velo.example/spring', orderNum: 1, startTime: expect.any(String), endTime: expect.any(String) })
 
-    expect(mine((await get('/banners?lang=en_US&country=DE')).data.rows).map((r) => r.bannerId)).toEqual([everywhere, german])
+    expect(mine((await get<Paged<Row>>('/banners?lang=en_US&country=DE')).data.rows).map((r) => r.bannerId)).toEqual([everywhere, german])
     // Without a country the app reads every country's rows.
-    expect(mine((await get('/banners?lang=en_US')).data.rows).map((r) => r.bannerId)).toEqual([dutch, everywhere, german])
-    expect(mine((await get('/banners?lang=de_DE')).data.rows).map((r) => r.title)).toEqual([`${tag} in German`])
+    expect(mine((await get<Paged<Row>>('/banners?lang=en_US')).data.rows).map((r) => r.bannerId)).toEqual([dutch, everywhere, german])
+    expect(mine((await get<Paged<Row>>('/banners?lang=de_DE')).data.rows).map((r) => r.title)).toEqual([`${tag} in German`])
   })
 
   it('reads what staff write in the console: a guide added there is shown, and gone once disabled', async () => {
     const image = await uploadPng()
     const title = `Pair your bike ${unique()}`
-    const added = await t.call({ method: 'POST', url: '/api/content/guide', token: t.admin, body: { title, description: 'Hold the button for 3 s', image, orderNum: 1, language: 'fr_FR' } })
+    const added = await t.call<{ guideId: number }>({ method: 'POST', url: '/api/content/guide', token: t.admin, body: { title, description: 'Hold the button for 3 s', image, orderNum: 1, language: 'fr_FR' } })
     expect(added.status, added.msg).toBe(200)
-    const shown = (await get('/guides?lang=fr_FR')).data.rows.filter((r: Row) => r.title === title)
+    const shown = (await get<Paged<Row>>('/guides?lang=fr_FR')).data.rows.filter((r: Row) => r.title === title)
     expect(shown).toEqual([{ guideId: added.data.guideId, title, description: 'Hold the button for 3 s', image, functionId: null, functionIdLabel: null, orderNum: 1 }])
     const disabled = await t.call({ method: 'PUT', url: '/api/content/guide', token: t.admin, body: { guideId: added.data.guideId, status: '1' } })
     expect(disabled.status, disabled.msg).toBe(200)
-    expect((await get('/guides?lang=fr_FR')).data.rows.some((r: Row) => r.title === title)).toBe(false)
+    expect((await get<Paged<Row>>('/guides?lang=fr_FR')).data.rows.some((r: Row) => r.title === title)).toBe(false)
   })
 
   it('refuses a missing or unknown language, an unknown country and an unknown parameter with 400', async () => {
@@ -125,10 +127,10 @@ describe('public reads of what the definitions declare for the app', () => {
     const running = await activity('running', { startTime: at(-HOUR), endTime: at(HOUR), contactUs: 1, orderNum: 1 })
     await activity('future', { startTime: at(HOUR), endTime: at(2 * HOUR) })
     await activity('past', { startTime: at(-2 * HOUR), endTime: at(-HOUR) })
-    const rows = (await get('/activities?lang=en_US')).data.rows.filter((r: Row) => String(r.name).startsWith(tag))
+    const rows = (await get<Paged<Row>>('/activities?lang=en_US')).data.rows.filter((r: Row) => String(r.name).startsWith(tag))
     expect(rows.map((r: Row) => r.activityId)).toEqual([running])
-    expect(rows[0].contactUs).toBe(true)
-    expect(Object.keys(rows[0]).sort()).toEqual(
+    expect(rows[0]!.contactUs).toBe(true)
+    expect(Object.keys(rows[0]!).sort()).toEqual(
       ['activityId', 'bikeType', 'contactUs', 'description', 'endTime', 'functionId', 'functionIdLabel', 'image', 'name', 'orderNum', 'reminder', 'startTime', 'subtitle', 'tagEndTime'].sort(),
     )
 
@@ -137,25 +139,25 @@ describe('public reads of what the definitions declare for the app', () => {
     const manual = await help('manual', { type: 'manual', modelId })
     await help('video', { type: 'video', modelId })
     await help('other model manual', { type: 'manual' })
-    const manuals = (await get(`/help?lang=en_US&type=manual&modelId=${modelId}`)).data.rows
+    const manuals = (await get<Paged<Row>>(`/help?lang=en_US&type=manual&modelId=${modelId}`)).data.rows
     expect(manuals).toEqual([expect.objectContaining({ helpId: manual, type: 'manual', modelId, modelIdLabel: `Model ${tag}`, video: null, document: null })])
-    expect(Object.keys(manuals[0]).sort()).toEqual(['coverImage', 'document', 'helpId', 'linkUrl', 'modelId', 'modelIdLabel', 'orderNum', 'title', 'type', 'video', 'videoDuration'].sort())
+    expect(Object.keys(manuals[0]!).sort()).toEqual(['coverImage', 'document', 'helpId', 'linkUrl', 'modelId', 'modelIdLabel', 'orderNum', 'title', 'type', 'video', 'videoDuration'].sort())
 
     // An entity without a language or country takes neither, and still refuses what it does not know.
     const code = `E${tag}`.toUpperCase()
     await insert('cntErrorCode', { code, level: 'error', description: 'Battery too hot', solution: 'Let it cool down', errorType: 'bike', status: '0', createBy: 'admin', createTime: now() }, 'errorCodeId')
-    const codes = await get('/errorCodes?errorType=bike&lang=fr_FR')
+    const codes = await get<Paged<Row>>('/errorCodes?errorType=bike&lang=fr_FR')
     expect(codes.data.rows.filter((r: Row) => r.code === code)).toEqual([{ errorCodeId: expect.any(Number), code, level: 'error', description: 'Battery too hot', solution: 'Let it cool down', errorType: 'bike' }])
-    expect((await get('/errorCodes?errorType=app')).data.rows.some((r: Row) => r.code === code)).toBe(false)
+    expect((await get<Paged<Row>>('/errorCodes?errorType=app')).data.rows.some((r: Row) => r.code === code)).toBe(false)
   })
 
   it('answers at most 500 rows', async () => {
     const tag = unique().toUpperCase()
     const rows = Array.from({ length: 501 }, (_, i) => ({ code: `CAP${tag}${String(i).padStart(3, '0')}`, level: 'info', description: 'Account', solution: 'Sign in again', errorType: 'account', status: '0', createBy: 'admin', createTime: now() }))
     await db().insertInto('cntErrorCode').values(rows).execute()
-    const res = await get('/errorCodes?errorType=account')
+    const res = await get<Paged<Row>>('/errorCodes?errorType=account')
     expect(res.data.rows).toHaveLength(500)
-    expect(res.data.rows.at(-1).code).toBe(`CAP${tag}499`)
+    expect(res.data.rows.at(-1)!.code).toBe(`CAP${tag}499`)
   })
 
   it('answers an ETag and Cache-Control, and 304 with no body for the same ETag; a change makes a new one', async () => {
@@ -197,7 +199,7 @@ describe('public reads of what the definitions declare for the app', () => {
     expect((await get(`/files/banners/image/../../etc/passwd`)).status).toBe(404)
 
     const pdf = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n')
-    const uploaded = await t.call({ method: 'POST', url: '/api/content/userHelp/file/document', token: t.admin, ...multipart([{ name: 'Manual.pdf', bytes: pdf }]) })
+    const uploaded = await t.call<{ fileName: string }>({ method: 'POST', url: '/api/content/userHelp/file/document', token: t.admin, ...multipart([{ name: 'Manual.pdf', bytes: pdf }]) })
     expect(uploaded.status, uploaded.msg).toBe(200)
     const document = uploaded.data.fileName as string
     const helpId = await insert('cntUserHelp', { title: 'Manual', type: 'manual', document, language: 'en_US', status: '1', createBy: 'admin', createTime: now() }, 'helpId')
@@ -228,7 +230,7 @@ describe('the version check', () => {
     await version('1.10.0', { current: 1, notesDe: 'Neue Karten', updateInterval: 12 })
     await version('1.11.0', { versionType: 'force' })
     const check = async (v: string, lang?: string) => {
-      const res = await get(`/version?platform=ios&version=${v}${lang ? `&lang=${lang}` : ''}`)
+      const res = await get<{ latest: { releaseNotes: string } }>(`/version?platform=ios&version=${v}${lang ? `&lang=${lang}` : ''}`)
       expect(res.status, res.msg).toBe(200)
       return res.data
     }
@@ -263,15 +265,15 @@ describe('the version check', () => {
 describe('member sign-in', () => {
   it('answers a token for the right password, one answer for a wrong password and an unknown e-mail, and 403 for a disabled account', async () => {
     const { memberId, email } = await newMember()
-    const good = await fromAddress('10.20.0.1', { method: 'POST', url: `${APP}/auth/login`, body: { email, password: MEMBER_PASSWORD } })
+    const good = await fromAddress<{ token: string; expiresAt: string }>('10.20.0.1', { method: 'POST', url: `${APP}/auth/login`, body: { email, password: MEMBER_PASSWORD } })
     expect(good.status, good.msg).toBe(200)
-    expect(good.data.token).toMatch(/^[A-Za-z0-9_-]{43}$/)
-    expect(Date.parse(good.data.expiresAt) - Date.now()).toBeGreaterThan(29 * 24 * HOUR)
+    expect(good.data!.token).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(Date.parse(good.data!.expiresAt) - Date.now()).toBeGreaterThan(29 * 24 * HOUR)
     // Only the token's hash is kept, in the members' own table.
     const stored = await db().selectFrom('memSession').selectAll().where('memberId', '=', memberId).execute()
     expect(stored).toHaveLength(1)
     expect(stored[0]!.tokenHash).toMatch(/^[0-9a-f]{64}$/)
-    expect(JSON.stringify(stored)).not.toContain(good.data.token)
+    expect(JSON.stringify(stored)).not.toContain(good.data!.token)
     expect((await db().selectFrom('memMember').select('lastLoginTime').where('memberId', '=', memberId).executeTakeFirstOrThrow()).lastLoginTime).toBeTruthy()
     // Upper case as typed finds the account stored in lower case.
     expect((await fromAddress('10.20.0.1', { method: 'POST', url: `${APP}/auth/login`, body: { email: email.toUpperCase(), password: MEMBER_PASSWORD } })).status).toBe(200)
@@ -355,18 +357,18 @@ describe('the inbox', () => {
     await insert('cntMessageRecipient', { messageId: older, memberId: other.memberId, createTime: at(-2 * HOUR) }, 'recipientId')
     await insert('cntMessageRecipient', { messageId: theirs, memberId: other.memberId, createTime: at(-HOUR) }, 'recipientId')
 
-    const inbox = await get('/inbox', token)
+    const inbox = await get<Paged<Row>>('/inbox', token)
     expect(inbox.status, inbox.msg).toBe(200)
     expect(inbox.data).toMatchObject({ total: 2, unread: 2 })
     expect(inbox.data.rows.map((r: Row) => r.messageId)).toEqual([newer, older])
-    expect(Object.keys(inbox.data.rows[0]).sort()).toEqual(['content', 'deliveredAt', 'messageId', 'readTime', 'title'])
+    expect(Object.keys(inbox.data.rows[0]!).sort()).toEqual(['content', 'deliveredAt', 'messageId', 'readTime', 'title'])
     expect(inbox.data.rows[0]).toMatchObject({ title: 'Newer', content: '<p>Newer</p>', readTime: null })
-    expect((await get('/inbox?pageSize=1&pageNum=2', token)).data.rows.map((r: Row) => r.messageId)).toEqual([older])
+    expect((await get<Paged<Row>>('/inbox?pageSize=1&pageNum=2', token)).data.rows.map((r: Row) => r.messageId)).toEqual([older])
 
     const readCount = async (messageId: number) => Number((await db().selectFrom('cntMessage').select('readCount').where('messageId', '=', messageId).executeTakeFirstOrThrow()).readCount)
-    const first = await post(`/inbox/${older}/read`, token)
+    const first = await post<{ readTime: string }>(`/inbox/${older}/read`, token)
     expect(first.status, first.msg).toBe(200)
-    const again = await post(`/inbox/${older}/read`, token)
+    const again = await post<{ readTime: string }>(`/inbox/${older}/read`, token)
     expect(again.data.readTime).toBe(first.data.readTime)
     expect(await readCount(older)).toBe(1)
     expect((await get('/inbox', token)).data).toMatchObject({ total: 2, unread: 1 })
@@ -498,9 +500,9 @@ describe('service centres near a point', () => {
     await centre('Berlin', 52.52, 13.405)
     await centre('Closed Amsterdam', 52.371, 4.896, '1')
     const near = async (query: string) => {
-      const res = await get(`/serviceCentres/near?${query}`)
+      const res = await get<Paged<Row>>(`/serviceCentres/near?${query}`)
       expect(res.status, res.msg).toBe(200)
-      return (res.data.rows as Row[]).filter((r) => String(r.name).startsWith(tag))
+      return res.data.rows.filter((r) => String(r.name).startsWith(tag))
     }
     const fromDam = await near('lat=52.3731&lng=4.8926')
     expect(fromDam.map((r) => r.centreId)).toEqual([amsterdam, utrecht])
@@ -524,7 +526,7 @@ describe('service centres near a point', () => {
     const fj = await countryId('NL')
     const east = await insert('cntServiceCentre', { name: `${tag} East`, address: 'x', countryId: fj, latitude: -17.0, longitude: 179.9, createBy: 'admin', createTime: now() }, 'centreId')
     const west = await insert('cntServiceCentre', { name: `${tag} West`, address: 'x', countryId: fj, latitude: -17.0, longitude: -179.8, createBy: 'admin', createTime: now() }, 'centreId')
-    const rows = ((await get('/serviceCentres/near?lat=-17&lng=179.95&radiusKm=40')).data.rows as Row[]).filter((r) => String(r.name).startsWith(tag))
+    const rows = (await get<Paged<Row>>('/serviceCentres/near?lat=-17&lng=179.95&radiusKm=40')).data.rows.filter((r) => String(r.name).startsWith(tag))
     expect(rows.map((r) => r.centreId)).toEqual([east, west])
   })
 })
@@ -532,7 +534,7 @@ describe('service centres near a point', () => {
 describe('uploads of logs and crash reports', () => {
   const form = (file: { name: string; bytes: Buffer } | undefined, fields: Record<string, string>) =>
     multipart([...Object.entries(fields).map(([field, value]) => ({ field, value })), ...(file ? [{ field: 'file', ...file }] : [])])
-  const upload = (token: string, body: ReturnType<typeof form>) => t.call({ method: 'POST', url: `${APP}/uploads`, token, ...body })
+  const upload = <T = unknown>(token: string, body: ReturnType<typeof form>) => t.call<T>({ method: 'POST', url: `${APP}/uploads`, token, ...body })
   const fields = { deviceId: 'iPhone15,2', logType: 'crash', platform: 'ios', appVersion: '1.10.0', osVersion: 'iOS 18.1' }
   const files = async () => Number((await db().selectFrom('sysFile').select((eb) => eb.fn.countAll().as('n')).where('entity', '=', 'appUploadLog').executeTakeFirstOrThrow()).n)
 
@@ -540,13 +542,13 @@ describe('uploads of logs and crash reports', () => {
     const { memberId, email } = await newMember()
     const token = await signIn(email)
     const text = Buffer.from('2026-11-24 12:00:01 FATAL crash in MapView\n')
-    const res = await upload(token, form({ name: 'crash-2026-11-24.log', bytes: text }, fields))
+    const res = await upload<{ uploadId: number }>(token, form({ name: 'crash-2026-11-24.log', bytes: text }, fields))
     expect(res.status, res.msg).toBe(200)
     expect(res.data).toEqual({ uploadId: expect.any(Number), originalName: 'crash-2026-11-24.log', fileSize: text.length })
-    const listed = await t.call({ method: 'POST', url: '/api/monitor/appUploadLog/list', token: t.admin, body: { memberId } })
+    const listed = await t.call<Paged<{ file: string }>>({ method: 'POST', url: '/api/monitor/appUploadLog/list', token: t.admin, body: { memberId } })
     expect(listed.status, listed.msg).toBe(200)
     expect(listed.data.rows).toMatchObject([{ uploadId: res.data.uploadId, memberId, deviceId: 'iPhone15,2', logType: 'crash', platform: 'ios', appVersion: '1.10.0', osVersion: 'iOS 18.1', originalName: 'crash-2026-11-24.log', fileSize: text.length }])
-    const stored = listed.data.rows[0].file as string
+    const stored = listed.data.rows[0]!.file
     const download = await t.call({ url: `/api/monitor/appUploadLog/file/file/${stored}`, token: t.admin })
     expect(download.status).toBe(200)
     expect(download.raw.equals(text)).toBe(true)
@@ -562,7 +564,7 @@ describe('uploads of logs and crash reports', () => {
     const exe = await upload(token, form({ name: 'tool.exe', bytes: Buffer.from('MZ') }, fields))
     expect(exe).toMatchObject({ status: 400, msg: expect.stringContaining('log, txt, json, zip, gz') })
     expect((await upload(token, form({ name: 'logs.zip', bytes: Buffer.from('not a zip at all') }, fields))).status).toBe(400)
-    const noType = await upload(token, form({ name: 'app.log', bytes: Buffer.from('x') }, { ...fields, logType: 'panic' }))
+    const noType = await upload<{ errors: FieldIssue[] }>(token, form({ name: 'app.log', bytes: Buffer.from('x') }, { ...fields, logType: 'panic' }))
     expect(noType.status).toBe(400)
     expect(noType.data.errors.map((e: { field: string }) => e.field)).toEqual(['logType'])
     expect((await upload(token, form(undefined, fields))).status).toBe(400)

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Kysely } from 'kysely'
+import type { Paged } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
 import { hashPassword } from '../src/platform/auth/passwords'
 import { appLanguageOf } from '../src/modules/app/feedback'
@@ -9,7 +9,7 @@ import { snapshot, useTestApp } from './harness'
 // written in (the body's, else the Accept-Language header's), which staff see in the list and the
 // reply dialog. Bad input is refused and writes nothing.
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
+const db = () => t.app.services.db
 const URL = '/api/app/v1/feedback'
 const unique = () => randomBytes(4).toString('hex')
 const PASSWORD = 'Rider2026!'
@@ -21,18 +21,18 @@ async function newMember(): Promise<{ memberId: number; token: string }> {
     .values({ email, firstName: 'Wri', lastName: 'Ter', status: '0', passwordHash: await hashPassword(PASSWORD), createBy: 'app', createTime: new Date().toISOString() })
     .returning('memberId')
     .executeTakeFirstOrThrow()
-  const res = await t.call({ method: 'POST', url: '/api/app/v1/auth/login', body: { email, password: PASSWORD } })
+  const res = await t.call<{ token: string }>({ method: 'POST', url: '/api/app/v1/auth/login', body: { email, password: PASSWORD } })
   expect(res.status, res.msg).toBe(200)
   return { memberId: Number(row.memberId), token: res.data.token as string }
 }
 
 async function newTag(name: string, status = '0'): Promise<number> {
-  const res = await t.call({ method: 'POST', url: '/api/member/feedbackTag', token: t.admin, body: { name, orderNum: 1, status } })
+  const res = await t.call<{ tagId: number }>({ method: 'POST', url: '/api/member/feedbackTag', token: t.admin, body: { name, orderNum: 1, status } })
   expect(res.status, res.msg).toBe(200)
   return res.data.tagId as number
 }
 
-const send = (token: string | undefined, body: Record<string, unknown>, headers: Record<string, string> = {}) => t.call({ method: 'POST', url: URL, token, body, headers })
+const send = (token: string | undefined, body: Record<string, unknown>, headers: Record<string, string> = {}) => t.call<{ feedbackId: number; language: string }>({ method: 'POST', url: URL, token, body, headers })
 const feedbackRows = () => snapshot(t, 'memFeedback' as never, 'memFeedbackTagLink' as never)
 
 describe('app feedback', () => {
@@ -49,9 +49,9 @@ describe('app feedback', () => {
     expect(opened.status, opened.msg).toBe(200)
     expect(opened.data).toMatchObject({ memberId, stars: 4, language: 'de_DE', content: 'Der Sattel ist sehr bequem', tagIds: [tag], readState: 'read' })
     // The list filters by it.
-    const listed = await t.call({ method: 'POST', url: '/api/member/feedback/list', token: t.admin, body: { memberId, language: 'de_DE' } })
-    expect(listed.data.rows.map((r: any) => [r.feedbackId, r.language])).toEqual([[res.data.feedbackId, 'de_DE']])
-    expect((await t.call({ method: 'POST', url: '/api/member/feedback/list', token: t.admin, body: { memberId, language: 'fr_FR' } })).data.total).toBe(0)
+    const listed = await t.call<Paged<{ feedbackId: number; language: string }>>({ method: 'POST', url: '/api/member/feedback/list', token: t.admin, body: { memberId, language: 'de_DE' } })
+    expect(listed.data.rows.map((r) => [r.feedbackId, r.language])).toEqual([[res.data.feedbackId, 'de_DE']])
+    expect((await t.call<Paged<unknown>>({ method: 'POST', url: '/api/member/feedback/list', token: t.admin, body: { memberId, language: 'fr_FR' } })).data.total).toBe(0)
   })
 
   it('takes the language from Accept-Language when the body has none, else leaves it unknown', async () => {

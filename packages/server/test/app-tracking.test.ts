@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Kysely } from 'kysely'
+import type { Paged } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
 import { hashPassword } from '../src/platform/auth/passwords'
 import { limitedUser, snapshot, useTestApp } from './harness'
@@ -8,7 +8,7 @@ import { limitedUser, snapshot, useTestApp } from './harness'
 // against the enabled codes of the tracking configuration; staff read them in the tracking events
 // list. Refused events are named with their index and why, and change nothing.
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
+const db = () => t.app.services.db
 const URL = '/api/app/v1/tracking/events'
 const MINUTE = 60_000
 const DAY = 86_400_000
@@ -23,13 +23,13 @@ async function newMember(): Promise<{ memberId: number; token: string }> {
     .values({ email, firstName: 'Tra', lastName: 'Cker', status: '0', passwordHash: await hashPassword(PASSWORD), createBy: 'app', createTime: new Date().toISOString() })
     .returning('memberId')
     .executeTakeFirstOrThrow()
-  const res = await t.call({ method: 'POST', url: '/api/app/v1/auth/login', body: { email, password: PASSWORD } })
+  const res = await t.call<{ token: string }>({ method: 'POST', url: '/api/app/v1/auth/login', body: { email, password: PASSWORD } })
   expect(res.status, res.msg).toBe(200)
   return { memberId: Number(row.memberId), token: res.data.token as string }
 }
 
 const event = (o: Record<string, unknown> = {}) => ({ code: 'app.launch', sessionId: 's-1', platform: 'ios', appVersion: '2.4.0', value: 812, time: at(-MINUTE), ...o })
-const send = (token: string | undefined, events: unknown[], lang?: 'en_US' | 'zh_CN') => t.call({ method: 'POST', url: URL, token, body: { events }, lang })
+const send = (token: string | undefined, events: unknown[], lang?: 'en_US' | 'zh_CN') => t.call<{ accepted: number; refused: unknown[] }>({ method: 'POST', url: URL, token, body: { events }, lang })
 const events = () => snapshot(t, 'dashTrackingEvent' as never)
 
 describe('app tracking events', () => {
@@ -48,18 +48,18 @@ describe('app tracking events', () => {
     expect(res.msg).toBe('3 events recorded')
 
     const reader = await limitedUser(t, { userName: `trk${unique()}`, dataScope: '1', perms: ['dashboard:tracking:list'] })
-    const listed = await t.call({ method: 'POST', url: '/api/dashboard/trackingEvent/list', token: reader.token, body: { memberId, pageSize: 50, orderByColumn: 'eventTime', isAsc: 'ascending' } })
+    const listed = await t.call<Paged<{ code: string; sessionId: string; platform: string; appVersion: string; value: number | null; memberId: number; eventTime: string; receiveTime: string }>>({ method: 'POST', url: '/api/dashboard/trackingEvent/list', token: reader.token, body: { memberId, pageSize: 50, orderByColumn: 'eventTime', isAsc: 'ascending' } })
     expect(listed.status, listed.msg).toBe(200)
     expect(listed.data.total).toBe(3)
-    expect(listed.data.rows.map((r: any) => [r.code, r.sessionId, r.platform, r.appVersion, r.value, r.memberId])).toEqual([
+    expect(listed.data.rows.map((r) => [r.code, r.sessionId, r.platform, r.appVersion, r.value, r.memberId])).toEqual([
       ['app.launch', 's-1', 'ios', '2.4.0', 812, memberId],
       ['screen.map', 's-1', 'ios', '2.4.0', null, memberId],
       ['app.crash', 's-0', 'android', '2.3.9', null, memberId],
     ])
-    expect(listed.data.rows[0].eventTime).toBe(batch[0]!.time)
-    expect(Math.abs(Date.parse(listed.data.rows[0].receiveTime) - Date.now())).toBeLessThan(MINUTE)
+    expect(listed.data.rows[0]!.eventTime).toBe(batch[0]!.time)
+    expect(Math.abs(Date.parse(listed.data.rows[0]!.receiveTime) - Date.now())).toBeLessThan(MINUTE)
     // Nothing for the member named in the body.
-    const theirs = await t.call({ method: 'POST', url: '/api/dashboard/trackingEvent/list', token: t.admin, body: { memberId: other.memberId } })
+    const theirs = await t.call<Paged<unknown>>({ method: 'POST', url: '/api/dashboard/trackingEvent/list', token: t.admin, body: { memberId: other.memberId } })
     expect(theirs.data.total).toBe(0)
     // Without the right, staff may not read them.
     const outsider = await limitedUser(t, { userName: `trk${unique()}`, dataScope: '1', perms: ['dashboard:satisfaction:list'] })

@@ -1,5 +1,6 @@
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
+import { dynamicDb } from '../src/db/database'
 import { emptyDatabase, migrateProduct, migrationDialects } from './migration-helpers'
 
 // Approval binds (issue 35 §1): campaigns already past draft when the server is upgraded bind the
@@ -12,7 +13,7 @@ describe.each(migrationDialects)('the approval-binds migration on %s', (dialect)
   it('binds the uploaded digests of the image of each campaign past draft, none of a draft', async () => {
     const db = await emptyDatabase(dialect)
     await migrateProduct(db, dialect, MIGRATION)
-    const raw = db.withoutPlugins() as unknown as Kysely<any>
+    const raw = dynamicDb(db.withoutPlugins())
     const now = new Date().toISOString()
     const run = (q: ReturnType<typeof sql>) => q.execute(raw)
     const file = (name: string, sha: string, size: number) =>

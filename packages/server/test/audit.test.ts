@@ -1,3 +1,4 @@
+import type { Paged } from '@velo/shared'
 import type { Selectable } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { OperLogTable } from '../src/db/schema'
@@ -57,7 +58,7 @@ describe('operation log: every mutating request', () => {
   it('records a dictionary add: module, type, operator, method, URL, parameters, result, time and duration', async () => {
     const before = await lastOperId()
     const body = { dictName: 'Audit colours', dictType: 'audit_colours', remark: 'for the audit test' }
-    const res = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, body })
+    const res = await t.call<{ dictId: number }>({ method: 'POST', url: '/api/system/dict', token: admin, body })
     expect(res.status).toBe(200)
     const row = await waitForLog((r) => r.operUrl === '/api/system/dict', before)
     expect(row).toMatchObject({
@@ -80,17 +81,17 @@ describe('operation log: every mutating request', () => {
     expect(row.requestId).toMatch(/^[0-9a-f-]{36}$/)
 
     // The same row, read the way the log page reads it.
-    const listed = await t.call({ method: 'POST', url: '/api/monitor/operlog/list', token: admin, body: { title: 'Dictionary', businessType: '1' } })
+    const listed = await t.call<Paged<OperRow>>({ method: 'POST', url: '/api/monitor/operlog/list', token: admin, body: { title: 'Dictionary', businessType: '1' } })
     expect(listed.code).toBe(200)
     const fromApi = listed.data.rows.find((r: OperRow) => r.operId === row.operId)
     expect(fromApi).toMatchObject({ title: 'Dictionary', businessType: '1', operName: 'admin', requestMethod: 'POST', operUrl: '/api/system/dict', status: '0' })
-    const one = await t.call({ url: `/api/monitor/operlog/${row.operId}`, token: admin })
+    const one = await t.call<OperRow>({ url: `/api/monitor/operlog/${row.operId}`, token: admin })
     expect(JSON.parse(one.data.operParam)).toEqual({ body })
   })
 
   it('records edit as type 2, delete as 3 and export as 5, with the path parameters', async () => {
-    const created = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName: 'Audit temp', dictType: 'audit_temp' } })
-    const id = created.data.dictId as number
+    const created = await t.call<{ dictId: number }>({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName: 'Audit temp', dictType: 'audit_temp' } })
+    const id = created.data.dictId
     let before = await lastOperId()
     expect((await t.call({ method: 'PUT', url: '/api/system/dict', token: admin, body: { dictId: id, dictName: 'Audit temp 2' } })).status).toBe(200)
     const edit = await waitForLog((r) => r.requestMethod === 'PUT', before)
@@ -214,7 +215,7 @@ describe('operation log: every mutating request', () => {
 
 describe('login log: every sign-in attempt, good or bad', () => {
   const loginLog = async (userName: string) =>
-    (await t.call({ method: 'POST', url: '/api/monitor/logininfor/list', token: admin, body: { userName, pageSize: 50 } })).data.rows as Record<string, string>[]
+    (await t.call<Paged<Record<string, string>>>({ method: 'POST', url: '/api/monitor/logininfor/list', token: admin, body: { userName, pageSize: 50 } })).data.rows
 
   it('records a good sign-in with address, browser and system read from the request', async () => {
     await addUser(t, { userName: 'chromeuser', password: 'Chrome123' })
@@ -248,7 +249,7 @@ describe('login log: every sign-in attempt, good or bad', () => {
     expect(unknown[0]!.msg).toBe(rows[1]!.msg)
     expect(unknown[0]!.ipaddr).toMatch(/^127\./)
 
-    const failures = await t.call({ method: 'POST', url: '/api/monitor/logininfor/list', token: admin, body: { status: '1', pageSize: 100 } })
+    const failures = await t.call<Paged<{ status: string }>>({ method: 'POST', url: '/api/monitor/logininfor/list', token: admin, body: { status: '1', pageSize: 100 } })
     expect(failures.data.rows.length).toBeGreaterThanOrEqual(2)
     expect(failures.data.rows.every((r: { status: string }) => r.status === '1')).toBe(true)
   })
@@ -261,7 +262,7 @@ describe('login log: every sign-in attempt, good or bad', () => {
 describe('operation log list and export', () => {
   it('filters by module (like, any case), status and time range', async () => {
     const all = await operRows()
-    const list = (body: object) => t.call({ method: 'POST', url: '/api/monitor/operlog/list', token: admin, body: { pageSize: 500, ...body } })
+    const list = (body: object) => t.call<Paged<OperRow>>({ method: 'POST', url: '/api/monitor/operlog/list', token: admin, body: { pageSize: 500, ...body } })
 
     const byTitle = await list({ title: 'DICTION' })
     expect(byTitle.data.total).toBe(all.filter((r) => r.title.toLowerCase().includes('diction')).length)

@@ -1,3 +1,5 @@
+import type { Paged } from '@velo/shared'
+import type { CompiledQuery, QueryExecutor, QueryResult } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Session, SessionLookup, SessionStore } from '../src/platform/auth/session-store'
 import { AuthCache } from '../src/platform/rbac/auth-cache'
@@ -61,17 +63,17 @@ describe('a kept signed-in context', () => {
     expect((await list(one.token)).status).toBe(401)
 
     const two = await reader('cached7')
-    const online = await t.call({ method: 'POST', url: '/api/monitor/online/list', token: t.admin, body: { userName: 'cached7' } })
-    expect((await t.call({ method: 'DELETE', url: `/api/monitor/online/${online.data.rows[0].sessionId}`, token: t.admin })).status).toBe(200)
+    const online = await t.call<Paged<{ sessionId: string }>>({ method: 'POST', url: '/api/monitor/online/list', token: t.admin, body: { userName: 'cached7' } })
+    expect((await t.call({ method: 'DELETE', url: `/api/monitor/online/${online.data.rows[0]!.sessionId}`, token: t.admin })).status).toBe(200)
     expect((await list(two.token)).status).toBe(401)
   })
 
   it('sees a new department below its own at once ("department and below" scope)', async () => {
     const rd = await deptId(t, 'Research & Development')
     const viewer = await limitedUser(t, { userName: 'cached8', perms: ['system:user:list'], dataScope: '4', dept: 'Research & Development' })
-    const find = async (userName: string) => (await t.call({ method: 'POST', url: '/api/system/user/list', token: viewer.token, body: { userName } })).data.total
+    const find = async (userName: string) => (await t.call<Paged<unknown>>({ method: 'POST', url: '/api/system/user/list', token: viewer.token, body: { userName } })).data.total
     expect(await find('cached8')).toBe(1)
-    const made = await t.call({ method: 'POST', url: '/api/system/dept', token: t.admin, body: { deptName: 'Cache lab', parentId: rd, orderNum: 9 } })
+    const made = await t.call<{ deptId: number }>({ method: 'POST', url: '/api/system/dept', token: t.admin, body: { deptName: 'Cache lab', parentId: rd, orderNum: 9 } })
     expect(made.status, made.msg).toBe(200)
     await addUser(t, { userName: 'cachelab1', deptId: made.data.deptId })
     expect(await find('cachelab1')).toBe(1)
@@ -80,11 +82,11 @@ describe('a kept signed-in context', () => {
   it("runs only the list's own statements, not the session's, the user's or the roles'", async () => {
     const user = await reader('cached9')
     const statements: string[] = []
-    const executor = (t.app.services.db as any).getExecutor()
+    const executor = t.app.services.db.getExecutor()
     const run = executor.executeQuery
-    executor.executeQuery = (query: { sql: string }, ...rest: unknown[]) => {
+    executor.executeQuery = <R>(query: CompiledQuery<R>) => {
       statements.push(query.sql)
-      return run.call(executor, query, ...rest)
+      return run.call<QueryExecutor, [CompiledQuery<R>], Promise<QueryResult<R>>>(executor, query)
     }
     try {
       const answers = await Promise.all(Array.from({ length: 20 }, () => list(user.token)))

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Paged } from '@velo/shared'
 import SQLite from 'better-sqlite3'
 import ExcelJS from 'exceljs'
 import { sql } from 'kysely'
@@ -66,7 +67,7 @@ describe.skipIf(onPostgres)('SQLite backup and restore', () => {
   const importedCount = (file: string) => count(file, "select count(*) as n from sys_dict_type where dict_type like 'bk\\_%' escape '\\'")
 
   it('a backup taken during a 10,000-row import holds all of its rows or none; after it, all; each restores with its checksums verified', async () => {
-    const up = await t.call({ method: 'POST', url: '/api/common/upload', token: t.admin, ...multipart([{ name: 'photo.png', bytes: PNG }]) })
+    const up = await t.call<{ fileName: string }>({ method: 'POST', url: '/api/common/upload', token: t.admin, ...multipart([{ name: 'photo.png', bytes: PNG }]) })
     expect(up.code, up.msg).toBe(200)
     uploaded = up.data.fileName
 
@@ -157,7 +158,7 @@ describe.skipIf(onPostgres)('SQLite backup and restore', () => {
     const other = await createTestApp({ DATABASE_URL: `sqlite:${restored.databaseFile}`, STORAGE_DIR: restored.storageDir })
     try {
       const token = await other.login()
-      const list = await other.call({ method: 'POST', url: '/api/system/dict/list', token, body: { dictType: 'bk_9999' } })
+      const list = await other.call<Paged<{ dictType: string }>>({ method: 'POST', url: '/api/system/dict/list', token, body: { dictType: 'bk_9999' } })
       expect(list.code, list.msg).toBe(200)
       expect(list.data.rows.map((r: { dictType: string }) => r.dictType)).toContain('bk_9999')
       const download = await other.call({ url: `/api/common/download?fileName=${encodeURIComponent(uploaded)}`, token })

@@ -1,35 +1,35 @@
 import { randomBytes } from 'node:crypto'
-import type { Kysely } from 'kysely'
+import type { Paged } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
-import { limitedUser, multipart, snapshot, useTestApp, waitForOperLog } from './harness'
+import { limitedUser, multipart, type Refusal, snapshot, useTestApp, waitForOperLog } from './harness'
 import { clearRetained, insertDevice, simulated, waitFor } from './iot-helpers'
 
 // Bikes › Bikes, pictures, model colours and sizes, vehicle records: the module's own rules
 // (modules/bike). The engine contract test covers the rest of the definitions.
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
-type Row = Record<string, any>
+const db = () => t.app.services.db
+type Row = Record<string, unknown>
 
 const code = (prefix = '') => `${prefix}${randomBytes(3).toString('hex').toUpperCase()}`
 
-async function post(url: string, body: object, lang?: 'en_US' | 'zh_CN') {
-  return t.call({ method: 'POST', url: `/api${url}`, token: t.admin, body, lang })
+async function post<T = unknown>(url: string, body: object, lang?: 'en_US' | 'zh_CN') {
+  return t.call<T>({ method: 'POST', url: `/api${url}`, token: t.admin, body, lang })
 }
-async function put(url: string, body: object, lang?: 'en_US' | 'zh_CN') {
-  return t.call({ method: 'PUT', url: `/api${url}`, token: t.admin, body, lang })
+async function put<T = unknown>(url: string, body: object, lang?: 'en_US' | 'zh_CN') {
+  return t.call<T>({ method: 'PUT', url: `/api${url}`, token: t.admin, body, lang })
 }
-async function remove(url: string, lang?: 'en_US' | 'zh_CN') {
-  return t.call({ method: 'DELETE', url: `/api${url}`, token: t.admin, lang })
+async function remove<T = unknown>(url: string, lang?: 'en_US' | 'zh_CN') {
+  return t.call<T>({ method: 'DELETE', url: `/api${url}`, token: t.admin, lang })
 }
-async function added(url: string, body: object): Promise<Row> {
-  const res = await post(url, body)
+async function added<T = Row>(url: string, body: object): Promise<T> {
+  const res = await post<T>(url, body)
   expect(res.status, `${url}: ${res.msg} ${JSON.stringify(res.data)}`).toBe(200)
   return res.data
 }
 
-const addModel = async () => added('/bike/modelSpec', { category: 'city', name: `Model ${code()}`, code: code('M') })
-const addColour = async (modelId: number, c = code('C')) => added('/bike/modelSpec/colour', { modelId, name: `Colour ${c}`, code: c })
-const addSize = async (modelId: number, values: Row = {}) => added('/bike/modelSpec/size', { modelId, name: 'M', code: code('S'), ...values })
+const addModel = async () => added<{ modelId: number; name: string }>('/bike/modelSpec', { category: 'city', name: `Model ${code()}`, code: code('M') })
+const addColour = async (modelId: number, c = code('C')) => added<{ colourId: number; name: string }>('/bike/modelSpec/colour', { modelId, name: `Colour ${c}`, code: c })
+const addSize = async (modelId: number, values: Row = {}) => added<{ sizeId: number }>('/bike/modelSpec/size', { modelId, name: 'M', code: code('S'), ...values })
 
 /** A model with a colour and a size. */
 async function spec() {
@@ -39,7 +39,7 @@ async function spec() {
   return { modelId: model.modelId as number, colourId: colour.colourId as number, sizeId: size.sizeId as number }
 }
 
-const addBike = async (s: Row, values: Row = {}) => added('/bike/bike', { category: 'city', frameNumber: code('VL'), ...s, ...values })
+const addBike = async (s: Row, values: Row = {}) => added<{ bikeId: number; frameNumber: string }>('/bike/bike', { category: 'city', frameNumber: code('VL'), ...s, ...values })
 
 /** A member as the app writes one: staff never add members. */
 async function insertMember(): Promise<number> {
@@ -58,17 +58,17 @@ async function bind(bikeId: number, memberId: number) {
 }
 
 const records = async (bikeId: number) => {
-  const res = await post('/bike/record/list', { bikeId, pageSize: 100, orderByColumn: 'recordId', isAsc: 'ascending' })
+  const res = await post<Paged<{ bikeId: number; bikeIdLabel: string; eventKind: string; eventTime: string; frameNumber: string; detail: string; operBy: string }>>('/bike/record/list', { bikeId, pageSize: 100, orderByColumn: 'recordId', isAsc: 'ascending' })
   expect(res.status, res.msg).toBe(200)
-  return res.data.rows as Row[]
+  return res.data.rows
 }
 
-const fields = (res: { data: any }) => (res.data?.errors ?? []).map((e: { field: string }) => e.field)
+const fields = (res: { data: Refusal | null }) => (res.data?.errors ?? []).map((e: { field: string }) => e.field)
 
 async function uploadPng(): Promise<string> {
   const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex')
   const body = multipart([{ name: 'bike.png', bytes: png }])
-  const res = await t.call({ method: 'POST', url: '/api/common/upload', token: t.admin, ...body })
+  const res = await t.call<{ fileName: string }>({ method: 'POST', url: '/api/common/upload', token: t.admin, ...body })
   expect(res.status, res.msg).toBe(200)
   return res.data.fileName
 }
@@ -135,17 +135,17 @@ describe('the reason for unbinding', () => {
     const tables = ['bikeBike', 'bikeRecord', 'memMember', 'iotDevice'] as never[]
     const before = await snapshot(t, ...tables)
 
-    const none = await post(`/bike/bike/${bike.bikeId}/action/unbind`, {})
+    const none = await post<Refusal>(`/bike/bike/${bike.bikeId}/action/unbind`, {})
     expect(none.status).toBe(400)
     expect(fields(none)).toEqual(['reason'])
     expect(none.msg).toBe('Invalid request: Reason is required')
     const noneZh = await post(`/bike/bike/${bike.bikeId}/action/unbind`, { note: '   ' }, 'zh_CN')
     expect(noneZh.status).toBe(400)
     expect(noneZh.msg).toBe('请求参数有误：原因不能为空')
-    const unknown = await post(`/bike/bike/${bike.bikeId}/action/unbind`, { reason: 'bored' })
+    const unknown = await post<Refusal>(`/bike/bike/${bike.bikeId}/action/unbind`, { reason: 'bored' })
     expect(unknown.status).toBe(400)
     expect(fields(unknown)).toEqual(['reason'])
-    const other = await post(`/bike/bike/${bike.bikeId}/action/unbind`, { reason: 'other' })
+    const other = await post<Refusal>(`/bike/bike/${bike.bikeId}/action/unbind`, { reason: 'other' })
     expect(other.status).toBe(400)
     expect(other.msg).toBe('Note is required when the reason is Other')
     expect(fields(other)).toEqual(['note'])
@@ -198,13 +198,13 @@ describe('a bike’s colour and size', () => {
     const count = async () => Number((await db().selectFrom('bikeBike').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
     const rows = await count()
 
-    const colour = await post('/bike/bike', { category: 'city', frameNumber: code('VL'), ...a, colourId: b.colourId })
+    const colour = await post<Refusal>('/bike/bike', { category: 'city', frameNumber: code('VL'), ...a, colourId: b.colourId })
     expect(colour.status).toBe(400)
     expect(fields(colour)).toEqual(['colourId'])
     const colourName = (await db().selectFrom('bikeModelColour').select('name').where('colourId', '=', b.colourId).executeTakeFirstOrThrow()).name
     const modelName = (await db().selectFrom('bikeModel').select('name').where('modelId', '=', a.modelId).executeTakeFirstOrThrow()).name
     expect(colour.msg).toBe(`Colour "${colourName}" is not one of model "${modelName}"`)
-    const zh = await post('/bike/bike', { category: 'city', frameNumber: code('VL'), ...a, sizeId: b.sizeId }, 'zh_CN')
+    const zh = await post<Refusal>('/bike/bike', { category: 'city', frameNumber: code('VL'), ...a, sizeId: b.sizeId }, 'zh_CN')
     expect(zh.status).toBe(400)
     expect(fields(zh)).toEqual(['sizeId'])
     expect(zh.msg).toMatch(/^尺寸“M”不属于车型“/)
@@ -212,7 +212,7 @@ describe('a bike’s colour and size', () => {
 
     // A modify that changes the model alone leaves the colour of the old one.
     const bike = await addBike(a)
-    const moved = await put('/bike/bike', { bikeId: bike.bikeId, modelId: b.modelId })
+    const moved = await put<Refusal>('/bike/bike', { bikeId: bike.bikeId, modelId: b.modelId })
     expect(moved.status).toBe(400)
     expect(fields(moved)).toEqual(['colourId'])
     const whole = await put('/bike/bike', { bikeId: bike.bikeId, ...b })
@@ -223,7 +223,7 @@ describe('a bike’s colour and size', () => {
   it('are offered from the chosen model only', async () => {
     const a = await spec()
     const b = await spec()
-    const options = (url: string) => t.call({ url: `/api${url}`, token: t.admin })
+    const options = (url: string) => t.call<{ value: number }[]>({ url: `/api${url}`, token: t.admin })
     const of = await options(`/bike/modelSpec/colour/options?modelId=${a.modelId}`)
     expect(of.status).toBe(200)
     expect(of.data.map((o: { value: number }) => o.value)).toEqual([a.colourId])
@@ -242,11 +242,11 @@ describe('a bike’s colour and size', () => {
     const a = await spec()
     const b = await spec()
     const image = await uploadPng()
-    const res = await post('/bike/picture', { modelId: a.modelId, colourId: b.colourId, image })
+    const res = await post<Refusal>('/bike/picture', { modelId: a.modelId, colourId: b.colourId, image })
     expect(res.status).toBe(400)
     expect(fields(res)).toEqual(['colourId'])
     const picture = await added('/bike/picture', { modelId: a.modelId, colourId: a.colourId, image })
-    const moved = await put('/bike/picture', { pictureId: picture.pictureId, modelId: b.modelId })
+    const moved = await put<Refusal>('/bike/picture', { pictureId: picture.pictureId, modelId: b.modelId })
     expect(moved.status).toBe(400)
     expect(fields(moved)).toEqual(['colourId'])
   })
@@ -255,7 +255,7 @@ describe('a bike’s colour and size', () => {
 describe('a replacement frame number', () => {
   it('needs its reason (400 naming the field) and is recorded with it', async () => {
     const s = await spec()
-    const en = await post('/bike/bike', { category: 'city', frameNumber: code('VL'), ...s, frameType: 'replacement', replacementReason: '  ' })
+    const en = await post<Refusal>('/bike/bike', { category: 'city', frameNumber: code('VL'), ...s, frameType: 'replacement', replacementReason: '  ' })
     expect(en.status).toBe(400)
     expect(fields(en)).toEqual(['replacementReason'])
     expect(en.msg).toBe('Replacement reason is required for a replacement frame number')
@@ -263,7 +263,7 @@ describe('a replacement frame number', () => {
     expect(zh.msg).toBe('车架号类型为补换时，补换原因不能为空')
 
     const regular = await addBike(s)
-    const edit = await put('/bike/bike', { bikeId: regular.bikeId, frameType: 'replacement' })
+    const edit = await put<Refusal>('/bike/bike', { bikeId: regular.bikeId, frameType: 'replacement' })
     expect(edit.status).toBe(400)
     expect(fields(edit)).toEqual(['replacementReason'])
 
@@ -280,7 +280,7 @@ describe('colour and size codes', () => {
     const a = await addModel()
     const b = await addModel()
     const colour = await addColour(a.modelId, 'RED')
-    const same = await post('/bike/modelSpec/colour', { modelId: a.modelId, name: 'Also red', code: 'RED' })
+    const same = await post<Refusal>('/bike/modelSpec/colour', { modelId: a.modelId, name: 'Also red', code: 'RED' })
     expect(same.status).toBe(409)
     expect(fields(same)).toEqual(['code'])
     expect(same.msg).toBe(`Code "RED" already exists in model "${a.name}"`)
@@ -295,7 +295,7 @@ describe('colour and size codes', () => {
     expect((await put('/bike/modelSpec/colour', { colourId: colour.colourId, code: 'RED', name: 'Red' })).status).toBe(200)
 
     const size = await addSize(a.modelId, { code: 'L' })
-    const sizeAgain = await post('/bike/modelSpec/size', { modelId: a.modelId, name: 'Large', code: 'L' })
+    const sizeAgain = await post<Refusal>('/bike/modelSpec/size', { modelId: a.modelId, name: 'Large', code: 'L' })
     expect(sizeAgain.status).toBe(409)
     expect(fields(sizeAgain)).toEqual(['code'])
     expect((await addSize(b.modelId, { code: 'L' })).sizeId).not.toBe(size.sizeId)
@@ -305,17 +305,17 @@ describe('colour and size codes', () => {
 describe('size ranges', () => {
   it('refuse a maximum below its minimum, on add and modify (400 naming the maximum)', async () => {
     const model = await addModel()
-    const frame = await post('/bike/modelSpec/size', { modelId: model.modelId, name: 'M', code: 'M', frameSizeMin: 54, frameSizeMax: 50 })
+    const frame = await post<Refusal>('/bike/modelSpec/size', { modelId: model.modelId, name: 'M', code: 'M', frameSizeMin: 54, frameSizeMax: 50 })
     expect(frame.status).toBe(400)
     expect(fields(frame)).toEqual(['frameSizeMax'])
     expect(frame.msg).toBe('Frame size to (cm) must not be less than Frame size from (cm)')
-    const zh = await post('/bike/modelSpec/size', { modelId: model.modelId, name: 'M', code: 'M', riderHeightMin: 180, riderHeightMax: 170 }, 'zh_CN')
+    const zh = await post<Refusal>('/bike/modelSpec/size', { modelId: model.modelId, name: 'M', code: 'M', riderHeightMin: 180, riderHeightMax: 170 }, 'zh_CN')
     expect(zh.status).toBe(400)
     expect(fields(zh)).toEqual(['riderHeightMax'])
     expect(zh.msg).toBe('适合身高上限(cm)不能小于适合身高下限(cm)')
     const size = await addSize(model.modelId, { frameSizeMin: 50, frameSizeMax: 50, riderHeightMin: 165, riderHeightMax: 180 })
     // A new minimum above the stored maximum.
-    const edit = await put('/bike/modelSpec/size', { sizeId: size.sizeId, riderHeightMin: 185 })
+    const edit = await put<Refusal>('/bike/modelSpec/size', { sizeId: size.sizeId, riderHeightMin: 185 })
     expect(edit.status).toBe(400)
     expect(fields(edit)).toEqual(['riderHeightMax'])
   })
@@ -326,7 +326,7 @@ describe('an IoT device', () => {
     const s = await spec()
     const device = await insertDevice(t)
     const first = await addBike(s, { iotDeviceId: device.deviceId })
-    const en = await post('/bike/bike', { category: 'city', frameNumber: code('VL'), ...s, iotDeviceId: device.deviceId })
+    const en = await post<Refusal>('/bike/bike', { category: 'city', frameNumber: code('VL'), ...s, iotDeviceId: device.deviceId })
     expect(en.status).toBe(409)
     expect(fields(en)).toEqual(['iotDeviceId'])
     expect(en.msg).toBe(`IoT device ${device.sn} is already fitted to bike ${first.frameNumber}`)
@@ -342,17 +342,17 @@ describe('an IoT device', () => {
     const s = await spec()
     const d = await insertDevice(t)
     const bike = await addBike(s, { iotDeviceId: d.deviceId })
-    const row = async () => (await post('/bike/bike/list', { frameNumber: bike.frameNumber })).data.rows[0]
+    const row = async () => (await post<Paged<Row>>('/bike/bike/list', { frameNumber: bike.frameNumber })).data.rows[0]
     expect(await row()).toMatchObject({ iotDeviceId: d.deviceId, iotDeviceIdLabel: d.sn, iotDeviceIdState: 'inactive' })
     const device = simulated(t.app, d)
     await device.connect()
     try {
-      await waitFor(async () => (await row()).iotDeviceIdState === 'online', 'online in the bike list')
+      await waitFor(async () => (await row())!.iotDeviceIdState === 'online', 'online in the bike list')
     } finally {
       device.kill()
       await clearRetained(t.app, [d.sn])
     }
-    expect((await post('/bike/bike/list', { frameNumber: (await addBike(s)).frameNumber })).data.rows[0]).toMatchObject({ iotDeviceId: null, iotDeviceIdLabel: null, iotDeviceIdState: null })
+    expect((await post<Paged<Row>>('/bike/bike/list', { frameNumber: (await addBike(s)).frameNumber })).data.rows[0]).toMatchObject({ iotDeviceId: null, iotDeviceIdLabel: null, iotDeviceIdState: null })
   })
 
   it('fitted to several bikes at once goes to one; the others are told 409, not 500', async () => {

@@ -1,8 +1,8 @@
 import ExcelJS from 'exceljs'
-import { CONFIG_VALUE_TYPES, checkTypedValue, configValueType } from '@velo/shared'
+import { type AccountFeatures, CONFIG_VALUE_TYPES, checkTypedValue, configValueType, type Paged } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigKey } from '../src/platform/config-keys'
-import { addUser, createTestApp, limitedUser, readWorkbook, type TestApp } from './harness'
+import { addUser, createTestApp, type ImportRefusal, limitedUser, readWorkbook, type Refusal, type TestApp } from './harness'
 
 interface ConfigRow {
   configId: number
@@ -28,11 +28,11 @@ afterAll(() => t.close())
 
 const db = () => t.app.services.db
 const configs = () => db().selectFrom('sysConfig').selectAll().orderBy('configId').execute()
-const list = (body: object, token = admin) => t.call({ method: 'POST', url: '/api/system/config/list', token, body })
+const list = (body: object, token = admin) => t.call<Paged<ConfigRow>>({ method: 'POST', url: '/api/system/config/list', token, body })
 const idOf = async (configKey: string) => (await db().selectFrom('sysConfig').select('configId').where('configKey', '=', configKey).executeTakeFirstOrThrow()).configId
 
 async function addConfig(configKey: string, configValue = 'v', extra: object = {}): Promise<ConfigRow> {
-  const res = await t.call({ method: 'POST', url: '/api/system/config', token: admin, body: { configName: `Name of ${configKey}`, configKey, configValue, ...extra } })
+  const res = await t.call<ConfigRow>({ method: 'POST', url: '/api/system/config', token: admin, body: { configName: `Name of ${configKey}`, configKey, configValue, ...extra } })
   expect(res.status, res.msg).toBe(200)
   return res.data
 }
@@ -164,17 +164,17 @@ describe('POST /system/config (add)', () => {
 
   it('refuses missing fields, a bad built-in flag and a too long value, naming the field', async () => {
     const before = await configs()
-    const missing = await t.call({ method: 'POST', url: '/api/system/config', token: admin, body: { configName: 'No value', configKey: 'no.value' } })
+    const missing = await t.call<Refusal>({ method: 'POST', url: '/api/system/config', token: admin, body: { configName: 'No value', configKey: 'no.value' } })
     expect(missing.status).toBe(400)
     expect(missing.data.errors).toEqual([{ field: 'configValue', message: 'Value is required' }])
-    const zh = await t.call({ method: 'POST', url: '/api/system/config', token: admin, lang: 'zh_CN', body: { configKey: 'no.name', configValue: '1' } })
+    const zh = await t.call<Refusal>({ method: 'POST', url: '/api/system/config', token: admin, lang: 'zh_CN', body: { configKey: 'no.name', configValue: '1' } })
     expect(zh.data.errors).toEqual([{ field: 'configName', message: '参数名称不能为空' }])
     const type = await t.call({ method: 'POST', url: '/api/system/config', token: admin, body: { configName: 'Odd', configKey: 'odd.type', configValue: '1', configType: 'X' } })
     expect(type.status).toBe(400)
     expect(type.msg).toBe('Built-in: "X" is not one of the allowed values')
-    const long = await t.call({ method: 'POST', url: '/api/system/config', token: admin, body: { configName: 'Long', configKey: 'long.value', configValue: 'x'.repeat(501) } })
+    const long = await t.call<Refusal>({ method: 'POST', url: '/api/system/config', token: admin, body: { configName: 'Long', configKey: 'long.value', configValue: 'x'.repeat(501) } })
     expect(long.status).toBe(400)
-    expect(long.data.errors[0].field).toBe('configValue')
+    expect(long.data.errors[0]!.field).toBe('configValue')
     expect(await configs()).toEqual(before)
   })
 })
@@ -191,7 +191,7 @@ describe('PUT /system/config (update)', () => {
     const res = await t.call({ method: 'PUT', url: '/api/system/config', token: admin, body: { configId: id, configValue: 'true' } })
     expect(res.status).toBe(200)
     expect(res.data).toMatchObject({ configKey: 'sys.account.registerUser', configValue: 'true', configType: 'Y' })
-    expect((await t.call({ url: '/api/common/features' })).data.registerEnabled).toBe(true)
+    expect((await t.call<AccountFeatures>({ url: '/api/common/features' })).data.registerEnabled).toBe(true)
     const open = await t.call({ method: 'POST', url: '/api/register', body })
     expect(open.status).toBe(200)
     await t.login('newrider1', 'Rider123!')
@@ -216,16 +216,16 @@ describe('PUT /system/config (update)', () => {
     expect(dup.msg).toBe('Key "sys.account.lockTime" already exists')
     const unknown = await t.call({ method: 'PUT', url: '/api/system/config', token: admin, body: { configId: 99999, configValue: 'x' } })
     expect(unknown.status).toBe(404)
-    const blank = await t.call({ method: 'PUT', url: '/api/system/config', token: admin, body: { configId: id, configValue: '' } })
+    const blank = await t.call<Refusal>({ method: 'PUT', url: '/api/system/config', token: admin, body: { configId: id, configValue: '' } })
     expect(blank.status).toBe(400)
-    expect(blank.data.errors[0].field).toBe('configValue')
+    expect(blank.data.errors[0]!.field).toBe('configValue')
     expect(await configs()).toEqual(before)
   })
 })
 
 describe('values of built-in keys are checked against their type', () => {
-  const put = (configKey: string, configValue: string, lang?: 'en_US' | 'zh_CN') =>
-    idOf(configKey).then((configId) => t.call({ method: 'PUT', url: '/api/system/config', token: admin, lang, body: { configId, configValue } }))
+  const put = <T = unknown>(configKey: string, configValue: string, lang?: 'en_US' | 'zh_CN') =>
+    idOf(configKey).then((configId) => t.call<T>({ method: 'PUT', url: '/api/system/config', token: admin, lang, body: { configId, configValue } }))
 
   it('refuses a value that is not of the type (400, naming the key and the field) and changes nothing', async () => {
     const before = await configs()
@@ -239,7 +239,7 @@ describe('values of built-in keys are checked against their type', () => {
       ['sys.account.captchaType', 'image', 'Value of sys.account.captchaType must be one of: math, char', 'sys.account.captchaType 的值必须是以下之一：math, char'],
     ]
     for (const [key, value, en, zh] of cases) {
-      const res = await put(key, value)
+      const res = await put<Refusal>(key, value)
       expect(res.status, `${key}=${value}`).toBe(400)
       expect(res.msg).toBe(en)
       expect(res.data.errors).toEqual([{ field: 'configValue' }])
@@ -258,7 +258,7 @@ describe('values of built-in keys are checked against their type', () => {
     ]
     try {
       for (const [key, value, stored] of cases) {
-        const res = await put(key, value)
+        const res = await put<ConfigRow>(key, value)
         expect(res.status, `${key}=${value}: ${res.msg}`).toBe(200)
         expect(res.data.configValue).toBe(stored)
       }
@@ -287,13 +287,13 @@ describe('values of built-in keys are checked against their type', () => {
     const form = new FormData()
     form.append('updateSupport', 'true')
     form.append('file', new Blob([Buffer.from(await wb.xlsx.writeBuffer())]), 'config.xlsx')
-    const imported = await t.call({ method: 'POST', url: '/api/system/config/import', token: admin, payload: form })
+    const imported = await t.call<ImportRefusal>({ method: 'POST', url: '/api/system/config/import', token: admin, payload: form })
     expect(imported.status).toBe(400)
     expect(imported.data.errors).toEqual([{ row: 2, field: 'configValue', message: 'Value of sys.account.lockTime must be a whole number from 1 to 1440' }])
     await t.call({ method: 'DELETE', url: `/api/system/config/${mine.configId}`, token: admin })
     expect(await configs()).toEqual(before)
 
-    const good = await t.call({ method: 'POST', url: '/api/system/config', token: admin, body: { configName: 'Initial password', configKey: 'sys.user.initPassword', configValue: 'Velo123!' } })
+    const good = await t.call<ConfigRow>({ method: 'POST', url: '/api/system/config', token: admin, body: { configName: 'Initial password', configKey: 'sys.user.initPassword', configValue: 'Velo123!' } })
     expect(good.status, good.msg).toBe(200)
     await t.call({ method: 'DELETE', url: `/api/system/config/${good.data.configId}`, token: admin })
   })

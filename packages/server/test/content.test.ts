@@ -1,31 +1,35 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type { Kysely } from 'kysely'
+import type { JobInfo } from '@velo/shared'
 import { afterAll, describe, expect, it } from 'vitest'
 import { agreementStanding } from '../src/modules/content/agreements'
 import { DELIVERY_BATCH, deliverDueMessages, deliverMessage } from '../src/modules/content/messages'
 import { AppError } from '../src/platform/errors'
 import { sweepUnheldFiles } from '../src/platform/files/sweep'
-import { createTestApp, limitedUser, snapshot, type TestApp, useTestApp } from './harness'
+import { type Called, createTestApp, limitedUser, type Refusal, snapshot, type TestApp, useTestApp } from './harness'
 
 // App content's own rules (modules/content, docs/app-content.md): pushing system messages to their
 // audience (a job, in batches, once), the scheduled delivery, sent messages kept as history;
 // agreement versions (overwrite question, publishing, the re-sign floor); one current app version
 // per platform; time windows that end after they start; cleaning up the app upload log.
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
-type Row = Record<string, any>
+const db = () => t.app.services.db
+type Row = Record<string, unknown>
+type Message = Row & { messageId: number }
+type Protocol = Row & { protocolId: number }
+/** What a preview of an action answers: the facts its dialog shows, and the second question when it asks one. */
+type Preview = { facts: Row[]; secondConfirm?: string }
 const tables = (...names: string[]) => snapshot(t, ...(names as never[]))
 const apps: TestApp[] = []
 afterAll(async () => {
   for (const a of apps) await a.close()
 })
 
-async function call(method: string, url: string, body?: unknown, o: { token?: string; lang?: 'en_US' | 'zh_CN' } = {}) {
-  return t.call({ method: method as 'POST', url: `/api${url}`, token: o.token ?? t.admin, body, lang: o.lang })
+async function call<T = unknown>(method: string, url: string, body?: unknown, o: { token?: string; lang?: 'en_US' | 'zh_CN' } = {}) {
+  return t.call<T>({ method: method as 'POST', url: `/api${url}`, token: o.token ?? t.admin, body, lang: o.lang })
 }
 
-const ok = <T extends { status: number; msg: string; data: any }>(res: T): T => {
+const ok = <T extends { status: number; msg: string; data: unknown }>(res: T): T => {
   expect(res.status, `${res.msg} ${JSON.stringify(res.data)}`).toBe(200)
   return res
 }
@@ -55,7 +59,7 @@ async function newMember(o: { countryId?: number | null; status?: string; member
 
 async function finished(jobId: number, app: Pick<TestApp, 'call'> = t) {
   for (let i = 0; i < 1500; i++) {
-    const job = (await app.call({ url: `/api/monitor/job/${jobId}`, token: t.admin })).data
+    const job = (await app.call<JobInfo>({ url: `/api/monitor/job/${jobId}`, token: t.admin })).data
     if (['succeeded', 'failed', 'cancelled'].includes(job.state)) return job
     await new Promise((r) => setTimeout(r, 20))
   }
@@ -67,19 +71,19 @@ const HOUR = 3_600_000
 
 // ——— System messages ———
 
-async function addMessage(values: Row = {}): Promise<Row> {
-  return ok(await call('POST', '/content/message', { title: `Message ${++serial}`, content: '<p>Hello riders</p>', audience: 'all', sendMode: 'now', ...values })).data
+async function addMessage(values: Row = {}): Promise<Message> {
+  return ok(await call<Message>('POST', '/content/message', { title: `Message ${++serial}`, content: '<p>Hello riders</p>', audience: 'all', sendMode: 'now', ...values })).data
 }
-const message = async (id: number) => ok(await call('GET', `/content/message/${id}`)).data as Row
-const preview = (id: number, lang?: 'en_US' | 'zh_CN') => call('POST', `/content/message/${id}/action/push/preview`, {}, { lang })
-const facts = (res: { data: any }) => Object.fromEntries(res.data.facts.map((f: Row) => [f.label, f.value]))
+const message = async (id: number) => ok(await call<Row & { sentTime: string }>('GET', `/content/message/${id}`)).data
+const preview = (id: number, lang?: 'en_US' | 'zh_CN') => call<Preview>('POST', `/content/message/${id}/action/push/preview`, {}, { lang })
+const facts = (res: { data: Preview }) => Object.fromEntries(res.data.facts.map((f: Row) => [f.label, f.value]))
 const recipients = async (messageId: number) =>
   (await db().selectFrom('cntMessageRecipient').select('memberId').where('messageId', '=', messageId).orderBy('memberId').execute()).map((r) => Number(r.memberId))
 
 async function push(id: number) {
-  const res = ok(await call('POST', `/content/message/${id}/action/push`, {}))
+  const res = ok(await call<{ jobId: number }>('POST', `/content/message/${id}/action/push`, {}))
   const job = await finished(res.data.jobId)
-  expect(job.state, job.error).toBe('succeeded')
+  expect(job.state, job.error ?? undefined).toBe('succeeded')
   return job.result as Row
 }
 
@@ -123,10 +127,10 @@ describe('system messages', () => {
       [{ sendMode: 'scheduled' }, 'sendTime', 'Send time: give the time this message is sent at'],
     ]
     for (const [values, field, text] of cases) {
-      const res = await call('POST', '/content/message', { title: 'Bad', content: '<p>x</p>', ...values })
+      const res = await call<Refusal>('POST', '/content/message', { title: 'Bad', content: '<p>x</p>', ...values })
       expect(res.status, JSON.stringify(values)).toBe(400)
       expect(res.msg).toBe(text)
-      expect(res.data.errors.map((e: Row) => e.field)).toEqual([field])
+      expect(res.data.errors.map((e) => e.field)).toEqual([field])
     }
     const zh = await call('POST', '/content/message', { title: 'Bad', content: '<p>x</p>', audience: 'country' }, { lang: 'zh_CN' })
     expect(zh.msg).toBe('国家/地区：请选择接收此消息的会员所在的国家')
@@ -139,9 +143,9 @@ describe('system messages', () => {
       [{ memberIds: [] }, 'memberIds'],
       [{ sendMode: 'scheduled' }, 'sendTime'],
     ] as const) {
-      const res = await call('PUT', '/content/message', { messageId: draft.messageId, ...values })
+      const res = await call<Refusal>('PUT', '/content/message', { messageId: draft.messageId, ...values })
       expect(res.status, JSON.stringify(values)).toBe(400)
-      expect(res.data.errors.map((e: Row) => e.field)).toEqual([field])
+      expect(res.data.errors.map((e) => e.field)).toEqual([field])
     }
     expect(await tables('cntMessage', 'cntMessageMember')).toEqual(stored)
     // Its stored members still choose it when the audience is not sent again.
@@ -254,7 +258,7 @@ describe('system messages', () => {
     const other = process.env.TEST_DATABASE_URL ? await createTestApp({}, { databaseUrl: t.databaseUrl }) : t
     if (other !== t) apps.push(other as TestApp)
     const now = new Date(Date.parse(sendTime) + 60_000)
-    const ticks = await Promise.all([deliverDueMessages(db(), { now }), deliverDueMessages(other.app.services.db as unknown as Kysely<any>, { now })])
+    const ticks = await Promise.all([deliverDueMessages(db(), { now }), deliverDueMessages(other.app.services.db, { now })])
     expect(ticks[0]! + ticks[1]!).toBe(1)
     expect(await recipients(msg.messageId)).toEqual([...inCountry].sort((a, b) => a - b))
     expect(await message(msg.messageId)).toMatchObject({ status: 'sent', sentCount: 3, title: 'Scheduled, renamed' })
@@ -279,7 +283,7 @@ describe('system messages', () => {
       .set({ status: 'sending', sentTime: new Date(Date.now() - 11 * 60_000).toISOString() })
       .where('messageId', '=', msg.messageId)
       .execute()
-    await db().insertInto('cntMessageRecipient').values({ messageId: msg.messageId, memberId: inCountry[0], createTime: new Date().toISOString() }).execute()
+    await db().insertInto('cntMessageRecipient').values({ messageId: msg.messageId, memberId: inCountry[0]!, createTime: new Date().toISOString() }).execute()
     expect(await deliverDueMessages(db())).toBe(1)
     expect(await recipients(msg.messageId)).toEqual([...inCountry].sort((a, b) => a - b))
     expect(await message(msg.messageId)).toMatchObject({ status: 'sent', sentCount: 3 })
@@ -299,10 +303,10 @@ describe('system messages', () => {
 
 // ——— Agreements ———
 
-async function addProtocol(values: Row = {}, query = ''): Promise<Row> {
-  return ok(await call('POST', `/content/protocol${query}`, { name: `Agreement ${++serial}`, type: 'privacy', content: '<p>Terms</p>', language: 'en_US', versionCode: '1.0.0', ...values })).data
+async function addProtocol(values: Row = {}, query = ''): Promise<Protocol> {
+  return ok(await call<Protocol>('POST', `/content/protocol${query}`, { name: `Agreement ${++serial}`, type: 'privacy', content: '<p>Terms</p>', language: 'en_US', versionCode: '1.0.0', ...values })).data
 }
-const protocol = async (id: number) => ok(await call('GET', `/content/protocol/${id}`)).data as Row
+const protocol = async (id: number) => ok(await call<Row & { publishTime: string }>('GET', `/content/protocol/${id}`)).data
 const publish = (id: number, body: Row = {}) => call('POST', `/content/protocol/${id}/action/publish`, body)
 
 async function sign(protocolId: number, memberId: number) {
@@ -356,14 +360,14 @@ describe('agreements', () => {
 
   it('publishes a version in place of the current one of its type and language, which is retired', async () => {
     const v1 = await addProtocol({ language: 'de_DE', versionCode: '1.0.0', name: 'Datenschutz' })
-    const none = facts(ok(await call('POST', `/content/protocol/${v1.protocolId}/action/publish/preview`, {})))
+    const none = facts(ok(await call<Preview>('POST', `/content/protocol/${v1.protocolId}/action/publish/preview`, {})))
     expect(none).toEqual({ Replaces: 'None', 'Members who signed this type and language': '0' })
     ok(await publish(v1.protocolId))
     await sign(v1.protocolId, await newMember())
     const otherLanguage = await addProtocol({ language: 'fr_FR', versionCode: '1.0.0' })
     ok(await publish(otherLanguage.protocolId))
     const v2 = await addProtocol({ language: 'de_DE', versionCode: '1.1.0', name: 'Datenschutz' })
-    const previewed = ok(await call('POST', `/content/protocol/${v2.protocolId}/action/publish/preview`, {}))
+    const previewed = ok(await call<Preview>('POST', `/content/protocol/${v2.protocolId}/action/publish/preview`, {}))
     expect(facts(previewed)).toEqual({ Replaces: 'Datenschutz 1.0.0', 'Members who signed this type and language': '1' })
     expect(previewed.data.secondConfirm).toBeUndefined()
     const done = ok(await publish(v2.protocolId))
@@ -388,7 +392,7 @@ describe('agreements', () => {
     const previewed = ok(await call('POST', `/content/protocol/${update.protocolId}/action/publish/preview`, {}))
     const text = 'All users must sign the agreement again: 2 members who signed an earlier version will count as not signed'
     expect(previewed.data).toMatchObject({ warning: text, secondConfirm: text })
-    const zh = await call('POST', `/content/protocol/${update.protocolId}/action/publish/preview`, {}, { lang: 'zh_CN' })
+    const zh = await call<Preview>('POST', `/content/protocol/${update.protocolId}/action/publish/preview`, {}, { lang: 'zh_CN' })
     expect(zh.data.secondConfirm).toBe('所有用户需重新签署协议：2 名签署过旧版本的会员将视为未签署')
 
     const before = await tables('cntProtocol', 'memMember')
@@ -436,8 +440,8 @@ describe('agreements', () => {
 
 // ——— App versions ———
 
-async function addVersion(values: Row): Promise<{ status: number; msg: string; data: any }> {
-  return call('POST', '/content/appVersion', { platform: 'ios', versionType: 'normal', downloadUrl: 'https://example.com/app', updateInterval: 24, releaseTime: '2026-11-24T08:00:00.000Z', ...values })
+async function addVersion<T = { versionId: number }>(values: Row): Promise<Called<T>> {
+  return call<T>('POST', '/content/appVersion', { platform: 'ios', versionType: 'normal', downloadUrl: 'https://example.com/app', updateInterval: 24, releaseTime: '2026-11-24T08:00:00.000Z', ...values })
 }
 const currents = async (platform: string) =>
   (await db().selectFrom('cntAppVersion').select('versionCode').where('platform', '=', platform).where('current', '=', 1).execute()).map((r) => r.versionCode)
@@ -453,16 +457,16 @@ describe('app versions', () => {
     expect(await currents('ios')).toEqual(['1.0.0'])
     ok(await addVersion({ versionCode: '1.2.0', current: false }))
     expect(await currents('ios')).toEqual(['1.0.0'])
-    expect((await call('GET', `/content/appVersion/${b.versionId}`)).data.current).toBe(false)
+    expect((await call<{ current: boolean }>('GET', `/content/appVersion/${b.versionId}`)).data.current).toBe(false)
   })
 
   it('refuses a version code the platform has (409 naming it) instead of a database error', async () => {
     ok(await addVersion({ platform: 'android', versionCode: '2.0.0' }))
     const before = await tables('cntAppVersion')
-    const res = await addVersion({ platform: 'android', versionCode: '2.0.0' })
+    const res = await addVersion<Refusal>({ platform: 'android', versionCode: '2.0.0' })
     expect(res.status).toBe(409)
     expect(res.msg).toBe('Version code: Android version 2.0.0 already exists')
-    expect(res.data.errors.map((e: Row) => e.field)).toEqual(['versionCode'])
+    expect(res.data.errors.map((e) => e.field)).toEqual(['versionCode'])
     expect((await call('POST', '/content/appVersion', { platform: 'android', versionCode: '2.0.0', downloadUrl: 'https://example.com/a', releaseTime: '2026-11-24T08:00:00.000Z' }, { lang: 'zh_CN' })).msg).toBe(
       '版本号：Android 版本 2.0.0 已存在',
     )
@@ -483,12 +487,12 @@ async function uploadedImage(): Promise<string> {
     PNG,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ])
-  const res = ok(await t.call({ method: 'POST', url: '/api/common/upload', token: t.admin, payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }))
+  const res = ok(await t.call<{ fileName: string }>({ method: 'POST', url: '/api/common/upload', token: t.admin, payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }))
   return res.data.fileName
 }
 
 describe('activities and banners', () => {
-  const activity = (values: Row) => call('POST', '/content/activity', { name: `Ride out ${++serial}`, description: '<p>Join us</p>', bikeType: 'city', startTime: '2026-12-01T08:00:00.000Z', endTime: '2026-12-02T08:00:00.000Z', ...values })
+  const activity = <T = Refusal>(values: Row) => call<T>('POST', '/content/activity', { name: `Ride out ${++serial}`, description: '<p>Join us</p>', bikeType: 'city', startTime: '2026-12-01T08:00:00.000Z', endTime: '2026-12-02T08:00:00.000Z', ...values })
 
   it('end after the start (400 naming the end), and an activity’s tag not ending before it starts', async () => {
     const before = await tables('cntActivity', 'cntBanner')
@@ -496,34 +500,34 @@ describe('activities and banners', () => {
       const res = await activity({ endTime })
       expect(res.status).toBe(400)
       expect(res.msg).toBe('End time must be after the start time')
-      expect(res.data.errors.map((e: Row) => e.field)).toEqual(['endTime'])
+      expect(res.data.errors.map((e) => e.field)).toEqual(['endTime'])
     }
     expect((await call('POST', '/content/activity', { name: 'x', description: '<p>x</p>', bikeType: 'city', startTime: '2026-12-01T08:00:00.000Z', endTime: '2026-11-01T08:00:00.000Z' }, { lang: 'zh_CN' })).msg).toBe('结束时间必须晚于开始时间')
     const tag = await activity({ tagEndTime: '2026-11-30T08:00:00.000Z' })
     expect(tag.status).toBe(400)
     expect(tag.msg).toBe('Tag end time must not be before the start time')
-    expect(tag.data.errors.map((e: Row) => e.field)).toEqual(['tagEndTime'])
+    expect(tag.data.errors.map((e) => e.field)).toEqual(['tagEndTime'])
     const image = await uploadedImage()
-    const banner = await call('POST', '/content/banner', { title: 'Winter', image, startTime: '2026-12-01T08:00:00.000Z', endTime: '2026-12-01T07:00:00.000Z' })
+    const banner = await call<Refusal>('POST', '/content/banner', { title: 'Winter', image, startTime: '2026-12-01T08:00:00.000Z', endTime: '2026-12-01T07:00:00.000Z' })
     expect(banner.status).toBe(400)
-    expect(banner.data.errors.map((e: Row) => e.field)).toEqual(['endTime'])
+    expect(banner.data.errors.map((e) => e.field)).toEqual(['endTime'])
     expect(await tables('cntActivity', 'cntBanner')).toEqual(before)
 
-    const a = ok(await activity({ tagEndTime: '2026-12-01T08:00:00.000Z' })).data
+    const a = ok(await activity<{ activityId: number }>({ tagEndTime: '2026-12-01T08:00:00.000Z' })).data
     // A modify is checked on the row as it will be: a start moved past the stored end is refused.
-    const moved = await call('PUT', '/content/activity', { activityId: a.activityId, startTime: '2026-12-03T08:00:00.000Z' })
+    const moved = await call<Refusal>('PUT', '/content/activity', { activityId: a.activityId, startTime: '2026-12-03T08:00:00.000Z' })
     expect(moved.status).toBe(400)
-    expect(moved.data.errors.map((e: Row) => e.field)).toEqual(['endTime'])
+    expect(moved.data.errors.map((e) => e.field)).toEqual(['endTime'])
     ok(await call('PUT', '/content/activity', { activityId: a.activityId, startTime: '2026-12-01T09:00:00.000Z', tagEndTime: null }))
     // A banner without an end, or without a start, has no window to check.
-    const open = ok(await call('POST', '/content/banner', { title: 'Open', image, startTime: '2026-12-01T08:00:00.000Z' })).data
+    const open = ok(await call<{ bannerId: number }>('POST', '/content/banner', { title: 'Open', image, startTime: '2026-12-01T08:00:00.000Z' })).data
     ok(await call('PUT', '/content/banner', { bannerId: open.bannerId, startTime: null, endTime: '2026-01-01T00:00:00.000Z' }))
     expect((await call('PUT', '/content/banner', { bannerId: open.bannerId, startTime: '2026-02-01T00:00:00.000Z' })).status).toBe(400)
   })
 
   it('saves an activity for every bike type: its optional dictionary field left blank', async () => {
     for (const bikeType of [undefined, '', null]) {
-      const saved = ok(await activity({ bikeType })).data
+      const saved = ok(await activity<{ bikeType: string }>({ bikeType })).data
       expect(saved.bikeType).toBe('')
     }
     expect((await activity({ bikeType: 'no-such-type' })).status).toBe(400)
@@ -565,7 +569,7 @@ describe('app upload log', () => {
     const zh = ok(await call('POST', '/monitor/appUploadLog/action/cleanUp', { olderThanDays: 30 }, { lang: 'zh_CN' }))
     expect(zh.data).toEqual({ deleted: 0, message: '已删除 0 条早于 30 天的上传记录；其文件由每小时的文件清理删除' })
     // Left out, the input's default (30 days) is what the handler gets, not nothing.
-    expect(ok(await call('POST', '/monitor/appUploadLog/action/cleanUp', {})).data.deleted).toBe(0)
+    expect(ok(await call<{ deleted: number }>('POST', '/monitor/appUploadLog/action/cleanUp', {})).data.deleted).toBe(0)
     const left = (await db().selectFrom('monAppUploadLog').select('uploadId').execute()).map((r) => Number(r.uploadId))
     expect(left).not.toContain(old.uploadId)
     expect(left).toEqual(expect.arrayContaining([recent.uploadId, today.uploadId]))

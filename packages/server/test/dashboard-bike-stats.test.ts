@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import ExcelJS from 'exceljs'
-import type { Kysely } from 'kysely'
+import type { DashboardAnswer } from '@velo/shared'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { dynamicDb } from '../src/db/database'
 import { newDeviceRow } from '../src/modules/iot/devices'
 import { deptId, limitedUser, useTestApp } from './harness'
 
@@ -9,13 +10,13 @@ import { deptId, limitedUser, useTestApp } from './harness'
 // hand: two models, two countries and a member without one, devices of several part versions and
 // states, frames sold, bound and voided; the country and model filters and a regional role.
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
+const db = () => t.app.services.db
 const RANGE = 'from=2026-01-01&to=2026-06-30'
 const NOW = '2026-07-01T00:00:00.000Z'
 const code = (prefix: string) => `${prefix}${randomBytes(3).toString('hex').toUpperCase()}`
 
 async function insert(table: string, values: Record<string, unknown>, idField: string): Promise<number> {
-  const row = await db().insertInto(table).values(values).returning(idField).executeTakeFirstOrThrow()
+  const row = await dynamicDb(db()).insertInto(table).values(values).returning(idField).executeTakeFirstOrThrow()
   return Number(row[idField])
 }
 const country = async (c: string) => Number((await db().selectFrom('sysCountry').select('countryId').where('code', '=', c).executeTakeFirstOrThrow()).countryId)
@@ -58,7 +59,7 @@ async function order(modelId: number, frames: [status: string, bikeId: number | 
   }
 }
 
-const get = (query: string, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call({ url: `/api/analytics/bikeStats?${query}`, token, lang })
+const get = (query: string, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call<DashboardAnswer>({ url: `/api/analytics/bikeStats?${query}`, token, lang })
 const figure = (res: { data: { figures: { key: string; rows: unknown[][] }[] } }, key: string) => res.data.figures.find((f) => f.key === key)?.rows
 
 let nl = 0
@@ -156,7 +157,7 @@ describe('registered bikes dashboard', () => {
 
   it('shows a regional role its countries only, and refuses a caller without the right (403)', async () => {
     const hq = await deptId(t, 'Velo HQ')
-    const dept = await t.call({ method: 'POST', url: '/api/system/dept', token: t.admin, body: { parentId: hq, deptName: 'Bikes DE test', orderNum: 9, countryIds: [de] } })
+    const dept = await t.call<{ deptId: number }>({ method: 'POST', url: '/api/system/dept', token: t.admin, body: { parentId: hq, deptName: 'Bikes DE test', orderNum: 9, countryIds: [de] } })
     expect(dept.status, dept.msg).toBe(200)
     const limited = await limitedUser(t, { userName: 'bikesde', dataScope: '2', deptIds: [dept.data.deptId], perms: ['dashboard:bikeStats:list', 'dashboard:bikeStats:export'] })
     const res = await get(RANGE, limited.token)

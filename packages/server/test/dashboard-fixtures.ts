@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import type { DashboardAnswer } from '@velo/shared'
 import { addDays, dayOf } from '../src/modules/dashboard/query'
 import { refreshRollups } from '../src/modules/dashboard/rollups'
 import { limitedUser, type TestApp } from './harness'
@@ -13,7 +13,7 @@ export const ago = (n: number) => addDays(today, -n)
 export const at = (n: number, hour = 10) => `${ago(n)}T${String(hour).padStart(2, '0')}:00:00.000Z`
 
 export function fixtures(t: Pick<TestApp, 'app' | 'call'>) {
-  const db = () => t.app.services.db as unknown as Kysely<any>
+  const db = () => t.app.services.db
   let serial = 0
   const next = () => `${Date.now().toString(36)}${++serial}`
   return {
@@ -82,7 +82,7 @@ export function fixtures(t: Pick<TestApp, 'app' | 'call'>) {
 /** GET /analytics/{key}: the answer's figures by key. */
 export async function dashboard(t: Pick<TestApp, 'call'>, key: string, query: Record<string, string | number>, token: string, lang?: 'en_US' | 'zh_CN') {
   const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()
-  const res = await t.call({ url: `/api/analytics/${key}?${qs}`, token, lang })
-  const figures = Object.fromEntries(((res.data?.figures ?? []) as { key: string; rows: unknown[][]; marks?: unknown[] }[]).map((f) => [f.key, f]))
+  const res = await t.call<DashboardAnswer>({ url: `/api/analytics/${key}?${qs}`, token, lang })
+  const figures = Object.fromEntries((res.data?.figures ?? []).map((f) => [f.key, f]))
   return { ...res, figures }
 }

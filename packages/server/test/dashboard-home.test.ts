@@ -1,3 +1,4 @@
+import type { Paged } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
 import { ago, at, dashboard, fixtures, today } from './dashboard-fixtures'
 import { limitedUser, useTestApp } from './harness'
@@ -66,7 +67,7 @@ const setUp = (() => {
       // An order names a registered bike: one of these.
       const { bikeId } = await f.db().selectFrom('bikeBike').select('bikeId').orderBy('bikeId').limit(1).executeTakeFirstOrThrow()
       const order = async (countryId: number, status: string, dueDays: number) => {
-        const res = await t.call({
+        const res = await t.call<{ repairOrderId: number }>({
           method: 'POST',
           url: '/api/service/repairOrder',
           token: t.admin,
@@ -147,12 +148,12 @@ describe('home dashboard', () => {
       expect(res.status, res.msg).toBe(200)
       const active = res.figures.cards!.rows[0]![1]
       // The card's link: lastActiveDay from 6 days ago to today (definitions.ts).
-      const list = await t.call({ method: 'POST', url: '/api/member/member/list', token, body: { pageNum: 1, pageSize: 1, lastActiveDay: [ago(6), today] } })
+      const list = await t.call<Paged<unknown>>({ method: 'POST', url: '/api/member/member/list', token, body: { pageNum: 1, pageSize: 1, lastActiveDay: [ago(6), today] } })
       expect(list.status, list.msg).toBe(200)
       expect(list.data.total).toBe(active)
     }
     // h2 was last active 10 days ago: a member, but not of these 7 days.
-    const older = await t.call({ method: 'POST', url: '/api/member/member/list', token: t.admin, body: { pageNum: 1, pageSize: 10, lastActiveDay: [ago(10), ago(10)] } })
+    const older = await t.call<Paged<unknown>>({ method: 'POST', url: '/api/member/member/list', token: t.admin, body: { pageNum: 1, pageSize: 10, lastActiveDay: [ago(10), ago(10)] } })
     expect(older.data.total).toBeGreaterThanOrEqual(1)
   })
 

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { mondayOf } from '../src/modules/dashboard/engagement'
@@ -73,7 +73,7 @@ describe('dashboard rollups', () => {
     try {
       for (let i = 0; i < 15; i++) await f.ride(m, at(2))
       for (let i = 0; i < 5; i++) await f.event(m, { time: at(2) })
-      const otherDb = other.app.services.db as unknown as Kysely<any>
+      const otherDb = other.app.services.db
       await Promise.all([refreshRollups(f.db(), dialect()), refreshRollups(otherDb, dialect()), refreshRollups(otherDb, dialect()), refreshRollups(f.db(), dialect())])
       expect(await memberDays(m)).toMatchObject([
         { day: ago(3), rides: 20, appEvents: 10 },
@@ -167,7 +167,7 @@ describe('dashboard rollups', () => {
     })
     const before = await all()
     expect(before.member.length).toBeGreaterThan(0)
-    await t.app.services.db.transaction().execute((tx) => resetRollups(tx as unknown as Kysely<any>, dialect()))
+    await t.app.services.db.transaction().execute((tx) => resetRollups(tx, dialect()))
     expect(await all()).toEqual({ member: [], app: [], hist: [], days: [], periods: [] })
     expect(await rollupsRefreshedAt(f.db())).toBeNull()
     await refreshRollups(f.db(), dialect())

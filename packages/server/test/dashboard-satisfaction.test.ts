@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs'
-import type { Kysely } from 'kysely'
+import type { DashboardAnswer, Paged } from '@velo/shared'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { deptId, limitedUser, useTestApp } from './harness'
 
@@ -7,7 +7,7 @@ import { deptId, limitedUser, useTestApp } from './harness'
 // hand: stars, CSAT overall and per ISO week, top tags with their CSAT, unanswered feedback, and
 // the median and p90 hours to a reply, for the caller's countries and the country filter.
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
+const db = () => t.app.services.db
 const RANGE = 'from=2026-10-05&to=2026-10-18'
 const HOUR = 3600_000
 
@@ -30,11 +30,11 @@ async function feedback(memberId: number, stars: number, at: string, replyAfter:
     .values({ memberId, stars, content: `${stars} stars`, createBy: 'app', createTime: at, reply: replyTime ? 'Thanks' : '', replyBy: replyTime ? 'agent' : '', replyTime, replied: replyTime !== null ? 1 : 0 })
     .returning('feedbackId')
     .executeTakeFirstOrThrow()
-  for (const tag of tags) await db().insertInto('memFeedbackTagLink').values({ feedbackId: Number(row.feedbackId), tagId: tagIds[tag] }).execute()
+  for (const tag of tags) await db().insertInto('memFeedbackTagLink').values({ feedbackId: Number(row.feedbackId), tagId: tagIds[tag]! }).execute()
   return Number(row.feedbackId)
 }
 
-const get = (query: string, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call({ url: `/api/analytics/satisfaction?${query}`, token, lang })
+const get = (query: string, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call<DashboardAnswer>({ url: `/api/analytics/satisfaction?${query}`, token, lang })
 const figure = (res: { data: { figures: { key: string; rows: unknown[][] }[] } }, key: string) => res.data.figures.find((f) => f.key === key)?.rows
 
 let nl = 0
@@ -43,7 +43,7 @@ let unanswered6 = 0
 beforeAll(async () => {
   ;[nl, de] = [await country('NL'), await country('DE')]
   for (const name of ['Battery', 'App', 'Brakes']) {
-    const res = await t.call({ method: 'POST', url: '/api/member/feedbackTag', token: t.admin, body: { name, orderNum: 1 } })
+    const res = await t.call<{ tagId: number }>({ method: 'POST', url: '/api/member/feedbackTag', token: t.admin, body: { name, orderNum: 1 } })
     tagIds[name] = res.data.tagId
   }
   const [mNl, mDe, mNone] = [await member(nl), await member(de), await member(null)]
@@ -113,7 +113,7 @@ describe('satisfaction dashboard', () => {
 
   it('shows a department-scoped role its region only, and refuses a caller without the right (403)', async () => {
     const hq = await deptId(t, 'Velo HQ')
-    const dept = await t.call({ method: 'POST', url: '/api/system/dept', token: t.admin, body: { parentId: hq, deptName: 'Sales DACH test', orderNum: 9, countryIds: [de] } })
+    const dept = await t.call<{ deptId: number }>({ method: 'POST', url: '/api/system/dept', token: t.admin, body: { parentId: hq, deptName: 'Sales DACH test', orderNum: 9, countryIds: [de] } })
     expect(dept.status, dept.msg).toBe(200)
     const limited = await limitedUser(t, { userName: 'satde', dataScope: '2', deptIds: [dept.data.deptId], perms: ['dashboard:satisfaction:list'] })
     const res = await get(RANGE, limited.token)
@@ -130,9 +130,9 @@ describe('satisfaction dashboard', () => {
   })
 
   it('counts as unanswered what the feedback list shows with Replied = no, and a reply moves it', async () => {
-    const listed = () => t.call({ method: 'POST', url: '/api/member/feedback/list', token: t.admin, body: { replied: false, createTime: ['2026-10-05', '2026-10-18'], pageSize: 50 } })
+    const listed = () => t.call<Paged<unknown>>({ method: 'POST', url: '/api/member/feedback/list', token: t.admin, body: { replied: false, createTime: ['2026-10-05', '2026-10-18'], pageSize: 50 } })
     expect((await listed()).data.total).toBe(2)
-    const reply = await t.call({ method: 'POST', url: `/api/member/feedback/${unanswered6}/action/reply`, token: t.admin, body: { reply: 'Sorry for the wait' } })
+    const reply = await t.call<{ replied: boolean }>({ method: 'POST', url: `/api/member/feedback/${unanswered6}/action/reply`, token: t.admin, body: { reply: 'Sorry for the wait' } })
     expect(reply.status, reply.msg).toBe(200)
     expect(reply.data.replied).toBe(true)
     expect((await listed()).data.total).toBe(1)

@@ -1,6 +1,5 @@
 import ExcelJS from 'exceljs'
-import { DASHBOARDS } from '@velo/shared'
-import type { Kysely } from 'kysely'
+import { DASHBOARDS, type Paged } from '@velo/shared'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { dashboard } from './dashboard-fixtures'
 import { limitedUser, multipart, readWorkbook, useTestApp } from './harness'
@@ -14,8 +13,8 @@ import { limitedUser, multipart, readWorkbook, useTestApp } from './harness'
 
 const t = useTestApp()
 const homeDashboard = DASHBOARDS.home
-const db = () => t.app.services.db as unknown as Kysely<any>
-type Row = Record<string, any>
+const db = () => t.app.services.db
+type Row = Record<string, unknown>
 
 let NL = 0
 let BE = 0
@@ -59,7 +58,7 @@ async function serviceOrder(country: number, n: number, overdue: boolean, create
     .execute()
 }
 
-const list = (url: string, token: string, body: Row = {}) => t.call({ method: 'POST', url: `/api${url}/list`, token, body: { pageSize: 500, ...body } })
+const list = (url: string, token: string, body: Row = {}) => t.call<Paged<Row>>({ method: 'POST', url: `/api${url}/list`, token, body: { pageSize: 500, ...body } })
 
 beforeAll(async () => {
   ;[NL, BE, DE] = [await countryId('NL'), await countryId('BE'), await countryId('DE')]
@@ -84,7 +83,7 @@ describe('a department’s region limits the business pages (department and belo
     expect(file.status, file.msg).toBe(200)
     expect((await readWorkbook(file.raw)).rows).toHaveLength(MEMBERS.NL + MEMBERS.BE)
     // As a job (the page switches to it for large exports): the same rows.
-    const job = await t.call({ method: 'POST', url: '/api/member/member/export/job', token: lead.token, body: {} })
+    const job = await t.call<{ jobId: number }>({ method: 'POST', url: '/api/member/member/export/job', token: lead.token, body: {} })
     expect(job.status, job.msg).toBe(200)
     const { waitForJobEnd } = await import('./harness')
     const ended = await waitForJobEnd(t.app.services.db, job.data.jobId)
@@ -132,7 +131,7 @@ describe('a department’s region limits the business pages (department and belo
     const refused = await t.call({ method: 'POST', url: '/api/content/serviceCentre', token: lead.token, body: centre(DE, 'Berlin Mitte') })
     expect(refused.status, refused.msg).toBe(403)
     expect(await db().selectFrom('cntServiceCentre').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).toEqual(before)
-    const added = await t.call({ method: 'POST', url: '/api/content/serviceCentre', token: lead.token, body: centre(NL, 'Amsterdam Centrum') })
+    const added = await t.call<{ centreId: number }>({ method: 'POST', url: '/api/content/serviceCentre', token: lead.token, body: centre(NL, 'Amsterdam Centrum') })
     expect(added.status, added.msg).toBe(200)
     const moved = await t.call({ method: 'PUT', url: '/api/content/serviceCentre', token: lead.token, body: { centreId: added.data.centreId, countryId: DE } })
     expect(moved.status, moved.msg).toBe(403)
@@ -152,7 +151,7 @@ describe('a department’s region limits the business pages (department and belo
     ]
     for (const r of named) ws.addRow(header.map((h) => r[h] ?? null))
     const before = await db().selectFrom('cntServiceCentre').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()
-    const res = await t.call({ method: 'POST', url: '/api/content/serviceCentre/import', token: lead.token, ...multipart([{ name: 'centres.xlsx', bytes: Buffer.from(await wb.xlsx.writeBuffer()) }, { field: 'updateSupport', value: 'false' }]) })
+    const res = await t.call<{ errors: unknown[] }>({ method: 'POST', url: '/api/content/serviceCentre/import', token: lead.token, ...multipart([{ name: 'centres.xlsx', bytes: Buffer.from(await wb.xlsx.writeBuffer()) }, { field: 'updateSupport', value: 'false' }]) })
     expect(res.status, res.msg).toBe(400)
     expect(res.data.errors).toEqual([expect.objectContaining({ row: 3, message: expect.stringMatching(/outside your data scope/) })])
     expect(await db().selectFrom('cntServiceCentre').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).toEqual(before)

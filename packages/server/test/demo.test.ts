@@ -3,14 +3,14 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { CompiledQuery, type Kysely } from 'kysely'
+import { CompiledQuery } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type AppConfig, loadConfig } from '../src/config'
 import { createDatabase, type Db, type Dialect } from '../src/db/database'
 import { migrateToLatest } from '../src/db/migrate'
 import { seed } from '../src/seed'
 import { DEMO_KEY, DEMO_TABLES, DemoRefused, runDemo } from '../src/demo'
-import { contentEntities, dashboardEntities, iotEntities, iotWarningEntities, serviceEntities } from '@velo/shared'
+import { contentEntities, dashboardEntities, iotEntities, iotWarningEntities, type Paged, serviceEntities } from '@velo/shared'
 import { BAD_RELEASE, TRACKING_CODES, TRACKING_DAYS } from '../src/demo/dashboards'
 import { DEMO_RIDER } from '../src/demo/content'
 import { verifyPassword } from '../src/platform/auth/passwords'
@@ -59,7 +59,7 @@ afterAll(async () => {
 })
 
 async function rows<R = Record<string, unknown>>(t: Target, sql: string): Promise<R[]> {
-  return (await (t.db as unknown as Kysely<any>).executeQuery<R>(CompiledQuery.raw(sql, []))).rows
+  return (await t.db.executeQuery<R>(CompiledQuery.raw(sql, []))).rows
 }
 const count = async (t: Target, sql: string) => Number((await rows<{ n: number }>(t, sql))[0]!.n)
 
@@ -550,16 +550,16 @@ describe('npm run demo', () => {
     try {
       const token = await t.login()
       for (const e of [iotEntities.iotDevice, iotWarningEntities.iotAlarm, dashboardEntities.trackingEvent, serviceEntities.repairOrder]) {
-        const list = await t.call({ method: 'POST', url: `/api${e.path}/list`, token, body: { pageNum: 1, pageSize: 20 } })
+        const list = await t.call<Paged<Record<string, unknown>>>({ method: 'POST', url: `/api${e.path}/list`, token, body: { pageNum: 1, pageSize: 20 } })
         expect(list.code, `${e.key}: ${list.msg}`).toBe(200)
         expect(list.data.total, e.key).toBeGreaterThan(0)
-        for (const row of (list.data.rows as Record<string, unknown>[]).slice(0, 5)) {
+        for (const row of list.data.rows.slice(0, 5)) {
           const got = await t.call({ url: `/api${e.path}/${row[e.idField]}`, token })
           expect(got.code, `${e.key} ${row[e.idField]}: ${got.msg}`).toBe(200)
         }
       }
       // The overdue filter of the service orders' list finds the open ones past their due time.
-      const overdue = await t.call({ method: 'POST', url: `/api${serviceEntities.repairOrder.path}/list`, token, body: { pageNum: 1, pageSize: 50, overdue: true } })
+      const overdue = await t.call<Paged<unknown>>({ method: 'POST', url: `/api${serviceEntities.repairOrder.path}/list`, token, body: { pageNum: 1, pageSize: 50, overdue: true } })
       expect(overdue.code, overdue.msg).toBe(200)
       expect(overdue.data.total).toBe(await count(a, `select count(*) as n from service_repair_order where due_time < '${new Date().toISOString()}' and status in ('pending', 'processing')`))
     } finally {
@@ -574,10 +574,10 @@ describe('npm run demo', () => {
       const token = await t.login()
       const invalid: string[] = []
       for (const e of Object.values(contentEntities)) {
-        const list = await t.call({ method: 'POST', url: `/api${e.path}/list`, token, body: { pageNum: 1, pageSize: 50 } })
+        const list = await t.call<Paged<Record<string, unknown>>>({ method: 'POST', url: `/api${e.path}/list`, token, body: { pageNum: 1, pageSize: 50 } })
         expect(list.code, `${e.key}: ${list.msg}`).toBe(200)
         expect(list.data.total, e.key).toBeGreaterThan(0)
-        for (const row of list.data.rows as Record<string, unknown>[]) {
+        for (const row of list.data.rows) {
           const got = await t.call({ url: `/api${e.path}/${row[e.idField]}`, token })
           expect(got.code, `${e.key} ${row[e.idField]}: ${got.msg}`).toBe(200)
           const parsed = editSchema(e).safeParse(got.data)

@@ -1,5 +1,6 @@
+import type { Paged } from '@velo/shared'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { addUser, deptId, limitedUser, snapshot, useTestApp } from './harness'
+import { addUser, deptId, limitedUser, type Refusal, snapshot, useTestApp } from './harness'
 
 const t = useTestApp()
 let hq: number
@@ -11,13 +12,13 @@ beforeAll(async () => {
 
 const depts = () => snapshot(t, 'sysDept', 'sysRoleDept')
 const add = async (deptName: string, parentId: number, extra: object = {}, token = t.admin) =>
-  t.call({ method: 'POST', url: '/api/system/dept', token, body: { deptName, parentId, orderNum: 1, ...extra } })
+  t.call<{ deptId: number }>({ method: 'POST', url: '/api/system/dept', token, body: { deptName, parentId, orderNum: 1, ...extra } })
 const addOk = async (deptName: string, parentId: number, extra: object = {}) => {
   const res = await add(deptName, parentId, extra)
   expect(res.status, res.msg).toBe(200)
-  return res.data.deptId as number
+  return res.data.deptId
 }
-const edit = (body: object, token = t.admin) => t.call({ method: 'PUT', url: '/api/system/dept', token, body })
+const edit = <T = unknown>(body: object, token = t.admin) => t.call<T>({ method: 'PUT', url: '/api/system/dept', token, body })
 const ancestors = async (id: number) => (await db().selectFrom('sysDept').select('ancestors').where('deptId', '=', id).executeTakeFirstOrThrow()).ancestors
 
 describe('ancestors', () => {
@@ -44,7 +45,7 @@ describe('ancestors', () => {
     // A viewer of "Target and below" now sees the user of the moved grandchild.
     await addUser(t, { userName: 'deskuser', deptId: c })
     const viewer = await limitedUser(t, { userName: 'targetboss', dataScope: '4', dept: 'Target', perms: ['system:user:list'] })
-    const seen = await t.call({ method: 'POST', url: '/api/system/user/list', token: viewer.token, body: {} })
+    const seen = await t.call<Paged<{ userName: string }>>({ method: 'POST', url: '/api/system/user/list', token: viewer.token, body: {} })
     expect(seen.data.rows.map((r: { userName: string }) => r.userName)).toContain('deskuser')
 
     // And back to the top.
@@ -56,9 +57,9 @@ describe('ancestors', () => {
     const a = await addOk('Loop A', hq)
     const b = await addOk('Loop B', a)
     const before = await depts()
-    const res = await edit({ deptId: a, parentId: b })
+    const res = await edit<Refusal>({ deptId: a, parentId: b })
     expect(res.status).toBe(400)
-    expect(res.data.errors[0].field).toBe('parentId')
+    expect(res.data.errors[0]!.field).toBe('parentId')
     expect((await edit({ deptId: a, parentId: a })).status).toBe(400)
     expect(await depts()).toEqual(before)
   })
@@ -73,7 +74,7 @@ describe('status', () => {
     const res = await edit({ deptId: parent, status: '1' })
     expect(res.status).toBe(409)
     expect(res.msg).toBe('Department "Workshop" has enabled sub-departments: disable them first')
-    expect((await edit({ deptId: parent, status: '1' }, t.admin)).data.errors[0].field).toBe('status')
+    expect((await edit<Refusal>({ deptId: parent, status: '1' }, t.admin)).data.errors[0]!.field).toBe('status')
     expect(await depts()).toEqual(before)
     // Bottom-up works.
     expect((await edit({ deptId: grandchild, status: '1' })).status).toBe(200)
@@ -135,7 +136,7 @@ describe('bad input', () => {
       [{ deptName: 'X', parentId: hq, orderNum: 1, email: 'nope' }, 'email'],
       [{ deptName: 'X', parentId: hq, orderNum: 1, status: '7' }, 'status'],
     ] as const) {
-      const res = await t.call({ method: 'POST', url: '/api/system/dept', token: t.admin, body })
+      const res = await t.call<Refusal>({ method: 'POST', url: '/api/system/dept', token: t.admin, body })
       expect(res.status, JSON.stringify(body)).toBe(400)
       expect(res.data.errors.map((e: { field: string }) => e.field)).toContain(field)
     }
@@ -155,7 +156,7 @@ describe('a limited role: data scope "department and below" (Sales)', () => {
   })
 
   it('lists only Sales and below', async () => {
-    const res = await t.call({ method: 'POST', url: '/api/system/dept/list', token: limited.token, body: {} })
+    const res = await t.call<Paged<{ deptName: string }>>({ method: 'POST', url: '/api/system/dept/list', token: limited.token, body: {} })
     expect(res.data.rows.map((r: { deptName: string }) => r.deptName).sort()).toEqual(['Sales', 'Sales China', 'Sales Europe'])
   })
 

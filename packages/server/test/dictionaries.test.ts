@@ -1,5 +1,6 @@
+import type { Paged } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { addUser, createTestApp, readWorkbook, type TestApp } from './harness'
+import { addUser, createTestApp, readWorkbook, type Refusal, type TestApp } from './harness'
 
 interface DictType {
   dictId: number
@@ -32,19 +33,19 @@ async function snapshot() {
   }
 }
 
-const list = (body: object, opts: { token?: string; lang?: 'en_US' | 'zh_CN' } = {}) =>
-  t.call({ method: 'POST', url: '/api/system/dict/list', token: opts.token ?? admin, lang: opts.lang, body })
+const list = <T = Paged<DictType>>(body: object, opts: { token?: string; lang?: 'en_US' | 'zh_CN' } = {}) =>
+  t.call<T>({ method: 'POST', url: '/api/system/dict/list', token: opts.token ?? admin, lang: opts.lang, body })
 
 async function addType(dictName: string, dictType: string, extra: object = {}): Promise<DictType> {
-  const res = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName, dictType, ...extra } })
+  const res = await t.call<DictType>({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName, dictType, ...extra } })
   expect(res.status, res.msg).toBe(200)
   return res.data
 }
 
 async function addItem(dictType: string, dictValue: string, extra: object = {}) {
-  const res = await t.call({ method: 'POST', url: '/api/system/dict/data', token: admin, body: { dictType, dictValue, dictLabel: `Label ${dictValue}`, ...extra } })
+  const res = await t.call<{ dictCode: number; dictType: string; dictValue: string }>({ method: 'POST', url: '/api/system/dict/data', token: admin, body: { dictType, dictValue, dictLabel: `Label ${dictValue}`, ...extra } })
   expect(res.status, res.msg).toBe(200)
-  return res.data as { dictCode: number; dictType: string; dictValue: string }
+  return res.data
 }
 
 const SEEDED = [
@@ -60,7 +61,7 @@ describe('POST /system/dict/list', () => {
     expect(res.code).toBe(200)
     expect(res.data.total).toBe(11)
     expect(res.data.rows.map((r: DictType) => r.dictType)).toEqual(ALL_SEEDED)
-    expect(Object.keys(res.data.rows[0]).sort()).toEqual(['createTime', 'dictId', 'dictName', 'dictType', 'remark', 'status'])
+    expect(Object.keys(res.data.rows[0]!).sort()).toEqual(['createTime', 'dictId', 'dictName', 'dictType', 'remark', 'status'])
   })
 
   it('pages 20 rows by default, by id, and honours pageNum and pageSize', async () => {
@@ -88,7 +89,7 @@ describe('POST /system/dict/list', () => {
       [{ pageNum: 0 }, 'pageNum'],
       [{ pageNum: 'x' }, 'pageNum'],
     ] as const) {
-      const res = await list(body)
+      const res = await list<Refusal>(body)
       expect(res.status).toBe(400)
       expect(res.data.errors.map((e: { field: string }) => e.field)).toContain(field)
     }
@@ -131,7 +132,7 @@ describe('POST /system/dict/list', () => {
     await db().updateTable('sysDictType').set({ createTime: '2020-03-31T23:30:00.000Z' }).where('dictId', '=', b!).execute()
     const march = await list({ createTime: ['2020-03-01', '2020-03-31'] })
     expect(march.data.rows.map((r: DictType) => r.dictId)).toEqual([a, b])
-    expect(march.data.rows[1].createTime).toBe('2020-03-31T23:30:00.000Z')
+    expect(march.data.rows[1]!.createTime).toBe('2020-03-31T23:30:00.000Z')
     expect((await list({ createTime: ['2020-03-01', '2020-03-30'] })).data.rows.map((r: DictType) => r.dictId)).toEqual([a])
     expect((await list({ createTime: ['2020-03-11', null] })).data.rows.map((r: DictType) => r.dictId)).not.toContain(a)
     expect((await list({ createTime: [null, '2020-12-31'] })).data.total).toBe(2)
@@ -157,7 +158,7 @@ describe('POST /system/dict/list', () => {
     expect(asc.data.rows.map((r: DictType) => r.dictName)).toEqual(names.slice(0, 5))
     const byId = await list({ orderByColumn: 'dictId', isAsc: 'descending', pageSize: 1 })
     const maxId = Math.max(...(await db().selectFrom('sysDictType').select('dictId').execute()).map((r) => r.dictId))
-    expect(byId.data.rows[0].dictId).toBe(maxId)
+    expect(byId.data.rows[0]!.dictId).toBe(maxId)
   })
 
   it('refuses any other sort column or direction, and nothing happens', async () => {
@@ -173,9 +174,9 @@ describe('POST /system/dict/list', () => {
       expect(res.status).toBe(400)
       expect(res.msg).toBe(`Sorting by "${body.orderByColumn}" is not allowed`)
     }
-    const direction = await list({ orderByColumn: 'dictName', isAsc: 'sideways' })
+    const direction = await list<Refusal>({ orderByColumn: 'dictName', isAsc: 'sideways' })
     expect(direction.status).toBe(400)
-    expect(direction.data.errors[0].field).toBe('isAsc')
+    expect(direction.data.errors[0]!.field).toBe('isAsc')
     expect(await db().selectFrom('sysUser').select('userId').execute()).toEqual(users)
     expect(await snapshot()).toEqual(before)
   })
@@ -194,15 +195,15 @@ describe('GET /system/dict/{id}', () => {
     expect(missing.code).toBe(404)
     expect(missing.msg).toBe('The record does not exist')
     expect(missing.data).toBeNull()
-    const bad = await t.call({ url: '/api/system/dict/abc', token: admin })
+    const bad = await t.call<Refusal>({ url: '/api/system/dict/abc', token: admin })
     expect(bad.status).toBe(400)
-    expect(bad.data.errors[0].field).toBe('id')
+    expect(bad.data.errors[0]!.field).toBe('id')
   })
 })
 
 describe('GET /system/dict/getDicts/{type}', () => {
   it('answers the seeded sys_normal_disable items in order with labels in both languages', async () => {
-    const res = await t.call({ url: '/api/system/dict/getDicts/sys_normal_disable', token: reader })
+    const res = await t.call<Record<string, unknown>[]>({ url: '/api/system/dict/getDicts/sys_normal_disable', token: reader })
     expect(res.code).toBe(200)
     expect(res.data).toHaveLength(2)
     expect(res.data[0]).toMatchObject({ dictLabel: 'Normal', dictLabelZh: '正常', dictValue: '0', listClass: 'primary', isDefault: 'Y', dictSort: 1 })
@@ -215,7 +216,7 @@ describe('GET /system/dict/getDicts/{type}', () => {
     await addItem('frame_colour', 'blue', { dictSort: 1 })
     await addItem('frame_colour', 'green', { dictSort: 2 })
     await addItem('frame_colour', 'grey', { dictSort: 0, status: '1' })
-    const res = await t.call({ url: '/api/system/dict/getDicts/frame_colour', token: admin })
+    const res = await t.call<{ dictValue: string }[]>({ url: '/api/system/dict/getDicts/frame_colour', token: admin })
     expect(res.data.map((d: { dictValue: string }) => d.dictValue)).toEqual(['blue', 'green', 'red'])
     expect((await t.call({ url: '/api/system/dict/getDicts/no_such_type', token: admin })).data).toEqual([])
   })
@@ -229,7 +230,7 @@ describe('GET /system/dict/getDicts/{type}', () => {
 
 describe('POST /system/dict (add)', () => {
   it('adds a type with default status, stamped by its creator; ids in the body are ignored', async () => {
-    const res = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName: 'Battery kinds', dictType: 'battery_kind', remark: 'cells', dictId: 1 } })
+    const res = await t.call<DictType>({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName: 'Battery kinds', dictType: 'battery_kind', remark: 'cells', dictId: 1 } })
     expect(res.status).toBe(200)
     expect(res.msg).toBe('Operation successful')
     expect(res.data).toMatchObject({ dictName: 'Battery kinds', dictType: 'battery_kind', status: '0', remark: 'cells' })
@@ -253,7 +254,7 @@ describe('POST /system/dict (add)', () => {
 
   it.each(['Bad-Type', '1abc', 'has space', 'UPPER_CASE', '_lead'])('refuses dictType %j with a field error and adds nothing', async (dictType) => {
     const before = await snapshot()
-    const res = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName: 'Bad', dictType } })
+    const res = await t.call<Refusal>({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName: 'Bad', dictType } })
     expect(res.status).toBe(400)
     expect(res.data.errors).toEqual([{ field: 'dictType', message: 'Dictionary type must start with a letter and use lower-case letters, digits and _' }])
     expect(res.msg).toBe('Invalid request: Dictionary type must start with a letter and use lower-case letters, digits and _')
@@ -263,12 +264,12 @@ describe('POST /system/dict (add)', () => {
   it('refuses a missing or blank dictName, naming it, in English or Chinese', async () => {
     const before = await snapshot()
     for (const body of [{ dictType: 'no_name' }, { dictType: 'no_name', dictName: '   ' }, { dictType: 'no_name', dictName: null }]) {
-      const res = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, body })
+      const res = await t.call<Refusal>({ method: 'POST', url: '/api/system/dict', token: admin, body })
       expect(res.status).toBe(400)
       expect(res.msg).toBe('Invalid request: Dictionary name is required')
       expect(res.data.errors).toEqual([{ field: 'dictName', message: 'Dictionary name is required' }])
     }
-    const zh = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, lang: 'zh_CN', body: { dictType: 'no_name' } })
+    const zh = await t.call<Refusal>({ method: 'POST', url: '/api/system/dict', token: admin, lang: 'zh_CN', body: { dictType: 'no_name' } })
     expect(zh.status).toBe(400)
     expect(zh.msg).toBe('请求参数有误：字典名称不能为空')
     expect(zh.data.errors).toEqual([{ field: 'dictName', message: '字典名称不能为空' }])
@@ -277,13 +278,13 @@ describe('POST /system/dict (add)', () => {
 
   it('refuses a name over 100 characters and a status outside sys_normal_disable', async () => {
     const before = await snapshot()
-    const long = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName: 'x'.repeat(101), dictType: 'too_long' } })
+    const long = await t.call<Refusal>({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName: 'x'.repeat(101), dictType: 'too_long' } })
     expect(long.status).toBe(400)
     expect(long.data.errors).toEqual([{ field: 'dictName', message: 'Dictionary name must be at most 100 characters' }])
-    const status = await t.call({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName: 'Odd', dictType: 'odd_status', status: '7' } })
+    const status = await t.call<Refusal>({ method: 'POST', url: '/api/system/dict', token: admin, body: { dictName: 'Odd', dictType: 'odd_status', status: '7' } })
     expect(status.status).toBe(400)
     expect(status.msg).toBe('Status: "7" is not one of the allowed values')
-    expect(status.data.errors[0].field).toBe('status')
+    expect(status.data.errors[0]!.field).toBe('status')
     expect(await snapshot()).toEqual(before)
   })
 })
@@ -306,10 +307,10 @@ describe('PUT /system/dict (update)', () => {
     await addItem('shirt_size', 'S')
     await addItem('shirt_size', 'M')
     const othersBefore = await db().selectFrom('sysDictData').selectAll().where('dictType', '<>', 'shirt_size').orderBy('dictCode').execute()
-    const res = await t.call({ method: 'PUT', url: '/api/system/dict', token: admin, body: { dictId: type.dictId, dictType: 'garment_size' } })
+    const res = await t.call<DictType>({ method: 'PUT', url: '/api/system/dict', token: admin, body: { dictId: type.dictId, dictType: 'garment_size' } })
     expect(res.status).toBe(200)
     expect(res.data.dictType).toBe('garment_size')
-    const moved = await t.call({ url: '/api/system/dict/getDicts/garment_size', token: admin })
+    const moved = await t.call<{ dictValue: string }[]>({ url: '/api/system/dict/getDicts/garment_size', token: admin })
     expect(moved.data.map((d: { dictValue: string }) => d.dictValue)).toEqual(['S', 'M'])
     expect((await t.call({ url: '/api/system/dict/getDicts/shirt_size', token: admin })).data).toEqual([])
     expect(await db().selectFrom('sysDictData').selectAll().where('dictType', 'not in', ['garment_size']).orderBy('dictCode').execute()).toEqual(othersBefore)
@@ -337,7 +338,7 @@ describe('PUT /system/dict (update)', () => {
     const res = await t.call({ method: 'PUT', url: '/api/system/dict', token: admin, body: { dictId: type.dictId, status: null, remark: null } })
     expect(res.status).toBe(200)
     expect(res.data).toMatchObject({ status: '0', remark: '' })
-    const emptied = await t.call({ method: 'PUT', url: '/api/system/dict', token: admin, body: { dictId: type.dictId, status: '' } })
+    const emptied = await t.call<DictType>({ method: 'PUT', url: '/api/system/dict', token: admin, body: { dictId: type.dictId, status: '' } })
     expect(emptied.status).toBe(200)
     expect(emptied.data.status).toBe('0')
     const item = await addItem('blank_fields', 'b', { isDefault: '', dictSort: null })
@@ -354,13 +355,13 @@ describe('PUT /system/dict (update)', () => {
     const missing = await t.call({ method: 'PUT', url: '/api/system/dict', token: admin, body: { dictId: 99999, dictName: 'Ghost' } })
     expect(missing.status).toBe(404)
     expect(missing.msg).toBe('The record does not exist')
-    const noId = await t.call({ method: 'PUT', url: '/api/system/dict', token: admin, body: { dictName: 'Ghost' } })
+    const noId = await t.call<Refusal>({ method: 'PUT', url: '/api/system/dict', token: admin, body: { dictName: 'Ghost' } })
     expect(noId.status).toBe(400)
-    expect(noId.data.errors[0].field).toBe('dictId')
-    const badType = await t.call({ method: 'PUT', url: '/api/system/dict', token: admin, body: { dictId: 1, dictType: 'Not Valid' } })
+    expect(noId.data.errors[0]!.field).toBe('dictId')
+    const badType = await t.call<Refusal>({ method: 'PUT', url: '/api/system/dict', token: admin, body: { dictId: 1, dictType: 'Not Valid' } })
     expect(badType.status).toBe(400)
-    expect(badType.data.errors[0].field).toBe('dictType')
-    const blankName = await t.call({ method: 'PUT', url: '/api/system/dict', token: admin, body: { dictId: 1, dictName: '' } })
+    expect(badType.data.errors[0]!.field).toBe('dictType')
+    const blankName = await t.call<Refusal>({ method: 'PUT', url: '/api/system/dict', token: admin, body: { dictId: 1, dictName: '' } })
     expect(blankName.status).toBe(400)
     expect(blankName.data.errors).toEqual([{ field: 'dictName', message: 'Dictionary name is required' }])
     expect(await snapshot()).toEqual(before)
@@ -473,10 +474,10 @@ describe('POST /system/dict/export', () => {
 
 describe('dictionary items: /system/dict/data', () => {
   it('lists the items of one type (exact match), by dictSort', async () => {
-    const res = await t.call({ method: 'POST', url: '/api/system/dict/data/list', token: admin, body: { dictType: 'sys_user_sex' } })
+    const res = await t.call<Paged<{ dictLabel: string }>>({ method: 'POST', url: '/api/system/dict/data/list', token: admin, body: { dictType: 'sys_user_sex' } })
     expect(res.data.total).toBe(3)
     expect(res.data.rows.map((r: { dictLabel: string }) => r.dictLabel)).toEqual(['Male', 'Female', 'Unknown'])
-    const partial = await t.call({ method: 'POST', url: '/api/system/dict/data/list', token: admin, body: { dictType: 'sys_user' } })
+    const partial = await t.call<Paged<unknown>>({ method: 'POST', url: '/api/system/dict/data/list', token: admin, body: { dictType: 'sys_user' } })
     expect(partial.data.total).toBe(0)
   })
 
@@ -513,11 +514,11 @@ describe('dictionary items: /system/dict/data', () => {
 
   it('refuses an isDefault outside sys_yes_no (400, naming the field) and missing fields', async () => {
     const before = await snapshot()
-    const res = await t.call({ method: 'POST', url: '/api/system/dict/data', token: admin, body: { dictType: 'wheel_size', dictValue: '27', dictLabel: '27 inch', isDefault: 'M' } })
+    const res = await t.call<Refusal>({ method: 'POST', url: '/api/system/dict/data', token: admin, body: { dictType: 'wheel_size', dictValue: '27', dictLabel: '27 inch', isDefault: 'M' } })
     expect(res.status).toBe(400)
     expect(res.msg).toBe('Default: "M" is not one of the allowed values')
-    expect(res.data.errors[0].field).toBe('isDefault')
-    const missing = await t.call({ method: 'POST', url: '/api/system/dict/data', token: admin, body: { dictType: 'wheel_size' } })
+    expect(res.data.errors[0]!.field).toBe('isDefault')
+    const missing = await t.call<Refusal>({ method: 'POST', url: '/api/system/dict/data', token: admin, body: { dictType: 'wheel_size' } })
     expect(missing.status).toBe(400)
     expect(missing.data.errors.map((e: { field: string }) => e.field).sort()).toEqual(['dictLabel', 'dictValue'])
     expect(await snapshot()).toEqual(before)
@@ -557,11 +558,11 @@ describe('dictionary items: /system/dict/data', () => {
 describe('the common role: read and export only', () => {
   it('may list, get, export and read items', async () => {
     expect((await list({}, { token: reader })).status).toBe(200)
-    expect((await t.call({ url: '/api/system/dict/1', token: reader })).data.dictType).toBe('sys_normal_disable')
+    expect((await t.call<DictType>({ url: '/api/system/dict/1', token: reader })).data.dictType).toBe('sys_normal_disable')
     const exp = await t.call({ method: 'POST', url: '/api/system/dict/export', token: reader, body: { dictType: 'sys_yes_no' } })
     expect(exp.status).toBe(200)
     expect((await readWorkbook(exp.raw)).rows).toHaveLength(1)
-    expect((await t.call({ method: 'POST', url: '/api/system/dict/data/list', token: reader, body: { dictType: 'sys_yes_no' } })).data.total).toBe(2)
+    expect((await t.call<Paged<unknown>>({ method: 'POST', url: '/api/system/dict/data/list', token: reader, body: { dictType: 'sys_yes_no' } })).data.total).toBe(2)
   })
 
   it('gets 403 on add, edit and delete of types and items, and nothing changes', async () => {

@@ -1,12 +1,11 @@
 import ExcelJS from 'exceljs'
-import type { Kysely } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { readWorkbook, useTestApp } from './harness'
+import { readWorkbook, type Refusal, useTestApp } from './harness'
 
 // Issue 36: a duration reads as one in the console; a spreadsheet gets the stored number, which it
 // can sum and sort, under a header naming the unit, and reads it back under that header or the label.
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
+const db = () => t.app.services.db
 
 async function rideOf(seconds: number): Promise<void> {
   const member = await db()
@@ -46,7 +45,7 @@ describe('durations in Excel', () => {
   })
 
   it('import the column under the header the export writes, the bare label or plain brackets', async () => {
-    const added = await t.call({
+    const added = await t.call<{ versionId: number }>({
       method: 'POST',
       url: '/api/content/appVersion',
       token: t.admin,
@@ -76,7 +75,7 @@ describe('durations in Excel', () => {
   })
 
   it('say a limit with the unit the number is in', async () => {
-    const res = await t.call({
+    const res = await t.call<Refusal>({
       method: 'POST',
       url: '/api/content/appVersion',
       token: t.admin,

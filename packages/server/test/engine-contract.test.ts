@@ -1,9 +1,10 @@
 import ExcelJS from 'exceljs'
-import { allEntities, editableFields, entityByKey, type FieldDef, labelWithUnit, type Operation, OTA_PARTS, ownerOf, type ResolvedEntity, stateAllowsEdit, stateRules, upTopic, writeSchema } from '@velo/shared'
-import { type Kysely, sql } from 'kysely'
+import { allEntities, editableFields, entityByKey, type FieldDef, type JobInfo, labelWithUnit, type Operation, OTA_PARTS, ownerOf, type Paged, type ResolvedEntity, stateAllowsEdit, stateRules, upTopic, writeSchema } from '@velo/shared'
+import { type SelectQueryBuilder, sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { dynamicDb, type DynamicTables } from '../src/db/database'
 import { crc8 } from '../src/platform/files/crc8'
-import { multipart, limitedUser, readWorkbook, useTestApp } from './harness'
+import { multipart, limitedUser, readWorkbook, type Refusal, useTestApp } from './harness'
 
 // The engine's contract, held by every registered entity through the HTTP API (issue 13): list,
 // get, add, modify, delete, export and import where the definition offers them, 403 for a user
@@ -12,8 +13,9 @@ import { multipart, limitedUser, readWorkbook, useTestApp } from './harness'
 // module's own rules. Runs on SQLite, and on PostgreSQL with TEST_DATABASE_URL.
 
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
-type Row = Record<string, any>
+// The tables as the engine sees them: named by the definitions.
+const db = () => dynamicDb(t.app.services.db)
+type Row = Record<string, unknown>
 
 /** What a module's own rules need beyond generic values; each entry says why. Keep it short. */
 interface Override {
@@ -117,17 +119,17 @@ const OVERRIDES: Record<string, Override> = {
     row: async () => {
       const modelId = await newest(entityByKey('bikeModel'))
       const n = ++serial
-      const order = await t.call({
+      const order = await t.call<{ orderId: number }>({
         method: 'POST',
         url: '/api/order/deviceOrder',
         token: t.admin,
         body: { orderNo: `PO-CONTRACT-${n}`, modelId, quantity: 10, salesRegion: 'EU', deliveryDate: '2026-12-01', purchasingEntity: 'Velo', tpNumber: 'TP-1', frameSupplier: 'Frames Ltd', brandCode: 'VL', manufacturerCode: 'A', modelYear: 2026, specCode: `K${n}` },
       })
       expect(order.status, order.msg).toBe(200)
-      const res = await t.call({ method: 'POST', url: `/api/order/deviceOrder/${order.data.orderId}/action/generate`, token: t.admin, body: { count: 1 } })
+      const res = await t.call<{ jobId: number }>({ method: 'POST', url: `/api/order/deviceOrder/${order.data.orderId}/action/generate`, token: t.admin, body: { count: 1 } })
       expect(res.status, res.msg).toBe(200)
       for (let i = 0; i < 250; i++) {
-        const job = (await t.call({ url: `/api/monitor/job/${res.data.jobId}`, token: t.admin })).data
+        const job = (await t.call<JobInfo>({ url: `/api/monitor/job/${res.data.jobId}`, token: t.admin })).data
         if (job.state === 'succeeded') return
         expect(job.state).not.toMatch(/failed|cancelled/)
         await new Promise((r) => setTimeout(r, 20))
@@ -141,7 +143,7 @@ const OVERRIDES: Record<string, Override> = {
       const email = `contract${n}@line.example.com`
       const user = await t.call({ method: 'POST', url: '/api/tool/user', token: t.admin, body: { companyName: 'Contract', email, password: 'secret12' } })
       expect(user.status, user.msg).toBe(200)
-      const login = await t.call({ method: 'POST', url: '/api/tool-api/v1/auth/login', body: { email, password: 'secret12' } })
+      const login = await t.call<{ token: string }>({ method: 'POST', url: '/api/tool-api/v1/auth/login', body: { email, password: 'secret12' } })
       expect(login.status, login.msg).toBe(200)
       const res = await t.call({ method: 'POST', url: '/api/tool-api/v1/devices', token: login.data.token, body: { sn: `VLTC${String(n).padStart(6, '0')}`, productId: 'VELO-4G' } })
       expect(res.status, res.msg).toBe(200)
@@ -287,7 +289,7 @@ async function newest(e: ResolvedEntity): Promise<number> {
 }
 
 /** The rows an entity sees of its table (a part's slice of a table the four parts share). */
-const inSliceOf = <Q extends { where: (...args: any[]) => any }>(e: ResolvedEntity, q: Q): Q => (e.slice ? q.where(e.slice.column, '=', e.slice.value) : q)
+const inSliceOf = <O>(e: ResolvedEntity, q: SelectQueryBuilder<DynamicTables, string, O>) => (e.slice ? q.where(e.slice.column, '=', e.slice.value) : q)
 
 /** A text that fits the field's length, in a few shapes: one of them fits most patterns. */
 function textShapes(f: { min?: number; max?: number }, n: number): string[] {
@@ -360,7 +362,7 @@ async function uploaded(e: ResolvedEntity, f: FieldDef & { kind: 'image' | 'file
   ])
   // Images go to the common upload; a file field has its own route, which ties the file to it.
   const url = f.kind === 'image' ? '/api/common/upload' : `/api${e.path}/file/${f.name}`
-  const res = await t.call({ method: 'POST', url, token: t.admin, payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } })
+  const res = await t.call<{ fileName: string }>({ method: 'POST', url, token: t.admin, payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } })
   expect(res.status, `${url}: ${res.msg}`).toBe(200)
   return res.data.fileName
 }
@@ -442,12 +444,12 @@ async function valuesFor(e: ResolvedEntity, purpose: 'add' | 'edit'): Promise<Ro
 }
 
 async function addRow(e: ResolvedEntity): Promise<Row> {
-  const res = await t.call({ method: 'POST', url: `/api/${e.path.slice(1)}`, token: t.admin, body: await valuesFor(e, 'add') })
+  const res = await t.call<Row>({ method: 'POST', url: `/api/${e.path.slice(1)}`, token: t.admin, body: await valuesFor(e, 'add') })
   expect(res.status, `${e.key}: ${res.msg} ${JSON.stringify(res.data)}`).toBe(200)
   return res.data
 }
 
-const getRow = async (e: ResolvedEntity, id: unknown, token = t.admin) => t.call({ url: `/api${e.path}/${id}`, token })
+const getRow = async (e: ResolvedEntity, id: unknown, token = t.admin) => t.call<Row>({ url: `/api${e.path}/${id}`, token })
 /** A row without the fields background work may write meanwhile (OVERRIDES' `background`). */
 const unmoved = (e: ResolvedEntity, row: Record<string, unknown>) => {
   const moving = OVERRIDES[e.key]?.background ?? []
@@ -460,7 +462,7 @@ function expectStored(e: ResolvedEntity, sent: Row, got: Row) {
     const f = e.fieldMap.get(name)!
     if (f.kind === 'password' || !(name in got)) continue
     const want = writeSchema(f, 'add').parse(value)
-    if (f.kind === 'referenceMany') expect([...got[name]].map(Number).sort(), `${e.key}.${name}`).toEqual([...(want as number[])].sort())
+    if (f.kind === 'referenceMany') expect([...(got[name] as number[])].map(Number).sort(), `${e.key}.${name}`).toEqual([...(want as number[])].sort())
     else expect(got[name], `${e.key}.${name}`).toEqual(want)
   }
 }
@@ -511,7 +513,7 @@ function badValueOf(f: FieldDef): unknown {
 }
 
 /** 4xx, naming the field when the answer lists field errors. */
-function expectRefused(res: { status: number; msg: string; data: any }, what: string, field?: string) {
+function expectRefused(res: { status: number; msg: string; data: Partial<Refusal> | null }, what: string, field?: string) {
   expect(res.status, `${what}: ${res.status} ${res.msg}`).toBeGreaterThanOrEqual(400)
   expect(res.status, `${what}: ${res.status} ${res.msg}`).toBeLessThan(500)
   if (field && Array.isArray(res.data?.errors)) expect(res.data.errors.map((x: { field: string }) => x.field), what).toContain(field)
@@ -533,7 +535,7 @@ const xlsxUpload = (file: Buffer) => multipart([{ name: 'rows.xlsx', bytes: file
 async function someRow(e: ResolvedEntity): Promise<Row | undefined> {
   const deadline = Date.now() + 5000
   for (;;) {
-    const res = await t.call({ method: 'POST', url: `/api${e.path}/list`, token: t.admin, body: { pageSize: 1 } })
+    const res = await t.call<Paged<Row>>({ method: 'POST', url: `/api${e.path}/list`, token: t.admin, body: { pageSize: 1 } })
     if (res.data?.rows?.length) return res.data.rows[0]
     if (Date.now() > deadline) return undefined
     await new Promise((r) => setTimeout(r, 20))
@@ -613,12 +615,12 @@ describe.each(entities.map((e) => [e.key, e] as const))('%s', (_key, e) => {
   const id = () => subject?.[e.idField]
 
   it('lists, pages and refuses an unknown filter', async () => {
-    const res = await t.call({ method: 'POST', url: `${url}/list`, token: t.admin, body: {} })
+    const res = await t.call<Paged<Row>>({ method: 'POST', url: `${url}/list`, token: t.admin, body: {} })
     expect(res.status, res.msg).toBe(200)
     expect(Array.isArray(res.data.rows)).toBe(true)
     expect(res.data.total).toBeGreaterThanOrEqual(res.data.rows.length)
     if (!e.treeParent) {
-      const page = await t.call({ method: 'POST', url: `${url}/list`, token: t.admin, body: { pageNum: 1, pageSize: 1 } })
+      const page = await t.call<Paged<Row>>({ method: 'POST', url: `${url}/list`, token: t.admin, body: { pageNum: 1, pageSize: 1 } })
       expect(page.data.rows.length).toBeLessThanOrEqual(1)
     }
     expectRefused(await t.call({ method: 'POST', url: `${url}/list`, token: t.admin, body: { noSuchFilter: 1 } }), 'unknown filter')
@@ -628,7 +630,7 @@ describe.each(entities.map((e) => [e.key, e] as const))('%s', (_key, e) => {
     // Values first: making them may free a unique value by deleting a row (the message configuration's events).
     const values = await valuesFor(e, 'add')
     const before = await count(e)
-    const res = await t.call({ method: 'POST', url, token: t.admin, body: values })
+    const res = await t.call<Row>({ method: 'POST', url, token: t.admin, body: values })
     expect(res.status, `${res.msg} ${JSON.stringify(res.data)}`).toBe(200)
     expect(await count(e)).toBe(before + 1)
     const got = await getRow(e, res.data[e.idField])
@@ -698,13 +700,13 @@ describe.each(entities.map((e) => [e.key, e] as const))('%s', (_key, e) => {
     if (has(e, 'add')) {
       const good = await valuesFor(e, 'add')
       const fields = e.writable.filter((w) => w.name !== step)
-      const answers = await Promise.all(fields.map((f) => t.call({ method: 'POST', url, token: t.admin, body: { ...good, [f.name]: badValueOf(f) } })))
+      const answers = await Promise.all(fields.map((f) => t.call<Refusal | null>({ method: 'POST', url, token: t.admin, body: { ...good, [f.name]: badValueOf(f) } })))
       fields.forEach((f, i) => expectRefused(answers[i]!, `add with a bad ${f.name}`, f.name))
       expectRefused(await t.call({ method: 'POST', url, token: t.admin, body: [] }), 'add with no object')
     }
     if (has(e, 'edit')) {
       const fields = editableFields(e).filter((w) => w.name !== step)
-      const answers = await Promise.all(fields.map((f) => t.call({ method: 'PUT', url, token: t.admin, body: { [e.idField]: id(), [f.name]: badValueOf(f) } })))
+      const answers = await Promise.all(fields.map((f) => t.call<Refusal | null>({ method: 'PUT', url, token: t.admin, body: { [e.idField]: id(), [f.name]: badValueOf(f) } })))
       fields.forEach((f, i) => expectRefused(answers[i]!, `modify with a bad ${f.name}`, f.name))
       expectRefused(await t.call({ method: 'PUT', url, token: t.admin, body: { [e.idField]: 999_999_999 } }), 'modify of no row')
     }
@@ -712,7 +714,7 @@ describe.each(entities.map((e) => [e.key, e] as const))('%s', (_key, e) => {
       const good = await valuesFor(e, 'add')
       const bad = e.imported.find((f) => ['string', 'number'].includes(typeof badValueOf(f)))
       if (bad) {
-        const res = await t.call({ method: 'POST', url: `${url}/import`, token: t.admin, ...xlsxUpload(await workbook(e, [good, { ...good, [bad.name]: badValueOf(bad) }])) })
+        const res = await t.call<Refusal | null>({ method: 'POST', url: `${url}/import`, token: t.admin, ...xlsxUpload(await workbook(e, [good, { ...good, [bad.name]: badValueOf(bad) }])) })
         expectRefused(res, `import with a bad ${bad.name}`)
       }
     }
@@ -760,17 +762,17 @@ describe.each(entities.map((e) => [e.key, e] as const))('%s', (_key, e) => {
     const was = (await db().selectFrom(root.entity.table).select(root.column).where(root.entity.idField, '=', root.id).executeTakeFirstOrThrow())[root.column]
     const setCountry = (countryId: number) => db().updateTable(root.entity.table).set({ [root.column]: countryId }).where(root.entity.idField, '=', root.id).execute()
     const seen = async () => {
-      const list = await t.call({ method: 'POST', url: `${url}/list`, token: regional.token, body: { pageSize: 500 } })
+      const list = await t.call<Paged<Row>>({ method: 'POST', url: `${url}/list`, token: regional.token, body: { pageSize: 500 } })
       expect(list.status, list.msg).toBe(200)
       const listed = list.data.rows.some((r: Row) => r[e.idField] === id())
-      const options = await t.call({ url: `${url}/options`, token: regional.token })
+      const options = await t.call<{ value: number }[]>({ url: `${url}/options`, token: regional.token })
       expect(options.status, options.msg).toBe(200)
       const picked = options.data.some((o: { value: number }) => o.value === id())
       let counted = list.data.total
       if (e.transitions && e.fieldMap.get(e.transitions.field)?.search) {
-        const counts = await t.call({ method: 'POST', url: `${url}/counts`, token: regional.token, body: {} })
+        const counts = await t.call<Record<string, number>>({ method: 'POST', url: `${url}/counts`, token: regional.token, body: {} })
         expect(counts.status, counts.msg).toBe(200)
-        counted = Object.values(counts.data as Record<string, number>).reduce((a, b) => a + b, 0)
+        counted = Object.values(counts.data).reduce((a, b) => a + b, 0)
       }
       let exported = list.data.total
       if (has(e, 'export')) {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import type { Paged } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
 import { readWorkbook, useTestApp } from './harness'
 
@@ -6,7 +6,7 @@ import { readWorkbook, useTestApp } from './harness'
 // the orders past their due time in a state that is not final (the home page's card opens them), false
 // the others; the list, its counts and its export take it; entities without due times refuse it.
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
+const db = () => t.app.services.db
 const URL = '/api/service/repairOrder'
 const MARK = 'overdue-filter@example.com'
 
@@ -26,7 +26,7 @@ async function aBike(): Promise<number> {
 }
 
 async function order(status: string, dueTime: string | null): Promise<number> {
-  const res = await t.call({
+  const res = await t.call<{ repairOrderId: number }>({
     method: 'POST',
     url: URL,
     token: t.admin,
@@ -41,7 +41,7 @@ async function order(status: string, dueTime: string | null): Promise<number> {
 
 const past = new Date(Date.now() - 3 * 86_400_000).toISOString()
 const future = new Date(Date.now() + 3 * 86_400_000).toISOString()
-const list = (body: object) => t.call({ method: 'POST', url: `${URL}/list`, token: t.admin, body: { pageSize: 100, contactEmail: MARK, ...body } })
+const list = (body: object) => t.call<Paged<{ repairOrderId: number; overdue: boolean }>>({ method: 'POST', url: `${URL}/list`, token: t.admin, body: { pageSize: 100, contactEmail: MARK, ...body } })
 const ids = (res: { data: { rows: { repairOrderId: number }[] } }) => res.data.rows.map((r) => r.repairOrderId).sort((a, b) => a - b)
 
 describe('engine list filter: overdue', () => {

@@ -1,9 +1,10 @@
 import ExcelJS from 'exceljs'
-import { defineEntity, registerEntities } from '@velo/shared'
+import { defineEntity, type Paged, registerEntities } from '@velo/shared'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { dynamicDb } from '../src/db/database'
 import { registerEntityRoutes } from '../src/platform/crud/routes'
-import { multipart, addRole, addUser, createTestApp, deptId, readWorkbook, type TestApp } from './harness'
+import { multipart, addRole, addUser, createTestApp, deptId, type ImportRefusal, readWorkbook, type Refusal, type TestApp } from './harness'
 
 // One test entity with every field kind, on its own table, served by the engine alone: what a
 // module gets from a definition without writing a route.
@@ -121,10 +122,11 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const db = () => t.app.services.db as never as import('kysely').Kysely<any>
+// The test's own tables (testGadget, testLoose) are named by its definitions only.
+const db = () => dynamicDb(t.app.services.db)
 const gadgets = () => db().selectFrom('testGadget').selectAll().orderBy('gadgetId').execute()
-const add = (body: object, lang?: 'en_US' | 'zh_CN') => t.call({ method: 'POST', url: '/api/test/gadget', token: admin, lang, body })
-const list = (body: object) => t.call({ method: 'POST', url: '/api/test/gadget/list', token: admin, body })
+const add = <T = unknown>(body: object, lang?: 'en_US' | 'zh_CN') => t.call<T>({ method: 'POST', url: '/api/test/gadget', token: admin, lang, body })
+const list = (body: object) => t.call<Paged<{ gadgetId: number; name: string; price: number; ownerDeptLabel: string }>>({ method: 'POST', url: '/api/test/gadget/list', token: admin, body })
 
 const full = () => ({
   name: 'Cadence sensor',
@@ -148,9 +150,9 @@ describe('a definition with every field kind', () => {
   it('adds a row and reads it back in the API forms of each kind', async () => {
     const hq = await deptId(t, 'Velo HQ')
     const roles = (await db().selectFrom('sysRole').select('roleId').orderBy('roleId').execute()).map((r) => Number(r.roleId))
-    const res = await add({ ...full(), ownerDept: hq, roleIds: roles })
+    const res = await add<{ gadgetId: number }>({ ...full(), ownerDept: hq, roleIds: roles })
     expect(res.status, res.msg).toBe(200)
-    const got = await t.call({ url: `/api/test/gadget/${res.data.gadgetId}`, token: admin })
+    const got = await t.call<{ notes: string }>({ url: `/api/test/gadget/${res.data.gadgetId}`, token: admin })
     expect(got.data).toMatchObject({
       name: 'Cadence sensor',
       code: 'CS',
@@ -200,10 +202,10 @@ describe('a definition with every field kind', () => {
     ['ownerDept', { ownerDept: -3 }],
   ])('refuses a bad %s with a field error and stores nothing', async (field, bad) => {
     const before = await gadgets()
-    const res = await add({ ...full(), code: 'ZZ', ...bad }, 'zh_CN')
+    const res = await add<Refusal>({ ...full(), code: 'ZZ', ...bad }, 'zh_CN')
     expect(res.status).toBe(400)
     expect(res.data.errors.map((e: { field: string }) => e.field)).toContain(field)
-    expect(res.data.errors[0].message).toMatch(/[\u4e00-\u9fff]/)
+    expect(res.data.errors[0]!.message).toMatch(/[\u4e00-\u9fff]/)
     expect(await gadgets()).toEqual(before)
   })
 
@@ -220,14 +222,14 @@ describe('a definition with every field kind', () => {
   })
 
   it('refuses a unique value twice, naming the field (409)', async () => {
-    const res = await add({ ...full(), code: 'cs' })
+    const res = await add<Refusal>({ ...full(), code: 'cs' })
     expect(res.status).toBe(409)
     expect(res.msg).toBe('Code "CS" already exists')
-    expect(res.data.errors[0].field).toBe('code')
+    expect(res.data.errors[0]!.field).toBe('code')
   })
 
   it('modifies only what is sent, and replaces links', async () => {
-    const row = (await list({ code: 'BL' })).data.rows[0]
+    const row = (await list({ code: 'BL' })).data.rows[0]!
     const res = await t.call({ method: 'PUT', url: '/api/test/gadget', token: admin, body: { gadgetId: row.gadgetId, price: 12, roleIds: [1], secret: 'changed!!' } })
     expect(res.status, res.msg).toBe(200)
     const got = (await t.call({ url: `/api/test/gadget/${row.gadgetId}`, token: admin })).data
@@ -268,12 +270,12 @@ describe('list: filters, paging and the sort whitelist', () => {
     const sales = await deptId(t, 'Sales')
     expect((await list({ ownerDept: sales })).data.total).toBe(5)
     expect((await list({ ownerDept: hq })).data.total).toBe(26)
-    expect((await list({ ownerDept: sales })).data.rows[0].ownerDeptLabel).toBe('Sales Europe')
+    expect((await list({ ownerDept: sales })).data.rows[0]!.ownerDeptLabel).toBe('Sales Europe')
   })
 
   it('sorts by a whitelisted column and refuses any other, injected or not', async () => {
     const res = await list({ orderByColumn: 'price', isAsc: 'descending', price: [0, 100] })
-    expect(res.data.rows[0].price).toBe(49.9)
+    expect(res.data.rows[0]!.price).toBe(49.9)
     for (const column of ['secret', 'stock', 'price; drop table test_gadget', 'price desc']) {
       const bad = await list({ orderByColumn: column })
       expect(bad.status).toBe(400)
@@ -313,7 +315,7 @@ const importBody = (file: Buffer, name: string, fields: Record<string, string> =
   multipart([...Object.entries(fields).map(([field, value]) => ({ field, value })), ...Array.from({ length: files }, () => ({ name, bytes: file }))])
 
 const importFile = (file: Buffer, name = 'gadgets.xlsx', fields: Record<string, string> = {}, lang?: 'en_US' | 'zh_CN', files = 1) =>
-  t.call({ method: 'POST', url: '/api/test/gadget/import', token: admin, lang, ...importBody(file, name, fields, files) })
+  t.call<ImportRefusal>({ method: 'POST', url: '/api/test/gadget/import', token: admin, lang, ...importBody(file, name, fields, files) })
 
 describe('import', () => {
   it('offers a template with the import columns in the caller language', async () => {
@@ -390,7 +392,7 @@ describe('import', () => {
 
 describe('import into a table stricter than its definition', () => {
   const importLoose = async (rows: unknown[][]) =>
-    t.call({ method: 'POST', url: '/api/test/loose/import', token: admin, ...importBody(await workbook(rows), 'loose.xlsx') })
+    t.call<ImportRefusal>({ method: 'POST', url: '/api/test/loose/import', token: admin, ...importBody(await workbook(rows), 'loose.xlsx') })
   const looseRows = () => db().selectFrom('testLoose').selectAll().execute()
 
   it('answers a NOT NULL or UNIQUE refusal of the database as a row error (400) and writes nothing', async () => {
@@ -408,9 +410,9 @@ describe('import into a table stricter than its definition', () => {
 
 describe('trees', () => {
   const addPart = async (partName: string, parentId = 0) => {
-    const res = await t.call({ method: 'POST', url: '/api/test/part', token: admin, body: { partName, parentId } })
+    const res = await t.call<{ partId: number }>({ method: 'POST', url: '/api/test/part', token: admin, body: { partName, parentId } })
     expect(res.status, res.msg).toBe(200)
-    return res.data.partId as number
+    return res.data.partId
   }
 
   it('lists the whole tree, refuses loops, and keeps nodes with children', async () => {
@@ -418,7 +420,7 @@ describe('trees', () => {
     const fork = await addPart('Fork', frame)
     const crown = await addPart('Crown', fork)
     for (let i = 0; i < 30; i++) await addPart(`Spoke ${i}`, frame)
-    const all = await t.call({ method: 'POST', url: '/api/test/part/list', token: admin, body: {} })
+    const all = await t.call<Paged<unknown>>({ method: 'POST', url: '/api/test/part/list', token: admin, body: {} })
     expect(all.data.rows).toHaveLength(33)
 
     for (const parentId of [frame, crown]) {
@@ -445,11 +447,11 @@ describe('options for pickers', () => {
     await addUser(t, { userName: 'userclerk', deptId: sales, roleKeys: ['userClerk'] })
     await addUser(t, { userName: 'dictclerk', deptId: sales, roleKeys: ['dictClerk'] })
     const clerk = await t.login('userclerk', 'secret12')
-    const depts = await t.call({ url: '/api/system/dept/options', token: clerk })
+    const depts = await t.call<{ label: string }[]>({ url: '/api/system/dept/options', token: clerk })
     expect(depts.status, depts.msg).toBe(200)
     expect(depts.data.map((o: { label: string }) => o.label).sort()).toEqual(['Sales', 'Sales China', 'Sales Europe'])
     expect(depts.data[0]).toHaveProperty('parentId')
-    const roles = await t.call({ url: '/api/system/role/options?keyword=CLERK', token: clerk })
+    const roles = await t.call<{ label: string }[]>({ url: '/api/system/role/options?keyword=CLERK', token: clerk })
     expect(roles.data.map((o: { label: string }) => o.label).sort()).toEqual(['dictClerk', 'userClerk'])
     const other = await t.login('dictclerk', 'secret12')
     expect((await t.call({ url: '/api/system/dept/options', token: other })).status).toBe(403)

@@ -1,7 +1,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { allEntities, defineEntity, definedButtons, registerEntities } from '@velo/shared'
+import { allEntities, defineEntity, definedButtons, type JobInfo, registerEntities } from '@velo/shared'
 import type { Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Dialect, dynamicDb } from '../src/db/database'
@@ -129,7 +129,7 @@ async function newTicket(title: string) {
 
 async function finished(jobId: number) {
   for (let i = 0; i < 500; i++) {
-    const job = (await t.call({ url: `/api/monitor/job/${jobId}`, token: admin })).data
+    const job = (await t.call<JobInfo>({ url: `/api/monitor/job/${jobId}`, token: admin })).data
     if (['succeeded', 'failed', 'cancelled'].includes(job.state)) return job
     await new Promise((r) => setTimeout(r, 20))
   }
@@ -177,11 +177,11 @@ describe('a module that is a definition plus its generated migration', () => {
 
   it('runs its bulk action as a job with progress, for the selected rows in the caller’s scope', async () => {
     const rows = [await newTicket('One'), await newTicket('Two'), await newTicket('Three')]
-    const started = await t.call({ method: 'POST', url: '/api/test/ticket/action/stamp', token: admin, body: { ids: rows.map((r) => r.ticketId) } })
+    const started = await t.call<{ jobId: number }>({ method: 'POST', url: '/api/test/ticket/action/stamp', token: admin, body: { ids: rows.map((r) => r.ticketId) } })
     expect(started.status, started.msg).toBe(200)
     const job = await finished(started.data.jobId)
     expect(job).toMatchObject({ state: 'succeeded', done: 3, total: 3, result: { stamped: 3 } })
-    for (const r of rows) expect((await t.call({ url: `/api/test/ticket/${r.ticketId}`, token: admin })).data.stamped).toBe(1)
+    for (const r of rows) expect((await t.call<{ stamped: number }>({ url: `/api/test/ticket/${r.ticketId}`, token: admin })).data.stamped).toBe(1)
     // A missing row is refused before anything is queued.
     expect((await t.call({ method: 'POST', url: '/api/test/ticket/action/stamp', token: admin, body: { ids: [999_999] } })).status).toBe(404)
   })

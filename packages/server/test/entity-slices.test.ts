@@ -1,7 +1,8 @@
 import ExcelJS from 'exceljs'
-import type { Kysely } from 'kysely'
+import type { Paged } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
-import { limitedUser, multipart, useTestApp } from './harness'
+import { dynamicDb } from '../src/db/database'
+import { type ImportRefusal, limitedUser, multipart, type Refusal, useTestApp } from './harness'
 
 // Slices (EntityDef.slice): several definitions share one table, each seeing only the rows holding
 // its value of a column (the suppliers of one bike part among the four). To each part's routes the
@@ -9,20 +10,20 @@ import { limitedUser, multipart, useTestApp } from './harness'
 // an import, and the rights are the part's own.
 
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
+const db = () => t.app.services.db
 let serial = 0
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
-const call = (method: Method, url: string, body?: unknown, token = t.admin) => t.call({ method, url: `/api${url}`, token, body })
+const call = <T = unknown>(method: Method, url: string, body?: unknown, token = t.admin) => t.call<T>({ method, url: `/api${url}`, token, body })
 
-async function ok(method: Method, url: string, body?: unknown) {
-  const res = await call(method, url, body)
+async function ok<T = unknown>(method: Method, url: string, body?: unknown) {
+  const res = await call<T>(method, url, body)
   expect(res.status, res.msg).toBe(200)
   return res.data
 }
 
-const supplier = (part: string, name = `Supplier ${++serial}`) => ok('POST', `/ota/${part}part/supplier`, { name, supplierCode: 'SP', iotCode: 'S' })
-const partKindOf = async (table: string, idField: string, id: number) => (await db().selectFrom(table).select('partKind').where(idField, '=', id).executeTakeFirstOrThrow()).partKind
+const supplier = (part: string, name = `Supplier ${++serial}`) => ok<{ supplierId: number; name: string }>('POST', `/ota/${part}part/supplier`, { name, supplierCode: 'SP', iotCode: 'S' })
+const partKindOf = async (table: string, idField: string, id: number) => (await dynamicDb(db()).selectFrom(table).select('partKind').where(idField, '=', id).executeTakeFirstOrThrow()).partKind
 
 async function productWorkbook(rows: { supplier: string; name: string; id?: number }[], withId = false): Promise<Buffer> {
   const wb = new ExcelJS.Workbook()
@@ -33,7 +34,7 @@ async function productWorkbook(rows: { supplier: string; name: string; id?: numb
 }
 
 const importProducts = (part: string, file: Buffer, updateSupport = false) =>
-  t.call({ method: 'POST', url: `/api/ota/${part}part/product/import?updateSupport=${updateSupport}`, token: t.admin, ...multipart([{ name: 'products.xlsx', bytes: file }]) })
+  t.call<ImportRefusal>({ method: 'POST', url: `/api/ota/${part}part/product/import?updateSupport=${updateSupport}`, token: t.admin, ...multipart([{ name: 'products.xlsx', bytes: file }]) })
 
 describe('slices of one table', () => {
   it("gives a new row its slice's value, whichever way it is added", async () => {
@@ -51,12 +52,12 @@ describe('slices of one table', () => {
     const row = await supplier('display')
     const before = await db().selectFrom('otaSupplier').selectAll().where('supplierId', '=', row.supplierId).executeTakeFirstOrThrow()
 
-    const displayList = await ok('POST', '/ota/displaypart/supplier/list', { pageNum: 1, pageSize: 100 })
-    expect(displayList.rows.map((r: any) => r.supplierId)).toContain(row.supplierId)
+    const displayList = await ok<Paged<{ supplierId: number }>>('POST', '/ota/displaypart/supplier/list', { pageNum: 1, pageSize: 100 })
+    expect(displayList.rows.map((r) => r.supplierId)).toContain(row.supplierId)
     const bmsList = await ok('POST', '/ota/bmspart/supplier/list', { pageNum: 1, pageSize: 100, name: row.name })
     expect(bmsList).toEqual({ rows: [], total: 0 })
-    expect((await ok('GET', `/ota/bmspart/supplier/options?keyword=${encodeURIComponent(row.name)}`)).length).toBe(0)
-    expect((await ok('GET', `/ota/displaypart/supplier/options?keyword=${encodeURIComponent(row.name)}`)).length).toBe(1)
+    expect((await ok<unknown[]>('GET', `/ota/bmspart/supplier/options?keyword=${encodeURIComponent(row.name)}`)).length).toBe(0)
+    expect((await ok<unknown[]>('GET', `/ota/displaypart/supplier/options?keyword=${encodeURIComponent(row.name)}`)).length).toBe(1)
 
     expect((await call('GET', `/ota/bmspart/supplier/${row.supplierId}`)).status).toBe(404)
     expect((await call('PUT', '/ota/bmspart/supplier', { supplierId: row.supplierId, name: 'Taken over' })).status).toBe(404)
@@ -79,12 +80,12 @@ describe('slices of one table', () => {
 
   it("refuses a reference to another part's row (400, naming the field)", async () => {
     const iot = await supplier('iot')
-    const res = await call('POST', '/ota/displaypart/product', { supplierId: iot.supplierId, name: `Display ${++serial}`, productCode: 'DP', hardwareRevision: 'H1' })
+    const res = await call<Refusal>('POST', '/ota/displaypart/product', { supplierId: iot.supplierId, name: `Display ${++serial}`, productCode: 'DP', hardwareRevision: 'H1' })
     expect(res.status).toBe(400)
     expect(res.data.errors).toEqual([{ field: 'supplierId' }])
     const display = await supplier('display')
-    const product = await ok('POST', '/ota/displaypart/product', { supplierId: display.supplierId, name: `Display ${++serial}`, productCode: 'DP', hardwareRevision: 'H1' })
-    const moved = await call('PUT', '/ota/displaypart/product', { productId: product.productId, supplierId: iot.supplierId })
+    const product = await ok<{ productId: number }>('POST', '/ota/displaypart/product', { supplierId: display.supplierId, name: `Display ${++serial}`, productCode: 'DP', hardwareRevision: 'H1' })
+    const moved = await call<Refusal>('PUT', '/ota/displaypart/product', { productId: product.productId, supplierId: iot.supplierId })
     expect(moved.status).toBe(400)
     expect(moved.data.errors).toEqual([{ field: 'supplierId' }])
   })
@@ -107,7 +108,7 @@ describe('slices of one table', () => {
 
   it("never updates another part's row an import names by id", async () => {
     const bms = await supplier('bms')
-    const other = await ok('POST', '/ota/displaypart/product', { supplierId: (await supplier('display')).supplierId, name: `Display ${++serial}`, productCode: 'DP', hardwareRevision: 'H1' })
+    const other = await ok<{ productId: number }>('POST', '/ota/displaypart/product', { supplierId: (await supplier('display')).supplierId, name: `Display ${++serial}`, productCode: 'DP', hardwareRevision: 'H1' })
     const before = await db().selectFrom('otaProduct').selectAll().where('productId', '=', other.productId).executeTakeFirstOrThrow()
     const name = `Not an update ${serial}`
     const res = await importProducts('bms', await productWorkbook([{ id: other.productId, supplier: bms.name, name }], true), true)

@@ -9,7 +9,8 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app'
 import { loadConfig } from '../src/config'
-import { ADMIN_PASSWORD, addUser, createTestApp, freshDatabase, type TestApp } from './harness'
+import type { FieldIssue } from '../src/platform/errors'
+import { ADMIN_PASSWORD, addUser, createTestApp, freshDatabase, type Refusal, type TestApp } from './harness'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const webIndex = resolve(here, '../../web/dist/index.html')
@@ -135,7 +136,7 @@ describe('not found', () => {
 
 describe('validation errors', () => {
   it('name each field in data.errors, for a body', async () => {
-    const res = await t.call({ method: 'POST', url: '/api/system/dict', token, body: { dictType: 'Not Valid' } })
+    const res = await t.call<{ errors: FieldIssue[] }>({ method: 'POST', url: '/api/system/dict', token, body: { dictType: 'Not Valid' } })
     expect(res.status).toBe(400)
     expect(res.code).toBe(400)
     expect(res.data.errors).toEqual([
@@ -146,10 +147,10 @@ describe('validation errors', () => {
   })
 
   it('name each field for a query string and for path parameters', async () => {
-    const query = await t.call({ url: '/api/common/download?delete=maybe', token })
+    const query = await t.call<Refusal>({ url: '/api/common/download?delete=maybe', token })
     expect(query.status).toBe(400)
     expect(query.data.errors.map((e: { field: string }) => e.field).sort()).toEqual(['delete', 'fileName'])
-    const path = await t.call({ url: '/api/system/config/x1', token })
+    const path = await t.call<Refusal>({ url: '/api/system/config/x1', token })
     expect(path.status).toBe(400)
     expect(path.data.errors.map((e: { field: string }) => e.field)).toEqual(['id'])
   })
@@ -191,7 +192,7 @@ describe('languages', () => {
   it('localizes success messages and field errors too', async () => {
     expect((await t.call({ url: '/api/common/features' })).msg).toBe('Operation successful')
     expect((await t.call({ url: '/api/common/features', lang: 'zh_CN' })).msg).toBe('操作成功')
-    const zh = await t.call({ method: 'POST', url: '/api/system/dict', token, lang: 'zh_CN', body: { dictType: 'ok_type' } })
+    const zh = await t.call<Refusal>({ method: 'POST', url: '/api/system/dict', token, lang: 'zh_CN', body: { dictType: 'ok_type' } })
     expect(zh.data.errors).toEqual([{ field: 'dictName', message: '字典名称不能为空' }])
   })
 })
@@ -265,7 +266,7 @@ describe('status and code', () => {
   })
 
   it('a success answers HTTP 200 with code 200 and the data', async () => {
-    const res = await t.call({ url: '/api/system/dict/1', token })
+    const res = await t.call<{ dictType: string }>({ url: '/api/system/dict/1', token })
     expect(res.status).toBe(200)
     expect(res.code).toBe(200)
     expect(res.msg).toBe('Operation successful')

@@ -1,3 +1,4 @@
+import type { UserInfo } from '@velo/shared'
 import { answersEventStream } from '../src/platform/responses'
 import { describe, expect, it } from 'vitest'
 import { addRole, addUser, deptId, idOf, limitedUser, snapshot, useTestApp } from './harness'
@@ -6,9 +7,9 @@ import { addRole, addUser, deptId, idOf, limitedUser, snapshot, useTestApp } fro
 const t = useTestApp()
 const db = () => t.app.services.db
 const perms = async (token: string) => {
-  const info = await t.call({ url: '/api/getUserInfo', token })
+  const info = await t.call<UserInfo>({ url: '/api/getUserInfo', token })
   expect(info.code, info.msg).toBe(200)
-  return (info.data.permissions as string[]).sort()
+  return info.data.permissions.sort()
 }
 const rights = () => snapshot(t, 'sysMenu', 'sysRole', 'sysRoleMenu', 'sysRoleDept', 'sysUserRole', 'sysUser')
 const menuOf = async (perm: string) => (await db().selectFrom('sysMenu').select('menuId').where('perms', '=', perm).executeTakeFirstOrThrow()).menuId
@@ -105,7 +106,7 @@ describe('role edit', () => {
     expect(await rights()).toEqual(before)
     // Within their own scope it works; a new role's scope is the narrowest unless chosen.
     expect((await t.call({ method: 'PUT', url: '/api/system/role/dataScope', token: editor.token, body: { roleId: other, dataScope: '2', deptIds: [sales] } })).status).toBe(200)
-    const plain = await t.call({ method: 'POST', url: '/api/system/role', token: t.admin, body: { roleName: 'Plain', roleKey: 'plainrole', roleSort: 1 } })
+    const plain = await t.call<{ dataScope: string }>({ method: 'POST', url: '/api/system/role', token: t.admin, body: { roleName: 'Plain', roleKey: 'plainrole', roleSort: 1 } })
     expect(plain.data.dataScope).toBe('5')
   })
 

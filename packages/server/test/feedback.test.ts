@@ -1,13 +1,12 @@
-import type { Kysely } from 'kysely'
+import type { Paged } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
-import { limitedUser, readWorkbook, snapshot, useTestApp, waitForOperLog } from './harness'
+import { limitedUser, readWorkbook, type Refusal, snapshot, useTestApp, waitForOperLog } from './harness'
 
 // Members › Feedback and Feedback tags: feedback comes from the app; opening an unread one marks it
 // read (the list and the export do not), a reply is kept with who and when, the list filters by
 // stars, tag, read state and date, and a tag that feedback carries cannot be deleted.
 const t = useTestApp()
-// The member tables are the definitions' (no typed Database entry): queried untyped, as the contract test does.
-const db = () => t.app.services.db as unknown as Kysely<any>
+const db = () => t.app.services.db
 /** Every row of the member tables: what "nothing changed" is checked against. */
 const tables = (...names: string[]) => snapshot(t, ...(names as never[]))
 const URL = '/api/member/feedback'
@@ -25,9 +24,9 @@ async function newMember(): Promise<number> {
 }
 
 async function newTag(name: string): Promise<number> {
-  const res = await t.call({ method: 'POST', url: '/api/member/feedbackTag', token: t.admin, body: { name, orderNum: 1 } })
+  const res = await t.call<{ tagId: number }>({ method: 'POST', url: '/api/member/feedbackTag', token: t.admin, body: { name, orderNum: 1 } })
   expect(res.status, res.msg).toBe(200)
-  return res.data.tagId as number
+  return res.data.tagId
 }
 
 /** Feedback as the app writes it: the row and its tags, unread. */
@@ -45,9 +44,9 @@ async function newFeedback(o: { memberId: number; stars?: number; content?: stri
 const stored = async (feedbackId: number) =>
   (await db().selectFrom('memFeedback').select(['readState', 'readBy', 'readTime', 'reply', 'replyBy', 'replyTime']).where('feedbackId', '=', feedbackId).executeTakeFirstOrThrow()) as Omit<Feedback, 'feedbackId'>
 
-const open = (feedbackId: number, token = t.admin) => t.call({ url: `${URL}/${feedbackId}`, token })
-const reply = (feedbackId: number, body: unknown, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call({ method: 'POST', url: `${URL}/${feedbackId}/action/reply`, token, body, lang })
-const list = (body: Record<string, unknown>, token = t.admin) => t.call({ method: 'POST', url: `${URL}/list`, token, body: { pageSize: 100, ...body } })
+const open = (feedbackId: number, token = t.admin) => t.call<Feedback>({ url: `${URL}/${feedbackId}`, token })
+const reply = <T = unknown>(feedbackId: number, body: unknown, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call<T>({ method: 'POST', url: `${URL}/${feedbackId}/action/reply`, token, body, lang })
+const list = (body: Record<string, unknown>, token = t.admin) => t.call<Paged<Feedback>>({ method: 'POST', url: `${URL}/list`, token, body: { pageSize: 100, ...body } })
 const ids = (res: { data: { rows: { feedbackId: number }[] } }) => res.data.rows.map((r) => r.feedbackId).sort((a, b) => a - b)
 
 describe('feedback', () => {
@@ -68,7 +67,7 @@ describe('feedback', () => {
     const first = await open(feedbackId, readerA.token)
     expect(first.status, first.msg).toBe(200)
     expect(first.data).toMatchObject({ feedbackId, readState: 'read', readBy: 'fbreadera' })
-    expect(Math.abs(new Date(first.data.readTime).getTime() - Date.now())).toBeLessThan(60_000)
+    expect(Math.abs(new Date(first.data.readTime!).getTime() - Date.now())).toBeLessThan(60_000)
     expect(await stored(feedbackId)).toMatchObject({ readState: 'read', readBy: 'fbreadera', readTime: first.data.readTime })
     // Marking it read is a change: the operation log says who opened it.
     const logged = await waitForOperLog(t, (r) => r.operUrl === `${URL}/${feedbackId}` && r.operName === 'fbreadera')
@@ -119,7 +118,7 @@ describe('feedback', () => {
       const res = await reply(feedbackId, body)
       expect(res.status, JSON.stringify(body).slice(0, 40)).toBe(400)
     }
-    const blank = await reply(feedbackId, { reply: ' ' }, t.admin, 'zh_CN')
+    const blank = await reply<Refusal>(feedbackId, { reply: ' ' }, t.admin, 'zh_CN')
     expect(blank.data.errors.map((e: { field: string }) => e.field)).toEqual(['reply'])
     const reader = await limitedUser(t, { userName: 'fbnoreply', dataScope: '1', perms: ['member:feedback:list', 'member:feedback:query'] })
     expect((await reply(feedbackId, { reply: 'Not mine to say' }, reader.token)).status).toBe(403)

@@ -5,14 +5,15 @@ import type { AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
 import { defineEntity, registerEntities } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerEntityRoutes } from '../src/platform/crud/routes'
 import { Crc8, crc8, CRC8_VARIANTS, type Crc8Variant } from '../src/platform/files/crc8'
 import { FileLinks } from '../src/platform/files/links'
 import { parseRange } from '../src/platform/files/send'
+import type { UploadedFileAnswer } from '../src/platform/files/routes'
 import { sweepUnheldFiles, uploadSweep } from '../src/platform/files/sweep'
-import { createTestApp, deptId, limitedUser, multipart, type MultipartPart, type TestApp } from './harness'
+import { createTestApp, deptId, limitedUser, multipart, type MultipartPart, type Refusal, type TestApp } from './harness'
 
 // A module with files: a definition whose `file` fields get their upload and download routes from
 // the engine, on its own table, with a data scope so downloads keep to the caller's departments.
@@ -98,7 +99,7 @@ describe('CRC-8', () => {
 let t: TestApp
 let admin: string
 let storageDir: string
-const db = () => t.app.services.db as unknown as Kysely<any>
+const db = () => t.app.services.db
 
 beforeAll(async () => {
   t = await createTestApp({}, {
@@ -131,7 +132,7 @@ function storedFiles(): string[] {
 const fileRows = () => db().selectFrom('sysFile').selectAll().orderBy('fileId').execute()
 
 function upload(field: string, parts: MultipartPart[], o: { token?: string; lang?: 'en_US' | 'zh_CN' } = {}) {
-  return t.call({ method: 'POST', url: `/api/test/doc/file/${field}`, token: o.token ?? admin, lang: o.lang, ...multipart(parts) })
+  return t.call<UploadedFileAnswer>({ method: 'POST', url: `/api/test/doc/file/${field}`, token: o.token ?? admin, lang: o.lang, ...multipart(parts) })
 }
 const uploadOne = (field: string, name: string, bytes: Buffer, o: { token?: string; lang?: 'en_US' | 'zh_CN' } = {}) => upload(field, [{ name, bytes }], o)
 const download = (field: string, fileName: string, token = admin) => t.call({ url: `/api/test/doc/file/${field}/${fileName}`, token })
@@ -248,20 +249,20 @@ describe('a file field on add and modify', () => {
   it('takes only a name uploaded for that entity and field', async () => {
     const manual = (await uploadOne('manual', 'm.pdf', pdf(2000))).data.fileName as string
     const photo = (await uploadOne('photo', 'p.png', PNG)).data.fileName as string
-    const add = (body: object) => t.call({ method: 'POST', url: '/api/test/doc', token: admin, body: { title: 'Doc', ...body } })
-    const typed = await add({ manual: 'file/testDoc/2026/11/24/00000000-0000-0000-0000-000000000000.pdf' })
+    const add = <T = unknown>(body: object) => t.call<T>({ method: 'POST', url: '/api/test/doc', token: admin, body: { title: 'Doc', ...body } })
+    const typed = await add<Refusal>({ manual: 'file/testDoc/2026/11/24/00000000-0000-0000-0000-000000000000.pdf' })
     expect(typed.status).toBe(400)
     expect(typed.msg).toMatch(/^Manual: ".*" is not a file uploaded for this field$/)
-    expect(typed.data.errors[0].field).toBe('manual')
+    expect(typed.data.errors[0]!.field).toBe('manual')
     // A PNG uploaded for the photo is no manual, even under a .pdf-looking name check it would fail anyway.
     expect((await add({ manual: photo })).status).toBe(400)
-    const ok = await add({ manual, photo })
+    const ok = await add<{ docId: number }>({ manual, photo })
     expect(ok.status, ok.msg).toBe(200)
     expect(ok.data).toMatchObject({ manual, photo })
     // Modify keeps the value the row holds, and clears it when sent blank.
     const docId = ok.data.docId
     expect((await t.call({ method: 'PUT', url: '/api/test/doc', token: admin, body: { docId, manual, title: 'Doc 2' } })).status).toBe(200)
-    const cleared = await t.call({ method: 'PUT', url: '/api/test/doc', token: admin, body: { docId, manual: '' } })
+    const cleared = await t.call<{ manual: string }>({ method: 'PUT', url: '/api/test/doc', token: admin, body: { docId, manual: '' } })
     expect(cleared.status, cleared.msg).toBe(200)
     expect(cleared.data.manual || null).toBeNull()
   })
@@ -422,7 +423,7 @@ describe('GET {path}/file/{field}/link/{stored name}: a link a <video> element c
   let writer: { token: string }
   let outsider: { token: string }
   let stranger: { token: string }
-  const link = (name: string, token = admin, field = 'video') => t.call({ url: `/api/test/doc/file/${field}/link/${name}`, token })
+  const link = (name: string, token = admin, field = 'video') => t.call<{ url: string; expiresAt: string }>({ url: `/api/test/doc/file/${field}/link/${name}`, token })
   /** The link's URL with one part of it changed. */
   const changed = (url: string, from: RegExp | string, to: string) => url.replace(from, to)
   const anonymous = (url: string, headers: Record<string, string> = {}) => t.call({ url, headers })
@@ -591,7 +592,7 @@ describe('the sweep of uploads no row holds', () => {
   const kept = async (fileName: string) => stored(fileName) && (await hasRow(fileName))
   const removed = async (fileName: string) => !stored(fileName) && !(await hasRow(fileName))
   const addDoc = async (manual: string) => {
-    const res = await t.call({ method: 'POST', url: '/api/test/doc', token: admin, body: { title: 'Swept', manual } })
+    const res = await t.call<{ docId: number }>({ method: 'POST', url: '/api/test/doc', token: admin, body: { title: 'Swept', manual } })
     expect(res.status, res.msg).toBe(200)
     return res.data.docId as number
   }
@@ -621,7 +622,7 @@ describe('the sweep of uploads no row holds', () => {
     const other = await addDoc(held)
     const modify = await t.call({ method: 'PUT', url: '/api/test/doc', token: admin, body: { docId, manual: (await uploadedAgo(30)) } })
     expect(modify.status, modify.msg).toBe(200)
-    const current = (await t.call({ url: `/api/test/doc/${docId}`, token: admin })).data.manual as string
+    const current = (await t.call<{ manual: string }>({ url: `/api/test/doc/${docId}`, token: admin })).data.manual
     expect(await sweep()).toBe(1)
     expect(await removed(replaced)).toBe(true)
     expect(await kept(held)).toBe(true)

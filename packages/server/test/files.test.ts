@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import type { UserInfo } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, multipart, type MultipartPart, type TestApp } from './harness'
+import { createTestApp, multipart, type MultipartPart, type Refusal, type TestApp } from './harness'
 
 // A 1x1 RGBA PNG and a 16x16 baseline JPEG (CPython's test image), both complete, decodable files.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
@@ -41,8 +42,11 @@ function storedFiles(): string[] {
   return (readdirSync(storageDir, { recursive: true }) as string[]).filter((f) => statSync(join(storageDir, f)).isFile()).sort()
 }
 
+/** What POST /common/upload answers. */
+type Uploaded = { fileName: string; originalFilename: string; url: string }
+
 function upload(parts: MultipartPart[], opts: { token?: string; app?: TestApp; url?: string } = {}) {
-  return (opts.app ?? t).call({ method: 'POST', url: opts.url ?? '/api/common/upload', token: 'token' in opts ? opts.token : token, ...multipart(parts) })
+  return (opts.app ?? t).call<Uploaded>({ method: 'POST', url: opts.url ?? '/api/common/upload', token: 'token' in opts ? opts.token : token, ...multipart(parts) })
 }
 
 async function uploaded(bytes: Buffer, name: string): Promise<string> {
@@ -189,9 +193,9 @@ describe('GET /api/common/download', () => {
   it('without delete keeps the file; a bad delete flag is refused and keeps it too', async () => {
     const name = await uploaded(PNG, 'keep.png')
     expect((await t.call({ url: `/api/common/download?fileName=${encodeURIComponent(name)}&delete=false`, token })).status).toBe(200)
-    const bad = await t.call({ url: `/api/common/download?fileName=${encodeURIComponent(name)}&delete=yes`, token })
+    const bad = await t.call<Refusal>({ url: `/api/common/download?fileName=${encodeURIComponent(name)}&delete=yes`, token })
     expect(bad.status).toBe(400)
-    expect(bad.data.errors[0].field).toBe('delete')
+    expect(bad.data.errors[0]!.field).toBe('delete')
     expect(existsSync(join(storageDir, name))).toBe(true)
   })
 
@@ -199,7 +203,7 @@ describe('GET /api/common/download', () => {
     const missing = await t.call({ url: '/api/common/download?fileName=upload/2020/01/01/nothing.png', token })
     expect(missing.status).toBe(404)
     expect(missing.msg).toBe('The file does not exist')
-    const none = await t.call({ url: '/api/common/download', token })
+    const none = await t.call<Refusal>({ url: '/api/common/download', token })
     expect(none.status).toBe(400)
     expect(none.data.errors.map((e: { field: string }) => e.field)).toContain('fileName')
   })
@@ -245,7 +249,7 @@ describe('GET /api/common/download', () => {
 
 describe('avatars', () => {
   async function uploadAvatar(bytes: Buffer, name: string, tok = token) {
-    return t.call({ method: 'POST', url: '/api/system/user/profile/avatar', token: tok, ...multipart([{ field: 'avatarfile', name, bytes }]) })
+    return t.call<{ imgUrl: string }>({ method: 'POST', url: '/api/system/user/profile/avatar', token: tok, ...multipart([{ field: 'avatarfile', name, bytes }]) })
   }
 
   it('an uploaded avatar becomes the user avatar and is served without a token', async () => {
@@ -253,7 +257,7 @@ describe('avatars', () => {
     expect(res.status).toBe(200)
     const stored = res.data.imgUrl as string
     expect(stored).toMatch(/^avatar\/\d{4}\/\d{2}\/\d{2}\/[0-9a-f-]{36}\.png$/)
-    const info = await t.call({ url: '/api/getUserInfo', token })
+    const info = await t.call<UserInfo>({ url: '/api/getUserInfo', token })
     expect(info.data.user.avatar).toBe(stored)
     const img = await t.call({ url: `/api/common/avatar?url=${encodeURIComponent(stored)}` })
     expect(img.status).toBe(200)
@@ -267,7 +271,7 @@ describe('avatars', () => {
     const first = (await uploadAvatar(PNG, 'one.png')).data.imgUrl as string
     const second = (await uploadAvatar(JPEG, 'two.jpg')).data.imgUrl as string
     expect(second).toMatch(/^avatar\/.+\.jpg$/)
-    expect((await t.call({ url: '/api/getUserInfo', token })).data.user.avatar).toBe(second)
+    expect((await t.call<UserInfo>({ url: '/api/getUserInfo', token })).data.user.avatar).toBe(second)
     expect(existsSync(join(storageDir, first))).toBe(false)
     const old = await t.call({ url: `/api/common/avatar?url=${encodeURIComponent(first)}` })
     expect(old.status).toBe(404)
@@ -277,11 +281,11 @@ describe('avatars', () => {
   })
 
   it('refuses a non-image avatar and keeps the current one', async () => {
-    const before = (await t.call({ url: '/api/getUserInfo', token })).data.user.avatar
+    const before = (await t.call<UserInfo>({ url: '/api/getUserInfo', token })).data.user.avatar
     const res = await uploadAvatar(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'me.png')
     expect(res.status).toBe(400)
     expect(res.msg).toBe(BAD_IMAGE)
-    expect((await t.call({ url: '/api/getUserInfo', token })).data.user.avatar).toBe(before)
+    expect((await t.call<UserInfo>({ url: '/api/getUserInfo', token })).data.user.avatar).toBe(before)
   })
 
   it('never serves a file outside avatar/, with or without a token', async () => {

@@ -1,4 +1,4 @@
-import type { GeneratedModule } from '@velo/shared'
+import type { GeneratedModule, Paged } from '@velo/shared'
 import { type Kysely, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { Dialect } from '../src/db/database'
@@ -81,7 +81,7 @@ describe('a generated module', () => {
   it('is served by the engine', async () => {
     const added = await t.call({ method: 'POST', url: '/api/service/warrantyClaim', token: admin, body: { title: 'Cracked frame', amount: 12.5 } })
     expect(added.code).toBe(200)
-    const list = await t.call({ method: 'POST', url: '/api/service/warrantyClaim/list', token: admin, body: {} })
+    const list = await t.call<Paged<{ title: string }>>({ method: 'POST', url: '/api/service/warrantyClaim/list', token: admin, body: {} })
     expect(list.code).toBe(200)
     expect(list.data.rows.map((r: { title: string }) => r.title)).toEqual(['Cracked frame'])
   })

@@ -12,6 +12,8 @@ import { buildApp, type BuildOptions } from '../src/app'
 import { loadConfig } from '../src/config'
 import { newUserRow } from '../src/platform/auth/new-user'
 import { hashPassword } from '../src/platform/auth/passwords'
+import type { ImportIssue } from '../src/platform/crud/import'
+import type { FieldIssue } from '../src/platform/errors'
 import type { Database, JobTable, OperLogTable } from '../src/db/schema'
 
 export const ADMIN_PASSWORD = 'admin123!'
@@ -20,10 +22,36 @@ export interface TestApp {
   app: FastifyInstance
   /** Its database, for a second instance on the same one (createTestApp's databaseUrl). */
   databaseUrl: string
-  /** Sends a request from this app's own client address and parses the envelope. */
-  call: (opts: CallOptions) => Promise<{ status: number; code: number; msg: string; data: any; headers: Record<string, unknown>; raw: Buffer }>
+  /**
+   * Sends a request from this app's own client address and parses the envelope; `T` is what the
+   * test reads of its data (unchecked: the server checks its answers against the route's schema).
+   */
+  call: <T = unknown>(opts: CallOptions) => Promise<Called<T>>
   login: (username?: string, password?: string) => Promise<string>
   close: () => Promise<void>
+}
+
+/** An answer as t.call gives it: the envelope's fields beside the HTTP status, headers and body. */
+export interface Called<T = unknown> {
+  status: number
+  code: number
+  msg: string
+  data: T
+  headers: Record<string, unknown>
+  raw: Buffer
+}
+
+/**
+ * The data of a request refused for its fields: the fields to mark, with why when the input was
+ * invalid (platform/http.ts); a clash with stored data names only the field (platform/errors.ts).
+ */
+export interface Refusal {
+  errors: (Pick<FieldIssue, 'field'> & Partial<FieldIssue>)[]
+}
+
+/** The data of a refused import (platform/crud/import.ts): the rows and fields at fault. */
+export interface ImportRefusal {
+  errors: ImportIssue[]
 }
 
 export interface CallOptions {
@@ -114,7 +142,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   // Each app gets its own client address, so per-address limits of one test file never touch another's.
   const remoteAddress = `127.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0]! % 250)}`
 
-  const call: TestApp['call'] = async (o) => {
+  const call: TestApp['call'] = async <T>(o: CallOptions) => {
     const headers: Record<string, string> = { ...(o.headers ?? {}) }
     if (o.token) headers.authorization = o.token
     if (o.lang) headers.currentlanguage = o.lang
@@ -127,13 +155,13 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     })
     let parsed: { code?: number; msg?: string; data?: unknown } = {}
     if (String(res.headers['content-type'] ?? '').includes('json')) parsed = res.json()
-    return { status: res.statusCode, code: parsed.code ?? res.statusCode, msg: parsed.msg ?? '', data: parsed.data, headers: res.headers, raw: res.rawPayload }
+    return { status: res.statusCode, code: parsed.code ?? res.statusCode, msg: parsed.msg ?? '', data: parsed.data as T, headers: res.headers, raw: res.rawPayload }
   }
 
   const login = async (username = 'admin', password = ADMIN_PASSWORD) => {
-    const res = await call({ method: 'POST', url: '/api/login', body: { username, password } })
+    const res = await call<{ token: string }>({ method: 'POST', url: '/api/login', body: { username, password } })
     if (res.code !== 200) throw new Error(`login ${username} failed: ${res.msg}`)
-    return res.data.token as string
+    return res.data.token
   }
 
   return {
@@ -310,7 +338,7 @@ export function useTestApp(env: Record<string, string> = {}, options: TestAppOpt
     get admin() {
       return token
     },
-    call: (o) => app().call(o),
+    call: <T>(o: CallOptions) => app().call<T>(o),
     login: (...args) => app().login(...args),
     close: () => app().close(),
   }

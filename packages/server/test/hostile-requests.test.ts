@@ -1,3 +1,4 @@
+import type { CaptchaResult } from '@velo/shared'
 import { sql, type Selectable } from 'kysely'
 import { describe, expect, it, vi } from 'vitest'
 import type { OperLogTable } from '../src/db/schema'
@@ -18,7 +19,7 @@ async function operRows(app: TestApp, afterId = 0): Promise<OperRow[]> {
 const lastOperId = async (app: TestApp) => (await operRows(app)).at(-1)?.operId ?? 0
 
 async function addDict(dictType: string): Promise<number> {
-  const res = await t.call({ method: 'POST', url: '/api/system/dict', token: t.admin, body: { dictName: dictType, dictType } })
+  const res = await t.call<{ dictId: number }>({ method: 'POST', url: '/api/system/dict', token: t.admin, body: { dictName: dictType, dictType } })
   expect(res.status, res.msg).toBe(200)
   return res.data.dictId
 }
@@ -107,7 +108,7 @@ describe('JSON bodies', () => {
 
   it('counts brackets only outside strings, and takes 32 levels', async () => {
     const tricky = `[x] "\\" [[[ ${'['.repeat(100)}`
-    const res = await t.call({ method: 'POST', url: '/api/system/dict', token: t.admin, body: { dictName: 'Brackets', dictType: 'brackets_in_text', remark: tricky } })
+    const res = await t.call<{ remark: string }>({ method: 'POST', url: '/api/system/dict', token: t.admin, body: { dictName: 'Brackets', dictType: 'brackets_in_text', remark: tricky } })
     expect(res.status, res.msg).toBe(200)
     expect(res.data.remark).toBe(tricky)
     const dictId = await addDict('deep_enough')
@@ -150,7 +151,7 @@ describe('JSON bodies', () => {
 describe('the operation log row is written before the handler runs', () => {
   it('logs a mutation once, complete with its outcome by the time the answer arrives', async () => {
     const before = await lastOperId(t)
-    const res = await t.call({ method: 'POST', url: '/api/system/dict', token: t.admin, body: { dictName: 'Logged once', dictType: 'logged_once' } })
+    const res = await t.call<{ dictId: number }>({ method: 'POST', url: '/api/system/dict', token: t.admin, body: { dictName: 'Logged once', dictType: 'logged_once' } })
     expect(res.status).toBe(200)
     // No waiting: the row is final before the answer is sent.
     const rows = (await operRows(t, before)).filter((r) => r.operUrl === '/api/system/dict')
@@ -241,7 +242,7 @@ describe('captchas', () => {
   it('keeps no captcha in the database, still signs in with one, and limits how fast they are handed out', async () => {
     const own = await createTestApp({ CAPTCHA_ENABLED: 'true' })
     try {
-      const first = await own.call({ url: '/api/common/captcha' })
+      const first = await own.call<CaptchaResult>({ url: '/api/common/captcha' })
       expect(first.status).toBe(200)
       const code = await own.app.services.captchas.store.get(`captcha:${first.data.uuid}`)
       const signIn = await own.call({ method: 'POST', url: '/api/login', body: { username: 'admin', password: ADMIN_PASSWORD, uuid: first.data.uuid, code } })
@@ -263,7 +264,7 @@ describe('captchas', () => {
     const a = await createTestApp({ CAPTCHA_ENABLED: 'true' })
     const b = await createTestApp({ CAPTCHA_ENABLED: 'true' }, { databaseUrl: a.databaseUrl })
     try {
-      const issued = await a.call({ url: '/api/common/captcha' })
+      const issued = await a.call<CaptchaResult>({ url: '/api/common/captcha' })
       const code = await a.app.services.captchas.store.get(`captcha:${issued.data.uuid}`)
       const res = await b.call({ method: 'POST', url: '/api/login', body: { username: 'admin', password: ADMIN_PASSWORD, uuid: issued.data.uuid, code } })
       expect(res.status, res.msg).toBe(200)

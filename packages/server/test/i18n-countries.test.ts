@@ -1,14 +1,16 @@
+import type { Paged } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
-import { limitedUser, snapshot, useTestApp } from './harness'
+import { limitedUser, type Refusal, snapshot, useTestApp } from './harness'
 
 const t = useTestApp()
 const db = () => t.app.services.db
 
-const post = (url: string, body: object, token = t.admin) => t.call({ method: 'POST', url: `/api/system${url}`, token, body })
+type Country = { countryId: number; code: string; name: string; nameEn: string; timeZone: string }
+const post = <T = unknown>(url: string, body: object, token = t.admin) => t.call<T>({ method: 'POST', url: `/api/system${url}`, token, body })
 
 describe('countries', () => {
   it('are seeded with ISO codes, both names and valid IANA time zones', async () => {
-    const res = await post('/country/list', { pageSize: 500 })
+    const res = await post<Paged<Country>>('/country/list', { pageSize: 500 })
     expect(res.status).toBe(200)
     expect(res.data.total).toBeGreaterThanOrEqual(30)
     // The runtime knows every zone (DateTimeFormat accepts current IANA names that its own list spells the old way).
@@ -37,15 +39,15 @@ describe('countries', () => {
   })
 
   it('filter by time zone and name', async () => {
-    expect((await post('/country/list', { timeZone: 'Europe/Berlin' })).data.rows.map((c: { code: string }) => c.code)).toEqual(['DE'])
-    expect((await post('/country/list', { nameEn: 'united' })).data.rows.map((c: { code: string }) => c.code).sort()).toEqual(['AE', 'GB', 'US'])
+    expect((await post<Paged<Country>>('/country/list', { timeZone: 'Europe/Berlin' })).data.rows.map((c: { code: string }) => c.code)).toEqual(['DE'])
+    expect((await post<Paged<Country>>('/country/list', { nameEn: 'united' })).data.rows.map((c: { code: string }) => c.code).sort()).toEqual(['AE', 'GB', 'US'])
   })
 
   it('adds one, refusing an unknown time zone and a taken code, changing nothing', async () => {
     const before = await snapshot(t, 'sysCountry')
-    const bad = await post('/country', { code: 'IS', name: '冰岛', nameEn: 'Iceland', timeZone: 'Mars/Olympus' })
+    const bad = await post<Refusal>('/country', { code: 'IS', name: '冰岛', nameEn: 'Iceland', timeZone: 'Mars/Olympus' })
     expect(bad.status).toBe(400)
-    expect(bad.data.errors[0].field).toBe('timeZone')
+    expect(bad.data.errors[0]!.field).toBe('timeZone')
     const taken = await post('/country', { code: 'NL', name: '荷兰', nameEn: 'Holland', timeZone: 'Europe/Amsterdam' })
     expect(taken.status).toBe(409)
     expect((await post('/country', { code: 'I1', name: '冰岛', nameEn: 'Iceland', timeZone: 'Atlantic/Reykjavik' })).status).toBe(400)
@@ -56,7 +58,7 @@ describe('countries', () => {
   })
 
   it('accepts current IANA names that the runtime lists under an older alias', async () => {
-    const india = (await post('/country/list', { code: 'IN' })).data.rows[0]
+    const india = (await post<Paged<Country>>('/country/list', { code: 'IN' })).data.rows[0]!
     for (const timeZone of ['Asia/Kolkata', 'Asia/Calcutta', 'UTC']) {
       const res = await t.call({ method: 'PUT', url: '/api/system/country', token: t.admin, body: { countryId: india.countryId, timeZone } })
       expect(res.status, `${timeZone}: ${res.msg}`).toBe(200)
@@ -73,11 +75,11 @@ describe('internationalisation data', () => {
   const entry = (sourceKey: string, extra: object = {}) => ({ name: 'Test text', type: 'app', sourceKey, valueEnUs: 'Hello', valueZhCn: '你好', ...extra })
 
   it('is seeded with texts in every language', async () => {
-    const res = await post('/i18n/list', { sourceKey: 'app.login.title' })
+    const res = await post<Paged<{ i18nId: number }>>('/i18n/list', { sourceKey: 'app.login.title' })
     expect(res.data.rows).toHaveLength(1)
-    const got = await t.call({ url: `/api/system/i18n/${res.data.rows[0].i18nId}`, token: t.admin })
+    const got = await t.call({ url: `/api/system/i18n/${res.data.rows[0]!.i18nId}`, token: t.admin })
     expect(got.data).toMatchObject({ type: 'app', language: 'en_US', valueEnUs: 'Sign in', valueZhCn: '登录', valueDeDe: 'Anmelden', valueNlNl: 'Inloggen', valueFrFr: 'Se connecter' })
-    expect((await post('/i18n/list', { type: 'iot' })).data.rows.map((r: { sourceKey: string }) => r.sourceKey)).toEqual(['iot.alarm.fall'])
+    expect((await post<Paged<{ sourceKey: string }>>('/i18n/list', { type: 'iot' })).data.rows.map((r: { sourceKey: string }) => r.sourceKey)).toEqual(['iot.alarm.fall'])
   })
 
   it('adds and modifies entries, refusing bad input and a taken key, changing nothing', async () => {
@@ -89,7 +91,7 @@ describe('internationalisation data', () => {
       [entry('app.test.one', { language: 'xx_XX' }), 'language'],
       [entry('app.test.one', { valueEnUs: 'x'.repeat(2001) }), 'valueEnUs'],
     ] as const) {
-      const res = await post('/i18n', body)
+      const res = await post<Refusal>('/i18n', body)
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400)
       expect(res.data.errors.map((e: { field: string }) => e.field)).toContain(field)
     }
@@ -98,7 +100,7 @@ describe('internationalisation data', () => {
     expect(taken.msg).toBe('Source key "app.login.title" already exists')
     expect(await snapshot(t, 'sysI18n')).toEqual(before)
 
-    const added = await post('/i18n', entry('web.test.greeting', { type: 'web', language: 'de_DE', valueDeDe: 'Hallo' }))
+    const added = await post<{ i18nId: number }>('/i18n', entry('web.test.greeting', { type: 'web', language: 'de_DE', valueDeDe: 'Hallo' }))
     expect(added.status, added.msg).toBe(200)
     const changed = await t.call({ method: 'PUT', url: '/api/system/i18n', token: t.admin, body: { i18nId: added.data.i18nId, valueFrFr: 'Bonjour' } })
     expect(changed.data).toMatchObject({ valueDeDe: 'Hallo', valueFrFr: 'Bonjour', language: 'de_DE' })
@@ -112,9 +114,9 @@ describe('internationalisation data', () => {
 
 describe('their dictionaries', () => {
   it('sys_i18n_type and sys_language come in both languages', async () => {
-    const types = await t.call({ url: '/api/system/dict/getDicts/sys_i18n_type', token: t.admin })
+    const types = await t.call<{ dictValue: string }[]>({ url: '/api/system/dict/getDicts/sys_i18n_type', token: t.admin })
     expect(types.data.map((d: { dictValue: string }) => d.dictValue)).toEqual(['app', 'web', 'server', 'iot', 'email', 'push'])
-    const languages = await t.call({ url: '/api/system/dict/getDicts/sys_language', token: t.admin })
+    const languages = await t.call<{ dictValue: string; dictLabel: string; dictLabelZh: string }[]>({ url: '/api/system/dict/getDicts/sys_language', token: t.admin })
     expect(languages.data.map((d: { dictValue: string; dictLabel: string; dictLabelZh: string }) => [d.dictValue, d.dictLabel, d.dictLabelZh])).toEqual([
       ['en_US', 'English', '英文'],
       ['zh_CN', 'Chinese', '中文'],
@@ -128,8 +130,8 @@ describe('their dictionaries', () => {
 describe('a limited role', () => {
   it('reads countries with the list permission and gets 403 on adding', async () => {
     const reader = await limitedUser(t, { userName: 'geo1', dataScope: '4', dept: 'Sales', perms: ['system:country:list', 'system:i18n:list'] })
-    expect((await post('/country/list', {}, reader.token)).status).toBe(200)
-    expect((await post('/i18n/list', {}, reader.token)).status).toBe(200)
+    expect((await post<Paged<Country>>('/country/list', {}, reader.token)).status).toBe(200)
+    expect((await post<Paged<{ sourceKey: string }>>('/i18n/list', {}, reader.token)).status).toBe(200)
     const before = await snapshot(t, 'sysCountry', 'sysI18n')
     const res = await post('/country', { code: 'IE', name: '爱尔兰', nameEn: 'Ireland', timeZone: 'Europe/Dublin' }, reader.token)
     expect(res.status).toBe(403)

@@ -1,19 +1,19 @@
 import ExcelJS from 'exceljs'
 import { systemEntities } from '@velo/shared'
-import { type Kysely, sql } from 'kysely'
+import { sql } from 'kysely'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { importWorkbook } from '../src/platform/crud/import'
 import { ADD_MANY_ROWS, EntityRepository } from '../src/platform/crud/repository'
 import { loadAuthContext } from '../src/platform/rbac/auth-context'
 import { resolveRowScope } from '../src/platform/rbac/data-scope'
-import { idOf, multipart, useTestApp } from './harness'
+import { idOf, type ImportRefusal, multipart, useTestApp } from './harness'
 
 // An import adds the new rows of an entity without per-row create hooks ADD_MANY_ROWS to an INSERT
 // (on PostgreSQL an INSERT a row was a round trip a row: 100,000 rows took 36 s). Nothing else may
 // change: every row checked and stamped as before, all rows or none, every problem reported by its
 // row number as the row-by-row import reports it, hooks run for each row, and a cancel stops it.
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
+const db = () => t.app.services.db
 const onPostgres = !!process.env.TEST_DATABASE_URL
 
 const I18N_HEADER = ['Name', 'Type', 'Source key', 'English', 'Chinese']
@@ -35,7 +35,7 @@ const i18nRows = (prefix: string, n: number) => Array.from({ length: n }, (_, i)
 
 function importFile(path: string, file: Buffer, o: { updateSupport?: boolean } = {}) {
   const form = multipart([...(o.updateSupport ? [{ field: 'updateSupport', value: 'true' }] : []), { name: 'import.xlsx', bytes: file }])
-  return t.call({ method: 'POST', url: `/api${path}/import`, token: t.admin, ...form })
+  return t.call<ImportRefusal>({ method: 'POST', url: `/api${path}/import`, token: t.admin, ...form })
 }
 
 const storedI18n = (prefix: string) =>

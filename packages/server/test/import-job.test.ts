@@ -1,15 +1,14 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import ExcelJS from 'exceljs'
-import { systemEntities } from '@velo/shared'
-import type { Kysely } from 'kysely'
+import { type JobInfo, systemEntities } from '@velo/shared'
 import { afterAll, describe, expect, it } from 'vitest'
 import { importWorkbook } from '../src/platform/crud/import'
 import { EntityRepository } from '../src/platform/crud/repository'
 import { INCOMING_FOLDER } from '../src/platform/jobs'
 import { loadAuthContext } from '../src/platform/rbac/auth-context'
 import { resolveRowScope } from '../src/platform/rbac/data-scope'
-import { idOf, limitedUser, multipart, snapshot, useTestApp, waitForOperLog } from './harness'
+import { idOf, type ImportRefusal, limitedUser, multipart, snapshot, useTestApp, waitForOperLog } from './harness'
 import { waitFor } from './iot-helpers'
 
 // POST {path}/import/job: the direct import's form, run as a job. The file is checked before a job is
@@ -37,17 +36,18 @@ async function workbook(rows: string[][], header = HEADER): Promise<Buffer> {
 
 const dicts = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => [`${prefix} ${i}`, `${prefix}_${i}`])
 
-function send(url: string, file: Buffer, o: { name?: string; updateSupport?: boolean; token?: string; lang?: 'en_US' | 'zh_CN' } = {}) {
+function send<T = unknown>(url: string, file: Buffer, o: { name?: string; updateSupport?: boolean; token?: string; lang?: 'en_US' | 'zh_CN' } = {}) {
   const form = multipart([...(o.updateSupport ? [{ field: 'updateSupport', value: 'true' }] : []), { name: o.name ?? 'dictionaries.xlsx', bytes: file }])
-  return t.call({ method: 'POST', url, token: o.token ?? t.admin, lang: o.lang, ...form })
+  return t.call<T>({ method: 'POST', url, token: o.token ?? t.admin, lang: o.lang, ...form })
 }
-const importNow = (file: Buffer, o: Parameters<typeof send>[2] = {}) => send('/api/system/dict/import', file, o)
-const importJob = (file: Buffer, o: Parameters<typeof send>[2] = {}) => send('/api/system/dict/import/job', file, o)
+const importNow = (file: Buffer, o: Parameters<typeof send>[2] = {}) => send<ImportRefusal>('/api/system/dict/import', file, o)
+const importJob = (file: Buffer, o: Parameters<typeof send>[2] = {}) => send<JobInfo>('/api/system/dict/import/job', file, o)
 
-const getJob = (id: number, lang?: 'en_US' | 'zh_CN') => t.call({ url: `/api/monitor/job/${id}`, token: t.admin, lang })
-const until = async (id: number, states = ['succeeded', 'failed', 'cancelled']) =>
+/** A job as GET /monitor/job/:id answers it, its result read as `R`. */
+const getJob = <R = unknown>(id: number, lang?: 'en_US' | 'zh_CN') => t.call<JobInfo & { result: R }>({ url: `/api/monitor/job/${id}`, token: t.admin, lang })
+const until = async <R = unknown>(id: number, states = ['succeeded', 'failed', 'cancelled']) =>
   waitFor(async () => {
-    const res = await getJob(id)
+    const res = await getJob<R>(id)
     return states.includes(res.data?.state) ? res.data : undefined
   }, `job ${id} ${states.join('/')}`)
 
@@ -101,7 +101,7 @@ describe('imports as jobs', () => {
     const before = await snapshot(t, 'sysDictType')
     const started = await importJob(file, { lang: 'zh_CN' })
     expect(started.code, started.msg).toBe(200)
-    const job = await until(started.data.jobId)
+    const job = await until<ImportRefusal>(started.data.jobId)
     expect(job).toMatchObject({ state: 'failed', fileName: null, total: 4 })
     // The problems as the direct import answers them (in the starter's language), the message in the reader's.
     expect(job.result).toEqual({ errors: direct.data.errors })
@@ -185,7 +185,7 @@ describe('imports as jobs', () => {
     await jobs().stop()
     const started = await importJob(await workbook(dicts('cancelled', 5)))
     expect(started.code, started.msg).toBe(200)
-    const cancelled = await t.call({ method: 'POST', url: `/api/monitor/job/${started.data.jobId}/cancel`, token: t.admin })
+    const cancelled = await t.call<JobInfo>({ method: 'POST', url: `/api/monitor/job/${started.data.jobId}/cancel`, token: t.admin })
     expect(cancelled.data).toMatchObject({ state: 'cancelled' })
     await jobs().start()
     await new Promise((r) => setTimeout(r, 300))
@@ -217,7 +217,7 @@ describe('imports as jobs', () => {
     const seen: number[] = []
     const run = importWorkbook({
       repo,
-      db: db() as unknown as Kysely<any>,
+      db: db(),
       bytes: await workbook(dicts('aborted', 50)),
       updateSupport: false,
       auth: admin,

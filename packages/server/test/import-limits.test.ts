@@ -266,7 +266,7 @@ describe('export and import again', () => {
 describe('characters XML forbids', () => {
   it('are left out of exports and templates, which stay readable', async () => {
     const label = 'a\uFFFEb\uFFFFc\u0001d\uD800e'
-    const added = await t.call({ method: 'POST', url: '/api/system/dict/data', token: t.admin, body: { dictType: 'sys_yes_no', dictValue: 'X', dictLabel: label } })
+    const added = await t.call<{ dictCode: number }>({ method: 'POST', url: '/api/system/dict/data', token: t.admin, body: { dictType: 'sys_yes_no', dictValue: 'X', dictLabel: label } })
     expect(added.status, added.msg).toBe(200)
     // The databases keep no lone surrogate (both store U+FFFD for it); the rest is stored as sent.
     const stored = (await t.app.services.db.selectFrom('sysDictData').select('dictLabel').where('dictCode', '=', added.data.dictCode).executeTakeFirstOrThrow()).dictLabel

@@ -1,15 +1,15 @@
 import ExcelJS from 'exceljs'
 import { allEntities, OTA_PARTS, type ResolvedEntity } from '@velo/shared'
-import type { Kysely } from 'kysely'
 import { describe, expect, it } from 'vitest'
+import { dynamicDb } from '../src/db/database'
 import { DEMO_MODEL } from '../src/seed'
-import { readWorkbook, useTestApp } from './harness'
+import { type ImportRefusal, readWorkbook, useTestApp } from './harness'
 
 // Issue 12, item 1: Export, then Import of the same file, must work for every entity that imports:
 // without "update" the rows it names are refused as existing (RuoYi's updateSupport), with it they
 // are updated and nothing else changes.
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
+const db = () => t.app.services.db
 
 const demoModelId = async () => Number((await db().selectFrom('iotModel').select('modelId').where('productId', '=', DEMO_MODEL.productId).executeTakeFirstOrThrow()).modelId)
 
@@ -61,7 +61,7 @@ let bikeModel: number | undefined
 /** A bike model for the orders, added once. */
 async function bikeModelId(): Promise<number> {
   if (bikeModel) return bikeModel
-  const res = await t.call({ method: 'POST', url: '/api/bike/modelSpec', token: t.admin, body: { category: 'city', name: 'Round trip', code: 'RTM' } })
+  const res = await t.call<{ modelId: number }>({ method: 'POST', url: '/api/bike/modelSpec', token: t.admin, body: { category: 'city', name: 'Round trip', code: 'RTM' } })
   return (bikeModel = Number(res.data.modelId))
 }
 
@@ -70,7 +70,7 @@ const importable = allEntities().filter((e) => e.operations.includes('import'))
 /** Every row of the entity's table as stored, minus who changed it when: what "nothing else changed" compares. */
 async function stored(e: ResolvedEntity) {
   // A slice's rows only (a part's suppliers among the four parts'), as its export holds them.
-  const rows = await db()
+  const rows = await dynamicDb(db())
     .selectFrom(e.table)
     .selectAll()
     .$if(!!e.slice, (q) => q.where(e.slice!.column, '=', e.slice!.value))
@@ -83,7 +83,7 @@ function importFile(e: ResolvedEntity, file: Buffer, o: { updateSupport?: boolea
   const form = new FormData()
   if (o.updateSupport) form.append('updateSupport', 'true')
   form.append('file', new Blob([file]), `${e.key}.xlsx`)
-  return t.call({ method: 'POST', url: `/api/${e.path.replace(/^\//, '')}/import`, token: t.admin, lang: o.lang, payload: form })
+  return t.call<ImportRefusal>({ method: 'POST', url: `/api/${e.path.replace(/^\//, '')}/import`, token: t.admin, lang: o.lang, payload: form })
 }
 
 const exportAll = (e: ResolvedEntity, lang: 'en_US' | 'zh_CN') => t.call({ method: 'POST', url: `/api${e.path}/export`, token: t.admin, lang, body: {} })
@@ -114,7 +114,7 @@ describe('export, then import the same file', () => {
         expect(plain.status, `${e.key} ${lang}: ${plain.msg}`).toBe(400)
         const refusedRows = new Set(plain.data.errors.map((x: { row: number }) => x.row))
         expect(refusedRows.size, JSON.stringify(plain.data.errors.slice(0, 3))).toBe(before.length)
-        expect(plain.data.errors[0].message).toMatch(lang === 'en_US' ? /already exists: choose "Update rows that already exist"/ : /已存在：勾选“更新已经存在的数据”/)
+        expect(plain.data.errors[0]!.message).toMatch(lang === 'en_US' ? /already exists: choose "Update rows that already exist"/ : /已存在：勾选“更新已经存在的数据”/)
         expect(await stored(e)).toEqual(before)
 
         // With update: the rows the file names are updated with what they hold, so nothing changes.

@@ -108,7 +108,7 @@ describe('ending a device connection', () => {
     const d = await insertDevice(t)
     const device = simulated(t.app, d)
     await device.connect()
-    const res = await t.call({ method: 'PUT', url: `/api/iot/device/${d.deviceId}/secret`, token: t.admin })
+    const res = await t.call<{ secret: string }>({ method: 'PUT', url: `/api/iot/device/${d.deviceId}/secret`, token: t.admin })
     expect(res.code).toBe(200)
     expect(res.data.secret).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(res.msg).toContain('disconnected')

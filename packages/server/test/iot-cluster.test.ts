@@ -3,7 +3,7 @@ import type { SimulatedDevice } from '@velo/device-sim'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { IotOptions } from '../src/gateway'
 import { createTestApp, type TestApp } from './harness'
-import { clearRetained, insertDevice, openStream, simulated, waitFor } from './iot-helpers'
+import { clearRetained, insertDevice, type IotStreamEvent, openStream, simulated, waitFor } from './iot-helpers'
 
 // Several stateless instances are the production shape: one PostgreSQL, one Redis, one broker.
 const mqttUrl = process.env.TEST_MQTT_URL
@@ -66,7 +66,7 @@ describe.skipIf(!cluster)('two server instances on one database, Redis and broke
   it('a console on one instance sees the state changes the other one handled', async () => {
     const d = await insertDevice(a)
     const handled = countHandled('status', d.sn)
-    const stream = await openStream(a.app, '/api/iot/stream', token)
+    const stream = await openStream<IotStreamEvent>(a.app, '/api/iot/stream', token)
     try {
       const device = simulated(a.app, d)
       devices.push(device)

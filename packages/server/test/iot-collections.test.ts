@@ -1,5 +1,5 @@
 import type { SimulatedDevice } from '@velo/device-sim'
-import type { Kysely } from 'kysely'
+import type { Paged } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { telemetryRecorderOf } from '../src/modules/iot/collections'
 import { limitedUser, readWorkbook, useTestApp } from './harness'
@@ -10,7 +10,7 @@ import { clearRetained, insertDevice, simulated, waitFor } from './iot-helpers'
 // window. Runs on SQLite, and on PostgreSQL + Redis + Mosquitto with the TEST_* variables.
 
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
+const db = () => t.app.services.db
 const recorder = () => telemetryRecorderOf(t.app.services)
 const devices: SimulatedDevice[] = []
 const sns: string[] = []
@@ -27,8 +27,10 @@ async function insertPoints(deviceId: number, points: Record<string, unknown>[])
 
 const rowsOf = (deviceId: number) => db().selectFrom('iotTelemetry').selectAll().where('deviceId', '=', deviceId).orderBy('receivedAt').execute()
 
-const series = (body: Record<string, unknown>, token = t.admin) => t.call({ method: 'POST', url: '/api/iot/collection/series', token, body })
-const list = (body: Record<string, unknown>, token = t.admin) => t.call({ method: 'POST', url: '/api/iot/collection/list', token, body })
+const series = (body: Record<string, unknown>, token = t.admin) => t.call<{ bucketSeconds: number; points: unknown[] }>({ method: 'POST', url: '/api/iot/collection/series', token, body })
+/** A row of the telemetry list, as far as the tests read it. */
+type Listed = { deviceId: number; deviceIdLabel: string; battery: number | null; locked: boolean | null }
+const list = (body: Record<string, unknown>, token = t.admin) => t.call<Paged<Listed>>({ method: 'POST', url: '/api/iot/collection/list', token, body })
 
 afterAll(async () => {
   await Promise.all(devices.map((d) => d.disconnect().catch(() => {})))
@@ -59,7 +61,7 @@ describe('storing', () => {
     expect(Boolean(row.locked)).toBe(false)
     expect(Number(row.tilt)).toBe(3)
     expect(Number(row.vibration)).toBe(1)
-    expect(new Date(row.deviceTime).getTime()).toBe(1_700_000_000_000)
+    expect(new Date(row.deviceTime!).getTime()).toBe(1_700_000_000_000)
     const received = new Date(row.receivedAt).getTime()
     expect(received).toBeGreaterThanOrEqual(before - 1000)
     expect(received).toBeLessThanOrEqual(Date.now())
@@ -68,8 +70,8 @@ describe('storing', () => {
     const res = await list({ deviceId: reg.deviceId, pageNum: 1, pageSize: 10 })
     expect(res.status, res.msg).toBe(200)
     expect(res.data.total).toBe(rows.length)
-    expect(res.data.rows[0].deviceIdLabel).toBe(reg.sn)
-    expect(res.data.rows.some((r: any) => r.battery === 77 && r.locked === false)).toBe(true)
+    expect(res.data.rows[0]!.deviceIdLabel).toBe(reg.sn)
+    expect(res.data.rows.some((r) => r.battery === 77 && r.locked === false)).toBe(true)
   })
 })
 
@@ -143,7 +145,7 @@ describe('the chart', () => {
     const res = await list({ deviceId, receivedAt: [from.toISOString(), at(59)], pageNum: 1, pageSize: 10 })
     expect(res.status, res.msg).toBe(200)
     expect(res.data.total).toBe(3)
-    expect(res.data.rows.map((r: any) => r.battery)).toEqual([70, 78, 80])
+    expect(res.data.rows.map((r) => r.battery)).toEqual([70, 78, 80])
     const exported = await t.call({ method: 'POST', url: '/api/iot/collection/export', token: t.admin, body: { deviceId, receivedAt: [from.toISOString(), at(59)] } })
     expect(exported.status).toBe(200)
     const sheet = await readWorkbook(exported.raw)
@@ -161,12 +163,12 @@ describe('reads without a device', () => {
     ])
     const res = await list({ pageNum: 1, pageSize: 500 })
     expect(res.status, res.msg).toBe(200)
-    const mine = res.data.rows.filter((r: any) => r.deviceId === deviceId)
-    expect(mine.map((r: any) => r.battery)).toEqual([12])
+    const mine = res.data.rows.filter((r) => r.deviceId === deviceId)
+    expect(mine.map((r) => r.battery)).toEqual([12])
     // A request without a body is held to the same window.
-    const bodiless = await t.call({ method: 'POST', url: '/api/iot/collection/list', token: t.admin })
+    const bodiless = await t.call<Paged<Listed>>({ method: 'POST', url: '/api/iot/collection/list', token: t.admin })
     expect(bodiless.status, bodiless.msg).toBe(200)
-    expect(bodiless.data.rows.filter((r: any) => r.deviceId === deviceId).map((r: any) => r.battery)).toEqual([12])
+    expect(bodiless.data.rows.filter((r) => r.deviceId === deviceId).map((r) => r.battery)).toEqual([12])
   })
 
   it('refuses a wider fleet window, a whole day and a summary without a device', async () => {

@@ -1,7 +1,7 @@
 import type { DeviceOptions, SimulatedDevice } from '@velo/device-sim'
-import type { CommandEvent, CommandPayload } from '@velo/shared'
+import type { CommandEvent, CommandOutcome, CommandPayload, DeviceCommandOption, SendCommandResult } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { limitedUser, useTestApp } from './harness'
+import { limitedUser, type Refusal, useTestApp } from './harness'
 import { demoModelId, randomSn, simulated, waitFor } from './iot-helpers'
 
 // Commands end to end: the console's API, the gateway, a real MQTT broker (embedded, or
@@ -18,7 +18,7 @@ const until = <T>(what: string, check: () => T | Promise<T>, timeoutMs?: number)
 /** Added through the API, as the console does: the secret is in its answer, once. */
 async function registerDevice(model = modelId): Promise<{ deviceId: number; sn: string; secret: string }> {
   const sn = randomSn()
-  const res = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId: model } })
+  const res = await t.call<{ secret: string }>({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId: model } })
   expect(res.code, res.msg).toBe(200)
   const deviceId = Number((await t.app.services.db.selectFrom('iotDevice').select('deviceId').where('sn', '=', sn).executeTakeFirstOrThrow()).deviceId)
   return { deviceId, sn, secret: res.data.secret as string }
@@ -53,8 +53,8 @@ async function finalRow(commandId: number, status: string) {
   })
 }
 
-function send(body: Record<string, unknown>, token = t.admin, lang?: 'en_US' | 'zh_CN') {
-  return t.call({ method: 'POST', url: '/api/iot/device/command', token, body, lang })
+function send<T = SendCommandResult>(body: Record<string, unknown>, token = t.admin, lang?: 'en_US' | 'zh_CN') {
+  return t.call<T>({ method: 'POST', url: '/api/iot/device/command', token, body, lang })
 }
 
 beforeAll(async () => {
@@ -89,7 +89,7 @@ describe('device commands', () => {
     expect(res.code, res.msg).toBe(200)
     expect(res.msg).toBe('Command sent')
     expect(res.data).toMatchObject({ sent: 1, queued: 0, commands: [{ deviceId: d.deviceId, sn: d.sn, status: 'sent' }] })
-    const { commandId, requestId } = res.data.commands[0]
+    const { commandId, requestId } = res.data.commands[0]!
 
     const payload: CommandPayload = await seen
     expect(payload).toMatchObject({ v: 1, id: requestId, name: 'ping', params: {} })
@@ -115,7 +115,7 @@ describe('device commands', () => {
     const d = await device({ failureRate: 1 })
     const res = await send({ deviceIds: [d.deviceId], command: 'locate' })
     expect(res.code, res.msg).toBe(200)
-    const row = await finalRow(res.data.commands[0].commandId, 'failed')
+    const row = await finalRow(res.data.commands[0]!.commandId, 'failed')
     expect(JSON.parse(row.reply!)).toMatchObject({ status: 'failed', code: 500, message: 'Simulated failure' })
     expect(row.roundTripMs).toEqual(expect.any(Number))
   })
@@ -123,7 +123,7 @@ describe('device commands', () => {
   it('times out a command the device never answers, and a late reply does not change that', async () => {
     const d = await device({ silentCommands: ['report'] })
     const res = await send({ deviceIds: [d.deviceId], command: 'report', timeoutSeconds: 1 })
-    const { commandId, requestId } = res.data.commands[0]
+    const { commandId, requestId } = res.data.commands[0]!
     const row = await finalRow(commandId, 'timedOut')
     expect(row.repliedAt).toBeNull()
     expect(Date.parse(row.updateTime!)).toBeGreaterThanOrEqual(Date.parse(row.deadlineAt!))
@@ -143,7 +143,7 @@ describe('device commands', () => {
     const owner = await device({ silentCommands: ['ping'] })
     const other = await device()
     const res = await send({ deviceIds: [owner.deviceId], command: 'ping', timeoutSeconds: 30 })
-    const { commandId, requestId } = res.data.commands[0]
+    const { commandId, requestId } = res.data.commands[0]!
     await other.sim.publish('reply', { id: requestId, status: 'succeeded', code: 0 })
     // The owner's own (genuine) answer still lands afterwards: the impostor changed nothing.
     await owner.sim.publish('reply', { id: requestId, status: 'failed', code: 1 })
@@ -157,7 +157,7 @@ describe('device commands', () => {
     expect(res.code, res.msg).toBe(200)
     expect(res.msg).toBe('The device is offline: the command is queued until it comes back online')
     expect(res.data).toMatchObject({ sent: 0, queued: 1, commands: [{ status: 'queued' }] })
-    const { commandId, requestId } = res.data.commands[0]
+    const { commandId, requestId } = res.data.commands[0]!
     const queued = await commandRow(commandId)
     expect(queued).toMatchObject({ status: 'queued', sentAt: null, deadlineAt: null })
 
@@ -171,7 +171,7 @@ describe('device commands', () => {
   it('expires a queued command past its lifetime and never delivers it', async () => {
     const d = await device({}, { offline: true })
     const res = await send({ deviceIds: [d.deviceId], command: 'report', expireMinutes: 1 })
-    const { commandId, requestId } = res.data.commands[0]
+    const { commandId, requestId } = res.data.commands[0]!
     expect(Date.parse((await commandRow(commandId)).expiresAt) - Date.now()).toBeGreaterThan(50_000)
     // A minute is long for a test: the queue lifetime is moved into the past instead.
     await t.app.services.db.updateTable('iotCommand').set({ expiresAt: new Date(Date.now() - 1000).toISOString() }).where('commandId', '=', commandId).execute()
@@ -181,7 +181,7 @@ describe('device commands', () => {
     await connect(d.sim, d.deviceId)
     // Commands reach a device in order: once a later one has made the round trip, the expired one is not coming.
     const ping = await send({ deviceIds: [d.deviceId], command: 'ping' })
-    await finalRow(ping.data.commands[0].commandId, 'succeeded')
+    await finalRow(ping.data.commands[0]!.commandId, 'succeeded')
     expect(d.sim.received.map((r) => r.command.id)).not.toContain(requestId)
     expect((await commandRow(commandId)).status).toBe('expired')
   })
@@ -190,10 +190,10 @@ describe('device commands', () => {
     const ok = await device({}, { offline: true })
     const bare = await device({}, { offline: true, model: otherModelId })
     const before = await commandCount()
-    const res = await send({ deviceIds: [ok.deviceId, bare.deviceId], command: 'lock' })
+    const res = await send<Refusal>({ deviceIds: [ok.deviceId, bare.deviceId], command: 'lock' })
     expect(res.status).toBe(400)
     expect(res.msg).toBe(`1 device does not support the command "lock": ${bare.sn}`)
-    expect(res.data.errors[0].field).toBe('deviceIds')
+    expect(res.data.errors[0]!.field).toBe('deviceIds')
     const zh = await send({ deviceIds: [bare.deviceId], command: 'playAudio', params: { audio: 'welcome' } }, t.admin, 'zh_CN')
     expect(zh.status).toBe(400)
     expect(zh.msg).toBe(`1 台设备不支持指令“playAudio”：${bare.sn}`)
@@ -208,7 +208,7 @@ describe('device commands', () => {
     await db.updateTable('iotFunction').set({ status: '1' }).where('command', '=', 'findBike').execute()
     try {
       expect((await send({ deviceIds: [d.deviceId], command: 'findBike' })).status).toBe(400)
-      const list = await t.call({ url: `/api/iot/device/${d.deviceId}/commands`, token: t.admin })
+      const list = await t.call<DeviceCommandOption[]>({ url: `/api/iot/device/${d.deviceId}/commands`, token: t.admin })
       expect(list.data.map((c: { name: string }) => c.name)).not.toContain('findBike')
     } finally {
       await db.updateTable('iotFunction').set({ status: '0' }).where('command', '=', 'findBike').execute()
@@ -218,11 +218,11 @@ describe('device commands', () => {
   it('refuses bad parameters with field errors and stores nothing', async () => {
     const d = await device({}, { offline: true })
     const before = await commandCount()
-    const res = await send({ deviceIds: [d.deviceId], command: 'reboot', params: { delaySeconds: 999, bogus: 1 } })
+    const res = await send<Refusal>({ deviceIds: [d.deviceId], command: 'reboot', params: { delaySeconds: 999, bogus: 1 } })
     expect(res.status).toBe(400)
     const fields = res.data.errors.map((e: { field: string }) => e.field).sort()
     expect(fields).toEqual(['params.bogus', 'params.delaySeconds'])
-    const zh = await send({ deviceIds: [d.deviceId], command: 'setConfig', params: { version: '' } }, t.admin, 'zh_CN')
+    const zh = await send<Refusal>({ deviceIds: [d.deviceId], command: 'setConfig', params: { version: '' } }, t.admin, 'zh_CN')
     expect(zh.status).toBe(400)
     expect(zh.data.errors.map((e: { field: string }) => e.field).sort()).toEqual(['params.values', 'params.version'])
     expect(zh.msg).toMatch(/^请求参数有误/)
@@ -245,7 +245,7 @@ describe('device commands', () => {
     expect(new Set(res.data.commands.map((c: { requestId: string }) => c.requestId)).size).toBe(6)
     for (const c of res.data.commands.filter((c: { status: string }) => c.status === 'sent')) await finalRow(c.commandId, 'succeeded')
     for (const d of online) expect(d.sim.received.at(-1)!.command.name).toBe('lock')
-    expect((await commandRow(res.data.commands.find((c: { status: string }) => c.status === 'queued').commandId)).status).toBe('queued')
+    expect((await commandRow(res.data.commands.find((c: { status: string }) => c.status === 'queued')!.commandId)).status).toBe('queued')
 
     const zh = await send({ deviceIds: online.map((d) => d.deviceId), command: 'unlock' }, t.admin, 'zh_CN')
     expect(zh.msg).toBe('指令已发送到 5 台设备')
@@ -254,7 +254,7 @@ describe('device commands', () => {
   it('says "Reboot command sent" when every device got it', async () => {
     const a = await device()
     const b = await device()
-    const res = await t.call({ method: 'POST', url: '/api/iot/device/reboot', token: t.admin, body: { deviceIds: [a.deviceId, b.deviceId] } })
+    const res = await t.call<SendCommandResult>({ method: 'POST', url: '/api/iot/device/reboot', token: t.admin, body: { deviceIds: [a.deviceId, b.deviceId] } })
     expect(res.code, res.msg).toBe(200)
     expect(res.msg).toBe('Reboot command sent')
     expect(res.data).toMatchObject({ sent: 2, queued: 0 })
@@ -273,13 +273,13 @@ describe('device commands', () => {
   it('lists the commands a device supports, in the caller’s language', async () => {
     const d = await device({}, { offline: true })
     const bare = await device({}, { offline: true, model: otherModelId })
-    const res = await t.call({ url: `/api/iot/device/${d.deviceId}/commands`, token: t.admin, lang: 'zh_CN' })
+    const res = await t.call<DeviceCommandOption[]>({ url: `/api/iot/device/${d.deviceId}/commands`, token: t.admin, lang: 'zh_CN' })
     expect(res.code).toBe(200)
     const names = res.data.map((c: { name: string }) => c.name)
     expect(names).toEqual(expect.arrayContaining(['reboot', 'ping', 'report', 'setConfig', 'lock', 'unlock', 'findBike', 'locate', 'setAlarm', 'transportMode']))
     expect(names).not.toContain('playAudio')
     expect(res.data.find((c: { name: string }) => c.name === 'reboot')).toEqual({ name: 'reboot', label: '重启', base: true, confirm: true, example: { delaySeconds: 0 } })
-    const bareList = await t.call({ url: `/api/iot/device/${bare.deviceId}/commands`, token: t.admin })
+    const bareList = await t.call<DeviceCommandOption[]>({ url: `/api/iot/device/${bare.deviceId}/commands`, token: t.admin })
     expect(bareList.data.map((c: { name: string }) => c.name)).toEqual(['reboot', 'ping', 'report', 'setConfig'])
     expect((await t.call({ url: '/api/iot/device/99999999/commands', token: t.admin })).status).toBe(404)
   })
@@ -302,7 +302,7 @@ describe('device commands', () => {
 })
 
 describe('command test', () => {
-  const test = (body: Record<string, unknown>) => t.call({ method: 'POST', url: '/api/iot/commandTest/send', token: t.admin, body })
+  const test = (body: Record<string, unknown>) => t.call<CommandOutcome>({ method: 'POST', url: '/api/iot/commandTest/send', token: t.admin, body })
 
   it('waits for the device and returns its answer', async () => {
     const d = await device({ replyLatencyMs: 100 })
@@ -310,7 +310,7 @@ describe('command test', () => {
     expect(res.code, res.msg).toBe(200)
     expect(res.data).toMatchObject({ deviceId: d.deviceId, command: 'setConfig', status: 'succeeded', roundTripMs: expect.any(Number), sentAt: expect.any(String), repliedAt: expect.any(String) })
     expect(res.msg).toBe(`The device answered: succeeded (${res.data.roundTripMs} ms)`)
-    expect(JSON.parse(res.data.reply)).toMatchObject({ status: 'succeeded', result: { configVersion: '2.0.0' } })
+    expect(JSON.parse(res.data.reply!)).toMatchObject({ status: 'succeeded', result: { configVersion: '2.0.0' } })
     expect(d.sim.behaviour.configVersion).toBe('2.0.0')
   })
 

@@ -1,5 +1,5 @@
 import type { DeviceOptions, SimulatedDevice } from '@velo/device-sim'
-import { defineEntity } from '@velo/shared'
+import { defineEntity, type JobInfo, type Paged } from '@velo/shared'
 import ExcelJS from 'exceljs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { forgetDeletedDevices } from '../src/modules/iot/config/drift'
@@ -16,12 +16,15 @@ const sims: SimulatedDevice[] = []
 let serial = 0
 
 const db = () => t.app.services.db
-const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, token = t.admin) => t.call({ method, url: `/api${url}`, token, body })
+const call = <T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, token = t.admin) => t.call<T>({ method, url: `/api${url}`, token, body })
+
+/** A template as GET /iot/config/:id answers it: its values, id and version. */
+type Template = Record<string, unknown> & { configId: number; version: string }
 
 async function template(values: Record<string, unknown> = {}) {
-  const res = await call('POST', '/iot/config', { name: `Template ${++serial} ${Date.now()}`, ...values })
+  const res = await call<Template>('POST', '/iot/config', { name: `Template ${++serial} ${Date.now()}`, ...values })
   expect(res.status, res.msg).toBe(200)
-  return (await call('GET', `/iot/config/${res.data.configId}`)).data as Record<string, any>
+  return (await call<Template>('GET', `/iot/config/${res.data.configId}`)).data
 }
 
 async function device(behaviour: Partial<DeviceOptions> = {}, o: { offline?: boolean } = {}) {
@@ -42,7 +45,7 @@ async function online(sim: SimulatedDevice, deviceId: number) {
 async function finished(jobId: number) {
   return waitFor(
     async () => {
-      const job = (await call('GET', `/monitor/job/${jobId}`)).data
+      const job = (await call<JobInfo>('GET', `/monitor/job/${jobId}`)).data
       return ['succeeded', 'failed', 'cancelled'].includes(job.state) ? job : null
     },
     `job ${jobId}`,
@@ -59,13 +62,13 @@ const statusOf = (configId: number, deviceId: number, status: string) =>
     return row?.status === status ? row : null
   }, `push of ${configId} to ${deviceId} ${status}`)
 const driftOf = (deviceId: number) => db().selectFrom('iotConfigDrift').selectAll().where('deviceId', '=', deviceId).orderBy('field').execute()
-const facts = (res: { data: any }) => Object.fromEntries(res.data.facts.map((f: { label: string; value: string }) => [f.label, f.value]))
+const facts = (res: { data: { facts: { label: string; value: string }[] } }) => Object.fromEntries(res.data.facts.map((f: { label: string; value: string }) => [f.label, f.value]))
 
 async function push(configId: number, body: Record<string, unknown>, token = t.admin) {
-  const res = await call('POST', `/iot/config/${configId}/action/push`, body, token)
+  const res = await call<{ jobId: number }>('POST', `/iot/config/${configId}/action/push`, body, token)
   expect(res.status, res.msg).toBe(200)
   const job = await finished(res.data.jobId)
-  expect(job.state, job.error).toBe('succeeded')
+  expect(job.state, job.error ?? undefined).toBe('succeeded')
   return job
 }
 
@@ -83,9 +86,9 @@ describe('templates', () => {
     expect(a.version).toMatch(/^[0-9a-f]{12}$/)
     expect(a.vibrationSensitivity).toBe(3)
     expect((await call('PUT', '/iot/config', { configId: a.configId, remark: 'renamed' })).status).toBe(200)
-    expect((await call('GET', `/iot/config/${a.configId}`)).data.version).toBe(a.version)
+    expect((await call<Template>('GET', `/iot/config/${a.configId}`)).data.version).toBe(a.version)
     expect((await call('PUT', '/iot/config', { configId: a.configId, fallAngle: 50 })).status).toBe(200)
-    const b = (await call('GET', `/iot/config/${a.configId}`)).data
+    const b = (await call<Template>('GET', `/iot/config/${a.configId}`)).data
     expect(b.version).not.toBe(a.version)
     // The same values are the same version, whichever template holds them.
     const c = await template({ fallAngle: 50 })
@@ -135,7 +138,7 @@ describe('push', () => {
   })
 
   it('previews the count, how many get it now and how many are queued', async () => {
-    const res = await call('POST', `/iot/config/${configId}/action/push/preview`, { deviceIds: [d.ok!.deviceId, d.offline!.deviceId, d.refusing!.deviceId] })
+    const res = await call<{ facts: { label: string; value: string }[]; warning: string }>('POST', `/iot/config/${configId}/action/push/preview`, { deviceIds: [d.ok!.deviceId, d.offline!.deviceId, d.refusing!.deviceId] })
     expect(res.status, res.msg).toBe(200)
     const f = facts(res)
     expect(f).toMatchObject({ Devices: '3', 'Online now (sent at once)': '2', 'Offline (queued until they connect)': '1' })
@@ -179,8 +182,8 @@ describe('push', () => {
     // The list filters by status and counts per status.
     const counts = await call('POST', '/iot/configPush/counts', { configId })
     expect(counts.data).toMatchObject({ acknowledged: 2, refused: 1, queued: 0 })
-    const list = await call('POST', '/iot/configPush/list', { configId, status: 'refused', pageNum: 1, pageSize: 10 })
-    expect(list.data.rows.map((r: any) => r.deviceId)).toEqual([d.refusing!.deviceId])
+    const list = await call<Paged<{ deviceId: number }>>('POST', '/iot/configPush/list', { configId, status: 'refused', pageNum: 1, pageSize: 10 })
+    expect(list.data.rows.map((r) => r.deviceId)).toEqual([d.refusing!.deviceId])
   })
 
   it('counts the devices’ answers while the push is still going out', async () => {
@@ -196,15 +199,15 @@ describe('push', () => {
       return result
     }
     try {
-      const before = Number((await call('POST', '/iot/configPush/counts', { configId })).data.acknowledged ?? 0)
-      const res = await call('POST', `/iot/config/${configId}/action/push`, { deviceIds: fleet.map((f) => f.deviceId) })
+      const before = Number((await call<Record<string, number>>('POST', '/iot/configPush/counts', { configId })).data.acknowledged ?? 0)
+      const res = await call<{ jobId: number }>('POST', `/iot/config/${configId}/action/push`, { deviceIds: fleet.map((f) => f.deviceId) })
       expect(res.status, res.msg).toBe(200)
       const counts = await waitFor(async () => {
-        const c = (await call('POST', '/iot/configPush/counts', { configId })).data
-        return c.acknowledged >= before + 2 ? c : null
+        const c = (await call<Record<string, number>>('POST', '/iot/configPush/counts', { configId })).data
+        return c.acknowledged! >= before + 2 ? c : null
       }, 'the answers counted before the job ends')
       expect(counts.acknowledged).toBe(before + 2)
-      expect((await call('GET', `/monitor/job/${res.data.jobId}`)).data.state).toBe('running')
+      expect((await call<JobInfo>('GET', `/monitor/job/${res.data.jobId}`)).data.state).toBe('running')
       release()
       expect((await finished(res.data.jobId)).state).toBe('succeeded')
     } finally {
@@ -301,9 +304,9 @@ describe('drift', () => {
       return rows.length === 1 && rows[0]!.field === 'wakeUpMinutes' && rows[0]!.expected === '31' && rows[0]!.reported === '30'
     }, 'drift follows the template')
 
-    const list = await call('POST', '/iot/configDrift/list', { configId, pageNum: 1, pageSize: 10 })
+    const list = await call<Paged<{ driftId: number }>>('POST', '/iot/configDrift/list', { configId, pageNum: 1, pageSize: 10 })
     expect(list.data.rows).toHaveLength(1)
-    const res = await call('POST', '/iot/configDrift/action/pushAgain', { ids: [list.data.rows[0].driftId] })
+    const res = await call<{ jobId: number }>('POST', '/iot/configDrift/action/pushAgain', { ids: [list.data.rows[0]!.driftId] })
     expect(res.status, res.msg).toBe(200)
     expect((await finished(res.data.jobId)).state).toBe('succeeded')
     await waitFor(async () => (await driftOf(d.deviceId)).length === 0, 'no drift after pushing again')

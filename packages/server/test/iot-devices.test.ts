@@ -1,39 +1,39 @@
-import { registrationRequest } from '@velo/device-sim'
+import { type Registration, registrationRequest } from '@velo/device-sim'
 import ExcelJS from 'exceljs'
 import { describe, expect, it } from 'vitest'
 import { otaPublicKeysOf } from '../src/modules/ota/signing'
-import { createTestApp, limitedUser, useTestApp, waitForOperLog } from './harness'
+import { createTestApp, limitedUser, type Refusal, useTestApp, waitForOperLog } from './harness'
 import { deviceRow, demoModelId, randomSn, simulated, waitFor } from './iot-helpers'
 
 // The embedded broker: the tests connect with the secrets the API hands out.
 const t = useTestApp({ MQTT_PORT: '0', MQTT_PUBLIC_URL: 'mqtts://iot.example.com:8883' }, { iot: { presence: { flushMs: 10 } } })
 
 async function addModel(productId: string, snPrefix: string) {
-  const res = await t.call({ method: 'POST', url: '/api/iot/model', token: t.admin, body: { productId, name: productId, productCode: 'T', snPrefix } })
+  const res = await t.call<{ modelId: number }>({ method: 'POST', url: '/api/iot/model', token: t.admin, body: { productId, name: productId, productCode: 'T', snPrefix } })
   expect(res.code).toBe(200)
-  return res.data.modelId as number
+  return res.data.modelId
 }
 
 async function registrationKey(modelId: number): Promise<string> {
-  const res = await t.call({ url: `/api/iot/model/${modelId}/registrationKey`, token: t.admin })
+  const res = await t.call<{ registrationKey: string }>({ url: `/api/iot/model/${modelId}/registrationKey`, token: t.admin })
   expect(res.code).toBe(200)
   return res.data.registrationKey
 }
 
-const register = (body: unknown, lang?: 'en_US' | 'zh_CN') => t.call({ method: 'POST', url: '/api/iot/register', body, lang })
+const register = <T = Registration>(body: unknown, lang?: 'en_US' | 'zh_CN') => t.call<T>({ method: 'POST', url: '/api/iot/register', body, lang })
 
 describe('IoT devices in the console', () => {
   it('adding a device gives it a UUID and a secret shown once (never stored, listed or logged in clear)', async () => {
     const modelId = await demoModelId(t)
     const sn = randomSn()
-    const res = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId } })
+    const res = await t.call<{ uuid: string; secret: string; deviceId: number }>({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId } })
     expect(res.code).toBe(200)
     expect(res.data).toMatchObject({ sn, modelId, state: 'inactive', flowState: 'normal', transportMode: 'off' })
     expect(res.data.uuid).toMatch(/^[0-9a-f-]{36}$/)
     expect(res.data.secret).toMatch(/^[A-Za-z0-9_-]{43}$/)
     const { secret, deviceId } = res.data
 
-    const got = await t.call({ url: `/api/iot/device/${deviceId}`, token: t.admin })
+    const got = await t.call<Record<string, unknown>>({ url: `/api/iot/device/${deviceId}`, token: t.admin })
     expect(got.data.secret).toBeUndefined()
     expect(got.data.secretHash).toBeUndefined()
     const listed = await t.call({ method: 'POST', url: '/api/iot/device/list', token: t.admin, body: { pageNum: 1, pageSize: 10, sn } })
@@ -61,7 +61,7 @@ describe('IoT devices in the console', () => {
     expect(zh.msg).toBe('SN 必须以所属型号的 SN 前缀 VL 开头')
     // Moving a device to a model with another prefix is refused the same way.
     const other = await addModel(`P${randomSn()}`, 'QQ')
-    const added = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn: randomSn(), modelId } })
+    const added = await t.call<{ deviceId: number }>({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn: randomSn(), modelId } })
     const moved = await t.call({ method: 'PUT', url: '/api/iot/device', token: t.admin, body: { deviceId: added.data.deviceId, modelId: other } })
     expect(moved.status).toBe(400)
     expect(moved.data).toEqual({ errors: [{ field: 'sn' }] })
@@ -94,12 +94,12 @@ describe('IoT devices in the console', () => {
   })
 
   it('resets a secret only with iot:device:edit', async () => {
-    const added = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn: randomSn(), modelId: await demoModelId(t) } })
+    const added = await t.call<{ deviceId: number; secret: string }>({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn: randomSn(), modelId: await demoModelId(t) } })
     const viewer = await limitedUser(t, { userName: 'iotviewer', perms: ['iot:device:list', 'iot:device:query'], dataScope: '1' })
     const refused = await t.call({ method: 'PUT', url: `/api/iot/device/${added.data.deviceId}/secret`, token: viewer.token })
     expect(refused.status).toBe(403)
     const editor = await limitedUser(t, { userName: 'iotdevedit', perms: ['iot:device:edit'], dataScope: '1' })
-    const reset = await t.call({ method: 'PUT', url: `/api/iot/device/${added.data.deviceId}/secret`, token: editor.token })
+    const reset = await t.call<{ secret: string }>({ method: 'PUT', url: `/api/iot/device/${added.data.deviceId}/secret`, token: editor.token })
     expect(reset.code).toBe(200)
     expect(reset.data.secret).not.toBe(added.data.secret)
     expect((await t.call({ method: 'PUT', url: '/api/iot/device/999999/secret', token: t.admin })).status).toBe(404)
@@ -130,9 +130,9 @@ describe('IoT models', () => {
     expect((await t.call({ url: `/api/iot/model/${modelId}/registrationKey`, token: reader.token })).status).toBe(403)
     expect((await t.call({ method: 'PUT', url: `/api/iot/model/${modelId}/registrationKey`, token: reader.token })).status).toBe(403)
     const editor = await limitedUser(t, { userName: 'iotmodeleditor', perms: ['iot:model:edit'], dataScope: '1' })
-    expect((await t.call({ url: `/api/iot/model/${modelId}/registrationKey`, token: editor.token })).data.registrationKey).toBe(key)
+    expect((await t.call<{ registrationKey: string }>({ url: `/api/iot/model/${modelId}/registrationKey`, token: editor.token })).data.registrationKey).toBe(key)
 
-    const reset = await t.call({ method: 'PUT', url: `/api/iot/model/${modelId}/registrationKey`, token: editor.token })
+    const reset = await t.call<{ registrationKey: string }>({ method: 'PUT', url: `/api/iot/model/${modelId}/registrationKey`, token: editor.token })
     expect(reset.code).toBe(200)
     expect(reset.data.registrationKey).not.toBe(key)
     expect(await registrationKey(modelId)).toBe(reset.data.registrationKey)
@@ -144,7 +144,7 @@ describe('IoT models', () => {
 
   it('cannot be deleted while devices use them', async () => {
     const modelId = await addModel(`D${randomSn()}`, 'DD')
-    const added = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn: `DD${randomSn('')}`, modelId } })
+    const added = await t.call<{ deviceId: number }>({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn: `DD${randomSn('')}`, modelId } })
     expect(added.code).toBe(200)
     const refused = await t.call({ method: 'DELETE', url: `/api/iot/model/${modelId}`, token: t.admin })
     expect(refused.status).toBe(409)
@@ -242,9 +242,9 @@ describe('device self-registration', () => {
 
     const { nonce: _, ...withoutNonce } = registrationRequest('VELO-4G', key, randomSn())
     expect((await register(withoutNonce)).status).toBe(400)
-    const short = await register(registrationRequest('VELO-4G', key, randomSn(), Date.now(), 'tooShort'))
+    const short = await register<Refusal>(registrationRequest('VELO-4G', key, randomSn(), Date.now(), 'tooShort'))
     expect(short.status).toBe(400)
-    expect(short.data.errors[0].field).toBe('nonce')
+    expect(short.data.errors[0]!.field).toBe('nonce')
   })
 
   it('refuses an SN of another model', async () => {
@@ -252,13 +252,13 @@ describe('device self-registration', () => {
     const sn = randomSn()
     expect((await register(registrationRequest('VELO-4G', await registrationKey(await demoModelId(t)), sn))).code).toBe(200)
     const otherKey = await registrationKey(other)
-    const res = await register(registrationRequest((await t.call({ url: `/api/iot/model/${other}`, token: t.admin })).data.productId, otherKey, sn))
+    const res = await register(registrationRequest((await t.call<{ productId: string }>({ url: `/api/iot/model/${other}`, token: t.admin })).data.productId, otherKey, sn))
     expect(res.status).toBe(409)
   })
 
   it('answers a bad signature, an unknown product and a disabled model alike', async () => {
     const modelId = await addModel(`S${randomSn()}`, 'SG')
-    const productId = (await t.call({ url: `/api/iot/model/${modelId}`, token: t.admin })).data.productId as string
+    const productId = (await t.call<{ productId: string }>({ url: `/api/iot/model/${modelId}`, token: t.admin })).data.productId
     const key = await registrationKey(modelId)
     const sn = `SG${randomSn('')}`
     const badSign = await register(registrationRequest(productId, `${key}x`, sn))

@@ -1,14 +1,13 @@
-import { upTopic } from '@velo/shared'
+import { type IotGatewayStatus, upTopic } from '@velo/shared'
 import type { SimulatedDevice } from '@velo/device-sim'
 import mqtt from 'mqtt'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Db } from '../src/db/database'
 import { DeviceAuthority } from '../src/gateway/device-auth'
 import { startEmbeddedBroker } from '../src/gateway/embedded-broker'
 import { MqttGateway } from '../src/gateway/gateway'
 import type { ObservedMessage, UpMessage } from '../src/gateway/types'
 import { useTestApp } from './harness'
-import { clearRetained, deviceRow, insertDevice, openStream, randomSn, simulated, waitFor } from './iot-helpers'
+import { clearRetained, deviceRow, insertDevice, type IotStreamEvent, openStream, randomSn, simulated, waitFor } from './iot-helpers'
 
 // Short buffers and a quick sweeper keep the waits short; the behaviour is the same.
 const t = useTestApp({}, { iot: { presence: { flushMs: 10, sweepEveryMs: 100 }, messageLog: { flushMs: 10 } } })
@@ -91,7 +90,7 @@ describe('IoT gateway: device state from what devices report', () => {
   it('a device that dies without a word goes offline through its last will, and an open console sees it at once', async () => {
     const { deviceId, sn, device } = await connected({ activated: true })
     await waitFor(async () => (await deviceRow(t, deviceId)).state === 'activated', 'activated')
-    const stream = await openStream(t.app, '/api/iot/stream', t.admin)
+    const stream = await openStream<IotStreamEvent>(t.app, '/api/iot/stream', t.admin)
     try {
       expect(stream.status).toBe(200)
       expect(stream.contentType).toContain('text/event-stream')
@@ -195,7 +194,7 @@ describe('IoT gateway: message log', () => {
   it('keeps every message but heartbeats, what the server sent, and invalid payloads as such; a device view streams them', async () => {
     const { deviceId, sn, device } = await connected()
     await waitFor(async () => (await messages(deviceId)).length >= 3, 'connect messages')
-    const stream = await openStream(t.app, `/api/iot/stream?deviceId=${deviceId}`, t.admin)
+    const stream = await openStream<IotStreamEvent>(t.app, `/api/iot/stream?deviceId=${deviceId}`, t.admin)
     try {
       await device.heartbeat()
       await device.reportTelemetry({ battery: 55 })
@@ -299,7 +298,7 @@ describe('IoT gateway: watching topics', () => {
     // The database answers device lookups when the test says: a read thread busy with a report
     // answers a later lookup batch after an earlier one has filled the cache.
     const held: Array<() => void> = []
-    const gated = (qb: object): any =>
+    const gated = <T extends object>(qb: T): T =>
       new Proxy(qb, {
         get(target, prop) {
           const v = Reflect.get(target, prop)
@@ -314,7 +313,7 @@ describe('IoT gateway: watching topics', () => {
     const credential = DeviceAuthority.newInternalCredential()
     const broker = await startEmbeddedBroker({ port: 0, authority: new DeviceAuthority(t.app.services.db, [credential]) })
     const url = `mqtt://127.0.0.1:${broker.port}`
-    const gateway = new MqttGateway({ url, credential, protocolVersion: 4, db: gated(t.app.services.db) as Db, messageLog: { record() {} }, logger: t.app.log })
+    const gateway = new MqttGateway({ url, credential, protocolVersion: 4, db: gated(t.app.services.db), messageLog: { record() {} }, logger: t.app.log })
     const d = await insertDevice(t)
     const device = await mqtt.connectAsync(url, { clientId: d.sn, username: d.sn, password: d.secret, reconnectPeriod: 0 })
     const seen: string[] = []
@@ -354,7 +353,7 @@ describe('IoT gateway: watching topics', () => {
   it('answers the gateway status', async () => {
     const { deviceId } = await connected()
     await waitFor(async () => (await deviceRow(t, deviceId)).state === 'online', 'online')
-    const res = await t.call({ url: '/api/iot/gateway', token: t.admin })
+    const res = await t.call<IotGatewayStatus>({ url: '/api/iot/gateway', token: t.admin })
     expect(res.code).toBe(200)
     expect(res.data).toMatchObject({ protocolVersion: 1, embedded: !!t.app.broker, connected: true })
     expect(res.data.devicesOnline).toBeGreaterThanOrEqual(1)

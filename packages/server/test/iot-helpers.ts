@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { type DeviceOptions, SimulatedDevice } from '@velo/device-sim'
-import { upTopic } from '@velo/shared'
+import { type JobInfo, type OtaEvent, upTopic } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import { issueSecret } from '../src/gateway/device-auth'
+import type { IotEvent } from '../src/gateway/types'
 import { newDeviceRow } from '../src/modules/iot/devices'
 import { otaPublicKeysOf } from '../src/modules/ota/signing'
 import type { TestApp } from './harness'
@@ -74,17 +75,23 @@ export async function deviceRow(t: TestApp, deviceId: number) {
   return t.app.services.db.selectFrom('iotDevice').selectAll().where('deviceId', '=', deviceId).executeTakeFirstOrThrow()
 }
 
-/** One server-sent event as read off the wire. */
-export interface StreamEvent {
+/** One server-sent event as read off the wire: its name, and its data as JSON. */
+export interface StreamEvent<D = unknown> {
   event: string
-  data: any
+  data: D
 }
+/** GET /monitor/job/stream and /stream/all: each job as GET /monitor/job/:id answers it (modules/monitor/jobs.ts). */
+export type JobStreamEvent = { event: 'job'; data: JobInfo }
+/** GET /iot/stream: each IoT event under its type's name (gateway/types.ts, modules/iot/stream.ts). */
+export type IotStreamEvent = { [K in IotEvent['type']]: { event: K; data: Extract<IotEvent, { type: K }>['data'] } }[IotEvent['type']]
+/** GET /iot/upgrade/stream: the rollout's events (modules/ota/rollout). */
+export type OtaStreamEvent = { event: 'ota'; data: OtaEvent }
 
 /**
  * Reads GET {url} as a browser would (a real HTTP request: inject cannot stream) and keeps every event;
- * `next` waits for one that matches.
+ * `next` waits for one that matches. `E` is what the stream sends (unchecked: the server wrote it).
  */
-export async function openStream(app: FastifyInstance, url: string, token: string) {
+export async function openStream<E extends StreamEvent = StreamEvent>(app: FastifyInstance, url: string, token: string) {
   let address = app.server.address() as AddressInfo | null
   if (!address) {
     await app.listen({ port: 0, host: '127.0.0.1' })
@@ -92,7 +99,7 @@ export async function openStream(app: FastifyInstance, url: string, token: strin
   }
   const controller = new AbortController()
   const res = await fetch(`http://127.0.0.1:${address.port}${url}`, { headers: { authorization: token }, signal: controller.signal })
-  const events: StreamEvent[] = []
+  const events: E[] = []
   const reading = (async () => {
     const decoder = new TextDecoder()
     let buffer = ''
@@ -105,7 +112,7 @@ export async function openStream(app: FastifyInstance, url: string, token: strin
           buffer = buffer.slice(end + 2)
           const event = /^event: (.*)$/m.exec(block)?.[1]
           const data = /^data: (.*)$/m.exec(block)?.[1]
-          if (event && data !== undefined) events.push({ event, data: JSON.parse(data) })
+          if (event && data !== undefined) events.push({ event, data: JSON.parse(data) } as E)
         }
       }
     } catch {
@@ -116,7 +123,7 @@ export async function openStream(app: FastifyInstance, url: string, token: strin
     status: res.status,
     contentType: res.headers.get('content-type'),
     events,
-    next: (match: (e: StreamEvent) => boolean, what = 'a stream event') => waitFor(() => events.find(match), what),
+    next: (match: (e: E) => boolean, what = 'a stream event') => waitFor(() => events.find(match), what),
     /** Settles when the server ends the stream (or it is closed here). */
     ended: reading,
     close: async () => {

@@ -2,9 +2,9 @@ import { downFilter, downTopic, upTopic } from '@velo/shared'
 import mqtt from 'mqtt'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { isValidTopicFilter, isValidTopicName } from '@velo/shared'
-import { forDisplay, MqDebugger, SHOWN_PAYLOAD_BYTES, WATCH_RATE_PER_SECOND } from '../src/gateway/mq-debug'
+import { forDisplay, MqDebugger, SHOWN_PAYLOAD_BYTES, WATCH_RATE_PER_SECOND, type WatchedMessage } from '../src/gateway/mq-debug'
 import type { ObservedMessage } from '../src/gateway/types'
-import { limitedUser, useTestApp, waitForOperLog } from './harness'
+import { limitedUser, type Refusal, useTestApp, waitForOperLog } from './harness'
 import { brokerUrl, demoModelId, openStream as openEventStream, randomSn, simulated, waitFor } from './iot-helpers'
 
 // The administrators' message-queue debugger over a real HTTP server (inject cannot stream) and a
@@ -17,14 +17,17 @@ const until = <T>(what: string, check: () => T | Promise<T>) => waitFor(check, w
 
 async function registerDevice() {
   const sn = randomSn()
-  const res = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId: await demoModelId(t) } })
+  const res = await t.call<{ secret: string }>({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId: await demoModelId(t) } })
   expect(res.code, res.msg).toBe(200)
-  return { sn, secret: res.data.secret as string }
+  return { sn, secret: res.data.secret }
 }
+
+/** What the debugger's stream sends (modules/iot/mq-debug.ts). */
+type DebugEvent = { event: 'message'; data: WatchedMessage } | { event: 'dropped'; data: { count: number; retained: number } } | { event: 'ready'; data: { topic: string } }
 
 /** The debugger's stream as the console reads it (fetch over real HTTP, token in the header). */
 async function openStream(topic: string, token: string) {
-  const stream = await openEventStream(t.app, `/api/iot/mqDebug/stream?topic=${encodeURIComponent(topic)}`, token)
+  const stream = await openEventStream<DebugEvent>(t.app, `/api/iot/mqDebug/stream?topic=${encodeURIComponent(topic)}`, token)
   cleanups.push(stream.close)
   return stream
 }
@@ -114,9 +117,9 @@ describe('message-queue debugger', () => {
       const res = await t.call({ method: 'POST', url: '/api/iot/mqDebug/publish', token: t.admin, body: { topic, payload: 'x' } })
       expect(res.status, topic).toBe(400)
     }
-    const tooBig = await t.call({ method: 'POST', url: '/api/iot/mqDebug/publish', token: t.admin, body: { topic: 'velo/test', payload: 'é'.repeat(40_000) } })
+    const tooBig = await t.call<Refusal>({ method: 'POST', url: '/api/iot/mqDebug/publish', token: t.admin, body: { topic: 'velo/test', payload: 'é'.repeat(40_000) } })
     expect(tooBig.status).toBe(400)
-    expect(tooBig.data.errors[0].field).toBe('payload')
+    expect(tooBig.data.errors[0]!.field).toBe('payload')
     expect((await t.call({ method: 'POST', url: '/api/iot/mqDebug/publish', token: t.admin, body: { topic: 'velo/test', payload: 'x', qos: 2 } })).status).toBe(400)
   })
 })

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SimulatedCarrier } from '../src/modules/iot/sim/carrier'
 import { simCardsOf } from '../src/modules/iot/sim'
 import { type Alarms, type RaiseAlarm, setAlarms } from '../src/modules/iot/warnings/alarms'
-import { createTestApp, type TestApp, useTestApp } from './harness'
+import { createTestApp, type ImportRefusal, type TestApp, useTestApp } from './harness'
 import { clearRetained, insertDevice, simulated, waitFor } from './iot-helpers'
 
 // SIM cards: the engine's add/modify/import with the ICCID's check digit, the flow state and its
@@ -37,9 +37,9 @@ const allSims = async () => (await db().selectFrom('iotSim').selectAll().orderBy
 const history = async (simId: number) => (await t.call({ url: `/api/iot/sim/${simId}/history`, token: t.admin })).data as { step: string; fromState: string; toState: string; input: Record<string, unknown>; userName: string }[]
 
 async function addSim(body: Record<string, unknown> = {}) {
-  const res = await t.call({ method: 'POST', url: '/api/iot/sim', token: t.admin, body: { iccid: newIccid(), limitMb: 1024, ...body } })
+  const res = await t.call<Record<string, unknown> & { simId: number; iccid: string }>({ method: 'POST', url: '/api/iot/sim', token: t.admin, body: { iccid: newIccid(), limitMb: 1024, ...body } })
   expect(res.status, res.msg).toBe(200)
-  return res.data as Record<string, any>
+  return res.data
 }
 
 const step = (simId: number, name: string, body: Record<string, unknown> = {}, lang?: 'en_US' | 'zh_CN') =>
@@ -139,7 +139,7 @@ describe('carrier import', () => {
     const form = new FormData()
     form.append('updateSupport', String(updateSupport))
     form.append('file', new Blob([Buffer.from(await wb.xlsx.writeBuffer())]), 'carrier.xlsx')
-    return t.call({ method: 'POST', url: '/api/iot/sim/import', token: t.admin, payload: form })
+    return t.call<ImportRefusal>({ method: 'POST', url: '/api/iot/sim/import', token: t.admin, payload: form })
   }
 
   it('updates usage by ICCID and re-evaluates the flow state; a bad row changes nothing', async () => {

@@ -1,29 +1,28 @@
 import { randomBytes } from 'node:crypto'
 import type { DeviceOptions, SimulatedDevice } from '@velo/device-sim'
-import type { AlarmEventData } from '@velo/shared'
-import type { Kysely } from 'kysely'
+import type { AlarmEventData, Paged } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { alarmsOf } from '../src/modules/iot/warnings/alarms'
 import { warningsOf } from '../src/modules/iot/warnings'
 import { limitedUser, snapshot, useTestApp } from './harness'
-import { clearRetained, demoModelId, openStream, randomSn, simulated, waitFor } from './iot-helpers'
+import { clearRetained, demoModelId, type IotStreamEvent, openStream, randomSn, simulated, waitFor } from './iot-helpers'
 
 // IoT › Warnings: the rules on device data, over a real broker (embedded, or Mosquitto with
 // TEST_MQTT_URL) with the reference device; the repeat count, acknowledge and clear in bulk, the
 // live events, and the notifications the message configuration asks for.
 
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
-type Row = Record<string, any>
+const db = () => t.app.services.db
+type Row = Record<string, unknown>
 const devices: SimulatedDevice[] = []
 const alarmEvents: AlarmEventData[] = []
 const code = () => randomBytes(3).toString('hex').toUpperCase()
 
 async function registerDevice(): Promise<{ deviceId: number; sn: string; secret: string }> {
   const sn = randomSn()
-  const res = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId: await demoModelId(t) } })
+  const res = await t.call<{ deviceId: number; secret: string }>({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId: await demoModelId(t) } })
   expect(res.code, res.msg).toBe(200)
-  return { deviceId: Number(res.data.deviceId), sn, secret: res.data.secret as string }
+  return { deviceId: Number(res.data.deviceId), sn, secret: res.data.secret }
 }
 
 /** A registered device, connected and seen online. */
@@ -36,7 +35,7 @@ async function device(behaviour: Partial<DeviceOptions> = {}) {
   return { ...reg, sim }
 }
 
-const alarmsOfDevice = (deviceId: number): Promise<Row[]> => db().selectFrom('iotAlarm').selectAll().where('deviceId', '=', deviceId).orderBy('alarmId').execute()
+const alarmsOfDevice = (deviceId: number) => db().selectFrom('iotAlarm').selectAll().where('deviceId', '=', deviceId).orderBy('alarmId').execute()
 
 /** Waits until the device has an alarm of the type in one of the states. */
 function alarmIn(deviceId: number, type: string, states: string[], what = `${type} ${states.join('/')}`) {
@@ -48,8 +47,8 @@ const action = (name: string, body: Row, token = t.admin, lang?: 'en_US' | 'zh_C
 
 /** Sets a message configuration (the seed may have written the event's row already). */
 async function configure(eventType: string, values: Row) {
-  const list = await t.call({ method: 'POST', url: '/api/iot/messageConfig/list', token: t.admin, body: { eventType } })
-  const existing = list.data.rows[0] as Row | undefined
+  const list = await t.call<Paged<Row>>({ method: 'POST', url: '/api/iot/messageConfig/list', token: t.admin, body: { eventType } })
+  const existing = list.data.rows[0]
   const texts = { titleEn: 'Fall of {sn}', textEn: 'Bike {sn}: {detail}', titleZh: '{sn} 倾倒', textZh: '车辆 {sn}：{detail}', titleDe: 'Sturz von {sn}', textDe: 'Rad {sn}: {detail}' }
   const res = existing
     ? await t.call({ method: 'PUT', url: '/api/iot/messageConfig', token: t.admin, body: { messageConfigId: existing.messageConfigId, ...texts, ...values } })
@@ -138,7 +137,7 @@ describe('rules on device data', () => {
   })
 
   it("judges by the device's configuration template when it has one: angle, battery threshold and vibration sensitivity", async () => {
-    const tpl = await t.call({ method: 'POST', url: '/api/iot/config', token: t.admin, body: { name: `Strict ${code()}`, fallAngle: 30, lowBatteryPercent: 40, vibrationSensitivity: 5 } })
+    const tpl = await t.call<{ configId: number }>({ method: 'POST', url: '/api/iot/config', token: t.admin, body: { name: `Strict ${code()}`, fallAngle: 30, lowBatteryPercent: 40, vibrationSensitivity: 5 } })
     expect(tpl.code, tpl.msg).toBe(200)
     const reg = await registerDevice()
     // The template the device was last pushed is the one it should run (config/templates.ts).
@@ -309,7 +308,7 @@ describe('acknowledge and clear', () => {
   it('filters by severity, state, type and model, and counts rows per state', async () => {
     const { d } = await threeAlarms()
     await alarmsOf(t.app.services).raise({ deviceId: d.deviceId, type: 'fall', severity: 'critical' })
-    const list = async (filters: Row) => (await t.call({ method: 'POST', url: '/api/iot/warning/list', token: t.admin, body: { deviceId: d.deviceId, pageSize: 50, ...filters } })).data
+    const list = async (filters: Row) => (await t.call<Paged<Row>>({ method: 'POST', url: '/api/iot/warning/list', token: t.admin, body: { deviceId: d.deviceId, pageSize: 50, ...filters } })).data
     expect((await list({})).total).toBe(4)
     expect((await list({ type: 'fall' })).rows).toMatchObject([{ severity: 'critical', deviceIdLabel: d.sn, deviceIdState: 'inactive' }])
     expect((await list({ severity: 'major' })).total).toBe(3)
@@ -334,8 +333,8 @@ describe('live events', () => {
     const refused = await openStream(t.app, '/api/iot/stream', nobody.token)
     expect(refused.status).toBe(403)
     await refused.close()
-    const warnings = await openStream(t.app, '/api/iot/stream', watcher.token)
-    const devicesOnly = await openStream(t.app, '/api/iot/stream', fleet.token)
+    const warnings = await openStream<IotStreamEvent>(t.app, '/api/iot/stream', watcher.token)
+    const devicesOnly = await openStream<IotStreamEvent>(t.app, '/api/iot/stream', fleet.token)
     try {
       const d = await device()
       await d.sim.fault('E-LIVE-1')
@@ -380,15 +379,15 @@ describe('notifications', () => {
       .values({ email: `rider${code()}@example.com`, firstName: 'Ada', lastName: 'Rider', countryId, status: '0', createBy: 'app', createTime: new Date().toISOString() })
       .returning('memberId')
       .executeTakeFirstOrThrow()
-    const post = async (url: string, body: Row) => {
-      const res = await t.call({ method: 'POST', url: `/api${url}`, token: t.admin, body })
+    const post = async <T = Row>(url: string, body: Row) => {
+      const res = await t.call<T>({ method: 'POST', url: `/api${url}`, token: t.admin, body })
       expect(res.status, `${url}: ${res.msg} ${JSON.stringify(res.data)}`).toBe(200)
-      return res.data as Row
+      return res.data
     }
     const model = await post('/bike/modelSpec', { category: 'city', name: `Model ${code()}`, code: `M${code()}` })
     const colour = await post('/bike/modelSpec/colour', { modelId: model.modelId, name: `Colour ${code()}`, code: `C${code()}` })
     const size = await post('/bike/modelSpec/size', { modelId: model.modelId, name: 'M', code: `S${code()}` })
-    const bike = await post('/bike/bike', { category: 'city', frameNumber: `VL${code()}`, modelId: model.modelId, colourId: colour.colourId, sizeId: size.sizeId, iotDeviceId: deviceId })
+    const bike = await post<{ bikeId: number }>('/bike/bike', { category: 'city', frameNumber: `VL${code()}`, modelId: model.modelId, colourId: colour.colourId, sizeId: size.sizeId, iotDeviceId: deviceId })
     await db().updateTable('bikeBike').set({ memberId: member.memberId, bindStatus: 'bound' }).where('bikeId', '=', bike.bikeId).execute()
     return Number(member.memberId)
   }
@@ -461,8 +460,8 @@ describe('notifications', () => {
   it('refuses a staff address that is no e-mail address (400, nothing changed), and a second row for an event (409)', async () => {
     await configure('lowBattery', { enabled: true })
     const before = await snapshot(t, 'iotMessageConfig' as never)
-    const [row] = (await t.call({ method: 'POST', url: '/api/iot/messageConfig/list', token: t.admin, body: { eventType: 'lowBattery' } })).data.rows
-    const bad = await t.call({ method: 'PUT', url: '/api/iot/messageConfig', token: t.admin, body: { messageConfigId: row.messageConfigId, staffEmails: 'ops@velo.example, not-an-address' } })
+    const [row] = (await t.call<Paged<{ messageConfigId: number }>>({ method: 'POST', url: '/api/iot/messageConfig/list', token: t.admin, body: { eventType: 'lowBattery' } })).data.rows
+    const bad = await t.call({ method: 'PUT', url: '/api/iot/messageConfig', token: t.admin, body: { messageConfigId: row!.messageConfigId, staffEmails: 'ops@velo.example, not-an-address' } })
     expect(bad.status).toBe(400)
     expect(bad.msg).toContain('not-an-address')
     const twice = await t.call({ method: 'POST', url: '/api/iot/messageConfig', token: t.admin, body: { eventType: 'lowBattery', titleEn: 'a', textEn: 'b', titleZh: 'c', textZh: 'd' } })

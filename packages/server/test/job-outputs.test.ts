@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { Readable } from 'node:stream'
-import type { Kysely } from 'kysely'
+import type { JobInfo, Paged } from '@velo/shared'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { defineJobKind } from '../src/platform/jobs'
 import { loadAuthContext } from '../src/platform/rbac/auth-context'
 import { limitedUser, useTestApp, waitForJobEnd } from './harness'
-import { openStream } from './iot-helpers'
+import { type JobStreamEvent, openStream } from './iot-helpers'
 
 // Job outputs are their owner's (issue 34, section 3; docs/jobs.md): a job's file downloads for the
 // user who started it and for admins, whoever else sees the job (monitor:job:list, monitor:job:cancel);
@@ -62,7 +62,7 @@ beforeAll(async () => {
   keeper = await limitedUser(t, { userName: 'outkeeper', perms: ['monitor:job:list', 'monitor:job:cancel'], dataScope: '5' })
   stranger = await limitedUser(t, { userName: 'outstranger', perms: [], dataScope: '5' })
 
-  const started = await t.call({ method: 'POST', url: '/api/member/member/export/job', token: t.admin, body: {} })
+  const started = await t.call<JobInfo>({ method: 'POST', url: '/api/member/member/export/job', token: t.admin, body: {} })
   expect(started.code, started.msg).toBe(200)
   const row = await waitForJobEnd(t.app.services.db, started.data.jobId)
   expect(row.state, row.error ?? '').toBe('succeeded')
@@ -183,13 +183,13 @@ describe('the routes that serve stored files by name never serve a job\'s file, 
       .insertInto('sysFile')
       .values({ fileName: name, originalName: 'manual.pdf', size: 1, contentType: 'application/pdf', sha256: 'x', md5: 'x', crc8: '00', crc8Variant: 'SMBUS', entity: 'userHelp', field: 'document', createBy: 'admin', createTime: now })
       .execute()
-    await (db as unknown as Kysely<any>).insertInto('cntUserHelp').values({ title: 'Manual', type: 'manual', document: name, language: 'en_US', status: '0', createBy: 'admin', createTime: now }).execute()
+    await db.insertInto('cntUserHelp').values({ title: 'Manual', type: 'manual', document: name, language: 'en_US', status: '0', createBy: 'admin', createTime: now }).execute()
 
     const direct = await t.call({ url: `/api/content/userHelp/file/document/${name}`, token: t.admin })
     expect(direct.status).toBe(404)
     expect(direct.raw.toString()).not.toContain('private rows')
     // The link route checks the reader's rights and signs a name; the file it names is still refused.
-    const link = await t.call({ url: `/api/content/userHelp/file/document/link/${name}`, token: t.admin })
+    const link = await t.call<{ url: string }>({ url: `/api/content/userHelp/file/document/link/${name}`, token: t.admin })
     expect(link.status, link.msg).toBe(200)
     const signed = await t.call({ url: String(link.data.url) })
     expect(signed.status).toBe(404)
@@ -203,9 +203,9 @@ describe('the routes that serve stored files by name never serve a job\'s file, 
 describe("the jobs list offers a file's download only where the caller may download it", () => {
   type Row = { jobId: number; fileName: string | null; mayDownload: boolean }
   const list = async (token: string, body: object = {}) => {
-    const res = await t.call({ method: 'POST', url: '/api/monitor/job/list', token, body: { pageSize: 100, ...body } })
+    const res = await t.call<Paged<Row>>({ method: 'POST', url: '/api/monitor/job/list', token, body: { pageSize: 100, ...body } })
     expect(res.code, res.msg).toBe(200)
-    return res.data.rows as Row[]
+    return res.data.rows
   }
   const rowOf = (rows: Row[], jobId: number) => rows.find((r) => r.jobId === jobId)
 
@@ -240,9 +240,9 @@ describe("the jobs list offers a file's download only where the caller may downl
   })
 
   it("says so in the events too: everyone's stream offers a viewer nothing of others, the starter's own stream offers their file", async () => {
-    const all = await openStream(t.app, '/api/monitor/job/stream/all', watcher.token)
-    const allAdmin = await openStream(t.app, '/api/monitor/job/stream/all', t.admin)
-    const own = await openStream(t.app, '/api/monitor/job/stream', starter.token)
+    const all = await openStream<JobStreamEvent>(t.app, '/api/monitor/job/stream/all', watcher.token)
+    const allAdmin = await openStream<JobStreamEvent>(t.app, '/api/monitor/job/stream/all', t.admin)
+    const own = await openStream<JobStreamEvent>(t.app, '/api/monitor/job/stream', starter.token)
     try {
       const job = await starterRun()
       const done = (s: typeof all) => s.next((e) => e.event === 'job' && e.data.jobId === job.jobId && e.data.state === 'succeeded', `job ${job.jobId} succeeding`)

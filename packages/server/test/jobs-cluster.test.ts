@@ -4,7 +4,7 @@ import type { Services } from '../src/platform/services'
 import { defineJobKind, JOBS_PER_USER } from '../src/platform/jobs'
 import { loadAuthContext } from '../src/platform/rbac/auth-context'
 import { addUser, createTestApp, idOf, type TestApp } from './harness'
-import { openStream, waitFor } from './iot-helpers'
+import { type JobStreamEvent, openStream, waitFor } from './iot-helpers'
 
 // Two instances on one PostgreSQL database, as a deployment behind a load balancer runs them: every
 // queued job is claimed by exactly one worker (FOR UPDATE SKIP LOCKED), never by both. SQLite is one
@@ -111,7 +111,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('jobs on two instances of one Po
   it.skipIf(!process.env.REDIS_URL)('a browser on one instance follows its job run by the other (REDIS_URL: events go through Redis)', async () => {
     await a.app.services.jobs.stop()
     const token = await a.login()
-    const stream = await openStream(a.app, '/api/monitor/job/stream', token)
+    const stream = await openStream<JobStreamEvent>(a.app, '/api/monitor/job/stream', token)
     const auth = (await loadAuthContext(a.app.services.db, await idOf(a, 'user', 'admin')))!
     const job = await a.app.services.jobs.enqueue('test.counted', { ms: 50 }, auth)
     const done = await stream.next((e) => e.data.jobId === job.jobId && e.data.state === 'succeeded', 'the success, from b')

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { RouteNode, UserInfo } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app'
 import { loadConfig } from '../src/config'
@@ -10,7 +11,7 @@ import { SEED_VERSION } from '../src/seed'
 import { defineJobKind } from '../src/platform/jobs'
 import { loadAuthContext } from '../src/platform/rbac/auth-context'
 import { ADMIN_PASSWORD, freshDatabase, idOf, limitedUser, useTestApp } from './harness'
-import { openStream } from './iot-helpers'
+import { type JobStreamEvent, openStream } from './iot-helpers'
 
 // Monitoring › Jobs: the seeded page and its Cancel job button (on a fresh database and on one seeded
 // before the page existed), what the admin gets of them, and the stream of everyone's jobs that
@@ -54,9 +55,9 @@ describe('Monitoring › Jobs in the seeded menu', () => {
 
   it('is seeded under Monitoring with monitor:job:list and a Cancel job button, and the admin has both', async () => {
     await expectJobsMenu(t.app.services.db)
-    const routes = (await t.call({ url: '/api/getRouters', token: t.admin })).data
+    const routes = (await t.call<RouteNode[]>({ url: '/api/getRouters', token: t.admin })).data
     const monitor = routes.find((r: { path: string }) => r.path === '/monitor')
-    expect(monitor.children.find((c: { path: string }) => c.path === 'job')).toMatchObject({
+    expect(monitor!.children!.find((c: { path: string }) => c.path === 'job')).toMatchObject({
       path: 'job',
       component: 'monitor/job/index',
       hidden: false,
@@ -70,7 +71,7 @@ describe('Monitoring › Jobs in the seeded menu', () => {
     expect(zh).toContain('"label":"后台任务"')
     expect(zh).toContain('"label":"取消任务"')
     // The routes check exactly these permissions: the admin holds them…
-    expect((await t.call({ url: '/api/getUserInfo', token: t.admin })).data.permissions).toEqual(['*:*:*'])
+    expect((await t.call<UserInfo>({ url: '/api/getUserInfo', token: t.admin })).data.permissions).toEqual(['*:*:*'])
     const list = await t.call({ method: 'POST', url: '/api/monitor/job/list', token: t.admin, body: { pageNum: 1, pageSize: 10 } })
     expect(list.code, list.msg).toBe(200)
     const stream = await openStream(t.app, '/api/monitor/job/stream/all', t.admin)
@@ -78,7 +79,7 @@ describe('Monitoring › Jobs in the seeded menu', () => {
     await stream.close()
     // …and a role granted the seeded rows holds what the routes ask for.
     const granted = await limitedUser(t, { userName: 'jobsmenu', perms: ['monitor:job:list', 'monitor:job:cancel'], dataScope: '5' })
-    const perms = (await t.call({ url: '/api/getUserInfo', token: granted.token })).data.permissions
+    const perms = (await t.call<UserInfo>({ url: '/api/getUserInfo', token: granted.token })).data.permissions
     expect(perms).toEqual(expect.arrayContaining(['monitor:job:list', 'monitor:job:cancel']))
   })
 })
@@ -163,7 +164,7 @@ describe('GET /monitor/job/stream/all', () => {
     expect(refused.status).toBe(403)
     await refused.close()
 
-    const all = await openStream(t.app, '/api/monitor/job/stream/all', watcher.token)
+    const all = await openStream<JobStreamEvent>(t.app, '/api/monitor/job/stream/all', watcher.token)
     expect(all.status).toBe(200)
     expect(all.contentType).toContain('text/event-stream')
     // The watcher's own stream (the top bar's) and the plain user's stay with their own jobs.

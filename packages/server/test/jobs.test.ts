@@ -1,11 +1,12 @@
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { JobInfo, Paged } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AppError } from '../src/platform/errors'
 import { defineJobKind, JOBS_PER_USER } from '../src/platform/jobs'
 import { type AuthContext, loadAuthContext } from '../src/platform/rbac/auth-context'
 import { addUser, deptId, idOf, limitedUser, readWorkbook, useTestApp, waitForOperLog } from './harness'
-import { openStream, waitFor } from './iot-helpers'
+import { type JobStreamEvent, openStream, waitFor } from './iot-helpers'
 
 // The job system in one app: queue, progress, outcome, cancel, who sees what, exports as jobs, and
 // what happens to running jobs when the worker stops or their instance died. The kinds below are this
@@ -41,7 +42,7 @@ let adminAuth: AuthContext
 
 const jobs = () => t.app.services.jobs
 const db = () => t.app.services.db
-const get = (id: number, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call({ url: `/api/monitor/job/${id}`, token, lang })
+const get = (id: number, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call<JobInfo>({ url: `/api/monitor/job/${id}`, token, lang })
 const until = async (id: number, states: string[], what = states.join('/')) =>
   waitFor(async () => {
     const res = await get(id)
@@ -66,7 +67,7 @@ beforeAll(async () => {
 
 describe('jobs', () => {
   it('run to success with progress, and tell the owner over the event stream as they go', async () => {
-    const stream = await openStream(t.app, '/api/monitor/job/stream', t.admin)
+    const stream = await openStream<JobStreamEvent>(t.app, '/api/monitor/job/stream', t.admin)
     expect(stream.contentType).toContain('text/event-stream')
     const row = await jobs().enqueue('test.steps', { steps: 6, stepMs: 120 }, adminAuth)
     expect(row.state).toBe('queued')
@@ -76,10 +77,10 @@ describe('jobs', () => {
     expect(done.data).toMatchObject({ done: 6, total: 6, result: { steps: 6 }, error: null })
     // The events came in order: queued, running, then progress never going back.
     const mine = stream.events.filter((e) => e.data.jobId === row.jobId).map((e) => e.data)
-    expect(mine[0].state).toBe('queued')
+    expect(mine[0]!.state).toBe('queued')
     const dones = mine.filter((j) => j.state === 'running').map((j) => j.done)
     expect(dones).toEqual([...dones].sort((a, b) => a - b))
-    expect(mine.at(-1).state).toBe('succeeded')
+    expect(mine.at(-1)!.state).toBe('succeeded')
     await stream.close()
 
     const answer = await get(row.jobId, t.admin, 'zh_CN')
@@ -147,9 +148,9 @@ describe('jobs', () => {
     const theirStream = await openStream(t.app, '/api/monitor/job/stream', other.token)
 
     const watcher = await limitedUser(t, { userName: 'jobwatcher', perms: ['monitor:job:list'], dataScope: '5' })
-    const seen = await t.call({ method: 'POST', url: '/api/monitor/job/list', token: watcher.token, body: { pageSize: 100 } })
+    const seen = await t.call<Paged<JobInfo>>({ method: 'POST', url: '/api/monitor/job/list', token: watcher.token, body: { pageSize: 100 } })
     expect(seen.data.rows.map((r: { jobId: number }) => r.jobId)).toEqual(expect.arrayContaining([mine.jobId, file.jobId]))
-    const onlyOwn = await t.call({ method: 'POST', url: '/api/monitor/job/list', token: watcher.token, body: { mine: true } })
+    const onlyOwn = await t.call<Paged<JobInfo>>({ method: 'POST', url: '/api/monitor/job/list', token: watcher.token, body: { mine: true } })
     expect(onlyOwn.data.total).toBe(0)
     // Seeing is not downloading: the file is its starter's (and the admins'), test/job-outputs.test.ts.
     const download = await t.call({ url: `/api/monitor/job/${file.jobId}/file`, token: watcher.token })
@@ -162,7 +163,7 @@ describe('jobs', () => {
     expect(refused.msg).toBe('Only the user who started this job can cancel it')
 
     const canceller = await limitedUser(t, { userName: 'jobcanceller', perms: ['monitor:job:list', 'monitor:job:cancel'], dataScope: '5' })
-    const done = await t.call({ method: 'POST', url: `/api/monitor/job/${mine.jobId}/cancel`, token: canceller.token })
+    const done = await t.call<JobInfo>({ method: 'POST', url: `/api/monitor/job/${mine.jobId}/cancel`, token: canceller.token })
     expect(done.code, done.msg).toBe(200)
     expect(done.data.state).toBe('cancelled')
     await sleep(100)
@@ -246,7 +247,7 @@ describe('exports as jobs', () => {
     const body = { status: '1', orderByColumn: 'loginTime', isAsc: 'descending' }
     const direct = await t.call({ method: 'POST', url: '/api/monitor/logininfor/export', token: t.admin, body })
     expect(direct.status).toBe(200)
-    const started = await t.call({ method: 'POST', url: '/api/monitor/logininfor/export/job', token: t.admin, body })
+    const started = await t.call<JobInfo>({ method: 'POST', url: '/api/monitor/logininfor/export/job', token: t.admin, body })
     expect(started.code, started.msg).toBe(200)
     expect(started.msg).toBe('The job is queued: follow it with the jobs button in the top bar')
     expect(started.data).toMatchObject({ kind: 'export', state: 'queued', title: 'Export Login log' })
@@ -282,7 +283,7 @@ describe('exports as jobs', () => {
     const exporter = await limitedUser(t, { userName: 'jobexporter', perms: ['system:user:export'], dataScope: '3', dept: 'Sales Europe' })
     const direct = await t.call({ method: 'POST', url: '/api/system/user/export', token: exporter.token, body: {} })
     expect(direct.status).toBe(200)
-    const started = await t.call({ method: 'POST', url: '/api/system/user/export/job', token: exporter.token, body: {} })
+    const started = await t.call<JobInfo>({ method: 'POST', url: '/api/system/user/export/job', token: exporter.token, body: {} })
     expect(started.code, started.msg).toBe(200)
     const job = await until(started.data.jobId, ['succeeded', 'failed'])
     expect(job.state).toBe('succeeded')
@@ -294,7 +295,7 @@ describe('exports as jobs', () => {
 
     // Without the right when the job starts: the job fails, it does not export on an old grant.
     await jobs().stop()
-    const queued = await t.call({ method: 'POST', url: '/api/system/user/export/job', token: exporter.token, body: {} })
+    const queued = await t.call<JobInfo>({ method: 'POST', url: '/api/system/user/export/job', token: exporter.token, body: {} })
     expect(queued.code, queued.msg).toBe(200)
     await db().deleteFrom('sysRoleMenu').where('roleId', '=', exporter.roleId).execute()
     await jobs().start()

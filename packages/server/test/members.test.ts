@@ -1,5 +1,5 @@
 import { inflateRawSync } from 'node:zlib'
-import type { Kysely } from 'kysely'
+import type { Paged } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
 import { limitedUser, readWorkbook, snapshot, useTestApp, waitForOperLog } from './harness'
 
@@ -7,8 +7,7 @@ import { limitedUser, readWorkbook, snapshot, useTestApp, waitForOperLog } from 
 // few fields, disable an account and export. The app's password hash (memMember.passwordHash, a
 // storage-only column) is never shown: not in the list, a row, an export, nor an operation log.
 const t = useTestApp()
-// The member tables are the definitions' (no typed Database entry): queried untyped, as the contract test does.
-const db = () => t.app.services.db as unknown as Kysely<any>
+const db = () => t.app.services.db
 /** Every row of the member tables: what "nothing changed" is checked against. */
 const tables = (...names: string[]) => snapshot(t, ...(names as never[]))
 
@@ -53,13 +52,13 @@ describe('members', () => {
   it('never show the password hash: not in the list, a row, an export, nor the log of a modify', async () => {
     const memberId = await newMember({ firstName: 'Hashed' })
 
-    const list = await t.call({ method: 'POST', url: '/api/member/member/list', token: t.admin, body: { firstName: 'Hashed' } })
+    const list = await t.call<Paged<{ memberId: number }>>({ method: 'POST', url: '/api/member/member/list', token: t.admin, body: { firstName: 'Hashed' } })
     expect(list.status, list.msg).toBe(200)
     expect(list.data.rows.map((r: { memberId: number }) => r.memberId)).toEqual([memberId])
     expect(list.raw.toString()).not.toContain(HASH_PART)
     expect(list.data.rows[0]).not.toHaveProperty('passwordHash')
 
-    const got = await t.call({ url: `/api/member/member/${memberId}`, token: t.admin })
+    const got = await t.call<{ email: string }>({ url: `/api/member/member/${memberId}`, token: t.admin })
     expect(got.status, got.msg).toBe(200)
     expect(got.data.email).toBe(`rider${serial}@example.com`)
     expect(got.raw.toString()).not.toContain(HASH_PART)
@@ -73,7 +72,7 @@ describe('members', () => {
     expect(texts).not.toContain(HASH_PART)
     expect((await readWorkbook(exported.raw)).header.join()).not.toMatch(/password/i)
 
-    const modified = await t.call({ method: 'PUT', url: '/api/member/member', token: t.admin, body: { memberId, lastName: 'Modified' } })
+    const modified = await t.call<{ lastName: string }>({ method: 'PUT', url: '/api/member/member', token: t.admin, body: { memberId, lastName: 'Modified' } })
     expect(modified.status, modified.msg).toBe(200)
     expect(modified.data.lastName).toBe('Modified')
     expect(modified.raw.toString()).not.toContain(HASH_PART)
@@ -151,7 +150,7 @@ describe('members', () => {
     expect(Boolean(stored.emailConfirmed)).toBe(false)
 
     // Disabled accounts are found by their status.
-    const disabled = await t.call({ method: 'POST', url: '/api/member/member/list', token: t.admin, body: { status: '1' } })
+    const disabled = await t.call<Paged<{ memberId: number }>>({ method: 'POST', url: '/api/member/member/list', token: t.admin, body: { status: '1' } })
     expect(disabled.data.rows.map((r: { memberId: number }) => r.memberId)).toContain(memberId)
   })
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { SimulatedDevice } from '@velo/device-sim'
+import type { JobInfo, SendCommandResult } from '@velo/shared'
 import { afterAll, describe, expect, it } from 'vitest'
 import ExcelJS from 'exceljs'
 import { multipart, useTestApp } from './harness'
@@ -54,7 +55,7 @@ describe('metrics', () => {
     const exported = await t.call({ method: 'POST', url: '/api/system/menu/export', token: t.admin, body: {} })
     expect(exported.status).toBe(200)
     const menus = Number((await t.app.services.db.selectFrom('sysMenu').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
-    const job = await t.call({ method: 'POST', url: '/api/monitor/logininfor/export/job', token: t.admin, body: {} })
+    const job = await t.call<JobInfo>({ method: 'POST', url: '/api/monitor/logininfor/export/job', token: t.admin, body: {} })
     expect(job.code, job.msg).toBe(200)
     await waitFor(async () => {
       const row = await t.app.services.db.selectFrom('sysJob').select('state').where('jobId', '=', job.data.jobId).executeTakeFirstOrThrow()
@@ -63,7 +64,7 @@ describe('metrics', () => {
 
     // A device of the demo model, added through the API, connected over the broker, sent a ping it answers.
     const sn = randomSn()
-    const added = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId: await demoModelId(t) } })
+    const added = await t.call<{ secret: string }>({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId: await demoModelId(t) } })
     expect(added.code, added.msg).toBe(200)
     const device = simulated(t.app, { sn, secret: added.data.secret })
     devices.push(device)
@@ -73,9 +74,9 @@ describe('metrics', () => {
       const row = await t.app.services.db.selectFrom('iotDevice').select('online').where('deviceId', '=', deviceId).executeTakeFirstOrThrow()
       return row.online ? true : null
     }, 'the device online')
-    const sent = await t.call({ method: 'POST', url: '/api/iot/device/command', token: t.admin, body: { deviceIds: [deviceId], command: 'ping' } })
+    const sent = await t.call<SendCommandResult>({ method: 'POST', url: '/api/iot/device/command', token: t.admin, body: { deviceIds: [deviceId], command: 'ping' } })
     expect(sent.code, sent.msg).toBe(200)
-    const { commandId } = sent.data.commands[0]
+    const { commandId } = sent.data.commands[0]!
     await waitFor(async () => {
       const row = await t.app.services.db.selectFrom('iotCommand').select('status').where('commandId', '=', commandId).executeTakeFirstOrThrow()
       return row.status === 'succeeded' ? true : null

@@ -19,8 +19,8 @@ let reader = ''
 let runner = ''
 let nobody = ''
 
-const get = (url: string, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call({ url: `/api/monitor/data/${url}`, token, lang })
-const runNow = (key: string, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call({ method: 'POST', url: `/api/monitor/data/schedules/${key}/run`, token, lang })
+const get = <T = unknown>(url: string, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call<T>({ url: `/api/monitor/data/${url}`, token, lang })
+const runNow = (key: string, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call<{ jobId: number }>({ method: 'POST', url: `/api/monitor/data/schedules/${key}/run`, token, lang })
 const finished = (jobId: number) => waitForJobEnd(db(), jobId)
 
 beforeAll(async () => {
@@ -71,7 +71,7 @@ describe('GET /monitor/data/database', () => {
     expect(operLog!.totalBytes).toBe(operLog!.dataBytes + operLog!.indexBytes)
     expect(operLog!.rows).toBeGreaterThanOrEqual(500)
     // Measured once a minute: the second answer is the first.
-    expect((await get('database')).data.measuredAt).toBe(usage.measuredAt)
+    expect((await get<DatabaseUsage>('database')).data.measuredAt).toBe(usage.measuredAt)
   })
 })
 

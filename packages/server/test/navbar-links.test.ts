@@ -1,3 +1,4 @@
+import type { AccountFeatures } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config'
 import { createTestApp, useTestApp } from './harness'
@@ -9,7 +10,7 @@ const t = useTestApp()
 
 describe('the navbar links in GET /common/features', () => {
   it('are absent by default', async () => {
-    const res = await t.call({ url: '/api/common/features' })
+    const res = await t.call<AccountFeatures>({ url: '/api/common/features' })
     expect(res.status).toBe(200)
     expect(res.data).not.toHaveProperty('sourceUrl')
     expect(res.data).not.toHaveProperty('apiDocsUrl')
@@ -26,7 +27,7 @@ describe('the navbar links in GET /common/features', () => {
     }
     const docsOnly = await createTestApp({ API_DOCS_URL: 'https://developer.example.com/velo' })
     try {
-      const res = await docsOnly.call({ url: '/api/common/features' })
+      const res = await docsOnly.call<AccountFeatures>({ url: '/api/common/features' })
       expect(res.data.apiDocsUrl).toBe('https://developer.example.com/velo')
       expect(res.data).not.toHaveProperty('sourceUrl')
     } finally {

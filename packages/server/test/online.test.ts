@@ -8,9 +8,9 @@ const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like 
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0'
 
 async function signInWith(username: string, userAgent: string, password = 'secret12') {
-  const res = await t.call({ method: 'POST', url: '/api/login', body: { username, password }, headers: { 'user-agent': userAgent } })
+  const res = await t.call<{ token: string }>({ method: 'POST', url: '/api/login', body: { username, password }, headers: { 'user-agent': userAgent } })
   expect(res.code, res.msg).toBe(200)
-  return res.data.token as string
+  return res.data.token
 }
 
 interface OnlineRow {

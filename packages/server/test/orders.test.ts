@@ -1,28 +1,32 @@
 import { randomInt } from 'node:crypto'
-import type { Kysely } from 'kysely'
+import type { JobInfo, Paged } from '@velo/shared'
 import { afterAll, describe, expect, it } from 'vitest'
 import ExcelJS from 'exceljs'
-import { createTestApp, limitedUser, multipart, readWorkbook, snapshot, type TestApp, useTestApp, waitForOperLog } from './harness'
+import { createTestApp, type ImportRefusal, limitedUser, multipart, readWorkbook, type Refusal, snapshot, type TestApp, useTestApp, waitForOperLog } from './harness'
 
 // Orders › Bike orders and their frame numbers (modules/order, docs/frame-numbers.md): the template,
 // the serial reservation under concurrency, the 5 % rule, binding to bikes, voiding, replacement,
 // the label sheet and the export.
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
-type Row = Record<string, any>
+const db = () => t.app.services.db
+type Row = Record<string, unknown>
+type Order = Row & { orderId: number; orderNo: string; specCode: string }
+type FrameNumber = Row & { numberId: number; frameNumber: string; serial: number; status: string }
+/** What a preview of an action answers: its facts, a warning, and the second question when it asks one. */
+type Preview = { facts: Row[]; warning?: string; secondConfirm?: string }
 
 const FRAME = 'ABCDEFGHJKLMNPRSTUVWXYZ'
 /** A model/colour/size code no other test uses: its series starts at serial 1. */
 const specCode = () => Array.from({ length: 5 }, () => FRAME[randomInt(FRAME.length)]).join('')
 
-async function call(method: string, url: string, body?: object, token = t.admin, lang?: 'en_US' | 'zh_CN') {
-  return t.call({ method: method as 'POST', url: `/api${url}`, token, body, lang })
+async function call<T = unknown>(method: string, url: string, body?: object, token = t.admin, lang?: 'en_US' | 'zh_CN') {
+  return t.call<T>({ method: method as 'POST', url: `/api${url}`, token, body, lang })
 }
 
 let modelId: number
 async function model(): Promise<number> {
   if (modelId) return modelId
-  const res = await call('POST', '/bike/modelSpec', { category: 'city', name: 'Order test model', code: `M${specCode()}` })
+  const res = await call<{ modelId: number }>('POST', '/bike/modelSpec', { category: 'city', name: 'Order test model', code: `M${specCode()}` })
   expect(res.status, res.msg).toBe(200)
   return (modelId = res.data.modelId)
 }
@@ -44,15 +48,15 @@ const orderValues = async (values: Row = {}) => ({
   ...values,
 })
 
-async function addOrder(values: Row = {}, app: Pick<TestApp, 'call'> = t): Promise<Row> {
-  const res = await app.call({ method: 'POST', url: '/api/order/deviceOrder', token: t.admin, body: await orderValues(values) })
+async function addOrder(values: Row = {}, app: Pick<TestApp, 'call'> = t): Promise<Order> {
+  const res = await app.call<Order>({ method: 'POST', url: '/api/order/deviceOrder', token: t.admin, body: await orderValues(values) })
   expect(res.status, `${res.msg} ${JSON.stringify(res.data)}`).toBe(200)
   return res.data
 }
 
 async function finished(jobId: number, app: Pick<TestApp, 'call'> = t, token = t.admin) {
   for (let i = 0; i < 1500; i++) {
-    const job = (await app.call({ url: `/api/monitor/job/${jobId}`, token })).data
+    const job = (await app.call<JobInfo>({ url: `/api/monitor/job/${jobId}`, token })).data
     if (['succeeded', 'failed', 'cancelled'].includes(job.state)) return job
     await new Promise((r) => setTimeout(r, 20))
   }
@@ -60,15 +64,15 @@ async function finished(jobId: number, app: Pick<TestApp, 'call'> = t, token = t
 }
 
 async function generate(orderId: number, count: number, extra: Row = {}) {
-  const res = await call('POST', `/order/deviceOrder/${orderId}/action/generate`, { count, ...extra })
+  const res = await call<{ jobId: number }>('POST', `/order/deviceOrder/${orderId}/action/generate`, { count, ...extra })
   expect(res.status, `${res.msg} ${JSON.stringify(res.data)}`).toBe(200)
   const job = await finished(res.data.jobId)
-  expect(job.state, job.error).toBe('succeeded')
+  expect(job.state, job.error ?? undefined).toBe('succeeded')
   return job.result as Row
 }
 
-async function numbers(orderId: number, filters: Row = {}): Promise<Row[]> {
-  const res = await call('POST', '/order/deviceOrder/number/list', { orderId, pageSize: 500, ...filters })
+async function numbers(orderId: number, filters: Row = {}): Promise<FrameNumber[]> {
+  const res = await call<Paged<FrameNumber>>('POST', '/order/deviceOrder/number/list', { orderId, pageSize: 500, ...filters })
   expect(res.status, res.msg).toBe(200)
   return res.data.rows
 }
@@ -82,19 +86,19 @@ async function workbookOf(header: string[], rows: unknown[][]): Promise<Buffer> 
   return Buffer.from(await wb.xlsx.writeBuffer())
 }
 
-const order = async (orderId: number) => (await call('GET', `/order/deviceOrder/${orderId}`)).data as Row
+const order = async (orderId: number) => (await call<Order>('GET', `/order/deviceOrder/${orderId}`)).data
 
 async function addBike(frameNumber: string) {
   const m = await model()
-  const colour = await call('POST', '/bike/modelSpec/colour', { modelId: m, name: `C ${specCode()}`, code: specCode() })
-  const size = await call('POST', '/bike/modelSpec/size', { modelId: m, name: 'M', code: specCode() })
-  return call('POST', '/bike/bike', { category: 'city', frameNumber, modelId: m, colourId: colour.data.colourId, sizeId: size.data.sizeId })
+  const colour = await call<{ colourId: number }>('POST', '/bike/modelSpec/colour', { modelId: m, name: `C ${specCode()}`, code: specCode() })
+  const size = await call<{ sizeId: number }>('POST', '/bike/modelSpec/size', { modelId: m, name: 'M', code: specCode() })
+  return call<{ bikeId: number }>('POST', '/bike/bike', { category: 'city', frameNumber, modelId: m, colourId: colour.data.colourId, sizeId: size.data.sizeId })
 }
 
 describe('generating frame numbers', () => {
   it('builds them from the order’s template with the check character, and shows format and example first', async () => {
     const o = await addOrder({ specCode: 'MET' + specCode().slice(0, 3) })
-    const preview = await call('POST', `/order/deviceOrder/${o.orderId}/action/generate/preview`, { count: 100 })
+    const preview = await call<Preview>('POST', `/order/deviceOrder/${o.orderId}/action/generate/preview`, { count: 100 })
     expect(preview.status, preview.msg).toBe(200)
     const prefix = `VLAT${o.specCode}`
     const facts = Object.fromEntries(preview.data.facts.map((f: Row) => [f.label, f.value]))
@@ -130,7 +134,7 @@ describe('generating frame numbers', () => {
   it('flags numbers beyond 5 % more than ordered, and wants a second confirmation, which is logged', async () => {
     const o = await addOrder({ quantity: 100 })
     await generate(o.orderId, 100)
-    const preview = await call('POST', `/order/deviceOrder/${o.orderId}/action/generate/preview`, { count: 6 })
+    const preview = await call<Preview>('POST', `/order/deviceOrder/${o.orderId}/action/generate/preview`, { count: 6 })
     expect(preview.data.warning).toContain('106 numbers for 100 ordered (6 % over)')
     expect(preview.data.secondConfirm).toBe(preview.data.warning)
     // Up to 105 needs nothing more; 106 without the second confirmation is refused and makes nothing.
@@ -141,7 +145,7 @@ describe('generating frame numbers', () => {
     const result = await generate(o.orderId, 6, { confirmed: true })
     expect(result).toMatchObject({ numbersGenerated: 106, overrun: true, confirmedOverrun: true })
     expect(await order(o.orderId)).toMatchObject({ overrun: true, numbersGenerated: 106 })
-    const flagged = await call('POST', '/order/deviceOrder/list', { overrun: true, orderNo: o.orderNo })
+    const flagged = await call<Paged<Order>>('POST', '/order/deviceOrder/list', { overrun: true, orderNo: o.orderNo })
     expect(flagged.data.rows.map((r: Row) => r.orderId)).toEqual([o.orderId])
     // The quantity moves the 5 % line: 106 of 110 is within it, 106 of 100 again is not.
     expect((await call('PUT', '/order/deviceOrder', { orderId: o.orderId, quantity: 110 })).status).toBe(200)
@@ -151,7 +155,7 @@ describe('generating frame numbers', () => {
     const log = await waitForOperLog(t, (r) => r.operUrl.includes(`/order/deviceOrder/${o.orderId}/action/generate`) && r.operParam.includes('"confirmed":true'))
     expect(log.status).toBe('0')
     // In Chinese too.
-    const zh = await call('POST', `/order/deviceOrder/${o.orderId}/action/generate/preview`, { count: 1 }, t.admin, 'zh_CN')
+    const zh = await call<Preview>('POST', `/order/deviceOrder/${o.orderId}/action/generate/preview`, { count: 1 }, t.admin, 'zh_CN')
     expect(zh.data.warning).toContain('需要再次确认')
   })
 
@@ -189,9 +193,9 @@ describe('generating frame numbers', () => {
     expect(await count()).toBe(numbersBefore)
     expect(await snapshot(t, 'ordFrameSeries')).toEqual(before)
     // The required-field messages of SPEC §5.
-    const missing = await call('POST', '/order/deviceOrder', {})
+    const missing = await call<Refusal>('POST', '/order/deviceOrder', {})
     expect(missing.status).toBe(400)
-    const fields = (missing.data.errors as Row[]).map((e) => e.field)
+    const fields = missing.data.errors.map((e) => e.field)
     expect(fields).toEqual(expect.arrayContaining(['orderNo', 'modelId', 'quantity', 'deliveryDate', 'salesRegion', 'purchasingEntity', 'tpNumber', 'frameSupplier']))
   })
 
@@ -232,7 +236,7 @@ describe('generating frame numbers', () => {
     const brand = sheet.header.indexOf('Brand code')
     const edited = await workbookOf(sheet.header, sheet.rows.map((r) => r.map((v, i) => (i === brand ? 'VX' : v))))
     const before = await snapshot(t, 'ordDeviceOrder' as never)
-    const refused = await t.call({ method: 'POST', url: '/api/order/deviceOrder/import?updateSupport=true', token: t.admin, ...upload(edited) })
+    const refused = await t.call<ImportRefusal>({ method: 'POST', url: '/api/order/deviceOrder/import?updateSupport=true', token: t.admin, ...upload(edited) })
     expect(refused.status).toBe(400)
     expect(refused.data.errors).toEqual([{ row: 2, field: 'brandCode', message: `Cannot change Brand code of bike order "${o.orderNo}": it has frame numbers` }])
     expect(await snapshot(t, 'ordDeviceOrder' as never)).toEqual(before)
@@ -275,11 +279,11 @@ describe('serials under concurrency', () => {
     const b = process.env.TEST_DATABASE_URL ? await createTestApp({ JOB_CONCURRENCY: '4' }, { databaseUrl: a.databaseUrl }) : a
     if (b !== a) apps.push(b)
     const adminToken = await a.login()
-    const m = await a.call({ method: 'POST', url: '/api/bike/modelSpec', token: adminToken, body: { category: 'city', name: 'Race', code: 'RACE' } })
+    const m = await a.call<{ modelId: number }>({ method: 'POST', url: '/api/bike/modelSpec', token: adminToken, body: { category: 'city', name: 'Race', code: 'RACE' } })
     const spec = specCode()
     const values = async () => ({ ...(await orderValues({ specCode: spec, quantity: 100_000 })), modelId: m.data.modelId })
-    const first = await a.call({ method: 'POST', url: '/api/order/deviceOrder', token: adminToken, body: await values() })
-    const second = await a.call({ method: 'POST', url: '/api/order/deviceOrder', token: adminToken, body: await values() })
+    const first = await a.call<Order>({ method: 'POST', url: '/api/order/deviceOrder', token: adminToken, body: await values() })
+    const second = await a.call<Order>({ method: 'POST', url: '/api/order/deviceOrder', token: adminToken, body: await values() })
     const perms = ['order:deviceOrder:list', 'order:deviceOrder:query', 'order:deviceOrder:generate']
     const staff = [adminToken]
     for (const name of ['genone', 'gentwo', 'genthree']) staff.push((await limitedUser(a, { userName: name, dataScope: '1', perms })).token)
@@ -288,14 +292,14 @@ describe('serials under concurrency', () => {
       const app = i % 2 ? b : a
       const orderId = i % 4 < 2 ? first.data.orderId : second.data.orderId
       const token = staff[i % 4]!
-      return app.call({ method: 'POST', url: `/api/order/deviceOrder/${orderId}/action/generate`, token, body: { count: per } }).then((res) => ({ res, app, token }))
+      return app.call<{ jobId: number }>({ method: 'POST', url: `/api/order/deviceOrder/${orderId}/action/generate`, token, body: { count: per } }).then((res) => ({ res, app, token }))
     })
     const started = await Promise.all(calls)
     for (const { res } of started) expect(res.status, res.msg).toBe(200)
     const jobs = await Promise.all(started.map(({ res, app, token }) => finished(res.data.jobId, app, token)))
-    for (const job of jobs) expect(job.state, job.error).toBe('succeeded')
+    for (const job of jobs) expect(job.state, job.error ?? undefined).toBe('succeeded')
 
-    const adb = a.app.services.db as unknown as Kysely<any>
+    const adb = a.app.services.db
     const rows = await adb.selectFrom('ordFrameNumber').select(['frameNumber', 'serial']).where('orderId', 'in', [first.data.orderId, second.data.orderId]).execute()
     expect(rows).toHaveLength(20 * per)
     expect(new Set(rows.map((r) => r.frameNumber)).size).toBe(20 * per)
@@ -322,7 +326,7 @@ describe('the life of a number', () => {
     expect((await numbers(o.orderId))[0]).toMatchObject({ status: 'bound', bikeId: bike.data.bikeId })
     expect(await order(o.orderId)).toMatchObject({ countGenerated: 2, countBound: 1 })
     // The bikes of an order.
-    const ofOrder = await call('POST', '/bike/bike/list', { orderId: o.orderId })
+    const ofOrder = await call<Paged<Row>>('POST', '/bike/bike/list', { orderId: o.orderId })
     expect(ofOrder.data.rows.map((r: Row) => r.bikeId)).toEqual([bike.data.bikeId])
     // Renumbered by staff: the old number is free again, the new one bound.
     const n2 = (await numbers(o.orderId))[1]!
@@ -371,7 +375,7 @@ describe('the life of a number', () => {
     const [n1] = await numbers(o.orderId)
     const bike = (await addBike(n1!.frameNumber)).data
     expect((await call('POST', `/order/deviceOrder/number/${n1!.numberId}/action/replace`, {})).status).toBe(400)
-    const replaced = await call('POST', `/order/deviceOrder/number/${n1!.numberId}/action/replace`, { cause: 'damagedFrame', note: 'bent in transport' })
+    const replaced = await call<FrameNumber>('POST', `/order/deviceOrder/number/${n1!.numberId}/action/replace`, { cause: 'damagedFrame', note: 'bent in transport' })
     expect(replaced.status, replaced.msg).toBe(200)
     const fresh = replaced.data.frameNumber as string
     const rows = await numbers(o.orderId)
@@ -379,8 +383,8 @@ describe('the life of a number', () => {
     expect(rows.find((r) => r.frameNumber === fresh)).toMatchObject({ numberType: 'replacement', status: 'bound', bikeId: bike.bikeId, replacesId: n1!.numberId, replacesIdLabel: n1!.frameNumber, serial: 3 })
     const after = (await call('GET', `/bike/bike/${bike.bikeId}`)).data
     expect(after).toMatchObject({ frameNumber: fresh, frameType: 'replacement', replacementReason: 'Damaged frame: bent in transport', orderId: o.orderId })
-    const records = await call('POST', '/bike/record/list', { bikeId: bike.bikeId, eventKind: 'frameReplaced' })
-    expect(records.data.rows[0].detail).toBe(`Frame ${n1!.frameNumber} replaced by ${fresh}: Damaged frame: bent in transport`)
+    const records = await call<Paged<Row>>('POST', '/bike/record/list', { bikeId: bike.bikeId, eventKind: 'frameReplaced' })
+    expect(records.data.rows[0]!.detail).toBe(`Frame ${n1!.frameNumber} replaced by ${fresh}: Damaged frame: bent in transport`)
     const history = await call('GET', `/order/deviceOrder/number/${n1!.numberId}/history`)
     expect(history.data).toMatchObject([{ step: 'replace', fromState: 'bound', toState: 'voided', input: { cause: 'damagedFrame', replacement: fresh } }])
     // Replacements do not count toward the 5 % rule.
@@ -394,7 +398,7 @@ describe('labels and export', () => {
   it('prints a PDF label sheet as a job (24 labels per A4 page) and marks the numbers printed', async () => {
     const o = await addOrder()
     await generate(o.orderId, 30)
-    const started = await call('POST', `/order/deviceOrder/${o.orderId}/action/printLabels`, { which: 'unprinted' })
+    const started = await call<{ jobId: number }>('POST', `/order/deviceOrder/${o.orderId}/action/printLabels`, { which: 'unprinted' })
     expect(started.status, started.msg).toBe(200)
     const job = await finished(started.data.jobId)
     expect(job).toMatchObject({ state: 'succeeded', result: { labels: 30 }, fileName: `labels-${o.orderNo}.pdf`, done: 30, total: 30 })
@@ -406,7 +410,7 @@ describe('labels and export', () => {
     expect(await order(o.orderId)).toMatchObject({ countPrinted: 30, countGenerated: 0 })
     expect((await numbers(o.orderId))[0]).toMatchObject({ status: 'printed' })
     // Nothing left unprinted: refused, with no job file.
-    const again = await call('POST', `/order/deviceOrder/${o.orderId}/action/printLabels`, { which: 'unprinted' })
+    const again = await call<{ jobId: number }>('POST', `/order/deviceOrder/${o.orderId}/action/printLabels`, { which: 'unprinted' })
     expect((await finished(again.data.jobId)).error).toBe(`Order ${o.orderNo} has no numbers to print`)
     // Printed numbers stay printed when a bike is deleted.
     const [n1] = await numbers(o.orderId)

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import type { SimulatedDevice } from '@velo/device-sim'
+import type { OtaCampaignOverview } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { otaRolloutOf } from '../src/modules/ota/rollout'
 import { blockServerOf } from '../src/modules/ota/transfer'
@@ -18,13 +19,13 @@ const sims: SimulatedDevice[] = []
 let serial = 0
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
-const call = (method: Method, url: string, body?: unknown, o: { token?: string; lang?: 'en_US' | 'zh_CN' } = {}) =>
-  t.call({ method, url: `/api${url}`, token: o.token ?? t.admin, body: body ?? (method === 'POST' ? {} : undefined), lang: o.lang })
-const db = () => t.app.services.db as any
+const call = <T = unknown>(method: Method, url: string, body?: unknown, o: { token?: string; lang?: 'en_US' | 'zh_CN' } = {}) =>
+  t.call<T>({ method, url: `/api${url}`, token: o.token ?? t.admin, body: body ?? (method === 'POST' ? {} : undefined), lang: o.lang })
+const db = () => t.app.services.db
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 
-async function ok(method: Method, url: string, body?: unknown, token?: string) {
-  const res = await call(method, url, body, { token })
+async function ok<T = unknown>(method: Method, url: string, body?: unknown, token?: string) {
+  const res = await call<T>(method, url, body, { token })
   expect(res.status, res.msg).toBe(200)
   return res.data
 }
@@ -47,17 +48,17 @@ afterAll(async () => {
 })
 
 async function upload(path: string, name: string, bytes: Buffer, token = t.admin) {
-  const res = await t.call({ method: 'POST', url: `/api${path}/file/file`, token, ...multipart([{ name, bytes }]) })
+  const res = await t.call<{ fileName: string; sha256: string; size: number }>({ method: 'POST', url: `/api${path}/file/file`, token, ...multipart([{ name, bytes }]) })
   expect(res.status, res.msg).toBe(200)
-  return res.data as { fileName: string; sha256: string; size: number }
+  return res.data
 }
 
 /** An IoT module firmware of this version, its file uploaded (the digests are the server's). */
 async function firmware(version: string, bytes = randomBytes(5000)) {
-  const supplier = await ok('POST', '/ota/iotpart/supplier', { name: `Quectel ${++serial}`, supplierCode: 'QT', iotCode: 'Q' })
-  const product = await ok('POST', '/ota/iotpart/product', { supplierId: supplier.supplierId, name: `EC200 ${serial}`, productCode: 'EC', hardwareRevision: 'HW-A1' })
+  const supplier = await ok<{ supplierId: number }>('POST', '/ota/iotpart/supplier', { name: `Quectel ${++serial}`, supplierCode: 'QT', iotCode: 'Q' })
+  const product = await ok<{ productId: number }>('POST', '/ota/iotpart/product', { supplierId: supplier.supplierId, name: `EC200 ${serial}`, productCode: 'EC', hardwareRevision: 'HW-A1' })
   const file = await upload('/iot/firmware', 'fw.bin', bytes)
-  const fw = await ok('POST', '/iot/firmware', { name: `EC200 ${version} ${serial}`, code: `ec200-${serial}-${Date.now()}`, supplierId: supplier.supplierId, productId: product.productId, customVersion: version, file: file.fileName })
+  const fw = await ok<{ firmwareId: number; name: string }>('POST', '/iot/firmware', { name: `EC200 ${version} ${serial}`, code: `ec200-${serial}-${Date.now()}`, supplierId: supplier.supplierId, productId: product.productId, customVersion: version, file: file.fileName })
   return { ...fw, firmwareId: Number(fw.firmwareId), bytes, fileName: file.fileName }
 }
 
@@ -71,7 +72,7 @@ async function deviceAt100(online = false) {
 const ROLLOUT = { randomOrder: false, canaryCount: 1, waveCount: 1, successPercent: 100, errorPercent: 50, errorMinFinished: 1, alarmRateFactor: 0, retries: 0, timeoutMinutes: 5, ratePerMinute: 0, minBattery: 30 }
 
 async function draft(firmwareId: number, deviceIds: number[], values: Record<string, unknown> = {}) {
-  const c = await ok('POST', '/iot/upgrade', { name: `Campaign ${++serial}`, payload: 'firmware', firmwareId, deviceIds, ...ROLLOUT, ...values })
+  const c = await ok<{ campaignId: number }>('POST', '/iot/upgrade', { name: `Campaign ${++serial}`, payload: 'firmware', firmwareId, deviceIds, ...ROLLOUT, ...values })
   return Number(c.campaignId)
 }
 
@@ -91,7 +92,7 @@ describe('the swap: an image a campaign was submitted with never changes', () =>
     const device = await deviceAt100()
     const name = `Spring ${++serial}`
     const id = await draft(fw.firmwareId, [device.deviceId], { name })
-    expect((await ok('POST', `/iot/upgrade/${id}/submit`)).status).toBe('awaitingApproval')
+    expect((await ok<{ status: string }>('POST', `/iot/upgrade/${id}/submit`)).status).toBe('awaitingApproval')
     const stored = await firmwareRow(fw.firmwareId)
 
     // The issue's user: firmware rights only, a new image uploaded and put in place of the approved one.
@@ -131,17 +132,17 @@ describe('the swap: an image a campaign was submitted with never changes', () =>
       const device = await deviceAt100()
       const id = await draft(fw.firmwareId, [device.deviceId])
       await ok('POST', `/iot/upgrade/${id}/submit`)
-      expect((await ok('POST', `/iot/upgrade/${id}/start`)).status).toBe('running')
+      expect((await ok<{ status: string }>('POST', `/iot/upgrade/${id}/start`)).status).toBe('running')
       const other = await upload('/iot/firmware', 'new.bin', randomBytes(4000))
       expect((await call('PUT', '/iot/firmware', { firmwareId: fw.firmwareId, file: other.fileName })).status).toBe(409)
       expect((await firmwareRow(fw.firmwareId)).file).toBe(fw.fileName)
       await ok('POST', `/iot/upgrade/${id}/cancel`, {})
 
       // A display part's firmware, bound by a scheduled campaign.
-      const supplier = await ok('POST', '/ota/displaypart/supplier', { name: `Bafang ${++serial}`, supplierCode: 'BF', iotCode: 'B' })
-      const product = await ok('POST', '/ota/displaypart/product', { supplierId: supplier.supplierId, name: `DP ${serial}`, productCode: 'DC', hardwareRevision: 'H2' })
+      const supplier = await ok<{ supplierId: number }>('POST', '/ota/displaypart/supplier', { name: `Bafang ${++serial}`, supplierCode: 'BF', iotCode: 'B' })
+      const product = await ok<{ productId: number }>('POST', '/ota/displaypart/product', { supplierId: supplier.supplierId, name: `DP ${serial}`, productCode: 'DC', hardwareRevision: 'H2' })
       const file = await upload('/ota/displaypart/firmware', 'dp.bin', randomBytes(3000))
-      const dp = await ok('POST', '/ota/displaypart/firmware', { name: `DP ${serial}`, code: `dp-${serial}-${Date.now()}`, supplierId: supplier.supplierId, productId: product.productId, customVersion: '1.1.0', file: file.fileName })
+      const dp = await ok<{ firmwareId: number }>('POST', '/ota/displaypart/firmware', { name: `DP ${serial}`, code: `dp-${serial}-${Date.now()}`, supplierId: supplier.supplierId, productId: product.productId, customVersion: '1.1.0', file: file.fileName })
       await db()
         .insertInto('otaCampaign')
         .values({ name: `Display ${serial}`, status: 'scheduled', firmwareId: dp.firmwareId, partKind: 'display', createBy: 'test', createTime: new Date().toISOString() })
@@ -154,7 +155,7 @@ describe('the swap: an image a campaign was submitted with never changes', () =>
       // Only drafts name it: nothing is bound yet.
       const free = await firmware('2.2.0')
       await draft(free.firmwareId, [device.deviceId])
-      const replaced = await ok('PUT', '/iot/firmware', { firmwareId: free.firmwareId, file: other.fileName })
+      const replaced = await ok<{ sha256: string }>('PUT', '/iot/firmware', { firmwareId: free.firmwareId, file: other.fileName })
       expect(replaced.sha256).toBe(other.sha256)
     } finally {
       await setApproval(true)
@@ -165,7 +166,7 @@ describe('the swap: an image a campaign was submitted with never changes', () =>
     const bytes = Buffer.concat([Buffer.from('ID3'), randomBytes(3000)])
     const stored = await upload('/iot/audio', 'bell.mp3', bytes)
     const iotName = `bell_${++serial}`
-    const audio = await ok('POST', '/iot/audio', { appName: 'Bell', iotName, version: '1.0.0', file: stored.fileName })
+    const audio = await ok<{ audioId: number }>('POST', '/iot/audio', { appName: 'Bell', iotName, version: '1.0.0', file: stored.fileName })
     await db()
       .insertInto('otaCampaign')
       .values({ name: 'Bells', status: 'finished', payload: 'audio', audioId: audio.audioId, partKind: 'iot', createBy: 'test', createTime: new Date().toISOString() })
@@ -174,7 +175,7 @@ describe('the swap: an image a campaign was submitted with never changes', () =>
     const refused = await call('PUT', '/iot/audio', { audioId: audio.audioId, file: next.fileName }, { lang: 'zh_CN' })
     expect(refused.status).toBe(409)
     expect(refused.msg).toBe('音频“Bell”已被升级任务“Bells”使用，不能修改：新的声音请添加为新的音频版本（相同的设备端名称，不同的版本）')
-    expect((await db().selectFrom('iotAudio').select('file').where('audioId', '=', audio.audioId).executeTakeFirst()).file).toBe(stored.fileName)
+    expect((await db().selectFrom('iotAudio').select('file').where('audioId', '=', audio.audioId).executeTakeFirst())!.file).toBe(stored.fileName)
     await ok('POST', '/iot/audio', { appName: 'Bell', iotName, version: '1.0.1', file: next.fileName })
     const twice = await call('POST', '/iot/audio', { appName: 'Bell again', iotName, version: '1.0.1', file: next.fileName })
     expect(twice.status).toBe(409)
@@ -188,10 +189,10 @@ describe('the rewrite: a change after submit is a new revision, approved again',
     const fw2 = await firmware('3.0.1')
     const device = await deviceAt100()
     const id = await draft(fw.firmwareId, [device.deviceId], { minBattery: 30 })
-    expect((await ok('POST', `/iot/upgrade/${id}/submit`)).status).toBe('awaitingApproval')
+    expect((await ok<{ status: string }>('POST', `/iot/upgrade/${id}/submit`)).status).toBe('awaitingApproval')
     expect((await call('PUT', '/iot/upgrade', { campaignId: id, minBattery: 0 })).status).toBe(409)
     const a = await approver()
-    const approved = await ok('POST', `/iot/upgrade/${id}/approve`, {}, a.token)
+    const approved = await ok<{ approvedAt: string | null }>('POST', `/iot/upgrade/${id}/approve`, {}, a.token)
     expect(approved).toMatchObject({ status: 'scheduled', approvedBy: a.userName, revision: 1, imageSha256: sha256(fw.bytes), imageSize: fw.bytes.length })
     expect(approved.approvedAt).toBeTruthy()
 
@@ -219,7 +220,7 @@ describe('the rewrite: a change after submit is a new revision, approved again',
     expect(await ok('POST', `/iot/upgrade/${id}/approve`, {}, a.token)).toMatchObject({ status: 'scheduled', approvedBy: a.userName })
 
     // The history: both revisions, each step and each change with who made it.
-    const history = (await ok('GET', `/iot/upgrade/${id}/history`)) as { step: string; fromState: string; toState: string; userName: string; input: Record<string, any> }[]
+    const history = await ok<{ step: string; fromState: string; toState: string; userName: string; input: Record<string, unknown> }[]>('GET', `/iot/upgrade/${id}/history`)
     expect(history.map((h) => [h.step, h.fromState, h.toState, h.userName])).toEqual([
       ['submit', 'draft', 'awaitingApproval', 'admin'],
       ['approve', 'awaitingApproval', 'scheduled', a.userName],
@@ -259,7 +260,7 @@ describe('the rewrite: a change after submit is a new revision, approved again',
 
   it('has its menu button, so the right can be granted', async () => {
     const buttons = await db().selectFrom('sysMenu').select('perms').where('perms', 'in', ['iot:upgrade:revise', 'ota:displaypart:revise', 'ota:bmspart:revise', 'ota:ecupart:revise']).execute()
-    expect(buttons.map((b: { perms: string }) => b.perms).sort()).toEqual(['iot:upgrade:revise', 'ota:bmspart:revise', 'ota:displaypart:revise', 'ota:ecupart:revise'])
+    expect(buttons.map((b) => b.perms).sort()).toEqual(['iot:upgrade:revise', 'ota:bmspart:revise', 'ota:displaypart:revise', 'ota:ecupart:revise'])
   })
 })
 
@@ -290,9 +291,9 @@ describe('the approved digest: no other bytes are served for a campaign', () => 
       const rows = await devicesOf(id)
       return rows[0]?.state === 'failed' ? rows : null
     }, 'the upgrade failed')
-    expect(row.code).toBe('E_IMAGE_CHANGED')
-    expect(row.message).toContain(`Not served: the stored image no longer has the approved SHA-256 ${sha256(fw.bytes).slice(0, 12)}… (it has ${sha256(tampered).slice(0, 12)}…)`)
-    expect(row.message).toContain('未下发：存储的镜像已不是审批的 SHA-256')
+    expect(row!.code).toBe('E_IMAGE_CHANGED')
+    expect(row!.message).toContain(`Not served: the stored image no longer has the approved SHA-256 ${sha256(fw.bytes).slice(0, 12)}… (it has ${sha256(tampered).slice(0, 12)}…)`)
+    expect(row!.message).toContain('未下发：存储的镜像已不是审批的 SHA-256')
     // Not one block of the other bytes went out; the device was told why and kept its version.
     expect(blockServerOf(t.app.services)!.stats.refused).toBe(refusedBefore + 1)
     expect(blockServerOf(t.app.services)!.stats.blocks).toBe(blocksBefore)
@@ -308,7 +309,7 @@ describe('the approved digest: no other bytes are served for a campaign', () => 
     ])
     const paused = await waitFor(async () => ((await campaign(id)).status === 'paused' ? campaign(id) : null), 'the campaign paused')
     expect(paused.pauseReason).toMatch(/^Paused itself: Not served: the stored image no longer has the approved SHA-256/)
-    const overview = await ok('GET', `/iot/upgrade/${id}/overview`)
+    const overview = await ok<OtaCampaignOverview>('GET', `/iot/upgrade/${id}/overview`)
     expect(overview.failed[0]).toMatchObject({ code: 'E_IMAGE_CHANGED', message: expect.stringMatching(/^Not served:/) })
     await ok('POST', `/iot/upgrade/${id}/cancel`, {})
   })
@@ -346,7 +347,7 @@ describe('the approved digest: no other bytes are served for a campaign', () => 
       const rows = await devicesOf(id)
       return rows[0]?.state === 'failed' ? rows : null
     }, 'the upgrade failed')
-    expect(row.code).toBe('E_IMAGE_CHANGED')
+    expect(row!.code).toBe('E_IMAGE_CHANGED')
     // The abort goes out once the failure is committed: the row can be read failed a moment before it is sent.
     const sent = await waitFor(async () => {
       await t.app.iot.messageLog.flush()

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
+import type { Paged } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
 import { crc8 } from '../src/platform/files/crc8'
 import { multipart, useTestApp } from './harness'
@@ -10,20 +11,23 @@ const t = useTestApp()
 let serial = 0
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
-const call = (method: Method, url: string, body?: unknown, lang?: 'en_US' | 'zh_CN') => t.call({ method, url: `/api${url}`, token: t.admin, body, lang })
+/** A row of the catalogue as its routes answer it. */
+type Row = Record<string, unknown>
+type Firmware = Row & { firmwareId: number; customVersion: string; downloadUrl: string }
+const call = <T = Row>(method: Method, url: string, body?: unknown, lang?: 'en_US' | 'zh_CN') => t.call<T>({ method, url: `/api${url}`, token: t.admin, body, lang })
 const db = () => t.app.services.db
 const hex = (n: number) => n.toString(16).toUpperCase().padStart(2, '0')
 
-async function ok(method: Method, url: string, body?: unknown) {
-  const res = await call(method, url, body)
+async function ok<T = Row>(method: Method, url: string, body?: unknown) {
+  const res = await call<T>(method, url, body)
   expect(res.status, res.msg).toBe(200)
   return res.data
 }
 
 async function upload(path: string, name: string, bytes: Buffer) {
-  const res = await t.call({ method: 'POST', url: `/api${path}/file/file`, token: t.admin, ...multipart([{ name, bytes }]) })
+  const res = await t.call<{ fileName: string; size: number; sha256: string; md5: string; crc8: { variant: string; value: string } }>({ method: 'POST', url: `/api${path}/file/file`, token: t.admin, ...multipart([{ name, bytes }]) })
   expect(res.status, res.msg).toBe(200)
-  return res.data as { fileName: string; size: number; sha256: string; md5: string; crc8: { variant: string; value: string } }
+  return res.data
 }
 
 /** A supplier and a product of the display part, for its firmware. */
@@ -36,7 +40,7 @@ async function firmwareFile(bytes = randomBytes(40_000)) {
   return { bytes, stored: await upload('/ota/displaypart/firmware', 'dp-c18.bin', bytes) }
 }
 
-const firmwareValues = (product: Record<string, any>, fileName: string, values: Record<string, unknown> = {}) => ({
+const firmwareValues = (product: Row, fileName: string, values: Record<string, unknown> = {}) => ({
   name: `DP C18 firmware ${++serial}`,
   code: `dp-c18-${serial}-${Date.now()}`,
   supplierId: product.supplierId,
@@ -53,7 +57,7 @@ describe('firmware digests', () => {
     const sha256 = createHash('sha256').update(bytes).digest('hex')
     expect(stored).toMatchObject({ size: bytes.length, sha256, crc8: { variant: 'CRC-8/SMBUS', value: hex(crc8(bytes)) } })
 
-    const added = await ok('POST', '/ota/displaypart/firmware', firmwareValues(product, stored.fileName))
+    const added = await ok<Firmware>('POST', '/ota/displaypart/firmware', firmwareValues(product, stored.fileName))
     expect(added).toMatchObject({ size: bytes.length, sha256, crc8: hex(crc8(bytes)), crcVariant: 'CRC-8/SMBUS' })
     // Empty hardware revisions are the product's; the console's own download path of the file.
     expect(added.hardwareRevisions).toBe('H2')
@@ -127,11 +131,11 @@ describe('firmware versions', () => {
     const { stored } = await firmwareFile()
     for (const v of ['1.10.0', '1.9.0', '2.0.0', '1.9.10']) await ok('POST', '/ota/displaypart/firmware', firmwareValues(product, stored.fileName, { customVersion: v }))
     const list = async (isAsc: string) =>
-      (await ok('POST', '/ota/displaypart/firmware/list', { pageNum: 1, pageSize: 10, productId: product.productId, orderByColumn: 'customVersion', isAsc })).rows.map((r: any) => r.customVersion)
+      (await ok<Paged<Firmware>>('POST', '/ota/displaypart/firmware/list', { pageNum: 1, pageSize: 10, productId: product.productId, orderByColumn: 'customVersion', isAsc })).rows.map((r) => r.customVersion)
     expect(await list('ascending')).toEqual(['1.9.0', '1.9.10', '1.10.0', '2.0.0'])
     expect(await list('descending')).toEqual(['2.0.0', '1.10.0', '1.9.10', '1.9.0'])
     // A modified version moves with its number.
-    const row = (await ok('POST', '/ota/displaypart/firmware/list', { pageNum: 1, pageSize: 10, productId: product.productId, customVersion: '1.9.0' })).rows[0]
+    const row = (await ok<Paged<Firmware>>('POST', '/ota/displaypart/firmware/list', { pageNum: 1, pageSize: 10, productId: product.productId, customVersion: '1.9.0' })).rows[0]!
     await ok('PUT', '/ota/displaypart/firmware', { firmwareId: row.firmwareId, customVersion: '3.0.0' })
     expect(await list('descending')).toEqual(['3.0.0', '2.0.0', '1.10.0', '1.9.10'])
   })
@@ -182,8 +186,8 @@ describe('in use', () => {
   it('a firmware a campaign was submitted with is not deleted (409, naming the campaign); one only a draft names is', async () => {
     const product = await displayProduct()
     const { stored } = await firmwareFile()
-    const used = await ok('POST', '/ota/displaypart/firmware', firmwareValues(product, stored.fileName))
-    const drafted = await ok('POST', '/ota/displaypart/firmware', firmwareValues(product, stored.fileName, { customVersion: '1.0.1' }))
+    const used = await ok<Firmware>('POST', '/ota/displaypart/firmware', firmwareValues(product, stored.fileName))
+    const drafted = await ok<Firmware>('POST', '/ota/displaypart/firmware', firmwareValues(product, stored.fileName, { customVersion: '1.0.1' }))
     await campaign({ name: 'Spring rollout', status: 'running', firmwareId: used.firmwareId })
     await campaign({ status: 'draft', firmwareId: drafted.firmwareId })
     const res = await call('DELETE', `/ota/displaypart/firmware/${used.firmwareId},${drafted.firmwareId}`)
@@ -217,6 +221,6 @@ describe('audio digests', () => {
     expect(await db().selectFrom('iotAudio').select('audioId').execute()).toEqual(before)
     const added = await ok('POST', '/iot/audio', { appName: 'Unlock', iotName: `unlock_${serial}`, file: stored.fileName })
     expect(added).toMatchObject(sums)
-    expect((await ok('POST', '/iot/audio/list', { pageNum: 1, pageSize: 10, iotName: `unlock_${serial}` })).rows[0]).toMatchObject({ size: sums.size, md5: sums.md5, crc8: sums.crc8 })
+    expect((await ok<Paged<Row>>('POST', '/iot/audio/list', { pageNum: 1, pageSize: 10, iotName: `unlock_${serial}` })).rows[0]).toMatchObject({ size: sums.size, md5: sums.md5, crc8: sums.crc8 })
   })
 })

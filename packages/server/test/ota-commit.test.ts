@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { DeviceOptions, SimulatedDevice } from '@velo/device-sim'
-import { OTA_COMMIT_MARGIN_SECONDS } from '@velo/shared'
+import { OTA_COMMIT_MARGIN_SECONDS, type OtaCampaignOverview } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { otaRolloutOf } from '../src/modules/ota/rollout'
 import { clearRetained, insertDevice, simulated, waitFor } from './iot-helpers'
@@ -18,12 +18,12 @@ let serial = 0
 let clock: number | null = null
 
 type Method = 'GET' | 'POST'
-const call = (method: Method, url: string, body?: unknown, lang?: 'en_US' | 'zh_CN') =>
-  t.call({ method, url: `/api${url}`, token: t.admin, body: body ?? (method === 'POST' ? {} : undefined), lang })
-const db = () => t.app.services.db as any
+const call = <T = unknown>(method: Method, url: string, body?: unknown, lang?: 'en_US' | 'zh_CN') =>
+  t.call<T>({ method, url: `/api${url}`, token: t.admin, body: body ?? (method === 'POST' ? {} : undefined), lang })
+const db = () => t.app.services.db
 
-async function ok(method: Method, url: string, body?: unknown) {
-  const res = await call(method, url, body)
+async function ok<T = unknown>(method: Method, url: string, body?: unknown) {
+  const res = await call<T>(method, url, body)
   expect(res.status, res.msg).toBe(200)
   return res.data
 }
@@ -39,11 +39,11 @@ afterAll(async () => {
 })
 
 async function firmware(version: string) {
-  const supplier = await ok('POST', '/ota/iotpart/supplier', { name: `Commit ${++serial}`, supplierCode: 'QT', iotCode: 'Q' })
-  const product = await ok('POST', '/ota/iotpart/product', { supplierId: supplier.supplierId, name: `EC commit ${serial}`, productCode: 'EC', hardwareRevision: 'HW-A1' })
-  const file = await t.call({ method: 'POST', url: '/api/iot/firmware/file/file', token: t.admin, ...multipart([{ name: 'fw.bin', bytes: randomBytes(5000) }]) })
+  const supplier = await ok<{ supplierId: number }>('POST', '/ota/iotpart/supplier', { name: `Commit ${++serial}`, supplierCode: 'QT', iotCode: 'Q' })
+  const product = await ok<{ productId: number }>('POST', '/ota/iotpart/product', { supplierId: supplier.supplierId, name: `EC commit ${serial}`, productCode: 'EC', hardwareRevision: 'HW-A1' })
+  const file = await t.call<{ fileName: string }>({ method: 'POST', url: '/api/iot/firmware/file/file', token: t.admin, ...multipart([{ name: 'fw.bin', bytes: randomBytes(5000) }]) })
   expect(file.status, file.msg).toBe(200)
-  const fw = await ok('POST', '/iot/firmware', { name: `EC ${version} ${serial}`, code: `ec-commit-${serial}-${Date.now()}`, supplierId: supplier.supplierId, productId: product.productId, customVersion: version, file: file.data.fileName })
+  const fw = await ok<{ firmwareId: number }>('POST', '/iot/firmware', { name: `EC ${version} ${serial}`, code: `ec-commit-${serial}-${Date.now()}`, supplierId: supplier.supplierId, productId: product.productId, customVersion: version, file: file.data.fileName })
   return Number(fw.firmwareId)
 }
 
@@ -74,9 +74,9 @@ async function silentDevice() {
 const DEFAULTS = { randomOrder: false, canaryCount: 1, waveCount: 1, successPercent: 100, errorPercent: 50, errorMinFinished: 1, alarmRateFactor: 0, retries: 0, timeoutMinutes: 5, ratePerMinute: 0, minBattery: 0 }
 
 async function running(firmwareId: number, devices: { deviceId: number }[], values: Record<string, unknown> = {}) {
-  const c = await ok('POST', '/iot/upgrade', { name: `Commit ${++serial}`, payload: 'firmware', firmwareId, deviceIds: devices.map((d) => d.deviceId), ...DEFAULTS, ...values })
-  expect((await ok('POST', `/iot/upgrade/${c.campaignId}/submit`)).status).toBe('scheduled')
-  expect((await ok('POST', `/iot/upgrade/${c.campaignId}/start`)).status).toBe('running')
+  const c = await ok<{ campaignId: number }>('POST', '/iot/upgrade', { name: `Commit ${++serial}`, payload: 'firmware', firmwareId, deviceIds: devices.map((d) => d.deviceId), ...DEFAULTS, ...values })
+  expect((await ok<{ status: string }>('POST', `/iot/upgrade/${c.campaignId}/submit`)).status).toBe('scheduled')
+  expect((await ok<{ status: string }>('POST', `/iot/upgrade/${c.campaignId}/start`)).status).toBe('running')
   return Number(c.campaignId)
 }
 
@@ -111,14 +111,14 @@ describe('commit or roll back', () => {
     await pause()
     expect((await rows(id))[0]).toMatchObject({ state: 'trial', finishedAt: null })
     expect((await campaign(id)).status).toBe('running')
-    const live = await ok('GET', `/iot/upgrade/${id}/overview`)
+    const live = await ok<OtaCampaignOverview>('GET', `/iot/upgrade/${id}/overview`)
     expect(live.counts).toEqual({ trial: 1 })
     expect(live.waves[0]).toMatchObject({ active: 1, succeeded: 0 })
 
     await sim.publish('ota', { id: upgrade, stage: 'committed', version: '1.3.5' })
     await untilStatus(id, 'finished')
     expect((await rows(id))[0]).toMatchObject({ state: 'succeeded', percent: 100 })
-    expect((await history(row.upgradeId)).map((h: any) => h.toState)).toEqual(['notified', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting', 'trial', 'succeeded'])
+    expect((await history(row.upgradeId)).map((h) => h.toState)).toEqual(['notified', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting', 'trial', 'succeeded'])
   })
 
   it('rolls back a device whose status shows its old version again while on trial, and takes its own reason after', async () => {
@@ -140,14 +140,14 @@ describe('commit or roll back', () => {
     await untilStatus(id, 'finished')
     // Then the device says why: its reason replaces the inferred one.
     await sim.publish('ota', { id: upgrade, stage: 'rolledBack', code: 'E_BOOT', message: 'The new image did not boot', version: '1.0.0' })
-    await waitFor(async () => ((await rows(id))[0].code === 'E_BOOT' ? true : null), 'the device’s own code')
+    await waitFor(async () => ((await rows(id))[0]!.code === 'E_BOOT' ? true : null), 'the device’s own code')
     expect((await rows(id))[0]).toMatchObject({ state: 'rolledBack', message: 'The new image did not boot' })
-    const overview = await ok('GET', `/iot/upgrade/${id}/overview`)
+    const overview = await ok<OtaCampaignOverview>('GET', `/iot/upgrade/${id}/overview`)
     expect(overview.failed).toEqual([expect.objectContaining({ state: 'rolledBack', code: 'E_BOOT' })])
     // A commit after the rollback changes nothing: a final state stays.
     await sim.publish('ota', { id: upgrade, stage: 'committed' })
     await pause(300)
-    expect((await rows(id))[0].state).toBe('rolledBack')
+    expect((await rows(id))[0]!.state).toBe('rolledBack')
   })
 
   it('counts a failed self-test as rolled back with its code, and the wave’s rollbacks pause the campaign by the error rule', async () => {
@@ -156,7 +156,7 @@ describe('commit or roll back', () => {
     const id = await running(await firmware('1.4.0'), devices, { canaryCount: 3, waveCount: 1, errorPercent: 50, errorMinFinished: 3 })
     const paused = await untilStatus(id, 'paused')
     expect(paused.pauseReason).toContain('2 of 3 finished devices failed')
-    expect((await rows(id)).map((r: any) => [r.wave, r.state, r.code])).toEqual([
+    expect((await rows(id)).map((r) => [r.wave, r.state, r.code])).toEqual([
       [0, 'rolledBack', 'E_SELF_TEST'],
       [0, 'rolledBack', 'E_SELF_TEST'],
       [0, 'succeeded', ''],
@@ -167,15 +167,15 @@ describe('commit or roll back', () => {
     for (const d of devices.slice(0, 2)) expect(d.sim.behaviour.firmwareVersion).toBe('1.0.0')
     await waitFor(async () => {
       const kept = await db().selectFrom('iotDevice').select('firmwareVersion').where('deviceId', 'in', devices.slice(0, 2).map((d) => d.deviceId)).execute()
-      return kept.every((r: any) => r.firmwareVersion === '1.0.0') || null
+      return kept.every((r) => r.firmwareVersion === '1.0.0') || null
     }, 'the old version reported')
-    const first = (await rows(id))[0]
-    expect((await history(first.upgradeId)).map((h: any) => h.toState)).toEqual(['notified', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting', 'trial', 'rolledBack'])
+    const first = (await rows(id))[0]!
+    expect((await history(first.upgradeId)).map((h) => h.toState)).toEqual(['notified', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting', 'trial', 'rolledBack'])
 
-    const overview = await ok('GET', `/iot/upgrade/${id}/overview`)
+    const overview = await ok<OtaCampaignOverview>('GET', `/iot/upgrade/${id}/overview`)
     expect(overview.counts).toMatchObject({ rolledBack: 2, succeeded: 1, queued: 2 })
     expect(overview.waves[0]).toMatchObject({ failed: 2, succeeded: 1, status: 'stopped' })
-    expect(overview.failed.map((f: any) => [f.state, f.code])).toEqual([
+    expect(overview.failed.map((f) => [f.state, f.code])).toEqual([
       ['rolledBack', 'E_SELF_TEST'],
       ['rolledBack', 'E_SELF_TEST'],
     ])
@@ -194,29 +194,29 @@ describe('commit or roll back', () => {
       const [device] = await fleet(1, { otaNeverCommit: true })
       const id = await running(await firmware('1.5.0'), [device!], { timeoutMinutes: 1, commitSeconds: 600 })
       const row = await untilState(id, 'trial')
-      expect(new Date(row.trialAt).toISOString()).toBe('2026-06-03T08:00:00.000Z')
+      expect(new Date(row.trialAt!).toISOString()).toBe('2026-06-03T08:00:00.000Z')
       // The offer told the device its deadline.
       await t.app.iot.messageLog.flush()
       const offers = await db().selectFrom('iotMessage').select('payload').where('deviceId', '=', device!.deviceId).where('direction', '=', 'down').where('kind', '=', 'ota').execute()
-      expect(JSON.parse(offers[0].payload)).toMatchObject({ op: 'offer', commitSeconds: 600, timeoutSeconds: 60 })
+      expect(JSON.parse(offers[0]!.payload)).toMatchObject({ op: 'offer', commitSeconds: 600, timeoutSeconds: 60 })
 
       // Past the whole upgrade's timeout: a device on trial is judged by its commit deadline instead.
       clock += 5 * 60_000
       await pause()
-      expect((await rows(id))[0].state).toBe('trial')
+      expect((await rows(id))[0]!.state).toBe('trial')
       // The deadline passed, but not the margin the device has to roll back and say so.
       clock = Date.parse('2026-06-03T08:00:00Z') + (600 + OTA_COMMIT_MARGIN_SECONDS - 5) * 1000
       await pause()
-      expect((await rows(id))[0].state).toBe('trial')
+      expect((await rows(id))[0]!.state).toBe('trial')
       clock += 10_000
       await untilStatus(id, 'finished')
-      const [ended] = await rows(id)
+      const ended = (await rows(id))[0]!
       expect(ended).toMatchObject({ state: 'rolledBack', code: 'E_COMMIT_TIMEOUT' })
       expect(ended.message).toContain('No commit within 600 s of going on trial with 1.5.0')
       expect(ended.message).toContain('600 秒内未确认')
-      const zh = await call('GET', `/iot/upgrade/${id}/overview`, undefined, 'zh_CN')
+      const zh = await call<OtaCampaignOverview>('GET', `/iot/upgrade/${id}/overview`, undefined, 'zh_CN')
       expect(zh.data.failed[0]).toMatchObject({ state: 'rolledBack', code: 'E_COMMIT_TIMEOUT' })
-      expect(zh.data.failed[0].message).toMatch(/^以 1\.5\.0 试运行后 600 秒内未确认/)
+      expect(zh.data.failed[0]!.message).toMatch(/^以 1\.5\.0 试运行后 600 秒内未确认/)
       const steps = await history(ended.upgradeId)
       expect(steps.at(-1)).toMatchObject({ step: 'commitTimeout', fromState: 'trial', toState: 'rolledBack' })
     } finally {

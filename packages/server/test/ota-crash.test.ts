@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { registerDevice, SimulatedDevice } from '@velo/device-sim'
-import { otaDownPayload } from '@velo/shared'
+import { type Envelope, type OtaCampaignOverview, otaDownPayload } from '@velo/shared'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config'
 import { createDatabase, type Db } from '../src/db/database'
@@ -16,9 +16,6 @@ import { freePort, startServer } from './server-process'
 // anything, while the first wave downloads. Started again on the same database, storage and broker
 // port, it finishes the campaign: the wave's downloads resume, the next wave follows, and the
 // canary that had already succeeded is never offered the upgrade again.
-
-/** The rollout's tables are shared by the four parts' slices and not in the platform's schema. */
-type AnyRow = Record<string, any>
 
 /**
  * The ids of the offers that reached this device (down/ota, op offer): what the device saw, not
@@ -74,14 +71,15 @@ describe('an OTA campaign and a server killed with kill -9', () => {
     // The test reads rows straight from the server's database; every change it makes goes through the API.
     let db: Db | undefined = createDatabase(loadConfig({ DATABASE_URL: database.url }).database).db
     cleanups.push(() => db?.destroy())
-    const otaTables = db as unknown as { selectFrom: (table: string) => any }
+    // What the closures below read through: `db` is a let (cleared once destroyed), which a closure cannot narrow.
+    const otaTables = db
 
     const base = `http://127.0.0.1:${port}/api`
     const signIn = await fetch(`${base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) })
     const token = ((await signIn.json()) as { data: { token: string } }).data.token
-    const api = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
+    const api = async <T = unknown>(method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
       const res = await fetch(`${base}${url}`, { method, headers: { authorization: token, ...headers }, body: body === undefined ? (method === 'GET' ? undefined : '{}') : body instanceof Buffer ? body : JSON.stringify(body) })
-      const answer = (await res.json()) as { code: number; msg: string; data: any }
+      const answer = (await res.json()) as Envelope<T>
       if (answer.code !== 200) throw new Error(`${method} ${url}: ${answer.code} ${answer.msg}`)
       return answer.data
     }
@@ -92,7 +90,7 @@ describe('an OTA campaign and a server killed with kill -9', () => {
 
     // Six modules register themselves with the demo model's key and connect.
     const model = await db.selectFrom('iotModel').select('modelId').where('productId', '=', 'VELO-4G').executeTakeFirstOrThrow()
-    const { registrationKey } = await api('GET', `/iot/model/${model.modelId}/registrationKey`)
+    const { registrationKey } = await api<{ registrationKey: string }>('GET', `/iot/model/${model.modelId}/registrationKey`)
     const devices: { sim: SimulatedDevice; offers: string[] }[] = []
     for (let i = 0; i < 6; i++) {
       const registration = await registerDevice(base, 'VELO-4G', registrationKey, randomSn())
@@ -130,11 +128,11 @@ describe('an OTA campaign and a server killed with kill -9', () => {
     const deviceIdOf = new Map(deviceRows.map((r) => [r.sn, Number(r.deviceId)]))
 
     // A firmware of the IoT module, its binary uploaded (40 kB: ten blocks of the default 4 kB).
-    const supplier = await api('POST', '/ota/iotpart/supplier', { name: 'Quectel crash', supplierCode: 'QT', iotCode: 'Q' })
-    const product = await api('POST', '/ota/iotpart/product', { supplierId: supplier.supplierId, name: 'EC200 crash', productCode: 'EC', hardwareRevision: 'HW-A1' })
+    const supplier = await api<{ supplierId: number }>('POST', '/ota/iotpart/supplier', { name: 'Quectel crash', supplierCode: 'QT', iotCode: 'Q' })
+    const product = await api<{ productId: number }>('POST', '/ota/iotpart/product', { supplierId: supplier.supplierId, name: 'EC200 crash', productCode: 'EC', hardwareRevision: 'HW-A1' })
     const upload = multipart([{ name: 'fw.bin', bytes: randomBytes(40_000) }])
-    const file = await api('POST', '/iot/firmware/file/file', upload.payload, upload.headers)
-    const firmware = await api('POST', '/iot/firmware', {
+    const file = await api<{ fileName: string }>('POST', '/iot/firmware/file/file', upload.payload, upload.headers)
+    const firmware = await api<{ firmwareId: number }>('POST', '/iot/firmware', {
       name: 'EC200 2.0.0',
       code: `ec200-crash-${Date.now()}`,
       supplierId: supplier.supplierId,
@@ -144,7 +142,7 @@ describe('an OTA campaign and a server killed with kill -9', () => {
     })
 
     // One canary, then two waves (three devices, then two).
-    const campaign = await api('POST', '/iot/upgrade', {
+    const campaign = await api<{ campaignId: number }>('POST', '/iot/upgrade', {
       name: 'Crash rollout',
       payload: 'firmware',
       firmwareId: firmware.firmwareId,
@@ -163,9 +161,9 @@ describe('an OTA campaign and a server killed with kill -9', () => {
       minBattery: 0,
     })
     const campaignId = Number(campaign.campaignId)
-    expect((await api('POST', `/iot/upgrade/${campaignId}/submit`)).status).toBe('scheduled')
-    const campaignRow = () => otaTables.selectFrom('otaCampaign').selectAll().where('campaignId', '=', campaignId).executeTakeFirstOrThrow() as Promise<AnyRow>
-    const deviceStates = () => otaTables.selectFrom('otaCampaignDevice').selectAll().where('campaignId', '=', campaignId).orderBy('position').execute() as Promise<AnyRow[]>
+    expect((await api<{ status: string }>('POST', `/iot/upgrade/${campaignId}/submit`)).status).toBe('scheduled')
+    const campaignRow = () => otaTables.selectFrom('otaCampaign').selectAll().where('campaignId', '=', campaignId).executeTakeFirstOrThrow()
+    const deviceStates = () => otaTables.selectFrom('otaCampaignDevice').selectAll().where('campaignId', '=', campaignId).orderBy('position').execute()
     const planned = await deviceStates()
     expect(planned.map((r) => r.wave)).toEqual([0, 1, 1, 1, 2, 2])
     const simOf = (deviceId: number) => devices.find((d) => deviceIdOf.get(d.sim.sn) === deviceId)!
@@ -174,12 +172,12 @@ describe('an OTA campaign and a server killed with kill -9', () => {
     const firstWave = inWave(1)
     // The first wave downloads slowly (about ten seconds), so the kill lands in the middle of it.
     for (const d of firstWave) d.sim.behaviour.otaBytesPerSecond = 4000
-    expect((await api('POST', `/iot/upgrade/${campaignId}/start`)).status).toBe('running')
+    expect((await api<{ status: string }>('POST', `/iot/upgrade/${campaignId}/start`)).status).toBe('running')
 
     await waitFor(
       async () => {
         const states = await deviceStates()
-        return states[0]!.state === 'succeeded' && states.filter((r) => r.wave === 1).every((r) => r.state === 'downloading' && r.percent > 0 && r.percent < 100)
+        return states[0]!.state === 'succeeded' && states.filter((r) => r.wave === 1).every((r) => r.state === 'downloading' && r.percent! > 0 && r.percent! < 100)
       },
       'the canary upgraded and the first wave downloading',
       30_000,
@@ -216,7 +214,7 @@ describe('an OTA campaign and a server killed with kill -9', () => {
     for (const d of devices) expect(d.offers, d.sim.sn).toHaveLength(1)
     for (const d of firstWave) expect(d.sim.ota.state).toMatchObject({ id: d.offers[0], stage: 'committed' })
     // What the campaign's page shows, from the restarted server.
-    const overview = await api('GET', `/iot/upgrade/${campaignId}/overview`)
+    const overview = await api<OtaCampaignOverview>('GET', `/iot/upgrade/${campaignId}/overview`)
     expect(overview).toMatchObject({ status: 'finished', totalDevices: 6, counts: { succeeded: 6 }, failed: [] })
 
     await Promise.all(sims.map((s) => s.disconnect()))

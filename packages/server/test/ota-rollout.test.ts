@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import type { DeviceOptions, SimulatedDevice } from '@velo/device-sim'
+import type { OtaCampaignOverview, OtaDeviceStateEvent } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { otaRolloutOf } from '../src/modules/ota/rollout'
 import { MAX_ACTIVE_DEVICES } from '../src/modules/ota/rollout/engine'
 import { waveSizes } from '../src/modules/ota/rollout/targets'
 import { inDailyWindow } from '../src/modules/ota/rollout/window'
-import { clearRetained, insertDevice, openStream, simulated, waitFor } from './iot-helpers'
+import { clearRetained, insertDevice, openStream, type OtaStreamEvent, simulated, waitFor } from './iot-helpers'
 import { createTestApp, limitedUser, multipart, type TestApp, useTestApp } from './harness'
 
 // The OTA rollout (issue 18): campaigns that stage themselves in waves, respect their rate and
@@ -19,12 +20,16 @@ let serial = 0
 let clock: number | null = null
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
-const call = (method: Method, url: string, body?: unknown, o: { token?: string; lang?: 'en_US' | 'zh_CN' } = {}) =>
-  t.call({ method, url: `/api${url}`, token: o.token ?? t.admin, body: body ?? (method === 'POST' ? {} : undefined), lang: o.lang })
-const db = () => t.app.services.db as any
+const call = <T = unknown>(method: Method, url: string, body?: unknown, o: { token?: string; lang?: 'en_US' | 'zh_CN' } = {}) =>
+  t.call<T>({ method, url: `/api${url}`, token: o.token ?? t.admin, body: body ?? (method === 'POST' ? {} : undefined), lang: o.lang })
+const db = () => t.app.services.db
+/** A campaign as its routes answer it, as far as these tests read it. */
+type Campaign = { campaignId: number; status: string; totalDevices: number; pauseReason: string }
+/** One step of a row's history (GET …/history). */
+type Step = { step: string; fromState: string; toState: string; input: Record<string, unknown> }
 
-async function ok(method: Method, url: string, body?: unknown, token?: string) {
-  const res = await call(method, url, body, { token })
+async function ok<T = unknown>(method: Method, url: string, body?: unknown, token?: string) {
+  const res = await call<T>(method, url, body, { token })
   expect(res.status, res.msg).toBe(200)
   return res.data
 }
@@ -45,11 +50,11 @@ afterAll(async () => {
 
 /** An IoT module firmware of this version, uploaded as a file (its digests are the server's). */
 async function firmware(version: string, hardware = 'HW-A1') {
-  const supplier = await ok('POST', '/ota/iotpart/supplier', { name: `Quectel ${++serial}`, supplierCode: 'QT', iotCode: 'Q' })
-  const product = await ok('POST', '/ota/iotpart/product', { supplierId: supplier.supplierId, name: `EC200 ${serial}`, productCode: 'EC', hardwareRevision: hardware })
-  const res = await t.call({ method: 'POST', url: '/api/iot/firmware/file/file', token: t.admin, ...multipart([{ name: 'fw.bin', bytes: randomBytes(6000) }]) })
+  const supplier = await ok<{ supplierId: number }>('POST', '/ota/iotpart/supplier', { name: `Quectel ${++serial}`, supplierCode: 'QT', iotCode: 'Q' })
+  const product = await ok<{ productId: number }>('POST', '/ota/iotpart/product', { supplierId: supplier.supplierId, name: `EC200 ${serial}`, productCode: 'EC', hardwareRevision: hardware })
+  const res = await t.call<{ fileName: string }>({ method: 'POST', url: '/api/iot/firmware/file/file', token: t.admin, ...multipart([{ name: 'fw.bin', bytes: randomBytes(6000) }]) })
   expect(res.status, res.msg).toBe(200)
-  const fw = await ok('POST', '/iot/firmware', {
+  const fw = await ok<{ firmwareId: number }>('POST', '/iot/firmware', {
     name: `EC200 ${version} ${serial}`,
     code: `ec200-${serial}-${Date.now()}`,
     supplierId: supplier.supplierId,
@@ -78,7 +83,7 @@ async function fleet(n: number, behaviour: Partial<DeviceOptions> = {}, app: Tes
   }
   await Promise.all(devices.map((d) => d.sim.connect()))
   await waitFor(async () => {
-    const rows = await (app.app.services.db as any)
+    const rows = await app.app.services.db
       .selectFrom('iotDevice')
       .select(['deviceId'])
       .where(
@@ -111,15 +116,15 @@ const ROLLOUT_DEFAULTS = {
 
 /** A campaign for these devices, added (a draft). */
 async function draft(firmwareId: number, devices: { deviceId: number }[], values: Record<string, unknown> = {}) {
-  const c = await ok('POST', '/iot/upgrade', { name: `Rollout ${++serial}`, payload: 'firmware', firmwareId, deviceIds: devices.map((d) => d.deviceId), ...ROLLOUT_DEFAULTS, ...values })
+  const c = await ok<Campaign>('POST', '/iot/upgrade', { name: `Rollout ${++serial}`, payload: 'firmware', firmwareId, deviceIds: devices.map((d) => d.deviceId), ...ROLLOUT_DEFAULTS, ...values })
   return Number(c.campaignId)
 }
 
 /** Added, submitted (approval off) and started. */
 async function running(firmwareId: number, devices: { deviceId: number }[], values: Record<string, unknown> = {}) {
   const id = await draft(firmwareId, devices, values)
-  expect((await ok('POST', `/iot/upgrade/${id}/submit`)).status).toBe('scheduled')
-  expect((await ok('POST', `/iot/upgrade/${id}/start`)).status).toBe('running')
+  expect((await ok<Campaign>('POST', `/iot/upgrade/${id}/submit`)).status).toBe('scheduled')
+  expect((await ok<Campaign>('POST', `/iot/upgrade/${id}/start`)).status).toBe('running')
   return id
 }
 
@@ -131,7 +136,7 @@ const history = async (upgradeId: number) =>
   db().selectFrom('sysTransitionLog').selectAll().where('entity', '=', 'iotUpgradeDevice').where('rowId', '=', upgradeId).orderBy('logId').execute()
 const offersTo = async (deviceId: number) =>
   Number(
-    (await db().selectFrom('iotMessage').select(db().fn.countAll().as('n')).where('deviceId', '=', deviceId).where('direction', '=', 'down').where('kind', '=', 'ota').executeTakeFirst()).n,
+    (await db().selectFrom('iotMessage').select(db().fn.countAll().as('n')).where('deviceId', '=', deviceId).where('direction', '=', 'down').where('kind', '=', 'ota').executeTakeFirst())!.n,
   )
 
 describe('plans', () => {
@@ -161,7 +166,7 @@ describe('a rollout', () => {
     const done = await untilStatus(id, 'finished')
     expect(done).toMatchObject({ totalDevices: 5, succeededCount: 5, failedCount: 0, currentWave: 2 })
     const all = await rows(id)
-    expect(all.map((r: any) => [r.wave, r.state])).toEqual([
+    expect(all.map((r) => [r.wave, r.state])).toEqual([
       [0, 'succeeded'],
       [1, 'succeeded'],
       [1, 'succeeded'],
@@ -170,26 +175,26 @@ describe('a rollout', () => {
     ])
     // A wave is notified only after the one before it has all succeeded (a tick reads its clock a
     // moment before the report that finished the last device may have landed: a few ms of slack).
-    const lastOf = (wave: number) => Math.max(...all.filter((r: any) => r.wave === wave).map((r: any) => Date.parse(r.finishedAt)))
-    const firstOf = (wave: number) => Math.min(...all.filter((r: any) => r.wave === wave).map((r: any) => Date.parse(r.notifiedAt)))
+    const lastOf = (wave: number) => Math.max(...all.filter((r) => r.wave === wave).map((r) => Date.parse(r.finishedAt!)))
+    const firstOf = (wave: number) => Math.min(...all.filter((r) => r.wave === wave).map((r) => Date.parse(r.notifiedAt!)))
     expect(firstOf(1)).toBeGreaterThanOrEqual(lastOf(0) - 50)
     expect(firstOf(2)).toBeGreaterThanOrEqual(lastOf(1) - 50)
     for (const d of devices) expect(d.sim.behaviour.firmwareVersion).toBe('1.1.0')
 
     // Each device's history holds every step, for the engine's history endpoint and the timeline.
     await otaRolloutOf(t.app.services).flushHistory()
-    const steps = (await ok('GET', `/iot/upgradeDevice/${all[0].upgradeId}/history`)) as { toState: string }[]
+    const steps = await ok<Step[]>('GET', `/iot/upgradeDevice/${all[0]!.upgradeId}/history`)
     // Succeeded only at the device's commit, after its trial (docs/ota.md › Commit or roll back).
     expect(steps.map((s) => s.toState)).toEqual(['notified', 'downloading', 'downloaded', 'verified', 'installing', 'rebooting', 'trial', 'succeeded'])
 
-    const overview = await ok('GET', `/iot/upgrade/${id}/overview`)
+    const overview = await ok<OtaCampaignOverview>('GET', `/iot/upgrade/${id}/overview`)
     expect(overview).toMatchObject({ campaignId: id, status: 'finished', totalDevices: 5, counts: { succeeded: 5 }, failed: [] })
     expect(overview.waves).toEqual([
       expect.objectContaining({ wave: 0, total: 1, succeeded: 1, status: 'passed' }),
       expect.objectContaining({ wave: 1, total: 2, succeeded: 2, status: 'passed' }),
       expect.objectContaining({ wave: 2, total: 2, succeeded: 2, status: 'passed' }),
     ])
-    expect(overview.timeline.at(-1).counts).toEqual({ succeeded: 5 })
+    expect(overview.timeline.at(-1)!.counts).toEqual({ succeeded: 5 })
   })
 
   it('pauses itself when the canary fails past the error threshold, with the reason, and goes on once resumed', async () => {
@@ -202,27 +207,27 @@ describe('a rollout', () => {
     expect(paused.pauseReason).toContain('the canary')
     expect(paused.pauseReason).toContain('3 of 4 finished devices failed')
     expect(paused.pauseReason).toContain('灰度批')
-    const overview = await ok('GET', `/iot/upgrade/${id}/overview`)
+    const overview = await ok<OtaCampaignOverview>('GET', `/iot/upgrade/${id}/overview`)
     expect(overview.pauseReason).toMatch(/^Paused itself: in the canary, 3 of 4/)
     expect(overview.waves[0]).toMatchObject({ wave: 0, failed: 3, succeeded: 1, status: 'stopped' })
-    expect(overview.failed.map((f: any) => f.code)).toEqual(['E_FLASH_WRITE', 'E_FLASH_WRITE', 'E_FLASH_WRITE'])
-    const zh = await call('GET', `/iot/upgrade/${id}/overview`, undefined, { lang: 'zh_CN' })
+    expect(overview.failed.map((f) => f.code)).toEqual(['E_FLASH_WRITE', 'E_FLASH_WRITE', 'E_FLASH_WRITE'])
+    const zh = await call<OtaCampaignOverview>('GET', `/iot/upgrade/${id}/overview`, undefined, { lang: 'zh_CN' })
     expect(zh.data.pauseReason).toMatch(/^已自动暂停：灰度批/)
     // The next wave was never started.
-    expect((await rows(id)).filter((r: any) => r.wave === 1).every((r: any) => r.state === 'queued')).toBe(true)
+    expect((await rows(id)).filter((r) => r.wave === 1).every((r) => r.state === 'queued')).toBe(true)
 
     // Fixed: the failed devices are queued again and the campaign resumed: the wave goes on to the end.
     for (const d of devices.slice(0, 3)) d.sim.behaviour.otaInstallFailCode = ''
     expect(await ok('POST', `/iot/upgrade/${id}/action/retryFailed`)).toEqual({ queued: 3 })
-    const resumed = await ok('POST', `/iot/upgrade/${id}/resume`)
+    const resumed = await ok<Campaign>('POST', `/iot/upgrade/${id}/resume`)
     expect(resumed.pauseReason).toBe('')
     const done = await untilStatus(id, 'finished')
     expect(done).toMatchObject({ succeededCount: 10, failedCount: 0 })
     // The failure stays in the history of a device that succeeded on its second attempt.
-    const first = (await rows(id))[0]
+    const first = (await rows(id))[0]!
     expect(first.attempt).toBe(2)
     await otaRolloutOf(t.app.services).flushHistory()
-    expect((await history(first.upgradeId)).map((h: any) => h.toState)).toEqual(expect.arrayContaining(['failed', 'queued', 'succeeded']))
+    expect((await history(first.upgradeId)).map((h) => h.toState)).toEqual(expect.arrayContaining(['failed', 'queued', 'succeeded']))
   })
 
   it('stops when a wave ends short of its success threshold, and goes on to the next once resumed', async () => {
@@ -234,7 +239,7 @@ describe('a rollout', () => {
     const id = await running(fw, devices, { canaryCount: 2, successPercent: 100, errorPercent: 100, errorMinFinished: 2 })
     const paused = await untilStatus(id, 'paused')
     expect(paused.pauseReason).toContain('the canary ended with 1 of 2 devices upgraded (50 %), short of the success threshold (100 %)')
-    expect((await rows(id)).map((r: any) => [r.state, r.code])).toEqual([
+    expect((await rows(id)).map((r) => [r.state, r.code])).toEqual([
       ['failed', 'E_FLASH_WRITE'],
       ['succeeded', ''],
       ['queued', ''],
@@ -242,7 +247,7 @@ describe('a rollout', () => {
     ])
     await ok('POST', `/iot/upgrade/${id}/resume`)
     await untilStatus(id, 'finished')
-    expect((await rows(id)).map((r: any) => r.state)).toEqual(['failed', 'succeeded', 'succeeded', 'succeeded'])
+    expect((await rows(id)).map((r) => r.state)).toEqual(['failed', 'succeeded', 'succeeded', 'succeeded'])
   })
 
   it('refuses a downgrade unless the campaign allows it, saying why in the reader’s language', async () => {
@@ -257,9 +262,9 @@ describe('a rollout', () => {
     expect(await rows(id)).toEqual([])
 
     const allowed = await draft(fw, devices, { allowDowngrade: true })
-    expect((await ok('POST', `/iot/upgrade/${allowed}/submit`)).totalDevices).toBe(2)
+    expect((await ok<Campaign>('POST', `/iot/upgrade/${allowed}/submit`)).totalDevices).toBe(2)
     // The submit's history says how many it took and left out.
-    const steps = await ok('GET', `/iot/upgrade/${allowed}/history`)
+    const steps = await ok<Step[]>('GET', `/iot/upgrade/${allowed}/history`)
     expect(steps[0]).toMatchObject({ step: 'submit', input: { targets: 2, leftOut: { notOlder: 0 } } })
     await ok('POST', `/iot/upgrade/${allowed}/cancel`, {})
   })
@@ -281,7 +286,7 @@ describe('a rollout', () => {
       const id = await running(fw, [device!], { retries: 2, retryBackoffSeconds: 60 })
       const queued = await waitFor(async () => {
         const [r] = await rows(id)
-        return r.state === 'queued' && r.attempt === 1 ? r : null
+        return r!.state === 'queued' && r!.attempt === 1 ? r : null
         // A whole download, install and failure first: on a loaded PostgreSQL (the CI pass, two files
         // at once) that took longer than the 10 s default once.
       }, 'queued for its retry', 20_000)
@@ -291,7 +296,7 @@ describe('a rollout', () => {
       clock += 61_000
       const second = await waitFor(async () => {
         const [r] = await rows(id)
-        return r.state === 'queued' && r.attempt === 2 ? r : null
+        return r!.state === 'queued' && r!.attempt === 2 ? r : null
       }, 'the second attempt failed and queued again')
       // Twice the backoff after the second failure.
       expect(second.nextAttemptAt).toBe(new Date(clock + 120_000).toISOString())
@@ -310,14 +315,14 @@ describe('a rollout', () => {
     const devices = await fleet(2)
     const id = await running(await firmware('1.0.5'), devices, { canaryCount: 2 })
     await untilStatus(id, 'finished')
-    const [first] = await rows(id)
+    const first = (await rows(id))[0]!
     const current = `c${first.upgradeId}a${first.attempt}`
     await devices[0]!.sim.publish('ota', { v: 1, id: current, stage: 'failed', code: 'E_LATE' })
     await devices[0]!.sim.publish('ota', { v: 1, id: `c${first.upgradeId}a0`, stage: 'rebooting' })
     await devices[1]!.sim.publish('ota', { v: 1, id: current, stage: 'downloading', progress: 5 })
     // Nothing may change, so there is no change to wait for: the reports get time to land.
     await new Promise((r) => setTimeout(r, 500))
-    expect((await rows(id)).map((r: any) => [r.state, r.code])).toEqual([
+    expect((await rows(id)).map((r) => [r.state, r.code])).toEqual([
       ['succeeded', ''],
       ['succeeded', ''],
     ])
@@ -331,15 +336,15 @@ describe('a rollout', () => {
       await db().updateTable('iotDevice').set({ online: 1, firmwareVersion: '1.0.0', hardwareVersion: 'HW-A1' }).where('deviceId', '=', silent.deviceId).execute()
       const fw = await firmware('1.4.5')
       const id = await running(fw, [silent], { timeoutMinutes: 5 })
-      await waitFor(async () => (await rows(id))[0].state === 'notified', 'notified')
+      await waitFor(async () => (await rows(id))[0]!.state === 'notified', 'notified')
       clock += 4 * 60_000
       await new Promise((r) => setTimeout(r, 300))
-      expect((await rows(id))[0].state).toBe('notified')
+      expect((await rows(id))[0]!.state).toBe('notified')
       clock += 2 * 60_000
       await untilStatus(id, 'finished')
       expect((await rows(id))[0]).toMatchObject({ state: 'timedOut', attempt: 1 })
       await otaRolloutOf(t.app.services).flushHistory()
-      expect((await history((await rows(id))[0].upgradeId)).map((h: any) => [h.step, h.fromState, h.toState])).toEqual([
+      expect((await history((await rows(id))[0]!.upgradeId)).map((h) => [h.step, h.fromState, h.toState])).toEqual([
         ['notify', 'queued', 'notified'],
         ['timeout', 'notified', 'timedOut'],
       ])
@@ -354,7 +359,7 @@ describe('a rollout', () => {
       const devices = await fleet(5, { otaBytesPerSecond: 0 })
       const fw = await firmware('1.6.0')
       const id = await running(fw, devices, { canaryCount: 5, ratePerMinute: 2 })
-      const notified = async () => (await rows(id)).filter((r: any) => r.notifiedAt).length
+      const notified = async () => (await rows(id)).filter((r) => r.notifiedAt).length
       // Two a minute is one every 30 s: the minute's second device is not released with its first.
       await waitFor(async () => (await notified()) === 1, 'one notified')
       await new Promise((r) => setTimeout(r, 400))
@@ -371,10 +376,10 @@ describe('a rollout', () => {
         await waitFor(async () => (await notified()) === 3 + i, `device ${3 + i} another 30 s later`)
       }
       await untilStatus(id, 'finished')
-      const times = (await rows(id)).map((r: any) => Date.parse(r.notifiedAt)).sort((a: number, b: number) => a - b)
-      for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBe(30_000)
+      const times = (await rows(id)).map((r) => Date.parse(r.notifiedAt!)).sort((a: number, b: number) => a - b)
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(30_000)
       // In any minute, at most two.
-      for (let i = 2; i < times.length; i++) expect(times[i] - times[i - 2]).toBeGreaterThanOrEqual(60_000)
+      for (let i = 2; i < times.length; i++) expect(times[i]! - times[i - 2]!).toBeGreaterThanOrEqual(60_000)
     } finally {
       clock = null
     }
@@ -387,7 +392,7 @@ describe('a rollout', () => {
       const devices = await fleet(4, { otaBytesPerSecond: 1 })
       const fw = await firmware('1.6.5')
       const id = await running(fw, devices, { canaryCount: 4 })
-      const atWork = async () => (await rows(id)).filter((r: any) => r.state !== 'queued').length
+      const atWork = async () => (await rows(id)).filter((r) => r.state !== 'queued').length
       await waitFor(async () => (await atWork()) === 2, 'two at work')
       await new Promise((r) => setTimeout(r, 400))
       expect(await atWork()).toBe(2)
@@ -407,7 +412,7 @@ describe('a rollout', () => {
       expect((await rows(id))[0]).toMatchObject({ state: 'queued', attempt: 0 })
       clock = Date.parse('2026-06-01T23:00:00Z')
       await untilStatus(id, 'finished')
-      expect((await rows(id))[0].notifiedAt).toBe('2026-06-01T23:00:00.000Z')
+      expect((await rows(id))[0]!.notifiedAt).toBe('2026-06-01T23:00:00.000Z')
     } finally {
       clock = null
     }
@@ -421,26 +426,26 @@ describe('a rollout', () => {
       const fw = await firmware('1.8.5')
       // The canary's first device is ridden: the canary is judged on its other one, and the next wave opens.
       const id = await running(fw, devices, { canaryCount: 2, waveCount: 1, successPercent: 100, retries: 0, holdLimitHours: 2 })
-      await waitFor(async () => (await rows(id)).map((r: any) => r.state).join() === 'held,succeeded,succeeded', 'one held, the others upgraded')
+      await waitFor(async () => (await rows(id)).map((r) => r.state).join() === 'held,succeeded,succeeded', 'one held, the others upgraded')
       const [held] = await rows(id)
       expect(held).toMatchObject({ code: 'riding', heldSince: '2026-06-03T08:00:00.000Z' })
       expect((await campaign(id)).status).toBe('running')
       // Offered again after its backoff: still riding, still the same hold.
       clock += 61_000
-      await waitFor(async () => (await rows(id))[0].attempt === 2 && (await rows(id))[0].state === 'held', 'offered again and held again')
-      expect((await rows(id))[0].heldSince).toBe('2026-06-03T08:00:00.000Z')
+      await waitFor(async () => (await rows(id))[0]!.attempt === 2 && (await rows(id))[0]!.state === 'held', 'offered again and held again')
+      expect((await rows(id))[0]!.heldSince).toBe('2026-06-03T08:00:00.000Z')
       // Past the hold limit: skipped, with why, and the campaign finishes.
       clock = Date.parse('2026-06-03T10:00:00Z')
       const done = await untilStatus(id, 'finished')
       expect(done).toMatchObject({ totalDevices: 3, succeededCount: 2, failedCount: 0, skippedCount: 1, rolledBackCount: 0 })
-      const [skipped] = await rows(id)
+      const skipped = (await rows(id))[0]!
       expect(skipped).toMatchObject({ state: 'skipped', code: 'riding' })
       expect(skipped.message).toContain('Skipped: held 2 h without taking the upgrade (riding)')
       expect(skipped.message).toContain('骑行中')
-      const overview = await ok('GET', `/iot/upgrade/${id}/overview`)
+      const overview = await ok<OtaCampaignOverview>('GET', `/iot/upgrade/${id}/overview`)
       expect(overview.counts).toEqual({ succeeded: 2, skipped: 1 })
-      const steps = await ok('GET', `/iot/upgrade/${id}/history`)
-      expect(steps.find((s: any) => s.step === 'finish').input.summary).toEqual({ succeeded: 2, failed: 0, rolledBack: 0, skipped: 1, cancelled: 0 })
+      const steps = await ok<Step[]>('GET', `/iot/upgrade/${id}/history`)
+      expect(steps.find((s) => s.step === 'finish')!.input.summary).toEqual({ succeeded: 2, failed: 0, rolledBack: 0, skipped: 1, cancelled: 0 })
     } finally {
       clock = null
     }
@@ -453,9 +458,9 @@ describe('a rollout', () => {
       device!.sim.behaviour.riding = true
       const fw = await firmware('1.8.6')
       const id = await running(fw, [device!], { canaryCount: 1, retries: 1, holdLimitHours: 0 })
-      await waitFor(async () => (await rows(id))[0].state === 'held', 'held while riding')
+      await waitFor(async () => (await rows(id))[0]!.state === 'held', 'held while riding')
       clock += 61_000
-      await waitFor(async () => (await rows(id))[0].attempt === 2 && (await rows(id))[0].state === 'held', 'held a second time')
+      await waitFor(async () => (await rows(id))[0]!.attempt === 2 && (await rows(id))[0]!.state === 'held', 'held a second time')
       // The ride is over, but the new image fails its self-test: the one retry the campaign allows is still there.
       device!.sim.behaviour.riding = false
       device!.sim.behaviour.otaSelfTestFail = true
@@ -463,7 +468,7 @@ describe('a rollout', () => {
       // Rolled back on its third offer, and queued again for the retry (without the held offers counted, none is left).
       await waitFor(async () => {
         const [row] = await rows(id)
-        return row.attempt === 3 && row.code === 'E_SELF_TEST' && row.state === 'queued'
+        return row!.attempt === 3 && row!.code === 'E_SELF_TEST' && row!.state === 'queued'
       }, 'the rolled-back attempt queued for its retry')
       expect((await rows(id))[0]).toMatchObject({ heldOffers: 2 })
     } finally {
@@ -476,17 +481,17 @@ describe('a rollout', () => {
     await db().updateTable('iotDevice').set({ flowState: 'warning' }).where('deviceId', '=', devices[1]!.deviceId).execute()
     const fw = await firmware('1.8.7')
     const id = await running(fw, devices, { canaryCount: 2, holdLimitHours: 0 })
-    await waitFor(async () => (await rows(id)).map((r: any) => r.state).join() === 'succeeded,held', 'one upgraded, one held')
+    await waitFor(async () => (await rows(id)).map((r) => r.state).join() === 'succeeded,held', 'one upgraded, one held')
     await new Promise((r) => setTimeout(r, 300))
     expect((await campaign(id)).status).toBe('running')
     expect(await ok('POST', `/iot/upgrade/${id}/action/skipHeld`)).toEqual({ skipped: 1 })
     const done = await untilStatus(id, 'finished')
     expect(done).toMatchObject({ succeededCount: 1, skippedCount: 1 })
-    const [, skipped] = await rows(id)
+    const skipped = (await rows(id))[1]!
     expect(skipped).toMatchObject({ state: 'skipped', code: 'simDataLow' })
     expect(skipped.message).toMatch(/^Skipped by admin while held \(SIM data low\)\n由 admin 在暂缓期间跳过（SIM 流量不足）$/)
     await otaRolloutOf(t.app.services).flushHistory()
-    expect((await history(skipped.upgradeId)).map((h: any) => [h.step, h.toState]).at(-1)).toEqual(['skipHeld', 'skipped'])
+    expect((await history(skipped.upgradeId)).map((h) => [h.step, h.toState]).at(-1)).toEqual(['skipHeld', 'skipped'])
   })
 
   it('holds devices whose SIM data is low and releases them when it recovers', async () => {
@@ -494,10 +499,10 @@ describe('a rollout', () => {
     await db().updateTable('iotDevice').set({ flowState: 'warning' }).where('deviceId', '=', devices[1]!.deviceId).execute()
     const fw = await firmware('1.8.0')
     const id = await running(fw, devices, { canaryCount: 2 })
-    await waitFor(async () => (await rows(id)).map((r: any) => r.state).join() === 'succeeded,held', 'one upgraded, one held')
+    await waitFor(async () => (await rows(id)).map((r) => r.state).join() === 'succeeded,held', 'one upgraded, one held')
     await db().updateTable('iotDevice').set({ flowState: 'normal' }).where('deviceId', '=', devices[1]!.deviceId).execute()
     await untilStatus(id, 'finished')
-    expect((await rows(id)).map((r: any) => r.state)).toEqual(['succeeded', 'succeeded'])
+    expect((await rows(id)).map((r) => r.state)).toEqual(['succeeded', 'succeeded'])
   })
 
   it('pauses itself when the upgraded bikes raise alarms faster than before', async () => {
@@ -506,9 +511,9 @@ describe('a rollout', () => {
     const id = await running(fw, devices, { canaryCount: 2, waveCount: 1, successPercent: 100, alarmRateFactor: 2, alarmMinCount: 2, errorMinFinished: 2, windowStart: '', windowEnd: '' })
     // The canary upgraded; keep the next wave from finishing before the alarms are judged.
     for (const d of devices.slice(2)) d.sim.behaviour.otaBytesPerSecond = 200
-    await waitFor(async () => (await rows(id)).filter((r: any) => r.state === 'succeeded').length >= 2, 'the canary upgraded')
+    await waitFor(async () => (await rows(id)).filter((r) => r.state === 'succeeded').length >= 2, 'the canary upgraded')
     const stamp = new Date().toISOString()
-    const modelId = (await db().selectFrom('iotDevice').select('modelId').where('deviceId', '=', devices[0]!.deviceId).executeTakeFirst()).modelId
+    const modelId = (await db().selectFrom('iotDevice').select('modelId').where('deviceId', '=', devices[0]!.deviceId).executeTakeFirst())!.modelId
     // Both in one statement: the rollout judges between two inserts otherwise, and one alarm already passes the rate.
     await db()
       .insertInto('iotAlarm')
@@ -528,8 +533,8 @@ describe('a rollout', () => {
     const fw = await firmware('1.9.5')
     const id = await running(fw, devices, { canaryCount: 2, waveCount: 1, successPercent: 100, alarmRateFactor: 2, alarmMinCount: 3, alarmTypes: 'fault,offline', errorMinFinished: 2 })
     for (const d of devices.slice(2)) d.sim.behaviour.otaBytesPerSecond = 200
-    await waitFor(async () => (await rows(id)).filter((r: any) => r.state === 'succeeded').length >= 2, 'the canary upgraded')
-    const modelId = (await db().selectFrom('iotDevice').select('modelId').where('deviceId', '=', devices[0]!.deviceId).executeTakeFirst()).modelId
+    await waitFor(async () => (await rows(id)).filter((r) => r.state === 'succeeded').length >= 2, 'the canary upgraded')
+    const modelId = (await db().selectFrom('iotDevice').select('modelId').where('deviceId', '=', devices[0]!.deviceId).executeTakeFirst())!.modelId
     const alarm = (d: { deviceId: number }, type: string, code: string) => {
       const stamp = new Date().toISOString()
       return { deviceId: d.deviceId, modelId, type, code, severity: 'major', state: 'activeUnack', detail: '', count: 1, startTime: stamp, lastTime: stamp, activeKey: `${d.deviceId}:${type}:${code}` }
@@ -564,20 +569,20 @@ describe('the other parts and the live view', () => {
     const devices = [...(await fleet(2, { parts: parts('DP-H2') })), ...(await fleet(1, { parts: parts('DP-H1') }))]
     await waitFor(async () => {
       const kept = await db().selectFrom('iotDevice').select(['displayVersion', 'displayHardware']).where('deviceId', 'in', devices.map((d) => d.deviceId)).execute()
-      return kept.every((r: any) => r.displayVersion === '1.0.0' && r.displayHardware)
+      return kept.every((r) => r.displayVersion === '1.0.0' && r.displayHardware)
     }, 'the display versions kept')
-    const supplier = await ok('POST', '/ota/displaypart/supplier', { name: `Bafang ${++serial}`, supplierCode: 'BF', iotCode: 'B' })
-    const product = await ok('POST', '/ota/displaypart/product', { supplierId: supplier.supplierId, name: `DP C18 ${serial}`, productCode: 'DC', hardwareRevision: 'DP-H2' })
-    const file = await t.call({ method: 'POST', url: '/api/ota/displaypart/firmware/file/file', token: t.admin, ...multipart([{ name: 'dp.bin', bytes: randomBytes(3000) }]) })
-    const fw = await ok('POST', '/ota/displaypart/firmware', { name: `DP ${serial}`, code: `dp-${serial}-${Date.now()}`, supplierId: supplier.supplierId, productId: product.productId, customVersion: '1.1.0', file: file.data.fileName })
-    const c = await ok('POST', '/ota/displaypart/upgrade', { name: `Display ${serial}`, firmwareId: fw.firmwareId, deviceIds: devices.map((d) => d.deviceId), ...ROLLOUT_DEFAULTS, canaryCount: 1 })
-    const submitted = await ok('POST', `/ota/displaypart/upgrade/${c.campaignId}/submit`)
+    const supplier = await ok<{ supplierId: number }>('POST', '/ota/displaypart/supplier', { name: `Bafang ${++serial}`, supplierCode: 'BF', iotCode: 'B' })
+    const product = await ok<{ productId: number }>('POST', '/ota/displaypart/product', { supplierId: supplier.supplierId, name: `DP C18 ${serial}`, productCode: 'DC', hardwareRevision: 'DP-H2' })
+    const file = await t.call<{ fileName: string }>({ method: 'POST', url: '/api/ota/displaypart/firmware/file/file', token: t.admin, ...multipart([{ name: 'dp.bin', bytes: randomBytes(3000) }]) })
+    const fw = await ok<{ firmwareId: number }>('POST', '/ota/displaypart/firmware', { name: `DP ${serial}`, code: `dp-${serial}-${Date.now()}`, supplierId: supplier.supplierId, productId: product.productId, customVersion: '1.1.0', file: file.data.fileName })
+    const c = await ok<Campaign>('POST', '/ota/displaypart/upgrade', { name: `Display ${serial}`, firmwareId: fw.firmwareId, deviceIds: devices.map((d) => d.deviceId), ...ROLLOUT_DEFAULTS, canaryCount: 1 })
+    const submitted = await ok<Campaign>('POST', `/ota/displaypart/upgrade/${c.campaignId}/submit`)
     // The module with another display revision is left out.
     expect(submitted.totalDevices).toBe(2)
-    expect((await ok('GET', `/ota/displaypart/upgrade/${c.campaignId}/history`))[0].input.leftOut).toMatchObject({ hardware: 1 })
+    expect((await ok<Step[]>('GET', `/ota/displaypart/upgrade/${c.campaignId}/history`))[0]!.input.leftOut).toMatchObject({ hardware: 1 })
     await ok('POST', `/ota/displaypart/upgrade/${c.campaignId}/start`)
     await untilStatus(Number(c.campaignId), 'finished')
-    expect((await rows(Number(c.campaignId))).map((r: any) => r.state)).toEqual(['succeeded', 'succeeded'])
+    expect((await rows(Number(c.campaignId))).map((r) => r.state)).toEqual(['succeeded', 'succeeded'])
     expect(devices[0]!.sim.behaviour.parts.display?.version).toBe('1.1.0')
     expect(devices[2]!.sim.behaviour.parts.display?.version).toBe('1.0.0')
     // The IoT module's own firmware did not change.
@@ -586,25 +591,25 @@ describe('the other parts and the live view', () => {
 
   it('deploys an audio file, its deploy status following the campaign', async () => {
     const devices = await fleet(2, { otaBytesPerSecond: 4000 })
-    const file = await t.call({ method: 'POST', url: '/api/iot/audio/file/file', token: t.admin, ...multipart([{ name: 'bell.mp3', bytes: Buffer.concat([Buffer.from('ID3'), randomBytes(4000)]) }]) })
+    const file = await t.call<{ fileName: string }>({ method: 'POST', url: '/api/iot/audio/file/file', token: t.admin, ...multipart([{ name: 'bell.mp3', bytes: Buffer.concat([Buffer.from('ID3'), randomBytes(4000)]) }]) })
     expect(file.status, file.msg).toBe(200)
     const iotName = `bell_${++serial}`
-    const audio = await ok('POST', '/iot/audio', { appName: 'Bell', iotName, version: '1.0.1', file: file.data.fileName })
-    const c = await ok('POST', '/iot/upgrade', { name: `Sounds ${serial}`, payload: 'audio', audioId: audio.audioId, deviceIds: devices.map((d) => d.deviceId), ...ROLLOUT_DEFAULTS, canaryCount: 2 })
+    const audio = await ok<{ audioId: number }>('POST', '/iot/audio', { appName: 'Bell', iotName, version: '1.0.1', file: file.data.fileName })
+    const c = await ok<Campaign>('POST', '/iot/upgrade', { name: `Sounds ${serial}`, payload: 'audio', audioId: audio.audioId, deviceIds: devices.map((d) => d.deviceId), ...ROLLOUT_DEFAULTS, canaryCount: 2 })
     await ok('POST', `/iot/upgrade/${c.campaignId}/submit`)
     await ok('POST', `/iot/upgrade/${c.campaignId}/start`)
-    expect((await ok('GET', `/iot/audio/${audio.audioId}`)).deployStatus).toBe('deploying')
+    expect((await ok<{ deployStatus: string }>('GET', `/iot/audio/${audio.audioId}`)).deployStatus).toBe('deploying')
     await untilStatus(Number(c.campaignId), 'finished')
-    expect((await rows(Number(c.campaignId))).map((r: any) => [r.state, r.toVersion])).toEqual([
+    expect((await rows(Number(c.campaignId))).map((r) => [r.state, r.toVersion])).toEqual([
       ['succeeded', '1.0.1'],
       ['succeeded', '1.0.1'],
     ])
     expect(devices[0]!.sim.behaviour.audio[iotName]).toBe('1.0.1')
-    expect((await ok('GET', `/iot/audio/${audio.audioId}`)).deployStatus).toBe('deployed')
+    expect((await ok<{ deployStatus: string }>('GET', `/iot/audio/${audio.audioId}`)).deployStatus).toBe('deployed')
   })
 
   it('streams the campaign’s counts and its devices’ states', async () => {
-    const stream = await openStream(t.app, '/api/iot/upgrade/stream', t.admin)
+    const stream = await openStream<OtaStreamEvent>(t.app, '/api/iot/upgrade/stream', t.admin)
     try {
       expect(stream.contentType).toContain('text/event-stream')
       const devices = await fleet(2)
@@ -614,7 +619,7 @@ describe('the other parts and the live view', () => {
       await stream.next((e) => e.event === 'ota' && e.data.type === 'campaign' && e.data.campaignId === id && e.data.status === 'finished', 'the finished campaign event')
       const finished = stream.events.filter((e) => e.data.type === 'campaign' && e.data.campaignId === id).at(-1)!
       expect(finished.data).toMatchObject({ part: 'iot', counts: { succeeded: 2 } })
-      const device = stream.events.find((e) => e.data.type === 'device' && e.data.campaignId === id && e.data.state === 'succeeded')
+      const device = stream.events.find((e): e is { event: 'ota'; data: OtaDeviceStateEvent } => e.data.type === 'device' && e.data.campaignId === id && e.data.state === 'succeeded')
       expect(device?.data.sn).toMatch(/^VL/)
     } finally {
       await stream.close()
@@ -629,7 +634,7 @@ describe('approval and cancel', () => {
       const devices = await fleet(1)
       const fw = await firmware('2.1.0')
       const id = await draft(fw, devices)
-      expect((await ok('POST', `/iot/upgrade/${id}/submit`)).status).toBe('awaitingApproval')
+      expect((await ok<Campaign>('POST', `/iot/upgrade/${id}/submit`)).status).toBe('awaitingApproval')
       const self = await call('POST', `/iot/upgrade/${id}/approve`)
       expect(self.status).toBe(403)
       expect(self.msg).toContain('second person')
@@ -647,20 +652,20 @@ describe('approval and cancel', () => {
     const soft = await fleet(2, slow)
     const fw = await firmware('2.2.0')
     const softId = await running(fw, soft, { canaryCount: 1, successPercent: 100 })
-    await waitFor(async () => (await rows(softId))[0].state === 'downloading', 'the canary downloading')
+    await waitFor(async () => (await rows(softId))[0]!.state === 'downloading', 'the canary downloading')
     await ok('POST', `/iot/upgrade/${softId}/cancel`, { forced: false })
-    expect((await rows(softId)).map((r: any) => r.state)).toEqual(['downloading', 'cancelled'])
-    await waitFor(async () => (await rows(softId))[0].state === 'succeeded', 'the started device finished')
+    expect((await rows(softId)).map((r) => r.state)).toEqual(['downloading', 'cancelled'])
+    await waitFor(async () => (await rows(softId))[0]!.state === 'succeeded', 'the started device finished')
 
     const forced = await fleet(2, slow)
     const forcedId = await running(fw, forced, { canaryCount: 1 })
-    await waitFor(async () => (await rows(forcedId))[0].state === 'downloading', 'the canary downloading')
+    await waitFor(async () => (await rows(forcedId))[0]!.state === 'downloading', 'the canary downloading')
     await ok('POST', `/iot/upgrade/${forcedId}/cancel`, { forced: true })
-    expect((await rows(forcedId)).map((r: any) => r.state)).toEqual(['cancelled', 'cancelled'])
+    expect((await rows(forcedId)).map((r) => r.state)).toEqual(['cancelled', 'cancelled'])
     // The device was told to stop, and stopped: it still runs its old version.
     await waitFor(() => forced[0]!.sim.ota.state?.stage === 'aborted' || null, 'the device aborted')
     expect(forced[0]!.sim.behaviour.firmwareVersion).toBe('1.0.0')
-    expect((await rows(forcedId))[0].state).toBe('cancelled')
+    expect((await rows(forcedId))[0]!.state).toBe('cancelled')
   })
 })
 
@@ -673,19 +678,19 @@ describe('across restarts and instances', () => {
       const token = await first.login()
       await first.app.services.db.updateTable('sysConfig').set({ configValue: 'false' }).where('configKey', '=', 'ota.approvalRequired').execute()
       const devices = await fleet(3, {}, first)
-      const api = (app: TestApp, tk: string) => async (method: Method, url: string, body?: unknown) => {
-        const res = await app.call({ method, url: `/api${url}`, token: tk, body: body ?? {} })
+      const api = (app: TestApp, tk: string) => async <T = unknown>(method: Method, url: string, body?: unknown) => {
+        const res = await app.call<T>({ method, url: `/api${url}`, token: tk, body: body ?? {} })
         expect(res.status, res.msg).toBe(200)
         return res.data
       }
       const a = api(first, token)
-      const supplier = await a('POST', '/ota/iotpart/supplier', { name: 'Quectel restart', supplierCode: 'QT', iotCode: 'Q' })
-      const product = await a('POST', '/ota/iotpart/product', { supplierId: supplier.supplierId, name: 'EC200 restart', productCode: 'EC', hardwareRevision: 'HW-A1' })
-      const file = await first.call({ method: 'POST', url: '/api/iot/firmware/file/file', token, ...multipart([{ name: 'fw.bin', bytes: randomBytes(6000) }]) })
-      const fw = await a('POST', '/iot/firmware', { name: 'EC200 restart', code: `ec200-restart-${Date.now()}`, supplierId: supplier.supplierId, productId: product.productId, customVersion: '3.0.0', file: file.data.fileName })
+      const supplier = await a<{ supplierId: number }>('POST', '/ota/iotpart/supplier', { name: 'Quectel restart', supplierCode: 'QT', iotCode: 'Q' })
+      const product = await a<{ productId: number }>('POST', '/ota/iotpart/product', { supplierId: supplier.supplierId, name: 'EC200 restart', productCode: 'EC', hardwareRevision: 'HW-A1' })
+      const file = await first.call<{ fileName: string }>({ method: 'POST', url: '/api/iot/firmware/file/file', token, ...multipart([{ name: 'fw.bin', bytes: randomBytes(6000) }]) })
+      const fw = await a<{ firmwareId: number }>('POST', '/iot/firmware', { name: 'EC200 restart', code: `ec200-restart-${Date.now()}`, supplierId: supplier.supplierId, productId: product.productId, customVersion: '3.0.0', file: file.data.fileName })
       // The second wave's devices are offline when the server stops.
       await Promise.all(devices.slice(1).map((d) => d.sim.disconnect()))
-      const firstDb = first.app.services.db as any
+      const firstDb = first.app.services.db
       await waitFor(
         async () =>
           (
@@ -702,7 +707,7 @@ describe('across restarts and instances', () => {
           ).length === 2,
         'the second wave offline',
       )
-      const c = await a('POST', '/iot/upgrade', { name: 'Restart', payload: 'firmware', firmwareId: fw.firmwareId, deviceIds: devices.map((d) => d.deviceId), ...ROLLOUT_DEFAULTS, canaryCount: 1, timeoutMinutes: 1, retries: 1, retryBackoffSeconds: 1 })
+      const c = await a<Campaign>('POST', '/iot/upgrade', { name: 'Restart', payload: 'firmware', firmwareId: fw.firmwareId, deviceIds: devices.map((d) => d.deviceId), ...ROLLOUT_DEFAULTS, canaryCount: 1, timeoutMinutes: 1, retries: 1, retryBackoffSeconds: 1 })
       await a('POST', `/iot/upgrade/${c.campaignId}/submit`)
       await a('POST', `/iot/upgrade/${c.campaignId}/start`)
       await waitFor(
@@ -724,7 +729,7 @@ describe('across restarts and instances', () => {
           return sim
         }),
       )
-      const secondDb = second.app.services.db as any
+      const secondDb = second.app.services.db
       const finished = async () => (await secondDb.selectFrom('otaCampaign').select('status').where('campaignId', '=', c.campaignId).executeTakeFirst())?.status === 'finished'
       // A simulated device listens only once its announcement is acknowledged, so an offer sent the
       // moment it said online can be lost: the rollout then times it out and retries (time hurried here).
@@ -733,11 +738,11 @@ describe('across restarts and instances', () => {
         await waitFor(finished, 'finished after the retry')
       })
       const states = await secondDb.selectFrom('otaCampaignDevice').select(['deviceId', 'state', 'attempt']).where('campaignId', '=', c.campaignId).orderBy('position').execute()
-      expect(states.map((s: any) => s.state)).toEqual(['succeeded', 'succeeded', 'succeeded'])
+      expect(states.map((s) => s.state)).toEqual(['succeeded', 'succeeded', 'succeeded'])
       // The canary, upgraded before the restart, was never offered it again.
-      expect(states[0].attempt).toBe(1)
+      expect(states[0]!.attempt).toBe(1)
       const offers = await secondDb.selectFrom('iotMessage').select(secondDb.fn.countAll().as('n')).where('deviceId', '=', devices[0]!.deviceId).where('direction', '=', 'down').where('kind', '=', 'ota').executeTakeFirst()
-      expect(Number(offers.n)).toBe(1)
+      expect(Number(offers!.n)).toBe(1)
       expect(again[0]!.ota.state).toBeFalsy()
       await Promise.all(again.map((s) => s.disconnect()))
     } finally {
@@ -756,7 +761,7 @@ describe('across restarts and instances', () => {
       const fw = await firmware('4.0.0')
       const id = await running(fw, devices, { canaryCount: 12, timeoutMinutes: 60 })
       // Each instance publishes through its own broker here (embedded ones): what counts is who claimed what.
-      await waitFor(async () => (await rows(id)).every((r: any) => r.state !== 'queued'), 'every device notified')
+      await waitFor(async () => (await rows(id)).every((r) => r.state !== 'queued'), 'every device notified')
       await new Promise((r) => setTimeout(r, 300))
       const notified = await db()
         .selectFrom('sysTransitionLog')
@@ -766,12 +771,12 @@ describe('across restarts and instances', () => {
         .where(
           'rowId',
           'in',
-          (await rows(id)).map((r: any) => r.upgradeId),
+          (await rows(id)).map((r) => r.upgradeId),
         )
         .groupBy('rowId')
         .execute()
-      expect(notified.map((r: any) => Number(r.n))).toEqual(Array(12).fill(1))
-      expect((await rows(id)).every((r: any) => r.attempt === 1)).toBe(true)
+      expect(notified.map((r) => Number(r.n))).toEqual(Array(12).fill(1))
+      expect((await rows(id)).every((r) => r.attempt === 1)).toBe(true)
       const offers = () => Promise.all(devices.map((d) => offersTo(d.deviceId)))
       await waitFor(async () => (await offers()).every((n) => n >= 1), 'the offers logged')
       expect(await offers()).toEqual(Array(12).fill(1))

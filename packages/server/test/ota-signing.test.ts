@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { checkManifest, type DeviceOptions, registerDevice, type SimulatedDevice, verifySigned } from '@velo/device-sim'
-import { otaKeySetSchema, otaManifestSchema, otaManifestText, otaOfferPayload, type OtaPublicKey } from '@velo/shared'
+import { type OtaCampaignOverview, otaKeySetSchema, otaManifestSchema, otaManifestText, otaOfferPayload, type OtaPublicKey, type OtaSignedKeySet, type SqlRunResult } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config'
 import { otaRolloutOf } from '../src/modules/ota/rollout'
@@ -26,11 +26,11 @@ const t = useTestApp()
 const sims: SimulatedDevice[] = []
 const others: TestApp[] = []
 let serial = 0
-const db = () => t.app.services.db as any
+const db = () => t.app.services.db
 
 type Method = 'GET' | 'POST' | 'PUT'
-async function ok(method: Method, url: string, body?: unknown, app: TestApp | typeof t = t, token?: string) {
-  const res = await app.call({ method, url: `/api${url}`, token: token ?? t.admin, body: body ?? (method === 'POST' ? {} : undefined) })
+async function ok<T = unknown>(method: Method, url: string, body?: unknown, app: TestApp | typeof t = t, token?: string) {
+  const res = await app.call<T>({ method, url: `/api${url}`, token: token ?? t.admin, body: body ?? (method === 'POST' ? {} : undefined) })
   expect(res.status, res.msg).toBe(200)
   return res.data
 }
@@ -48,11 +48,11 @@ afterAll(async () => {
 
 /** An IoT module firmware uploaded through the API, its supplier and product with codes the manifest carries. */
 async function firmware(version: string, bytes = Buffer.from(`image ${version} ${Date.now()} ${++serial}`.repeat(300))) {
-  const supplier = await ok('POST', '/ota/iotpart/supplier', { name: `Signing supplier ${++serial}`, supplierCode: 'QT', iotCode: 'Q' })
-  const product = await ok('POST', '/ota/iotpart/product', { supplierId: supplier.supplierId, name: `Signing module ${serial}`, productCode: 'EC', hardwareRevision: 'HW-A1' })
-  const upload = await t.call({ method: 'POST', url: '/api/iot/firmware/file/file', token: t.admin, ...multipart([{ name: 'fw.bin', bytes }]) })
+  const supplier = await ok<{ supplierId: number }>('POST', '/ota/iotpart/supplier', { name: `Signing supplier ${++serial}`, supplierCode: 'QT', iotCode: 'Q' })
+  const product = await ok<{ productId: number }>('POST', '/ota/iotpart/product', { supplierId: supplier.supplierId, name: `Signing module ${serial}`, productCode: 'EC', hardwareRevision: 'HW-A1' })
+  const upload = await t.call<{ fileName: string }>({ method: 'POST', url: '/api/iot/firmware/file/file', token: t.admin, ...multipart([{ name: 'fw.bin', bytes }]) })
   expect(upload.status, upload.msg).toBe(200)
-  const fw = await ok('POST', '/iot/firmware', {
+  const fw = await ok<{ firmwareId: number }>('POST', '/iot/firmware', {
     name: `Signed ${version} ${serial}`,
     code: `signed-${serial}-${Date.now()}`,
     supplierId: supplier.supplierId,
@@ -65,7 +65,7 @@ async function firmware(version: string, bytes = Buffer.from(`image ${version} $
 
 /** A campaign of the firmware for these devices, submitted (approval off) and started. */
 async function running(firmwareId: number, deviceIds: number[]) {
-  const c = await ok('POST', '/iot/upgrade', {
+  const c = await ok<{ campaignId: number }>('POST', '/iot/upgrade', {
     name: `Signed rollout ${++serial}`,
     payload: 'firmware',
     firmwareId,
@@ -83,8 +83,8 @@ async function running(firmwareId: number, deviceIds: number[]) {
     minBattery: 0,
   })
   const campaignId = Number(c.campaignId)
-  expect((await ok('POST', `/iot/upgrade/${campaignId}/submit`)).status).toBe('scheduled')
-  expect((await ok('POST', `/iot/upgrade/${campaignId}/start`)).status).toBe('running')
+  expect((await ok<{ status: string }>('POST', `/iot/upgrade/${campaignId}/submit`)).status).toBe('scheduled')
+  expect((await ok<{ status: string }>('POST', `/iot/upgrade/${campaignId}/start`)).status).toBe('running')
   return campaignId
 }
 
@@ -94,7 +94,7 @@ async function onlineDevice(behaviour: Partial<DeviceOptions> = {}, app: TestApp
   sims.push(sim)
   await sim.connect()
   await waitFor(
-    async () => (await (app.app.services.db as any).selectFrom('iotDevice').select('firmwareVersion').where('deviceId', '=', reg.deviceId).where('online', '=', 1).executeTakeFirst())?.firmwareVersion === '1.0.0',
+    async () => (await app.app.services.db.selectFrom('iotDevice').select('firmwareVersion').where('deviceId', '=', reg.deviceId).where('online', '=', 1).executeTakeFirst())?.firmwareVersion === '1.0.0',
     `${reg.sn} online with its version`,
   )
   return { ...reg, sim }
@@ -129,18 +129,18 @@ describe('OTA signing keys', () => {
     expect(keys).toEqual([{ keyId: createHash('sha256').update(raw).digest('hex').slice(0, 16), publicKey: raw.toString('base64') }])
 
     // GET /iot/ota-keys: the same keys, as a set signed by the key itself.
-    const res = await t.call({ method: 'GET', url: '/api/iot/ota-keys' })
+    const res = await t.call<OtaSignedKeySet>({ method: 'GET', url: '/api/iot/ota-keys' })
     expect(res.status, res.msg).toBe(200)
     const set = otaKeySetSchema.parse(JSON.parse(res.data.keys))
     expect(set.keys).toEqual(keys)
     expect(res.data.signatures.map((s: { keyId: string }) => s.keyId)).toEqual([keys[0]!.keyId])
-    expect(verifySigned(res.data.keys, res.data.signatures[0].signature, keys[0]!.publicKey)).toBe(true)
+    expect(verifySigned(res.data.keys, res.data.signatures[0]!.signature, keys[0]!.publicKey)).toBe(true)
   })
 
   it('gives a registering device the public keys', async () => {
     const address = await listening()
     const model = await db().selectFrom('iotModel').select(['modelId']).where('productId', '=', 'VELO-4G').executeTakeFirstOrThrow()
-    const { registrationKey } = await ok('GET', `/iot/model/${model.modelId}/registrationKey`)
+    const { registrationKey } = await ok<{ registrationKey: string }>('GET', `/iot/model/${model.modelId}/registrationKey`)
     const registration = await registerDevice(`http://127.0.0.1:${address.port}/api`, 'VELO-4G', registrationKey, `VL${Date.now().toString().slice(-8)}`)
     expect(registration.otaKeys).toEqual(otaPublicKeysOf(t.app.services))
   })
@@ -175,7 +175,7 @@ describe('OTA signing keys', () => {
     seen.configList = JSON.stringify(configList.data)
     seen.keySet = JSON.stringify((await t.call({ method: 'GET', url: '/api/iot/ota-keys' })).data)
     for (const query of ['SELECT * FROM sys_config', 'SELECT * FROM sys_file', "SELECT readfile('ota-signing/signing-key.pem')"]) {
-      const res = await t.call({ method: 'POST', url: '/api/tool/sql/run', token: t.admin, body: { sql: query } })
+      const res = await t.call<SqlRunResult>({ method: 'POST', url: '/api/tool/sql/run', token: t.admin, body: { sql: query } })
       // The tool reads the database, and only it: no function of it reads a file of the server's.
       if (query === 'SELECT * FROM sys_config') expect(res.data?.rows?.length, `${query}: ${res.msg}`).toBeGreaterThan(0)
       seen[query] = JSON.stringify(res)
@@ -290,8 +290,8 @@ describe('OTA signed manifests', () => {
     expect(bad.sim.behaviour.firmwareVersion).toBe('1.0.0')
     await waitFor(async () => (await deviceRow(campaignId, good.deviceId))?.state === 'succeeded', 'the other device upgraded', 20_000)
     // Only the good device asked for blocks.
-    const overview = await ok('GET', `/iot/upgrade/${campaignId}/overview`)
-    expect(overview.failed.map((f: { sn: string; code: string }) => [f.sn, f.code])).toEqual([[bad.sn, 'E_SIGNATURE']])
+    const overview = await ok<OtaCampaignOverview>('GET', `/iot/upgrade/${campaignId}/overview`)
+    expect(overview.failed.map((f) => [f.sn, f.code])).toEqual([[bad.sn, 'E_SIGNATURE']])
     expect(blockServerOf(t.app.services)!.stats.requests).toBeGreaterThan(requestsBefore)
   })
 
@@ -371,9 +371,9 @@ async function listening(): Promise<AddressInfo> {
 
 /** A firmware row of another app, its file stored as an upload leaves it. */
 async function firmwareOn(app: TestApp): Promise<number> {
-  const res = await app.call({ method: 'POST', url: '/api/iot/firmware/file/file', token: await app.login(), ...multipart([{ name: 'fw.bin', bytes: Buffer.from('rotation image'.repeat(100)) }]) })
+  const res = await app.call<{ fileName: string }>({ method: 'POST', url: '/api/iot/firmware/file/file', token: await app.login(), ...multipart([{ name: 'fw.bin', bytes: Buffer.from('rotation image'.repeat(100)) }]) })
   expect(res.status, res.msg).toBe(200)
-  const row = await (app.app.services.db as any)
+  const row = await app.app.services.db
     .insertInto('otaFirmware')
     .values({ name: 'Rotation firmware', code: `ROT-${Date.now()}`, supplierId: 1, productId: 1, customVersion: '3.0.0', file: res.data.fileName, partKind: 'iot', versionNumber: 0, createTime: new Date().toISOString() })
     .returning('firmwareId')

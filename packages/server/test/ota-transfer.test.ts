@@ -17,7 +17,7 @@ import { clearRetained, deviceRow, insertDevice, simulated, waitFor } from './io
 
 const t = useTestApp()
 const sims: SimulatedDevice[] = []
-const anyDb = () => t.app.services.db as any
+const db = () => t.app.services.db
 const stats = () => ({ ...blockServerOf(t.app.services)!.stats })
 /** Small blocks keep the images small and the block counts meaningful. */
 const BLOCK_BYTES = OTA_BLOCK_BYTES.min
@@ -28,7 +28,7 @@ async function firmware(bytes: Buffer, version = '2.0.0') {
   const n = ++serial
   const fileName = await t.app.services.storage.save('file/iotFirmware', 'bin', bytes)
   const now = new Date().toISOString()
-  await anyDb()
+  await db()
     .insertInto('sysFile')
     .values({
       fileName,
@@ -45,7 +45,7 @@ async function firmware(bytes: Buffer, version = '2.0.0') {
       createTime: now,
     })
     .execute()
-  const row = await anyDb()
+  const row = await db()
     .insertInto('otaFirmware')
     .values({ name: `Firmware ${n}`, code: `FW-T-${Date.now()}-${n}`, supplierId: 1, productId: 1, customVersion: version, file: fileName, partKind: 'iot', versionNumber: 0, createTime: now })
     .returning('firmwareId')
@@ -56,7 +56,7 @@ async function firmware(bytes: Buffer, version = '2.0.0') {
 /** A running campaign of the firmware, its image approved as it is stored (docs/ota.md › Approval binds). */
 async function campaign(fw: { firmwareId: number; bytes: Buffer }) {
   const approved = { imageSha256: createHash('sha256').update(fw.bytes).digest('hex'), imageSize: fw.bytes.length }
-  const row = await anyDb()
+  const row = await db()
     .insertInto('otaCampaign')
     .values({ name: `Campaign ${++serial}`, status: 'running', firmwareId: fw.firmwareId, partKind: 'iot', payload: 'firmware', targetVersion: '', ...approved, createTime: new Date().toISOString() })
     .returning('campaignId')
@@ -66,7 +66,7 @@ async function campaign(fw: { firmwareId: number; bytes: Buffer }) {
 
 /** A device of a campaign, notified: the row the block server checks requests against. */
 async function upgradeRow(campaignId: number, deviceId: number, state = 'notified', attempt = 1) {
-  const row = await anyDb()
+  const row = await db()
     .insertInto('otaCampaignDevice')
     .values({ campaignId, deviceId, state, attempt, wave: 0, partKind: 'iot', updatedAt: new Date().toISOString() })
     .returning('upgradeId')
@@ -91,7 +91,7 @@ async function upgrade(image: Buffer, behaviour: Partial<DeviceOptions> = {}) {
   const d = await device(behaviour)
   const upgradeId = await upgradeRow(campaignId, d.deviceId)
   const found = await imageOf(t.app.services.db, { payload: 'firmware', firmwareId: fw.firmwareId })
-  const approved = approvedImageOf(await anyDb().selectFrom('otaCampaign').selectAll().where('campaignId', '=', campaignId).executeTakeFirstOrThrow())
+  const approved = approvedImageOf(await db().selectFrom('otaCampaign').selectAll().where('campaignId', '=', campaignId).executeTakeFirstOrThrow())
   const offer = await buildOffer(t.app.services, { upgradeId, attempt: 1, part: 'iot', payload: 'firmware', image: found!, approved: approved!, timeoutSeconds: 600, minBattery: 30, commitSeconds: 300 })
   return { ...d, fw, campaignId, upgradeId, offer }
 }
@@ -101,14 +101,14 @@ const send = (known: KnownDevice, payload: Record<string, unknown>) => t.app.iot
 /** The stages a device reported for one upgrade, from the message log (which keeps up/ota). */
 async function stagesOf(deviceId: number, id: string): Promise<string[]> {
   await t.app.iot.messageLog.flush()
-  const rows = await anyDb().selectFrom('iotMessage').select(['payload']).where('deviceId', '=', deviceId).where('kind', '=', 'ota').where('direction', '=', 'up').orderBy('messageId').execute()
+  const rows = await db().selectFrom('iotMessage').select(['payload']).where('deviceId', '=', deviceId).where('kind', '=', 'ota').where('direction', '=', 'up').orderBy('messageId').execute()
   return rows.map((r: { payload: string }) => JSON.parse(r.payload)).filter((p: { id: string }) => p.id === id).map((p: { stage: string; code?: string }) => (p.code ? `${p.stage}:${p.code}` : p.stage))
 }
 
 beforeAll(async () => {
-  const updated = await anyDb().updateTable('sysConfig').set({ configValue: String(BLOCK_BYTES) }).where('configKey', '=', 'ota.blockBytes').executeTakeFirst()
+  const updated = await db().updateTable('sysConfig').set({ configValue: String(BLOCK_BYTES) }).where('configKey', '=', 'ota.blockBytes').executeTakeFirst()
   if (Number(updated.numUpdatedRows) === 0) {
-    await anyDb().insertInto('sysConfig').values({ configName: 'OTA block size', configKey: 'ota.blockBytes', configValue: String(BLOCK_BYTES), configType: 'N', createBy: 'test', createTime: new Date().toISOString() }).execute()
+    await db().insertInto('sysConfig').values({ configName: 'OTA block size', configKey: 'ota.blockBytes', configValue: String(BLOCK_BYTES), configType: 'N', createBy: 'test', createTime: new Date().toISOString() }).execute()
   }
 })
 
@@ -180,7 +180,7 @@ describe('OTA transfer', () => {
     expect(blockServerOf(t.app.services)!.images.reads - readsBefore).toBe(1)
     // The block traffic stays out of the message log.
     await t.app.iot.messageLog.flush()
-    const logged = await anyDb().selectFrom('iotMessage').select('kind').where('deviceId', 'in', [a.deviceId, d2.deviceId]).where('kind', 'in', ['otaReq', 'otaBlock']).execute()
+    const logged = await db().selectFrom('iotMessage').select('kind').where('deviceId', 'in', [a.deviceId, d2.deviceId]).where('kind', 'in', ['otaReq', 'otaBlock']).execute()
     expect(logged).toEqual([])
   })
 
@@ -226,7 +226,7 @@ describe('OTA transfer', () => {
     expect(await ask(a.sim, a.offer.id)).toBe(4)
 
     const finishedUpgrade = await upgrade(randomBytes(2 * BLOCK_BYTES))
-    await anyDb().updateTable('otaCampaignDevice').set({ state: 'succeeded' }).where('upgradeId', '=', finishedUpgrade.upgradeId).execute()
+    await db().updateTable('otaCampaignDevice').set({ state: 'succeeded' }).where('upgradeId', '=', finishedUpgrade.upgradeId).execute()
     expect(await ask(finishedUpgrade.sim, finishedUpgrade.offer.id)).toBe(0)
   })
 

@@ -1,4 +1,5 @@
 import Fastify from 'fastify'
+import type { Paged, RouteNode, UserInfo } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { installGuard } from '../src/platform/rbac/guard'
 import { addRole, addUser, createTestApp, deptId, type TestApp } from './harness'
@@ -31,7 +32,7 @@ describe('every route declares its permission', () => {
 
 describe('permission checks', () => {
   it('lets admin (role admin, *:*:*) through everything', async () => {
-    const info = await t.call({ url: '/api/getUserInfo', token: admin })
+    const info = await t.call<UserInfo>({ url: '/api/getUserInfo', token: admin })
     expect(info.data.roles).toEqual(['admin'])
     expect(info.data.permissions).toEqual(['*:*:*'])
     expect(info.data.user).toMatchObject({ userId: 1, username: 'admin', nickName: 'Administrator', avatar: '', deptName: 'Velo HQ' })
@@ -41,10 +42,10 @@ describe('permission checks', () => {
   it('gives a user without roles ROLE_DEFAULT, no permissions and no routes', async () => {
     await addUser(t, { userName: 'norole1' })
     const token = await t.login('norole1', 'secret12')
-    const info = await t.call({ url: '/api/getUserInfo', token })
+    const info = await t.call<UserInfo>({ url: '/api/getUserInfo', token })
     expect(info.data.roles).toEqual(['ROLE_DEFAULT'])
     expect(info.data.permissions).toEqual([])
-    expect((await t.call({ url: '/api/getRouters', token })).data).toEqual([])
+    expect((await t.call<RouteNode[]>({ url: '/api/getRouters', token })).data).toEqual([])
   })
 
   it('refuses what a role does not grant with 403, naming the permission, and changes nothing', async () => {
@@ -72,13 +73,13 @@ describe('permission checks', () => {
 
 describe('GET /getRouters', () => {
   it('gives admin a directory per product area with its pages, and no buttons', async () => {
-    const routes = (await t.call({ url: '/api/getRouters', token: admin })).data
+    const routes = (await t.call<RouteNode[]>({ url: '/api/getRouters', token: admin })).data
     expect(routes.map((r: { path: string }) => r.path)).toEqual([
       '/analytics', '/member', '/bike', '/order', '/content', '/iot', '/ota', '/service', '/tool', '/system', '/monitor',
     ])
     const system = routes.find((r: { path: string }) => r.path === '/system')
     expect(system).toMatchObject({ component: 'Layout', redirect: 'noRedirect', alwaysShow: true, hidden: false, meta: { title: 'menu.system', icon: 'setting' } })
-    const dict = system.children.find((c: { path: string }) => c.path === 'dict')
+    const dict = system!.children!.find((c: { path: string }) => c.path === 'dict')
     expect(dict).toEqual({
       name: expect.stringMatching(/^Dict\d+$/),
       path: 'dict',
@@ -95,10 +96,10 @@ describe('GET /getRouters', () => {
   it('gives the common role only its menus', async () => {
     await addUser(t, { userName: 'reader4', roleKeys: ['common'] })
     const token = await t.login('reader4', 'secret12')
-    const routes = (await t.call({ url: '/api/getRouters', token })).data
+    const routes = (await t.call<RouteNode[]>({ url: '/api/getRouters', token })).data
     expect(routes.map((r: { path: string }) => r.path)).toEqual(['/analytics', '/system'])
-    expect(routes[1].children.map((c: { path: string }) => c.path)).toEqual(['dict', 'config'])
-    const perms = (await t.call({ url: '/api/getUserInfo', token })).data.permissions
+    expect(routes[1]!.children!.map((c: { path: string }) => c.path)).toEqual(['dict', 'config'])
+    const perms = (await t.call<UserInfo>({ url: '/api/getUserInfo', token })).data.permissions
     expect(perms).toContain('system:dict:list')
     expect(perms).toContain('system:dict:query')
     expect(perms).not.toContain('system:dict:remove')
@@ -116,10 +117,10 @@ describe('GET /getRouters', () => {
       .returning('menuId')
       .executeTakeFirstOrThrow()
     try {
-      const system = (await t.call({ url: '/api/getRouters', token: admin })).data.find((r: { path: string }) => r.path === '/system')
-      expect(system.children.find((c: { path: string }) => c.path === 'dict').hidden).toBe(true)
-      expect(system.children.find((c: { path: string }) => c.path === 'config')).toBeUndefined()
-      expect(system.children.find((c: { path: string }) => c.path === 'reports')).toMatchObject({ component: 'ParentView', meta: { title: 'Reports' } })
+      const system = (await t.call<RouteNode[]>({ url: '/api/getRouters', token: admin })).data.find((r: { path: string }) => r.path === '/system')
+      expect(system!.children!.find((c: { path: string }) => c.path === 'dict')!.hidden).toBe(true)
+      expect(system!.children!.find((c: { path: string }) => c.path === 'config')).toBeUndefined()
+      expect(system!.children!.find((c: { path: string }) => c.path === 'reports')).toMatchObject({ component: 'ParentView', meta: { title: 'Reports' } })
     } finally {
       await db.updateTable('sysMenu').set({ visible: '0' }).where('menuId', '=', dict.menuId).execute()
       await db.updateTable('sysMenu').set({ status: '0' }).where('menuId', '=', config.menuId).execute()
@@ -155,12 +156,12 @@ describe('data scope', () => {
   })
 
   const userNames = async (token: string) =>
-    (await t.call({ method: 'POST', url: '/api/system/user/list', token, body: { pageSize: 100 } })).data.rows
+    (await t.call<Paged<{ userName: string }>>({ method: 'POST', url: '/api/system/user/list', token, body: { pageSize: 100 } })).data.rows
       .map((r: { userName: string }) => r.userName)
       .filter((n: string) => n.startsWith('staff') || n.startsWith('vscope'))
       .sort()
   const deptNames = async (token: string) =>
-    (await t.call({ method: 'POST', url: '/api/system/dept/list', token, body: { pageSize: 100 } })).data.rows.map((r: { deptName: string }) => r.deptName).sort()
+    (await t.call<Paged<{ deptName: string }>>({ method: 'POST', url: '/api/system/dept/list', token, body: { pageSize: 100 } })).data.rows.map((r: { deptName: string }) => r.deptName).sort()
 
   it('all: every row', async () => {
     expect(await userNames(viewers.scopeall!)).toEqual(
@@ -194,7 +195,7 @@ describe('data scope', () => {
   it('applies to single reads and exports too', async () => {
     const rd = await t.app.services.db.selectFrom('sysUser').select('userId').where('userName', '=', 'staffrd').executeTakeFirstOrThrow()
     expect((await t.call({ url: `/api/system/user/${rd.userId}`, token: viewers.scopebelow })).status).toBe(404)
-    expect((await t.call({ url: `/api/system/user/${rd.userId}`, token: viewers.scopeall })).data.userName).toBe('staffrd')
+    expect((await t.call<{ userName: string }>({ url: `/api/system/user/${rd.userId}`, token: viewers.scopeall })).data.userName).toBe('staffrd')
     const exported = await t.call({ method: 'POST', url: '/api/system/user/export', token: viewers.scopeself, body: {} })
     expect(exported.status).toBe(200)
     const ExcelJS = (await import('exceljs')).default

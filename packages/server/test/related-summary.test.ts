@@ -1,12 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { defineEntity, definedButtons, entityByKey, registerEntities, relatedListsOf } from '@velo/shared'
+import { defineEntity, definedButtons, entityByKey, type Paged, registerEntities, relatedListsOf } from '@velo/shared'
 import type { Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Dialect } from '../src/db/database'
+import { type Dialect, type DynamicDb, dynamicDb } from '../src/db/database'
 import { generateMigration } from '../src/db/schema-gen/generate'
-import { createTestApp, deptId, limitedUser, snapshot, type TestApp } from './harness'
+import { createTestApp, deptId, limitedUser, type Refusal, snapshot, type TestApp } from './harness'
 
 // A related list with a chart (docs/entity-engine.md › Related lists): a rider's details list the
 // rider's rides through the rides' own list, and chart the distance per week from POST
@@ -56,7 +56,8 @@ registerEntities(rider, ride)
 
 let t: TestApp
 let admin: string
-let db: Kysely<any>
+// The test's own tables, named by its definitions only.
+let db: DynamicDb
 const scratch: string[] = []
 let alice: number
 let bob: number
@@ -87,7 +88,7 @@ beforeAll(async () => {
     },
   })
   admin = await t.login()
-  db = t.app.services.db as unknown as Kysely<any>
+  db = dynamicDb(t.app.services.db)
   // The pages' buttons, as the seed makes them for a catalogue page: from the definitions.
   const now = new Date().toISOString()
   for (const [perms, menuName] of [...definedButtons(rider), ...definedButtons(ride)]) {
@@ -118,7 +119,7 @@ afterAll(async () => {
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true })
 })
 
-const summary = (body: Record<string, unknown>, token = admin) => t.call({ method: 'POST', url: '/api/test/ride/summary', token, body })
+const summary = <T = unknown>(body: Record<string, unknown>, token = admin) => t.call<T>({ method: 'POST', url: '/api/test/ride/summary', token, body })
 const march = { from: '2026-02-23', to: '2026-03-15' }
 
 describe('a related list', () => {
@@ -128,7 +129,7 @@ describe('a related list', () => {
   })
 
   it('reads its rows through the related entity’s list, newest first', async () => {
-    const page = await t.call({ method: 'POST', url: '/api/test/ride/list', token: admin, body: { riderId: alice, pageNum: 1, pageSize: 2 } })
+    const page = await t.call<Paged<{ startTime: string }>>({ method: 'POST', url: '/api/test/ride/list', token: admin, body: { riderId: alice, pageNum: 1, pageSize: 2 } })
     expect(page.status, page.msg).toBe(200)
     expect(page.data.total).toBe(5)
     expect(page.data.rows.map((r: { startTime: string }) => r.startTime)).toEqual(['2026-04-01T10:00:00.000Z', '2026-03-09T07:30:00.000Z'])
@@ -191,7 +192,7 @@ describe('POST {path}/summary', () => {
   it('names only the fields the definition allows, and answers nothing else', async () => {
     const before = await snapshot(t, 'sysOperLog')
     const refused = async (body: Record<string, unknown>, field: string) => {
-      const res = await summary({ riderId: alice, time: 'startTime', value: 'distance', bucket: 'week', ...march, ...body })
+      const res = await summary<Refusal>({ riderId: alice, time: 'startTime', value: 'distance', bucket: 'week', ...march, ...body })
       expect(res.status, JSON.stringify(body)).toBe(400)
       expect(Object.keys(res.data)).toEqual(['errors'])
       expect(res.data.errors.map((e: { field: string }) => e.field)).toEqual([field])

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
+import type { Paged } from '@velo/shared'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { addDays } from '../src/platform/crud/workflow'
-import { limitedUser, snapshot, useTestApp, waitForOperLog } from './harness'
+import { limitedUser, type Refusal, snapshot, useTestApp, waitForOperLog } from './harness'
 
 // Service › Repair service orders: the first module on Engine 2's transitions and actions. Its rules
 // are the definition's (shared/entities/service.ts): the steps, and what each state still allows;
@@ -11,17 +12,17 @@ const t = useTestApp()
 
 const code = (prefix = '') => `${prefix}${randomBytes(3).toString('hex').toUpperCase()}`
 
-async function added(url: string, body: object) {
-  const res = await t.call({ method: 'POST', url: `/api${url}`, token: t.admin, body })
+async function added<T = Record<string, unknown>>(url: string, body: object) {
+  const res = await t.call<T>({ method: 'POST', url: `/api${url}`, token: t.admin, body })
   expect(res.status, `${url}: ${res.msg} ${JSON.stringify(res.data)}`).toBe(200)
   return res.data
 }
 
 /** A registered bike of a new model, colour and size: a service order names one. */
 async function addBike() {
-  const model = await added('/bike/modelSpec', { category: 'city', name: `Metro ${code()}`, code: code('M') })
-  const colour = await added('/bike/modelSpec/colour', { modelId: model.modelId, name: 'Black', code: code('C') })
-  const size = await added('/bike/modelSpec/size', { modelId: model.modelId, name: 'M', code: code('S') })
+  const model = await added<{ modelId: number; code: string; name: string }>('/bike/modelSpec', { category: 'city', name: `Metro ${code()}`, code: code('M') })
+  const colour = await added<{ colourId: number; code: string }>('/bike/modelSpec/colour', { modelId: model.modelId, name: 'Black', code: code('C') })
+  const size = await added<{ sizeId: number; code: string }>('/bike/modelSpec/size', { modelId: model.modelId, name: 'M', code: code('S') })
   const bike = await added('/bike/bike', { category: 'city', frameNumber: code('VL24A'), modelId: model.modelId, colourId: colour.colourId, sizeId: size.sizeId })
   return { ...bike, sku: `${model.code}-${colour.code}-${size.code}`, productName: model.name } as { bikeId: number; frameNumber: string; sku: string; productName: string }
 }
@@ -40,20 +41,22 @@ const orderValues = () => ({
   issueDescription: 'The motor cuts out on hills',
 })
 
-type Order = { repairOrderId: number; status: string; orderNo: string; dueTime: string | null }
+type Order = { repairOrderId: number; status: string; orderNo: string; dueTime: string | null; overdue: boolean }
+/** One step of an order's history (GET …/history). */
+type Step = { step: string; fromState: string; toState: string; userName: string; input: Record<string, unknown> }
 
 async function newOrder(token = t.admin) {
-  const res = await t.call({ method: 'POST', url: '/api/service/repairOrder', token, body: orderValues() })
+  const res = await t.call<Order>({ method: 'POST', url: '/api/service/repairOrder', token, body: orderValues() })
   expect(res.status, res.msg).toBe(200)
-  return res.data as Order
+  return res.data
 }
 
-const modify = (body: object, lang?: 'en_US' | 'zh_CN') => t.call({ method: 'PUT', url: '/api/service/repairOrder', token: t.admin, body, lang })
-const remove = (ids: number[], lang?: 'en_US' | 'zh_CN') => t.call({ method: 'DELETE', url: `/api/service/repairOrder/${ids.join(',')}`, token: t.admin, lang })
-const history = async (id: number) => t.call({ url: `/api/service/repairOrder/${id}/history`, token: t.admin })
+const modify = <T = Order>(body: object, lang?: 'en_US' | 'zh_CN') => t.call<T>({ method: 'PUT', url: '/api/service/repairOrder', token: t.admin, body, lang })
+const remove = <T = unknown>(ids: number[], lang?: 'en_US' | 'zh_CN') => t.call<T>({ method: 'DELETE', url: `/api/service/repairOrder/${ids.join(',')}`, token: t.admin, lang })
+const history = async (id: number) => t.call<Step[]>({ url: `/api/service/repairOrder/${id}/history`, token: t.admin })
 
-const step = (id: number, name: string, body: object = {}, token = t.admin, lang?: 'en_US' | 'zh_CN') =>
-  t.call({ method: 'POST', url: `/api/service/repairOrder/${id}/${name}`, token, body, lang })
+const step = <T = Order>(id: number, name: string, body: object = {}, token = t.admin, lang?: 'en_US' | 'zh_CN') =>
+  t.call<T>({ method: 'POST', url: `/api/service/repairOrder/${id}/${name}`, token, body, lang })
 
 /** Within a minute of the expected instant: the server stamped it a moment after the test computed it. */
 const near = (iso: string | null, expected: Date) => expect(Math.abs(new Date(iso!).getTime() - expected.getTime())).toBeLessThan(60_000)
@@ -88,7 +91,7 @@ describe('repair service orders', () => {
     expect(finished.data.status).toBe('finished')
     expect(finished.data.overdue).toBe(false)
 
-    const history = await t.call({ url: `/api/service/repairOrder/${order.repairOrderId}/history`, token: t.admin })
+    const history = await t.call<Step[]>({ url: `/api/service/repairOrder/${order.repairOrderId}/history`, token: t.admin })
     expect(history.data.map((h: { step: string; fromState: string; toState: string }) => [h.step, h.fromState, h.toState])).toEqual([
       ['submit', 'draft', 'pending'],
       ['review', 'pending', 'bikeCollecting'],
@@ -97,7 +100,7 @@ describe('repair service orders', () => {
       ['finish', 'processing', 'finished'],
     ])
     expect(history.data[1]).toMatchObject({ userName: 'admin', input: { remark: 'Please mail it with the charger' } })
-    expect(history.data[3].input).toEqual({ trackingNumber: 'DHL 1234' })
+    expect(history.data[3]!.input).toEqual({ trackingNumber: 'DHL 1234' })
 
     const log = await waitForOperLog(t, (r) => r.operUrl.endsWith(`/${order.repairOrderId}/finish`))
     expect(log.status).toBe('0')
@@ -130,7 +133,7 @@ describe('repair service orders', () => {
     expect(same.status, same.msg).toBe(200)
     expect(same.data).toMatchObject({ status: 'pending', contactEmail: 'other@example.com' })
     // Add ignores a status too: every order starts as a draft.
-    const draft = await t.call({ method: 'POST', url: '/api/service/repairOrder', token: t.admin, body: { ...orderValues(), status: 'finished' } })
+    const draft = await t.call<Order>({ method: 'POST', url: '/api/service/repairOrder', token: t.admin, body: { ...orderValues(), status: 'finished' } })
     expect(draft.data.status).toBe('draft')
   })
 
@@ -157,7 +160,7 @@ describe('repair service orders', () => {
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409])
     // The one refused is told the state the other moved it to, not the state both read.
     expect(answers.find((a) => a.status === 409)!.msg).toMatch(/^Cannot Review: it is (Processing|Bike collecting) now$/)
-    const history = await t.call({ url: `/api/service/repairOrder/${order.repairOrderId}/history`, token: t.admin })
+    const history = await t.call<Step[]>({ url: `/api/service/repairOrder/${order.repairOrderId}/history`, token: t.admin })
     expect(history.data.filter((h: { step: string }) => h.step === 'review')).toHaveLength(1)
   })
 
@@ -178,7 +181,7 @@ describe('repair service orders', () => {
     expect(again.msg).toBe('Cannot Evaluate: Evaluation is already given')
     // The evaluation is not a form field: modify cannot write it.
     await t.call({ method: 'PUT', url: '/api/service/repairOrder', token: t.admin, body: { repairOrderId: order.repairOrderId, evaluationStars: 1 } })
-    expect((await t.call({ url: `/api/service/repairOrder/${order.repairOrderId}`, token: t.admin })).data.evaluationStars).toBe(4)
+    expect((await t.call<{ evaluationStars: number | null }>({ url: `/api/service/repairOrder/${order.repairOrderId}`, token: t.admin })).data.evaluationStars).toBe(4)
   })
 
   it('counts orders per state with the other filters, and flags overdue ones', async () => {
@@ -187,17 +190,17 @@ describe('repair service orders', () => {
     await step(a.repairOrderId, 'submit')
     await step(b.repairOrderId, 'submit')
     await step(b.repairOrderId, 'withdraw', { reason: 'Fixed it myself' })
-    const counts = await t.call({ method: 'POST', url: '/api/service/repairOrder/counts', token: t.admin, body: { bikeId: bike.bikeId } })
+    const counts = await t.call<Record<string, number>>({ method: 'POST', url: '/api/service/repairOrder/counts', token: t.admin, body: { bikeId: bike.bikeId } })
     expect(counts.status, counts.msg).toBe(200)
     expect(counts.data.pending).toBeGreaterThanOrEqual(1)
     expect(counts.data.withdrawn).toBeGreaterThanOrEqual(1)
     expect(Object.keys(counts.data)).toHaveLength(8)
-    const none = await t.call({ method: 'POST', url: '/api/service/repairOrder/counts', token: t.admin, body: { bikeId: (await addBike()).bikeId } })
+    const none = await t.call<Record<string, number>>({ method: 'POST', url: '/api/service/repairOrder/counts', token: t.admin, body: { bikeId: (await addBike()).bikeId } })
     expect(Object.values(none.data).every((n) => n === 0)).toBe(true)
 
     const past = new Date(Date.now() - 3600_000).toISOString()
     await t.app.services.db.updateTable('serviceRepairOrder').set({ dueTime: past }).where('repairOrderId', 'in', [a.repairOrderId, b.repairOrderId]).execute()
-    const got = async (id: number) => (await t.call({ url: `/api/service/repairOrder/${id}`, token: t.admin })).data
+    const got = async (id: number) => (await t.call<Order>({ url: `/api/service/repairOrder/${id}`, token: t.admin })).data
     expect((await got(a.repairOrderId)).overdue).toBe(true)
     // A withdrawn order is over: never overdue.
     expect((await got(b.repairOrderId)).overdue).toBe(false)
@@ -297,7 +300,7 @@ describe('a service order’s bike', () => {
   it('is a registered bike, picked by its frame number, with its product filled from it; a typed or unknown one is refused', async () => {
     const rows = async () => snapshot(t, 'serviceRepairOrder')
     const before = await rows()
-    const typed = await t.call({ method: 'POST', url: '/api/service/repairOrder', token: t.admin, body: { ...orderValues(), bikeId: 'NOTAREALBIKE1' } })
+    const typed = await t.call<Refusal>({ method: 'POST', url: '/api/service/repairOrder', token: t.admin, body: { ...orderValues(), bikeId: 'NOTAREALBIKE1' } })
     expect(typed.status).toBe(400)
     expect(typed.data.errors.map((e: { field: string }) => e.field)).toEqual(['bikeId'])
     const unknown = await t.call({ method: 'POST', url: '/api/service/repairOrder', token: t.admin, body: { ...orderValues(), bikeId: 999_999_999 } })
@@ -314,13 +317,13 @@ describe('a service order’s bike', () => {
     expect(options.data).toContainEqual({ value: bike.bikeId, label: bike.frameNumber })
 
     // The product comes from the bike, whatever the request says; the list names the bike by its frame number.
-    const res = await t.call({ method: 'POST', url: '/api/service/repairOrder', token: clerk.token, body: { ...orderValues(), sku: 'MADE-UP', productName: 'Other' } })
+    const res = await t.call<Order>({ method: 'POST', url: '/api/service/repairOrder', token: clerk.token, body: { ...orderValues(), sku: 'MADE-UP', productName: 'Other' } })
     expect(res.status, res.msg).toBe(200)
     expect(res.data).toMatchObject({ bikeId: bike.bikeId, bikeIdLabel: bike.frameNumber, sku: bike.sku, productName: bike.productName })
-    const listed = await t.call({ method: 'POST', url: '/api/service/repairOrder/list', token: t.admin, body: { bikeId: bike.bikeId, orderNo: res.data.orderNo } })
+    const listed = await t.call<Paged<Record<string, unknown>>>({ method: 'POST', url: '/api/service/repairOrder/list', token: t.admin, body: { bikeId: bike.bikeId, orderNo: res.data.orderNo } })
     expect(listed.data.rows).toEqual([expect.objectContaining({ bikeIdLabel: bike.frameNumber, sku: bike.sku })])
     // In the bike's vehicle records.
-    const records = await t.call({ method: 'POST', url: '/api/bike/record/list', token: t.admin, body: { bikeId: bike.bikeId } })
+    const records = await t.call<Paged<{ eventKind: string; detail: string }>>({ method: 'POST', url: '/api/bike/record/list', token: t.admin, body: { bikeId: bike.bikeId } })
     expect(records.data.rows.map((r: { eventKind: string; detail: string }) => [r.eventKind, r.detail])).toContainEqual(['serviceOrder', res.data.orderNo])
 
     // Another bike: its product follows.

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { FieldDef } from '@velo/shared'
-import type { Kysely } from 'kysely'
+import type { FieldDef, Paged } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
 import { importRowSchema } from '../src/platform/crud/schemas'
 import { sanitizeRichText } from '../src/platform/rich-text'
@@ -11,7 +10,7 @@ import { useTestApp } from './harness'
 // anywhere else is a pixel every reader's browser, and every rider's phone, would fetch from whoever
 // put it there. Cleaned when written (add, modify, import) and again when the app API reads it.
 const t = useTestApp()
-const db = () => t.app.services.db as unknown as Kysely<any>
+const db = () => t.app.services.db
 const now = () => new Date().toISOString()
 
 const STORED = 'upload/2026/11/24/3f2a9c1e-8b4d-4e6f-9a0b-1c2d3e4f5a6b.png'
@@ -54,15 +53,15 @@ describe('the rich-text sanitizer', () => {
 
 describe('written through the console', () => {
   it('add and modify store only the console’s images', async () => {
-    const add = await t.call({ method: 'POST', url: '/api/content/faq', token: t.admin, body: { type: 'battery', title: 'Charging', content: mixed } })
+    const add = await t.call<{ faqId: number; content: string }>({ method: 'POST', url: '/api/content/faq', token: t.admin, body: { type: 'battery', title: 'Charging', content: mixed } })
     expect(add.status, add.msg).toBe(200)
     expect(add.data.content).toBe(cleaned)
     const stored = await db().selectFrom('contentFaq').select('content').where('faqId', '=', add.data.faqId).executeTakeFirstOrThrow()
     expect(stored.content).toBe(cleaned)
-    const edit = await t.call({ method: 'PUT', url: '/api/content/faq', token: t.admin, body: { faqId: add.data.faqId, content: `<p>New <img src="${PIXEL}"></p>` } })
+    const edit = await t.call<{ content: string }>({ method: 'PUT', url: '/api/content/faq', token: t.admin, body: { faqId: add.data.faqId, content: `<p>New <img src="${PIXEL}"></p>` } })
     expect(edit.status, edit.msg).toBe(200)
     expect(edit.data.content).toBe('<p>New </p>')
-    expect((await t.call({ url: `/api/content/faq/${add.data.faqId}`, token: t.admin })).data.content).toBe('<p>New </p>')
+    expect((await t.call<{ content: string }>({ url: `/api/content/faq/${add.data.faqId}`, token: t.admin })).data.content).toBe('<p>New </p>')
   })
 
   it('an imported row’s rich text is cleaned the same way', () => {
@@ -80,9 +79,9 @@ describe('read by the riders’ app', () => {
       .insertInto('contentFaq')
       .values({ type: 'app', title: `FAQ ${tag}`, content: mixed, language: 'fr_FR', orderNum: 0, status: '0', createBy: 'admin', createTime: now() })
       .execute()
-    const faq = await t.call({ url: '/api/app/v1/faq?lang=fr_FR' })
+    const faq = await t.call<Paged<{ title: string; content: string }>>({ url: '/api/app/v1/faq?lang=fr_FR' })
     expect(faq.status, faq.msg).toBe(200)
-    expect(faq.data.rows.find((r: { title: string }) => r.title === `FAQ ${tag}`).content).toBe(cleaned)
+    expect(faq.data.rows.find((r: { title: string }) => r.title === `FAQ ${tag}`)!.content).toBe(cleaned)
     expect(faq.raw.toString()).not.toContain('tracker.example.com')
 
     // The published agreement.
@@ -90,7 +89,7 @@ describe('read by the riders’ app', () => {
       .insertInto('cntProtocol')
       .values({ name: `Terms ${tag}`, type: 'privacy', content: mixed, language: 'fr_FR', versionCode: '9.9.9', isUpdate: 0, status: 'published', publishTime: now(), createBy: 'admin', createTime: now() })
       .execute()
-    const agreement = await t.call({ url: '/api/app/v1/agreements/current?type=privacy&lang=fr_FR' })
+    const agreement = await t.call<{ content: string }>({ url: '/api/app/v1/agreements/current?type=privacy&lang=fr_FR' })
     expect(agreement.status, agreement.msg).toBe(200)
     expect(agreement.data.content).toBe(cleaned)
 
@@ -107,10 +106,10 @@ describe('read by the riders’ app', () => {
       .returning('messageId')
       .executeTakeFirstOrThrow()
     await db().insertInto('cntMessageRecipient').values({ messageId: message.messageId, memberId: member.memberId, createTime: now() }).execute()
-    const login = await t.call({ method: 'POST', url: '/api/app/v1/auth/login', body: { email, password: 'Rider2026!' } })
+    const login = await t.call<{ token: string }>({ method: 'POST', url: '/api/app/v1/auth/login', body: { email, password: 'Rider2026!' } })
     expect(login.status, login.msg).toBe(200)
-    const inbox = await t.call({ url: '/api/app/v1/inbox', token: login.data.token })
+    const inbox = await t.call<Paged<{ content: string }>>({ url: '/api/app/v1/inbox', token: login.data.token })
     expect(inbox.status, inbox.msg).toBe(200)
-    expect(inbox.data.rows[0].content).toBe(cleaned)
+    expect(inbox.data.rows[0]!.content).toBe(cleaned)
   })
 })

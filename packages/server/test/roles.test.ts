@@ -1,5 +1,7 @@
+import type { Paged, UserInfo } from '@velo/shared'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { addUser, deptId, idOf, limitedUser, snapshot, useTestApp } from './harness'
+import type { TreeOption } from '../src/modules/system/access'
+import { addUser, deptId, idOf, limitedUser, type Refusal, snapshot, useTestApp } from './harness'
 
 const t = useTestApp()
 let adminRole: number
@@ -10,13 +12,13 @@ beforeAll(async () => {
 })
 
 const roles = () => snapshot(t, 'sysRole', 'sysRoleMenu', 'sysRoleDept', 'sysUserRole')
-const put = (url: string, body: object, token = t.admin) => t.call({ method: 'PUT', url: `/api/system/role${url}`, token, body })
-const userInfo = (token: string) => t.call({ url: '/api/getUserInfo', token })
+const put = <T = unknown>(url: string, body: object, token = t.admin) => t.call<T>({ method: 'PUT', url: `/api/system/role${url}`, token, body })
+const userInfo = (token: string) => t.call<UserInfo>({ url: '/api/getUserInfo', token })
 
 async function addRoleViaApi(roleKey: string, extra: object = {}) {
-  const res = await t.call({ method: 'POST', url: '/api/system/role', token: t.admin, body: { roleName: `Role ${roleKey}`, roleKey, roleSort: 5, ...extra } })
+  const res = await t.call<{ roleId: number; roleKey: string; dataScope: string; status: string }>({ method: 'POST', url: '/api/system/role', token: t.admin, body: { roleName: `Role ${roleKey}`, roleKey, roleSort: 5, ...extra } })
   expect(res.status, res.msg).toBe(200)
-  return res.data as { roleId: number; roleKey: string; dataScope: string; status: string }
+  return res.data
 }
 
 async function grant(userId: number, roleId: number) {
@@ -27,7 +29,7 @@ describe('add and modify', () => {
   it('keeps the menu permissions of a role, which its users then hold', async () => {
     const menus = [await idOf(t, 'menu', 'menu.system'), await idOf(t, 'menu', 'menu.system.country')]
     const role = await addRoleViaApi('countrykeeper', { menuIds: menus })
-    expect((await t.call({ url: `/api/system/role/${role.roleId}`, token: t.admin })).data.menuIds.sort()).toEqual(menus.sort())
+    expect((await t.call<{ menuIds: number[] }>({ url: `/api/system/role/${role.roleId}`, token: t.admin })).data.menuIds.sort()).toEqual(menus.sort())
     const id = await addUser(t, { userName: 'keeper1' })
     await grant(id, role.roleId)
     const info = await userInfo(await t.login('keeper1', 'secret12'))
@@ -45,7 +47,7 @@ describe('add and modify', () => {
       [{ roleName: 'X', roleKey: 'okkey', roleSort: 1, menuIds: [999999] }, 'menuIds'],
     ]
     for (const [body, field] of cases) {
-      const res = await t.call({ method: 'POST', url: '/api/system/role', token: t.admin, body })
+      const res = await t.call<Refusal>({ method: 'POST', url: '/api/system/role', token: t.admin, body })
       expect(res.status, JSON.stringify(body)).toBe(400)
       expect(res.data.errors.map((e: { field: string }) => e.field)).toContain(field)
     }
@@ -98,7 +100,7 @@ describe('PUT /system/role/changeStatus', () => {
     await grant(id, role.roleId)
     const token = await t.login('switched1', 'secret12')
     expect((await t.call({ method: 'POST', url: '/api/system/country/list', token, body: {} })).status).toBe(200)
-    const res = await put('/changeStatus', { roleId: role.roleId, status: '1' })
+    const res = await put<{ status: string }>('/changeStatus', { roleId: role.roleId, status: '1' })
     expect(res.status, res.msg).toBe(200)
     expect(res.data.status).toBe('1')
     expect((await t.call({ method: 'POST', url: '/api/system/country/list', token, body: {} })).status).toBe(403)
@@ -125,7 +127,7 @@ describe('PUT /system/role/dataScope', () => {
     await grant(viewer, role.roleId)
     const token = await t.login('scopeviewer', 'secret12')
     const seen = async () =>
-      (await t.call({ method: 'POST', url: '/api/system/user/list', token, body: { pageSize: 500 } })).data.rows.map((r: { userName: string }) => r.userName).sort()
+      (await t.call<Paged<{ userName: string }>>({ method: 'POST', url: '/api/system/user/list', token, body: { pageSize: 500 } })).data.rows.map((r: { userName: string }) => r.userName).sort()
 
     const custom = await put('/dataScope', { roleId: role.roleId, dataScope: '2', deptIds: [cn] })
     expect(custom.status, custom.msg).toBe(200)
@@ -147,12 +149,12 @@ describe('PUT /system/role/dataScope', () => {
   it('refuses an unknown scope or department, changing nothing', async () => {
     const role = await addRoleViaApi('scoped2')
     const before = await roles()
-    const bad = await put('/dataScope', { roleId: role.roleId, dataScope: '7', deptIds: [] })
+    const bad = await put<Refusal>('/dataScope', { roleId: role.roleId, dataScope: '7', deptIds: [] })
     expect(bad.status).toBe(400)
-    expect(bad.data.errors[0].field).toBe('dataScope')
-    const missing = await put('/dataScope', { roleId: role.roleId, dataScope: '2', deptIds: [99999] })
+    expect(bad.data.errors[0]!.field).toBe('dataScope')
+    const missing = await put<Refusal>('/dataScope', { roleId: role.roleId, dataScope: '2', deptIds: [99999] })
     expect(missing.status).toBe(400)
-    expect(missing.data.errors[0].field).toBe('deptIds')
+    expect(missing.data.errors[0]!.field).toBe('deptIds')
     expect(await roles()).toEqual(before)
   })
 })
@@ -169,7 +171,7 @@ describe('users of a role', () => {
   })
 
   it('lists them paged, filtered by user name, with their department', async () => {
-    const all = await t.call({ method: 'POST', url: `/api/system/role/${role}/users/list`, token: t.admin, body: {} })
+    const all = await t.call<Paged<{ userName: string }>>({ method: 'POST', url: `/api/system/role/${role}/users/list`, token: t.admin, body: {} })
     expect(all.status, all.msg).toBe(200)
     expect(all.data.total).toBe(4)
     expect(all.data.rows.map((r: { userName: string }) => r.userName)).toEqual(['crewhq', 'crewsales', 'creweu', 'crewrd'])
@@ -177,13 +179,13 @@ describe('users of a role', () => {
     expect(JSON.stringify(all.data)).not.toMatch(/password|argon2/)
     const page = await t.call({ method: 'POST', url: `/api/system/role/${role}/users/list`, token: t.admin, body: { pageNum: 2, pageSize: 3 } })
     expect(page.data).toMatchObject({ total: 4, rows: [{ userName: 'crewrd' }] })
-    const filtered = await t.call({ method: 'POST', url: `/api/system/role/${role}/users/list`, token: t.admin, body: { userName: 'SALES' } })
+    const filtered = await t.call<Paged<{ userName: string }>>({ method: 'POST', url: `/api/system/role/${role}/users/list`, token: t.admin, body: { userName: 'SALES' } })
     expect(filtered.data.rows.map((r: { userName: string }) => r.userName)).toEqual(['crewsales'])
     expect((await t.call({ method: 'POST', url: '/api/system/role/99999/users/list', token: t.admin, body: {} })).status).toBe(404)
   })
 
   it('keeps to the caller’s data scope, listing and cancelling', async () => {
-    const listed = await t.call({ method: 'POST', url: `/api/system/role/${role}/users/list`, token: limited.token, body: {} })
+    const listed = await t.call<Paged<{ userName: string }>>({ method: 'POST', url: `/api/system/role/${role}/users/list`, token: limited.token, body: {} })
     expect(listed.data.rows.map((r: { userName: string }) => r.userName)).toEqual(['crewsales', 'creweu'])
     const before = await roles()
     const rd = await idOf(t, 'user', 'crewrd')
@@ -235,7 +237,7 @@ describe('a role editor who is not an administrator', () => {
     const target = await addRoleViaApi('audited', { menuIds: [unseen, held[0]] })
     const res = await put('', { roleId: target.roleId, menuIds: held.slice(0, 2) }, editor.token)
     expect(res.status, res.msg).toBe(200)
-    const after = (await t.call({ url: `/api/system/role/${target.roleId}`, token: t.admin })).data.menuIds
+    const after = (await t.call<{ menuIds: number[] }>({ url: `/api/system/role/${target.roleId}`, token: t.admin })).data.menuIds
     expect([...after].sort()).toEqual([...new Set([unseen, ...held.slice(0, 2)])].sort())
   })
 
@@ -254,13 +256,13 @@ describe('a role editor who is not an administrator', () => {
 
 describe('tree options', () => {
   it('GET /system/menu/treeselect titles i18n keys and buttons in the caller’s language', async () => {
-    const find = (nodes: { label: string; children?: unknown[] }[], label: string) => nodes.find((n) => n.label === label) as { id: number; label: string; children: any[] }
-    const en = (await t.call({ url: '/api/system/menu/treeselect', token: t.admin })).data
+    const find = (nodes: TreeOption[], label: string) => nodes.find((n) => n.label === label) as TreeOption & { children: TreeOption[] }
+    const en = (await t.call<TreeOption[]>({ url: '/api/system/menu/treeselect', token: t.admin })).data
     const system = find(en, 'System')
     const users = find(system.children, 'System users')
     expect(users.id).toBe(await idOf(t, 'menu', 'menu.system.user'))
     expect(users.children.map((c: { label: string }) => c.label)).toEqual(['List', 'Query', 'Add', 'Modify', 'Delete', 'Export', 'Import', 'Reset password'])
-    const zh = (await t.call({ url: '/api/system/menu/treeselect', token: t.admin, lang: 'zh_CN' })).data
+    const zh = (await t.call<TreeOption[]>({ url: '/api/system/menu/treeselect', token: t.admin, lang: 'zh_CN' })).data
     const zhUsers = find(find(zh, '系统管理').children, '用户管理')
     expect(zhUsers.children.map((c: { label: string }) => c.label)).toContain('新增')
     expect(JSON.stringify(zh)).not.toMatch(/"(menu|button)\./)
@@ -270,8 +272,8 @@ describe('tree options', () => {
     const reader = await limitedUser(t, { userName: 'treereader', dataScope: '4', dept: 'Sales', perms: [], menus: ['menu.system', 'menu.system.dict'] })
     const menus = (await t.call({ url: '/api/system/menu/treeselect', token: reader.token })).data
     expect(menus).toEqual([{ id: await idOf(t, 'menu', 'menu.system'), label: 'System', children: [{ id: await idOf(t, 'menu', 'menu.system.dict'), label: 'Dictionaries' }] }])
-    const depts = (await t.call({ url: '/api/system/dept/treeselect', token: reader.token })).data
+    const depts = (await t.call<TreeOption[]>({ url: '/api/system/dept/treeselect', token: reader.token })).data
     expect(depts.map((d: { label: string }) => d.label)).toEqual(['Sales'])
-    expect(depts[0].children.map((d: { label: string }) => d.label)).toEqual(['Sales Europe', 'Sales China'])
+    expect(depts[0]!.children!.map((d: { label: string }) => d.label)).toEqual(['Sales Europe', 'Sales China'])
   })
 })

@@ -1,3 +1,4 @@
+import type { ScheduledWorkInfo } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { everyMs } from '../src/platform/jobs'
 import { createTestApp, limitedUser, type TestApp } from './harness'
@@ -123,8 +124,8 @@ describe('the scheduler', () => {
 describe('GET /monitor/job/schedules', () => {
   it("lists every scheduled work of the server, each named in the caller's language", async () => {
     const admin = await a.login()
-    const en = await a.call({ url: '/api/monitor/job/schedules', token: admin })
-    const zh = await a.call({ url: '/api/monitor/job/schedules', token: admin, lang: 'zh_CN' })
+    const en = await a.call<ScheduledWorkInfo[]>({ url: '/api/monitor/job/schedules', token: admin })
+    const zh = await a.call<ScheduledWorkInfo[]>({ url: '/api/monitor/job/schedules', token: admin, lang: 'zh_CN' })
     expect(en.code).toBe(200)
     const keys = en.data.map((w: { key: string }) => w.key)
     // The product's own work, whatever tests added: the maintenance schedules first, then every module's sweeps.
@@ -135,11 +136,11 @@ describe('GET /monitor/job/schedules', () => {
       if (work.key.startsWith('test.')) continue
       // A title of its own in each language (not the key shown as it is).
       expect(work.title, work.key).not.toBe(work.key)
-      expect(zh.data[i].title, work.key).not.toBe(work.title)
+      expect(zh.data[i]!.title, work.key).not.toBe(work.title)
       if (work.runs === 'job') expect(work.intervalHours, work.key).toBeGreaterThanOrEqual(0)
       else expect(work.everyMs, work.key).toBeGreaterThan(0)
     }
-    const presence = (await a.call({ url: '/api/monitor/job/schedules', token: admin })).data.find((w: { key: string }) => w.key === 'devicePresence')
+    const presence = (await a.call<ScheduledWorkInfo[]>({ url: '/api/monitor/job/schedules', token: admin })).data.find((w: { key: string }) => w.key === 'devicePresence')
     expect(presence).toMatchObject({ runs: 'once', everyMs: 10_000 })
   })
 

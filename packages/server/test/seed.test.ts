@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { MENU_CATALOGUE } from '@velo/shared'
-import type { Kysely } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app'
 import { loadConfig } from '../src/config'
+import type { Db } from '../src/db/database'
 import { SEED_VERSION } from '../src/seed'
 import { verifyPassword } from '../src/platform/auth/passwords'
 import { createTestApp, freshDatabase } from './harness'
@@ -132,8 +132,7 @@ describe('first start', () => {
     const dir = mkdtempSync(join(tmpdir(), 'velo-seed-'))
     const database = await freshDatabase(dir)
     const env = { DATABASE_URL: database.url, STORAGE_DIR: join(dir, 'files'), LOG_LEVEL: 'silent', ADMIN_PASSWORD: 'admin123!' }
-    // The tracking and region tables are typed by their definitions, not the Database interface.
-    const state = async (db: Kysely<any>) => ({
+    const state = async (db: Db) => ({
       nodes: (await db.selectFrom('dashTrackingNode as n').leftJoin('dashTrackingNode as p', 'p.nodeId', 'n.parentId').select(['n.code', 'p.code as parent']).orderBy('n.code').execute()).map(
         (r) => `${r.parent ?? '-'} > ${r.code}`,
       ),
@@ -157,7 +156,7 @@ describe('first start', () => {
     })
     try {
       const first = await buildApp(loadConfig(env), { logger: false })
-      const db = first.services.db as unknown as Kysely<any>
+      const db = first.services.db
       const seeded = await state(db)
       expect(seeded.nodes).toEqual(expect.arrayContaining(['- > app', 'app > app.launch', 'app > app.crash', 'ride > ride.start', 'ride > ride.finish', 'bike > bike.unlock', 'screen > screen.map']))
       expect(seeded.nodes.filter((n) => n.startsWith('- > '))).toEqual(['- > app', '- > bike', '- > ride', '- > screen'])
@@ -172,13 +171,13 @@ describe('first start', () => {
 
       // Started again as a database seeded by version 9: only what is missing comes back.
       const again = await buildApp(loadConfig(env), { logger: false })
-      const db2 = again.services.db as unknown as Kysely<any>
+      const db2 = again.services.db
       expect(again.seedResult).toEqual({ seeded: false })
       await db2.updateTable('sysConfig').set({ configValue: '9' }).where('configKey', '=', 'sys.seed.version').execute()
       await again.close()
       const third = await buildApp(loadConfig(env), { logger: false })
       expect(third.seedResult.seeded).toBe(true)
-      expect(await state(third.services.db as unknown as Kysely<any>)).toEqual(seeded)
+      expect(await state(third.services.db)).toEqual(seeded)
       await third.close()
     } finally {
       await database.drop()

@@ -1,5 +1,6 @@
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
+import { dynamicDb } from '../src/db/database'
 import { emptyDatabase, migrateProduct, migrationDialects } from './migration-helpers'
 
 // A service order's bike became a reference to a registered bike (issue 34): the orders stored
@@ -12,7 +13,7 @@ describe.each(migrationDialects)('the service order bike migration on %s', (dial
   it('maps a typed frame number to the bike with it (or had it before a replacement), else to none', async () => {
     const db = await emptyDatabase(dialect)
     await migrateProduct(db, dialect, MIGRATION)
-    const raw = db.withoutPlugins() as unknown as Kysely<any>
+    const raw = dynamicDb(db.withoutPlugins())
     const now = new Date().toISOString()
     const run = (q: ReturnType<typeof sql>) => q.execute(raw)
     await run(sql`insert into bike_model (model_id, category, name, code, create_time) values (1, 'city', 'Metro', 'MET', ${now})`)

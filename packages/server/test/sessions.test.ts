@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { ADMIN_PASSWORD, addUser, createTestApp, type TestApp } from './harness'
+import { ADMIN_PASSWORD, addUser, createTestApp, type Refusal, type TestApp } from './harness'
 
 let t: TestApp
 beforeAll(async () => {
@@ -21,7 +21,7 @@ async function withClockAt<T>(ms: number, fn: () => Promise<T>): Promise<T> {
 
 describe('sign-in', () => {
   it('trims the user name and answers an opaque token that is stored only hashed', async () => {
-    const res = await t.call({ method: 'POST', url: '/api/login', body: { username: '  admin  ', password: ADMIN_PASSWORD } })
+    const res = await t.call<{ token: string }>({ method: 'POST', url: '/api/login', body: { username: '  admin  ', password: ADMIN_PASSWORD } })
     expect(res.code).toBe(200)
     const token: string = res.data.token
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/)
@@ -61,9 +61,9 @@ describe('sign-in', () => {
   })
 
   it('refuses bad input naming the field', async () => {
-    const res = await t.call({ method: 'POST', url: '/api/login', body: { password: 'x' } })
+    const res = await t.call<Refusal>({ method: 'POST', url: '/api/login', body: { password: 'x' } })
     expect(res.status).toBe(400)
-    expect(res.data.errors[0].field).toBe('username')
+    expect(res.data.errors[0]!.field).toBe('username')
     expect(res.msg).toMatch(/username is required/)
   })
 })

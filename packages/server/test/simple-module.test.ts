@@ -1,5 +1,6 @@
+import type { Paged } from '@velo/shared'
 import { describe, expect, it } from 'vitest'
-import { addRole, addUser, useTestApp } from './harness'
+import { addRole, addUser, type Refusal, useTestApp } from './harness'
 
 // The help centre FAQ has a definition (shared/entities/content.ts), a migration and its seeded menu
 // row, and no route code: the engine serves it.
@@ -7,7 +8,7 @@ const t = useTestApp()
 
 describe('a module that is only a definition, a migration and a menu row', () => {
   it('adds, lists, modifies, exports and deletes through the engine', async () => {
-    const add = await t.call({
+    const add = await t.call<{ faqId: number; content: string }>({
       method: 'POST',
       url: '/api/content/faq',
       token: t.admin,
@@ -15,9 +16,9 @@ describe('a module that is only a definition, a migration and a menu row', () =>
     })
     expect(add.status, add.msg).toBe(200)
     expect(add.data.content).toBe('<p>About <b>4 hours</b>.</p>')
-    const list = await t.call({ method: 'POST', url: '/api/content/faq/list', token: t.admin, body: { type: 'battery' } })
+    const list = await t.call<Paged<unknown>>({ method: 'POST', url: '/api/content/faq/list', token: t.admin, body: { type: 'battery' } })
     expect(list.data.total).toBe(1)
-    const edit = await t.call({ method: 'PUT', url: '/api/content/faq', token: t.admin, body: { faqId: add.data.faqId, orderNum: 3 } })
+    const edit = await t.call<{ orderNum: number }>({ method: 'PUT', url: '/api/content/faq', token: t.admin, body: { faqId: add.data.faqId, orderNum: 3 } })
     expect(edit.data.orderNum).toBe(3)
     const exported = await t.call({ method: 'POST', url: '/api/content/faq/export', token: t.admin, body: {} })
     expect(exported.status).toBe(200)
@@ -25,7 +26,7 @@ describe('a module that is only a definition, a migration and a menu row', () =>
   })
 
   it('refuses a blank required rich text and an unknown type', async () => {
-    const res = await t.call({ method: 'POST', url: '/api/content/faq', token: t.admin, body: { type: 'bikes', title: 'x', content: '' } })
+    const res = await t.call<Refusal>({ method: 'POST', url: '/api/content/faq', token: t.admin, body: { type: 'bikes', title: 'x', content: '' } })
     expect(res.status).toBe(400)
     expect(res.data.errors.map((e: { field: string }) => e.field).sort()).toEqual(['content', 'type'])
   })

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Paged } from '@velo/shared'
 import { type Kysely, sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createDatabase } from '../src/db/database'
+import { createDatabase, type DynamicDb, dynamicDb } from '../src/db/database'
 import { createTestApp, type TestApp } from './harness'
 
 /** What `promise` gave within `ms`, or 'waiting': whether something answered, not how fast. */
@@ -14,7 +15,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | 'waiting'> {
 }
 
 /** A transaction that has run `body` and stays open until `commit` (or `fail`) is called. */
-async function openTransaction(db: Kysely<any>, body: (tx: Kysely<any>) => Promise<unknown>) {
+async function openTransaction<DB>(db: Kysely<DB>, body: (tx: Kysely<DB>) => Promise<unknown>) {
   let end!: (commit: boolean) => void
   const ending = new Promise<boolean>((resolve) => (end = resolve))
   let ready!: () => void
@@ -41,13 +42,13 @@ describe('requests during an open write transaction (an import)', () => {
   })
 
   const listTypes = async (prefix: string) => {
-    const res = await t.call({ method: 'POST', url: '/api/system/dict/list', token: admin, body: { pageNum: 1, pageSize: 50, dictType: prefix } })
+    const res = await t.call<Paged<{ dictType: string }>>({ method: 'POST', url: '/api/system/dict/list', token: admin, body: { pageNum: 1, pageSize: 50, dictType: prefix } })
     expect(res.code).toBe(200)
-    return (res.data.rows as { dictType: string }[]).map((r) => r.dictType)
+    return res.data.rows.map((r) => r.dictType)
   }
 
   it('a list answers while the transaction is open, without its uncommitted row, and with it after the commit', async () => {
-    const db = t.app.services.db as unknown as Kysely<any>
+    const db = t.app.services.db
     const tx = await openTransaction(db, (trx) =>
       trx.insertInto('sysDictType').values({ dictName: 'Uncommitted', dictType: 'open_tx_probe', status: '0', createBy: 'test', createTime: new Date().toISOString() }).execute(),
     )
@@ -63,7 +64,7 @@ describe('requests during an open write transaction (an import)', () => {
   })
 
   it('a rolled-back row is never seen', async () => {
-    const db = t.app.services.db as unknown as Kysely<any>
+    const db = t.app.services.db
     const tx = await openTransaction(db, (trx) =>
       trx.insertInto('sysDictType').values({ dictName: 'Rolled back', dictType: 'rolled_back_probe', status: '0', createBy: 'test', createTime: new Date().toISOString() }).execute(),
     )
@@ -78,7 +79,7 @@ describe('requests during an open write transaction (an import)', () => {
   })
 
   it('a long transaction lets the event loop turn between its statements', async () => {
-    const db = t.app.services.db as unknown as Kysely<any>
+    const db = t.app.services.db
     let turned = false
     const timer = setTimeout(() => (turned = true), 0)
     let statements = 0
@@ -94,7 +95,8 @@ describe('requests during an open write transaction (an import)', () => {
 
 describe.each([0, 2])('the SQLite driver: one writer, readers (%i reader threads)', (readerThreads) => {
   let dir: string
-  let db: Kysely<any>
+  // The test's own table (item), which no type of the product's names.
+  let db: DynamicDb
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'velo-sqlite-'))
   })
@@ -104,11 +106,11 @@ describe.each([0, 2])('the SQLite driver: one writer, readers (%i reader threads
   })
 
   const open = async (file: string) => {
-    db = createDatabase({ dialect: 'sqlite', file }, { readerThreads }).db as unknown as Kysely<any>
+    db = dynamicDb(createDatabase({ dialect: 'sqlite', file }, { readerThreads }).db)
     await db.schema.createTable('item').ifNotExists().addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text', (c) => c.notNull()).execute()
     return db
   }
-  const names = async (from: Kysely<any> = db) => (await from.selectFrom('item').select('name').orderBy('id').execute()).map((r) => r.name as string)
+  const names = async (from: DynamicDb = db) => (await from.selectFrom('item').select('name').orderBy('id').execute()).map((r) => r.name as string)
 
   it('keeps writes in order: a write from elsewhere waits for the open transaction, then lands', async () => {
     await open(join(dir, 'order.db'))

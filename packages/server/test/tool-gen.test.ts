@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { defineEntity, type GenTableConfig } from '@velo/shared'
+import { defineEntity, type GenDbTable, type GenPreview, type GenTableConfig } from '@velo/shared'
 import { strFromU8, unzipSync } from 'fflate'
 import { type Kysely, sql } from 'kysely'
 import { format } from 'prettier'
@@ -11,7 +11,7 @@ import { checkAgreement } from '../src/db/schema-gen/agreement'
 import { tableShapeOf } from '../src/db/schema-gen/shape'
 import { defaultConfig } from '../src/modules/tool/gen/config'
 import { definitionOf, migrationStamp } from '../src/modules/tool/gen/render'
-import { limitedUser, snapshot, useTestApp, waitForOperLog } from './harness'
+import { limitedUser, type Refusal, snapshot, useTestApp, waitForOperLog } from './harness'
 
 // Tool system › Code generation on a table made by SQL here, as a user's own table would be: it is
 // offered, imported with settings read from its columns, edited (and refused when the settings make
@@ -51,11 +51,11 @@ beforeAll(async () => {
   }
 })
 
-const call = (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown, token = t.admin) => t.call({ method, url: `/api${url}`, token, body })
+const call = <T = unknown>(method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown, token = t.admin) => t.call<T>({ method, url: `/api${url}`, token, body })
 
 let tableId = 0
 const config = async (): Promise<GenTableConfig> => {
-  const res = await call('GET', `/tool/gen/${tableId}/config`)
+  const res = await call<{ config: GenTableConfig }>('GET', `/tool/gen/${tableId}/config`)
   expect(res.code, res.msg).toBe(200)
   return res.data.config
 }
@@ -78,31 +78,31 @@ function literalsOf(source: string) {
 
 describe('the tables offered', () => {
   it('lists the table made by SQL, never a product table, and not once imported', async () => {
-    const res = await call('GET', '/tool/gen/tables')
+    const res = await call<GenDbTable[]>('GET', '/tool/gen/tables')
     expect(res.code, res.msg).toBe(200)
-    const names = (res.data as { tableName: string }[]).map((r) => r.tableName)
+    const names = res.data.map((r) => r.tableName)
     expect(names).toContain(TABLE)
     for (const product of ['sys_user', 'sys_menu', 'sys_user_role', 'tool_gen_table', 'sys_session', 'kysely_migration', 'kysely_migration_lock']) expect(names).not.toContain(product)
     const mine = res.data.find((r: { tableName: string }) => r.tableName === TABLE)
-    expect(mine.columns).toBe(13)
-    expect(mine.comment).toBe(pg() ? 'Gadgets' : '')
+    expect(mine!.columns).toBe(13)
+    expect(mine!.comment).toBe(pg() ? 'Gadgets' : '')
   })
 
   it('refuses a table beyond what the settings hold (over 200 columns)', async () => {
     const wide = Array.from({ length: 201 }, (_, i) => `c${i} integer`).join(', ')
     await exec(`create table wide_table (${wide})`)
-    const res = await call('POST', '/tool/gen/import', { tables: ['wide_table'] })
+    const res = await call<Refusal>('POST', '/tool/gen/import', { tables: ['wide_table'] })
     expect(res.status).toBe(400)
-    expect(res.data.errors[0].field).toBe('tables')
+    expect(res.data.errors[0]!.field).toBe('tables')
     await exec('drop table wide_table')
   })
 
   it('refuses to import anything else, and changes nothing', async () => {
     const before = await snapshot(t, 'toolGenTable' as never)
     for (const tables of [['sys_user'], [TABLE, 'tool_sql_history'], ['no_such_table'], ['kysely_migration']]) {
-      const res = await call('POST', '/tool/gen/import', { tables })
+      const res = await call<Refusal>('POST', '/tool/gen/import', { tables })
       expect(res.status, JSON.stringify(tables)).toBe(400)
-      expect(res.data.errors[0].field).toBe('tables')
+      expect(res.data.errors[0]!.field).toBe('tables')
     }
     expect((await call('POST', '/tool/gen/import', { tables: [] })).status).toBe(400)
     expect(await snapshot(t, 'toolGenTable' as never)).toEqual(before)
@@ -114,10 +114,10 @@ describe('the tables offered', () => {
     expect(res.data).toEqual({ imported: 1 })
     const log = await waitForOperLog(t, (r) => r.operUrl === '/api/tool/gen/import' && r.status === '0')
     expect(log.title).toBe('Code generation')
-    const row = await (db() as any).selectFrom('toolGenTable').selectAll().where('tableName', '=', TABLE).executeTakeFirstOrThrow()
+    const row = await db().selectFrom('toolGenTable').selectAll().where('tableName', '=', TABLE).executeTakeFirstOrThrow()
     tableId = Number(row.tableId)
     expect(row.entityKey).toBe('gadget')
-    const offered = await call('GET', '/tool/gen/tables')
+    const offered = await call<GenDbTable[]>('GET', '/tool/gen/tables')
     expect(offered.data.map((r: { tableName: string }) => r.tableName)).not.toContain(TABLE)
     // Imported once: a second import of it is refused.
     expect((await call('POST', '/tool/gen/import', { tables: [TABLE] })).status).toBe(400)
@@ -211,7 +211,7 @@ describe('the files', () => {
   let files: { path: string; language: string; content: string }[] = []
 
   it('previews the five files, formatted', async () => {
-    const res = await call('GET', `/tool/gen/${tableId}/preview`)
+    const res = await call<GenPreview>('GET', `/tool/gen/${tableId}/preview`)
     expect(res.code, JSON.stringify(res.data)).toBe(200)
     files = res.data.files
     const paths = files.map((f) => f.path)
@@ -263,7 +263,7 @@ describe('the files', () => {
     const unzipped = unzipSync(new Uint8Array(res.raw))
     const got = Object.fromEntries(Object.entries(unzipped).map(([p, b]) => [p, strFromU8(b)]))
     // The migration's name carries the hour: compare with a preview of the same hour.
-    const now = await call('GET', `/tool/gen/${tableId}/preview`)
+    const now = await call<GenPreview>('GET', `/tool/gen/${tableId}/preview`)
     expect(got).toEqual(Object.fromEntries(now.data.files.map((f: { path: string; content: string }) => [f.path, f.content])))
     const log = await waitForOperLog(t, (r) => r.operUrl === `/api/tool/gen/${tableId}/download`)
     expect(log.title).toBe('Code generation')
@@ -279,9 +279,9 @@ describe('the files', () => {
       columns: c.columns.map((x) => (x.primaryKey ? x : { ...x, label: { en_US: hostile[i++ % hostile.length]!, zh_CN: hostile[i++ % hostile.length]! } })),
     }
     expect((await call('PUT', `/tool/gen/${tableId}/config`, body)).code).toBe(200)
-    const res = await call('GET', `/tool/gen/${tableId}/preview`)
+    const res = await call<GenPreview>('GET', `/tool/gen/${tableId}/preview`)
     expect(res.code, JSON.stringify(res.data)).toBe(200)
-    const entity = res.data.files[0].content as string
+    const entity = res.data.files[0]!.content
     const { strings, processAsCode, syntaxErrors } = literalsOf(entity)
     expect(syntaxErrors).toBe(0)
     expect(processAsCode).toBe(false)
@@ -320,13 +320,13 @@ describe('a table whose name no definition can take', () => {
     try {
       const res = await call('POST', '/tool/gen/import', { tables: [evil] })
       expect(res.code, res.msg).toBe(200)
-      const row = await (db() as any).selectFrom('toolGenTable').select('tableId').where('tableName', '=', evil).executeTakeFirstOrThrow()
+      const row = await db().selectFrom('toolGenTable').select('tableId').where('tableName', '=', evil).executeTakeFirstOrThrow()
       for (const url of [`/tool/gen/${row.tableId}/preview`, `/tool/gen/${row.tableId}/download`]) {
-        const refused = await call('GET', url)
+        const refused = await call<Refusal>('GET', url)
         expect(refused.status, url).toBe(400)
         expect(refused.data.errors.map((e: { field: string }) => e.field)).toContain('tableName')
       }
-      await (db() as any).deleteFrom('toolGenTable').where('tableId', '=', row.tableId).execute()
+      await db().deleteFrom('toolGenTable').where('tableId', '=', row.tableId).execute()
     } finally {
       await exec(`drop table "${evil}"`)
     }
@@ -336,9 +336,9 @@ describe('a table whose name no definition can take', () => {
 describe('the generated migration', () => {
   it('makes the table its definition describes and, in a seeded database, the page with its buttons', async () => {
     const c = await config()
-    const res = await call('GET', `/tool/gen/${tableId}/preview`)
+    const res = await call<GenPreview>('GET', `/tool/gen/${tableId}/preview`)
     expect(res.code, JSON.stringify(res.data)).toBe(200)
-    const file = res.data.files[2] as { path: string; content: string }
+    const file = res.data.files[2]!
     // Loaded from a scratch directory as a checkout would hold it, beside the foundation migration it imports.
     const dir = mkdtempSync(join(tmpdir(), 'velo-gen-'))
     try {

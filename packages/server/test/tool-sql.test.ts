@@ -1,6 +1,6 @@
 import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { SQL_CONFIRM_WRITE_CODE } from '@velo/shared'
+import { SQL_CONFIRM_WRITE_CODE, type SqlHistoryEntry, type SqlRunResult, type SqlSchemaAnswer } from '@velo/shared'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -13,7 +13,7 @@ const onPostgres = !!process.env.TEST_DATABASE_URL
 let reader = ''
 
 const run = (sql: string, o: { token?: string; write?: boolean; lang?: 'en_US' | 'zh_CN' } = {}) =>
-  t.call({ method: 'POST', url: '/api/tool/sql/run', token: o.token ?? t.admin, lang: o.lang, body: { sql, ...(o.write ? { write: true } : {}) } })
+  t.call<SqlRunResult>({ method: 'POST', url: '/api/tool/sql/run', token: o.token ?? t.admin, lang: o.lang, body: { sql, ...(o.write ? { write: true } : {}) } })
 
 async function setConfig(key: string, value: string) {
   const { configId } = await t.app.services.db.selectFrom('sysConfig').select('configId').where('configKey', '=', key).executeTakeFirstOrThrow()
@@ -26,7 +26,7 @@ beforeAll(async () => {
   const db = t.app.services.db
   const menuIds = (await db.selectFrom('sysMenu').select('menuId').where('perms', 'in', ['tool:sql:list', 'tool:sql:execute']).execute()).map((m) => m.menuId)
   expect(menuIds.length).toBeGreaterThanOrEqual(2)
-  const role = await t.call({ method: 'POST', url: '/api/system/role', token: t.admin, body: { roleName: 'SQL reader', roleKey: 'sqlreader', roleSort: 5, menuIds } })
+  const role = await t.call<{ roleId: number }>({ method: 'POST', url: '/api/system/role', token: t.admin, body: { roleName: 'SQL reader', roleKey: 'sqlreader', roleSort: 5, menuIds } })
   expect(role.status, role.msg).toBe(200)
   const userId = await addUser(t, { userName: 'sqlreader' })
   const assigned = await t.call({ method: 'PUT', url: '/api/system/user', token: t.admin, body: { userId, roleIds: [role.data.roleId] } })
@@ -55,7 +55,7 @@ describe('POST /tool/sql/run reads', () => {
     expect(res.status, res.msg).toBe(200)
     expect(res.data.kind).toBe('rows')
     expect(res.data.columns.map((c: { name: string }) => c.name)).toEqual(['user_id', 'user_name'])
-    expect(res.data.columns[0].type).toBeTruthy()
+    expect(res.data.columns[0]!.type).toBeTruthy()
     expect(res.data.rows).toEqual([[1, 'admin']])
     expect(res.data.truncated).toBeNull()
     expect(res.data.rowsAffected).toBeNull()
@@ -95,7 +95,7 @@ describe('POST /tool/sql/run reads', () => {
     expect(stopped.msg).toContain('stopped after 1 s')
     expect(await snapshot(t, 'sysConfig')).toEqual(before)
     await setConfig('tool.sql.timeoutSeconds', '10')
-    const history = await t.call({ url: '/api/tool/sql/history', token: t.admin })
+    const history = await t.call<SqlHistoryEntry[]>({ url: '/api/tool/sql/history', token: t.admin })
     expect(history.data[0]).toMatchObject({ sql: slowWrite, mode: 'write', outcome: 'timeout' })
     expect(history.data[1]).toMatchObject({ sql: slow, mode: 'read', outcome: 'timeout' })
   })
@@ -238,11 +238,11 @@ describe('secrets never come back', () => {
   it('reads the other columns of a table with a secret', async () => {
     const res = await run('SELECT user_name, email FROM sys_user ORDER BY user_id')
     expect(res.status, res.msg).toBe(200)
-    expect(res.data.rows[0][0]).toBe('admin')
+    expect(res.data.rows[0]![0]).toBe('admin')
   })
 
   it('leaves secrets out of the schema answer', async () => {
-    const res = await t.call({ url: '/api/tool/sql/schema', token: reader })
+    const res = await t.call<SqlSchemaAnswer>({ url: '/api/tool/sql/schema', token: reader })
     expect(res.status).toBe(200)
     expect(res.data.dialect).toBe(onPostgres ? 'postgres' : 'sqlite')
     expect(res.data.tables.sys_user).toContain('user_name')
@@ -298,7 +298,7 @@ describe('audit, history and export', () => {
     // The value answered is not in the statement: only the answer could bring it into the log.
     const res = await run("SELECT 'rider' || '.logged@example.com' AS email, 'x' AS other UNION ALL SELECT 'b', 'y'")
     expect(res.status, res.msg).toBe(200)
-    expect(res.data.rows[0][0]).toBe('rider.logged@example.com')
+    expect(res.data.rows[0]![0]).toBe('rider.logged@example.com')
     const log = await waitForOperLog(t, (r) => r.title === 'SQL execution' && r.operParam.includes('.logged@example.com'))
     expect(log.jsonResult).not.toContain('rider.logged@example.com')
     expect(JSON.parse(log.jsonResult)).toEqual({ status: 200, code: 200, msg: res.msg, data: { columns: 2, rows: 2 } })
@@ -306,7 +306,7 @@ describe('audit, history and export', () => {
 
   it("answers the caller's own history, newest first", async () => {
     await run("SELECT 'mine'", { token: reader })
-    const res = await t.call({ url: '/api/tool/sql/history', token: reader })
+    const res = await t.call<SqlHistoryEntry[]>({ url: '/api/tool/sql/history', token: reader })
     expect(res.status).toBe(200)
     expect(res.data[0]).toMatchObject({ sql: "SELECT 'mine'", mode: 'read', outcome: 'ok', rowCount: 1 })
     expect(res.data.every((h: { sql: string }) => !h.sql.includes('audited'))).toBe(true)
@@ -321,9 +321,9 @@ describe('audit, history and export', () => {
     await run("SELECT 'last'", { token: reader })
     const kept = await db.selectFrom('toolSqlHistory').select(db.fn.countAll<number>().as('n')).where('userId', '=', userId).executeTakeFirstOrThrow()
     expect(Number(kept.n)).toBe(200)
-    const res = await t.call({ url: '/api/tool/sql/history', token: reader })
+    const res = await t.call<SqlHistoryEntry[]>({ url: '/api/tool/sql/history', token: reader })
     expect(res.data).toHaveLength(50)
-    expect(res.data[0].sql).toBe("SELECT 'last'")
+    expect(res.data[0]!.sql).toBe("SELECT 'last'")
   })
 
   it('exports the rows as .xlsx', async () => {
@@ -373,7 +373,7 @@ describe('statements running at once', () => {
     const again = await run("SELECT 'again'")
     expect(again.status, again.msg).toBe(200)
     expect(again.data.rows).toEqual([['again']])
-    const history = await t.call({ url: '/api/tool/sql/history', token: t.admin })
+    const history = await t.call<SqlHistoryEntry[]>({ url: '/api/tool/sql/history', token: t.admin })
     expect(history.data[0]).toMatchObject({ sql: "SELECT 'again'", outcome: 'ok' })
     expect(history.data.some((h: { sql: string; outcome: string }) => h.sql === 'SELECT 1' && h.outcome === 'refused')).toBe(true)
     await setConfig('tool.sql.maxConcurrent', '4')
@@ -399,8 +399,8 @@ describe('statements running at once', () => {
     expect(Date.now() - gone).toBeLessThan(5000)
     if (onPostgres) expect(await active()).toBe(0)
     // The history is written once the slot is free.
-    const latest = async () => (await t.call({ url: '/api/tool/sql/history', token: t.admin })).data[0]
-    await until(async () => (await latest()).sql === slow)
+    const latest = async () => (await t.call<SqlHistoryEntry[]>({ url: '/api/tool/sql/history', token: t.admin })).data[0]
+    await until(async () => (await latest())!.sql === slow)
     expect(await latest()).toMatchObject({ sql: slow, outcome: 'error' })
     expect((await run("SELECT 'next'")).status).toBe(200)
     await setConfig('tool.sql.timeoutSeconds', '10')

@@ -1,8 +1,9 @@
 import type { SimulatedDevice } from '@velo/device-sim'
+import type { Paged } from '@velo/shared'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openToolSession } from '../src/modules/tool/sessions'
 import { verifyPassword } from '../src/platform/auth/passwords'
-import { snapshot, useTestApp, waitForOperLog } from './harness'
+import { type Refusal, snapshot, useTestApp, waitForOperLog } from './harness'
 import { clearRetained, randomSn, simulated, waitFor } from './iot-helpers'
 import type { Db } from '../src/db/database'
 
@@ -21,23 +22,25 @@ afterAll(async () => {
   if (devices.length) await clearRetained(t.app, devices.map((d) => d.sn))
 })
 
-const tool = (method: 'GET' | 'POST', url: string, token?: string, body?: unknown, lang?: 'en_US' | 'zh_CN') =>
-  t.call({ method, url: `/api/tool-api/v1${url}`, token, body, lang })
+const tool = <T = unknown>(method: 'GET' | 'POST', url: string, token?: string, body?: unknown, lang?: 'en_US' | 'zh_CN') =>
+  t.call<T>({ method, url: `/api/tool-api/v1${url}`, token, body, lang })
+/** What a device's end-of-line test answers (POST /devices/:sn/test). */
+type ToolTest = { testResult: string; failureReason: string; pingMs: number | null }
 
 async function addToolUser(email: string, userType: 'production' | 'test' = 'production') {
-  const res = await t.call({ method: 'POST', url: '/api/tool/user', token: t.admin, body: { companyName: 'Line Works', email, password: PASSWORD, userType } })
+  const res = await t.call<{ toolUserId: number }>({ method: 'POST', url: '/api/tool/user', token: t.admin, body: { companyName: 'Line Works', email, password: PASSWORD, userType } })
   expect(res.code, res.msg).toBe(200)
   return Number(res.data.toolUserId)
 }
 
 async function signIn(email: string) {
-  const res = await tool('POST', '/auth/login', undefined, { email, password: PASSWORD })
+  const res = await tool<{ token: string }>('POST', '/auth/login', undefined, { email, password: PASSWORD })
   expect(res.code, res.msg).toBe(200)
-  return res.data.token as string
+  return res.data.token
 }
 
 async function register(token: string, sn = randomSn()) {
-  const res = await tool('POST', '/devices', token, { sn, productId: 'VELO-4G' })
+  const res = await tool<{ deviceId: number; secret: string }>('POST', '/devices', token, { sn, productId: 'VELO-4G' })
   expect(res.code, res.msg).toBe(200)
   return { sn, deviceId: Number(res.data.deviceId), secret: res.data.secret as string }
 }
@@ -55,11 +58,11 @@ const toolRow = (deviceId: number) => db().selectFrom('toolDevice').selectAll().
 describe('tool users in the console', () => {
   it('requires the company name and a valid e-mail, and changes nothing on a refusal', async () => {
     const before = await snapshot(t, 'toolUser' as never)
-    const missing = await t.call({ method: 'POST', url: '/api/tool/user', token: t.admin, body: { password: PASSWORD } })
+    const missing = await t.call<Refusal>({ method: 'POST', url: '/api/tool/user', token: t.admin, body: { password: PASSWORD } })
     expect(missing.status).toBe(400)
     const fields = (missing.data.errors as { field: string }[]).map((e) => e.field)
     expect(fields).toEqual(expect.arrayContaining(['companyName', 'email']))
-    const badEmail = await t.call({ method: 'POST', url: '/api/tool/user', token: t.admin, body: { companyName: 'X', email: 'not-an-email', password: PASSWORD } })
+    const badEmail = await t.call<Refusal>({ method: 'POST', url: '/api/tool/user', token: t.admin, body: { companyName: 'X', email: 'not-an-email', password: PASSWORD } })
     expect(badEmail.status).toBe(400)
     expect((badEmail.data.errors as { field: string }[]).map((e) => e.field)).toContain('email')
     const badType = await t.call({ method: 'POST', url: '/api/tool/user', token: t.admin, body: { companyName: 'X', email: 'x@line.test', password: PASSWORD, userType: 'boss' } })
@@ -179,7 +182,7 @@ describe('the tool API', () => {
     lineToken = token
     const d = await register(token)
     await online(d, { iccid: '8931000000000012345' })
-    const res = await tool('POST', `/devices/${d.sn}/test`, token)
+    const res = await tool<ToolTest>('POST', `/devices/${d.sn}/test`, token)
     expect(res.code, res.msg).toBe(200)
     expect(res.data).toMatchObject({ sn: d.sn, testResult: 'passed', gnssSatellites: 9, simIccid: '8931000000000012345', failureReason: '' })
     expect(res.data.pingMs).toBeGreaterThanOrEqual(0)
@@ -195,9 +198,9 @@ describe('the tool API', () => {
     expect(removal.status).toBe(409)
     expect(removal.msg).toContain('tester@line.test')
 
-    const mine = await tool('GET', '/devices', token)
+    const mine = await tool<Paged<{ sn: string; testResult: string }>>('GET', '/devices', token)
     expect(mine.data.rows.map((r: { sn: string }) => r.sn)).toEqual([d.sn])
-    expect(mine.data.rows[0].testResult).toBe('passed')
+    expect(mine.data.rows[0]!.testResult).toBe('passed')
   })
 
   it('fails a device without a GNSS fix or not answering, says why, and tests it again once it is right', async () => {
@@ -207,17 +210,17 @@ describe('the tool API', () => {
     const sim = await online(weak)
     await sim.reportTelemetry({ gps: { lat: 52.37, lng: 4.89, satellites: 2 } })
     await waitFor(async () => (await toolRow(weak.deviceId)).gnssSatellites === 2, 'the weak fix recorded')
-    const res = await tool('POST', `/devices/${weak.sn}/test`, token)
+    const res = await tool<ToolTest>('POST', `/devices/${weak.sn}/test`, token)
     expect(res.code, res.msg).toBe(200)
     expect(res.data.testResult).toBe('failed')
     expect(res.data.failureReason).toContain('GNSS')
     expect(res.msg).toContain('failed')
     await sim.reportTelemetry()
     await waitFor(async () => (await toolRow(weak.deviceId)).gnssSatellites === 9, 'the good fix recorded')
-    expect((await tool('POST', `/devices/${weak.sn}/test`, token)).data.testResult).toBe('passed')
+    expect((await tool<ToolTest>('POST', `/devices/${weak.sn}/test`, token)).data.testResult).toBe('passed')
 
     const offline = await register(token)
-    const zh = await tool('POST', `/devices/${offline.sn}/test`, token, undefined, 'zh_CN')
+    const zh = await tool<ToolTest>('POST', `/devices/${offline.sn}/test`, token, undefined, 'zh_CN')
     expect(zh.data.testResult).toBe('failed')
     expect(zh.data.failureReason).toContain('ping')
     expect(zh.data.pingMs).toBeNull()
@@ -236,16 +239,16 @@ describe('the tool API', () => {
     const before = await snapshot(t, 'toolDevice' as never)
     expect((await tool('POST', `/devices/${production.sn}/test`, trial)).status).toBe(404)
     expect((await tool('POST', `/devices/${testDevice.sn}/test`, prod)).status).toBe(404)
-    const consoleAdded = await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn: randomSn(), modelId: Number((await t.app.services.db.selectFrom('iotModel').select('modelId').where('productId', '=', 'VELO-4G').executeTakeFirstOrThrow()).modelId) } })
+    const consoleAdded = await t.call<{ sn: string }>({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn: randomSn(), modelId: Number((await t.app.services.db.selectFrom('iotModel').select('modelId').where('productId', '=', 'VELO-4G').executeTakeFirstOrThrow()).modelId) } })
     expect(consoleAdded.code, consoleAdded.msg).toBe(200)
     expect((await tool('POST', `/devices/${consoleAdded.data.sn}/test`, prod)).status).toBe(404)
     expect((await tool('POST', '/devices/bad sn/test', prod)).status).toBe(400)
     expect(await snapshot(t, 'toolDevice' as never)).toEqual(before)
 
-    expect((await tool('GET', '/devices', trial)).data.rows.map((r: { sn: string }) => r.sn)).toEqual([testDevice.sn])
+    expect((await tool<Paged<{ sn: string }>>('GET', '/devices', trial)).data.rows.map((r: { sn: string }) => r.sn)).toEqual([testDevice.sn])
     expect((await tool('GET', '/devices?pageSize=0', trial)).status).toBe(400)
 
-    const consoleList = await t.call({ method: 'POST', url: '/api/tool/iot/list', token: t.admin, body: { pageNum: 1, pageSize: 100, userType: 'test' } })
+    const consoleList = await t.call<Paged<{ sn: string }>>({ method: 'POST', url: '/api/tool/iot/list', token: t.admin, body: { pageNum: 1, pageSize: 100, userType: 'test' } })
     expect(consoleList.code, consoleList.msg).toBe(200)
     const sns = consoleList.data.rows.map((r: { sn: string }) => r.sn)
     expect(sns).toContain(testDevice.sn)
@@ -260,7 +263,7 @@ describe('the tool API', () => {
     await waitFor(async () => (await toolRow(d.deviceId)).gnssAt, 'the fix on connect recorded')
     // As if the fix were older than the test accepts.
     await db().updateTable('toolDevice').set({ gnssAt: new Date(Date.now() - 3600_000).toISOString() }).where('deviceId', '=', d.deviceId).execute()
-    const res = await tool('POST', `/devices/${d.sn}/test`, lineToken)
+    const res = await tool<ToolTest>('POST', `/devices/${d.sn}/test`, lineToken)
     expect(res.data.testResult, res.data.failureReason).toBe('passed')
     expect(sim.received.map((r) => r.command.name)).toEqual(['ping', 'report'])
   })

@@ -1,6 +1,8 @@
+import type { Paged, UserInfo } from '@velo/shared'
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { TreeOption } from '../src/modules/system/access'
 import { verifyPassword } from '../src/platform/auth/passwords'
-import { addRole, addUser, deptId, idOf, limitedUser, snapshot, useTestApp, waitForOperLog } from './harness'
+import { addRole, addUser, deptId, idOf, limitedUser, type Refusal, snapshot, useTestApp, waitForOperLog } from './harness'
 
 const t = useTestApp()
 let adminRole: number
@@ -20,9 +22,9 @@ const payload = (userName: string, extra: object = {}) => ({
   phonenumber: '+31 20 123 4567',
   ...extra,
 })
-const addViaApi = (token: string, body: object) => t.call({ method: 'POST', url: '/api/system/user', token, body })
-const edit = (token: string, body: object) => t.call({ method: 'PUT', url: '/api/system/user', token, body })
-const userInfo = (token: string) => t.call({ url: '/api/getUserInfo', token })
+const addViaApi = <T = unknown>(token: string, body: object) => t.call<T>({ method: 'POST', url: '/api/system/user', token, body })
+const edit = (token: string, body: object) => t.call<{ nickName: string }>({ method: 'PUT', url: '/api/system/user', token, body })
+const userInfo = (token: string) => t.call<UserInfo>({ url: '/api/getUserInfo', token })
 const users = () => snapshot(t, 'sysUser', 'sysUserRole')
 
 /** A second administrator (admin role), signed in. */
@@ -34,7 +36,7 @@ async function otherAdmin(userName: string) {
 describe('add', () => {
   it('hashes the password with argon2id, links the roles, and never sends the password back', async () => {
     const sales = await deptId(t, 'Sales')
-    const res = await addViaApi(t.admin, payload('alice01', { deptId: sales, roleIds: [commonRole] }))
+    const res = await addViaApi<{ userId: number }>(t.admin, payload('alice01', { deptId: sales, roleIds: [commonRole] }))
     expect(res.status, res.msg).toBe(200)
     expect(res.data).toMatchObject({ userName: 'alice01', deptId: sales, deptIdLabel: 'Sales', status: '0' })
     expect(JSON.stringify(res.data)).not.toMatch(/password|argon2|Secret12/)
@@ -43,7 +45,7 @@ describe('add', () => {
     expect(stored.password).toMatch(/^\$argon2id\$/)
     expect(await verifyPassword(stored.password, 'Secret12!')).toBe(true)
 
-    const got = await t.call({ url: `/api/system/user/${res.data.userId}`, token: t.admin })
+    const got = await t.call<{ roleIds: number[] }>({ url: `/api/system/user/${res.data.userId}`, token: t.admin })
     expect(got.data.roleIds).toEqual([commonRole])
     expect(JSON.stringify(got.data)).not.toMatch(/password|argon2/)
     const token = await t.login('alice01', 'Secret12!')
@@ -63,7 +65,7 @@ describe('add', () => {
       [payload('bob00006', { deptId: 99999 }), 'deptId'],
     ]
     for (const [body, field] of cases) {
-      const res = await addViaApi(t.admin, body)
+      const res = await addViaApi<Refusal>(t.admin, body)
       expect(res.status, JSON.stringify(body)).toBe(400)
       expect(res.data.errors.map((e: { field: string }) => e.field)).toContain(field)
     }
@@ -198,9 +200,9 @@ describe('PUT /system/user/resetPwd', () => {
     const id = await addUser(t, { userName: 'forgetful2' })
     const before = await users()
     for (const password of ['short', 'has space 1', 'x'.repeat(21)]) {
-      const res = await t.call({ method: 'PUT', url: '/api/system/user/resetPwd', token: t.admin, body: { userId: id, password } })
+      const res = await t.call<Refusal>({ method: 'PUT', url: '/api/system/user/resetPwd', token: t.admin, body: { userId: id, password } })
       expect(res.status).toBe(400)
-      expect(res.data.errors[0].field).toBe('password')
+      expect(res.data.errors[0]!.field).toBe('password')
       expect(res.msg).toMatch(/Password must be 6 to 20/)
     }
     expect((await t.call({ method: 'PUT', url: '/api/system/user/resetPwd', token: t.admin, body: { userId: 99999, password: 'Fresh123!' } })).status).toBe(404)
@@ -220,7 +222,7 @@ describe('PUT /system/user/changeStatus', () => {
   it('disabling ends the user’s sessions at once; enabling lets them sign in again', async () => {
     const id = await addUser(t, { userName: 'leaver2' })
     const token = await t.login('leaver2', 'secret12')
-    const res = await t.call({ method: 'PUT', url: '/api/system/user/changeStatus', token: t.admin, body: { userId: id, status: '1' } })
+    const res = await t.call<{ status: string }>({ method: 'PUT', url: '/api/system/user/changeStatus', token: t.admin, body: { userId: id, status: '1' } })
     expect(res.status, res.msg).toBe(200)
     expect(res.data.status).toBe('1')
     expect((await t.app.services.sessions.listActive()).some((s) => s.userId === id)).toBe(false)
@@ -240,9 +242,9 @@ describe('PUT /system/user/changeStatus', () => {
   it('refuses a status other than 0 or 1, and unknown users', async () => {
     const id = await addUser(t, { userName: 'leaver3' })
     const before = await users()
-    const res = await t.call({ method: 'PUT', url: '/api/system/user/changeStatus', token: t.admin, body: { userId: id, status: '2' } })
+    const res = await t.call<Refusal>({ method: 'PUT', url: '/api/system/user/changeStatus', token: t.admin, body: { userId: id, status: '2' } })
     expect(res.status).toBe(400)
-    expect(res.data.errors[0].field).toBe('status')
+    expect(res.data.errors[0]!.field).toBe('status')
     expect((await t.call({ method: 'PUT', url: '/api/system/user/changeStatus', token: t.admin, body: { userId: 99999, status: '1' } })).status).toBe(404)
     expect(await users()).toEqual(before)
   })
@@ -264,7 +266,7 @@ describe('a limited role: its own menus, data scope "department and below" (Sale
   })
 
   it('lists only users of Sales and below', async () => {
-    const res = await t.call({ method: 'POST', url: '/api/system/user/list', token: limited.token, body: { pageSize: 500 } })
+    const res = await t.call<Paged<{ userName: string; deptId: number }>>({ method: 'POST', url: '/api/system/user/list', token: limited.token, body: { pageSize: 500 } })
     expect(res.status).toBe(200)
     const names = res.data.rows.map((r: { userName: string }) => r.userName)
     expect(names).toContain('euseller')
@@ -325,8 +327,8 @@ describe('a limited role: its own menus, data scope "department and below" (Sale
         ],
       },
     ])
-    const full = await t.call({ url: '/api/system/user/deptTree', token: t.admin })
+    const full = await t.call<TreeOption[]>({ url: '/api/system/user/deptTree', token: t.admin })
     expect(full.data.map((n: { label: string }) => n.label)).toEqual(['Velo HQ'])
-    expect(full.data[0].children.map((n: { label: string }) => n.label)).toEqual(['Research & Development', 'Sales', 'After-sales Service'])
+    expect(full.data[0]!.children!.map((n: { label: string }) => n.label)).toEqual(['Research & Development', 'Sales', 'After-sales Service'])
   })
 })

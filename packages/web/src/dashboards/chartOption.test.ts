@@ -20,6 +20,7 @@ const figureOf = (figures: readonly FigureDef[], key: string) => figures.find((f
 const all = () => true
 
 // The options are read loosely: echarts' option types are unions of arrays and objects.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an option is read by path as echarts takes it (an axis or a list of axes, a point a number or an object); its own type admits neither reading without a cast through unknown
 type Loose = Record<string, any>
 const optionOf = (figure: FigureDef, rows: (string | number | null)[][], marks?: { at: string; label: string }[], today = '2030-01-01') =>
   chartOption(figure, { key: figure.key, rows, marks }, shownColumns(figure, all), colors, today) as Loose

@@ -31,7 +31,7 @@ export function IconPicker(props: InputProps) {
 
 /** Stars for a whole number from 1 to the field's max (an evaluation); a text box's placeholder means nothing here. */
 export function RateInput(props: InputProps) {
-  const { placeholder: _placeholder, onChange, ...rest } = controlProps(props)
+  const { placeholder: _placeholder, onChange, ...rest } = controlProps<number>(props)
   const f = props.field
   // Clicking the chosen star again clears it: no value, not 0 stars.
   return <Rate count={f.kind === 'number' && f.max ? f.max : 5} {...rest} onChange={(stars) => onChange?.(stars || undefined)} />

@@ -10,22 +10,22 @@ import { localized } from '../../i18n'
 import { subtreeIds } from '../tree'
 import { useOtherField } from './otherFields'
 import { useEntityChoices, useFieldOptions, type FieldOption, type TreeOption } from './options'
-import type { InputProps } from './types'
+import type { ControlProps, InputProps } from './types'
 
 // Form and search inputs, one per way a value is entered; the kind table picks them per kind. Each
 // passes Form.Item's value, onChange and id straight to the antd control.
 
-/** Form.Item's props without ours, for the antd control. */
-export const controlProps = ({ entity: _entity, field: _field, rowId: _rowId, ...rest }: InputProps) => rest
+/** Form.Item's props without ours, for the antd control; `V` is the value the control holds. */
+export const controlProps = <V = unknown,>({ entity: _entity, field: _field, rowId: _rowId, ...rest }: InputProps) => rest as ControlProps<V>
 
 export const maxLengthOf = (props: InputProps) => ('max' in props.field && typeof props.field.max === 'number' ? props.field.max : undefined)
 
 export function TextInput(props: InputProps) {
-  return <Input allowClear maxLength={maxLengthOf(props)} {...controlProps(props)} />
+  return <Input allowClear maxLength={maxLengthOf(props)} {...controlProps<string>(props)} />
 }
 
 export function PasswordInput(props: InputProps) {
-  return <Password autoComplete="new-password" {...controlProps(props)} />
+  return <Password autoComplete="new-password" {...controlProps<string>(props)} />
 }
 
 /** One choice as a choice input shows it: its name (text or a coloured tag) and what it means. */

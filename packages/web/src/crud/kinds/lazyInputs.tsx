@@ -2,6 +2,7 @@ import { lazy, Suspense, useState, type ComponentType, type ReactElement } from 
 // antd's Input alone: `Input` from 'antd' carries its text area and one-time-code boxes along, which
 // a list's first paint does not show (they load with the forms and pages that use them).
 import Input from 'antd/es/input/Input'
+import type { FieldDef } from '@velo/shared'
 import type { InputProps } from './types'
 
 // Inputs whose antd controls are large (date pickers, number inputs, uploads, trees, the rich-text
@@ -10,7 +11,7 @@ import type { InputProps } from './types'
 
 type Loader = () => Promise<ComponentType<InputProps>>
 /** Any kind's input: the kind table narrows the field's type per kind. */
-type AnyKindInput = (props: InputProps<any>) => ReactElement
+type AnyKindInput = <F extends FieldDef>(props: InputProps<F>) => ReactElement
 
 const hasValue = (value: unknown) => (Array.isArray(value) ? value.some((v) => v !== null && v !== undefined && v !== '') : value !== null && value !== undefined && value !== '')
 

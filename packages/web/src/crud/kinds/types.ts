@@ -21,14 +21,21 @@ export interface CellProps<F extends FieldDef = FieldDef, R = Row> {
 export interface InputProps<F extends FieldDef = FieldDef> {
   entity: ResolvedEntity
   field: F
-  value?: any
-  onChange?: (value: any) => void
+  value?: unknown
+  onChange?: (value: unknown) => void
   id?: string
   disabled?: boolean
   placeholder?: string
   /** The id of the row being modified (a tree parent cannot be the node itself or below it). */
   rowId?: unknown
 }
+
+/**
+ * Form.Item's props as a control holding values of `V` takes them: Form.Item gives each input the
+ * value its kind keeps in the form, which the kind table cannot type per kind (and takes back
+ * whatever the control's onChange sends, an event or a value).
+ */
+export type ControlProps<V> = Omit<InputProps, 'entity' | 'field' | 'rowId' | 'value'> & { value?: V }
 
 export type InputComponent<F extends FieldDef = FieldDef> = ComponentType<InputProps<F>>
 
@@ -45,7 +52,7 @@ export interface KindUi<F extends FieldDef = FieldDef> {
   /** Form value → wire value (dayjs → 'YYYY-MM-DD'). */
   toWire?: (value: unknown) => unknown
   /** Applied as the user types (letter codes are kept upper-case). */
-  normalize?: (value: any) => any
+  normalize?: (value: unknown) => unknown
   /** The prop the input's value binds to (Switch: checked). */
   valuePropName?: string
   /** The placeholder's verb for a text box or a list; none leaves the control's own. */

@@ -1,4 +1,5 @@
 import { DatePicker, InputNumber, Space } from 'antd'
+import type { Dayjs } from 'dayjs'
 import { useTranslation } from 'react-i18next'
 import { durationUnitOf } from '@velo/shared'
 import { durationUnitWord } from '../../i18n/numbers'
@@ -7,7 +8,7 @@ import type { InputProps } from '../kinds/types'
 /** A day range for dates and instants. */
 export function DayRangeInput({ value, onChange, id, field, ...rest }: InputProps & { autoFocus?: boolean }) {
   return (
-    <DatePicker.RangePicker id={id} value={value} onChange={onChange} allowEmpty={[true, true]} style={{ width: 240 }} autoFocus={rest.autoFocus} data-testid={`search-${field.name}`} />
+    <DatePicker.RangePicker id={id} value={value as [Dayjs | null, Dayjs | null] | null | undefined} onChange={onChange} allowEmpty={[true, true]} style={{ width: 240 }} autoFocus={rest.autoFocus} data-testid={`search-${field.name}`} />
   )
 }
 

@@ -69,7 +69,7 @@ export default function TelemetryPage() {
         <Form layout="inline">
           <Form.Item label={t('iot.telemetry.device')}>
             <span data-testid="telemetry-device" style={{ display: 'inline-block', minWidth: 240 }}>
-              <ReferenceSearch entity={entity} field={deviceField} value={deviceId} onChange={(v: number | undefined) => update({ device: v ?? null })} placeholder={t('iot.telemetry.devicePlaceholder')} />
+              <ReferenceSearch entity={entity} field={deviceField} value={deviceId} onChange={(v) => update({ device: (v as number | undefined) ?? null })} placeholder={t('iot.telemetry.devicePlaceholder')} />
             </span>
           </Form.Item>
           <Form.Item label={t('iot.telemetry.range')}>
