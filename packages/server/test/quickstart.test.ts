@@ -17,7 +17,8 @@ const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 function quickstart(args: string[], env: Record<string, string>) {
-  const { DATABASE_URL: _ignored, ...inherited } = process.env
+  // As a newcomer's shell has it: without Vitest's NODE_ENV=test, which would build development React and antd.
+  const { DATABASE_URL: _ignored, NODE_ENV: _vitest, ...inherited } = process.env
   const r = spawnSync(process.execPath, ['scripts/quickstart.mjs', ...args], { cwd: ROOT, env: { ...inherited, QUICKSTART_NO_INSTALL: '1', ...env }, encoding: 'utf8', timeout: 170_000 })
   return { status: r.status, out: `${r.stdout}${r.stderr}` }
 }
