@@ -456,6 +456,10 @@ async function main() {
       await Promise.all([run('npx', ['tsc', '--noEmit', '-p', 'packages/server'], copy), run('npx', ['tsc', '--noEmit', '-p', 'packages/web'], copy)])
     })
 
+    await step("lint the module's files (npx eslint), as the project's own code", async () => {
+      await run('npx', ['eslint', ...Object.keys(files).filter((name) => /\.tsx?$/.test(name))], copy)
+    })
+
     const probe = async (input: ProbeInput) => {
       const out = await run('npx', ['tsx', 'scripts/check-generated-module.ts'], join(copy, 'packages/server'), { GEN_CHECK_INPUT: JSON.stringify(input), ADMIN_PASSWORD })
       // A module that ended the process early (an escaped process.exit()) exits 0 without its last line.
