@@ -82,7 +82,8 @@ async function running(firmwareId: number, devices: { deviceId: number }[], valu
 
 const campaign = async (id: number) => db().selectFrom('otaCampaign').selectAll().where('campaignId', '=', id).executeTakeFirstOrThrow()
 const rows = async (id: number) => db().selectFrom('otaCampaignDevice').selectAll().where('campaignId', '=', id).orderBy('position').execute()
-const untilStatus = (id: number, status: string, timeoutMs = 15_000) =>
+// As in ota-rollout.test.ts: a campaign's devices report through the broker, slower with the suite's other files beside it.
+const untilStatus = (id: number, status: string, timeoutMs = 25_000) =>
   waitFor(async () => ((await campaign(id)).status === status ? campaign(id) : null), `campaign ${id} ${status}`, timeoutMs)
 const untilState = (id: number, state: string, index = 0) => waitFor(async () => ((await rows(id))[index]?.state === state ? (await rows(id))[index] : null), `device ${index} ${state}`)
 const history = async (upgradeId: number) => {
