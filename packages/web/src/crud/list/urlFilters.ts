@@ -106,6 +106,9 @@ function urlText(f: FieldDef, value: unknown): string | undefined {
   return String(value)
 }
 
+/** One URL parameter, its commas left readable (lists and ranges are comma-separated). */
+const queryParam = ([name, text]: readonly [string, string]) => `${encodeURIComponent(name)}=${encodeURIComponent(text).replace(/%2C/gi, ',')}`
+
 /** What a list shows, as the URL says it: the search form's values, the status chosen, and the place. */
 export interface ListView {
   fields: readonly SearchField[]
@@ -139,7 +142,7 @@ export function listQuery(view: ListView): string {
   if (view.pageNum > 1) params.push(['pageNum', String(view.pageNum)])
   if (view.pageSize !== view.defaultPageSize) params.push(['pageSize', String(view.pageSize)])
   if (view.sort) params.push(['orderByColumn', view.sort.field], ['isAsc', view.sort.order])
-  return params.map(([name, text]) => `${encodeURIComponent(name)}=${encodeURIComponent(text).replace(/%2C/gi, ',')}`).join('&')
+  return params.map(queryParam).join('&')
 }
 
 /**
@@ -148,7 +151,7 @@ export function listQuery(view: ListView): string {
  */
 export function withListQuery(search: string, owned: readonly string[], query: string): string {
   const kept = [...new URLSearchParams(search)].filter(([name]) => !owned.includes(name))
-  const rest = kept.map(([name, text]) => `${encodeURIComponent(name)}=${encodeURIComponent(text).replace(/%2C/gi, ',')}`)
+  const rest = kept.map(queryParam)
   const all = [query, ...rest].filter(Boolean).join('&')
   return all ? `?${all}` : ''
 }
