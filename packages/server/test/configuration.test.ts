@@ -52,6 +52,7 @@ const SEEDED_KEYS = [
   'iot.message.retentionDays',
   'service.repairOrder.reviewDays',
   'service.repairOrder.repairDays',
+  'service.repairOrder.collectionDays',
   'iot.sim.carrierSyncMinutes',
   'iot.sim.simulatedCarrierDelaySeconds',
   'iot.warning.lowBatteryPercent',

@@ -45,6 +45,7 @@ export const CONFIG_VALUE_TYPES: Readonly<Record<string, ValueType>> = {
   'ota.blockBytes': { type: 'integer', min: 1024, max: 65536, unit: { en_US: 'bytes', zh_CN: '字节' } },
   'service.repairOrder.reviewDays': { type: 'integer', min: 0, max: 365, unit: { en_US: 'working days', zh_CN: '个工作日' } },
   'service.repairOrder.repairDays': { type: 'integer', min: 0, max: 365, unit: { en_US: 'working days', zh_CN: '个工作日' } },
+  'service.repairOrder.collectionDays': { type: 'integer', min: 1, max: 365, unit: { en_US: 'days', zh_CN: '天' } },
   // Tool system › SQL execution (issue 20): what one statement may take.
   'tool.sql.timeoutSeconds': { type: 'integer', min: 1, max: 300, unit: seconds },
   'tool.sql.maxRows': { type: 'integer', min: 1, max: 100000, unit: { en_US: 'rows', zh_CN: '行' } },

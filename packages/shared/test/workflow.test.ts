@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { actionRefusal, defineEntity, noteApplies, notePlaceholders, serviceEntities } from '../src'
+import { actionRefusal, defineEntity, finalStates, historyStepLabel, noteApplies, notePlaceholders, serviceEntities } from '../src'
 
 // Whether a row action is offered for a row: the web hides it, the server refuses it, by the same data.
 
@@ -81,5 +81,49 @@ describe('actionRefusal', () => {
     expect(noteApplies(note, { deviceId: null })).toBe(false)
     expect(noteApplies({ ...note, whenSet: undefined, whenEmpty: ['deviceId'] }, { deviceId: '' })).toBe(true)
     expect(notePlaceholders('Device {deviceId} of {thingId}, {not a field}')).toEqual(['deviceId', 'thingId'])
+  })
+})
+
+// Issue 38: a timed step is a definition line; a bad one fails at start, not at its first tick.
+describe('timed steps', () => {
+  const base = {
+    key: 'thing',
+    table: 'thing',
+    path: '/x/thing',
+    permission: 'x:thing',
+    label: { en_US: 'Thing', zh_CN: '东西' },
+    idField: 'thingId',
+    defaultSort: { field: 'thingId', order: 'asc' as const },
+    fields: [
+      { name: 'thingId', kind: 'number' as const, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true },
+      {
+        name: 'state',
+        kind: 'enum' as const,
+        label: { en_US: 'State', zh_CN: '状态' },
+        options: ['open', 'waiting', 'closed'].map((value) => ({ value, label: { en_US: value, zh_CN: value }, color: 'default' as const })),
+      },
+    ],
+  }
+  const lapse = { name: 'lapse', label: { en_US: 'Lapse', zh_CN: '失效' }, from: ['waiting'], to: 'closed', after: { days: 3 } }
+  const withTimed = (timed: (typeof lapse)[]) => () =>
+    defineEntity({ ...base, transitions: { field: 'state', steps: [{ name: 'wait', label: { en_US: 'Wait', zh_CN: '等待' }, from: ['open'], to: 'waiting' }], timed } })
+
+  it('checks them at start: states of the field, a step that leaves, whole days, one timed step per state, a free name', () => {
+    expect(withTimed([lapse])).not.toThrow()
+    expect(withTimed([{ ...lapse, to: 'gone' }])).toThrow(/gone is not a state/)
+    expect(withTimed([{ ...lapse, from: [] }])).toThrow(/needs from states/)
+    expect(withTimed([{ ...lapse, to: 'waiting' }])).toThrow(/must leave its states/)
+    expect(withTimed([{ ...lapse, after: { days: 0 } }])).toThrow(/whole number of days/)
+    expect(withTimed([{ ...lapse, after: { days: 1.5 } }])).toThrow(/whole number of days/)
+    expect(withTimed([lapse, { ...lapse, name: 'lapseAgain' }])).toThrow(/both leave one state/)
+    expect(withTimed([{ ...lapse, name: 'wait' }])).toThrow(/reserved or used twice/)
+  })
+
+  it('makes the states they leave not final, and labels their history rows', () => {
+    const e = withTimed([lapse])()
+    expect(finalStates(e)).toEqual(['closed'])
+    expect(historyStepLabel(e, 'lapse')).toEqual(lapse.label)
+    expect(historyStepLabel(e, 'wait')?.en_US).toBe('Wait')
+    expect(historyStepLabel(e, 'nope')).toBeUndefined()
   })
 })

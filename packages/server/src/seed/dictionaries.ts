@@ -85,6 +85,7 @@ export const SEED_CONFIGS: [string, string, string, string][] = [
   ['iot.message.retentionDays', 'Device message retention', '7', 'days the message log keeps'],
   ['service.repairOrder.reviewDays', 'Service order review time', '2', 'working days a pending service order may wait for review before it is overdue'],
   ['service.repairOrder.repairDays', 'Service order repair time', '10', 'working days a service order may stay in processing before it is overdue'],
+  ['service.repairOrder.collectionDays', 'Service order collection wait', '30', 'days a service order waits for the customer to send the bike before it closes by itself'],
   ['iot.sim.carrierSyncMinutes', 'SIM carrier sync', '60', 'minutes between asking the carrier for the state of each SIM card'],
   ['iot.sim.simulatedCarrierDelaySeconds', 'Simulated carrier delay', '5', 'seconds the simulated carrier takes to confirm a SIM card change'],
   ['iot.warning.lowBatteryPercent', 'Low battery warning', '15', '% charge below which a low-battery warning is raised, for devices whose configuration template sets none'],

@@ -482,6 +482,8 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 14, apply: (tx) => definedButtonsArea(tx) },
   // Upgrade campaigns' Skip the held action (issue 35: a held device is skipped past its limit, or on request).
   { version: 15, apply: (tx) => definedButtonsArea(tx) },
+  // How long a service order waits for the customer's bike before it closes by itself (a timed step).
+  { version: 16, apply: (tx) => missingConfigs(tx) },
 ]
 
 /** The version a database is at once seeded by this server. */

@@ -173,6 +173,18 @@ export const repairOrder = defineEntity({
         danger: true,
       },
     ],
+    // RMA practice: a return authorisation lapses when the product never arrives. An order whose
+    // customer was asked to mail the bike and never did closes by itself, instead of waiting forever
+    // among the open ones; staff who arrange a pickup (arrangingCollection) keep theirs.
+    timed: [
+      {
+        name: 'closeUncollected',
+        label: { en_US: 'Closed: bike never sent', zh_CN: '超期未寄车关闭' },
+        from: ['bikeCollecting'],
+        to: 'closed',
+        after: { days: 30, configKey: 'service.repairOrder.collectionDays' },
+      },
+    ],
     deadline: {
       field: 'dueTime',
       due: {

@@ -222,12 +222,34 @@ export interface StateDeadline {
   configKey?: string
 }
 
+/**
+ * A step nobody takes by hand (a collection the customer never sent closes after 30 days): the engine
+ * takes it for each row that has stayed in one of its `from` states for `after`, counted from the
+ * last step that brought the row into that state (a step that stays, a remark, does not restart it;
+ * a row no step has moved counts from its creation). It runs as the server's sweep
+ * `{entity}.{name}` (once per tick across instances, listed under Monitoring › Jobs), as the user
+ * 'system', with the guards, history and after-hooks of any step. It has no route, button or
+ * permission: nobody may take it early.
+ */
+export interface TimedStep {
+  /** camelCase: names its sweep and its history rows. */
+  name: string
+  /** The history's wording and the jobs page's ('Close: bike never sent'). */
+  label: Label
+  from: readonly string[]
+  to: string
+  /** How long a row stays in a `from` state before the step is taken; `configKey` makes it a setting. */
+  after: StateDeadline
+}
+
 export interface Transitions {
   /** An `enum` field: its options are the states; it is never written by add, modify or import. */
   field: string
   /** The state a new row starts in; default the first option. */
   initial?: string
   steps: readonly TransitionStep[]
+  /** Steps the engine takes when a row has waited long enough in a state (TimedStep). */
+  timed?: readonly TimedStep[]
   /**
    * Due times: a `datetime` field the engine sets on entering a state listed in `due` (and clears
    * otherwise); a row past it is overdue while its state is not final.

@@ -11,13 +11,20 @@ export function stepsFrom(e: Pick<EntityDef, 'transitions'>, state: string): Tra
   return (e.transitions?.steps ?? []).filter((s) => s.from.includes(state))
 }
 
-/** States no step leaves, or only steps that stay (nothing more happens to the row). */
+/** States no step leaves, or only steps that stay (nothing more happens to the row); a timed step leaves its states too. */
 export function finalStates(e: Pick<EntityDef, 'transitions' | 'fields'>): string[] {
   const t = e.transitions
   if (!t) return []
   const field = e.fields.find((f) => f.name === t.field)
   const states = field?.kind === 'enum' ? field.options.map((o) => o.value) : []
-  return states.filter((state) => !t.steps.some((s) => s.from.includes(state) && stepTargets(s).some((to) => to !== state)))
+  const leaves = (state: string) =>
+    t.steps.some((s) => s.from.includes(state) && stepTargets(s).some((to) => to !== state)) || (t.timed ?? []).some((s) => s.from.includes(state) && s.to !== state)
+  return states.filter((state) => !leaves(state))
+}
+
+/** The label of a step of the row's history, taken by hand or by the engine (a timed step); undefined for a name neither has. */
+export function historyStepLabel(e: Pick<EntityDef, 'transitions'>, name: string) {
+  return (e.transitions?.steps.find((s) => s.name === name) ?? e.transitions?.timed?.find((s) => s.name === name))?.label
 }
 
 /** Why a row may not have an action now; null when it may. */
@@ -114,6 +121,15 @@ export function checkWorkflow(def: EntityDef, fieldMap: ReadonlyMap<string, Fiel
       checkContext(`step ${step.name}`, step.context)
       checkNotes(`step ${step.name}`, step.notes)
       if (step.input?.some((f) => f.name === 'to')) fail(`step ${step.name}: input may not be called "to" (the chosen state travels as to)`)
+    }
+    for (const step of t.timed ?? []) {
+      checkName(step.name)
+      if (!step.from.length) fail(`timed step ${step.name} needs from states`)
+      for (const s of [...step.from, step.to]) state(s, `timed step ${step.name}`)
+      if (step.from.includes(step.to)) fail(`timed step ${step.name} must leave its states (a step that stays would run again at every tick)`)
+      if (!Number.isInteger(step.after.days) || step.after.days < 1) fail(`timed step ${step.name}: after.days must be a whole number of days ≥ 1`)
+      // Two timed steps from one state would race for the same rows.
+      for (const other of t.timed ?? []) if (other !== step && other.from.some((s) => step.from.includes(s))) fail(`timed steps ${step.name} and ${other.name} both leave one state`)
     }
     if (t.deadline) {
       const due = fieldMap.get(t.deadline.field)

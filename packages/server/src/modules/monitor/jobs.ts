@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises'
 import { extname } from 'node:path'
-import { type JobInfo, JOB_STATES, type Language, type Paged, type ScheduledWorkInfo } from '@velo/shared'
+import { type JobInfo, JOB_STATES, type Label, type Language, type Paged, type ScheduledWorkInfo } from '@velo/shared'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -87,7 +87,7 @@ export function registerJobs(app: FastifyInstance, services: Services) {
     },
     async (req): Promise<ScheduledWorkInfo[]> => {
       const lang = languageOf(req)
-      return (await jobs.scheduler.list()).map((work) => ({ ...work, title: scheduleTitle(work.key, lang) }))
+      return (await jobs.scheduler.list()).map((work) => ({ ...work, title: scheduleTitle(work.key, lang, work.title) }))
     },
   )
 
@@ -174,8 +174,8 @@ export function registerJobs(app: FastifyInstance, services: Services) {
   )
 }
 
-/** A scheduled work's name in the caller's language; its key where no message names it (a test's sweep). */
-export function scheduleTitle(key: string, lang: Language): string {
+/** A scheduled work's name in the caller's language: its message, else its own title, else its key (a test's sweep). */
+export function scheduleTitle(key: string, lang: Language, title?: Label): string {
   const messageKey = `schedule.${key}`
-  return messageKey in catalogs[lang] ? t(lang, messageKey as MessageKey) : key
+  return messageKey in catalogs[lang] ? t(lang, messageKey as MessageKey) : (title?.[lang] ?? key)
 }

@@ -10,6 +10,7 @@ import {
   type Label,
   type ResolvedEntity,
   type StateDeadline,
+  type TimedStep,
   stepPermission,
   stepTargets,
   type TransitionStep,
@@ -25,9 +26,9 @@ import type { Database } from '../../db/schema'
 import { BusinessType } from '../audit/operation-log'
 import { ConfigValues } from '../config-keys'
 import { ok } from '../envelope'
-import { badRequest, conflict, forbidden } from '../errors'
+import { AppError, badRequest, conflict, forbidden } from '../errors'
 import { languageOf } from '../http'
-import { defineJobKind, jobInfo, type SweepDef } from '../jobs'
+import { defineJobKind, jobInfo, SYSTEM_AUTH, type SweepDef } from '../jobs'
 import { hasPermission } from '../rbac/auth-context'
 import { resolveRowScope } from '../rbac/data-scope'
 import { bilingual } from '../i18n/zod-messages'
@@ -261,16 +262,20 @@ export function markOverdue(e: ResolvedEntity, rows: Row[]) {
   }
 }
 
-/** Adds days to an instant; working days skip Saturdays and Sundays (UTC), as a service desk counts them. */
+/**
+ * Adds days to an instant (negative days go back); working days skip Saturdays and Sundays (UTC), as
+ * a service desk counts them.
+ */
 export function addDays(start: Date, days: number, workingDays: boolean): Date {
   const d = new Date(start)
   if (!workingDays) {
     d.setUTCDate(d.getUTCDate() + days)
     return d
   }
-  let left = days
+  const direction = Math.sign(days)
+  let left = Math.abs(days)
   while (left > 0) {
-    d.setUTCDate(d.getUTCDate() + 1)
+    d.setUTCDate(d.getUTCDate() + direction)
     const day = d.getUTCDay()
     if (day !== 0 && day !== 6) left--
   }
@@ -284,6 +289,101 @@ async function deadlineColumns(tx: Db, e: ResolvedEntity, state: string, now: Da
   if (!due) return { [deadline.field]: null }
   const days = due.configKey ? await new ConfigValues(tx).int(due.configKey, due.days, 0) : due.days
   return { [deadline.field]: addDays(now, days, !!due.workingDays).toISOString() }
+}
+
+/** Who a step is taken by, on which row, towards which state, with what input, within which rows. */
+interface StepRequest {
+  id: number
+  step: TransitionStep
+  to: string
+  input: Row
+  auth: AuthContext
+  scope: RowScope
+}
+
+/**
+ * One step on one row in the caller's transaction, whoever takes it (a user's route, a timed step):
+ * the state read, the guards, the status and its due time written only from the state read, the
+ * history row and the after-hooks. Answers the hooks' arguments for the after-commit hooks.
+ */
+async function takeStep(tx: Transaction<Database>, e: ResolvedEntity, repo: EntityRepository, handlers: WorkflowHandlers, req: StepRequest) {
+  const t = e.transitions!
+  const { id, step, to, input, auth } = req
+  const row = await repo.fetchOne(tx, id, req.scope)
+  const from = String(row[t.field])
+  if (!step.from.includes(from)) throw notAllowed(step, valueLabel(e, t.field, from))
+  const args: TransitionArgs = { tx, auth, step, row, from, to, input, context: {} }
+  for (const guard of handlers.guards?.[step.name] ?? []) await guard(args)
+  const now = new Date()
+  const set: Row = { [t.field]: to, ...(to !== from ? await deadlineColumns(tx, e, to, now) : {}) }
+  if (e.storage?.audited !== false) Object.assign(set, { updateBy: auth.userName, updateTime: now.toISOString() })
+  // Only from the state just read: of two reviewers at once, the second finds it changed.
+  const changed = await dynamicDb(tx).updateTable(e.table).set(set).where(e.idField, '=', id).where(t.field, '=', from).executeTakeFirst()
+  if (Number(changed.numUpdatedRows) !== 1) {
+    // Another step moved it since it was read: the refusal names the state it is in now.
+    const current = await dynamicDb(tx).selectFrom(e.table).select(t.field).where(e.idField, '=', id).executeTakeFirst()
+    throw notAllowed(step, valueLabel(e, t.field, current?.[t.field] ?? from))
+  }
+  await recordTransitions(tx, [{ entity: e.key, rowId: id, step: step.name, fromState: from, toState: to, input, userId: auth.userId, userName: auth.userName, operTime: now.toISOString() }])
+  const after = await repo.fetchOne(tx, id, req.scope)
+  for (const hook of handlers.afterTransition ?? []) await hook({ ...args, after })
+  const { tx: _tx, ...committed } = args
+  return { committed, after }
+}
+
+const ALL_ROWS: RowScope = { all: true }
+
+/** How often the engine looks for rows a timed step takes: its waits are days, so a few minutes late is on time. */
+const TIMED_STEP_EVERY = '5m'
+
+/** Rows one timed-step sweep takes at most; the next tick takes the rest. */
+const TIMED_BATCH = 500
+
+/**
+ * The rows of an entity that have stayed in one of a timed step's states since `cutoff` or longer:
+ * since the last step that brought them into it (steps that stay, a remark, do not count), or their
+ * creation where no step has moved them.
+ */
+export async function rowsDueForTimedStep(db: Db, e: ResolvedEntity, step: TimedStep, cutoff: Date): Promise<number[]> {
+  const t = e.transitions!
+  const entered = db
+    .selectFrom('sysTransitionLog')
+    .select((eb) => eb.fn.max('operTime').as('entered'))
+    .where('entity', '=', e.key)
+    .where('rowId', '=', sql.ref<number>(`${e.table}.${e.idField}`))
+    .where('toState', '=', sql.ref<string>(`${e.table}.${t.field}`))
+    .whereRef('fromState', '<>', 'toState')
+  const rows = await dynamicDb(db)
+    .selectFrom(e.table)
+    .select(e.idField)
+    .where(t.field, 'in', step.from)
+    .where(sql`coalesce((${entered}), ${sql.ref(`${e.table}.createTime`)})`, '<=', cutoff.toISOString())
+    .orderBy(e.idField)
+    .limit(TIMED_BATCH)
+    .execute()
+  return rows.map((r) => Number(r[e.idField]))
+}
+
+/**
+ * One run of a timed step's sweep: each due row in its own transaction, as the system, so that one
+ * row a guard refuses (or another step moved meanwhile) leaves the others to go. Answers the rows moved.
+ */
+async function takeTimedStep(services: Services, e: ResolvedEntity, repo: EntityRepository, handlers: WorkflowHandlers, step: TimedStep, signal: AbortSignal): Promise<number> {
+  const db = services.db
+  const days = step.after.configKey ? await services.configValues.int(step.after.configKey, step.after.days, 1) : step.after.days
+  const ids = await rowsDueForTimedStep(db, e, step, addDays(new Date(), -days, !!step.after.workingDays))
+  let moved = 0
+  for (const id of ids) {
+    if (signal.aborted) break
+    try {
+      const { committed, after } = await db.transaction().execute((tx) => takeStep(tx, e, repo, handlers, { id, step, to: step.to, input: {}, auth: SYSTEM_AUTH, scope: ALL_ROWS }))
+      for (const hook of handlers.afterTransitionCommit ?? []) await hook({ ...committed, after })
+      moved++
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err
+    }
+  }
+  return moved
 }
 
 /** The input of a step or action, checked as an add's values are (required, formats, limits). */
@@ -329,7 +429,15 @@ export function registerWorkflowRoutes(
   for (const [name, sweep] of Object.entries(handlers.every ?? {})) if (sweep) services.jobs.every({ ...sweep, key: `${e.key}.${name}` })
 
   for (const name of Object.keys(handlers.guards ?? {})) {
-    if (!t?.steps.some((s) => s.name === name)) throw new Error(`${e.key}: a guard for ${name}, which is no step`)
+    if (!t?.steps.some((s) => s.name === name) && !t?.timed?.some((s) => s.name === name)) throw new Error(`${e.key}: a guard for ${name}, which is no step`)
+  }
+  for (const step of t?.timed ?? []) {
+    services.jobs.every({
+      key: `${e.key}.${step.name}`,
+      title: { en_US: `${e.label.en_US}: ${step.label.en_US}`, zh_CN: `${e.label.zh_CN}：${step.label.zh_CN}` },
+      every: TIMED_STEP_EVERY,
+      run: (signal) => takeTimedStep(services, e, repo, handlers, step, signal),
+    })
   }
   for (const name of Object.keys(handlers.actions ?? {})) {
     if (!e.actions?.some((a) => a.name === name)) throw new Error(`${e.key}: a handler for ${name}, which is no action`)
@@ -362,39 +470,8 @@ export function registerWorkflowRoutes(
           const input = keptInput(withDefaults(step.input, Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'to'))))
           const auth = caller(req)
           const scope = await scopeOf(req)
-          const context: Row = {}
-          let committed: Omit<TransitionArgs, 'tx'> | undefined
-          const after = await db.transaction().execute(async (tx) => {
-            const row = await repo.fetchOne(tx, req.params.id, scope)
-            const from = String(row[t.field])
-            if (!step.from.includes(from)) throw notAllowed(step, valueLabel(e, t.field, from))
-            const args: TransitionArgs = { tx, auth, step, row, from, to, input, context }
-            for (const guard of handlers.guards?.[step.name] ?? []) await guard(args)
-            const now = new Date()
-            const set: Row = { [t.field]: to, ...(to !== from ? await deadlineColumns(tx, e, to, now) : {}) }
-            if (e.storage?.audited !== false) Object.assign(set, { updateBy: auth.userName, updateTime: now.toISOString() })
-            // Only from the state just read: of two reviewers at once, the second finds it changed.
-            const changed = await dynamicDb(tx)
-              .updateTable(e.table)
-              .set(set)
-              .where(e.idField, '=', req.params.id)
-              .where(t.field, '=', from)
-              .executeTakeFirst()
-            if (Number(changed.numUpdatedRows) !== 1) {
-              // Another step moved it since it was read: the refusal names the state it is in now.
-              const current = await dynamicDb(tx).selectFrom(e.table).select(t.field).where(e.idField, '=', req.params.id).executeTakeFirst()
-              throw notAllowed(step, valueLabel(e, t.field, current?.[t.field] ?? from))
-            }
-            await recordTransitions(tx, [
-              { entity: e.key, rowId: req.params.id, step: step.name, fromState: from, toState: to, input, userId: auth.userId, userName: auth.userName, operTime: now.toISOString() },
-            ])
-            const afterRow = await repo.fetchOne(tx, req.params.id, scope)
-            for (const hook of handlers.afterTransition ?? []) await hook({ ...args, after: afterRow })
-            const { tx: _tx, ...rest } = args
-            committed = rest
-            return afterRow
-          })
-          for (const hook of handlers.afterTransitionCommit ?? []) await hook({ ...committed!, after })
+          const { committed, after } = await db.transaction().execute((tx) => takeStep(tx, e, repo, handlers, { id: req.params.id, step, to, input, auth, scope }))
+          for (const hook of handlers.afterTransitionCommit ?? []) await hook({ ...committed, after })
           const reached = valueLabel(e, t.field, to)
           return ok(after, 'transition.done', { stepEn: step.label.en_US, stepZh: step.label.zh_CN, stateEn: reached.en_US, stateZh: reached.zh_CN })
         },

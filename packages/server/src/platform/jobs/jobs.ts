@@ -34,7 +34,7 @@ export const SYSTEM_USER_ID = 0
 export const SYSTEM_USER_NAME = 'system'
 
 /** The rights a system job runs with: every permission, every department's data. */
-const SYSTEM_AUTH: AuthContext = Object.freeze({
+export const SYSTEM_AUTH: AuthContext = Object.freeze({
   userId: SYSTEM_USER_ID,
   userName: SYSTEM_USER_NAME,
   deptId: null,

@@ -1,3 +1,4 @@
+import type { Label } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Selectable } from 'kysely'
 import type { JobScheduleTable } from '../../db/schema'
@@ -98,6 +99,8 @@ export function everyMs(every: Every): number {
 export interface SweepDef {
   /** Names the sweep's row in sys_job_schedule and its line on the jobs page (schedule.<key> in the messages). */
   key: string
+  /** Its name on the jobs page where no message `schedule.<key>` names it (a sweep the engine derives from a definition). */
+  title?: Label
   /** How long from the end of one run to the next; a function when a test or a setting changes it. */
   every: Every | (() => number)
   /**
@@ -118,6 +121,8 @@ export interface ScheduledWork {
   runs: 'job' | 'once' | 'everywhere'
   everyMs: number | null
   intervalHours: number | null
+  /** The sweep's own title (SweepDef.title). */
+  title?: Label
   lastRunTime: string | null
   nextRunTime: string | null
   lastDurationMs: number | null
@@ -314,6 +319,7 @@ export class Scheduler {
         runs: def.runs ?? 'once',
         everyMs: this.intervalOf(def),
         intervalHours: null,
+        ...(def.title ? { title: def.title } : {}),
         lastRunTime: row ? row.updateTime : mine.lastRunTime,
         nextRunTime: row ? row.nextRunTime : mine.nextRunTime,
         lastDurationMs: row ? row.lastDurationMs : mine.lastDurationMs,

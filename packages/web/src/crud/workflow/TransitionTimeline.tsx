@@ -2,7 +2,7 @@ import { Empty, Spin, Space, Timeline, Typography } from 'antd'
 import { ArrowRightOutlined } from '@ant-design/icons'
 import { useQuery } from '@tanstack/react-query'
 import dayjs from 'dayjs'
-import type { FieldDef, ResolvedEntity } from '@velo/shared'
+import { historyStepLabel, type FieldDef, type ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import { crudApi, crudKeys, type TransitionRecord } from '../api/crudApi'
@@ -59,12 +59,14 @@ export function TransitionTimeline({ entity, id }: { entity: ResolvedEntity; id:
       data-testid="transition-timeline"
       items={history.data.map((record) => {
         const step = steps.find((s) => s.name === record.step)
+        // A timed step (the engine's, by 'system') is labelled by its definition too; it takes no input.
+        const label = historyStepLabel(entity, record.step)
         return {
           key: record.logId,
           content: (
             <div data-testid="transition-record">
               <Space size={8} wrap>
-                <Typography.Text strong>{step ? localized(step.label) : record.step}</Typography.Text>
+                <Typography.Text strong>{label ? localized(label) : record.step}</Typography.Text>
                 {record.fromState !== record.toState && (
                   <>
                     <StateTag entity={entity} state={record.fromState} />
