@@ -19,12 +19,21 @@ import type { Ok } from './envelope'
  * `ok(data, messageKey)`; the envelope hook wraps it before the serializer writes it.
  */
 export function envelope<S extends z.ZodType>(data: S) {
+  // One per data schema (madeOnce): the routes of a definition share it, and so its built serializer.
+  let made = envelopes.get(data)
+  if (!made) envelopes.set(data, (made = z.object({ code: z.number(), msg: z.string(), data })))
   // Typed as what the handler returns (the type provider checks handlers against the output type).
-  return z.object({ code: z.number(), msg: z.string(), data }) as unknown as z.ZodType<z.output<S> | Ok<z.output<S>>>
+  return made as unknown as z.ZodType<z.output<S> | Ok<z.output<S>>>
 }
+const envelopes = new WeakMap<z.ZodType, z.ZodType>()
 
-/** A page of rows: `{rows, total}`. */
-export const pageOf = <S extends z.ZodType>(row: S) => z.object({ rows: z.array(row), total: z.number() })
+/** A page of rows: `{rows, total}`, one per row schema. */
+export function pageOf<S extends z.ZodType>(row: S) {
+  let made = pages.get(row)
+  if (!made) pages.set(row, (made = z.object({ rows: z.array(row), total: z.number() })))
+  return made as z.ZodObject<{ rows: z.ZodArray<S>; total: z.ZodNumber }>
+}
+const pages = new WeakMap<z.ZodType, z.ZodType>()
 
 /** A row of an entity as the API answers it (shared/entity/api-row.ts). */
 // Typed loosely: the engine's repository reads rows of any entity (the web reads them as ApiRowOf).
@@ -139,13 +148,20 @@ export class ResponseSerializers {
  * routes a given process never answers. test/response-serializers.test.ts builds every one. The
  * routes' builds wait in `unbuilt` (their app's ResponseSerializers) until built.
  */
+/**
+ * Serializers already built, by response schema, for the process: a schema made once (madeOnce,
+ * envelope) is built once whichever app answers first (the test suite's files each build one).
+ */
+const builtSerializers = new WeakMap<z.ZodType, (data: unknown) => string>()
+
 function responseSerializer(options: { check: boolean }, unbuilt: Set<() => unknown>): FastifySerializerCompiler<z.ZodType> {
   return ({ schema, method, url }) => {
     let compiled: ((data: unknown) => string) | undefined
     // Built once, then off the waiting set: an answer only calls what is built.
     const build = () => {
       if (!compiled) {
-        compiled = fastJson(serializerSchema(schema) as never)
+        compiled = builtSerializers.get(schema)
+        if (!compiled) builtSerializers.set(schema, (compiled = fastJson(serializerSchema(schema) as never)))
         unbuilt.delete(build)
       }
       return compiled

@@ -21,19 +21,33 @@ export { sanitizeRichText }
 
 const SERVER: ValueSchemaOptions = { richText: sanitizeRichText }
 
-/** The zod type of one field's value as clients send it, rich text sanitized. */
-export const valueSchema = (f: FieldDef) => sharedValueSchema(f, SERVER)
+/**
+ * A schema made once per definition (or field, or field list) for the process. Schemas are immutable,
+ * and making them was a fifth of building the app: once per server, but ~200 times in the test suite,
+ * whose files each build their own app in a worker that keeps the definitions.
+ */
+export function madeOnce<K extends object, T>(make: (key: K) => T): (key: K) => T {
+  const made = new WeakMap<K, T>()
+  return (key) => {
+    if (made.has(key)) return made.get(key)!
+    const value = make(key)
+    made.set(key, value)
+    return value
+  }
+}
 
-export const addSchema = (e: ResolvedEntity) => sharedAddSchema(e, SERVER)
+/** The zod type of one field's value as clients send it, rich text sanitized. */
+export const valueSchema = madeOnce((f: FieldDef) => sharedValueSchema(f, SERVER))
+
+export const addSchema = madeOnce((e: ResolvedEntity) => sharedAddSchema(e, SERVER))
 
 /** One import row: the template's columns, checked as on add. */
-export const importRowSchema = (columns: readonly FieldDef[]) => sharedImportRowSchema(columns, SERVER)
+export const importRowSchema = madeOnce((columns: readonly FieldDef[]) => sharedImportRowSchema(columns, SERVER))
 
 /** Modify: immutable fields and passwords are not part of it (and so are dropped if sent). */
 // The status of an entity with transitions is let through so that changing it is refused plainly
 // (repository: refuseDirectStatusChange), not dropped unseen.
-export const editSchema = (e: ResolvedEntity) =>
-  sharedEditSchema(e, SERVER).extend(e.transitions ? { [e.transitions.field]: z.unknown().optional() } : {})
+export const editSchema = madeOnce((e: ResolvedEntity) => sharedEditSchema(e, SERVER).extend(e.transitions ? { [e.transitions.field]: z.unknown().optional() } : {}))
 
 function filterSchema(f: FieldDef): z.ZodType {
   const numeric = ['number', 'money', 'reference', 'treeParent', 'referenceMany'].includes(f.kind)
@@ -55,22 +69,22 @@ export const pagingFields = {
 }
 
 /** One optional filter per searchable field, as the list, its export, its counts and its summary take them. */
-export const filterFields = (e: ResolvedEntity): Record<string, z.ZodType> => ({
+export const filterFields = madeOnce((e: ResolvedEntity): Record<string, z.ZodType> => ({
   ...Object.fromEntries(e.searchable.map((f) => [f.name, filterSchema(f)])),
   // Entities with due times: `overdue` true keeps the rows past their due time in a state that is not
   // final (the home page's card links to them), false the others. A URL's 'true'/'false' is taken too.
   ...(e.transitions?.deadline ? { overdue: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional() } : {}),
-})
+}))
 
 /** List body: paging, a whitelisted sort and one optional filter per searchable field; anything else is refused. */
-export function listSchema(e: ResolvedEntity) {
-  return z.strictObject({
+export const listSchema = madeOnce((e: ResolvedEntity) =>
+  z.strictObject({
     ...pagingFields,
     orderByColumn: z.string().max(64).optional(),
     isAsc: z.enum(['asc', 'desc', 'ascending', 'descending']).optional(),
     ...filterFields(e),
-  })
-}
+  }),
+)
 
 export type ListBody = z.infer<ReturnType<typeof listSchema>>
 

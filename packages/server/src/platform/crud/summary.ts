@@ -9,7 +9,7 @@ import type { RowScope } from '../rbac/data-scope'
 import { envelope } from '../responses'
 import type { Services } from '../services'
 import type { EntityRepository } from './repository'
-import { filterFields } from './schemas'
+import { filterFields, madeOnce } from './schemas'
 
 /** Periods one summary answers at most: a day's bars for almost three years, a week's for nineteen. */
 export const SUMMARY_MAX_PERIODS = 1000
@@ -37,8 +37,8 @@ function fieldChoice(allowed: readonly FieldDef[], what: { en_US: string; zh_CN:
  * periods by, the summable field added up (none: rows counted), the period and the days from and to
  * (both included, UTC).
  */
-export function summarySchema(e: ResolvedEntity) {
-  return z
+export const summarySchema = madeOnce((e: ResolvedEntity) =>
+  z
     .strictObject({
       ...filterFields(e),
       time: fieldChoice(timeFields(e), { en_US: 'time', zh_CN: 'time ' }),
@@ -61,7 +61,7 @@ export function summarySchema(e: ResolvedEntity) {
         })
       }
     })
-}
+)
 
 /** One period as the route answers it. */
 export const summaryPoint = z.object({ bucket: z.string(), value: z.number(), count: z.number() })
