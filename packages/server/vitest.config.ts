@@ -33,7 +33,9 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       { extends: true, test: { ...common, name: 'isolated', include: ISOLATED, isolate: true } },
-      { extends: true, test: { ...common, name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false } },
+      // One migrated and seeded database that each test app copies (test/template-database.ts). Not for
+      // the isolated files: what they register or mock changes what the seed writes.
+      { extends: true, test: { ...common, name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false, globalSetup: ['test/template-database.ts'] } },
     ],
   },
 })

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
@@ -7,7 +7,7 @@ import ExcelJS from 'exceljs'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import type { Kysely, Selectable } from 'kysely'
 import pg from 'pg'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
 import { buildApp, type BuildOptions } from '../src/app'
 import { loadConfig } from '../src/config'
 import { newUserRow } from '../src/platform/auth/new-user'
@@ -15,8 +15,9 @@ import { hashPassword } from '../src/platform/auth/passwords'
 import type { ImportIssue } from '../src/platform/crud/import'
 import type { FieldIssue } from '../src/platform/errors'
 import type { Database, JobTable, OperLogTable } from '../src/db/schema'
+import { ADMIN_PASSWORD } from './template-database'
 
-export const ADMIN_PASSWORD = 'admin123!'
+export { ADMIN_PASSWORD }
 
 export interface TestApp {
   app: FastifyInstance
@@ -68,13 +69,18 @@ export interface CallOptions {
  * A fresh PostgreSQL database per app when TEST_DATABASE_URL is set, else a fresh SQLite file (a
  * test of both dialects names the one it wants).
  */
-export async function freshDatabase(dir: string, dialect: 'sqlite' | 'postgres' = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite'): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshDatabase(
+  dir: string,
+  dialect: 'sqlite' | 'postgres' = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite',
+  /** A PostgreSQL database to copy (seededDatabase): names made by the suite, never a test's text. */
+  template?: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL
   if (dialect === 'sqlite' || !base) return { url: `sqlite:${join(dir, 'test.db')}`, drop: async () => {} }
   const name = `velo_test_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: base })
   await admin.connect()
-  await admin.query(`create database ${name}`)
+  await admin.query(template ? `create database ${name} template ${template}` : `create database ${name}`)
   await admin.end()
   const url = new URL(base)
   url.pathname = `/${name}`
@@ -95,6 +101,22 @@ export async function freshDatabase(dir: string, dialect: 'sqlite' | 'postgres' 
   }
 }
 
+/**
+ * A database as the template (test/template-database.ts) left it, migrated and seeded: a copy of its
+ * SQLite file, or a PostgreSQL database made from it. Without the template (a file run outside the
+ * suite's config) a fresh one, which the app migrates and seeds itself.
+ */
+async function seededDatabase(dir: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const template = inject('templateDatabase')
+  if (!template) return freshDatabase(dir)
+  if (!process.env.TEST_DATABASE_URL) {
+    const file = join(dir, 'test.db')
+    copyFileSync(template.sqliteFile, file)
+    return { url: `sqlite:${file}`, drop: async () => {} }
+  }
+  return freshDatabase(dir, 'postgres', template.postgresName ?? undefined)
+}
+
 export interface TestAppOptions extends Pick<BuildOptions, 'modules' | 'iot' | 'schedules'> {
   /** Another app's database (several instances on one database); its owner drops it, not this app. */
   databaseUrl?: string
@@ -103,7 +125,7 @@ export interface TestAppOptions extends Pick<BuildOptions, 'modules' | 'iot' | '
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'velo-test-'))
   const { databaseUrl, ...buildOptions } = options
-  const database = databaseUrl ? { url: databaseUrl, drop: async () => {} } : await freshDatabase(dir)
+  const database = databaseUrl ? { url: databaseUrl, drop: async () => {} } : env.DATABASE_URL ? { url: env.DATABASE_URL, drop: async () => {} } : await seededDatabase(dir)
   // TEST_MQTT_URL runs the apps on an external broker (Mosquitto), each in a shared-subscription
   // group of its own so parallel test files do not take each other's device messages. A test that
   // chooses its broker (MQTT_URL or MQTT_PORT) keeps its choice: the auth tests need the embedded one.
