@@ -20,7 +20,7 @@ import { SearchForm } from './list/SearchForm'
 import { deleteRefusal, editRefusal, mayEditRow } from './list/stateRefusal'
 import { filtersFrom, searchFieldsOf } from './list/searchFields'
 import { useDeleteRows } from './list/useDeleteRows'
-import { listQuery, overdueField, PLACE_PARAMS, placeFromUrl, searchFromUrl, withListQuery, type ListPlace } from './list/urlFilters'
+import { LIST_WRITE_STATE, listQuery, overdueField, PLACE_PARAMS, placeFromUrl, searchFromUrl, withListQuery, writtenByList, type ListPlace } from './list/urlFilters'
 import { exportBody, initialListState, useEntityList, type ListSort } from './list/useEntityList'
 import { useLiveReferences } from './list/useLiveReferences'
 import { useOperations } from './list/useOperations'
@@ -157,8 +157,9 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
     if (appliedUrl !== urlKey) {
       setAppliedUrl(urlKey)
       // A link naming a search, page or sort (a home card's, a tag's) opens the list so; a link naming
-      // none (the menu's) opens it as the user left it, which the URL then says.
-      if (urlListQuery !== shownQuery && urlListQuery !== '') {
+      // none (the menu's) opens it as the user left it, which the URL then says. An address the list
+      // wrote itself is never taken back from: it may be older than the user's last choice.
+      if (urlListQuery !== shownQuery && urlListQuery !== '' && !writtenByList(location.state)) {
         stateFilter.choose(fromUrl.state)
         setSearchValues(fromUrl.values)
         setFormKey((key) => key + 1)
@@ -172,7 +173,7 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
     // the address it had (no new history entry for each page turned). The page's own parameters stay.
     if (urlListQuery !== shownQuery && navigator) {
       const owned = [...searchFields.map((f) => f.field.name), ...(stateFilter.field ? [stateFilter.field] : []), ...PLACE_PARAMS]
-      navigator.replace({ pathname: location.pathname, search: withListQuery(urlQuery, owned, shownQuery), hash: location.hash })
+      navigator.replace({ pathname: location.pathname, search: withListQuery(urlQuery, owned, shownQuery), hash: location.hash }, LIST_WRITE_STATE)
     }
     // Only a new URL or a new state of the list; the hooks' functions are new on every render.
   }, [urlKey, shownQuery])

@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
-import { Link, MemoryRouter, useLocation } from 'react-router'
+import { Link, MemoryRouter, useLocation, useNavigate } from 'react-router'
 import dayjs from 'dayjs'
 import { iotEntities, iotWarningEntities, memberEntities, serviceEntities, systemEntities, type FieldDef, type SessionUser } from '@velo/shared'
 import { sessionStore } from '../../session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { EntityListPage } from '../EntityListPage'
 import { filtersFrom, searchFieldsOf, type SearchField } from './searchFields'
-import { listQuery, overdueField, placeFromUrl, searchFromUrl, withListQuery } from './urlFilters'
+import { LIST_WRITE_STATE, listQuery, overdueField, placeFromUrl, searchFromUrl, withListQuery } from './urlFilters'
 
 const alarm = iotWarningEntities.iotAlarm
 const fieldsOf = (e: typeof alarm | typeof iotEntities.iotDevice | typeof memberEntities.ride) => searchFieldsOf(e)
@@ -104,6 +104,16 @@ describe('list state → URL query', () => {
 function Address() {
   const { search } = useLocation()
   return <output data-testid="address">{search}</output>
+}
+
+/** An address the list wrote itself arriving late, after its user chose again (two quick choices on a busy machine). */
+function LateOwnWrite({ search }: { search: string }) {
+  const navigate = useNavigate()
+  return (
+    <button type="button" onClick={() => void navigate({ pathname: '/iot/warning', search }, { replace: true, state: LIST_WRITE_STATE })}>
+      late
+    </button>
+  )
 }
 
 describe('a list opened with filters in its URL', () => {
@@ -203,5 +213,24 @@ describe('a list opened with filters in its URL', () => {
     fireEvent.click(screen.getByText('menu'))
     await waitFor(() => expect(screen.getByTestId('address').textContent).toBe('?state=activeAck'))
     expect(listBodies().at(-1)).toMatchObject({ state: ['activeAck'] })
+  })
+
+  it('never goes back to an address it wrote itself that arrives late: it writes what it shows again', async () => {
+    renderWithProviders(
+      <MemoryRouter initialEntries={['/iot/warning']}>
+        <EntityListPage entity={alarm} />
+        <Address />
+        <LateOwnWrite search="?state=activeUnack" />
+      </MemoryRouter>,
+    )
+    const bar = await screen.findByTestId('state-filter')
+    fireEvent.click(within(bar).getByText(/^Active, acknowledged/))
+    await waitFor(() => expect(screen.getByTestId('address').textContent).toBe('?state=activeAck'))
+    // The write of an earlier choice lands now: the list keeps the user's last choice and says it again.
+    fireEvent.click(screen.getByText('late'))
+    await waitFor(() => expect(screen.getByTestId('address').textContent).toBe('?state=activeAck'))
+    expect(bar.querySelector('.ant-radio-button-wrapper-checked')?.textContent).toMatch(/^Active, acknowledged/)
+    expect(listBodies().at(-1)).toMatchObject({ state: ['activeAck'] })
+    expect(listBodies().some((b) => JSON.stringify(b.state) === '["activeUnack"]')).toBe(false)
   })
 })

@@ -80,6 +80,17 @@ export interface UrlSearch {
   place: ListPlace
 }
 
+/**
+ * The history state of an address the list wrote itself (its user searched, chose a status or a
+ * page). Such an address may arrive after the user changed the list again (two quick choices on a
+ * busy machine): the list then writes what it shows instead of going back to it. Only an address
+ * from elsewhere (a link, a home card) opens the list at what it names.
+ */
+export const LIST_WRITE_STATE = { listPlace: true } as const
+
+/** Whether a location's history state says the list wrote the address itself. */
+export const writtenByList = (state: unknown): boolean => typeof state === 'object' && state !== null && (state as { listPlace?: unknown }).listPlace === true
+
 /** The URL parameters of a list's place; no entity field takes these names (LIST_PLACE_NAMES, shared/entity/define.ts). */
 export const PLACE_PARAMS = ['pageNum', 'pageSize', 'orderByColumn', 'isAsc'] as const
 
