@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest'
-import { actionRefusal, defineEntity, finalStates, historyStepLabel, noteApplies, notePlaceholders, serviceEntities } from '../src'
+import { actionRefusal, defineEntity, finalStates, historyStepLabel, noteApplies, notePlaceholders, serviceEntities, type FieldDef } from '../src'
 
 // Whether a row action is offered for a row: the web hides it, the server refuses it, by the same data.
+
+/** A definition to check: an id field, then the fields a test adds. */
+const thing = <const F extends readonly FieldDef[]>(...fields: F) => ({
+  key: 'thing',
+  table: 'thing',
+  path: '/x/thing',
+  permission: 'x:thing',
+  label: { en_US: 'Thing', zh_CN: '东西' },
+  idField: 'thingId',
+  defaultSort: { field: 'thingId', order: 'asc' as const },
+  fields: [{ name: 'thingId', kind: 'number' as const, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true }, ...fields],
+})
 
 describe('actionRefusal', () => {
   const evaluate = serviceEntities.repairOrder.actions!.find((a) => a.name === 'evaluate')!
@@ -16,16 +28,7 @@ describe('actionRefusal', () => {
   })
 
   it('fails a definition whose whenEmpty names no field, or is not about rows', () => {
-    const base = {
-      key: 'thing',
-      table: 'thing',
-      path: '/x/thing',
-      permission: 'x:thing',
-      label: { en_US: 'Thing', zh_CN: '东西' },
-      idField: 'thingId',
-      defaultSort: { field: 'thingId', order: 'asc' as const },
-      fields: [{ name: 'thingId', kind: 'number' as const, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true }],
-    }
+    const base = thing()
     const action = { name: 'mark', label: { en_US: 'Mark', zh_CN: '标记' } }
     expect(() => defineEntity({ ...base, actions: [{ ...action, on: 'row', whenEmpty: ['nope'] }] })).toThrow(/mark\.whenEmpty: nope is not a field/)
     expect(() => defineEntity({ ...base, actions: [{ ...action, on: 'toolbar', whenEmpty: ['thingId'] }] })).toThrow(/only row and selection actions/)
@@ -33,19 +36,7 @@ describe('actionRefusal', () => {
 
   // Issue 36: a step's dialog shows the row's fields its definition names (the feedback beside the reply box).
   it('checks the fields a dialog shows as its context: fields of the row, of a row action', () => {
-    const base = {
-      key: 'thing',
-      table: 'thing',
-      path: '/x/thing',
-      permission: 'x:thing',
-      label: { en_US: 'Thing', zh_CN: '东西' },
-      idField: 'thingId',
-      defaultSort: { field: 'thingId', order: 'asc' as const },
-      fields: [
-        { name: 'thingId', kind: 'number' as const, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true },
-        { name: 'secret', kind: 'password' as const, label: { en_US: 'Secret', zh_CN: '密钥' } },
-      ],
-    }
+    const base = thing({ name: 'secret', kind: 'password' as const, label: { en_US: 'Secret', zh_CN: '密钥' } })
     const action = { name: 'answer', label: { en_US: 'Answer', zh_CN: '回复' } }
     expect(defineEntity({ ...base, actions: [{ ...action, on: 'row', context: ['thingId'] }] }).actions?.[0]?.context).toEqual(['thingId'])
     expect(() => defineEntity({ ...base, actions: [{ ...action, on: 'row', context: ['nope'] }] })).toThrow(/answer\.context: nope is not a field/)
@@ -55,20 +46,10 @@ describe('actionRefusal', () => {
 
   // Issue 36: a dialog says what the operation does beyond the row, from the row's values (a bike's IoT device on unbinding).
   it('checks and applies the notes a dialog says: fields of the row, in both languages, of a row action', () => {
-    const base = {
-      key: 'thing',
-      table: 'thing',
-      path: '/x/thing',
-      permission: 'x:thing',
-      label: { en_US: 'Thing', zh_CN: '东西' },
-      idField: 'thingId',
-      defaultSort: { field: 'thingId', order: 'asc' as const },
-      fields: [
-        { name: 'thingId', kind: 'number' as const, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true },
-        { name: 'deviceId', kind: 'number' as const, label: { en_US: 'Device', zh_CN: '设备' } },
-        { name: 'secret', kind: 'password' as const, label: { en_US: 'Secret', zh_CN: '密钥' } },
-      ],
-    }
+    const base = thing(
+      { name: 'deviceId', kind: 'number' as const, label: { en_US: 'Device', zh_CN: '设备' } },
+      { name: 'secret', kind: 'password' as const, label: { en_US: 'Secret', zh_CN: '密钥' } },
+    )
     const action = { name: 'drop', label: { en_US: 'Drop', zh_CN: '丢弃' }, on: 'row' as const }
     const note = { whenSet: ['deviceId'], text: { en_US: 'Device {deviceId} stays', zh_CN: '设备 {deviceId} 保留' } }
     expect(defineEntity({ ...base, actions: [{ ...action, notes: [note] }] }).actions?.[0]?.notes).toEqual([note])
@@ -86,24 +67,12 @@ describe('actionRefusal', () => {
 
 // Issue 38: a timed step is a definition line; a bad one fails at start, not at its first tick.
 describe('timed steps', () => {
-  const base = {
-    key: 'thing',
-    table: 'thing',
-    path: '/x/thing',
-    permission: 'x:thing',
-    label: { en_US: 'Thing', zh_CN: '东西' },
-    idField: 'thingId',
-    defaultSort: { field: 'thingId', order: 'asc' as const },
-    fields: [
-      { name: 'thingId', kind: 'number' as const, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true },
-      {
-        name: 'state',
-        kind: 'enum' as const,
-        label: { en_US: 'State', zh_CN: '状态' },
-        options: ['open', 'waiting', 'closed'].map((value) => ({ value, label: { en_US: value, zh_CN: value }, color: 'default' as const })),
-      },
-    ],
-  }
+  const base = thing({
+    name: 'state',
+    kind: 'enum' as const,
+    label: { en_US: 'State', zh_CN: '状态' },
+    options: ['open', 'waiting', 'closed'].map((value) => ({ value, label: { en_US: value, zh_CN: value }, color: 'default' as const })),
+  })
   const lapse = { name: 'lapse', label: { en_US: 'Lapse', zh_CN: '失效' }, from: ['waiting'], to: 'closed', after: { days: 3 } }
   const withTimed = (timed: (typeof lapse)[]) => () =>
     defineEntity({ ...base, transitions: { field: 'state', steps: [{ name: 'wait', label: { en_US: 'Wait', zh_CN: '等待' }, from: ['open'], to: 'waiting' }], timed } })
