@@ -74,8 +74,8 @@ describe('timed steps', () => {
     options: ['open', 'waiting', 'closed'].map((value) => ({ value, label: { en_US: value, zh_CN: value }, color: 'default' as const })),
   })
   const lapse = { name: 'lapse', label: { en_US: 'Lapse', zh_CN: '失效' }, from: ['waiting'], to: 'closed', after: { days: 3 } }
-  const withTimed = (timed: (typeof lapse)[]) => () =>
-    defineEntity({ ...base, transitions: { field: 'state', steps: [{ name: 'wait', label: { en_US: 'Wait', zh_CN: '等待' }, from: ['open'], to: 'waiting' }], timed } })
+  const withTimed = (timed: (typeof lapse)[], storage?: { audited: boolean }) => () =>
+    defineEntity({ ...base, ...(storage ? { storage } : {}), transitions: { field: 'state', steps: [{ name: 'wait', label: { en_US: 'Wait', zh_CN: '等待' }, from: ['open'], to: 'waiting' }], timed } })
 
   it('checks them at start: states of the field, a step that leaves, whole days, one timed step per state, a free name', () => {
     expect(withTimed([lapse])).not.toThrow()
@@ -86,6 +86,7 @@ describe('timed steps', () => {
     expect(withTimed([{ ...lapse, after: { days: 1.5 } }])).toThrow(/whole number of days/)
     expect(withTimed([lapse, { ...lapse, name: 'lapseAgain' }])).toThrow(/both leave one state/)
     expect(withTimed([{ ...lapse, name: 'wait' }])).toThrow(/reserved or used twice/)
+    expect(withTimed([lapse], { audited: false })).toThrow(/need an audited table/)
   })
 
   it('makes the states they leave not final, and labels their history rows', () => {

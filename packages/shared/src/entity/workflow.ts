@@ -122,6 +122,8 @@ export function checkWorkflow(def: EntityDef, fieldMap: ReadonlyMap<string, Fiel
       checkNotes(`step ${step.name}`, step.notes)
       if (step.input?.some((f) => f.name === 'to')) fail(`step ${step.name}: input may not be called "to" (the chosen state travels as to)`)
     }
+    // A row no step has moved waits from its creation: its create_time, which only an audited table has.
+    if (t.timed?.length && def.storage?.audited === false) fail('timed steps need an audited table (create_time)')
     for (const step of t.timed ?? []) {
       checkName(step.name)
       if (!step.from.length) fail(`timed step ${step.name} needs from states`)
