@@ -188,11 +188,16 @@ async function recordMotion(page: Page) {
     const seen = new Set<string>()
     ;(window as unknown as { motionSeen: Set<string> }).motionSeen = seen
     new MutationObserver((records) => {
-      for (const r of records) {
-        const target = r.target as Element
-        for (const name of target.classList ?? []) if (/-(enter|appear|leave)-active$/.test(name)) seen.add(name)
+      // A busy machine runs this callback after a short motion has ended: the class each change replaced (oldValue) still names it.
+      const note = (classes: string | null | undefined) => {
+        for (const name of (classes ?? '').split(/\s+/)) if (/-(enter|appear|leave)-active$/.test(name)) seen.add(name)
       }
-    }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'], childList: true })
+      for (const r of records) {
+        note(r.oldValue)
+        note((r.target as Element).getAttribute?.('class'))
+        for (const added of r.addedNodes) if (added instanceof Element) for (const el of [added, ...added.querySelectorAll('[class]')]) note(el.getAttribute('class'))
+      }
+    }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'], attributeOldValue: true, childList: true })
   })
 }
 const motionSeen = (page: Page) => page.evaluate(() => [...(window as unknown as { motionSeen: Set<string> }).motionSeen])
