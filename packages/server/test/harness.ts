@@ -81,6 +81,9 @@ export async function freshDatabase(
   const admin = new pg.Client({ connectionString: base })
   await admin.connect()
   await admin.query(template ? `create database ${name} template ${template}` : `create database ${name}`)
+  // A throwaway database: a commit need not wait for the disk (only a crash of PostgreSQL itself could
+  // lose one). The escalation walk, thousands of small writes, took 105 s with the wait and 91 s without.
+  await admin.query(`alter database ${name} set synchronous_commit = off`)
   await admin.end()
   const url = new URL(base)
   url.pathname = `/${name}`
