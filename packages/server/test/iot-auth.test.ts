@@ -163,6 +163,17 @@ describe('EMQX HTTP auth and ACL hooks', () => {
     expect(await acl(upTopic(sn, 'telemetry'), 'delete')).toEqual({ result: 'deny' })
   })
 
+  it('answer a retained publish (EMQX’s ${retain}): only on the device’s own presence', async () => {
+    const sn = randomSn()
+    const acl = async (topic: string, retain: unknown) => (await hook('/api/iot/broker/acl', { clientid: sn, username: sn, topic, action: 'publish', retain })).json()
+    expect(await acl(upTopic(sn, 'presence'), 'true')).toEqual({ result: 'allow' })
+    expect(await acl(upTopic(sn, 'presence'), true)).toEqual({ result: 'allow' })
+    expect(await acl(upTopic(sn, 'telemetry'), 'true')).toEqual({ result: 'deny' })
+    expect(await acl(`velo/v1/${sn}/up/anything`, true)).toEqual({ result: 'deny' })
+    expect(await acl(upTopic(sn, 'telemetry'), 'false')).toEqual({ result: 'allow' })
+    expect(await acl(upTopic(sn, 'telemetry'), 'maybe')).toEqual({ result: 'deny' })
+  })
+
   it('refuse callers without the token', async () => {
     const res = await hook('/api/iot/broker/acl', { clientid: 'X', username: 'X', topic: 't', action: 'publish' }, null)
     expect(res.statusCode).toBe(403)

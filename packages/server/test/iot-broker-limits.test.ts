@@ -1,6 +1,6 @@
 import { once } from 'node:events'
 import { connect as tcpConnect, type Socket } from 'node:net'
-import { MAX_TOPIC_LENGTH, upTopic } from '@velo/shared'
+import { MAX_TOPIC_LENGTH, RETAINED_PRESENCE_MAX_BYTES, upTopic } from '@velo/shared'
 import mqtt from 'mqtt'
 import { afterAll, describe, expect, it } from 'vitest'
 import { CONNECT_TIMEOUT_MS, PACKET_LIMITS, startEmbeddedBroker } from '../src/gateway/embedded-broker'
@@ -123,6 +123,60 @@ describe('embedded broker: packet size limits', () => {
     }
     expect(new PacketScanner({ connectBytes: 4, packetBytes: 100 }).scan(Buffer.from(connect))).toMatch(/CONNECT of 5 bytes/)
     expect(new PacketScanner({ connectBytes: 5, packetBytes: 100 }).scan(Buffer.from([...connect, 0x30, 0xff, 0xff, 0xff, 0xff]))).toMatch(/malformed/)
+  })
+})
+
+/** The topics the embedded broker keeps a retained message for, below a device's own. */
+async function retainedTopics(sn: string): Promise<string[]> {
+  const persistence = t.app.broker!.aedes.persistence as unknown as { createRetainedStream: (pattern: string) => AsyncIterable<{ topic: string }> }
+  const topics: string[] = []
+  for await (const packet of persistence.createRetainedStream(`velo/v1/${sn}/#`)) topics.push(packet.topic)
+  return topics.sort()
+}
+
+/** Resolves when the broker has closed the client's connection. */
+const closedBy = (client: mqtt.MqttClient) => {
+  client.on('error', () => {})
+  return new Promise((resolve) => client.once('close', () => resolve(undefined)))
+}
+
+describe('embedded broker: retained messages', () => {
+  it('keeps a device’s retained presence, and closes the connection of one that retains anything else', async () => {
+    const { sn, client } = await asDevice(t.app.broker!.port)
+    await client.publishAsync(upTopic(sn, 'presence'), JSON.stringify({ v: 1, state: 'online' }), { qos: 1, retain: true })
+    expect(await retainedTopics(sn)).toEqual([upTopic(sn, 'presence')])
+    // Not retained, a topic of its own is only a message: it stays connected.
+    await client.publishAsync(`velo/v1/${sn}/up/notes`, 'x', { qos: 1 })
+    expect(client.connected).toBe(true)
+
+    const gone = closedBy(client)
+    client.publish(`velo/v1/${sn}/up/notes`, 'x'.repeat(4096), { qos: 1, retain: true })
+    await gone
+    expect(t.app.broker!.isConnected(sn)).toBe(false)
+    expect(await retainedTopics(sn)).toEqual([upTopic(sn, 'presence')])
+  })
+
+  it('refuses a retained telemetry, an oversized presence and an oversized last will', async () => {
+    const telemetry = await asDevice(t.app.broker!.port)
+    let gone = closedBy(telemetry.client)
+    telemetry.client.publish(upTopic(telemetry.sn, 'telemetry'), JSON.stringify({ v: 1, speed: 12 }), { qos: 1, retain: true })
+    await gone
+    expect(await retainedTopics(telemetry.sn)).toEqual([])
+
+    const big = await asDevice(t.app.broker!.port)
+    const payload = JSON.stringify({ v: 1, state: 'online', pad: 'x'.repeat(RETAINED_PRESENCE_MAX_BYTES) })
+    gone = closedBy(big.client)
+    big.client.publish(upTopic(big.sn, 'presence'), payload, { qos: 1, retain: true })
+    await gone
+    expect(await retainedTopics(big.sn)).toEqual([])
+
+    const d = await insertDevice(t)
+    const will = { topic: upTopic(d.sn, 'presence'), payload: Buffer.from(payload), qos: 1 as const, retain: true }
+    await expect(mqtt.connectAsync(`mqtt://127.0.0.1:${t.app.broker!.port}`, { clientId: d.sn, username: d.sn, password: d.secret, protocolVersion: 4, reconnectPeriod: 0, connectTimeout: 5000, will })).rejects.toThrow(/Not authorized/)
+    const small = { ...will, payload: Buffer.from(JSON.stringify({ v: 1, state: 'offline', reason: 'lost' })) }
+    const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${t.app.broker!.port}`, { clientId: d.sn, username: d.sn, password: d.secret, protocolVersion: 4, reconnectPeriod: 0, connectTimeout: 5000, will: small })
+    clients.push(client)
+    expect(client.connected).toBe(true)
   })
 })
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { SN_PATTERN, TOPIC_ROOT, upTopic } from '@velo/shared'
+import { RETAINED_PRESENCE_MAX_BYTES, SN_PATTERN, TOPIC_ROOT, upTopic } from '@velo/shared'
 import type { Db } from '../db/database'
 
 /** A device secret as shown once, and the hash the database keeps of it. */
@@ -92,10 +92,20 @@ export class DeviceAuthority {
     return action === 'publish' ? !/[+#]/.test(rest) : rest === '#' || /^([^/#+]+|\+)(\/([^/#+]+|\+))*(\/#)?$/.test(rest)
   }
 
-  /** A device's last will may only say it went offline, on its own presence topic. */
-  willAllowed(identity: BrokerIdentity, willTopic: string | undefined): boolean {
-    if (willTopic === undefined || identity.kind === 'internal') return true
-    return willTopic === upTopic(identity.sn, 'presence')
+  /**
+   * Whether a client may leave a retained message: a device only its own presence, of at most
+   * RETAINED_PRESENCE_MAX_BYTES (an empty one clears it). `bytes` is unknown to EMQX's ACL hook, whose
+   * broker caps retained payloads itself (docs/iot-protocol.md, Brokers).
+   */
+  retainAllowed(identity: BrokerIdentity, topic: string, bytes = 0): boolean {
+    if (identity.kind === 'internal') return true
+    return topic === upTopic(identity.sn, 'presence') && bytes <= RETAINED_PRESENCE_MAX_BYTES
+  }
+
+  /** A device's last will may only say it went offline, on its own presence topic, as a presence is sized. */
+  willAllowed(identity: BrokerIdentity, will: { topic: string; bytes: number } | undefined): boolean {
+    if (will === undefined || identity.kind === 'internal') return true
+    return will.topic === upTopic(identity.sn, 'presence') && will.bytes <= RETAINED_PRESENCE_MAX_BYTES
   }
 
   /** The identity EMQX's ACL hook describes (it authenticated the client already). */

@@ -95,16 +95,16 @@ const notAuthorized = () => Object.assign(new Error('Not authorized'), { returnC
 function brokerHandlers(authority: DeviceAuthority): Pick<AedesOptions, 'preConnect' | 'authenticate' | 'authorizePublish' | 'authorizeSubscribe'> {
   const identities = new WeakMap<Client, BrokerIdentity>()
   // aedes hands authenticate() no CONNECT packet: the will is taken from it here and checked there.
-  const willTopics = new WeakMap<Client, string>()
+  const wills = new WeakMap<Client, { topic: string; bytes: number }>()
   return {
     preConnect(client, packet, done) {
-      if (packet.will) willTopics.set(client, packet.will.topic)
+      if (packet.will) wills.set(client, { topic: packet.will.topic, bytes: packet.will.payload?.length ?? 0 })
       done(null, true)
     },
     authenticate(client, username, password, done) {
       authority.authenticate(client.id, username, password).then(
         (identity) => {
-          if (!identity || !authority.willAllowed(identity, willTopics.get(client))) return done(notAuthorized(), false)
+          if (!identity || !authority.willAllowed(identity, wills.get(client))) return done(notAuthorized(), false)
           identities.set(client, identity)
           done(null, true)
         },
@@ -116,7 +116,10 @@ function brokerHandlers(authority: DeviceAuthority): Pick<AedesOptions, 'preConn
       // client is null for a will aedes publishes after a restart: it was checked when the device connected.
       if (!client) return done(null)
       const identity = identities.get(client)
-      done(identity && authority.authorize(identity, 'publish', packet.topic) ? null : new Error(`${client.id} may not publish to ${packet.topic}`))
+      if (!identity || !authority.authorize(identity, 'publish', packet.topic)) return done(new Error(`${client.id} may not publish to ${packet.topic}`))
+      // Refused like a forbidden topic (aedes closes the connection): a retained message would stay in memory for good.
+      if (packet.retain && !authority.retainAllowed(identity, packet.topic, packet.payload.length)) return done(new Error(`${client.id} may not retain ${packet.payload.length} bytes on ${packet.topic}`))
+      done(null)
     },
     authorizeSubscribe(client, subscription, done) {
       const identity = identities.get(client)

@@ -21,6 +21,12 @@ export type DownKind = (typeof DOWN_KINDS)[number]
 
 export const upTopic = (sn: string, kind: UpKind) => `${TOPIC_ROOT}/${sn}/up/${kind}`
 export const downTopic = (sn: string, kind: DownKind) => `${TOPIC_ROOT}/${sn}/down/${kind}`
+/**
+ * A device may retain only its presence, and only this many bytes of it (the longest presence the
+ * protocol defines is under 100): retained messages live in the broker's memory for good, so one
+ * device retaining on topics of its own could fill it.
+ */
+export const RETAINED_PRESENCE_MAX_BYTES = 512
 /** What the gateway subscribes to (as a shared subscription when several servers run). */
 export const UP_FILTER = `${TOPIC_ROOT}/+/up/#`
 /** What a device subscribes to. */

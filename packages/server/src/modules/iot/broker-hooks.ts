@@ -8,7 +8,14 @@ import type { Services } from '../../platform/services'
 
 const field = z.string().max(256).default('')
 const authBody = z.object({ clientid: field, username: field, password: field })
-const aclBody = z.object({ clientid: field, username: field, topic: z.string().min(1).max(1024), action: z.enum(['publish', 'subscribe']) })
+// EMQX 5 fills `retain` in when the hook's body names it (${retain}): "true"/"false", or a boolean.
+const aclBody = z.object({
+  clientid: field,
+  username: field,
+  topic: z.string().min(1).max(1024),
+  action: z.enum(['publish', 'subscribe']),
+  retain: z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).optional(),
+})
 
 // EMQX's answers (its HTTP authenticator and authorizer): no envelope. A refused hook token is a 403 deny.
 const decision = z.enum(['allow', 'deny'])
@@ -63,9 +70,11 @@ export function registerBrokerHooks(app: FastifyInstance, services: Services) {
       if (refused(req, reply)) return
       const body = aclBody.safeParse(req.body ?? {})
       if (!body.success) return { result: 'deny' }
-      const { clientid, username, topic, action } = body.data
+      const { clientid, username, topic, action, retain } = body.data
       const identity = app.iot.authority.identityOf(clientid, username)
-      return { result: identity && app.iot.authority.authorize(identity, action, topic) ? 'allow' : 'deny' }
+      const retained = retain === true || retain === 'true' || retain === '1'
+      const allowed = identity && app.iot.authority.authorize(identity, action, topic) && (!retained || app.iot.authority.retainAllowed(identity, topic))
+      return { result: allowed ? 'allow' : 'deny' }
     },
   )
 }
