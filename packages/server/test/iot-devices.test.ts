@@ -197,6 +197,21 @@ describe('device self-registration', () => {
     await device.disconnect()
   })
 
+  it('never replaces the secret of a device staff added (the factory flashed it), even before it first connects', async () => {
+    const key = await registrationKey(await demoModelId(t))
+    const sn = randomSn()
+    const added = await t.call<{ deviceId: number; secret: string }>({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId: await demoModelId(t) } })
+    expect(added.code).toBe(200)
+    const { secretHash } = await deviceRow(t, added.data.deviceId)
+    const taken = await register(registrationRequest('VELO-4G', key, sn))
+    expect(taken.status).toBe(409)
+    expect(taken.msg).toBe(`Device ${sn} is already registered`)
+    expect((await deviceRow(t, added.data.deviceId)).secretHash).toBe(secretHash)
+    const device = simulated(t.app, { sn, secret: added.data.secret })
+    await device.connect()
+    await device.disconnect()
+  })
+
   it('refuses a replayed request, on any instance, and changes nothing: the first secret keeps working', async () => {
     const key = await registrationKey(await demoModelId(t))
     const sn = randomSn()

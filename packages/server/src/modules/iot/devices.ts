@@ -181,10 +181,12 @@ export function registerDevices(app: FastifyInstance, services: Services) {
 
       const { secret, secretHash } = issueSecret()
       await db.transaction().execute(async (tx) => {
-        const existing = await tx.selectFrom('iotDevice').select(['deviceId', 'modelId', 'state']).where('sn', '=', sn).executeTakeFirst()
+        const existing = await tx.selectFrom('iotDevice').select(['deviceId', 'modelId', 'state', 'createBy']).where('sn', '=', sn).executeTakeFirst()
         if (existing) {
-          // Only a device that never connected may register again: a leaked key must not take over a bike in use.
-          if (Number(existing.modelId) !== Number(model.modelId) || existing.state !== 'inactive') throw conflict('iot.register.taken', { sn }, 'sn')
+          // Only a device that registered itself and never connected may register again: a leaked key
+          // must not take over a bike in use, nor replace the secret the factory flashed into a device
+          // staff added (in the console or by import) before it first connects.
+          if (Number(existing.modelId) !== Number(model.modelId) || existing.state !== 'inactive' || existing.createBy !== 'register') throw conflict('iot.register.taken', { sn }, 'sn')
           await tx.updateTable('iotDevice').set({ secretHash, updateBy: 'register', updateTime: new Date().toISOString() }).where('deviceId', '=', existing.deviceId).execute()
           return
         }
