@@ -128,7 +128,8 @@ describe('embedded broker: packet size limits', () => {
 
 /** The topics the embedded broker keeps a retained message for, below a device's own. */
 async function retainedTopics(sn: string): Promise<string[]> {
-  const persistence = t.app.broker!.aedes.persistence as unknown as { createRetainedStream: (pattern: string) => AsyncIterable<{ topic: string }> }
+  // aedes' typings leave its persistence out: this is the part of it read here.
+  const { persistence } = t.app.broker!.aedes as unknown as { persistence: { createRetainedStream: (pattern: string) => AsyncIterable<{ topic: string }> } }
   const topics: string[] = []
   for await (const packet of persistence.createRetainedStream(`velo/v1/${sn}/#`)) topics.push(packet.topic)
   return topics.sort()

@@ -8,8 +8,9 @@ import { deviceRow, demoModelId, randomSn, simulated, waitFor } from './iot-help
 // The embedded broker: the tests connect with the secrets the API hands out.
 const t = useTestApp({ MQTT_PORT: '0', MQTT_PUBLIC_URL: 'mqtts://iot.example.com:8883' }, { iot: { presence: { flushMs: 10 } } })
 
-async function addModel(productId: string, snPrefix: string) {
-  const res = await t.call<{ modelId: number }>({ method: 'POST', url: '/api/iot/model', token: t.admin, body: { productId, name: productId, productCode: 'T', snPrefix } })
+/** A model whose every SN may register itself unless told otherwise. */
+async function addModel(productId: string, snPrefix: string, registrationSerials = `${snPrefix}*`) {
+  const res = await t.call<{ modelId: number }>({ method: 'POST', url: '/api/iot/model', token: t.admin, body: { productId, name: productId, productCode: 'T', snPrefix, registrationSerials } })
   expect(res.code).toBe(200)
   return res.data.modelId
 }
@@ -210,6 +211,40 @@ describe('device self-registration', () => {
     const device = simulated(t.app, { sn, secret: added.data.secret })
     await device.connect()
     await device.disconnect()
+  })
+
+  it('registers only the serials the factory announced on the model, so SNs still to be made cannot be claimed first', async () => {
+    const productId = `S${randomSn()}`
+    const modelId = await addModel(productId, 'SR', '')
+    const key = await registrationKey(modelId)
+    // A new model lets none register itself until staff name its serials.
+    const none = await register(registrationRequest(productId, key, 'SR000150'))
+    expect(none.status).toBe(403)
+    expect(none.msg).toBe('SN SR000150 is not among the serials this model lets register themselves')
+    expect((await register(registrationRequest(productId, key, 'SR000151'), 'zh_CN')).msg).toBe('序列号 SR000151 不在该型号允许自注册的序列号中')
+
+    const edit = (registrationSerials: string, lang?: 'en_US' | 'zh_CN') => t.call({ method: 'PUT', url: '/api/iot/model', token: t.admin, lang, body: { modelId, registrationSerials } })
+    expect((await edit('SR000100-SR000199, SR000300, SRX*')).code).toBe(200)
+    // A range that could hold nothing, or text that is no range, is refused on the field and changes nothing.
+    for (const [bad, msg] of <[string, string][]>[
+      ['SR000199-SR000100', 'The range SR000199-SR000100 holds no serial: its two ends must have the same length, the first not after the second'],
+      ['SR0001-SR000199', 'The range SR0001-SR000199 holds no serial: its two ends must have the same length, the first not after the second'],
+      ['SR000100..SR000199', 'Serials: ranges VL000100-VL000199, single SNs or a prefix VL*, comma-separated'],
+    ]) {
+      const refused = await edit(bad)
+      expect(refused.status, bad).toBe(400)
+      expect(refused.msg).toContain(msg)
+      expect(JSON.stringify(refused.data)).toContain('registrationSerials')
+    }
+    expect((await edit('SR000199-SR000100', 'zh_CN')).msg).toBe('区间 SR000199-SR000100 不含任何序列号：两端长度须相同，且起点不能在终点之后')
+
+    for (const sn of ['SR000100', 'SR000150', 'SR000199', 'SR000300', 'SRX12345']) expect((await register(registrationRequest(productId, key, sn))).code, sn).toBe(200)
+    for (const sn of ['SR000200', 'SR000099', 'SR0001500', 'SR000301']) {
+      expect((await register(registrationRequest(productId, key, sn))).status, sn).toBe(403)
+      expect(await t.app.services.db.selectFrom('iotDevice').select('deviceId').where('sn', '=', sn).executeTakeFirst(), sn).toBeUndefined()
+    }
+    // The factory adds an SN it has not announced yet: nobody took it first.
+    expect((await t.call({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn: 'SR000200', modelId } })).code).toBe(200)
   })
 
   it('refuses a replayed request, on any instance, and changes nothing: the first secret keeps working', async () => {

@@ -255,7 +255,8 @@ async function iotArea(tx: Tx, result: SeedResult) {
   const registrationKey = newRegistrationKey()
   const model = await tx
     .insertInto('iotModel')
-    .values({ ...audit(), ...DEMO_MODEL, tag: 'demo', supportsAudio: 0, bikeModels: '', registrationKey, status: '0' })
+    // Every SN of its prefix may register itself: the simulator's fleets number their own devices.
+    .values({ ...audit(), ...DEMO_MODEL, tag: 'demo', supportsAudio: 0, bikeModels: '', registrationKey, registrationSerials: `${DEMO_MODEL.snPrefix}*`, status: '0' })
     .returning('modelId')
     .executeTakeFirstOrThrow()
   for (const [name, command, description] of DEMO_FUNCTIONS) {

@@ -1,7 +1,7 @@
 import { PRODUCT_CATALOGUE } from './owners'
 import { defineEntity } from '../entity/define'
 import type { EnumOption } from '../entity/types'
-import { COMMAND_STATUSES, COMMANDS, FUNCTION_COMMANDS, SN_PATTERN } from '../iot/protocol'
+import { COMMAND_STATUSES, COMMANDS, FUNCTION_COMMANDS, SERIAL_RANGES_PATTERN, SN_PATTERN } from '../iot/protocol'
 import { createTime, idField, remark, status } from './common-fields'
 
 // The IoT area (SPEC §3): product models, the functions a model offers, the devices, and what the
@@ -61,6 +61,20 @@ export const iotModel = defineEntity({
       pattern: /^[A-Z0-9]{1,8}$/,
       patternMessage: { en_US: 'SN prefix: 1 to 8 upper-case letters or digits', zh_CN: 'SN前缀：1 到 8 位大写字母或数字' },
       help: { en_US: 'Serial numbers of this model start with it', zh_CN: '该型号设备序列号以此开头' },
+    },
+    {
+      name: 'registrationSerials',
+      kind: 'text',
+      label: { en_US: 'Self-registration serials', zh_CN: '可自注册序列号' },
+      max: 1000,
+      default: '',
+      list: false,
+      pattern: SERIAL_RANGES_PATTERN,
+      patternMessage: { en_US: 'Serials: ranges VL000100-VL000199, single SNs or a prefix VL*, comma-separated', zh_CN: '序列号：区间 VL000100-VL000199、单个 SN 或前缀 VL*，用逗号分隔' },
+      help: {
+        en_US: "The serials the factory made: only these may register themselves with the model's key, each once. Empty: none may (devices added here or imported need no registration)",
+        zh_CN: '工厂已生产的序列号：只有这些设备可用型号的注册密钥自行注册，每个一次。留空则都不可（在此添加或导入的设备无需注册）',
+      },
     },
     { name: 'supportsAudio', kind: 'boolean', label: { en_US: 'Supports audio', zh_CN: '支持音频' }, default: false, search: 'eq' },
     { name: 'bikeModels', kind: 'text', label: { en_US: 'Supported bike models', zh_CN: '适配车型' }, max: 500, default: '', help: { en_US: 'Comma-separated', zh_CN: '用逗号分隔' } },

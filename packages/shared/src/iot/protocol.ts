@@ -53,6 +53,40 @@ export const REGISTRATION_NONCE_PATTERN = /^[A-Za-z0-9_-]{16,64}$/
 export const registrationSigningText = (r: { productId: string; sn: string; timestamp: number; nonce: string }) =>
   `${r.productId}:${r.sn}:${r.timestamp}:${r.nonce}`
 
+/**
+ * The serials a model lets register themselves with its key, as the factory announces them: ranges
+ * `VL000100-VL000199`, single SNs, or a prefix `VL*` (every SN starting with it), comma-separated;
+ * empty, none. A range's two ends have one length, and an SN is in it when it has that length too
+ * and sorts between them (upper-case letters and digits sort as they read).
+ */
+export const SERIAL_RANGES_PATTERN = /^(?:(?:[A-Z0-9]{1,32}\*|[A-Z0-9]{4,32}(?:\s*-\s*[A-Z0-9]{4,32})?)(?:\s*,\s*(?:[A-Z0-9]{1,32}\*|[A-Z0-9]{4,32}(?:\s*-\s*[A-Z0-9]{4,32})?))*)?$/
+
+export type SerialRange = { prefix: string } | { from: string; to: string }
+
+/** The ranges of a text SERIAL_RANGES_PATTERN accepts. */
+export function serialRanges(text: string): SerialRange[] {
+  return text
+    .split(',')
+    .map((part) => part.replace(/\s+/g, ''))
+    .filter(Boolean)
+    .map((part): SerialRange => {
+      if (part.endsWith('*')) return { prefix: part.slice(0, -1) }
+      const [from, to = from] = part.split('-') as [string, string?]
+      return { from, to }
+    })
+}
+
+/** The first range whose ends differ in length or run backwards (it could hold no SN as written); null if none. */
+export function badSerialRange(text: string): string | null {
+  const bad = serialRanges(text).find((r) => 'from' in r && (r.from.length !== r.to.length || r.from > r.to))
+  return bad && 'from' in bad ? `${bad.from}-${bad.to}` : null
+}
+
+/** Whether an SN is among the serials the text announces. */
+export function serialAnnounced(text: string, sn: string): boolean {
+  return serialRanges(text).some((r) => ('prefix' in r ? sn.startsWith(r.prefix) : sn.length === r.from.length && sn >= r.from && sn <= r.to))
+}
+
 /** Kinds of device-reported events (up/event): a fault the device detected itself. */
 export const DEVICE_EVENT_TYPES = ['fault'] as const
 

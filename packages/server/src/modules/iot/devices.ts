@@ -1,5 +1,5 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
-import { iotEntities, REGISTRATION_NONCE_PATTERN, registrationSigningText, SN_PATTERN } from '@velo/shared'
+import { iotEntities, REGISTRATION_NONCE_PATTERN, registrationSigningText, serialAnnounced, SN_PATTERN } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { Insertable, Kysely, Transaction } from 'kysely'
@@ -169,12 +169,15 @@ export function registerDevices(app: FastifyInstance, services: Services) {
       const { productId, sn, timestamp, nonce, sign } = req.body
       if (Math.abs(Date.now() - timestamp) > REGISTRATION_WINDOW_MS) throw badRequest('iot.register.stale', {}, { errors: [{ field: 'timestamp' }] })
       if (!SN_PATTERN.test(sn)) throw badRequest('iot.register.badSn', {}, { errors: [{ field: 'sn' }] })
-      const model = await db.selectFrom('iotModel').select(['modelId', 'snPrefix', 'registrationKey', 'status']).where('productId', '=', productId).executeTakeFirst()
+      const model = await db.selectFrom('iotModel').select(['modelId', 'snPrefix', 'registrationKey', 'registrationSerials', 'status']).where('productId', '=', productId).executeTakeFirst()
       // An unknown or disabled product is checked against a throwaway key: its answer and its time say nothing more than a bad signature's.
       const key = model?.status === '0' ? model.registrationKey : newRegistrationKey()
       const signed = timingSafeEqual(Buffer.from(registrationSignature(key, { productId, sn, timestamp, nonce }), 'hex'), Buffer.from(sign, 'hex'))
       if (!model || model.status !== '0' || !signed) throw new AppError(403, 'iot.register.badSignature')
       if (!sn.startsWith(model.snPrefix)) throw badRequest('iot.device.snPrefix', { prefix: model.snPrefix }, { errors: [{ field: 'sn' }] })
+      // Only the serials the factory made: a leaked key cannot claim SNs still to be made, which the
+      // factory would then find taken.
+      if (!serialAnnounced(model.registrationSerials, sn)) throw new AppError(403, 'iot.register.notAnnounced', { sn }, 403, { errors: [{ field: 'sn' }] })
       // A copy of a signed request (from a log, a proxy, the wire) would otherwise issue a new secret
       // and lock the real device out. Remembered in the shared store, so no other instance takes it either.
       if (!(await kv.setIfAbsent(`iot:register:${sn}:${nonce}`, String(timestamp), NONCE_TTL_SECONDS))) throw conflict('iot.register.replayed', { sn }, 'nonce')

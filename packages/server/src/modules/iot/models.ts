@@ -1,4 +1,4 @@
-import { iotEntities } from '@velo/shared'
+import { badSerialRange, iotEntities } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { newRegistrationKey } from '../../gateway/device-auth'
@@ -6,7 +6,7 @@ import { BusinessType } from '../../platform/audit/operation-log'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { idParam } from '../../platform/crud/schemas'
 import { ok } from '../../platform/envelope'
-import { conflict, notFound } from '../../platform/errors'
+import { badRequest, conflict, notFound } from '../../platform/errors'
 import { envelope } from '../../platform/responses'
 import type { Services } from '../../platform/services'
 import { registrationKeySchema } from './schemas'
@@ -21,10 +21,18 @@ export function registerModels(app: FastifyInstance, services: Services) {
   const api = app.withTypeProvider<ZodTypeProvider>()
   const tags = [iotModel.label.en_US]
 
+  /** A range that could hold no SN (ends of two lengths, or backwards) is a typing error, not a way to say none. */
+  const assertSerialRanges = (values: Record<string, unknown>) => {
+    const bad = values.registrationSerials === undefined ? null : badSerialRange(String(values.registrationSerials))
+    if (bad) throw badRequest('iot.model.badSerialRange', { range: bad }, { errors: [{ field: 'registrationSerials' }] })
+  }
+
   registerEntityRoutes(app, services, iotModel, {
-    beforeCreate: async ({ columns }) => {
+    beforeCreate: async ({ values, columns }) => {
+      assertSerialRanges(values)
       columns.registrationKey = newRegistrationKey()
     },
+    beforeUpdate: async ({ values }) => assertSerialRanges(values),
     beforeDelete: async ({ tx, rows }) => {
       for (const model of rows) {
         const used = await tx
