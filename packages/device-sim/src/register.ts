@@ -14,6 +14,8 @@ export interface Registration {
   mqtt: { url?: string; port?: number }
   /** The public keys OTA manifests are signed with (absent from a server before signed images). */
   otaKeys?: OtaPublicKey[]
+  /** How often to send a heartbeat (absent from a server before it said so). */
+  heartbeatSeconds?: number
 }
 
 /**

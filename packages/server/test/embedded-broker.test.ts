@@ -66,7 +66,7 @@ describe('embedded MQTT broker', () => {
         // What the simulator asks at each run, signed in or not (GET /iot/broker): the same as a registration answers.
         const answer = await second.call({ url: '/api/iot/broker' })
         expect(answer.code).toBe(200)
-        expect(answer.data).toEqual({ port })
+        expect(answer.data).toEqual({ port, heartbeatSeconds: 60 })
       } finally {
         await second.close()
       }

@@ -169,6 +169,8 @@ describe('device self-registration', () => {
       mqtt: { url: 'mqtts://iot.example.com:8883', port: t.app.broker!.port },
       // The public keys OTA manifests are signed with (docs/iot-protocol.md › Signed images).
       otaKeys: otaPublicKeysOf(t.app.services),
+      // The interval the server counts silence in (iot.heartbeat.seconds).
+      heartbeatSeconds: 60,
     })
     const row = await t.app.services.db.selectFrom('iotDevice').selectAll().where('sn', '=', sn).executeTakeFirstOrThrow()
     expect(row).toMatchObject({ state: 'inactive', modelId, createBy: 'register' })
@@ -183,6 +185,18 @@ describe('device self-registration', () => {
     expect(again.status).toBe(409)
     expect(again.msg).toBe(`Device ${sn} is already registered`)
     await device.disconnect()
+  })
+
+  it('tells the device the heartbeat interval staff set, in the registration answer and at GET /iot/broker', async () => {
+    const key = await registrationKey(await demoModelId(t))
+    const config = await t.app.services.db.selectFrom('sysConfig').select('configId').where('configKey', '=', 'iot.heartbeat.seconds').executeTakeFirstOrThrow()
+    expect((await t.call({ method: 'PUT', url: '/api/system/config', token: t.admin, body: { configId: config.configId, configValue: '45' } })).code).toBe(200)
+    try {
+      expect((await register(registrationRequest('VELO-4G', key, randomSn()))).data.heartbeatSeconds).toBe(45)
+      expect((await t.call<{ heartbeatSeconds: number }>({ url: '/api/iot/broker' })).data.heartbeatSeconds).toBe(45)
+    } finally {
+      await t.call({ method: 'PUT', url: '/api/system/config', token: t.admin, body: { configId: config.configId, configValue: '60' } })
+    }
   })
 
   it('gives an SN that never connected a new secret when it registers again; the old one stops working', async () => {

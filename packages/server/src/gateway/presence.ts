@@ -10,7 +10,7 @@ import { WriteBehind } from './write-behind'
 
 export const HEARTBEAT_SECONDS_KEY = 'iot.heartbeat.seconds'
 export const FLOW_WARNING_PERCENT_KEY = 'iot.flow.warningPercent'
-const DEFAULT_HEARTBEAT_SECONDS = 60
+export const DEFAULT_HEARTBEAT_SECONDS = 60
 /** Silent for this many heartbeat intervals: offline, even without a last will (a broker restart loses wills). */
 const MISSED_HEARTBEATS = 3
 

@@ -16,8 +16,9 @@ import { assertIdsInScope, callerScope } from '../../platform/rbac/entity-scope'
 import { caller, PUBLIC } from '../../platform/rbac/guard'
 import { envelope } from '../../platform/responses'
 import type { Services } from '../../platform/services'
+import { DEFAULT_HEARTBEAT_SECONDS, HEARTBEAT_SECONDS_KEY } from '../../gateway/presence'
 import { otaPublicKeysOf } from '../ota/signing'
-import { brokerAddressSchema, deviceSecretSchema, registrationSchema } from './schemas'
+import { brokerAnswerSchema, deviceSecretSchema, registrationSchema } from './schemas'
 
 /** How far a registration's timestamp may be from the server's clock. */
 export const REGISTRATION_WINDOW_MS = 5 * 60_000
@@ -149,6 +150,8 @@ export function registerDevices(app: FastifyInstance, services: Services) {
 
   /** The broker's public URL when configured, and the embedded broker's port when there is one. */
   const brokerAddress = () => ({ ...(config.mqttPublicUrl ? { url: config.mqttPublicUrl } : {}), ...(app.iot.broker ? { port: app.iot.broker.port } : {}) })
+  /** The interval presence counts silence in: the device needs it to beat often enough. */
+  const heartbeatSeconds = () => services.configValues.int(HEARTBEAT_SECONDS_KEY, DEFAULT_HEARTBEAT_SECONDS)
 
   api.post(
     '/iot/register',
@@ -205,7 +208,7 @@ export function registerDevices(app: FastifyInstance, services: Services) {
       // A device that registers again drops the connection it may still hold with its old secret.
       app.iot.kick(sn)
       app.iot.gateway.forget(sn)
-      return ok({ sn, secret, mqtt: brokerAddress(), otaKeys: otaPublicKeysOf(services) }, 'iot.register.done', { sn })
+      return ok({ sn, secret, mqtt: brokerAddress(), otaKeys: otaPublicKeysOf(services), heartbeatSeconds: await heartbeatSeconds() }, 'iot.register.done', { sn })
     },
   )
 
@@ -215,8 +218,8 @@ export function registerDevices(app: FastifyInstance, services: Services) {
     '/iot/broker',
     {
       config: { permission: PUBLIC, rateLimit: { max: 600, timeWindow: '1 minute' } },
-      schema: { tags, security: [], summary: 'Where devices connect now: the same as the registration answer, without registering', response: { 200: envelope(brokerAddressSchema) } },
+      schema: { tags, security: [], summary: 'Where devices connect now and how often they send a heartbeat: as the registration answer says, without registering', response: { 200: envelope(brokerAnswerSchema) } },
     },
-    async () => ok(brokerAddress()),
+    async () => ok({ ...brokerAddress(), heartbeatSeconds: await heartbeatSeconds() }),
   )
 }

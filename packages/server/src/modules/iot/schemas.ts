@@ -55,12 +55,16 @@ export const deviceSecretSchema = z.object({ secret: z.string() })
 
 /** Where devices connect: the broker's public URL when the server knows it, else just the embedded broker's port. */
 export const brokerAddressSchema = z.object({ url: z.string().optional(), port: z.number().optional() })
+/** GET /iot/broker: where devices connect now, and how often they send a heartbeat (seconds). */
+export const brokerAnswerSchema = brokerAddressSchema.extend({ heartbeatSeconds: z.number().int() })
 
 /** POST /iot/register: the device's secret, where it connects, and the keys OTA manifests are signed with (device-sim's Registration). */
 export const registrationSchema = deviceSecretSchema.extend({
   sn: z.string(),
   mqtt: brokerAddressSchema,
   otaKeys: z.array(otaPublicKeySchema),
+  /** How often the device sends a heartbeat: the server counts it offline after three silent intervals. */
+  heartbeatSeconds: z.number().int(),
 })
 
 /** GET and PUT /iot/model/:id/registrationKey. */
