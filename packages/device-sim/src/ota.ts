@@ -3,6 +3,8 @@ import {
   crc8,
   crc8Hex,
   decodeOtaBlock,
+  decodeOtaBlockError,
+  type OtaBlockError,
   OTA_COMMIT_SECONDS,
   OTA_MAX_BLOCKS_PER_REQUEST,
   type OtaDeviceStage,
@@ -159,6 +161,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * running SHA-256 and at most a window of blocks, so a fleet of thousands shares no image copies.
  */
 export class OtaClient {
+  /** Error frames the server answered block requests with, newest last (a device that asks wrongly learns why). */
+  readonly blockErrors: OtaBlockError[] = []
   private readonly sessions = new Map<string, Session>()
   private current: Session | null = null
   private readonly outcomeListeners = new Set<(o: OtaOutcome) => void>()
@@ -209,7 +213,11 @@ export class OtaClient {
   /** A down/otaBlock frame. */
   onBlock(frame: Buffer) {
     const block = decodeOtaBlock(frame)
-    if (!block) return
+    if (!block) {
+      const error = decodeOtaBlockError(frame)
+      if (error) this.blockErrors.push(error)
+      return
+    }
     const s = this.sessions.get(block.header.id)
     if (!s || s.stage !== 'downloading' || s.aborted) return
     s.framesReceived++

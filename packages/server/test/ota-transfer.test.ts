@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import type { DeviceOptions, SimulatedDevice } from '@velo/device-sim'
-import { crc8, FILE_CRC8, OTA_BLOCK_BYTES, otaOfferPayload } from '@velo/shared'
+import { crc8, FILE_CRC8, OTA_BLOCK_BYTES, OTA_MAX_BLOCKS_PER_REQUEST, otaOfferPayload } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { KnownDevice } from '../src/gateway/types'
 import { blockServerOf } from '../src/modules/ota/transfer'
@@ -228,6 +228,30 @@ describe('OTA transfer', () => {
     const finishedUpgrade = await upgrade(randomBytes(2 * BLOCK_BYTES))
     await db().updateTable('otaCampaignDevice').set({ state: 'succeeded' }).where('upgradeId', '=', finishedUpgrade.upgradeId).execute()
     expect(await ask(finishedUpgrade.sim, finishedUpgrade.offer.id)).toBe(0)
+  })
+
+  it('answers a request for the device’s own upgrade asking too many blocks, none of the image, or a block size out of range with an error frame', async () => {
+    const a = await upgrade(randomBytes(4 * BLOCK_BYTES))
+    const ask = async (request: Record<string, unknown>) => {
+      const before = stats()
+      const errors = a.sim.ota.blockErrors.length
+      await a.sim.publish('otaReq', { id: a.offer.id, ...request })
+      await waitFor(() => stats().requests > before.requests, 'the request handled')
+      await waitFor(() => stats().wrong > before.wrong || stats().blocks > before.blocks, 'the request answered')
+      expect(stats().blocks).toBe(before.blocks)
+      await waitFor(() => a.sim.ota.blockErrors.length > errors, 'the error frame received')
+      return a.sim.ota.blockErrors.at(-1)
+    }
+    expect(await ask({ first: 0, count: OTA_MAX_BLOCKS_PER_REQUEST + 1, blockBytes: BLOCK_BYTES })).toEqual({ id: a.offer.id, first: 0, error: 'E_WINDOW' })
+    expect(await ask({ first: 4, count: 1, blockBytes: BLOCK_BYTES })).toEqual({ id: a.offer.id, first: 4, error: 'E_WINDOW' })
+    expect(await ask({ first: 0, count: 4, blockBytes: OTA_BLOCK_BYTES.max + 1 })).toEqual({ id: a.offer.id, first: 0, error: 'E_BLOCK_BYTES' })
+    expect(await ask({ first: 0, count: 4, blockBytes: 100 })).toEqual({ id: a.offer.id, first: 0, error: 'E_BLOCK_BYTES' })
+    // Another device's upgrade still gets nothing, wrong or not: no frame says an id exists.
+    const other = await device()
+    const before = stats()
+    await other.sim.publish('otaReq', { id: a.offer.id, first: 0, count: 99 })
+    await waitFor(() => stats().ignored > before.ignored, 'the request ignored')
+    expect(other.sim.ota.blockErrors).toEqual([])
   })
 
   it('downloads through the signed HTTPS link with byte ranges instead of MQTT blocks', async () => {

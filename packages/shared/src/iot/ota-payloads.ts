@@ -79,14 +79,36 @@ export const otaKeysPayload = z.object({
 export const otaDownPayload = z.discriminatedUnion('op', [otaOfferPayload, otaAbortPayload, otaKeysPayload])
 
 /** Device → server (up/otaReq): send blocks first…first+count-1 of the upgrade's image. */
+/**
+ * up/otaReq. Only its shape is checked on arrival: a window or block size out of range, in a request
+ * for the device's own upgrade, is answered with an error frame (OTA_BLOCK_ERRORS) instead of
+ * silence, which would leave the device asking again at every timeout.
+ */
 export const otaBlockRequestPayload = z.object({
   ...envelope,
   id: otaIdSchema,
   first: z.number().int().min(0),
-  count: z.number().int().min(1).max(OTA_MAX_BLOCKS_PER_REQUEST),
-  /** The offer's block size, echoed: block n stays the same bytes should ota.blockBytes change meanwhile. */
-  blockBytes: z.number().int().min(OTA_BLOCK_BYTES.min).max(OTA_BLOCK_BYTES.max).optional(),
+  /** 1 to OTA_MAX_BLOCKS_PER_REQUEST. */
+  count: z.number().int().min(1),
+  /** The offer's block size, echoed: block n stays the same bytes should ota.blockBytes change meanwhile. OTA_BLOCK_BYTES.min to .max. */
+  blockBytes: z.number().int().optional(),
 })
+
+/**
+ * What a block request can be refused for, in an error frame on down/otaBlock: a window that asks
+ * for no block of the image or more than OTA_MAX_BLOCKS_PER_REQUEST (E_WINDOW), a block size outside
+ * OTA_BLOCK_BYTES (E_BLOCK_BYTES).
+ */
+export const OTA_BLOCK_ERRORS = ['E_WINDOW', 'E_BLOCK_BYTES'] as const
+export const otaBlockError = z.object({ id: otaIdSchema, first: z.number().int().min(0), error: z.enum(OTA_BLOCK_ERRORS) })
+export type OtaBlockError = z.infer<typeof otaBlockError>
+
+/** Why a request is refused, or null when it may be served (`blocks`: the image's count at its block size). */
+export function blockRequestError(request: { first: number; count: number }, blockBytes: number, size: number): OtaBlockError['error'] | null {
+  if (!Number.isInteger(blockBytes) || blockBytes < OTA_BLOCK_BYTES.min || blockBytes > OTA_BLOCK_BYTES.max) return 'E_BLOCK_BYTES'
+  if (request.count > OTA_MAX_BLOCKS_PER_REQUEST || request.first >= Math.ceil(size / blockBytes)) return 'E_WINDOW'
+  return null
+}
 
 export const otaProgressPayload = z.object({
   ...envelope,
@@ -110,13 +132,28 @@ export type OtaBlockHeader = z.infer<typeof otaBlockHeader>
 
 const NEWLINE = 0x0a
 
-export function encodeOtaBlock(header: OtaBlockHeader, bytes: Uint8Array): Uint8Array {
+export function encodeOtaBlock(header: OtaBlockHeader | OtaBlockError, bytes: Uint8Array): Uint8Array {
   const head = new TextEncoder().encode(JSON.stringify(header))
   const out = new Uint8Array(head.length + 1 + bytes.length)
   out.set(head, 0)
   out[head.length] = NEWLINE
   out.set(bytes, head.length + 1)
   return out
+}
+
+/** An error frame: its header line (OtaBlockError) and the newline, no bytes. A device that knows no error frames drops it as no block. */
+export const encodeOtaBlockError = (error: OtaBlockError): Uint8Array => encodeOtaBlock(error, new Uint8Array(0))
+
+/** The error a frame carries, or null when it is none. */
+export function decodeOtaBlockError(frame: Uint8Array): OtaBlockError | null {
+  const at = frame.indexOf(NEWLINE)
+  if (at < 0 || at > 512 || frame.length !== at + 1) return null
+  try {
+    const parsed = otaBlockError.safeParse(JSON.parse(new TextDecoder().decode(frame.subarray(0, at))))
+    return parsed.success ? parsed.data : null
+  } catch {
+    return null
+  }
 }
 
 /** Null when the frame is no block (no header line, a header that does not parse, a size that disagrees). */

@@ -1,4 +1,4 @@
-import { crc8Hex, encodeOtaBlock, OTA_ACTIVE_STATES, type OtaBlockRequestPayload, type OtaDeviceState, otaIdSchema } from '@velo/shared'
+import { blockRequestError, crc8Hex, encodeOtaBlock, encodeOtaBlockError, OTA_ACTIVE_STATES, type OtaBlockRequestPayload, type OtaDeviceState, otaIdSchema } from '@velo/shared'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -42,6 +42,8 @@ export interface TransferStats {
   requests: number
   /** Requests not served: not the device's upgrade, another attempt, not active, an image refused. */
   ignored: number
+  /** Requests for the device's own upgrade answered with an error frame (a window or block size out of range). */
+  wrong: number
   /** Upgrades refused because their image is not the approved one (each fails once, and its device is told). */
   refused: number
   blocks: number
@@ -66,7 +68,7 @@ const ACTIVE: ReadonlySet<OtaDeviceState> = new Set(OTA_ACTIVE_STATES)
  * Anything else is ignored: a device only ever fetches an image offered to it.
  */
 export class BlockServer {
-  readonly stats: TransferStats = { requests: 0, ignored: 0, refused: 0, blocks: 0, bytes: 0 }
+  readonly stats: TransferStats = { requests: 0, ignored: 0, refused: 0, wrong: 0, blocks: 0, bytes: 0 }
   readonly images: ImageCache
   /** Told when an upgrade's image is refused (the rollout fails the attempt, tells the device, pauses the campaign). */
   onRefused: ((refused: RefusedUpgrade) => Promise<void>) | null = null
@@ -100,6 +102,13 @@ export class BlockServer {
     }
     const image = served.bytes
     const blockBytes = request.blockBytes ?? (await this.currentBlockBytes())
+    // The device's own upgrade, asked for wrongly: it is told why, or it would ask again at every timeout.
+    const error = blockRequestError(request, blockBytes, image.bytes.length)
+    if (error) {
+      this.stats.wrong++
+      await this.publish(device, encodeOtaBlockError({ id: request.id, first: request.first, error }))
+      return
+    }
     const blocks = Math.ceil(image.bytes.length / blockBytes)
     const crcs = this.images.crcsOf(image, blockBytes)
     const last = Math.min(request.first + request.count, blocks)
