@@ -272,7 +272,7 @@ describe('device self-registration', () => {
     const replay = await register(signed)
     expect(replay.status).toBe(409)
     expect(replay.msg).toBe(`This registration request of ${sn} was already used: sign a new one with a new nonce`)
-    expect(replay.data).toEqual({ errors: [{ field: 'nonce' }] })
+    expect(replay.data).toEqual({ reason: 'E_REPLAYED', errors: [{ field: 'nonce' }] })
     expect((await register(signed, 'zh_CN')).msg).toBe(`设备 ${sn} 的这个注册请求已经使用过，请用新的 nonce 重新签名`)
     // The same signature spelt in upper case is the same request.
     expect((await register({ ...signed, sign: signed.sign.toUpperCase() })).status).toBe(409)
@@ -339,20 +339,29 @@ describe('device self-registration', () => {
     expect(await t.app.services.db.selectFrom('iotDevice').select('sn').where('sn', '=', sn).executeTakeFirst()).toBeDefined()
   })
 
-  it('refuses a stale timestamp, a malformed SN and an SN without the model prefix', async () => {
+  it('refuses a stale timestamp, a malformed SN and an SN without the model prefix, each with a reason a device reads', async () => {
     const key = await registrationKey(await demoModelId(t))
     const stale = await register(registrationRequest('VELO-4G', key, randomSn(), Date.now() - 6 * 60_000))
     expect(stale.status).toBe(400)
     expect(stale.msg).toBe('The timestamp is more than 5 minutes away from the server clock')
+    expect(stale.data).toEqual({ reason: 'E_STALE', errors: [{ field: 'timestamp' }] })
     const future = await register(registrationRequest('VELO-4G', key, randomSn(), Date.now() + 6 * 60_000))
     expect(future.status).toBe(400)
     const lower = await register(registrationRequest('VELO-4G', key, 'vl-000001'))
     expect(lower.status).toBe(400)
-    expect(lower.data).toEqual({ errors: [{ field: 'sn' }] })
+    expect(lower.data).toEqual({ reason: 'E_BAD_SN', errors: [{ field: 'sn' }] })
     const prefix = await register(registrationRequest('VELO-4G', key, 'AB000001'))
     expect(prefix.status).toBe(400)
     expect(prefix.msg).toBe('SN must start with VL, the SN prefix of its model')
+    expect(prefix.data).toEqual({ reason: 'E_SN_PREFIX', errors: [{ field: 'sn' }] })
     const malformed = await register({ productId: 'VELO-4G', sn: randomSn(), timestamp: Date.now(), sign: 'nothex' })
     expect(malformed.status).toBe(400)
+    // The others: a signature that does not verify, an SN not announced, an SN taken.
+    expect((await register(registrationRequest('VELO-4G', `${key}x`, randomSn()))).data).toEqual({ reason: 'E_REFUSED' })
+    const model = await addModel(`N${randomSn()}`, 'NA', '')
+    const productId = (await t.call<{ productId: string }>({ url: `/api/iot/model/${model}`, token: t.admin })).data.productId
+    expect((await register(registrationRequest(productId, await registrationKey(model), 'NA000001'))).data).toEqual({ reason: 'E_NOT_ANNOUNCED', errors: [{ field: 'sn' }] })
+    const added = await t.call<{ sn: string }>({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn: randomSn(), modelId: await demoModelId(t) } })
+    expect((await register(registrationRequest('VELO-4G', key, added.data.sn))).data).toEqual({ reason: 'E_TAKEN', errors: [{ field: 'sn' }] })
   })
 })

@@ -87,6 +87,13 @@ export function serialAnnounced(text: string, sn: string): boolean {
   return serialRanges(text).some((r) => ('prefix' in r ? sn.startsWith(r.prefix) : sn.length === r.from.length && sn >= r.from && sn <= r.to))
 }
 
+/**
+ * Why a registration is refused (`data.reason` of its answer). A device may retry E_STALE once its
+ * clock is right and E_REPLAYED with a new nonce; the others need staff (a key, a model, its serials).
+ */
+export const REGISTRATION_REFUSALS = ['E_STALE', 'E_BAD_SN', 'E_SN_PREFIX', 'E_REFUSED', 'E_NOT_ANNOUNCED', 'E_REPLAYED', 'E_TAKEN'] as const
+export type RegistrationRefusal = (typeof REGISTRATION_REFUSALS)[number]
+
 /** Kinds of device-reported events (up/event): a fault the device detected itself. */
 export const DEVICE_EVENT_TYPES = ['fault'] as const
 

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
-import { iotEntities, REGISTRATION_NONCE_PATTERN, registrationSigningText, serialAnnounced, SN_PATTERN } from '@velo/shared'
+import { iotEntities, REGISTRATION_NONCE_PATTERN, type RegistrationRefusal, registrationSigningText, serialAnnounced, SN_PATTERN } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { Insertable, Kysely, Transaction } from 'kysely'
@@ -10,7 +10,9 @@ import { BusinessType } from '../../platform/audit/operation-log'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { idParam } from '../../platform/crud/schemas'
 import { ok } from '../../platform/envelope'
-import { AppError, badRequest, conflict, notFound } from '../../platform/errors'
+import { AppError, badRequest, notFound } from '../../platform/errors'
+import type { MessageParams } from '../../platform/i18n'
+import type { MessageKey } from '../../platform/i18n/messages'
 import { bilingual } from '../../platform/i18n/zod-messages'
 import { assertIdsInScope, callerScope } from '../../platform/rbac/entity-scope'
 import { caller, PUBLIC } from '../../platform/rbac/guard'
@@ -79,6 +81,13 @@ const registrationBody = z.object({
   }),
   sign: z.string().regex(/^[0-9a-fA-F]{64}$/, { message: bilingual({ en_US: 'sign must be 64 hex digits', zh_CN: 'sign 必须是 64 位十六进制' }) }),
 })
+
+/**
+ * A registration refused: its message for people, and `data.reason`, one of REGISTRATION_REFUSALS,
+ * for the device's code to act on (docs/iot-protocol.md › Registration's answers).
+ */
+const refusal = (status: 400 | 403 | 409, key: MessageKey, params: MessageParams, reason: RegistrationRefusal, field?: string) =>
+  new AppError(status, key, params, status, { reason, ...(field ? { errors: [{ field }] } : {}) })
 
 /** hex(HMAC-SHA256(key, productId:sn:timestamp:nonce)), as devices sign (docs/iot-protocol.md, Registration). */
 export const registrationSignature = (key: string, request: Parameters<typeof registrationSigningText>[0]) =>
@@ -170,20 +179,20 @@ export function registerDevices(app: FastifyInstance, services: Services) {
     },
     async (req) => {
       const { productId, sn, timestamp, nonce, sign } = req.body
-      if (Math.abs(Date.now() - timestamp) > REGISTRATION_WINDOW_MS) throw badRequest('iot.register.stale', {}, { errors: [{ field: 'timestamp' }] })
-      if (!SN_PATTERN.test(sn)) throw badRequest('iot.register.badSn', {}, { errors: [{ field: 'sn' }] })
+      if (Math.abs(Date.now() - timestamp) > REGISTRATION_WINDOW_MS) throw refusal(400, 'iot.register.stale', {}, 'E_STALE', 'timestamp')
+      if (!SN_PATTERN.test(sn)) throw refusal(400, 'iot.register.badSn', {}, 'E_BAD_SN', 'sn')
       const model = await db.selectFrom('iotModel').select(['modelId', 'snPrefix', 'registrationKey', 'registrationSerials', 'status']).where('productId', '=', productId).executeTakeFirst()
       // An unknown or disabled product is checked against a throwaway key: its answer and its time say nothing more than a bad signature's.
       const key = model?.status === '0' ? model.registrationKey : newRegistrationKey()
       const signed = timingSafeEqual(Buffer.from(registrationSignature(key, { productId, sn, timestamp, nonce }), 'hex'), Buffer.from(sign, 'hex'))
-      if (!model || model.status !== '0' || !signed) throw new AppError(403, 'iot.register.badSignature')
-      if (!sn.startsWith(model.snPrefix)) throw badRequest('iot.device.snPrefix', { prefix: model.snPrefix }, { errors: [{ field: 'sn' }] })
+      if (!model || model.status !== '0' || !signed) throw refusal(403, 'iot.register.badSignature', {}, 'E_REFUSED')
+      if (!sn.startsWith(model.snPrefix)) throw refusal(400, 'iot.device.snPrefix', { prefix: model.snPrefix }, 'E_SN_PREFIX', 'sn')
       // Only the serials the factory made: a leaked key cannot claim SNs still to be made, which the
       // factory would then find taken.
-      if (!serialAnnounced(model.registrationSerials, sn)) throw new AppError(403, 'iot.register.notAnnounced', { sn }, 403, { errors: [{ field: 'sn' }] })
+      if (!serialAnnounced(model.registrationSerials, sn)) throw refusal(403, 'iot.register.notAnnounced', { sn }, 'E_NOT_ANNOUNCED', 'sn')
       // A copy of a signed request (from a log, a proxy, the wire) would otherwise issue a new secret
       // and lock the real device out. Remembered in the shared store, so no other instance takes it either.
-      if (!(await kv.setIfAbsent(`iot:register:${sn}:${nonce}`, String(timestamp), NONCE_TTL_SECONDS))) throw conflict('iot.register.replayed', { sn }, 'nonce')
+      if (!(await kv.setIfAbsent(`iot:register:${sn}:${nonce}`, String(timestamp), NONCE_TTL_SECONDS))) throw refusal(409, 'iot.register.replayed', { sn }, 'E_REPLAYED', 'nonce')
 
       const { secret, secretHash } = issueSecret()
       await db.transaction().execute(async (tx) => {
@@ -192,7 +201,7 @@ export function registerDevices(app: FastifyInstance, services: Services) {
           // Only a device that registered itself and never connected may register again: a leaked key
           // must not take over a bike in use, nor replace the secret the factory flashed into a device
           // staff added (in the console or by import) before it first connects.
-          if (Number(existing.modelId) !== Number(model.modelId) || existing.state !== 'inactive' || existing.createBy !== 'register') throw conflict('iot.register.taken', { sn }, 'sn')
+          if (Number(existing.modelId) !== Number(model.modelId) || existing.state !== 'inactive' || existing.createBy !== 'register') throw refusal(409, 'iot.register.taken', { sn }, 'E_TAKEN', 'sn')
           await tx.updateTable('iotDevice').set({ secretHash, updateBy: 'register', updateTime: new Date().toISOString() }).where('deviceId', '=', existing.deviceId).execute()
           return
         }
@@ -203,7 +212,7 @@ export function registerDevices(app: FastifyInstance, services: Services) {
           .returning('deviceId')
           .executeTakeFirst()
         // Registered by another request a moment ago.
-        if (!inserted) throw conflict('iot.register.taken', { sn }, 'sn')
+        if (!inserted) throw refusal(409, 'iot.register.taken', { sn }, 'E_TAKEN', 'sn')
       })
       // A device that registers again drops the connection it may still hold with its old secret.
       app.iot.kick(sn)
