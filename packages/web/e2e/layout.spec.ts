@@ -211,14 +211,19 @@ test('with less motion asked of the system, a dialog opens without zooming in; w
     await clickRowAction(firstRow, 'row-delete')
     await expect(page.locator('.ant-modal-confirm')).toBeVisible()
   }
+  const transitions = () => page.evaluate(() => getComputedStyle(document.querySelector('.ant-btn')!).transitionDuration)
+  await expect.poll(transitions).toMatch(/^0s(, 0s)*$/)
   await recordMotion(page)
   await openDelete()
   expect(await motionSeen(page)).toEqual([])
   await page.locator('.ant-modal-confirm').getByRole('button', { name: 'Cancel' }).click()
   await expect(page.locator('.ant-modal-confirm')).toHaveCount(0)
 
-  // The setting changed while the page is open: the next dialog animates, without a reload.
+  // The setting changed while the page is open: the next dialog animates, without a reload. The
+  // theme takes the change at its next render: its buttons' transitions (motion durations, 0 s
+  // without motion) say when, and a dialog opened before then would rightly not zoom.
   await page.emulateMedia({ reducedMotion: 'no-preference' })
+  await expect.poll(transitions).not.toMatch(/^0s(, 0s)*$/)
   await recordMotion(page)
   await openDelete()
   expect(await motionSeen(page)).toContain('ant-zoom-appear-active')
