@@ -111,6 +111,8 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
     } else {
       // An external broker that is down must not stop the start: the gateway keeps trying.
       void gateway.ready().then(() => logger.info(`IoT gateway subscribed at ${new URL(external!).host}`))
+      // The registration answer would tell devices nowhere to connect (mqtt: {}): say so at the start, not at the first bike.
+      if (!config.mqttPublicUrl) logger.warn('MQTT_URL is set but MQTT_PUBLIC_URL is not: devices that register are not told where the broker is (docs/iot-protocol.md › Where to connect)')
     }
     iot.attach(commands.start())
     // Devices silent too long go offline; sent commands past their deadline time out.
