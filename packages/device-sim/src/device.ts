@@ -10,8 +10,10 @@ import {
   type StatusPayload,
   type TelemetryPayload,
   upTopic,
+  withLuhnDigit,
 } from '@velo/shared'
 import { OTA_DEFAULTS, type OtaBehaviour, OtaClient, type OtaHost } from './ota'
+import { hashUnit } from './profile'
 
 /** How a simulated module behaves; every field has a sensible default. */
 export interface DeviceBehaviour extends OtaBehaviour {
@@ -77,6 +79,7 @@ const DEFAULTS: DeviceBehaviour = {
   battery: 87,
   lat: 52.3702,
   lng: 4.8952,
+  // Replaced by one of the SN's own (defaultIccid): a card two devices report is held for staff.
   iccid: '8931000000000000008',
   simUsedMb: 120,
   simLimitMb: 1024,
@@ -146,7 +149,7 @@ export class SimulatedDevice implements OtaHost {
   constructor(private readonly options: DeviceOptions) {
     this.sn = options.sn
     // Copied: these are changed per device (tests, upgrades), so no two devices share them.
-    this.behaviour = { ...DEFAULTS, ...pickBehaviour(options) }
+    this.behaviour = { ...DEFAULTS, iccid: defaultIccid(options.sn), ...pickBehaviour(options) }
     this.behaviour.silentCommands = [...this.behaviour.silentCommands]
     this.behaviour.refuseConfigKeys = [...this.behaviour.refuseConfigKeys]
     this.behaviour.parts = Object.fromEntries(Object.entries(this.behaviour.parts).map(([part, v]) => [part, { ...v }]))
@@ -584,6 +587,12 @@ function pickBehaviour(options: DeviceOptions): Partial<DeviceBehaviour> {
   const out: Partial<Record<keyof DeviceBehaviour, unknown>> = {}
   for (const key of BEHAVIOUR_KEYS) if (options[key] !== undefined) out[key] = options[key]
   return out as Partial<DeviceBehaviour>
+}
+
+/** 19 digits of the SN's own: 89 (telecom) 31 (country) 00 (issuer), 12 from the SN's hash, the Luhn check digit. */
+export function defaultIccid(sn: string): string {
+  const six = (salt: number) => String(Math.floor(hashUnit(sn, salt) * 1e6)).padStart(6, '0')
+  return withLuhnDigit(`893100${six(20)}${six(21)}`)
 }
 
 function asError(err: unknown): Error {

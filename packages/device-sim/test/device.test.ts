@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { presencePayload, replyPayload, statusPayload, telemetryPayload, upTopic } from '@velo/shared'
+import { luhnValid, presencePayload, replyPayload, statusPayload, telemetryPayload, upTopic } from '@velo/shared'
 import { type DeviceOptions, SimulatedDevice } from '../src'
 import { secretOf, startBroker, type TestBroker, waitFor } from './helpers'
 
@@ -33,6 +33,14 @@ const replies = (sn: string, id: string) =>
     .map((m) => m.payload)
 
 describe('SimulatedDevice', () => {
+  it('reports a SIM card of its own unless told one: the server holds a card two devices report', () => {
+    const of = (sn: string) => new SimulatedDevice({ url: 'mqtt://127.0.0.1:1', sn, secret: secretOf(sn) }).behaviour.iccid
+    const cards = ['TS9001', 'TS9002', 'VL0000000001'].map(of)
+    expect(new Set(cards).size).toBe(3)
+    for (const iccid of cards) expect(luhnValid(iccid) && /^\d{19}$/.test(iccid)).toBe(true)
+    expect(of('TS9001')).toBe(cards[0])
+  })
+
   it('connects with its last will and announces itself: retained presence online, status with SIM usage, telemetry', async () => {
     const wills = new Map<string, unknown>()
     const onClient = (c: { id: string; will?: unknown }) => wills.set(c.id, c.will)

@@ -7,7 +7,7 @@ import { SimulatedCarrier } from '../src/modules/iot/sim/carrier'
 import { simCardsOf } from '../src/modules/iot/sim'
 import { type Alarms, type RaiseAlarm, setAlarms } from '../src/modules/iot/warnings/alarms'
 import { createTestApp, type ImportRefusal, type TestApp, useTestApp } from './harness'
-import { clearRetained, insertDevice, simulated, waitFor } from './iot-helpers'
+import { clearRetained, deviceRow, insertDevice, simulated, waitFor } from './iot-helpers'
 
 // SIM cards: the engine's add/modify/import with the ICCID's check digit, the flow state and its
 // warning, the life-cycle steps through the simulated carrier (accepted, then confirmed or refused
@@ -253,7 +253,7 @@ describe('life cycle through the carrier', () => {
 })
 
 describe('usage the devices report', () => {
-  it('adds an unknown card in use, linked to the device, follows it to another device, and warns at the threshold', async () => {
+  it('adds an unknown card in use, linked to the device, warns at the threshold, and follows staff moving it to another device', async () => {
     const iccid = newIccid()
     const first = await insertDevice(t)
     const d1 = simulated(t.app, first, { iccid, simUsedMb: 100, simLimitMb: 1000 })
@@ -270,19 +270,60 @@ describe('usage the devices report', () => {
     await waitFor(() => raised.some((a) => a.deviceId === first.deviceId && a.type === 'simDataLow'), 'the alarm')
     await d1.disconnect()
 
-    // The card moves to another bike: it follows, and so does its warning.
+    // The card goes into another bike while the first still exists: held until staff move it.
     const second = await insertDevice(t)
     const d2 = simulated(t.app, second, { iccid, simUsedMb: 860, simLimitMb: 1000 })
     devices.push(d2)
     await d2.connect()
-    await waitFor(async () => Number((await simByIccid(iccid))?.deviceId) === second.deviceId, 'the card re-linked')
+    const claim = await waitFor(() => raised.find((a) => a.deviceId === second.deviceId && a.type === 'simClash'), 'the claim warning')
+    expect(claim.detail).toBe(`ICCID ${iccid} is linked to device ${first.sn}; device ${second.sn} reports it / ICCID ${iccid} 已绑定设备 ${first.sn}，设备 ${second.sn} 也上报了该卡`)
+    await t.app.iot.presence.flush()
+    await sims().flush()
+    expect(await simByIccid(iccid)).toMatchObject({ deviceId: first.deviceId, usedMb: 850, flowState: 'warning' })
+    expect((await deviceRow(t, second.deviceId)).simNumber).not.toBe(iccid)
+    expect(raised.some((a) => a.deviceId === second.deviceId && a.type === 'simDataLow')).toBe(false)
+
+    // Staff move it (the console's edit): it follows, and so does its warning; the claim is settled.
+    const card2 = (await simByIccid(iccid))!
+    const moved = await t.call({ method: 'PUT', url: '/api/iot/sim', token: t.admin, body: { simId: Number(card2.simId), deviceId: second.deviceId } })
+    expect(moved.status, moved.msg).toBe(200)
     expect(cleared).toContainEqual({ deviceId: first.deviceId, type: 'simDataLow' })
+    expect(cleared).toContainEqual({ deviceId: second.deviceId, type: 'simClash' })
     expect(raised.some((a) => a.deviceId === second.deviceId && a.type === 'simDataLow')).toBe(true)
 
     // A new cycle: the usage starts again, the warning ends.
     await d2.useData(5)
     await waitFor(async () => (await simByIccid(iccid))?.flowState === 'normal', 'the flow back to normal')
-    await waitFor(() => cleared.some((c) => c.deviceId === second.deviceId), 'the alarm cleared')
+    expect(await simByIccid(iccid)).toMatchObject({ deviceId: second.deviceId, usedMb: 5 })
+    await waitFor(() => cleared.some((c) => c.deviceId === second.deviceId && c.type === 'simDataLow'), 'the alarm cleared')
+    await waitFor(async () => (await deviceRow(t, second.deviceId)).simNumber === iccid, "the card on the device's row")
+  })
+
+  it('lets a device take a card whose holder was deleted, that staff unlinked, or that its holder let go', async () => {
+    const run = async (release: (holder: { deviceId: number; sn: string; secret: string }, simId: number) => Promise<unknown>) => {
+      const holder = await insertDevice(t)
+      const sim = await addSim({ deviceId: holder.deviceId, usedMb: 10, limitMb: 1000 })
+      const claimant = await insertDevice(t)
+      const d = simulated(t.app, claimant, { iccid: sim.iccid, simUsedMb: 20, simLimitMb: 1000 })
+      devices.push(d)
+      await d.connect()
+      await waitFor(() => raised.some((a) => a.deviceId === claimant.deviceId && a.type === 'simClash'), 'the claim warning')
+      await release(holder, sim.simId)
+      await d.useData(30)
+      await waitFor(async () => Number((await simRow(sim.simId)).deviceId) === claimant.deviceId, 'the card taken')
+      expect(await simRow(sim.simId)).toMatchObject({ usedMb: 30 })
+      expect(cleared).toContainEqual({ deviceId: claimant.deviceId, type: 'simClash' })
+      await d.disconnect()
+    }
+    await run(({ deviceId }) => db().deleteFrom('iotDevice').where('deviceId', '=', deviceId).execute())
+    await run(async (_, simId) => expect((await t.call({ method: 'PUT', url: '/api/iot/sim', token: t.admin, body: { simId, deviceId: null } })).status).toBe(200))
+    // The holder reports another card: it lets this one go.
+    await run(async (holder, simId) => {
+      const h = simulated(t.app, holder, { iccid: newIccid() })
+      devices.push(h)
+      await h.connect()
+      await waitFor(async () => (await simRow(simId)).deviceId === null, 'the card let go')
+    })
   })
 
   it('unlinks the card a device no longer reports, and ignores an ICCID that fails its check digit', async () => {

@@ -164,6 +164,14 @@ export class Presence {
     const written: DeviceEvent[] = []
     const cameOnline: KnownDevice[] = []
     await db.transaction().execute(async (tx) => {
+      // A card linked to another device that still exists stays off this device's row until staff move it (modules/iot/sim).
+      const iccidOf = (sim: NonNullable<Pending['sim']>) => sim.iccid.replace(/F$/, '')
+      const iccids = [...new Set(batch.flatMap((p) => (p.sim ? [iccidOf(p.sim)] : [])))]
+      const holders = new Map(
+        iccids.length
+          ? (await tx.selectFrom('iotSim as s').innerJoin('iotDevice as d', 'd.deviceId', 's.deviceId').select(['s.iccid', 's.deviceId']).where('s.iccid', 'in', iccids).execute()).map((r) => [String(r.iccid), Number(r.deviceId)])
+          : [],
+      )
       for (const p of batch) {
         // Typed loosely: online and activatedAt are set by expressions (activatedAt keeps its first value).
         const set: Record<string, unknown> = { ...p.changes }
@@ -175,7 +183,8 @@ export class Presence {
           set.activated = p.activated ? 1 : 0
           if (p.activated) set.activatedAt = sql<string>`coalesce(${sql.ref('activatedAt')}, ${now})`
         }
-        if (p.sim) Object.assign(set, { simNumber: p.sim.iccid, simUsedMb: p.sim.usedMb, simLimitMb: p.sim.limitMb, ...flowStateOf(p.sim.usedMb, p.sim.limitMb, warningPercent) })
+        const holder = p.sim ? holders.get(iccidOf(p.sim)) : undefined
+        if (p.sim && (holder === undefined || holder === p.device.deviceId)) Object.assign(set, { simNumber: p.sim.iccid, simUsedMb: p.sim.usedMb, simLimitMb: p.sim.limitMb, ...flowStateOf(p.sim.usedMb, p.sim.limitMb, warningPercent) })
         const row = await tx.updateTable('iotDevice').set(set).where('deviceId', '=', p.device.deviceId).returning(EVENT_COLUMNS).executeTakeFirst()
         // Deleted meanwhile: nothing to keep.
         if (!row) continue

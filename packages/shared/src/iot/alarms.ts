@@ -3,7 +3,8 @@ import type { EnumOption } from '../entity/types'
 // Warnings (issue 17): what the server raises from device data, and what the console filters by.
 // ThingsBoard's severities and states (DOMAIN.md › Alarms), without its "indeterminate".
 
-export const ALARM_TYPES = ['lowBattery', 'fall', 'theft', 'offline', 'simDataLow', 'fault'] as const
+// simClash: a device reports a SIM card linked to another device (the move waits for staff, modules/iot/sim).
+export const ALARM_TYPES = ['lowBattery', 'fall', 'theft', 'offline', 'simDataLow', 'fault', 'simClash'] as const
 export type AlarmType = (typeof ALARM_TYPES)[number]
 export const ALARM_SEVERITIES = ['critical', 'major', 'minor', 'warning'] as const
 export type AlarmSeverity = (typeof ALARM_SEVERITIES)[number]
@@ -21,6 +22,7 @@ export const ALARM_TYPE_OPTIONS: readonly EnumOption[] = [
   { value: 'offline', label: { en_US: 'Offline too long', zh_CN: '长时间离线' }, color: 'default' },
   { value: 'simDataLow', label: { en_US: 'SIM data low', zh_CN: 'SIM流量不足' }, color: 'orange' },
   { value: 'fault', label: { en_US: 'Device fault', zh_CN: '设备故障' }, color: 'magenta' },
+  { value: 'simClash', label: { en_US: 'SIM card claimed by two devices', zh_CN: 'SIM卡被两台设备上报' }, color: 'purple' },
 ]
 
 export const ALARM_SEVERITY_OPTIONS: readonly EnumOption[] = [

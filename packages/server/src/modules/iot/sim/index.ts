@@ -5,10 +5,11 @@ import { registerEntityRoutes } from '../../../platform/crud/routes'
 import { recordTransitions } from '../../../platform/crud/history'
 import type { TransitionArgs } from '../../../platform/crud/workflow'
 import { AppError, conflict } from '../../../platform/errors'
+import { t } from '../../../platform/i18n'
 import type { Services } from '../../../platform/services'
 import { type Alarms, alarmsOf } from '../warnings/alarms'
 import { type CarrierAdapter, CarrierRefusal, type SimStatus, SimulatedCarrier } from './carrier'
-import { type FlowChange, flowOf, flowSide, UsageWriter } from './usage'
+import { type FlowChange, flowOf, flowSide, type HeldClaim, UsageWriter } from './usage'
 import type { Db } from '../../../db/database'
 
 const { iotSim } = iotSimEntities
@@ -41,7 +42,7 @@ export function simCardsOf(services: Services): SimCards {
 /**
  * IoT › SIM cards: the engine serves the list, form, import, steps and history; here are the
  * carrier behind the steps (asked in the step, confirmed by polling), the usage the devices report,
- * and the flow state with its simDataLow warning.
+ * the flow state with its simDataLow warning, and the simClash warning of a card two devices claim.
  */
 export function registerSimCards(app: FastifyInstance, services: Services) {
   const log = app.log
@@ -55,7 +56,7 @@ export function registerSimCards(app: FastifyInstance, services: Services) {
   }
 
   const flowAlarms = new FlowAlarms(services, log)
-  const usage = new UsageWriter({ db, logger: log, changed: (changes) => flowAlarms.apply(changes) })
+  const usage = new UsageWriter({ db, logger: log, changed: (changes) => flowAlarms.apply(changes), held: (claims) => flowAlarms.held(claims) })
   app.iot.gateway.on('status', (m) => {
     const sim = (m as UpMessage<StatusPayload>).payload.sim
     if (sim) usage.report(m.device, sim)
@@ -84,7 +85,8 @@ export function registerSimCards(app: FastifyInstance, services: Services) {
     beforeUpdate: async ({ before, values }) => {
       if (['usedMb', 'limitMb', 'warningPercent'].some((k) => values[k] !== undefined)) Object.assign(values, flowOf({ ...before, ...values }))
     },
-    // Single changes and imported rows alike: the flow state moved, or the card moved to another device.
+    // Single changes and imported rows alike: the flow state moved, or the card moved to another device
+    // (staff linking a card to the device that claims it is their decision of the claim).
     afterCommit: async (change) => {
       if (change.op === 'create') await flowAlarms.apply([{ after: flowSide(change.row) }])
       else if (change.op === 'update') await flowAlarms.apply([{ before: flowSide(change.before), after: flowSide(change.after) }])
@@ -108,7 +110,7 @@ export function registerSimCards(app: FastifyInstance, services: Services) {
   })
 }
 
-/** simDataLow warnings of the cards whose flow state or device changed. */
+/** simDataLow warnings of the cards whose flow state or device changed; simClash warnings of the devices claiming a card another holds. */
 class FlowAlarms {
   private warned = false
 
@@ -134,9 +136,18 @@ class FlowAlarms {
       const warnedAfter = after?.flowState === 'warning' ? after.deviceId : null
       return warnedBefore !== warnedAfter
     })
-    if (!moved.length) return
+    // A card that went to a device settles that device's claim (staff moved it, or its holder let it go).
+    const claimants = changes.flatMap(({ before, after }) => (before && after && after.deviceId !== null && after.deviceId !== before.deviceId ? [after.deviceId] : []))
+    if (!moved.length && !claimants.length) return
     const alarms = this.alarms()
     if (!alarms) return
+    for (const deviceId of claimants) {
+      try {
+        await alarms.clear(deviceId, 'simClash')
+      } catch (err) {
+        this.log.error({ err, deviceId }, 'could not clear a SIM claim warning')
+      }
+    }
     for (const { before, after } of moved) {
       try {
         if (before?.flowState === 'warning' && before.deviceId !== null) await alarms.clear(before.deviceId, 'simDataLow')
@@ -151,6 +162,21 @@ class FlowAlarms {
         }
       } catch (err) {
         this.log.error({ err, iccid: (after ?? before)?.iccid }, 'could not raise or clear a SIM data warning')
+      }
+    }
+  }
+
+  /** A device reports a card another device holds: warned on the claimant (a repeat counts up), naming both. */
+  async held(claims: readonly HeldClaim[]) {
+    const alarms = this.alarms()
+    if (!alarms) return
+    for (const c of claims) {
+      const params = { iccid: c.iccid, holder: c.holderSn, sn: c.sn }
+      try {
+        // Alarm details are stored once, for staff of either language.
+        await alarms.raise({ deviceId: c.deviceId, type: 'simClash', detail: `${t('en_US', 'iot.sim.claimed', params)} / ${t('zh_CN', 'iot.sim.claimed', params)}` })
+      } catch (err) {
+        this.log.error({ err, iccid: c.iccid, sn: c.sn }, 'could not raise a SIM claim warning')
       }
     }
   }

@@ -47,6 +47,14 @@ export const flowSide = (row: Row): FlowSide => ({
   limitMb: Number(row.limitMb ?? 0),
 })
 
+/** A card one device reports while it is linked to another device that still exists. */
+export interface HeldClaim {
+  iccid: string
+  deviceId: number
+  sn: string
+  holderSn: string
+}
+
 interface Report {
   deviceId: number
   sn: string
@@ -61,9 +69,12 @@ const SIDE_COLUMNS = ['simId', 'iccid', 'deviceId', 'flowState', 'usedMb', 'limi
 /**
  * The SIM usage devices report in their status, written in batches (10,000 devices reporting at once
  * cost a few transactions): the card with the ICCID gets the usage and is linked to the device that
- * reports it (a card moved to another bike follows it; the card the device held before is unlinked).
- * A card we do not know is added as in use: the device that reports it proves it is fitted and
- * working, and a fleet's cards then appear without anyone typing them in. An ICCID that fails its
+ * reports it (the card the device held before is unlinked). A card linked to another device that
+ * still exists is not taken: a second device claiming it may be a card moved between bikes or a
+ * cloned module, which staff decide (they edit the card's device); until then the report is left
+ * out and its claim goes to `held` (the simClash alarm). A card we do not know is added as in use:
+ * the device that reports it proves it is fitted and working, and a fleet's cards then appear
+ * without anyone typing them in. An ICCID that fails its
  * check digit is a bad read, not a card: it is logged and left out.
  */
 export class UsageWriter {
@@ -71,7 +82,7 @@ export class UsageWriter {
   private badReports = 0
 
   constructor(
-    private readonly deps: { db: Db; logger: FastifyBaseLogger; changed: (changes: FlowChange[]) => Promise<void> },
+    private readonly deps: { db: Db; logger: FastifyBaseLogger; changed: (changes: FlowChange[]) => Promise<void>; held: (claims: HeldClaim[]) => Promise<void> },
     options: { flushMs?: number; maxBatch?: number } = {},
   ) {
     this.buffer = new WriteBehind({
@@ -109,22 +120,36 @@ export class UsageWriter {
 
   private async write(reports: Report[]) {
     const changes: FlowChange[] = []
+    const held: HeldClaim[] = []
     const now = new Date().toISOString()
     await this.deps.db.transaction().execute(async (tx) => {
-      const iccids = reports.map((r) => r.iccid)
-      const stored = new Map((await tx.selectFrom('iotSim').select(SIDE_COLUMNS).where('iccid', 'in', iccids).execute()).map((r) => [String(r.iccid), r as Row]))
-      // A device reporting another card no longer holds the one it had.
+      const stored = new Map((await tx.selectFrom('iotSim').select(SIDE_COLUMNS).where('iccid', 'in', reports.map((r) => r.iccid)).execute()).map((r) => [String(r.iccid), r as Row]))
+      const holderOf = (r: Report) => {
+        const id = stored.get(r.iccid)?.deviceId
+        return id === null || id === undefined || Number(id) === r.deviceId ? null : Number(id)
+      }
+      const others = [...new Set(reports.map(holderOf).filter((id) => id !== null))]
+      // A link to a deleted device holds nothing.
+      const holders = new Map(others.length ? (await tx.selectFrom('iotDevice').select(['deviceId', 'sn']).where('deviceId', 'in', others).execute()).map((d) => [Number(d.deviceId), String(d.sn)]) : [])
+      const taken = reports.filter((r) => {
+        const holder = holderOf(r)
+        const holderSn = holder === null ? undefined : holders.get(holder)
+        if (holderSn !== undefined) held.push({ iccid: r.iccid, deviceId: r.deviceId, sn: r.sn, holderSn })
+        return holderSn === undefined
+      })
+      if (!taken.length) return
+      // A device reporting another card no longer holds the one it had (a device whose claim is held keeps it).
       const left = await tx
         .selectFrom('iotSim')
         .select(SIDE_COLUMNS)
-        .where('deviceId', 'in', [...new Set(reports.map((r) => r.deviceId))])
-        .where('iccid', 'not in', iccids)
+        .where('deviceId', 'in', [...new Set(taken.map((r) => r.deviceId))])
+        .where('iccid', 'not in', taken.map((r) => r.iccid))
         .execute()
       for (const s of left) {
         await tx.updateTable('iotSim').set({ deviceId: null, updateBy: 'device', updateTime: now }).where('simId', '=', s.simId).execute()
         changes.push({ before: flowSide(s), after: { ...flowSide(s), deviceId: null } })
       }
-      for (const r of reports) {
+      for (const r of taken) {
         const s = stored.get(r.iccid)
         if (!s) {
           const values = { iccid: r.iccid, imei: isImei(r.imei) ? r.imei : '', status: 'inUse', usedMb: r.usedMb, limitMb: r.limitMb, deviceId: r.deviceId }
@@ -145,18 +170,22 @@ export class UsageWriter {
         if (!Object.keys(set).length) continue
         Object.assign(set, { updateBy: 'device', updateTime: now })
         const flowMoves = set.flowState !== undefined && set.flowState !== s.flowState
+        // Only while the card is linked as read: one that staff or another device's report moved meanwhile is judged again on the next report.
+        const linked = s.deviceId === null ? null : Number(s.deviceId)
         // The flow state moves once: of two instances writing the card at once, one raises or clears its alarm.
-        let q = tx.updateTable('iotSim').set(set).where('simId', '=', Number(s.simId))
+        let q = tx.updateTable('iotSim').set(set).where('simId', '=', Number(s.simId)).where('deviceId', linked === null ? 'is' : '=', linked)
         if (flowMoves) q = q.where('flowState', '=', String(s.flowState))
         const written = await q.executeTakeFirst()
-        if (flowMoves && Number(written.numUpdatedRows) === 0) {
+        if (Number(written.numUpdatedRows) === 0) {
+          if (!flowMoves) continue
           const { flowState: _moved, ...rest } = set
-          await tx.updateTable('iotSim').set(rest).where('simId', '=', Number(s.simId)).execute()
+          await tx.updateTable('iotSim').set(rest).where('simId', '=', Number(s.simId)).where('deviceId', linked === null ? 'is' : '=', linked).execute()
           continue
         }
         changes.push({ before: flowSide(s), after: flowSide({ ...s, ...set }) })
       }
     })
     await this.deps.changed(changes)
+    if (held.length) await this.deps.held(held)
   }
 }

@@ -105,6 +105,15 @@ export const DEFAULT_MESSAGES: Record<NotifiedEvent, DefaultMessage> = {
     ['Uw fiets meldt een storing', 'Uw fiets ({sn}) meldt een storing: {detail}. Neem contact op met uw dealer als die blijft.'],
     ['Votre vélo signale un défaut', 'Votre vélo ({sn}) signale un défaut : {detail}. Contactez votre revendeur s’il persiste.'],
   ),
+  simClash: m(
+    'major',
+    { member: false, staff: true },
+    ['SIM card claimed by two devices', 'Device {sn} reports a SIM card that is linked to another device; the card stays where it is until staff move it (IoT › SIM cards): {detail}.'],
+    ['SIM卡被两台设备上报', '设备 {sn} 上报的SIM卡已绑定在另一台设备上；在工作人员改绑之前该卡保持原绑定（IoT › SIM卡管理）：{detail}。'],
+    ['', ''],
+    ['', ''],
+    ['', ''],
+  ),
   deviceOnline: m(
     'warning',
     { enabled: false, member: false, staff: true },

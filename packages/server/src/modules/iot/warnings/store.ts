@@ -15,6 +15,7 @@ export const DEFAULT_SEVERITY: Record<AlarmType, AlarmSeverity> = {
   offline: 'minor',
   simDataLow: 'warning',
   fault: 'major',
+  simClash: 'major',
 }
 
 /** Set while an alarm is active, null once cleared: the one active alarm of a device, type and code. */
