@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { defineEntity, entityByKey, entityForComponent, MENU_CATALOGUE, MENU_TITLES, PASSWORD_PATTERN, systemEntities, USERNAME_PATTERN } from '../src'
+import { THING, THING_ID } from './thing'
 
 describe('defineEntity', () => {
-  const base = {
-    key: 'thing',
-    table: 'thing',
-    path: '/x/thing',
-    permission: 'x:thing',
-    label: { en_US: 'Thing', zh_CN: '东西' },
-    idField: 'thingId',
-    defaultSort: { field: 'thingId', order: 'asc' as const },
-  }
-  const id = { name: 'thingId', kind: 'number' as const, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true }
+  const base = THING
+  const id = THING_ID
 
   it('precomputes searchable, sortable, listed, exported and writable fields', () => {
     const e = defineEntity({

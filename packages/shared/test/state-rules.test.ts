@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { allEntities, contentEntities, defineEntity, type EntityDef, orderEntities, serviceEntities, stateAllowsEdit, stateRules } from '../src'
+import { THING, THING_ID } from './thing'
 
 // What a row's state still allows (docs/entity-engine.md › State rules): one function for the server,
 // which refuses the rest, and the web, which offers no button for it and locks the fields.
@@ -56,15 +57,9 @@ describe('stateRules', () => {
 })
 
 const base = {
-  key: 'thing',
-  table: 'thing',
-  path: '/x/thing',
-  permission: 'x:thing',
-  label: { en_US: 'Thing', zh_CN: '东西' },
-  idField: 'thingId',
-  defaultSort: { field: 'thingId', order: 'asc' as const },
+  ...THING,
   fields: [
-    { name: 'thingId', kind: 'number' as const, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true },
+    THING_ID,
     { name: 'name', kind: 'text' as const, label: { en_US: 'Name', zh_CN: '名称' } },
     { name: 'note', kind: 'text' as const, label: { en_US: 'Note', zh_CN: '备注' } },
     { name: 'extra', kind: 'text' as const, label: { en_US: 'Extra', zh_CN: '附加' } },

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { actionRefusal, defineEntity, finalStates, historyStepLabel, noteApplies, notePlaceholders, serviceEntities, type FieldDef } from '../src'
+import { actionRefusal, defineEntity, finalStates, historyStepLabel, noteApplies, notePlaceholders, serviceEntities } from '../src'
+import { thing } from './thing'
 
 // Whether a row action is offered for a row: the web hides it, the server refuses it, by the same data.
 
-/** A definition to check: an id field, then the fields a test adds. */
-const thing = <const F extends readonly FieldDef[]>(...fields: F) => ({
-  key: 'thing',
-  table: 'thing',
-  path: '/x/thing',
-  permission: 'x:thing',
-  label: { en_US: 'Thing', zh_CN: '东西' },
-  idField: 'thingId',
-  defaultSort: { field: 'thingId', order: 'asc' as const },
-  fields: [{ name: 'thingId', kind: 'number' as const, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true }, ...fields],
-})
 
 describe('actionRefusal', () => {
   const evaluate = serviceEntities.repairOrder.actions!.find((a) => a.name === 'evaluate')!
