@@ -1,4 +1,4 @@
-import { DEFAULT_FLOW_WARNING_PERCENT, type DeviceEvent, type DeviceState, deviceState, type PresencePayload, type StatusPayload, type TelemetryPayload } from '@velo/shared'
+import { DEFAULT_FLOW_WARNING_PERCENT, type DeviceEvent, type DeviceState, deviceState, type PresencePayload, reportedIccid, type StatusPayload, type TelemetryPayload } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { sql, type Updateable } from 'kysely'
 import type { Db } from '../db/database'
@@ -165,8 +165,7 @@ export class Presence {
     const cameOnline: KnownDevice[] = []
     await db.transaction().execute(async (tx) => {
       // A card linked to another device that still exists stays off this device's row until staff move it (modules/iot/sim).
-      const iccidOf = (sim: NonNullable<Pending['sim']>) => sim.iccid.replace(/F$/, '')
-      const iccids = [...new Set(batch.flatMap((p) => (p.sim ? [iccidOf(p.sim)] : [])))]
+      const iccids = [...new Set(batch.flatMap((p) => (p.sim ? [reportedIccid(p.sim)] : [])))]
       const holders = new Map(
         iccids.length
           ? (await tx.selectFrom('iotSim as s').innerJoin('iotDevice as d', 'd.deviceId', 's.deviceId').select(['s.iccid', 's.deviceId']).where('s.iccid', 'in', iccids).execute()).map((r) => [String(r.iccid), Number(r.deviceId)])
@@ -183,7 +182,7 @@ export class Presence {
           set.activated = p.activated ? 1 : 0
           if (p.activated) set.activatedAt = sql<string>`coalesce(${sql.ref('activatedAt')}, ${now})`
         }
-        const holder = p.sim ? holders.get(iccidOf(p.sim)) : undefined
+        const holder = p.sim ? holders.get(reportedIccid(p.sim)) : undefined
         if (p.sim && (holder === undefined || holder === p.device.deviceId)) Object.assign(set, { simNumber: p.sim.iccid, simUsedMb: p.sim.usedMb, simLimitMb: p.sim.limitMb, ...flowStateOf(p.sim.usedMb, p.sim.limitMb, warningPercent) })
         const row = await tx.updateTable('iotDevice').set(set).where('deviceId', '=', p.device.deviceId).returning(EVENT_COLUMNS).executeTakeFirst()
         // Deleted meanwhile: nothing to keep.

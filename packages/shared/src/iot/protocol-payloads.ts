@@ -37,6 +37,9 @@ export const telemetryPayload = z.object({
   vibration: z.number().min(0).max(5).optional(),
 })
 
+/** The card a report names: some modems append the filler F of the 20-digit field to a 19-digit ICCID. */
+export const reportedIccid = (sim: { iccid: string }) => sim.iccid.replace(/F$/, '')
+
 export const simUsageSchema = z.object({
   iccid: z.string().regex(/^[0-9]{18,22}F?$/),
   imei: z.string().regex(/^[0-9]{14,16}$/).optional(),

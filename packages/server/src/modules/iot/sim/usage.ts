@@ -1,4 +1,4 @@
-import { luhnValid, type StatusPayload } from '@velo/shared'
+import { luhnValid, reportedIccid, type StatusPayload } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { WriteBehind } from '../../../gateway/write-behind'
 import type { Db } from '../../../db/database'
@@ -97,8 +97,7 @@ export class UsageWriter {
   }
 
   report(device: { deviceId: number; sn: string }, sim: NonNullable<StatusPayload['sim']>) {
-    // Some modems append the filler F of the 20-digit field to a 19-digit ICCID.
-    const iccid = sim.iccid.replace(/F$/, '')
+    const iccid = reportedIccid(sim)
     if (!isIccid(iccid)) {
       // Named the first few times, then counted: a fleet of misconfigured modules must not flood the log.
       this.badReports++
