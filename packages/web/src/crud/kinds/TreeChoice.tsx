@@ -4,7 +4,7 @@ import type { TreeOption } from './options'
 import type { InputProps } from './types'
 
 /** A node of a tree entity (a department, a menu) in a tree select. */
-export function TreeChoice(props: InputProps & { treeData: TreeOption[]; loading: boolean }) {
+export function TreeChoice(props: InputProps & { treeData: TreeOption[]; loading: boolean; defaultOpen?: boolean; autoFocus?: boolean }) {
   const { treeData, loading, ...rest } = props
   return (
     <TreeSelect

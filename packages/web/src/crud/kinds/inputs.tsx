@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type MouseEvent, type ReactNode } from 'react'
 import { Radio, Select } from 'antd'
 // antd's Input alone: `Input` from 'antd' carries its text area and one-time-code boxes along, which
 // a list's first paint does not show (they load with the forms and pages that use them).
@@ -106,13 +106,26 @@ export function OptionsInput(props: InputProps) {
 // antd's TreeSelect (with rc-tree-select, 7 KB gzipped) loads with the first tree a form or search
 // field shows: no list's search form shows one at first paint (System › Users picks its department
 // from the tree beside the list). Meanwhile a loading select of the same place stands in, as the tree's
-// nodes are usually still on their way too.
+// nodes are usually still on their way too. A press on the stand-in is not lost: the tree opens,
+// focused, when it arrives. The press is let finish first: the tree select, mounted while it still
+// travels, would take it for a press outside itself and close; and the browser would move the focus
+// from the stand-in, gone by then, to the drawer around the form.
 const LazyTreeChoice = lazy(() => import('./TreeChoice').then((m) => ({ default: m.TreeChoice })))
 
 function TreeChoice(props: InputProps & { treeData: TreeOption[]; loading: boolean }) {
+  const [asked, setAsked] = useState<'open' | 'focus' | null>(null)
+  const pressed = useRef(false)
+  const onStandInPress = (e: MouseEvent) => {
+    e.preventDefault()
+    pressed.current = true
+    setTimeout(() => setAsked('open'))
+  }
+  // Reached by the keyboard (or focused by the press): the tree takes the focus, open if pressed.
+  const onStandInFocus = () => setTimeout(() => setAsked((was) => (pressed.current ? 'open' : (was ?? 'focus'))))
+  const standIn = <Select loading open={false} id={props.id} disabled={props.disabled} placeholder={props.placeholder} onMouseDown={onStandInPress} onFocus={onStandInFocus} />
   return (
-    <Suspense fallback={<Select loading id={props.id} disabled={props.disabled} placeholder={props.placeholder} />}>
-      <LazyTreeChoice {...props} />
+    <Suspense fallback={standIn}>
+      <LazyTreeChoice {...props} {...(asked && { autoFocus: true, defaultOpen: asked === 'open' })} />
     </Suspense>
   )
 }
