@@ -113,19 +113,14 @@ export function OptionsInput(props: InputProps) {
 const LazyTreeChoice = lazy(() => import('./TreeChoice').then((m) => ({ default: m.TreeChoice })))
 
 function TreeChoice(props: InputProps & { treeData: TreeOption[]; loading: boolean }) {
-  const [asked, setAsked] = useState<'open' | 'focus' | null>(null)
-  const pressed = useRef(false)
+  const [pressed, setPressed] = useState(false)
   const onStandInPress = (e: MouseEvent) => {
     e.preventDefault()
-    pressed.current = true
-    setTimeout(() => setAsked('open'))
+    setTimeout(() => setPressed(true))
   }
-  // Reached by the keyboard (or focused by the press): the tree takes the focus, open if pressed.
-  const onStandInFocus = () => setTimeout(() => setAsked((was) => (pressed.current ? 'open' : (was ?? 'focus'))))
-  const standIn = <Select loading open={false} id={props.id} disabled={props.disabled} placeholder={props.placeholder} onMouseDown={onStandInPress} onFocus={onStandInFocus} />
   return (
-    <Suspense fallback={standIn}>
-      <LazyTreeChoice {...props} {...(asked && { autoFocus: true, defaultOpen: asked === 'open' })} />
+    <Suspense fallback={<Select loading open={false} id={props.id} disabled={props.disabled} placeholder={props.placeholder} onMouseDown={onStandInPress} />}>
+      <LazyTreeChoice {...props} {...(pressed && { autoFocus: true, defaultOpen: true })} />
     </Suspense>
   )
 }
