@@ -100,6 +100,8 @@ const DEFAULTS: DeviceBehaviour = {
 
 /** How many received commands a device keeps in `received` (a long simulation must not grow without end). */
 export const RECEIVED_KEPT = 500
+/** Command ids remembered, with their final answers, so that one arriving again is not acted on twice. */
+const HANDLED_KEPT = 256
 
 export interface ReceivedCommand {
   command: CommandPayload
@@ -130,6 +132,8 @@ export class SimulatedDevice implements OtaHost {
   readonly behaviour: DeviceBehaviour
   /** The last RECEIVED_KEPT commands received, newest last. */
   readonly received: ReceivedCommand[] = []
+  /** Command ids taken, with their final answer once given (null until then). */
+  private readonly handled = new Map<string, Omit<ReplyPayload, 'v' | 'ts'> | null>()
   readonly counters: DeviceCounters = { received: 0, answered: 0, failed: 0, drops: 0 }
   /** Configuration values applied by setConfig commands (heartbeatSeconds and telemetrySeconds also take effect). */
   readonly config: Record<string, string | number | boolean> = {}
@@ -409,6 +413,15 @@ export class SimulatedDevice implements OtaHost {
     const parsed = commandPayload.safeParse(json)
     if (!parsed.success) return
     const command = parsed.data
+    // The same id again (a QoS 1 duplicate, or sent again when the device asked): not acted on twice;
+    // its final answer, if given, goes again, since the server may not have it.
+    if (this.handled.has(command.id)) {
+      const final = this.handled.get(command.id)
+      if (final) void this.publish('reply', final).catch((err: unknown) => (this.lastError = asError(err)))
+      return
+    }
+    this.handled.set(command.id, null)
+    if (this.handled.size > HANDLED_KEPT) this.handled.delete(this.handled.keys().next().value!)
     this.counters.received++
     this.received.push({ command, receivedAt: Date.now() })
     if (this.received.length > RECEIVED_KEPT) this.received.splice(0, this.received.length - RECEIVED_KEPT)
@@ -417,6 +430,7 @@ export class SimulatedDevice implements OtaHost {
   }
 
   private async reply(body: Omit<ReplyPayload, 'v' | 'ts'>) {
+    if (body.status !== 'accepted' && this.handled.has(body.id)) this.handled.set(body.id, body)
     await this.publish('reply', body)
     if (body.status !== 'accepted') {
       this.counters.answered++

@@ -18,6 +18,9 @@ import {
 import { acceptKeySet, checkManifest, type DeviceIdentity, firstKeySet } from './manifest'
 
 /** How a simulated module performs upgrades (docs/iot-protocol.md › OTA, version 2). */
+/** How long a device waits for the fresh link it asked for before it carries on over MQTT blocks. */
+const LINK_RENEWAL_WAIT_MS = 5000
+
 export interface OtaBehaviour {
   /** Download speed, bytes per second; 0: as fast as the blocks come. */
   otaBytesPerSecond: number
@@ -64,6 +67,8 @@ export interface OtaBehaviour {
   otaKeysUrl: string
   /** Damages each offer's signature before checking it: the upgrade fails with E_SIGNATURE, nothing downloaded. */
   otaBadSignature: boolean
+  /** Takes no offer at all (keys and aborts still): a test that reports an upgrade's stages by hand. */
+  otaIgnoreOffers: boolean
 }
 
 export const OTA_DEFAULTS: OtaBehaviour = {
@@ -88,6 +93,7 @@ export const OTA_DEFAULTS: OtaBehaviour = {
   otaKeysIssuedAt: 0,
   otaKeysUrl: '',
   otaBadSignature: false,
+  otaIgnoreOffers: false,
 }
 
 /**
@@ -125,7 +131,7 @@ export interface OtaHost {
   readonly connected: boolean
   /** The module is shutting down: stop. */
   readonly closing: boolean
-  publish(kind: 'ota' | 'otaReq', body: Record<string, unknown>, opts: { qos: 0 | 1 }): Promise<void>
+  publish(kind: 'ota' | 'otaReq' | 'sync', body: Record<string, unknown>, opts: { qos: 0 | 1 }): Promise<void>
   /** Resolves true once connected (at once if it is), false after timeoutMs or when the module closes. */
   whenConnected(timeoutMs: number): Promise<boolean>
   /** The connection breaks (a tunnel); the module comes back by itself. */
@@ -207,6 +213,7 @@ export class OtaClient {
     const message = parsed.data
     if (message.op === 'abort') return this.abort(message.id, message.reason)
     if (message.op === 'keys') return void this.takeKeys(message)
+    if (this.host.behaviour.otaIgnoreOffers) return
     void this.offer(message).catch(() => {})
   }
 
@@ -274,20 +281,29 @@ export class OtaClient {
     }
   }
 
-  private refusal(offer: OtaOfferPayload): string | null {
+  private refusal(offer: OtaOfferPayload): { code: string; message?: string } | null {
     const b = this.host.behaviour
-    if (b.riding) return 'riding'
-    if (offer.minBattery !== undefined && b.battery < offer.minBattery) return 'batteryLow'
-    if (b.simDataLow || (b.simLimitMb - b.simUsedMb) * MB < offer.size) return 'simDataLow'
-    if (this.current && this.current.id !== offer.id) return 'busy'
+    // The one refusal that never passes (docs/iot-protocol.md › Refusing an offer): first, so no retry is asked for.
+    if (offer.payload === 'audio') {
+      if (offer.name && b.audio[offer.name] === offer.version) return { code: 'incompatible', message: `Already holds ${offer.name} ${offer.version}` }
+    } else if (offer.part !== 'iot' && !b.parts[offer.part]) return { code: 'incompatible', message: `No ${offer.part} on this bike` }
+    else if (this.runs(offer.part) === offer.version) return { code: 'incompatible', message: `Already runs ${offer.version}` }
+    if (b.riding) return { code: 'riding' }
+    if (offer.minBattery !== undefined && b.battery < offer.minBattery) return { code: 'batteryLow' }
+    if (b.simDataLow || (b.simLimitMb - b.simUsedMb) * MB < offer.size) return { code: 'simDataLow' }
+    if (this.current && this.current.id !== offer.id) return { code: 'busy' }
     return null
   }
 
   private async offer(offer: OtaOfferPayload) {
     const known = this.sessions.get(offer.id)
     if (known) {
-      // The server offers again (it lost our reports, or we were away): resume, or say how it ended.
-      if (known !== this.current) await this.report(known, known.stage === 'installed' ? 'rebooting' : (known.stage as OtaDeviceStage), known.code ? { code: known.code } : {})
+      // The server offers again (we asked, it lost our reports, or we were away): resume with its
+      // fresh link, or say how it ended.
+      if (known === this.current) {
+        known.offer = { ...known.offer, url: offer.url, urlExpiresAt: offer.urlExpiresAt }
+        known.wake?.()
+      } else await this.report(known, known.stage === 'installed' ? 'rebooting' : (known.stage as OtaDeviceStage), known.code ? { code: known.code } : {})
       return
     }
     // A key it does not know is looked up first (GET {API}/iot/ota-keys); otherwise nothing here waits,
@@ -316,9 +332,9 @@ export class OtaClient {
     const untrusted = this.untrusted(offer)
     if (untrusted) return this.fail(s, untrusted.code, untrusted.message)
     if (refused) {
-      s.code = refused
-      await this.report(s, 'rejected', { code: refused })
-      return this.end(s, 'rejected', refused)
+      s.code = refused.code
+      await this.report(s, 'rejected', refused)
+      return this.end(s, 'rejected', refused.code)
     }
     this.current = s
     try {
@@ -431,13 +447,21 @@ export class OtaClient {
   private async downloadHttp(s: Session) {
     const b = this.host.behaviour
     const { blockBytes, blocks, size } = s.offer
-    const url = new URL(s.offer.url!, b.httpOrigin || undefined)
     const chunkBlocks = Math.max(1, Math.floor(b.otaWindow))
+    let renewed = false
     while (s.next < blocks && !s.aborted && !this.host.closing) {
       const start = s.next * blockBytes
       const end = Math.min(size, start + chunkBlocks * blockBytes) - 1
       const started = Date.now()
-      const res = await fetch(url, { headers: { range: `bytes=${start}-${end}` } })
+      const link = s.offer.url!
+      const res = await fetch(new URL(link, b.httpOrigin || undefined), { headers: { range: `bytes=${start}-${end}` } })
+      // The link ran out (a slow modem): asked for (up/sync), the offer comes again with a fresh one; once.
+      if (res.status === 403 && !renewed) {
+        renewed = true
+        await res.body?.cancel()
+        await this.renewLink(s, link)
+        continue
+      }
       if (res.status !== 206) throw new Error(`${this.host.sn}: the image link answered ${res.status}`)
       const bytes = new Uint8Array(await res.arrayBuffer())
       s.bytesReceived += bytes.length
@@ -449,6 +473,17 @@ export class OtaClient {
       this.afterProgress(s)
       await this.throttle(bytes.length, started)
     }
+  }
+
+  /** Links asked for again: how many times the device renewed an expired link. */
+  linksRenewed = 0
+
+  /** Asks for the offer again (up/sync) and waits a little for its fresh link; the MQTT blocks carry on without it. */
+  private async renewLink(s: Session, expired: string) {
+    this.linksRenewed++
+    await this.host.publish('sync', {}, { qos: 1 }).catch(() => {})
+    const deadline = Date.now() + LINK_RENEWAL_WAIT_MS
+    while (s.offer.url === expired && Date.now() < deadline && !s.aborted) await sleep(25)
   }
 
   /** Waits out what the configured speed says these bytes take. */

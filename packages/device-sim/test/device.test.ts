@@ -80,6 +80,17 @@ describe('SimulatedDevice', () => {
     expect(d.counters).toMatchObject({ received: 1, answered: 1, failed: 0 })
   })
 
+  it('acts on a command id once: the same id again gets its final answer again, nothing more', async () => {
+    const d = await device()
+    await broker.command(d.sn, { id: 'dup1', name: 'ping' })
+    await waitFor(() => (replies(d.sn, 'dup1').length === 2 ? true : null), 'two replies')
+    await broker.command(d.sn, { id: 'dup1', name: 'ping' })
+    const got = await waitFor(() => (replies(d.sn, 'dup1').length === 3 ? replies(d.sn, 'dup1') : null), 'the final answer again')
+    expect(got.map((r) => r.status)).toEqual(['accepted', 'succeeded', 'succeeded'])
+    expect({ ...got[2], ts: 0 }).toEqual({ ...got[1], ts: 0 })
+    expect(d.received.map((r) => r.command.id)).toEqual(['dup1'])
+  })
+
   it('waits its latency before the final reply', async () => {
     const d = await device({ replyLatencyMs: 300 })
     await broker.command(d.sn, { id: 'slow', name: 'ping' })

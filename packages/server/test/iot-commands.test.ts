@@ -1,14 +1,17 @@
 import type { DeviceOptions, SimulatedDevice } from '@velo/device-sim'
-import type { CommandEvent, CommandOutcome, CommandPayload, DeviceCommandOption, SendCommandResult } from '@velo/shared'
+import { type CommandEvent, type CommandOutcome, type CommandPayload, type DeviceCommandOption, downFilter, downTopic, type SendCommandResult, upTopic } from '@velo/shared'
+import mqtt, { type MqttClient } from 'mqtt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { limitedUser, type Refusal, useTestApp } from './harness'
-import { demoModelId, randomSn, simulated, waitFor } from './iot-helpers'
+import { SYNC_MIN_INTERVAL_MS } from '../src/gateway/sync'
+import { brokerUrl, clearRetained, demoModelId, randomSn, simulated, waitFor } from './iot-helpers'
 
 // Commands end to end: the console's API, the gateway, a real MQTT broker (embedded, or
 // TEST_MQTT_URL through the harness) and the reference device. Nothing is mocked.
 
 const t = useTestApp()
 const devices: SimulatedDevice[] = []
+const clients: { client: MqttClient; sn: string }[] = []
 const events: CommandEvent[] = []
 let modelId = 0
 let otherModelId = 0
@@ -78,6 +81,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(devices.map((d) => d.disconnect().catch(() => {})))
+  await Promise.all(clients.map((c) => c.client.endAsync().catch(() => {})))
+  await clearRetained(
+    t.app,
+    clients.map((c) => c.sn),
+  )
 })
 
 describe('device commands', () => {
@@ -298,6 +306,57 @@ describe('device commands', () => {
     const operator = await limitedUser(t, { userName: 'iotoperator', perms: ['iot:device:command'], dataScope: '1' })
     expect((await send({ deviceIds: [d.deviceId], command: 'ping' }, operator.token)).code).toBe(200)
     expect((await t.call({ url: `/api/iot/device/${d.deviceId}/commands`, token: operator.token })).status).toBe(403)
+  })
+})
+
+describe('a device asking for what is pending (docs/iot-protocol.md › sync)', () => {
+  /** A device that announces itself before it subscribes: what the server publishes meanwhile reaches nobody. */
+  async function announcedUnsubscribed() {
+    const reg = await registerDevice()
+    const client = await mqtt.connectAsync(brokerUrl(t.app), { clientId: reg.sn, username: reg.sn, password: reg.secret, protocolVersion: 4, reconnectPeriod: 0, connectTimeout: 5000 })
+    clients.push({ client, sn: reg.sn })
+    const received: CommandPayload[] = []
+    client.on('message', (topic, payload) => {
+      if (topic === downTopic(reg.sn, 'command')) received.push(JSON.parse(payload.toString()) as CommandPayload)
+    })
+    await client.publishAsync(upTopic(reg.sn, 'presence'), JSON.stringify({ v: 1, state: 'online' }), { qos: 1, retain: true })
+    await until(`${reg.sn} online`, () => isOnline(reg.deviceId))
+    const res = await send({ deviceIds: [reg.deviceId], command: 'ping' })
+    expect(res.data).toMatchObject({ sent: 1 })
+    const { commandId, requestId } = res.data.commands[0]!
+    await t.app.iot.messageLog.flush()
+    const reply = (status: string) => client.publishAsync(upTopic(reg.sn, 'reply'), JSON.stringify({ v: 1, id: requestId, status, code: 0 }), { qos: 1 })
+    return { ...reg, client, received, commandId, requestId, reply }
+  }
+
+  it('sends a command published before the device subscribed again when it asks with up/sync, once per ask interval', async () => {
+    const d = await announcedUnsubscribed()
+    // Subscribed now; on the embedded broker that alone asks (next test): here the device asks itself.
+    await d.client.subscribeAsync(downFilter(d.sn), { qos: 1 })
+    await d.client.publishAsync(upTopic(d.sn, 'sync'), JSON.stringify({ v: 1 }), { qos: 1 })
+    await until('the command again', () => d.received.find((c) => c.id === d.requestId))
+    // Asked again at once: answered once the ask interval has passed, not at once (a device cannot
+    // make the server replay its queue in a loop), and with it again while unanswered.
+    const asked = Date.now()
+    await d.client.publishAsync(upTopic(d.sn, 'sync'), JSON.stringify({ v: 1 }), { qos: 1 })
+    await until('the command a second time', () => d.received.filter((c) => c.id === d.requestId).length >= 2)
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(SYNC_MIN_INTERVAL_MS - 500)
+    await d.reply('succeeded')
+    const row = await finalRow(d.commandId, 'succeeded')
+    expect(row.roundTripMs).not.toBeNull()
+    // Answered: an ask does not send it again.
+    expect(await t.app.iot.commands.sendUnanswered({ deviceId: d.deviceId, sn: d.sn, modelId })).toBe(0)
+  })
+
+  it('on the embedded broker, subscribing to its down topics asks by itself', async (ctx) => {
+    if (!t.app.broker) ctx.skip()
+    const d = await announcedUnsubscribed()
+    expect(d.received).toEqual([])
+    await d.client.subscribeAsync(downFilter(d.sn), { qos: 1 })
+    const again = await until('the command again', () => d.received.find((c) => c.id === d.requestId))
+    expect(again).toMatchObject({ name: 'ping' })
+    await d.reply('succeeded')
+    await finalRow(d.commandId, 'succeeded')
   })
 })
 

@@ -314,6 +314,18 @@ describe('a rollout', () => {
     }
   })
 
+  it('does not offer again to a device that refused for good (incompatible), retries left or not', async () => {
+    const [device] = await fleet(1)
+    // Flashed to that version on the bike meanwhile (a service tool): the server still has the old one.
+    device!.sim.behaviour.firmwareVersion = '1.4.1'
+    const fw = await firmware('1.4.1')
+    const id = await running(fw, [device!], { retries: 2, retryBackoffSeconds: 1 })
+    await untilStatus(id, 'finished')
+    expect((await rows(id))[0]).toMatchObject({ state: 'rejected', code: 'incompatible', attempt: 1 })
+    await t.app.iot.messageLog.flush()
+    expect(await offersTo(device!.deviceId)).toBe(1)
+  })
+
   it('moves a row forward only, and takes no report of a stale attempt or of another device', async () => {
     const devices = await fleet(2)
     const id = await running(await firmware('1.0.5'), devices, { canaryCount: 2 })

@@ -5,6 +5,7 @@ import type { DeviceOptions, SimulatedDevice } from '@velo/device-sim'
 import { crc8, FILE_CRC8, OTA_BLOCK_BYTES, OTA_MAX_BLOCKS_PER_REQUEST, otaOfferPayload } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { KnownDevice } from '../src/gateway/types'
+import { otaRolloutOf } from '../src/modules/ota/rollout'
 import { blockServerOf } from '../src/modules/ota/transfer'
 import { ImageCache, ImageMismatch } from '../src/modules/ota/transfer/image-cache'
 import { abortPayload, approvedImageOf, buildOffer, imageOf, otaIdOf } from '../src/modules/ota/transfer/offer'
@@ -199,6 +200,17 @@ describe('OTA transfer', () => {
     await waitFor(async () => (await deviceRow(t, a.deviceId)).firmwareVersion === '2.0.0', 'the new version reported')
   })
 
+  it('sends the offer again when the device asks (up/sync) while it has not downloaded the image: the same id; nothing once it has', async () => {
+    const a = await upgrade(randomBytes(10 * BLOCK_BYTES))
+    // The rollout handed the upgrade to the device and its offer was lost on the way (here: never sent).
+    const finished = a.sim.ota.finished(a.offer.id)
+    await a.sim.publish('sync', {})
+    expect(await finished).toEqual({ id: a.offer.id, result: 'installed' })
+    await waitFor(async () => (await deviceRow(t, a.deviceId)).firmwareVersion === '2.0.0', 'the new version reported')
+    // Downloaded and installed: an ask finds nothing to offer.
+    expect(await otaRolloutOf(t.app.services).offerAgain(a.known)).toBe(0)
+  })
+
   it('a corrupted image is refused at verify (E_VERIFY_SHA256): nothing installed', async () => {
     const a = await upgrade(randomBytes(10 * BLOCK_BYTES), { otaCorrupt: true })
     const finished = a.sim.ota.finished(a.offer.id)
@@ -278,6 +290,23 @@ describe('OTA transfer', () => {
     await waitFor(async () => (await deviceRow(t, a.deviceId)).firmwareVersion === '2.0.0', 'the new version reported')
   })
 
+  it('renews a link that no longer works: the device asks (up/sync), the offer comes again with a fresh link, and the download carries on over HTTPS', async () => {
+    let address = t.app.server.address() as AddressInfo | null
+    if (!address) {
+      await t.app.listen({ port: 0, host: '127.0.0.1' })
+      address = t.app.server.address() as AddressInfo
+    }
+    const a = await upgrade(randomBytes(12 * BLOCK_BYTES), { otaUseHttp: true, httpOrigin: `http://127.0.0.1:${address.port}` })
+    // As a link past its time answers: 403 (here its time is altered, which answers the same).
+    const stale = { ...a.offer, url: a.offer.url!.replace(/exp=\d+/, 'exp=1') }
+    const before = stats()
+    const finished = a.sim.ota.finished(a.offer.id)
+    await send(a.known, stale)
+    expect((await finished).result).toBe('installed')
+    expect(a.sim.ota.linksRenewed).toBe(1)
+    expect(stats().blocks - before.blocks).toBe(0)
+  })
+
   it('an abort stops the download: the device reports aborted, asks for nothing more and keeps its version', async () => {
     const image = randomBytes(200 * BLOCK_BYTES)
     const a = await upgrade(image, { otaBytesPerSecond: 20 * BLOCK_BYTES })
@@ -294,8 +323,9 @@ describe('OTA transfer', () => {
     await waitFor(async () => (await stagesOf(a.deviceId, a.offer.id)).includes('aborted'), 'aborted reported')
   })
 
-  it('a device refuses while riding, on low battery or low SIM data', async () => {
+  it('a device refuses while riding, on low battery or low SIM data, and for good the version it already runs', async () => {
     for (const [behaviour, code] of [
+      [{ firmwareVersion: '2.0.0' }, 'incompatible'],
       [{ riding: true }, 'riding'],
       [{ battery: 12 }, 'batteryLow'],
       [{ simDataLow: true }, 'simDataLow'],

@@ -19,6 +19,7 @@ import { badRequest, type FieldIssue, notFound } from '../platform/errors'
 import { t } from '../platform/i18n'
 import { localizeIssue } from '../platform/i18n/zod-messages'
 import type { ConfigValues } from '../platform/config-keys'
+import type { DeviceSync } from './sync'
 import type { Gateway, IotEvent, IotEvents, KnownDevice, UpMessage } from './types'
 
 /** System configuration keys (seeded with the IoT area) that set a command's defaults. */
@@ -58,6 +59,8 @@ export interface CommandServiceOptions {
   /** publishBatch, when the bus has it, carries many events in one delivery (one Redis message). */
   events: Pick<IotEvents, 'publish' | 'subscribe'> & { publishBatch?(events: IotEvent[]): Promise<void> }
   presence: PresenceHooks
+  /** A device asking for what is pending for it: its sent, unanswered commands go again. */
+  sync?: Pick<DeviceSync, 'onAsk'>
   configValues: ConfigValues
   log?: Logger
   /** How often timeouts and expiries are looked for (1 s; tests may go shorter). */
@@ -160,6 +163,7 @@ export class CommandService {
     this.o.presence.onOnline((device) => {
       this.sendQueued(device).catch((err) => this.o.log?.error({ err, sn: device.sn }, 'could not send queued commands'))
     })
+    this.o.sync?.onAsk((device) => this.sendUnanswered(device))
     return this
   }
 
@@ -386,6 +390,27 @@ export class CommandService {
     await this.announce(changed)
     await this.publishAll(messages)
     return messages.length
+  }
+
+  /**
+   * The device asked (up/sync, or subscribed): its commands sent and not answered at all, within
+   * their deadline, go again as they were (same id and expiry; the deadline still counts from the
+   * first send). One it did receive is a duplicate to it, which changes nothing.
+   */
+  async sendUnanswered(device: KnownDevice): Promise<number> {
+    if (this.closed) return 0
+    const now = iso()
+    const sent = await this.db
+      .selectFrom('iotCommand')
+      .select(['requestId', 'command', 'params', 'expiresAt'])
+      .where('deviceId', '=', device.deviceId)
+      .where('status', '=', 'sent')
+      .where('deadlineAt', '>', now)
+      .where('expiresAt', '>', now)
+      .orderBy('commandId')
+      .execute()
+    await this.publishAll(sent.map((c) => ({ device, payload: this.payload(c.requestId, c.command, JSON.parse(c.params) as Record<string, unknown>, Date.parse(c.expiresAt)) })))
+    return sent.length
   }
 
   // ---- Replies ------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ import { MessageLog, type MessageLogOptions } from './message-log'
 import { Presence, type PresenceOptions } from './presence'
 import { CommandService, type CommandServiceOptions } from './commands'
 import { MqDebugger } from './mq-debug'
+import { DeviceSync } from './sync'
+import { parseTopic } from '@velo/shared'
 
 export interface IotOptions {
   presence?: PresenceOptions
@@ -36,6 +38,8 @@ export interface Iot {
   commands: CommandService
   /** The administrators' topic watcher and publisher. */
   mqDebugger: MqDebugger
+  /** A device asking for what is still pending for it (up/sync, or subscribing on the embedded broker). */
+  sync: DeviceSync
   /** Adds a part to close (in reverse order) before the core closes; returns it. */
   attach<P extends IotPart>(part: P): P
   /**
@@ -76,7 +80,14 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
     logger,
   })
   const presence = new Presence({ db, gateway, events, configValues, logger }, options.presence)
-  const commands = new CommandService({ ...options.commands, db, dialect: services.dialect, gateway, events, presence, configValues, log: logger })
+  const sync = new DeviceSync(gateway, logger)
+  const commands = new CommandService({ ...options.commands, db, dialect: services.dialect, gateway, events, presence, sync, configValues, log: logger })
+  // The embedded broker says when a device subscribes to its own down topics: that asks by itself,
+  // so a device that announced itself before subscribing (or whose last connection broke) loses nothing.
+  broker?.aedes.on('subscribe', (subscriptions, client) => {
+    if (!client || !subscriptions.some((s) => { const t = parseTopic(s.topic); return t?.direction === 'down' && t.sn === client.id })) return
+    void gateway.findDevice(client.id).then((device) => device && sync.ask(device)).catch((err: unknown) => logger.error({ err, sn: client.id }, 'could not answer a device subscription'))
+  })
   const parts: IotPart[] = []
 
   const iot: Iot = {
@@ -88,6 +99,7 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
     messageLog,
     commands,
     mqDebugger: new MqDebugger(gateway),
+    sync,
     attach(part) {
       parts.push(part)
       return part
@@ -95,6 +107,7 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
     kick: (sn) => broker?.disconnect(sn) ?? false,
     async close() {
       for (const part of parts.splice(0).reverse()) await part.close().catch((err) => logger.error({ err }, 'closing an IoT part failed'))
+      sync.close()
       await gateway.close()
       await presence.close()
       await messageLog.close()

@@ -96,6 +96,7 @@ export class Presence {
     const { gateway } = deps
     gateway.on('presence', (m) => this.presence(m as UpMessage<PresencePayload>))
     gateway.on('heartbeat', (m) => this.pending(m, () => {}))
+    gateway.on('sync', (m) => this.pending(m, () => {}))
     gateway.on('status', (m) => this.status(m as UpMessage<StatusPayload>))
     gateway.on('telemetry', (m) => this.telemetry(m as UpMessage<TelemetryPayload>))
   }

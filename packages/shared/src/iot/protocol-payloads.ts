@@ -12,6 +12,7 @@ const envelope = { v: z.literal(PROTOCOL_VERSION), ts: z.number().int().positive
 export const presencePayload = z.object({ ...envelope, state: z.enum(['online', 'offline']), reason: z.string().max(64).optional() })
 
 export const heartbeatPayload = z.object({ ...envelope })
+export const syncPayload = z.object({ ...envelope })
 
 export const gpsSchema = z.object({
   lat: z.number().min(-90).max(90),
@@ -120,6 +121,7 @@ export const UP_SCHEMAS = {
   ota: otaProgressPayload,
   otaReq: otaBlockRequestPayload,
   event: deviceEventPayload,
+  sync: syncPayload,
 } as const satisfies Record<UpKind, z.ZodType>
 
 const none = z.object({}).strict()

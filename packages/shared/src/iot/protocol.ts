@@ -13,7 +13,8 @@ export const TOPIC_ROOT = `velo/v${PROTOCOL_VERSION}`
 /** A device serial number: upper-case letters and digits, 4 to 32 (it is also the MQTT client id and user name). */
 export const SN_PATTERN = /^[A-Z0-9]{4,32}$/
 
-export const UP_KINDS = ['presence', 'heartbeat', 'telemetry', 'status', 'reply', 'ota', 'otaReq', 'event'] as const
+/** `sync`: the device asks for what the server still has for it (unanswered commands, the offer under way). */
+export const UP_KINDS = ['presence', 'heartbeat', 'telemetry', 'status', 'reply', 'ota', 'otaReq', 'event', 'sync'] as const
 /** otaBlock is binary (ota.ts › encodeOtaBlock); every other payload is JSON. */
 export const DOWN_KINDS = ['command', 'ota', 'otaBlock'] as const
 export type UpKind = (typeof UP_KINDS)[number]

@@ -21,7 +21,7 @@ import type { OtaEventBus } from './events'
 import { bothLanguages } from './reasons'
 import { claim, MAX_ACTIVE_DEVICES, type Offer } from './offers'
 import { commitSecondsOf, expire, holdOrSkip, requeueForRetry } from './outcomes'
-import { ACTIVE, campaignRecord, deviceRecord, FINAL, num, PROGRESS_RANK, type Row, type TransitionRecord, upgradeDeviceKey } from './tables'
+import { ACTIVE, campaignRecord, deviceRecord, FINAL, NOT_DOWNLOADED, num, PROGRESS_RANK, type Row, type TransitionRecord, upgradeDeviceKey } from './tables'
 import { recordTransitions } from '../../../platform/crud/history'
 import { advanceWaves, alarmTypesOf, BASELINE_DAYS, countsOf, DAY_MS, finishIfDone, judge, shortOfSuccess, updateAudioStatus, updateCounters } from './waves'
 
@@ -115,6 +115,7 @@ export class OtaRollout {
     gateway.on('status', (m) => this.inOrder(m.device.deviceId, () => this.status(m as UpMessage<StatusPayload>)))
     // A device that connects may take its offer now (within its window): no waiting for the next tick.
     presence.onOnline(() => this.wake())
+    this.app.iot.sync.onAsk((device) => this.offerAgain(device))
     // Once per tick across instances: a campaign's pass locks its row anyway, and an instance's
     // device reports and wake-ups still tick at once where they land.
     this.services.jobs.every({ key: 'otaRollout', every: () => this.tickMs, run: () => this.tick() })
@@ -238,6 +239,26 @@ export class OtaRollout {
     this.noteDevices(part, campaignId, records)
     if (offers.length) await this.sendOffers(campaign, offers)
     if (records.length) this.markLive(part, campaignId)
+  }
+
+  /**
+   * The device asked for what is pending (up/sync, or subscribed): the offer of each upgrade it has
+   * been handed and not yet downloaded goes again, with the same id (a duplicate to a device that has
+   * it) and a fresh HTTPS link, so an offer lost on a breaking connection, or a link that expired on a
+   * slow modem, is not the end of the attempt.
+   */
+  async offerAgain(device: KnownDevice): Promise<number> {
+    if (this.closed) return 0
+    const under = (await this.db
+      .selectFrom('otaCampaignDevice as o')
+      .innerJoin('otaCampaign as c', 'c.campaignId', 'o.campaignId')
+      .selectAll('c')
+      .select(['o.upgradeId', 'o.attempt'])
+      .where('o.deviceId', '=', device.deviceId)
+      .where('o.state', 'in', NOT_DOWNLOADED)
+      .execute()) as Row[]
+    for (const row of under) await this.sendOffers(row, [{ device, upgradeId: num(row.upgradeId), attempt: num(row.attempt) }])
+    return under.length
   }
 
   private async sendOffers(campaign: Row, offers: Offer[]) {

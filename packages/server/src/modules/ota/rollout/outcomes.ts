@@ -4,7 +4,7 @@ import type { Db } from '../../../db/database'
 import type { Database } from '../../../db/schema'
 import { type MessageKey, t } from '../../../platform/i18n'
 import { bothLanguages } from './reasons'
-import { ACTIVE, deviceRecord, isoOrNull, num, RETRYABLE, type Row, type TransitionRecord, WAITING } from './tables'
+import { ACTIVE, deviceRecord, isoOrNull, num, RETRIED_BY_ITSELF, type Row, type TransitionRecord, WAITING } from './tables'
 
 // What a tick decides of its devices' attempts, before it judges the waves: timed out, rolled back
 // past the commit deadline, held for a passing refusal or skipped past the hold limit, queued again
@@ -25,7 +25,7 @@ export const PASSING_REFUSALS = ['riding', 'batteryLow', 'simDataLow', 'busy']
 export const notFinalYet = (c: Row) => sql<boolean>`(${passingRefusal} or ${retryLeft(c)})`
 const passingRefusal = sql<boolean>`(${sql.ref('state')} = 'rejected' and ${sql.ref('code')} in (${sql.join(PASSING_REFUSALS.map((code) => sql.lit(code)))}))`
 const retryLeft = (c: Row) =>
-  sql<boolean>`(${sql.ref('state')} in (${sql.join(RETRYABLE.map((state) => sql.lit(state)))}) and ${sql.ref('attempt')} - ${sql.ref('heldOffers')} <= ${sql.lit(num(c.retries))})`
+  sql<boolean>`(${sql.ref('state')} in (${sql.join(RETRIED_BY_ITSELF.map((state) => sql.lit(state)))}) and ${sql.ref('attempt')} - ${sql.ref('heldOffers')} <= ${sql.lit(num(c.retries))})`
 
 /** A hold's reason in a sentence's language (anything else a device said: "could not take it"). */
 export const holdReasonIn = (lang: Language, code: string) => t(lang, `ota.rollout.held.${PASSING_REFUSALS.includes(code) ? code : 'other'}` as MessageKey)
@@ -108,13 +108,13 @@ export async function skipHeldDevice(tx: Db, r: Row, why: string, message: strin
   return Number(skipped.numUpdatedRows) === 1
 }
 
-/** Failed, timed-out and rejected devices with retries left go back to the queue, each later than the last. */
+/** Failed, rolled-back and timed-out devices with retries left go back to the queue, each later than the last. */
 export async function requeueForRetry(tx: Db, c: Row, now: Date, records: TransitionRecord[]) {
   const retries = num(c.retries)
   const backoffMs = num(c.retryBackoffSeconds) * 1000
   for (let attempt = 1; attempt <= retries; attempt++) {
     const nextAttemptAt = new Date(now.getTime() + backoffMs * 2 ** (attempt - 1)).toISOString()
-    for (const from of RETRYABLE) {
+    for (const from of RETRIED_BY_ITSELF) {
       const rows = await tx
         .updateTable('otaCampaignDevice')
         .set({ state: 'queued', nextAttemptAt, finishedAt: null, updatedAt: now.toISOString() })

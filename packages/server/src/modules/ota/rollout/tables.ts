@@ -37,6 +37,14 @@ export const FINAL = [...OTA_FINAL_STATES]
  * counts against the error threshold on each attempt.
  */
 export const RETRYABLE: OtaDeviceState[] = ['failed', 'rolledBack', 'timedOut', 'rejected']
+/**
+ * What a campaign retries by itself. Not a refusal: one for a passing reason is held instead
+ * (outcomes.ts › holdOrSkip), and any other (`incompatible`: it runs that version already, it has no
+ * such part) would be refused again; staff may still retry it by hand.
+ */
+export const RETRIED_BY_ITSELF: OtaDeviceState[] = RETRYABLE.filter((state) => state !== 'rejected')
+/** Handed to the device, the image not all there yet: what a device's sync asks the offer of again. */
+export const NOT_DOWNLOADED: OtaDeviceState[] = ['notified', 'downloading']
 /** Not started yet: a soft cancel ends these. */
 export const WAITING: OtaDeviceState[] = ['queued', 'held']
 
