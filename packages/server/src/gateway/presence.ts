@@ -2,6 +2,7 @@ import { DEFAULT_FLOW_WARNING_PERCENT, type DeviceEvent, type DeviceState, devic
 import type { FastifyBaseLogger } from 'fastify'
 import { sql, type Updateable } from 'kysely'
 import type { Db } from '../db/database'
+import { cardHolders, heldByAnother } from './card-holders'
 import type { IotDeviceTable } from '../db/schema'
 import type { ConfigValues } from '../platform/config-keys'
 import type { IotEventBus } from './events'
@@ -165,13 +166,8 @@ export class Presence {
     const written: DeviceEvent[] = []
     const cameOnline: KnownDevice[] = []
     await db.transaction().execute(async (tx) => {
-      // A card linked to another device that still exists stays off this device's row until staff move it (modules/iot/sim).
-      const iccids = [...new Set(batch.flatMap((p) => (p.sim ? [reportedIccid(p.sim)] : [])))]
-      const holders = new Map(
-        iccids.length
-          ? (await tx.selectFrom('iotSim as s').innerJoin('iotDevice as d', 'd.deviceId', 's.deviceId').select(['s.iccid', 's.deviceId']).where('s.iccid', 'in', iccids).execute()).map((r) => [String(r.iccid), Number(r.deviceId)])
-          : [],
-      )
+      // A card another device holds stays off this device's row until staff move it (card-holders.ts).
+      const holders = await cardHolders(tx, batch.flatMap((p) => (p.sim ? [reportedIccid(p.sim)] : [])))
       for (const p of batch) {
         // Typed loosely: online and activatedAt are set by expressions (activatedAt keeps its first value).
         const set: Record<string, unknown> = { ...p.changes }
@@ -183,8 +179,7 @@ export class Presence {
           set.activated = p.activated ? 1 : 0
           if (p.activated) set.activatedAt = sql<string>`coalesce(${sql.ref('activatedAt')}, ${now})`
         }
-        const holder = p.sim ? holders.get(reportedIccid(p.sim)) : undefined
-        if (p.sim && (holder === undefined || holder === p.device.deviceId)) Object.assign(set, { simNumber: p.sim.iccid, simUsedMb: p.sim.usedMb, simLimitMb: p.sim.limitMb, ...flowStateOf(p.sim.usedMb, p.sim.limitMb, warningPercent) })
+        if (p.sim && !heldByAnother(holders, reportedIccid(p.sim), p.device.deviceId)) Object.assign(set, { simNumber: p.sim.iccid, simUsedMb: p.sim.usedMb, simLimitMb: p.sim.limitMb, ...flowStateOf(p.sim.usedMb, p.sim.limitMb, warningPercent) })
         const row = await tx.updateTable('iotDevice').set(set).where('deviceId', '=', p.device.deviceId).returning(EVENT_COLUMNS).executeTakeFirst()
         // Deleted meanwhile: nothing to keep.
         if (!row) continue

@@ -1,5 +1,6 @@
 import { luhnValid, reportedIccid, type StatusPayload } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
+import { cardHolders, heldByAnother } from '../../../gateway/card-holders'
 import { WriteBehind } from '../../../gateway/write-behind'
 import type { Db } from '../../../db/database'
 
@@ -123,18 +124,11 @@ export class UsageWriter {
     const now = new Date().toISOString()
     await this.deps.db.transaction().execute(async (tx) => {
       const stored = new Map((await tx.selectFrom('iotSim').select(SIDE_COLUMNS).where('iccid', 'in', reports.map((r) => r.iccid)).execute()).map((r) => [String(r.iccid), r as Row]))
-      const holderOf = (r: Report) => {
-        const id = stored.get(r.iccid)?.deviceId
-        return id === null || id === undefined || Number(id) === r.deviceId ? null : Number(id)
-      }
-      const others = [...new Set(reports.map(holderOf).filter((id) => id !== null))]
-      // A link to a deleted device holds nothing.
-      const holders = new Map(others.length ? (await tx.selectFrom('iotDevice').select(['deviceId', 'sn']).where('deviceId', 'in', others).execute()).map((d) => [Number(d.deviceId), String(d.sn)]) : [])
+      const holders = await cardHolders(tx, reports.map((r) => r.iccid))
       const taken = reports.filter((r) => {
-        const holder = holderOf(r)
-        const holderSn = holder === null ? undefined : holders.get(holder)
-        if (holderSn !== undefined) held.push({ iccid: r.iccid, deviceId: r.deviceId, sn: r.sn, holderSn })
-        return holderSn === undefined
+        const holder = heldByAnother(holders, r.iccid, r.deviceId)
+        if (holder) held.push({ iccid: r.iccid, deviceId: r.deviceId, sn: r.sn, holderSn: holder.sn })
+        return !holder
       })
       if (!taken.length) return
       // A device reporting another card no longer holds the one it had (a device whose claim is held keeps it).
