@@ -49,6 +49,10 @@ commands until Ctrl-C (then they say goodbye: retained offline).
                        share of devices that damage each offer's manifest signature before checking it:
                        their upgrades fail with E_SIGNATURE, nothing downloaded, 0..1 (default 0)
   --riding SHARE       share of devices being ridden, which refuse upgrades, 0..1 (default 0)
+  --faults NAMES       protocol deviations every device makes, comma-separated, to see the conformance kit
+                       (npm run conformance) fail the clause each breaks: unknown-command-succeeds,
+                       config-out-of-range, reboot-silently, ota-ignore-crc, ota-no-resume,
+                       ota-ignore-signature, ota-ignore-abort (no heartbeat: --heartbeat 0)
   --secrets FILE       kept registrations, reused by the next run (default .device-sim/secrets.json)
   -h, --help           this text
 
@@ -86,7 +90,21 @@ export interface SimOptions {
   otaNoCommitRate: number
   otaBadSignatureRate: number
   riding: number
+  faults: FaultName[]
 }
+
+/** The conformance kit's faults (docs/iot-protocol.md › Checking a device), by their --faults name. */
+export const FAULTS = {
+  'unknown-command-succeeds': { unknownCommandsSucceed: true },
+  'config-out-of-range': { acceptOutOfRangeConfig: true },
+  'reboot-silently': { rebootSilently: true },
+  'ota-ignore-crc': { otaIgnoreCrc: true },
+  'ota-no-resume': { otaNoResume: true },
+  'ota-ignore-signature': { otaIgnoreSignature: true },
+  'ota-ignore-abort': { otaIgnoreAbort: true },
+} as const satisfies Record<string, Partial<DeviceBehaviour>>
+export type FaultName = keyof typeof FAULTS
+const FAULT_NAMES = Object.keys(FAULTS) as FaultName[]
 
 const OPTIONS = {
   devices: { type: 'string' },
@@ -114,6 +132,7 @@ const OPTIONS = {
   'ota-no-commit-rate': { type: 'string' },
   'ota-bad-signature-rate': { type: 'string' },
   riding: { type: 'string' },
+  faults: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -173,6 +192,12 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
+  const faults = (values.faults ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  const unknownFault = faults.find((f) => !(FAULT_NAMES as string[]).includes(f))
+  if (unknownFault) throw new UsageError(`--faults: ${unknownFault} is none of ${FAULT_NAMES.join(', ')}`)
   const secrets = values.secrets ?? '.device-sim/secrets.json'
   const otaFailCode = (values['ota-fail-code'] ?? 'E_FLASH_WRITE').trim()
   if (!/^[\w.-]{1,32}$/.test(otaFailCode)) throw new UsageError(`--ota-fail-code must be 1 to 32 letters, digits, _ . or -, not ${JSON.stringify(values['ota-fail-code'])}`)
@@ -204,6 +229,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
       otaNoCommitRate: number('ota-no-commit-rate', 0, { min: 0, max: 1 }),
       otaBadSignatureRate: number('ota-bad-signature-rate', 0, { min: 0, max: 1 }),
       riding: number('riding', 0, { min: 0, max: 1 }),
+      faults: faults as FaultName[],
     },
   }
 }
@@ -306,6 +332,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
       heartbeatSeconds: o.heartbeatSeconds,
       statusSeconds: o.statusSeconds,
       ...otaBehaviour(sn, o),
+      ...Object.assign({}, ...o.faults.map((f) => FAULTS[f])),
     }),
     onEvent,
   })

@@ -4,6 +4,7 @@ import {
   commandPayload,
   type DeviceEventPayload,
   commandSpec,
+  CONFIG_VALUES,
   downFilter,
   PROTOCOL_VERSION,
   type ReplyPayload,
@@ -50,6 +51,15 @@ export interface DeviceBehaviour extends OtaBehaviour {
   refuseConfig: string
   /** Configuration values the module refuses (failed, code 422, naming them) while applying the rest is not allowed. */
   refuseConfigKeys: string[]
+  /**
+   * Fault: applies configuration values outside their range (CONFIG_VALUES) instead of refusing the
+   * setConfig with 422 as a conforming module does.
+   */
+  acceptOutOfRangeConfig: boolean
+  /** Fault: answers a command it does not know `succeeded` instead of `failed` 404 (docs/iot-protocol.md › Unknown commands). */
+  unknownCommandsSucceed: boolean
+  /** Fault: reboots without saying presence offline (reason reboot) first. */
+  rebootSilently: boolean
   /** Lean from upright, degrees, sent with each telemetry report (fall rule). */
   tilt: number
   /** Vibration level 0–5 sent with each telemetry report (theft rule while locked). */
@@ -92,6 +102,9 @@ const DEFAULTS: DeviceBehaviour = {
   statusSeconds: 0,
   refuseConfig: '',
   refuseConfigKeys: [],
+  acceptOutOfRangeConfig: false,
+  unknownCommandsSucceed: false,
+  rebootSilently: false,
   tilt: 0,
   vibration: 0,
   locked: false,
@@ -444,7 +457,7 @@ export class SimulatedDevice implements OtaHost {
     if (c.expiresAt && c.expiresAt < Date.now()) return this.reply({ id: c.id, status: 'expired' })
     if (b.silentCommands.includes(c.name)) return
     // The protocol: a command the device does not know is answered failed, 404.
-    if (!commandSpec(c.name)) return this.reply({ id: c.id, status: 'failed', code: 404, message: `Unknown command ${c.name}` })
+    if (!commandSpec(c.name)) return this.reply(b.unknownCommandsSucceed ? { id: c.id, status: 'succeeded', code: 0 } : { id: c.id, status: 'failed', code: 404, message: `Unknown command ${c.name}` })
     // One connection keeps the order: the final reply need not wait for the broker to acknowledge `accepted`.
     const accepted = b.acknowledge ? this.reply({ id: c.id, status: 'accepted' }) : undefined
     accepted?.catch(() => {})
@@ -465,7 +478,10 @@ export class SimulatedDevice implements OtaHost {
     if (b.refuseConfig) return { code: 409, message: b.refuseConfig }
     const values = ((c.params as Record<string, unknown>).values ?? {}) as Record<string, unknown>
     const refused = b.refuseConfigKeys.filter((k) => k in values)
-    return refused.length ? { code: 422, message: `Unsupported setting: ${refused.join(', ')}` } : null
+    if (refused.length) return { code: 422, message: `Unsupported setting: ${refused.join(', ')}` }
+    // A value it cannot run is a setting it does not support: nothing of the configuration is applied.
+    const outOfRange = b.acceptOutOfRangeConfig ? [] : CONFIG_VALUES.filter((spec) => spec.key in values && !inRange(values[spec.key], spec.min, spec.max))
+    return outOfRange.length ? { code: 422, message: `Out of range: ${outOfRange.map((spec) => `${spec.key} (${spec.min}–${spec.max})`).join(', ')}` } : null
   }
 
   /** What each command does to the simulated bike. */
@@ -518,7 +534,7 @@ export class SimulatedDevice implements OtaHost {
   async reboot(): Promise<void> {
     const client = this.client
     if (!client || this.closing) return
-    await this.publish('presence', { state: 'offline', reason: 'reboot' }, { retain: true })
+    if (!this.behaviour.rebootSilently) await this.publish('presence', { state: 'offline', reason: 'reboot' }, { retain: true })
     if (this.client !== client || this.closing) return
     const back = new Promise<void>((resolve) => client.once('connect', () => resolve()))
     client.reconnect()
@@ -607,6 +623,12 @@ function pickBehaviour(options: DeviceOptions): Partial<DeviceBehaviour> {
 export function defaultIccid(sn: string): string {
   const six = (salt: number) => String(Math.floor(hashUnit(sn, salt) * 1e6)).padStart(6, '0')
   return withLuhnDigit(`893100${six(20)}${six(21)}`)
+}
+
+/** A number (or a numeric string, as devices may send) within min..max. */
+function inRange(value: unknown, min: number, max: number): boolean {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN
+  return Number.isFinite(n) && n >= min && n <= max
 }
 
 function asError(err: unknown): Error {

@@ -44,6 +44,7 @@ describe('sim command line', () => {
       otaNoCommitRate: 0,
       otaBadSignatureRate: 0,
       riding: 0,
+      faults: [],
     })
   })
 

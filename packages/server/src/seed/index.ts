@@ -485,6 +485,8 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 15, apply: (tx) => definedButtonsArea(tx) },
   // How long a service order waits for the customer's bike before it closes by itself (a timed step).
   { version: 16, apply: (tx) => missingConfigs(tx) },
+  // The IoT list's Conformance check (the device conformance kit, docs/iot-protocol.md › Checking a device).
+  { version: 17, apply: (tx) => definedButtonsArea(tx) },
 ]
 
 /** The version a database is at once seeded by this server. */

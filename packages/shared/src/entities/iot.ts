@@ -203,6 +203,33 @@ export const iotDevice = defineEntity({
     remark,
     createTime,
   ],
+  actions: [
+    {
+      // The conformance kit (docs/iot-protocol.md › Checking a device): a scripted plan against this one
+      // device, run in the server that holds the broker connection; its report is the job's result.
+      name: 'conformance',
+      label: { en_US: 'Conformance check', zh_CN: '协议一致性检查' },
+      on: 'row',
+      mode: 'job',
+      permission: 'iot:device:conformance',
+      input: [
+        {
+          name: 'waitSeconds',
+          kind: 'number',
+          int: true,
+          min: 1,
+          max: 300,
+          default: 30,
+          label: { en_US: 'Wait for each answer (s)', zh_CN: '每项等待时间(秒)' },
+          help: { en_US: 'How long the kit waits for each answer of the device before the clause fails', zh_CN: '每项检查等待设备应答的时长，超时则该项不通过' },
+        },
+      ],
+      confirm: {
+        en_US: 'Check "{label}" against the device protocol? The kit reboots it, drops its connection twice, pushes a configuration it must refuse and offers it a test audio file.',
+        zh_CN: '确定按设备协议检查“{label}”吗？检查会重启设备、两次断开其连接、下发一项应被拒绝的配置，并向其提供一个测试音频文件。',
+      },
+    },
+  ],
 })
 
 /** Commands sent to devices, with their outcome: the gateway writes them; people read them. */

@@ -100,6 +100,8 @@ export interface ActionArgs {
   writeFile: (fileName: string, content: Readable) => Promise<string>
   /** The caller's language (the starter's when they queued a job): for texts the result or a file carries. */
   lang: Language
+  /** A job action's job: work that reports as it goes (the conformance kit's clauses) writes its result there. */
+  jobId?: number
 }
 
 /** What an action's preview handler receives: the rows and the input so far, in the caller's language. */
@@ -177,7 +179,7 @@ export const actionJob = defineJobKind<ActionJobParams>({
     const confirmed = ctx.params.confirmed === true
     // What was true when it was queued may not be now (another generation ran meanwhile): asked again.
     await checkPreview(source.handlers, { tx: db, auth: ctx.auth, action, rows, input, services: ctx.services, lang }, confirmed)
-    return handler({ tx: db, auth: ctx.auth, action, rows, input, services: ctx.services, progress: ctx.progress, signal: ctx.signal, confirmed, writeFile: ctx.writeFile, lang })
+    return handler({ tx: db, auth: ctx.auth, action, rows, input, services: ctx.services, progress: ctx.progress, signal: ctx.signal, confirmed, writeFile: ctx.writeFile, lang, jobId: ctx.jobId })
   },
 })
 
