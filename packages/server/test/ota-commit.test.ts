@@ -152,6 +152,25 @@ describe('commit or roll back', () => {
     expect((await rows(id))[0]!.state).toBe('rolledBack')
   })
 
+  it('starts a retry with no trial time of the attempt before: only an attempt that goes on trial has one', async () => {
+    const device = await silentDevice()
+    const id = await running(await firmware('1.3.9'), [device], { retries: 1, retryBackoffSeconds: 1 })
+    const first = await untilState(id, 'notified')
+    const sim = simulated(t.app, device, { firmwareVersion: '1.0.0', otaIgnoreOffers: true })
+    sims.push(sim)
+    await sim.connect()
+    const upgrade = `c${first.upgradeId}a${first.attempt}`
+    for (const stage of ['accepted', 'downloaded', 'verified', 'installing', 'rebooting']) await sim.publish('ota', { id: upgrade, stage })
+    await sim.publish('ota', { id: upgrade, stage: 'trial', version: '1.3.9' })
+    expect((await untilState(id, 'trial')).trialAt).toBeTruthy()
+    await sim.publish('ota', { id: upgrade, stage: 'rolledBack', code: 'E_SELF_TEST', version: '1.0.0' })
+    const second = await waitFor(async () => {
+      const [r] = await rows(id)
+      return r!.state === 'notified' && Number(r!.attempt) === 2 ? r : null
+    }, 'the second attempt offered')
+    expect(second.trialAt).toBeNull()
+  })
+
   it('counts a failed self-test as rolled back with its code, and the wave’s rollbacks pause the campaign by the error rule', async () => {
     const devices = await fleet(5)
     for (const d of devices.slice(0, 2)) d.sim.behaviour.otaSelfTestFail = true

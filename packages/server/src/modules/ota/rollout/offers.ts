@@ -96,7 +96,7 @@ export async function claim(tx: Db, c: Row, now: Date, records: TransitionRecord
   if (!candidates.length) return []
   const claimed = (await tx
     .updateTable('otaCampaignDevice')
-    .set((eb) => ({ state: 'notified', attempt: eb(eb.fn.coalesce('attempt', sql.lit(0)), '+', 1), notifiedAt: stamp, percent: 0, code: '', message: '', nextAttemptAt: null, finishedAt: null, updatedAt: stamp }))
+    .set((eb) => ({ state: 'notified', attempt: eb(eb.fn.coalesce('attempt', sql.lit(0)), '+', 1), notifiedAt: stamp, percent: 0, code: '', message: '', trialAt: null, nextAttemptAt: null, finishedAt: null, updatedAt: stamp }))
     .where(
       'upgradeId',
       'in',
