@@ -72,3 +72,14 @@ export interface ScheduledWorkInfo {
   /** The job a schedule queued last. */
   lastJobId: number | null
 }
+
+/**
+ * A job's result that is a checklist: each check with how it ended, why, and where the rule it checks
+ * is written (the device conformance kit's report). Monitoring › Jobs shows such a result as a table.
+ */
+export interface ChecklistResult {
+  clauses: { id: string; title: string; result: 'passed' | 'failed' | 'skipped'; reason: string; section: { ref: string; title: string } }[]
+}
+
+export const isChecklistResult = (result: unknown): result is ChecklistResult =>
+  typeof result === 'object' && result !== null && Array.isArray((result as ChecklistResult).clauses)

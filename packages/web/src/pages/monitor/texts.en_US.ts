@@ -1,6 +1,15 @@
 // Monitoring's texts in English, loaded with the pages under this folder (routes/pageTexts.ts) rather than with the console: the jobs list's (the navbar's jobs panel keeps its words in the console's catalogue), the logs', the sessions', data and backups'. texts.zh_CN.ts has the same keys (the type checks it).
 
 const texts = {
+  'jobs.report': 'Report',
+  'jobs.close': 'Close',
+  'jobs.checklist.result': 'Result',
+  'jobs.checklist.check': 'Check',
+  'jobs.checklist.reason': 'Why',
+  'jobs.checklist.section': 'Section',
+  'jobs.checklist.passed': 'Passed',
+  'jobs.checklist.failed': 'Failed',
+  'jobs.checklist.skipped': 'Skipped',
   'jobs.column.id': 'ID',
   'jobs.column.title': 'Job',
   'jobs.column.kind': 'Kind',

@@ -3,6 +3,15 @@ import type { TextKey } from './texts.en_US'
 // Monitoring's texts in Chinese; the Record type makes a missing or extra key a compile error.
 
 const texts: Record<TextKey, string> = {
+  'jobs.report': '报告',
+  'jobs.close': '关闭',
+  'jobs.checklist.result': '结果',
+  'jobs.checklist.check': '检查项',
+  'jobs.checklist.reason': '原因',
+  'jobs.checklist.section': '协议章节',
+  'jobs.checklist.passed': '通过',
+  'jobs.checklist.failed': '未通过',
+  'jobs.checklist.skipped': '跳过',
   'jobs.column.id': '编号',
   'jobs.column.title': '任务',
   'jobs.column.kind': '类型',

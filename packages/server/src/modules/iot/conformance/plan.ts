@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { type CommandStatus, downTopic, FINAL_COMMAND_STATUSES, type Label, type Language, PROTOCOL_VERSION } from '@velo/shared'
+import { type ChecklistResult, type CommandStatus, downTopic, FINAL_COMMAND_STATUSES, type Label, type Language, PROTOCOL_VERSION } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import mqtt from 'mqtt'
 import { DEFAULT_HEARTBEAT_SECONDS, HEARTBEAT_SECONDS_KEY } from '../../../gateway/presence'
@@ -26,7 +26,8 @@ export interface ClauseReport {
   ms: number
 }
 
-export interface ConformanceReport {
+/** A checklist result (shared › jobs.ts): Monitoring › Jobs shows it as a table. */
+export interface ConformanceReport extends ChecklistResult {
   sn: string
   deviceId: number
   broker: 'embedded' | 'external'

@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useRef, useState, type HTMLAttributes } from 'react'
 import { Badge, Progress, Space, Switch, Table, Tabs, Tag, Tooltip, Typography, type ProgressProps } from 'antd'
 import type { ColumnType } from 'antd/es/table'
-import { DownloadOutlined, StopOutlined } from '@ant-design/icons'
+import { DownloadOutlined, ProfileOutlined, StopOutlined } from '@ant-design/icons'
 import { hashKey, keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
-import { DEFAULT_PAGE_SIZE, isFinalJobState, type JobInfo, type JobListBody, type JobState, type Paged } from '@velo/shared'
+import { type ChecklistResult, DEFAULT_PAGE_SIZE, isChecklistResult, isFinalJobState, type JobInfo, type JobListBody, type JobState, type Paged } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { eventData, useEventStream, type EventStreamState } from '../../../api/eventStream'
 import { feedbackText } from '../../../api/http'
@@ -20,6 +20,7 @@ import { RowActions } from '../../../crud/list/RowActions'
 import { SearchForm } from '../../../crud/list/SearchForm'
 import { searchFieldsOf } from '../../../crud/list/searchFields'
 import { durationOf, formatDuration, formatTime, jobEventEffect, jobSearch, patchJob, percentOf, STATE_COLORS } from './jobList'
+import { ChecklistTable } from './ChecklistTable'
 import { ScheduledWork } from './ScheduledWork'
 import '../../../crud/crud.css'
 import { useFeedback } from '../../../lib/feedback'
@@ -164,6 +165,10 @@ export default function JobsPage() {
     downloadJobFile(job).catch(() => undefined)
   }
 
+  // A run's report (the device conformance kit's), as far as it got: a job that failed or was cancelled keeps it too.
+  const showReport = (job: JobInfo, result: ChecklistResult) =>
+    modal.info({ title: job.title, width: 960, icon: null, okText: t('jobs.close'), content: <ChecklistTable result={result} /> })
+
   const mayCancel = (job: JobInfo) => !isFinalJobState(job.state) && !job.cancelRequested && (mayCancelAny || job.createById === me)
 
   const columns: (ColumnType<JobInfo> & { key: string })[] = [
@@ -240,6 +245,7 @@ export default function JobsPage() {
           actions={[
             mayCancel(job) && { key: 'cancel', label: t('jobs.cancel'), icon: <StopOutlined />, danger: true, onClick: () => cancel(job), testId: 'row-cancel' },
             job.mayDownload && { key: 'download', label: t('jobs.download'), icon: <DownloadOutlined />, onClick: () => download(job), testId: 'row-download' },
+            isChecklistResult(job.result) && { key: 'report', label: t('jobs.report'), icon: <ProfileOutlined />, onClick: () => showReport(job, job.result as ChecklistResult), testId: 'row-report' },
           ]}
         />
       ),

@@ -167,6 +167,27 @@ describe('Monitoring › Jobs', () => {
     for (const id of [1, 2, 3, 4]) expect(within(row(id)).queryByTestId('row-download')).toBeNull()
   })
 
+  it('shows a checklist result (a conformance check’s report) clause by clause, failed as well as passed, and none for other results', async () => {
+    const report = {
+      clauses: [
+        { id: 'ping', title: 'Command ping succeeds', result: 'passed', reason: '', section: { ref: 'docs/iot-protocol.md#command-down', title: 'command (down)' } },
+        { id: 'configOutOfRange', title: 'Configuration out of range refused (422)', result: 'failed', reason: 'The setConfig command ended succeeded 0, expected failed 422', section: { ref: 'docs/iot-protocol.md#setconfig-values', title: 'setConfig values' } },
+      ],
+    }
+    listed = [job({ jobId: 6, kind: 'action', title: 'Conformance check · VL000001', state: 'failed', result: report, error: 'The device did not pass 1 of 2 conformance clauses: configOutOfRange', createById: ME }), ...JOBS]
+    signIn(['monitor:job:list'])
+    renderWithProviders(<JobsPage />)
+    await screen.findByText('Conformance check · VL000001')
+    for (const id of [1, 2, 3, 4]) expect(within(row(id)).queryByTestId('row-report')).toBeNull()
+    fireEvent.click(within(row(6)).getByTestId('row-report'))
+    const table = await screen.findByTestId('checklist-report')
+    expect(within(table).getByText('Configuration out of range refused (422)')).toBeTruthy()
+    expect(within(table).getByText('Failed')).toBeTruthy()
+    expect(within(table).getByText('Passed')).toBeTruthy()
+    expect(within(table).getByText('The setConfig command ended succeeded 0, expected failed 422')).toBeTruthy()
+    expect(within(table).getByText('docs/iot-protocol.md#setconfig-values')).toBeTruthy()
+  })
+
   it('cancels any running or queued job with monitor:job:cancel, after a confirmation', async () => {
     signIn(['monitor:job:list', 'monitor:job:cancel'])
     renderWithProviders(<JobsPage />)
