@@ -80,6 +80,3 @@ export interface ScheduledWorkInfo {
 export interface ChecklistResult {
   clauses: { id: string; title: string; result: 'passed' | 'failed' | 'skipped'; reason: string; section: { ref: string; title: string } }[]
 }
-
-export const isChecklistResult = (result: unknown): result is ChecklistResult =>
-  typeof result === 'object' && result !== null && Array.isArray((result as ChecklistResult).clauses)

@@ -1,4 +1,4 @@
-import { defineEntity, JOB_STATES, LANGUAGES, type JobInfo, type JobListBody, type JobState, type Label } from '@velo/shared'
+import { type ChecklistResult, defineEntity, JOB_STATES, LANGUAGES, type JobInfo, type JobListBody, type JobState, type Label } from '@velo/shared'
 import dayjs from 'dayjs'
 import type { TFunction } from 'i18next'
 import { DATETIME_FORMAT } from '../../../crud/kinds/cells'
@@ -88,3 +88,7 @@ export function patchJob<P extends { rows: JobInfo[] }>(page: P | undefined, job
   if (!page || !page.rows.some((r) => r.jobId === job.jobId)) return page
   return { ...page, rows: page.rows.map((r) => (r.jobId === job.jobId ? job : r)) }
 }
+
+/** A job result that is a checklist (the conformance kit's report), shown as a table. Here, not in shared: the list's first screen carries shared's code. */
+export const isChecklistResult = (result: unknown): result is ChecklistResult =>
+  typeof result === 'object' && result !== null && Array.isArray((result as ChecklistResult).clauses)
