@@ -89,6 +89,11 @@ const EnvSchema = z.object({
     .string()
     .regex(/^\s*[A-Za-z0-9+/]{43}=\s*(,\s*[A-Za-z0-9+/]{43}=\s*)*$/, 'must be raw 32-byte Ed25519 public keys in base64, comma-separated')
     .optional(),
+  IDENTITY_KEY: z
+    .string()
+    .regex(/^\s*[A-Za-z0-9+/]{43}=\s*$/, 'must be a random 32-byte key in base64 (openssl rand -base64 32)')
+    .optional(),
+  STEP_UP_MINUTES: z.coerce.number({ message: 'must be a number of minutes' }).min(0).max(1440).default(5),
 })
 
 export type DatabaseTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string }
@@ -165,6 +170,10 @@ export interface AppConfig {
   otaSigningKey?: string
   /** OTA_SIGNING_PUBLIC_KEYS: more public keys devices keep trusting during a rotation. */
   otaSigningPublicKeys?: string[]
+  /** IDENTITY_KEY: the key second factors' secrets are sealed with, instead of DATA_DIR/identity's (every instance gets the same). */
+  identityKey?: string
+  /** STEP_UP_MINUTES: how long a second proof lets dangerous actions through without another. */
+  stepUpMinutes: number
 }
 
 export class ConfigError extends Error {}
@@ -223,6 +232,7 @@ function checkPlaces(known: Record<string, unknown>, places: { name: string; pat
     MAIL_DIR: 'any signed-in user could download the mails (password-reset codes)',
     BACKUP_DIR: 'a backup would copy itself, and any signed-in user could download it',
     'DATA_DIR/ota-signing': 'any signed-in user could download the OTA signing key, and every backup would copy it',
+    'DATA_DIR/identity': 'any signed-in user could download the key that seals second factors, and every backup would copy it',
   }
   for (const place of places) {
     if (why[place.name] && within(place.path, storage.path)) fail(`${named(place)} is inside ${named(storage)}: ${why[place.name]}; set ${place.name} to a place outside it`)
@@ -260,6 +270,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     { name: 'BACKUP_DIR', path: backupDir },
     // DATA_DIR/ota-signing holds the private key manifests are signed with (modules/ota/signing).
     { name: 'DATA_DIR/ota-signing', path: join(dataDir, 'ota-signing') },
+    // DATA_DIR/identity holds the key second factors' secrets are sealed with (platform/auth/factors).
+    { name: 'DATA_DIR/identity', path: join(dataDir, 'identity') },
     ...(database.dialect === 'sqlite' && database.file !== ':memory:' ? [{ name: 'DATABASE_URL', path: database.file, file: true }] : []),
   ])
   return {
@@ -309,5 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     apiDocsUrl: e.API_DOCS_URL,
     otaSigningKey: e.OTA_SIGNING_KEY,
     otaSigningPublicKeys: e.OTA_SIGNING_PUBLIC_KEYS?.split(',').map((k) => k.trim()),
+    identityKey: e.IDENTITY_KEY?.trim(),
+    stepUpMinutes: e.STEP_UP_MINUTES,
   }
 }

@@ -45,6 +45,7 @@ const SEEDED_KEYS = [
   'sys.account.maxRetryCount',
   'sys.account.lockTime',
   'sys.account.singleSignOn',
+  'sys.account.secondFactorGraceDays',
   'iot.heartbeat.seconds',
   'iot.command.timeoutSeconds',
   'iot.command.expireMinutes',

@@ -123,15 +123,16 @@ describe('session codes', () => {
 
 describe('lockout', () => {
   const REFUSED = 'User name or password is incorrect (after 5 wrong attempts an account is locked for 10 minutes)'
-  // Sign-in is rate-limited per address: each of these tests signs in from its own.
+  // The account lock is what guessers spread over many addresses meet: each attempt here comes from
+  // an address of its own, so the per-address delays (below) never answer first.
   let nextAddress = 1
-  const run = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`
+  const run = `10.${Math.floor(Math.random() * 250)}`
+  const nextRemote = () => `${run}.${Math.floor(nextAddress / 250)}.${1 + (nextAddress++ % 250)}`
   const signInFrom = () => {
-    const remoteAddress = `${run}.${nextAddress++}`
-    return async (body: { username: string; password: string }) => {
+    return async (body: { username: string; password: string }, remoteAddress = nextRemote()) => {
       const res = await t.app.inject({ method: 'POST', url: '/api/login', payload: body, remoteAddress })
-      const parsed = res.json() as { code: number; msg: string }
-      return { status: res.statusCode, code: parsed.code, msg: parsed.msg }
+      const parsed = res.json() as { code: number; msg: string; data: { token?: string } }
+      return { status: res.statusCode, code: parsed.code, msg: parsed.msg, token: parsed.data?.token }
     }
   }
 
@@ -154,9 +155,8 @@ describe('lockout', () => {
 
   it('answers an unknown name, a wrong password and a locked account alike', async () => {
     await addUser(t, { userName: 'lockedaway', password: 'secret12' })
-    const remoteAddress = '10.77.1.1'
     const attempt = async (username: string, password: string, lang?: 'zh_CN') => {
-      const res = await t.app.inject({ method: 'POST', url: '/api/login', payload: { username, password }, remoteAddress, headers: lang ? { currentlanguage: lang } : {} })
+      const res = await t.app.inject({ method: 'POST', url: '/api/login', payload: { username, password }, remoteAddress: nextRemote(), headers: lang ? { currentlanguage: lang } : {} })
       return { status: res.statusCode, msg: (res.json() as { msg: string }).msg }
     }
     const unknown = await attempt('nosuchname', 'wrong')
@@ -217,6 +217,30 @@ describe('lockout', () => {
     expect((await attempt('secret12')).code).toBe(200)
     for (let i = 0; i < 4; i++) await attempt('wrong')
     expect((await attempt('secret12')).code).toBe(200)
+  })
+
+  it('slows a guesser down at their address: three wrong passwords are free, then each waits twice as long, while the owner elsewhere signs in', async () => {
+    await addUser(t, { userName: 'guessed1', password: 'secret12' })
+    const login = signInFrom()
+    const guesser = nextRemote()
+    const owner = nextRemote()
+    const guess = () => login({ username: 'guessed1', password: 'wrong' }, guesser)
+    for (let i = 0; i < 3; i++) expect((await guess()).status).toBe(400)
+    // Each failure from here doubles the wait: 1 s after the third, 2 s after the fourth.
+    const held = await guess()
+    expect(held.status).toBe(429)
+    expect(held.msg).toBe('Too many wrong attempts for this account from here: try again in 1 second')
+    // Even the right password waits: the delay is answered before any password is checked.
+    expect((await login({ username: 'guessed1', password: 'secret12' }, guesser)).status).toBe(429)
+    const ownerIn = await login({ username: 'guessed1', password: 'secret12' }, owner)
+    expect(ownerIn.code).toBe(200)
+    const later = Date.now() + 1_100
+    expect((await withClockAt(later, () => guess())).status).toBe(400)
+    const again = await withClockAt(later, () => guess())
+    expect(again.status).toBe(429)
+    expect(again.msg).toMatch(/in 2 seconds/)
+    const log = await t.app.services.db.selectFrom('sysLoginLog').select('msg').where('userName', '=', 'guessed1').where('ipaddr', '=', guesser).orderBy('infoId', 'desc').executeTakeFirstOrThrow()
+    expect(log.msg).toBe('Refused without checking the password: too many wrong attempts for this account from this address')
   })
 
   it('writes every attempt to the login log with user, address, browser, OS, status and message', async () => {

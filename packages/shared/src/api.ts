@@ -16,6 +16,8 @@ export const ResultCode = {
   SIGNED_IN_ELSEWHERE: 50012,
   /** Token expired. */
   TOKEN_EXPIRED: 50014,
+  /** A dangerous action needs a second proof first (POST /auth/step-up), then the same call again. */
+  STEP_UP_REQUIRED: 50020,
 } as const
 
 /** The envelope codes after which the web offers "Confirm logout". */
@@ -90,6 +92,64 @@ export interface UserInfo {
   user: SessionUser
   roles: string[]
   permissions: string[]
+  /** Whether the user's roles require a second factor, whether they hold one, and from when it is a must. */
+  secondFactor: SecondFactorState
+}
+
+export interface SecondFactorState {
+  required: boolean
+  enrolled: boolean
+  /** ISO time after which signing in without one leads to its enrolment first (null: not required). */
+  due: string | null
+}
+
+/** What POST /login (and its second steps) answer: a session, or the step that must come first. */
+export interface SignInAnswer {
+  token?: string
+  userInfo?: UserInfo
+  routes?: RouteNode[]
+  /** The user holds a second factor: POST /login/second-factor with this ticket and a code. */
+  secondFactor?: { ticket: string; methods: ProofMethod[] }
+  /** The user's role requires a second factor they lack: enrol first (POST /login/enrol/start, /login/enrol/confirm). */
+  enrol?: { ticket: string }
+  /** Shown once, after an enrolment: the ten recovery codes. */
+  recoveryCodes?: string[]
+}
+
+/** How a user proves themselves: a code of an authenticator app, a recovery code, or the password. */
+export type ProofMethod = 'totp' | 'recovery' | 'password'
+
+/** A 401 STEP_UP_REQUIRED's data: how the caller may give the second proof (POST /auth/step-up). */
+export interface StepUpRequired {
+  methods: ProofMethod[]
+}
+
+/** One of the user's second factors, as their profile lists it: never its secret. */
+export interface FactorSummary {
+  factorId: number
+  kind: 'totp' | 'passkey'
+  name: string
+  createTime: string
+  lastUsedTime: string | null
+}
+
+/** One of the user's live sessions, as their profile lists it. */
+export interface OwnSession {
+  sessionId: string
+  current: boolean
+  ipaddr: string
+  browser: string
+  os: string
+  loginTime: string
+  lastSeen: string
+}
+
+/** The profile's Security tab: factors, recovery codes left, the requirement, and the sessions. */
+export interface SecurityOverview {
+  factors: FactorSummary[]
+  recoveryCodesLeft: number
+  secondFactor: SecondFactorState
+  sessions: OwnSession[]
 }
 
 export interface RouteMeta {

@@ -23,6 +23,7 @@ export const CONFIG_VALUE_TYPES: Readonly<Record<string, ValueType>> = {
   'sys.account.maxRetryCount': { type: 'integer', min: 1, max: 100, unit: { en_US: 'attempts', zh_CN: '次' } },
   'sys.account.lockTime': { type: 'integer', min: 1, max: 1440, unit: minutes },
   'sys.account.singleSignOn': BOOLEAN,
+  'sys.account.secondFactorGraceDays': { type: 'integer', min: 0, max: 365, unit: { en_US: 'days', zh_CN: '天' } },
   'sys.user.initPassword': {
     type: 'text',
     pattern: PASSWORD_PATTERN,

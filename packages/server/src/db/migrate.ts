@@ -32,6 +32,7 @@ import { memberLastActive } from './migrations/2026-11-29T00-member-last-active'
 import { feedbackLanguage } from './migrations/2026-11-29T01-feedback-language'
 import { sweepRuns } from './migrations/2026-11-29T02-sweep-runs'
 import { iotRegistrationSerials } from './migrations/2026-11-30T05-iot-registration-serials'
+import { secondFactors } from './migrations/2026-11-30T06-second-factors'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set. Generated
 // modules' migrations (Tool system › Code generation) come last, from their own list.
@@ -66,6 +67,7 @@ export const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-29T01-feedback-language': feedbackLanguage(dialect),
   '2026-11-29T02-sweep-runs': sweepRuns(dialect),
   '2026-11-30T05-iot-registration-serials': iotRegistrationSerials(dialect),
+  '2026-11-30T06-second-factors': secondFactors(dialect),
 })
 
 /**

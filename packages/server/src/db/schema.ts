@@ -74,6 +74,32 @@ export interface SessionTable {
   endedReason: string
 }
 
+/** A staff user's second factor (migration 2026-11-30T06-second-factors, platform/auth/factors). */
+export interface UserFactorTable {
+  factorId: Generated<number>
+  userId: number
+  /** 'totp' (an authenticator app) or 'passkey'. */
+  kind: string
+  name: string
+  /** A TOTP seed sealed with the identity key (factors/secret-box.ts); '' for a passkey. */
+  secret: Generated<string>
+  /** The time step a TOTP code last signed in with: a code works once. */
+  lastStep: number | null
+  credentialId: Generated<string>
+  publicKey: Generated<string>
+  signCount: Generated<number>
+  transports: Generated<string>
+  createTime: string
+  lastUsedTime: string | null
+}
+
+/** A one-time recovery code, kept as its hash only. */
+export interface UserRecoveryCodeTable {
+  userId: number
+  codeHash: string
+  usedTime: string | null
+}
+
 /** A member's session in the riders' app API (migration 2026-11-24T14-member-sessions, modules/app). */
 export interface MemberSessionTable {
   /** SHA-256 of the token, hex: the token itself is never stored. */
@@ -573,6 +599,8 @@ export interface Database {
   sysLoginLog: LoginLogTable
   sysOperLog: OperLogTable
   sysSession: SessionTable
+  sysUserFactor: UserFactorTable
+  sysUserRecoveryCode: UserRecoveryCodeTable
   memSession: MemberSessionTable
   sysCache: CacheTable
   sysMailOutbox: MailOutboxTable

@@ -26,6 +26,8 @@ export const SERVICE_TABLES: readonly string[] = [
   'sys_job',
   'sys_job_schedule',
   'sys_session',
+  'sys_user_factor',
+  'sys_user_recovery_code',
   'sys_transition_log',
   'tool_sql_credential',
   'tool_sql_history',

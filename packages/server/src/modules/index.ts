@@ -21,6 +21,7 @@ import { registerDepartments } from './system/departments'
 import { registerDictionaries } from './system/dictionaries'
 import { registerMenus } from './system/menus'
 import { registerProfile } from './system/profile'
+import { registerProfileSecurity } from './system/profile-security'
 import { registerRoles } from './system/roles'
 import { registerUsers } from './system/users'
 
@@ -38,6 +39,7 @@ export async function registerModules(api: FastifyInstance, services: Services) 
   registerRoles(api, services)
   registerMenus(api, services)
   registerProfile(api, services)
+  registerProfileSecurity(api, services)
   registerLogs(api, services)
   registerOnline(api, services)
   registerJobs(api, services)

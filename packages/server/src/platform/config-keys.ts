@@ -9,6 +9,7 @@ export const ConfigKey = {
   maxRetryCount: 'sys.account.maxRetryCount',
   lockMinutes: 'sys.account.lockTime',
   singleSignOn: 'sys.account.singleSignOn',
+  secondFactorGraceDays: 'sys.account.secondFactorGraceDays',
   initPassword: 'sys.user.initPassword',
 } as const
 

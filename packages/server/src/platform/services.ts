@@ -2,6 +2,9 @@ import { Redis } from 'ioredis'
 import type { AppConfig } from '../config'
 import { createDatabase, type Db, type Dialect } from '../db/database'
 import { Captchas, MemoryCaptchaStore } from './auth/captcha'
+import { SecondFactors } from './auth/factors/second-factors'
+import { SecretBox } from './auth/factors/secret-box'
+import { StepUp } from './auth/factors/step-up'
 import { announcingEnds, RedisSessionStore, type SessionStore, SqlSessionStore } from './auth/session-store'
 import { ConfigValues } from './config-keys'
 import { type KeyValueStore, RedisKeyValueStore, SqlKeyValueStore } from './kv-store'
@@ -22,6 +25,8 @@ export interface Services {
   /** Signed-in contexts kept per session; changes to what they are made of are announced to it, after commit. */
   authCache: AuthCache
   captchas: Captchas
+  /** Staff identity: second factors and second proofs before dangerous actions (platform/auth/factors). */
+  identity: { factors: SecondFactors; stepUp: StepUp }
   configValues: ConfigValues
   mailer: Mailer
   storage: Storage
@@ -43,6 +48,7 @@ export function createServices(config: AppConfig): Services {
     sessionTtlMinutes: config.sessionTtlMinutes,
     redis: redis && { client: redis, stampKey },
   })
+  const factors = new SecondFactors(db, kv, SecretBox.fromConfig(config.dataDir, config.identityKey))
   const services: Services = {
     config,
     db,
@@ -53,6 +59,7 @@ export function createServices(config: AppConfig): Services {
     authCache,
     // Kept out of the database: every visit to the sign-in page asks for one, signed in or not.
     captchas: new Captchas(redis ? kv : new MemoryCaptchaStore()),
+    identity: { factors, stepUp: new StepUp(kv, factors, config.stepUpMinutes) },
     configValues: new ConfigValues(db),
     mailer: new Mailer(db, config.smtpUrl, config.mailFrom, config.mailDir),
     storage: new Storage(config.storageDir),

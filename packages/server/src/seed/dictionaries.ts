@@ -78,6 +78,7 @@ export const SEED_CONFIGS: [string, string, string, string][] = [
   ['sys.account.maxRetryCount', 'Wrong passwords before lock', '5', 'attempts'],
   ['sys.account.lockTime', 'Lock duration', '10', 'minutes'],
   ['sys.account.singleSignOn', 'Single sign-in', 'false', 'true ends older sessions of a user when they sign in again'],
+  ['sys.account.secondFactorGraceDays', 'Second factor grace period', '7', 'days a user whose role requires a second factor may still sign in without one, counted from their first sign-in that needed it; 0: at once'],
   ['iot.heartbeat.seconds', 'Device heartbeat interval', '60', 'seconds; a device silent for 3 intervals is marked offline'],
   ['iot.command.timeoutSeconds', 'Command timeout', '30', 'seconds from sending to the final reply'],
   ['iot.command.expireMinutes', 'Queued command lifetime', '1440', 'minutes an offline device may take to come back for a command'],

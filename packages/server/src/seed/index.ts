@@ -487,6 +487,8 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 16, apply: (tx) => missingConfigs(tx) },
   // The IoT list's Conformance check (the device conformance kit, docs/iot-protocol.md › Checking a device).
   { version: 17, apply: (tx) => definedButtonsArea(tx) },
+  // Staff identity: the second factor's grace period, and the users' Reset second factors button.
+  { version: 18, apply: (tx) => missingConfigs(tx) },
 ]
 
 /** The version a database is at once seeded by this server. */

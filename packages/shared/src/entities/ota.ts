@@ -490,7 +490,7 @@ function upgradeOf(part: OtaPart): EntityDef {
       steps: [
         // Without approval (config key ota.approvalRequired off) a submitted campaign moves on to scheduled at once.
         { name: 'submit', label: { en_US: 'Submit', zh_CN: '提交' }, from: ['draft'], to: 'awaitingApproval' },
-        { name: 'approve', label: { en_US: 'Approve', zh_CN: '审批通过' }, from: ['awaitingApproval'], to: 'scheduled' },
+        { name: 'approve', label: { en_US: 'Approve', zh_CN: '审批通过' }, from: ['awaitingApproval'], to: 'scheduled', stepUp: true },
         { name: 'reject', label: { en_US: 'Send back', zh_CN: '退回' }, from: ['awaitingApproval'], to: 'draft', permission: `${iot ? 'iot:upgrade' : partPermission(part)}:approve`, input: [reason(true)], danger: true },
         // A change after submit is a new revision: back to a draft, the approval and the image it bound cleared, submitted and approved again.
         // Not once started: devices have taken this revision's image (cancel it and add a new campaign instead).
@@ -505,7 +505,7 @@ function upgradeOf(part: OtaPart): EntityDef {
             zh_CN: '将“{label}”退回草稿以便修改吗？其审批将被清除，需重新提交并审批。',
           },
         },
-        { name: 'start', label: { en_US: 'Start now', zh_CN: '立即开始' }, from: ['scheduled'], to: 'running' },
+        { name: 'start', label: { en_US: 'Start now', zh_CN: '立即开始' }, from: ['scheduled'], to: 'running', stepUp: true },
         { name: 'pause', label: { en_US: 'Pause', zh_CN: '暂停' }, from: ['running'], to: 'paused', input: [reason(false)] },
         { name: 'resume', label: { en_US: 'Resume', zh_CN: '继续' }, from: ['paused'], to: 'running' },
         {

@@ -331,6 +331,18 @@ export const role = defineEntity({
     { name: 'dataScope', kind: 'dict', dict: 'sys_data_scope', label: { en_US: 'Data scope', zh_CN: '数据范围' }, default: '5', max: 1 },
     { name: 'deptIds', kind: 'referenceMany', entity: 'dept', through: { table: 'sysRoleDept', from: 'roleId', to: 'deptId' }, label: { en_US: 'Departments', zh_CN: '数据权限' }, form: false },
     { name: 'menuIds', kind: 'referenceMany', entity: 'menu', through: { table: 'sysRoleMenu', from: 'roleId', to: 'menuId' }, label: { en_US: 'Menu permissions', zh_CN: '菜单权限' } },
+    {
+      name: 'secondFactor',
+      kind: 'enum',
+      options: [
+        { value: 'auto', label: { en_US: 'With a sensitive right', zh_CN: '含敏感权限时' } },
+        { value: 'always', label: { en_US: 'Always', zh_CN: '始终' } },
+        { value: 'never', label: { en_US: 'Never', zh_CN: '从不' } },
+      ],
+      label: { en_US: 'Second factor', zh_CN: '双重验证' },
+      default: 'auto',
+      list: false,
+    },
     status,
     remark,
     createTime,
@@ -356,6 +368,8 @@ export const user = defineEntity({
       // Sign-in throttling (platform/auth/sign-in.ts).
       { name: 'failedLogins', kind: 'number', int: true, default: 0 },
       { name: 'lockedUntil', kind: 'datetime' },
+      // When a role's second factor becomes a must for this user (platform/auth/factors): set at the first sign-in that needs one.
+      { name: 'secondFactorDue', kind: 'datetime' },
     ],
     indexes: [{ columns: ['email'] }],
   },
@@ -392,6 +406,17 @@ export const user = defineEntity({
     { name: 'loginDate', kind: 'datetime', label: { en_US: 'Last login', zh_CN: '最后登录时间' }, readOnly: true, sort: true },
     remark,
     createTime,
+  ],
+  actions: [
+    {
+      name: 'resetFactors',
+      label: { en_US: 'Reset second factors', zh_CN: '重置双重验证' },
+      on: 'row',
+      permission: 'system:user:resetPwd',
+      confirm: { en_US: 'Remove every second factor of "{label}" and sign them out everywhere?', zh_CN: '移除“{label}”的全部第二因素并使其在所有设备退出登录吗？' },
+      danger: true,
+      stepUp: true,
+    },
   ],
 })
 

@@ -197,6 +197,12 @@ export interface TransitionStep {
   context?: readonly string[]
   /** What the step does beyond the row, said in its dialog from the row's values (OperationNote). */
   notes?: readonly OperationNote[]
+  /**
+   * A dangerous step (approve a firmware push, start it): it asks for a second proof (the second
+   * factor, or the password) unless one was given in the last few minutes, and a role holding its
+   * permission requires a second factor. The server enforces it; the console asks and repeats the call.
+   */
+  stepUp?: boolean
 }
 
 /**
@@ -295,6 +301,12 @@ export interface ActionDef {
   context?: readonly string[]
   /** What the action does beyond the row, said in its dialog from the row's values (a row action's; OperationNote). */
   notes?: readonly OperationNote[]
+  /**
+   * A dangerous action (reset a user's second factors): it asks for a second proof (the second
+   * factor, or the password) unless one was given in the last few minutes, and a role holding its
+   * permission requires a second factor. The server enforces it; the console asks and repeats the call.
+   */
+  stepUp?: boolean
 }
 
 /** What an action's preview answers, in the caller's language (docs/entity-engine.md › Actions). */

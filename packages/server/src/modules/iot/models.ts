@@ -60,7 +60,7 @@ export function registerModels(app: FastifyInstance, services: Services) {
   api.get(
     '/iot/model/:id/registrationKey',
     {
-      config: { permission: 'iot:model:edit' },
+      config: { permission: 'iot:model:edit', stepUp: true },
       schema: { tags, summary: "The model's registration key (devices sign their self-registration with it)", params: idParam, response: { 200: envelope(registrationKeySchema) } },
     },
     async (req) => keyOf(req.params.id),
@@ -69,7 +69,7 @@ export function registerModels(app: FastifyInstance, services: Services) {
   api.put(
     '/iot/model/:id/registrationKey',
     {
-      config: { permission: 'iot:model:edit', audit: { module: iotModel.label.en_US, businessType: BusinessType.update } },
+      config: { permission: 'iot:model:edit', stepUp: true, audit: { module: iotModel.label.en_US, businessType: BusinessType.update } },
       schema: {
         tags,
         summary: 'Issue a new registration key (the old one stops working; registered devices keep their secrets)',

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { BusinessType } from '../../platform/audit/operation-log'
+import { liftSignInThrottles } from '../../platform/auth/sign-in'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { ok } from '../../platform/envelope'
 import { notFound } from '../../platform/errors'
@@ -48,6 +49,7 @@ export function registerLogs(app: FastifyInstance, services: Services) {
       const { userName } = req.params
       const { numUpdatedRows } = await db.updateTable('sysUser').set({ failedLogins: 0, lockedUntil: null }).where('userName', '=', userName).executeTakeFirst()
       if (Number(numUpdatedRows) === 0) throw notFound()
+      await liftSignInThrottles(services, userName)
       return ok(null, 'log.unlocked', { userName })
     },
   )

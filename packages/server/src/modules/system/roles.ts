@@ -80,8 +80,15 @@ export function registerRoles(app: FastifyInstance, services: Services) {
   const tags = [e.label.en_US]
   const module = e.label.en_US
 
+  // A role's rights, scope, status and second-factor rule are grants: each change asks for a second
+  // proof, and a role that may make them requires a second factor.
+  const { stepUp } = services.identity
+  stepUp.sensitiveRights.add('system:role:add')
+  stepUp.sensitiveRights.add('system:role:edit')
+
   const repo = registerEntityRoutes(app, services, e, {
     beforeCreate: async ({ tx, auth, context, values }) => {
+      await stepUp.assert(auth)
       await assertGrantable(tx, auth, values)
       await grantCheckIn.begin(context, tx, auth, {})
     },
@@ -91,6 +98,7 @@ export function registerRoles(app: FastifyInstance, services: Services) {
       if (isAdminRole(before)) throw conflict('role.builtInAdmin')
       // Whoever could edit their own role would only need one right to widen it.
       if (auth.roles.some((r) => r.roleId === roleId)) throw forbidden('role.ownRole')
+      await stepUp.assert(auth)
       await assertGrantable(tx, auth, values, roleId)
       await keepUnseenMenus(tx, auth, values, roleId)
       await grantCheckIn.begin(context, tx, auth, { roles: [roleId], users: await holdersOfRoles(tx, [roleId]) })

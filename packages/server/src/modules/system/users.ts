@@ -2,14 +2,16 @@ import { randomBytes } from 'node:crypto'
 import { PASSWORD_PATTERN, systemEntities } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import type { Transaction } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import { z } from 'zod'
 import { BusinessType } from '../../platform/audit/operation-log'
 import { hashPassword } from '../../platform/auth/passwords'
 import { passwordRule } from '../../platform/auth/routes'
+import { liftSignInThrottles } from '../../platform/auth/sign-in'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { ok } from '../../platform/envelope'
 import { conflict, forbidden } from '../../platform/errors'
+import { t } from '../../platform/i18n'
 import type { AuthContext } from '../../platform/rbac/auth-context'
 import { grantCheckIn, grantorOf, rightsOfUsers, withinGrantor } from '../../platform/rbac/grants'
 import { caller } from '../../platform/rbac/guard'
@@ -33,7 +35,7 @@ async function assertRolesGrantable(tx: Tx, auth: AuthContext, roleIds: unknown)
  * else one narrow right would reach a richer account by resetting its password. Admin accounts
  * therefore only by admins.
  */
-async function assertMayChange(tx: Tx, auth: AuthContext, target: Row) {
+async function assertMayChange(tx: Kysely<Database>, auth: AuthContext, target: Row) {
   if (auth.isAdmin) return
   if (await holdsAdminRole(tx, Number(target.userId))) throw forbidden('user.adminTarget')
   const rights = (await rightsOfUsers(tx, [Number(target.userId)])).get(Number(target.userId))
@@ -64,10 +66,23 @@ export function registerUsers(app: FastifyInstance, services: Services) {
   const tags = [e.label.en_US]
   const module = e.label.en_US
 
+  const { stepUp } = services.identity
+  // Granting a role is a dangerous action: it asks for a second proof, and a role that may do it requires a second factor.
+  stepUp.sensitiveRights.add('system:user:add')
+  stepUp.sensitiveRights.add('system:user:edit')
+  const assertRecentProofToGrant = async (tx: Tx, auth: AuthContext, target: Row | null, roleIds: unknown) => {
+    if (!Array.isArray(roleIds)) return
+    const wanted = new Set(roleIds.map(Number))
+    const current = target ? (await tx.selectFrom('sysUserRole').select('roleId').where('userId', '=', Number(target.userId)).execute()).map((r) => Number(r.roleId)) : []
+    if (wanted.size === current.length && current.every((id) => wanted.has(id))) return
+    await stepUp.assert(auth)
+  }
+
   const repo = registerEntityRoutes(app, services, e, {
     beforeCreate: async ({ tx, auth, context, values }) => {
       await assertDeptInScope(tx, auth, values.deptId ?? null)
       await assertRolesGrantable(tx, auth, values.roleIds)
+      await assertRecentProofToGrant(tx, auth, null, values.roleIds)
       await grantCheckIn.begin(context, tx, auth, {})
       // Imported rows carry no password: they get an unusable random one until an admin resets it.
       const given = typeof values.password === 'string' && PASSWORD_PATTERN.test(values.password) ? values.password : randomBytes(24).toString('base64url')
@@ -84,6 +99,7 @@ export function registerUsers(app: FastifyInstance, services: Services) {
       }
       await assertNotOwnRoles(tx, auth, before, values.roleIds)
       await assertRolesGrantable(tx, auth, values.roleIds)
+      await assertRecentProofToGrant(tx, auth, before, values.roleIds)
       await grantCheckIn.begin(context, tx, auth, { users: [Number(before.userId)] })
     },
     afterUpdate: async ({ tx, context }) => grantCheckIn.finish(context, tx),
@@ -99,12 +115,28 @@ export function registerUsers(app: FastifyInstance, services: Services) {
       if (rows.some(isBuiltInAdmin)) throw conflict('user.builtInAdmin')
       for (const r of rows) await assertMayChange(tx, auth, r)
     },
+    actions: {
+      // A lost phone: every factor and recovery code goes, the user's sessions end, and a role that
+      // requires a factor has them set one up again at their next sign-in.
+      resetFactors: async ({ tx, auth, rows, lang, afterCommit }) => {
+        const target = rows[0]!
+        await assertMayChange(tx, auth, target)
+        const userId = Number(target.userId)
+        const count = await services.identity.factors.reset(userId, tx)
+        await tx.updateTable('sysUser').set({ secondFactorDue: new Date().toISOString(), updateBy: auth.userName, updateTime: new Date().toISOString() }).where('userId', '=', userId).execute()
+        afterCommit(async () => {
+          await services.identity.factors.forgetEnrolment(userId)
+          await services.sessions.revokeUser(userId)
+        })
+        return { removed: count, message: t(lang, 'auth.factorsReset', { count }) }
+      },
+    },
   })
 
   api.put(
     '/system/user/resetPwd',
     {
-      config: { permission: 'system:user:resetPwd', audit: { module, businessType: BusinessType.update } },
+      config: { permission: 'system:user:resetPwd', stepUp: true, audit: { module, businessType: BusinessType.update } },
       schema: {
         tags,
         summary: "Set a user's password (clears a lockout and ends the user's sessions)",
@@ -122,6 +154,7 @@ export function registerUsers(app: FastifyInstance, services: Services) {
         .where('userId', '=', user.userId)
         .execute()
       await services.sessions.revokeUser(user.userId)
+      await liftSignInThrottles(services, user.userName)
       return ok(null, 'user.passwordReset', { userName: user.userName })
     },
   )

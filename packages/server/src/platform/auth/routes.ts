@@ -15,11 +15,15 @@ import type { AuthContext } from '../rbac/auth-context'
 import { buildRouteTree, visibleMenus } from '../rbac/routers'
 import type { Services } from '../services'
 import { loadSessionUser } from './session-user'
-import { captchaEnabled, requireCaptcha, signIn } from './sign-in'
+import { captchaEnabled, requireCaptcha, signIn, signInEnrolConfirm, signInEnrolStart, signInSecondFactor } from './sign-in'
+import { secondFactorStatus } from './factors/requirement'
+import { qrSvgOf } from './factors/totp'
 import { newUserRow } from './new-user'
 import { hashPassword } from './passwords'
 import { done, envelope } from '../responses'
-import { accountFeaturesSchema, captchaSchema, routeNodeSchema, userInfoSchema } from './schemas'
+import { BusinessType } from '../audit/operation-log'
+import { accountFeaturesSchema, captchaSchema, routeNodeSchema, signInAnswerSchema, totpEnrolmentSchema, userInfoSchema } from './schemas'
+import { verifyPassword } from './passwords'
 
 const RESET_CODE_MINUTES = 15
 
@@ -51,11 +55,15 @@ async function mailResetCode(services: Services, email: string, userId: number, 
 export function authRoutes(services: Services): FastifyPluginAsyncZod {
   const { db, configValues } = services
   /** What GET /getUserInfo answers, and a sign-in that asks for its session. */
-  const userInfoOf = async (auth: AuthContext): Promise<UserInfo> => ({
-    user: await loadSessionUser(db, auth.userId),
-    roles: auth.roleKeys.length ? auth.roleKeys : [DEFAULT_ROLE],
-    permissions: auth.permissions,
-  })
+  const userInfoOf = async (auth: AuthContext): Promise<UserInfo> => {
+    const [user, status, enrolled] = await Promise.all([loadSessionUser(db, auth.userId), secondFactorStatus(services, auth.userId), services.identity.factors.has(auth.userId)])
+    return {
+      user,
+      roles: auth.roleKeys.length ? auth.roleKeys : [DEFAULT_ROLE],
+      permissions: auth.permissions,
+      secondFactor: { required: status.required, enrolled, due: status.due },
+    }
+  }
   /** What GET /getRouters answers, and a sign-in that asks for its session. */
   const routesOf = async (auth: AuthContext) => buildRouteTree(await visibleMenus(db, auth))
   return async (api) => {
@@ -77,13 +85,26 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
       ...(apiDocsUrl ? { apiDocsUrl } : {}),
     }))
 
+    /** A finished sign-in's answer: the token, and with withSession the user and routes the console asks for next. */
+    const sessionAnswer = async (token: string, withSession: boolean | undefined) => {
+      if (!withSession) return { token }
+      const found = await services.authCache.signedIn(token)
+      // A session that is not valid the moment it was made (never, short of a race with its revocation)
+      // answers the token alone: the console then asks for the rest as before, and is told why.
+      if (found.state !== 'valid') return { token }
+      const [userInfo, routes] = await Promise.all([userInfoOf(found.auth), routesOf(found.auth)])
+      return { token, userInfo, routes }
+    }
+    const ticketRule = z.string().min(16).max(64)
+    const codeRule = z.string().trim().min(6).max(32)
+
     api.post(
       '/login',
       {
         config: { permission: PUBLIC, audit: false, rateLimit: { max: 30, timeWindow: '1 minute' } },
         schema: {
           tags: ['auth'],
-          summary: 'Sign in; answers a token, and with withSession the user and routes too',
+          summary: 'Sign in: a token (with withSession the user and routes too), or the second factor (or its enrolment) to give first',
           security: [],
           body: z.object({
             username: z.string().trim().min(1).max(64),
@@ -93,18 +114,87 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
             // next (GET /getUserInfo, /getRouters) come in this answer, one round trip before its first page.
             withSession: z.boolean().optional(),
           }),
-          response: { 200: envelope(z.object({ token: z.string(), userInfo: userInfoSchema.optional(), routes: z.array(routeNodeSchema).optional() })) },
+          response: { 200: envelope(signInAnswerSchema) },
         },
       },
       async (req) => {
-        const token = await signIn(services, req.body, clientInfo(req))
-        if (!req.body.withSession) return ok({ token }, 'auth.loginSuccess')
-        const found = await services.authCache.signedIn(token)
-        // A session that is not valid the moment it was made (never, short of a race with its revocation)
-        // answers the token alone: the console then asks for the rest as before, and is told why.
-        if (found.state !== 'valid') return ok({ token }, 'auth.loginSuccess')
-        const [userInfo, routes] = await Promise.all([userInfoOf(found.auth), routesOf(found.auth)])
-        return ok({ token, userInfo, routes }, 'auth.loginSuccess')
+        const outcome = await signIn(services, req.body, clientInfo(req))
+        if ('secondFactor' in outcome) return ok(outcome, 'auth.secondFactorNeeded')
+        if ('enrol' in outcome) return ok(outcome, 'auth.enrolRequired')
+        return ok(await sessionAnswer(outcome.token, req.body.withSession), 'auth.loginSuccess')
+      },
+    )
+
+    api.post(
+      '/login/second-factor',
+      {
+        config: { permission: PUBLIC, audit: false, rateLimit: { max: 30, timeWindow: '1 minute' } },
+        schema: {
+          tags: ['auth'],
+          summary: "Sign in, second step: a code of the user's authenticator app, or a recovery code (five tries per ticket)",
+          security: [],
+          body: z.object({ ticket: ticketRule, code: codeRule, withSession: z.boolean().optional() }),
+          response: { 200: envelope(signInAnswerSchema) },
+        },
+      },
+      async (req) => ok(await sessionAnswer(await signInSecondFactor(services, req.body.ticket, req.body.code, clientInfo(req)), req.body.withSession), 'auth.loginSuccess'),
+    )
+
+    api.post(
+      '/login/enrol/start',
+      {
+        config: { permission: PUBLIC, audit: false, rateLimit: { max: 10, timeWindow: '1 minute' } },
+        schema: { tags: ['auth'], summary: 'Sign in when the role requires a second factor the user lacks: the seed to scan', security: [], body: z.object({ ticket: ticketRule }), response: { 200: envelope(totpEnrolmentSchema) } },
+      },
+      async (req) => {
+        const started = await signInEnrolStart(services, req.body.ticket)
+        return { ...started, qrSvg: await qrSvgOf(started.uri) }
+      },
+    )
+
+    api.post(
+      '/login/enrol/confirm',
+      {
+        config: { permission: PUBLIC, audit: false, rateLimit: { max: 30, timeWindow: '1 minute' } },
+        schema: {
+          tags: ['auth'],
+          summary: 'Sign in after enrolling: the first code of the app; answers the session and the ten recovery codes (once)',
+          security: [],
+          body: z.object({ ticket: ticketRule, code: codeRule, name: z.string().trim().max(64).optional(), withSession: z.boolean().optional() }),
+          response: { 200: envelope(signInAnswerSchema) },
+        },
+      },
+      async (req) => {
+        const { token, recoveryCodes } = await signInEnrolConfirm(services, req.body.ticket, req.body.code, req.body.name ?? '', clientInfo(req))
+        return ok({ ...(await sessionAnswer(token, req.body.withSession)), ...(recoveryCodes ? { recoveryCodes } : {}) }, 'auth.factorAdded')
+      },
+    )
+
+    api.post(
+      '/auth/step-up',
+      {
+        // Logged: a second proof, given or refused, is what an audit of a dangerous action looks for.
+        config: { permission: SIGNED_IN, audit: { module: 'Sign-in', businessType: BusinessType.other }, rateLimit: { max: 10, timeWindow: '1 minute' } },
+        schema: {
+          tags: ['auth'],
+          summary: 'Give a second proof (a code of the authenticator app, a recovery code, or the password where no factor is enrolled): dangerous actions go through for STEP_UP_MINUTES',
+          body: z.object({ code: z.string().trim().max(32).optional(), password: z.string().max(128).optional() }),
+          response: { 200: done },
+        },
+      },
+      async (req) => {
+        const auth = caller(req)
+        const methods = await services.identity.stepUp.methodsOf(auth.userId)
+        let proved = false
+        if (methods.includes('password')) {
+          const row = await db.selectFrom('sysUser').select('password').where('userId', '=', auth.userId).executeTakeFirstOrThrow()
+          proved = !!req.body.password && (await verifyPassword(row.password, req.body.password))
+        } else {
+          proved = !!req.body.code && (await services.identity.factors.verify(auth.userId, req.body.code)) !== null
+        }
+        if (!proved) throw badRequest('auth.stepUpWrong')
+        await services.identity.stepUp.record(auth.session!)
+        return ok(null, 'auth.stepUpDone', { minutes: services.config.stepUpMinutes })
       },
     )
 

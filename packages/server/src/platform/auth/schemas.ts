@@ -1,4 +1,4 @@
-import type { AccountFeatures, CaptchaResult, RouteMeta, RouteNode, SessionUser, UserInfo } from '@velo/shared'
+import type { AccountFeatures, CaptchaResult, RouteMeta, RouteNode, SecondFactorState, SecurityOverview, SessionUser, SignInAnswer, UserInfo } from '@velo/shared'
 import { z } from 'zod'
 
 // What the sign-in and session routes answer, tied to the wire types in shared/api.ts: the schemas
@@ -34,11 +34,20 @@ export const sessionUserSchema = z.object({
   loginDate: z.string().nullable(),
 }) satisfies z.ZodType<SessionUser>
 
+export const secondFactorStateSchema = z.object({
+  required: z.boolean(),
+  enrolled: z.boolean(),
+  due: z.string().nullable(),
+}) satisfies z.ZodType<SecondFactorState>
+
 export const userInfoSchema = z.object({
   user: sessionUserSchema,
   roles: z.array(z.string()),
   permissions: z.array(z.string()),
+  secondFactor: secondFactorStateSchema,
 }) satisfies z.ZodType<UserInfo>
+
+const proofMethodSchema = z.enum(['totp', 'recovery', 'password'])
 
 const routeMetaSchema = z.object({
   title: z.string(),
@@ -63,3 +72,25 @@ export const routeNodeSchema: z.ZodType<RouteNode> = z.object({
     return z.array(routeNodeSchema).optional()
   },
 }).meta({ id: 'RouteNode' })
+
+/** What POST /login and its second steps answer: a session (with the user and routes when asked), or the step before it. */
+export const signInAnswerSchema = z.object({
+  token: z.string().optional(),
+  userInfo: userInfoSchema.optional(),
+  routes: z.array(routeNodeSchema).optional(),
+  secondFactor: z.object({ ticket: z.string(), methods: z.array(proofMethodSchema) }).optional(),
+  enrol: z.object({ ticket: z.string() }).optional(),
+  recoveryCodes: z.array(z.string()).optional(),
+}) satisfies z.ZodType<SignInAnswer>
+
+/** An enrolment's seed: the otpauth:// address an app scans (as a QR code, SVG), and the seed to type instead. */
+export const totpEnrolmentSchema = z.object({ secret: z.string(), uri: z.string(), qrSvg: z.string() })
+
+export const securityOverviewSchema = z.object({
+  factors: z.array(z.object({ factorId: z.number(), kind: z.enum(['totp', 'passkey']), name: z.string(), createTime: z.string(), lastUsedTime: z.string().nullable() })),
+  recoveryCodesLeft: z.number(),
+  secondFactor: secondFactorStateSchema,
+  sessions: z.array(z.object({ sessionId: z.string(), current: z.boolean(), ipaddr: z.string(), browser: z.string(), os: z.string(), loginTime: z.string(), lastSeen: z.string() })),
+}) satisfies z.ZodType<SecurityOverview>
+
+export const stepUpRequiredSchema = z.object({ methods: z.array(proofMethodSchema) })

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto'
 import type { Services } from '../services'
 import { writeLoginLog, LoginStatus } from '../audit/login-log'
 import type { ClientInfo } from '../client-info'
@@ -5,7 +6,9 @@ import { ConfigKey } from '../config-keys'
 import { AppError, badRequest } from '../errors'
 import { type MessageKey, t } from '../i18n'
 import { dummyPasswordHash, verifyPassword } from './passwords'
-import { newToken } from './session-store'
+import { newToken, hashToken } from './session-store'
+import { secondFactorStatus } from './factors/requirement'
+import type { ProofMethod } from './factors/second-factors'
 
 export async function captchaEnabled(services: Services): Promise<boolean> {
   return services.config.captchaEnabled ?? (await services.configValues.bool(ConfigKey.captchaEnabled, true))
@@ -27,11 +30,71 @@ export interface SignInInput {
   uuid?: string
 }
 
+/** A sign-in half done: the password was given, a second factor (or its enrolment) comes next. */
+interface Ticket {
+  userId: number
+  userName: string
+  /** Under a lock the password is checked but the answer does not say: the ticket then fails with any code. */
+  passwordOk: boolean
+  stage: 'secondFactor' | 'enrol'
+  tries: number
+}
+
+/** What a sign-in answers: a session, or the step that must come first. */
+export type SignInOutcome =
+  | { token: string; enrolBy?: string }
+  | { secondFactor: { ticket: string; methods: ProofMethod[] } }
+  | { enrol: { ticket: string } }
+
+/** A half-done sign-in lasts five minutes and five codes. */
+const TICKET_SECONDS = 5 * 60
+const TICKET_TRIES = 5
+
+// Progressive delays per account and address: three free wrong passwords, then each one more
+// doubles the wait before the next try from there (1 s, 2 s, 4 s … at most 15 minutes). A guesser
+// at one address slows to a crawl; the owner at another address is not held back by them.
+const FREE_FAILURES = 3
+const MAX_DELAY_SECONDS = 15 * 60
+const THROTTLE_KEEP_SECONDS = 60 * 60
+
+// Keyed by hashes: the store (Redis, when there is one) holds neither names nor addresses.
+const nameHash = (userName: string) => createHash('sha256').update(userName.toLowerCase()).digest('hex')
+const throttleKey = (userName: string, ip: string) => `signin-throttle:${createHash('sha256').update(`${nameHash(userName)}|${ip}`).digest('hex')}`
+const liftedKey = (userName: string) => `signin-throttle-lifted:${nameHash(userName)}`
+
+interface Throttle {
+  failures: number
+  /** Epoch ms before which the next try from this address is refused. */
+  until: number
+  /** Epoch ms of the first failure it counts: an unlock after it voids it. */
+  since: number
+}
+
+async function readThrottle(services: Services, userName: string, key: string): Promise<Throttle> {
+  const [raw, lifted] = await Promise.all([services.kv.get(key), services.kv.get(liftedKey(userName))])
+  const found = raw ? (JSON.parse(raw) as Throttle) : null
+  if (!found || (lifted && Number(lifted) >= found.since)) return { failures: 0, until: 0, since: 0 }
+  return found
+}
+
+async function countFailure(services: Services, userName: string, key: string, now: number): Promise<void> {
+  const before = await readThrottle(services, userName, key)
+  const failures = before.failures + 1
+  const delay = failures < FREE_FAILURES ? 0 : Math.min(MAX_DELAY_SECONDS, 2 ** (failures - FREE_FAILURES))
+  await services.kv.set(key, JSON.stringify({ failures, until: now + delay * 1000, since: before.since || now }), THROTTLE_KEEP_SECONDS)
+}
+
+/** An administrator's unlock: every address's delays for the account go with the lock. */
+export async function liftSignInThrottles(services: Services, userName: string): Promise<void> {
+  await services.kv.set(liftedKey(userName), String(Date.now()), THROTTLE_KEEP_SECONDS)
+}
+
 /**
- * Signs a user in: captcha, lock, password, session. Every attempt, good or bad, goes to the login
- * log with the reason in English (the log is read by staff of any language; the client gets its own).
+ * Signs a user in: captcha, throttle, lock, password, then a second factor (or its enrolment) when
+ * the user has one (or must have one). Every attempt, good or bad, goes to the login log with the
+ * reason in English (the log is read by staff of any language; the client gets its own).
  */
-export async function signIn(services: Services, input: SignInInput, client: ClientInfo): Promise<string> {
+export async function signIn(services: Services, input: SignInInput, client: ClientInfo): Promise<SignInOutcome> {
   const { db, configValues } = services
   const userName = input.username.trim()
   // The log says what really happened (staff read it); the client only hears `error`.
@@ -45,6 +108,14 @@ export async function signIn(services: Services, input: SignInInput, client: Cli
   } catch (e) {
     if (e instanceof AppError) await fail(e)
     throw e
+  }
+
+  const now = new Date()
+  const throttle = throttleKey(userName, client.ipaddr)
+  const held = await readThrottle(services, userName, throttle)
+  if (held.until > now.getTime()) {
+    const seconds = Math.ceil((held.until - now.getTime()) / 1000)
+    await fail(new AppError(429, 'auth.tooManyAttempts', { seconds }), 'auth.throttledLog')
   }
 
   const maxRetry = await configValues.int(ConfigKey.maxRetryCount, 5)
@@ -61,27 +132,109 @@ export async function signIn(services: Services, input: SignInInput, client: Cli
   if (!user) {
     // The same work as for a real account, so the answer takes as long.
     await verifyPassword(await dummyPasswordHash(), input.password)
-    await fail(refused)
+    await countFailure(services, userName, throttle, now.getTime())
+    return fail(refused)
   }
 
   // The attempt is counted before the password is checked, in one statement: parallel guesses each
   // take a slot, and only the first maxRetry of them are checked at all.
-  const now = new Date()
-  const attempt = await reserveAttempt(services, user!.userId, now)
-  if (attempt === 'locked') return fail(refused, 'auth.lockedLog')
-  if (attempt > maxRetry) {
-    await lockAccount(services, user!.userId, now, lockMinutes)
-    await fail(refused, 'auth.lockedLog')
+  const attempt = await reserveAttempt(services, user.userId, now)
+  const locked = attempt === 'locked' || attempt > maxRetry
+  if (attempt !== 'locked' && attempt > maxRetry) await lockAccount(services, user.userId, now, lockMinutes)
+  const hasFactor = await services.identity.factors.has(user.userId)
+  if (locked) {
+    // A lock stops password guessing, not the owner: with a second factor the sign-in goes on to it,
+    // whether the password was right or not (the answer tells neither), and only a right password
+    // with a right code gets through.
+    if (!hasFactor) return fail(refused, 'auth.lockedLog')
+    const passwordOk = await verifyPassword(user.password, input.password)
+    if (!passwordOk) await countFailure(services, userName, throttle, now.getTime())
+    return { secondFactor: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk, stage: 'secondFactor', tries: 0 }), methods: ['totp', 'recovery'] } }
   }
-  if (!(await verifyPassword(user!.password, input.password))) {
-    if (attempt >= maxRetry) await lockAccount(services, user!.userId, now, lockMinutes)
+  if (!(await verifyPassword(user.password, input.password))) {
+    if (attempt >= maxRetry) await lockAccount(services, user.userId, now, lockMinutes)
+    await countFailure(services, userName, throttle, now.getTime())
     await fail(refused)
   }
-  if (user!.status !== '0') await fail(new AppError(403, 'auth.disabled'))
+  if (user.status !== '0') await fail(new AppError(403, 'auth.disabled'))
+  await services.kv.delete(throttle)
 
+  if (hasFactor) {
+    return { secondFactor: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk: true, stage: 'secondFactor', tries: 0 }), methods: ['totp', 'recovery'] } }
+  }
+  const status = await secondFactorStatus(services, user.userId, now)
+  if (status.required && status.due && status.due <= now.toISOString()) {
+    return { enrol: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk: true, stage: 'enrol', tries: 0 }) } }
+  }
+  const token = await startSession(services, user, client, t('en_US', 'auth.loginSuccess'))
+  return status.required && status.due ? { token, enrolBy: status.due } : { token }
+}
+
+async function newTicket(services: Services, ticket: Ticket): Promise<string> {
+  const id = randomBytes(24).toString('base64url')
+  await services.kv.set(`signin-ticket:${id}`, JSON.stringify(ticket), TICKET_SECONDS)
+  return id
+}
+
+async function readTicket(services: Services, id: string, stage: Ticket['stage']): Promise<Ticket> {
+  const raw = await services.kv.get(`signin-ticket:${id}`)
+  const ticket = raw ? (JSON.parse(raw) as Ticket) : null
+  if (!ticket || ticket.stage !== stage) throw badRequest('auth.signInExpired')
+  return ticket
+}
+
+/** A wrong code burns one of the ticket's tries; the last one burns the ticket. */
+async function burnTry(services: Services, id: string, ticket: Ticket, client: ClientInfo, error: AppError, logKey: MessageKey): Promise<never> {
+  if (ticket.tries + 1 >= TICKET_TRIES) await services.kv.delete(`signin-ticket:${id}`)
+  else await services.kv.set(`signin-ticket:${id}`, JSON.stringify({ ...ticket, tries: ticket.tries + 1 }), TICKET_SECONDS)
+  await writeLoginLog(services.db, { userName: ticket.userName, status: LoginStatus.failure, msg: t('en_US', logKey), client })
+  throw error
+}
+
+/** The second step of a sign-in: a code of the user's authenticator app, or a recovery code. */
+export async function signInSecondFactor(services: Services, ticketId: string, code: string, client: ClientInfo): Promise<string> {
+  const ticket = await readTicket(services, ticketId, 'secondFactor')
+  const method = ticket.passwordOk ? await services.identity.factors.verify(ticket.userId, code) : null
+  if (!method) return burnTry(services, ticketId, ticket, client, badRequest('auth.secondFactorWrong'), 'auth.secondFactorWrongLog')
+  // Once: a ticket that two tabs send at the same moment makes one session.
+  if ((await services.kv.take(`signin-ticket:${ticketId}`)) === null) throw badRequest('auth.signInExpired')
+  const user = await activeUser(services, ticket.userId)
+  // The owner proved themselves: a lock strangers set falls with it.
+  await services.db.updateTable('sysUser').set({ failedLogins: 0, lockedUntil: null }).where('userId', '=', user.userId).execute()
+  return startSession(services, user, client, t('en_US', 'auth.secondFactorLog', { method }))
+}
+
+/** Enrolment inside a sign-in (the role requires a factor and the grace period is over): the seed to scan. */
+export async function signInEnrolStart(services: Services, ticketId: string) {
+  const ticket = await readTicket(services, ticketId, 'enrol')
+  return services.identity.factors.startTotp(ticket.userId, ticket.userName)
+}
+
+/** Confirms the enrolment with a first code, and signs in: the session, and the recovery codes to keep. */
+export async function signInEnrolConfirm(services: Services, ticketId: string, code: string, name: string, client: ClientInfo): Promise<{ token: string; recoveryCodes: string[] | null }> {
+  const ticket = await readTicket(services, ticketId, 'enrol')
+  const added = await services.identity.factors.confirmTotp(ticket.userId, code, name)
+  if (!added) return burnTry(services, ticketId, ticket, client, badRequest('auth.enrolCodeWrong'), 'auth.secondFactorWrongLog')
+  await services.kv.delete(`signin-ticket:${ticketId}`)
+  const user = await activeUser(services, ticket.userId)
+  return { token: await startSession(services, user, client, t('en_US', 'auth.enrolLog')), recoveryCodes: added.recoveryCodes }
+}
+
+async function activeUser(services: Services, userId: number) {
+  const user = await services.db.selectFrom('sysUser').select(['userId', 'userName', 'status']).where('userId', '=', userId).where('delFlag', '=', '0').executeTakeFirst()
+  if (!user) throw badRequest('auth.signInExpired')
+  if (user.status !== '0') throw new AppError(403, 'auth.disabled')
+  return user
+}
+
+/** The session of a finished sign-in: it counts as a second proof for the next few minutes. */
+async function startSession(services: Services, user: { userId: number; userName: string }, client: ClientInfo, logMessage: string): Promise<string> {
+  const { db, configValues } = services
+  const now = new Date()
   const token = newToken()
-  await services.sessions.create(token, { userId: user!.userId, userName: user!.userName, ...client }, services.config.sessionTtlMinutes)
-  if (await configValues.bool(ConfigKey.singleSignOn, false)) await services.sessions.displaceOthers(user!.userId, token)
+  await services.sessions.create(token, { userId: user.userId, userName: user.userName, ...client }, services.config.sessionTtlMinutes)
+  if (await configValues.bool(ConfigKey.singleSignOn, false)) await services.sessions.displaceOthers(user.userId, token)
+  await services.identity.stepUp.record(hashToken(token))
   // A lock that parallel guesses set meanwhile stays: the right password was within the budget, the rest were not.
   await db
     .updateTable('sysUser')
@@ -90,9 +243,9 @@ export async function signIn(services: Services, input: SignInInput, client: Cli
       loginIp: client.ipaddr,
       loginDate: now.toISOString(),
     }))
-    .where('userId', '=', user!.userId)
+    .where('userId', '=', user.userId)
     .execute()
-  await writeLoginLog(db, { userName: user!.userName, status: LoginStatus.success, msg: t('en_US', 'auth.loginSuccess'), client })
+  await writeLoginLog(db, { userName: user.userName, status: LoginStatus.success, msg: logMessage, client })
   return token
 }
 

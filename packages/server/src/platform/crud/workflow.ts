@@ -102,6 +102,11 @@ export interface ActionArgs {
   lang: Language
   /** A job action's job: work that reports as it goes (the conformance kit's clauses) writes its result there. */
   jobId?: number
+  /**
+   * Work for after the commit (end sessions, tell other instances): a sync action's runs once its
+   * transaction has committed, and not if it rolls back; a job's right after its handler.
+   */
+  afterCommit: (work: () => Promise<void>) => void
 }
 
 /** What an action's preview handler receives: the rows and the input so far, in the caller's language. */
@@ -179,7 +184,10 @@ export const actionJob = defineJobKind<ActionJobParams>({
     const confirmed = ctx.params.confirmed === true
     // What was true when it was queued may not be now (another generation ran meanwhile): asked again.
     await checkPreview(source.handlers, { tx: db, auth: ctx.auth, action, rows, input, services: ctx.services, lang }, confirmed)
-    return handler({ tx: db, auth: ctx.auth, action, rows, input, services: ctx.services, progress: ctx.progress, signal: ctx.signal, confirmed, writeFile: ctx.writeFile, lang, jobId: ctx.jobId })
+    const later: (() => Promise<void>)[] = []
+    const result = await handler({ tx: db, auth: ctx.auth, action, rows, input, services: ctx.services, progress: ctx.progress, signal: ctx.signal, confirmed, writeFile: ctx.writeFile, lang, jobId: ctx.jobId, afterCommit: (work) => later.push(work) })
+    for (const work of later) await work()
+    return result
   },
 })
 
@@ -457,7 +465,7 @@ export function registerWorkflowRoutes(
       api.post(
         `${e.path}/:id/${step.name}`,
         {
-          config: { permission: stepPermission(e, step), audit: { module, businessType: BusinessType.update } },
+          config: { permission: stepPermission(e, step), stepUp: step.stepUp === true, audit: { module, businessType: BusinessType.update } },
           schema: {
             tags,
             summary: `${step.label.en_US}: ${step.from.join(', ')} → ${targets.join(' | ')}`,
@@ -564,7 +572,7 @@ export function registerWorkflowRoutes(
     api.post(
       route,
       {
-        config: { permission: actionPermission(e, action), audit: { module, businessType: BusinessType.other } },
+        config: { permission: actionPermission(e, action), stepUp: action.stepUp === true, audit: { module, businessType: BusinessType.other } },
         schema: {
           tags,
           summary: action.label.en_US,
@@ -590,11 +598,13 @@ export function registerWorkflowRoutes(
           const job = await services.jobs.enqueue('action', params, auth)
           return ok(jobInfo(job, lang), 'job.queued')
         }
+        const later: (() => Promise<void>)[] = []
         const result = await db.transaction().execute(async (tx) => {
           const rows = await actionRows(tx, e, repo, action, ids, scope)
           await checkPreview(handlers, { tx, auth, action, rows, input, services, lang }, confirmed)
-          return handler({ tx, auth, action, rows, input, services, progress: NOWHERE, signal: NEVER, confirmed, writeFile: NO_FILE, lang })
+          return handler({ tx, auth, action, rows, input, services, progress: NOWHERE, signal: NEVER, confirmed, writeFile: NO_FILE, lang, afterCommit: (work) => later.push(work) })
         })
+        for (const work of later) await work()
         return ok(result ?? null, 'action.done', { actionEn: action.label.en_US, actionZh: action.label.zh_CN })
       },
     )

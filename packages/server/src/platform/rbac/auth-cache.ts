@@ -149,7 +149,7 @@ export class AuthCache {
       this.entries.delete(tokenHash)
       return { state: 'gone' }
     }
-    const auth = freezeContext(loaded)
+    const auth = freezeContext({ ...loaded, session: tokenHash })
     scopes.set(auth, null)
     // Kept only when no announcement came while it was read.
     if (generation === this.generation) {

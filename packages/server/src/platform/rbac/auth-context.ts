@@ -17,6 +17,8 @@ export interface AuthContext {
   roleKeys: string[]
   permissions: string[]
   isAdmin: boolean
+  /** The token hash of the session it serves: a second proof (platform/auth/factors/step-up.ts) holds for one session. */
+  session?: string
 }
 
 export async function loadAuthContext(db: Db, userId: number): Promise<AuthContext | undefined> {

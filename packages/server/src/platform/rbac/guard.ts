@@ -62,6 +62,13 @@ export function installGuard(api: FastifyInstance, services: Services, limitRefu
 
   api.addHook('onRoute', (route) => {
     if (!route.config?.permission) throw new Error(`Route ${route.method} ${route.url} declares no permission`)
+    if (route.config.stepUp) {
+      const permission = route.config.permission
+      if (permission === PUBLIC || permission === SIGNED_IN || permission === MEMBER || permission === TOOL) throw new Error(`Route ${route.method} ${route.url} asks for a second proof but names no right`)
+      services.identity.stepUp.sensitiveRights.add(permission)
+      // HEAD is GET's shadow (Fastify adds one per GET): guarded alike, listed once.
+      for (const method of [route.method].flat()) if (method !== 'HEAD') services.identity.stepUp.routes.push({ method, url: route.url })
+    }
     // Only the app API's scope authenticates members: a MEMBER route anywhere else would be open to all.
     if (route.config.permission === MEMBER && !route.url.includes('/app/v1/')) throw new Error(`Route ${route.method} ${route.url} is for members but outside the app API`)
     if (route.config.permission === TOOL && !route.url.includes('/tool-api/v1/')) throw new Error(`Route ${route.method} ${route.url} is for tool operators but outside the tool API`)
@@ -96,6 +103,9 @@ export function installGuard(api: FastifyInstance, services: Services, limitRefu
       reply.header('retry-after', limit.ttlInSeconds)
       throw new AppError(429, 'error.rateLimited')
     }
+    // After authentication and outside it: a refusal for want of a second proof is no failed
+    // sign-in and counts against no address; before the body is read, so nothing is half done.
+    if (req.routeOptions.config.stepUp && req.auth) await services.identity.stepUp.assert(req.auth)
   })
 }
 

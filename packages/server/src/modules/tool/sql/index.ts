@@ -56,6 +56,8 @@ type Outcome = SqlHistoryEntry['outcome']
 export function registerSql(app: FastifyInstance, services: Services) {
   const api = app.withTypeProvider<ZodTypeProvider>()
   const dialect = services.dialect
+  // Writes ask for a second proof (in execute): whoever may run them needs a second factor.
+  services.identity.stepUp.sensitiveRights.add(SQL_PERMISSIONS.write)
 
   async function caps() {
     const cv = services.configValues
@@ -106,6 +108,8 @@ export function registerSql(app: FastifyInstance, services: Services) {
       if (kind === 'write' && !(confirmed && !exporting)) writes()
       if (confirmed && !mayWrite) throw forbidden('sql.writeDenied')
       mode = kind === 'write' || (confirmed && !exporting) ? 'write' : 'read'
+      // A write to production is a dangerous action: a second proof first (the console asks and runs it again).
+      if (mode === 'write') await services.identity.stepUp.assert(auth)
       const limits = await caps()
       if (services.config.database.dialect === 'sqlite') {
         const file = services.config.database.file

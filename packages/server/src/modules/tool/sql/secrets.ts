@@ -5,8 +5,8 @@ const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase(
 
 /**
  * Tables SQL execution never reads or writes: sessions (token hashes), the cache (captcha answers,
- * mail codes), the outbox (mails carry the same codes and reset links), its own credentials and
- * SQLite's index samples.
+ * mail codes), the outbox (mails carry the same codes and reset links), its own credentials, staff's
+ * second factors and SQLite's index samples.
  */
 const SECRET_TABLES = [
   'sys_session',
@@ -14,6 +14,9 @@ const SECRET_TABLES = [
   'sys_cache',
   'sys_mail_outbox',
   'tool_sql_credential',
+  // Second factors: sealed seeds, passkeys' credentials, recovery codes' hashes.
+  'sys_user_factor',
+  'sys_user_recovery_code',
   // SQLite's ANALYZE samples: whole index keys, a secret's among them if one is indexed.
   'sqlite_stat3',
   'sqlite_stat4',
