@@ -63,6 +63,9 @@ const server = spawn(process.execPath, [serverMain], {
     MQTT_PORT: process.env.E2E_MQTT_PORT ?? '18883',
     // Backups (Monitoring › Data and backups' Run now) go with the temp dir, not into the checkout's ./data.
     BACKUP_DIR: join(dir, 'backups'),
+    // The specs share one admin session for the whole run (session.ts › apiLogin), far past the
+    // default five minutes a second proof holds; second-factor.spec.ts takes the proof away itself.
+    STEP_UP_MINUTES: '240',
     LOG_LEVEL: 'warn',
   },
 })

@@ -3,6 +3,8 @@ import Cookies from 'js-cookie'
 
 const feedback = vi.hoisted(() => ({ showError: vi.fn(), confirmSessionEnd: vi.fn() }))
 vi.mock('./feedback', () => feedback)
+const stepUp = vi.hoisted(() => ({ proveAgain: vi.fn<(methods: readonly string[]) => Promise<boolean>>() }))
+vi.mock('./stepUp/StepUpDialog', () => stepUp)
 
 import { download, http } from './http'
 
@@ -23,6 +25,7 @@ describe('http client', () => {
     fetchMock.mockReset()
     feedback.showError.mockReset()
     feedback.confirmSessionEnd.mockReset()
+    stepUp.proveAgain.mockReset()
     Cookies.remove('Admin-Token#')
     localStorage.clear()
   })
@@ -43,6 +46,26 @@ describe('http client', () => {
     fetchMock.mockResolvedValue(json(409, { code: 409, msg: 'Dictionary type exists', data: null }))
     await expect(http.put('/system/dict', {})).rejects.toMatchObject({ code: 409, kind: 'business' })
     expect(feedback.showError).toHaveBeenCalledWith('Dictionary type exists')
+    expect(feedback.confirmSessionEnd).not.toHaveBeenCalled()
+  })
+
+  it('asks for a second proof when a dangerous action wants one (50020), then repeats the call', async () => {
+    fetchMock.mockResolvedValueOnce(json(401, { code: 50020, msg: 'Confirm it is you', data: { methods: ['totp', 'recovery'] } }))
+    fetchMock.mockResolvedValueOnce(json(200, { code: 200, msg: 'ok', data: { reset: true } }))
+    stepUp.proveAgain.mockResolvedValueOnce(true)
+    await expect(http.put('/system/user/resetPwd', { userId: 3 })).resolves.toEqual({ reset: true })
+    expect(stepUp.proveAgain).toHaveBeenCalledWith(['totp', 'recovery'])
+    expect(fetchMock).toHaveBeenCalledTimes(2)
+    expect(fetchMock.mock.calls[1]![1]!.body).toBe('{"userId":3}')
+    expect(feedback.showError).not.toHaveBeenCalled()
+  })
+
+  it('ends quietly as cancelled when the user declines the second proof', async () => {
+    fetchMock.mockResolvedValueOnce(json(401, { code: 50020, msg: 'Confirm it is you', data: { methods: ['password'] } }))
+    stepUp.proveAgain.mockResolvedValueOnce(false)
+    await expect(http.put('/system/user/resetPwd', {})).rejects.toMatchObject({ kind: 'canceled' })
+    expect(fetchMock).toHaveBeenCalledTimes(1)
+    expect(feedback.showError).not.toHaveBeenCalled()
     expect(feedback.confirmSessionEnd).not.toHaveBeenCalled()
   })
 

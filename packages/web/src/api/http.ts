@@ -1,3 +1,4 @@
+import { ResultCode, type StepUpRequired } from '@velo/shared'
 import { currentLanguage } from '../i18n'
 import i18n from '../i18n'
 import { actionFailureText, ApiError, failureMessage, fromFetchFailure, interpretResponse } from './errors'
@@ -30,10 +31,27 @@ function report(error: ApiError, silent: boolean | undefined): never {
   throw error
 }
 
+/**
+ * Runs a call and, when the server asks for a second proof first (a dangerous action: 401, code
+ * 50020), asks the user for it and runs the call again. Cancelled, the call ends as cancelled: no
+ * red message for what the user chose not to do.
+ */
+async function withStepUp<T>(run: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await run()
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== ResultCode.STEP_UP_REQUIRED) throw error
+      const { proveAgain } = await import('./stepUp/StepUpDialog')
+      if (!(await proveAgain((error.data as StepUpRequired | undefined)?.methods ?? ['password']))) throw new ApiError('canceled', 'canceled', 0)
+    }
+  }
+}
+
 /** A call whose success message matters too (the server's localized msg: "Reboot command sent"). */
 export async function requestWithMessage<T>(opts: RequestOptions): Promise<{ data: T; msg: string }> {
   try {
-    return await exchange<T>(opts)
+    return await withStepUp(() => exchange<T>(opts))
   } catch (error) {
     return report(error instanceof ApiError ? error : fromFetchFailure(error, false, 0), opts.silent)
   }
@@ -91,14 +109,17 @@ async function readWithProgress(response: Response, onProgress: (bytes: number) 
 export async function requestFile(opts: RequestOptions, onProgress?: (bytes: number) => void): Promise<FileResult> {
   let response: Response
   try {
-    response = await send(opts)
+    response = await withStepUp(async () => {
+      const answer = await send(opts)
+      const type = answer.headers.get('Content-Type') ?? ''
+      if (!answer.ok || type.includes('application/json')) {
+        const result = interpretResponse<unknown>(answer.status, await readBody(answer))
+        if (!result.ok) throw result.error
+      }
+      return answer
+    })
   } catch (error) {
     return report(fromFetchFailure(error, false, 0), opts.silent)
-  }
-  const type = response.headers.get('Content-Type') ?? ''
-  if (!response.ok || type.includes('application/json')) {
-    const result = interpretResponse<unknown>(response.status, await readBody(response))
-    if (!result.ok) return report(result.error, opts.silent)
   }
   const blob = onProgress ? await readWithProgress(response, onProgress) : await response.blob()
   return { blob, filename: filenameFromDisposition(response.headers.get('Content-Disposition')) }

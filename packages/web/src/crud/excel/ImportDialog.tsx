@@ -15,6 +15,7 @@ import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
 import { ImportReport } from './ImportReport'
 import { IMPORT_JOB_THRESHOLD_BYTES, type ImportJobEnd, importJobEnd, startImportJob, useImportJob } from './useImportJob'
 import { useFeedback } from '../../lib/feedback'
+import './importTexts'
 
 const isSpreadsheet = (name: string) => (IMPORT_EXTENSIONS as readonly string[]).includes(name.slice(name.lastIndexOf('.') + 1).toLowerCase())
 

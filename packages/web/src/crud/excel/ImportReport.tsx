@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import type { ImportResult } from '../api/crudApi'
 import type { FieldError } from '../api/fieldErrors'
+import './importTexts'
 
 export type ImportOutcome = { result: ImportResult; errors?: undefined } | { errors: FieldError[]; result?: undefined }
 

@@ -2,6 +2,7 @@ import { type FormInstance } from 'antd'
 import { useTranslation } from 'react-i18next'
 import type { Row } from '../api/crudApi'
 import { useFeedback } from '../../lib/feedback'
+import './formTexts'
 
 /** A blank value however an input leaves it (undefined, null, '', no items): typed and erased is no change. */
 const isBlank = (value: unknown) => value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)

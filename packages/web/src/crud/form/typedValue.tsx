@@ -6,6 +6,7 @@ import { localized } from '../../i18n'
 import type { Row } from '../api/crudApi'
 import { controlProps, DescribedChoice, TextInput } from '../kinds/inputs'
 import type { InputProps } from '../kinds/types'
+import './formTexts'
 
 // A text field typed by another field's value (`typedBy`: a configuration value by its key). The
 // form value stays the text the server stores ('true', '10'); the input is the type's: a switch, a

@@ -3,6 +3,7 @@ import { Button, Input, Popover, Space, Tooltip } from 'antd'
 import { BoldOutlined, ItalicOutlined, LinkOutlined, OrderedListOutlined, UnorderedListOutlined } from '@ant-design/icons'
 import { useTranslation } from 'react-i18next'
 import type { InputProps } from './types'
+import './inputTexts'
 
 // A small editor on the browser's own contenteditable: bold, italic, lists and links are what the
 // product's texts use, and an editor library would weigh more than the whole list page.

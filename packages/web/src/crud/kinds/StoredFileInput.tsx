@@ -8,6 +8,7 @@ import { downloadEntityFile, isVideoFile, storedBaseName, type StoredFileInfo, u
 import type { FieldOf, InputProps } from './types'
 import { PlayVideoLink } from './VideoPlayer'
 import { useFeedback } from '../../lib/feedback'
+import './inputTexts'
 
 const extensionOf = (name: string) => (name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '')
 const bare = (ext: string) => ext.replace(/^\./, '').toLowerCase()

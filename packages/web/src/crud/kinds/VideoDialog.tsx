@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import { downloadEntityFile, entityFileLink, type FileLink } from '../api/files'
 import type { VideoProps } from './VideoPlayer'
+import './inputTexts'
 
 /** A link this close to its end is asked again rather than trusted for another range request. */
 const LINK_MARGIN_MS = 30_000

@@ -16,6 +16,7 @@ import { ChoiceInput } from '../kinds/inputs'
 import { OperationPreview, PREVIEW_DEBOUNCE_MS, useOperationPreview } from './OperationPreview'
 import { confirmText, inputComplete, previewOperation, subjectOf, type Operation } from './operations'
 import { useFeedback } from '../../lib/feedback'
+import './operationTexts'
 
 /** The field of a step's chosen state in the body (the server's name for it). */
 const TARGET = 'to'

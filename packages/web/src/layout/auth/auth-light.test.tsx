@@ -19,6 +19,7 @@ const calls = (path: string) => fetchMock.mock.calls.filter(([url]) => String(ur
 let features = { captchaEnabled: false, registerEnabled: false, forgetPasswordEnabled: true }
 let captcha: Record<string, unknown> = { captchaEnabled: false }
 let login = () => jsonResponse({ token: 'the-token' })
+let secondFactor = () => jsonResponse({ token: 'the-token' })
 
 function openAt(path: string) {
   window.history.replaceState(null, '', path)
@@ -34,6 +35,9 @@ beforeEach(() => {
     if (path === '/common/features') return jsonResponse(features)
     if (path === '/common/captcha') return jsonResponse(captcha)
     if (path === '/login') return login()
+    if (path === '/login/second-factor') return secondFactor()
+    if (path === '/login/enrol/start') return jsonResponse({ secret: 'JBSWY3DPEHPK3PXPJBSWY3DP', uri: 'otpauth://totp/x', qrSvg: '<svg xmlns="http://www.w3.org/2000/svg"></svg>' })
+    if (path === '/login/enrol/confirm') return jsonResponse({ token: 'the-token', recoveryCodes: ['abcde-fghjk', 'mnpqr-stuvw'] })
     if (path === '/register') return jsonResponse(null)
     return jsonResponse(null, 404)
   })
@@ -49,6 +53,7 @@ afterEach(async () => {
   features = { captchaEnabled: false, registerEnabled: false, forgetPasswordEnabled: true }
   captcha = { captchaEnabled: false }
   login = () => jsonResponse({ token: 'the-token' })
+  secondFactor = () => jsonResponse({ token: 'the-token' })
   // The switches are kept for a minute across pages; each test starts from the server.
   forgetFeatures()
 })
@@ -115,6 +120,46 @@ describe('the sign-in page', () => {
     fireEvent.click(screen.getByTestId('login-submit'))
     await waitFor(() => expect(onLeave).toHaveBeenCalledWith('/system/user', { replace: true }))
     expect(startSession).toHaveBeenCalledWith({ userInfo, routes, opens: '/system/user' })
+  })
+
+  it('asks for the code of the authenticator app after the password, and signs in with it', async () => {
+    login = () => jsonResponse({ secondFactor: { ticket: 't'.repeat(32), methods: ['totp', 'recovery'] } })
+    secondFactor = () => new Response(JSON.stringify({ code: 400, msg: 'The code is wrong, or it has been used already', data: null }), { headers: { 'Content-Type': 'application/json' } })
+    const onLeave = openAt('/login')
+    fireEvent.change(screen.getByPlaceholderText('Username'), { target: { value: 'admin' } })
+    fireEvent.change(screen.getByPlaceholderText('Password'), { target: { value: 'admin123' } })
+    fireEvent.click(screen.getByTestId('login-submit'))
+    expect(await screen.findByTestId('second-factor-form')).toBeTruthy()
+    expect(screen.getByText('Two-factor sign-in')).toBeTruthy()
+    expect(sessionStore.getState().token).toBeUndefined()
+    fireEvent.change(screen.getByTestId('second-factor-code'), { target: { value: '123456' } })
+    fireEvent.click(screen.getByTestId('second-factor-submit'))
+    await waitFor(() => expect(document.querySelector('[data-testid=auth-toast-error]')?.textContent).toBe('The code is wrong, or it has been used already'))
+    expect(onLeave).not.toHaveBeenCalled()
+    secondFactor = () => jsonResponse({ token: 'the-token' })
+    fireEvent.change(screen.getByTestId('second-factor-code'), { target: { value: ' 654321 ' } })
+    fireEvent.click(screen.getByTestId('second-factor-submit'))
+    await waitFor(() => expect(onLeave).toHaveBeenCalledWith('/', { replace: true }))
+    expect(JSON.parse(String(calls('/login/second-factor').at(-1)![1]!.body))).toEqual({ ticket: 't'.repeat(32), code: '654321', withSession: true })
+    expect(sessionStore.getState().token).toBe('the-token')
+  })
+
+  it('leads a user whose role requires a factor through its setup, and shows the recovery codes before going on', async () => {
+    login = () => jsonResponse({ enrol: { ticket: 'e'.repeat(32) } })
+    const onLeave = openAt('/login')
+    fireEvent.change(screen.getByPlaceholderText('Username'), { target: { value: 'clerk1' } })
+    fireEvent.change(screen.getByPlaceholderText('Password'), { target: { value: 'secret12' } })
+    fireEvent.click(screen.getByTestId('login-submit'))
+    expect(await screen.findByTestId('enrol-qr')).toBeTruthy()
+    expect(screen.getByTestId('enrol-secret').textContent).toBe('JBSW Y3DP EHPK 3PXP JBSW Y3DP')
+    fireEvent.change(screen.getByTestId('enrol-code'), { target: { value: '123456' } })
+    fireEvent.click(screen.getByTestId('enrol-submit'))
+    expect(await screen.findByTestId('recovery-codes')).toBeTruthy()
+    expect(screen.getByText('abcde-fghjk')).toBeTruthy()
+    expect(onLeave).not.toHaveBeenCalled()
+    fireEvent.click(screen.getByTestId('recovery-codes-continue'))
+    await waitFor(() => expect(onLeave).toHaveBeenCalledWith('/', { replace: true }))
+    expect(calls('/login/enrol/start')).toHaveLength(1)
   })
 
   it('shows the server message, and a new captcha, when the sign-in is refused', async () => {

@@ -1,4 +1,4 @@
-import type { AccountFeatures, CaptchaResult, RouteNode, UserInfo } from '@velo/shared'
+import type { AccountFeatures, CaptchaResult, SignInAnswer } from '@velo/shared'
 import { ApiError, failureMessage } from '../../api/errors'
 import { exchange } from '../../api/transport'
 import { t } from './authI18n'
@@ -26,7 +26,12 @@ export interface Credentials {
 
 export const authApi = {
   /** With the token, the user and the routes the console would ask for next (one round trip before its first page). */
-  login: (body: Credentials) => call<{ token: string; userInfo?: UserInfo; routes?: RouteNode[] }>('POST', '/login', { ...body, withSession: true }),
+  login: (body: Credentials) => call<SignInAnswer>('POST', '/login', { ...body, withSession: true }),
+  /** The second step: a code of the authenticator app, or a recovery code. */
+  secondFactor: (ticket: string, code: string) => call<SignInAnswer>('POST', '/login/second-factor', { ticket, code, withSession: true }),
+  /** A role that requires a factor the user lacks: the seed to scan, then its first code signs in. */
+  enrolStart: (ticket: string) => call<{ secret: string; uri: string; qrSvg: string }>('POST', '/login/enrol/start', { ticket }),
+  enrolConfirm: (ticket: string, code: string) => call<SignInAnswer>('POST', '/login/enrol/confirm', { ticket, code, withSession: true }),
   register: (body: Credentials & { confirmPassword: string }) => call<null>('POST', '/register', body),
   sendResetCode: (body: { email: string; code: string; uuid: string }) => call<null>('POST', '/forgetPassword/sendCode', body),
   resetPassword: (body: { email: string; resetCode: string; password: string }) => call<null>('POST', '/forgetPassword/reset', body),

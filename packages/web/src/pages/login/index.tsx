@@ -1,4 +1,5 @@
-import { useState } from 'react'
+import { lazy, Suspense, useCallback, useState } from 'react'
+import type { SignInAnswer } from '@velo/shared'
 import { REMEMBERED_USERNAME_KEY } from '../../lib/config'
 import { safeRedirect } from '../../session/redirectTarget'
 import { sessionActions } from '../../session/sessionStore'
@@ -15,6 +16,14 @@ import { useCaptcha } from '../../layout/auth/useCaptcha'
 import { useFeatures } from '../../layout/auth/useFeatures'
 
 type LoginValues = { username: string; password: string; code: string }
+
+// What comes after the password when it does: a second factor, its enrolment, the recovery codes to keep.
+const SecondSteps = () => import('./SecondSteps')
+const CodeStep = lazy(() => SecondSteps().then((m) => ({ default: m.CodeStep })))
+const EnrolStep = lazy(() => SecondSteps().then((m) => ({ default: m.EnrolStep })))
+const RecoveryCodesStep = lazy(() => SecondSteps().then((m) => ({ default: m.RecoveryCodesStep })))
+
+type Step = { kind: 'password' } | { kind: 'code'; ticket: string } | { kind: 'enrol'; ticket: string } | { kind: 'codes'; answer: SignInAnswer }
 
 // The sign-in page is part of the entry chunk and loads no antd (see main.tsx): it paints at once,
 // and the console it leads to starts loading as soon as the user begins to fill the form.
@@ -40,19 +49,39 @@ export default function LoginPage() {
   // The user is about to sign in: load the console and the page it opens meanwhile (not before, so the page alone stays light).
   const preload = () => nav.preloadConsole(opensAfter())
 
+  const [step, setStep] = useState<Step>({ kind: 'password' })
+  const restart = useCallback(() => {
+    setStep({ kind: 'password' })
+    setSubmitting(false)
+    captcha.refresh()
+  }, [captcha])
+
+  /** A finished sign-in: into the console, at the page that sent the user here. */
+  function enter({ token, userInfo, routes }: SignInAnswer) {
+    if (!token) return
+    sessionActions.signedIn(token)
+    const opens = opensAfter()
+    nav.startSession(userInfo && routes ? { userInfo, routes, opens } : undefined)
+    // Out of the public pages this opens the console (already loading), still showing this form meanwhile.
+    nav.navigate(opens, { replace: true })
+  }
+  /** The answer of the last step: the recovery codes of a new factor first, else the console. */
+  function finish(answer: SignInAnswer) {
+    if (answer.recoveryCodes?.length) setStep({ kind: 'codes', answer })
+    else enter(answer)
+  }
+
   async function submit(values: LoginValues) {
     setSubmitting(true)
     preload()
     const username = values.username.trim()
     try {
-      const { token, userInfo, routes } = await authApi.login({ username, password: values.password, code: values.code, uuid: captcha.uuid })
+      const answer = await authApi.login({ username, password: values.password, code: values.code, uuid: captcha.uuid })
       if (remember) localStorage.setItem(REMEMBERED_USERNAME_KEY, username)
       else localStorage.removeItem(REMEMBERED_USERNAME_KEY)
-      sessionActions.signedIn(token)
-      const opens = opensAfter()
-      nav.startSession(userInfo && routes ? { userInfo, routes, opens } : undefined)
-      // Out of the public pages this opens the console (already loading), still showing this form meanwhile.
-      nav.navigate(opens, { replace: true })
+      if (answer.secondFactor) setStep({ kind: 'code', ticket: answer.secondFactor.ticket })
+      else if (answer.enrol) setStep({ kind: 'enrol', ticket: answer.enrol.ticket })
+      else finish(answer)
     } catch (error) {
       // The server's message: wrong password, locked account, bad code.
       toast('error', errorText(error))
@@ -60,6 +89,19 @@ export default function LoginPage() {
       captcha.refresh()
       setSubmitting(false)
     }
+  }
+
+  if (step.kind !== 'password') {
+    const title = step.kind === 'code' ? t('login.secondFactorTitle') : step.kind === 'enrol' ? t('login.enrolTitle') : t('login.recoveryTitle')
+    return (
+      <AuthFrame title={title}>
+        <Suspense fallback={null}>
+          {step.kind === 'code' && <CodeStep ticket={step.ticket} onDone={finish} onRestart={restart} />}
+          {step.kind === 'enrol' && <EnrolStep ticket={step.ticket} onDone={finish} onRestart={restart} />}
+          {step.kind === 'codes' && <RecoveryCodesStep codes={step.answer.recoveryCodes!} onContinue={() => enter(step.answer)} />}
+        </Suspense>
+      </AuthFrame>
+    )
   }
 
   return (
