@@ -1,5 +1,4 @@
-import type { SessionUser } from '@velo/shared'
-import { API_BASE_URL, DEFAULT_AVATAR } from '../lib/config'
+import type { SecurityOverview, SessionUser } from '@velo/shared'
 import { http } from './http'
 
 // Personal centre calls.
@@ -22,9 +21,22 @@ export function uploadAvatar(file: Blob, filename: string) {
   return http.post<{ imgUrl: string }>('/system/user/profile/avatar', form)
 }
 
-/** The avatar image URL: the default for none, else the common endpoint, cache-busted after a change. */
-export function avatarUrl(avatar: string | null | undefined, version = 0): string {
-  if (!avatar) return DEFAULT_AVATAR
-  const url = `${API_BASE_URL}/common/avatar?url=${encodeURIComponent(avatar)}`
-  return version ? `${url}&t=${version}` : url
+/** An authenticator app being added: the seed as an otpauth:// URI, its QR code (SVG) and the seed to type by hand. */
+export interface TotpEnrolment {
+  secret: string
+  uri: string
+  qrSvg: string
 }
+
+export interface TotpConfirmed {
+  factorId: number
+  /** Only with the first factor: shown once, never again. */
+  recoveryCodes?: string[]
+}
+
+export const getSecurityOverview = () => http.get<SecurityOverview>('/system/user/profile/security')
+export const startTotp = () => http.post<TotpEnrolment>('/system/user/profile/totp/start')
+export const confirmTotp = (body: { code: string; name?: string }) => http.post<TotpConfirmed>('/system/user/profile/totp/confirm', body)
+export const removeFactor = (factorId: number) => http.delete<null>(`/system/user/profile/factor/${factorId}`)
+export const newRecoveryCodes = () => http.post<{ recoveryCodes: string[] }>('/system/user/profile/recoveryCodes')
+export const signOutSession = (sessionId: string) => http.delete<null>(`/system/user/profile/session/${encodeURIComponent(sessionId)}`)

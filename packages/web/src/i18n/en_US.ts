@@ -51,6 +51,7 @@ export const enUS = {
   'navbar.avatar': 'Avatar',
   'navbar.home': 'Home',
   'navbar.profile': 'Profile',
+  'navbar.setUpSecondFactor': 'Set up two-factor sign-in',
   'navbar.layoutSetting': 'Layout setting',
   'navbar.logout': 'Logout',
 

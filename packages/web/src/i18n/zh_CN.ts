@@ -51,6 +51,7 @@ export const zhCN: Record<MessageKey, string> = {
   'navbar.avatar': '头像',
   'navbar.home': '首页',
   'navbar.profile': '个人中心',
+  'navbar.setUpSecondFactor': '设置双重验证',
   'navbar.layoutSetting': '布局设置',
   'navbar.logout': '退出登录',
 

@@ -1,4 +1,4 @@
-import { ADMIN_ROLE, DEFAULT_ROLE, type RouteNode, type SessionUser, type UserInfo } from '@velo/shared'
+import { ADMIN_ROLE, DEFAULT_ROLE, type RouteNode, type SecondFactorState, type SessionUser, type UserInfo } from '@velo/shared'
 import { createStore } from '../lib/createStore'
 import { getToken, removeToken, setToken } from './token'
 
@@ -13,6 +13,8 @@ export interface SessionState {
   routes: RouteNode[] | null
   /** Bumped when the avatar changes so the image URL is cache-busted. */
   avatarVersion: number
+  /** Whether the user's roles require a second factor and whether they hold one: the user menu nudges until they do. */
+  secondFactor: SecondFactorState | null
 }
 
 export const sessionStore = createStore<SessionState>({
@@ -22,6 +24,7 @@ export const sessionStore = createStore<SessionState>({
   permissions: [],
   routes: null,
   avatarVersion: 0,
+  secondFactor: null,
 })
 
 /** The user and routes a sign-in answered with its token, and the page it opens next. */
@@ -42,7 +45,7 @@ export const sessionActions = {
   userInfoLoaded(info: UserInfo | null | undefined) {
     if (!info?.user) throw new Error(VERIFICATION_FAILED)
     const roles = info.roles?.length ? info.roles : [DEFAULT_ROLE]
-    sessionStore.setState({ user: info.user, roles, permissions: info.permissions ?? [] })
+    sessionStore.setState({ user: info.user, roles, permissions: info.permissions ?? [], secondFactor: info.secondFactor ?? null })
   },
   routesLoaded(routes: RouteNode[]) {
     sessionStore.setState({ routes })
@@ -55,10 +58,15 @@ export const sessionActions = {
     const user = sessionStore.getState().user
     if (user) sessionStore.setState({ user: { ...user, ...patch } })
   },
+  /** The Security tab's fresher word (a factor added or removed) ends or brings back the user menu's nudge without a new sign-in. */
+  secondFactorChanged(secondFactor: SecondFactorState) {
+    const known = sessionStore.getState().secondFactor
+    if (known?.required !== secondFactor.required || known.enrolled !== secondFactor.enrolled || known.due !== secondFactor.due) sessionStore.setState({ secondFactor })
+  },
   /** Clears only the token (reset-token and federated logout). */
   resetToken() {
     removeToken()
-    sessionStore.setState({ token: undefined, user: null, roles: [], permissions: [], routes: null })
+    sessionStore.setState({ token: undefined, user: null, roles: [], permissions: [], routes: null, secondFactor: null })
   },
 }
 
