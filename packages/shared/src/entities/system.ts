@@ -341,6 +341,7 @@ export const role = defineEntity({
       ],
       label: { en_US: 'Second factor', zh_CN: '双重验证' },
       default: 'auto',
+      max: 8,
       list: false,
     },
     status,
