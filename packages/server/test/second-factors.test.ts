@@ -115,6 +115,25 @@ describe('an authenticator app (TOTP)', () => {
     expect(overview.data.recoveryCodesLeft).toBe(9)
   })
 
+  it('holds the second step of an account after ten wrong codes, whatever the ticket: the right code waits too', async () => {
+    await addUser(t, { userName: 'totpuser5', password: 'secret12' })
+    const { secret } = await enrol((await signIn('totpuser5', 'secret12')).data.token!)
+    for (let round = 0; round < 2; round++) {
+      const ticket = (await signIn('totpuser5', 'secret12')).data.secondFactor!.ticket
+      for (let i = 0; i < 5; i++) expect((await secondStep(ticket, String(100000 + round * 10 + i))).status).toBe(400)
+    }
+    const held = await secondStep((await signIn('totpuser5', 'secret12')).data.secondFactor!.ticket, totpCode(secret, Date.now() + STEP))
+    expect(held.status).toBe(429)
+    expect(held.msg).toBe('Too many wrong codes for this account: try again in 15 minutes')
+    const log = await db().selectFrom('sysLoginLog').select('msg').where('userName', '=', 'totpuser5').orderBy('infoId', 'desc').executeTakeFirstOrThrow()
+    expect(log.msg).toBe('Refused without checking the code: too many wrong second factors for this account')
+    // A quarter of an hour later (the counter gone): the right code signs in.
+    const userId = await idOf(t, 'user', 'totpuser5')
+    await t.app.services.kv.delete(`factor-wrong:${userId}`)
+    const ok = await secondStep((await signIn('totpuser5', 'secret12')).data.secondFactor!.ticket, totpCode(secret, Date.now() + STEP))
+    expect(ok.code, ok.msg).toBe(200)
+  })
+
   it('refuses the second step for a wrong ticket, and validates its input', async () => {
     expect((await secondStep('x'.repeat(32), '123456')).msg).toBe('This sign-in has run out of time or tries: enter your password again')
     expect((await t.call({ method: 'POST', url: '/api/login/second-factor', body: { ticket: 'short', code: '1' } })).status).toBe(400)

@@ -16,6 +16,7 @@ import { buildRouteTree, visibleMenus } from '../rbac/routers'
 import type { Services } from '../services'
 import { loadSessionUser } from './session-user'
 import { captchaEnabled, requireCaptcha, signIn, signInEnrolConfirm, signInEnrolStart, signInSecondFactor } from './sign-in'
+import { assertFactorNotHeld, clearFactorFailures, countFactorFailure } from './factors/attempts'
 import { secondFactorStatus } from './factors/requirement'
 import { qrSvgOf } from './factors/totp'
 import { newUserRow } from './new-user'
@@ -190,7 +191,10 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
           const row = await db.selectFrom('sysUser').select('password').where('userId', '=', auth.userId).executeTakeFirstOrThrow()
           proved = !!req.body.password && (await verifyPassword(row.password, req.body.password))
         } else {
+          await assertFactorNotHeld(services.kv, auth.userId)
           proved = !!req.body.code && (await services.identity.factors.verify(auth.userId, req.body.code)) !== null
+          if (proved) await clearFactorFailures(services.kv, auth.userId)
+          else await countFactorFailure(services.kv, auth.userId)
         }
         if (!proved) throw badRequest('auth.stepUpWrong')
         await services.identity.stepUp.record(auth.session!)

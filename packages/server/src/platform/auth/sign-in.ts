@@ -7,6 +7,7 @@ import { AppError, badRequest } from '../errors'
 import { type MessageKey, t } from '../i18n'
 import { dummyPasswordHash, verifyPassword } from './passwords'
 import { newToken, hashToken } from './session-store'
+import { assertFactorNotHeld, clearFactorFailures, countFactorFailure } from './factors/attempts'
 import { secondFactorStatus } from './factors/requirement'
 import type { ProofMethod } from './factors/second-factors'
 
@@ -194,8 +195,18 @@ async function burnTry(services: Services, id: string, ticket: Ticket, client: C
 /** The second step of a sign-in: a code of the user's authenticator app, or a recovery code. */
 export async function signInSecondFactor(services: Services, ticketId: string, code: string, client: ClientInfo): Promise<string> {
   const ticket = await readTicket(services, ticketId, 'secondFactor')
+  try {
+    await assertFactorNotHeld(services.kv, ticket.userId)
+  } catch (e) {
+    if (e instanceof AppError) await writeLoginLog(services.db, { userName: ticket.userName, status: LoginStatus.failure, msg: t('en_US', 'auth.secondFactorHeldLog'), client })
+    throw e
+  }
   const method = ticket.passwordOk ? await services.identity.factors.verify(ticket.userId, code) : null
-  if (!method) return burnTry(services, ticketId, ticket, client, badRequest('auth.secondFactorWrong'), 'auth.secondFactorWrongLog')
+  if (!method) {
+    await countFactorFailure(services.kv, ticket.userId)
+    return burnTry(services, ticketId, ticket, client, badRequest('auth.secondFactorWrong'), 'auth.secondFactorWrongLog')
+  }
+  await clearFactorFailures(services.kv, ticket.userId)
   // Once: a ticket that two tabs send at the same moment makes one session.
   if ((await services.kv.take(`signin-ticket:${ticketId}`)) === null) throw badRequest('auth.signInExpired')
   const user = await activeUser(services, ticket.userId)
