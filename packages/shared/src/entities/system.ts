@@ -417,6 +417,7 @@ export const user = defineEntity({
       confirm: { en_US: 'Remove every second factor of "{label}" and sign them out everywhere?', zh_CN: '移除“{label}”的全部第二因素并使其在所有设备退出登录吗？' },
       danger: true,
       stepUp: true,
+      rare: true,
     },
   ],
 })

@@ -302,6 +302,11 @@ export interface ActionDef {
   /** What the action does beyond the row, said in its dialog from the row's values (a row action's; OperationNote). */
   notes?: readonly OperationNote[]
   /**
+   * Offered after the row's other actions (in its More menu once there are more than two), not first
+   * like the steps a row waits for: an administrator's seldom-needed remedy (reset a user's second factors).
+   */
+  rare?: boolean
+  /**
    * A dangerous action (reset a user's second factors): it asks for a second proof (the second
    * factor, or the password) unless one was given in the last few minutes, and a role holding its
    * permission requires a second factor. The server enforces it; the console asks and repeats the call.

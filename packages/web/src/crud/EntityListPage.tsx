@@ -223,16 +223,21 @@ export function EntityListPage<E extends ResolvedEntity>(props: EntityListPagePr
   })
   // The steps the row's state allows come first: they are what the row waits for. Modify and delete
   // only where the row's state allows them (the definition's `states`).
-  const actionsOf = (row: EntityRow<E>): RowActionList => [
-    ...workflow.rowActions(row),
-    ...standardRowActions(t, { ...allowed, edit: allowed.edit && mayEditRow(entity, row), remove: allowed.remove && !deleteRefusal(t, entity, [row]) }, {
-      onEdit: () => setFormRequest({ id: idOf(row) }),
-      onAddChild: tree ? () => setFormRequest({ preset: { ...childPreset?.(row), [tree]: idOf(row) } }) : undefined,
-      onDelete: () => confirmDelete([row]),
-    }),
-    workflow.detailsAction(row),
-    ...(rowActions?.(row, list) ?? []),
-  ]
+  const actionsOf = (row: EntityRow<E>): RowActionList => {
+    const operations = workflow.rowActions(row)
+    return [
+      ...operations.filter((a) => !a.rare),
+      ...standardRowActions(t, { ...allowed, edit: allowed.edit && mayEditRow(entity, row), remove: allowed.remove && !deleteRefusal(t, entity, [row]) }, {
+        onEdit: () => setFormRequest({ id: idOf(row) }),
+        onAddChild: tree ? () => setFormRequest({ preset: { ...childPreset?.(row), [tree]: idOf(row) } }) : undefined,
+        onDelete: () => confirmDelete([row]),
+      }),
+      workflow.detailsAction(row),
+      ...(rowActions?.(row, list) ?? []),
+      // A seldom-needed remedy (reset a user's second factors) comes last, in More.
+      ...operations.filter((a) => a.rare),
+    ]
+  }
   if (allowed.edit || allowed.remove || (tree && allowed.add) || rowActions || workflow.offersRowActions) {
     shownColumns.push({
       key: 'actions',

@@ -14,6 +14,8 @@ export interface RowAction {
   onClick: () => void
   /** The data-testid of the button or menu item. */
   testId?: string
+  /** Offered after the row's other actions (a definition action's `rare`). */
+  rare?: boolean
 }
 
 /** A page's actions may leave some out with `false`, `null` or `undefined` (no permission, not for this row). */

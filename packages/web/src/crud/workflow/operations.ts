@@ -32,6 +32,8 @@ export interface Operation {
   notes: readonly OperationNote[]
   /** An action offered only for rows whose field has one of these values (`when`), or whose fields are still empty (`whenEmpty`). */
   rowsOffered?: Pick<ActionDef, 'when' | 'whenEmpty'>
+  /** Offered after the row's other actions (the definition's `rare`). */
+  rare?: boolean
 }
 
 export function stepOperation(e: ResolvedEntity, step: TransitionStep): Operation {
@@ -69,6 +71,7 @@ export function actionOperation(e: ResolvedEntity, action: ActionDef): Operation
     notes: action.notes ?? [],
     permission: actionPermission(e, action),
     rowsOffered: { when: action.when, whenEmpty: action.whenEmpty },
+    rare: action.rare,
   }
 }
 

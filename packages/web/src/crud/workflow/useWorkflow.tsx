@@ -102,6 +102,7 @@ export function useWorkflow(entity: ResolvedEntity) {
         danger: op.danger,
         onClick: () => start(op, [row]),
         testId: `row-${op.kind}-${op.name}`,
+        rare: op.rare,
       }))
 
   const detailsAction = (row: Row): RowAction | false =>
