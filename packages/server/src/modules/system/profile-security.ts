@@ -39,7 +39,7 @@ export function registerProfileSecurity(app: FastifyInstance, services: Services
     { config: { permission: SIGNED_IN }, schema: { tags, summary: 'My second factors, recovery codes left, whether my roles require a factor, and my sessions', response: { 200: envelope(securityOverviewSchema) } } },
     async (req): Promise<SecurityOverview> => {
       const auth = caller(req)
-      const [list, left, status, sessions] = await Promise.all([factors.list(auth.userId), factors.recoveryCodesLeft(auth.userId), secondFactorStatus(services, auth.userId), ownSessions(auth)])
+      const [list, left, status, sessions] = await Promise.all([factors.list(auth.userId), factors.recoveryCodesLeft(auth.userId), secondFactorStatus(services, auth.userId, auth.roles), ownSessions(auth)])
       return { factors: list, recoveryCodesLeft: left, secondFactor: { required: status.required, enrolled: list.length > 0, due: status.due }, sessions }
     },
   )
@@ -85,7 +85,7 @@ export function registerProfileSecurity(app: FastifyInstance, services: Services
       await stepUp.assert(auth)
       const list = await factors.list(auth.userId)
       if (!list.some((f) => f.factorId === req.params.factorId)) throw notFound('auth.factorNotFound')
-      if (list.length === 1 && (await secondFactorStatus(services, auth.userId)).required) throw badRequest('auth.lastFactorRequired')
+      if (list.length === 1 && (await secondFactorStatus(services, auth.userId, auth.roles)).required) throw badRequest('auth.lastFactorRequired')
       await factors.remove(auth.userId, req.params.factorId)
       return ok(null, 'auth.factorRemoved')
     },

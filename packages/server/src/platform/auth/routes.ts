@@ -57,7 +57,7 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
   const { db, configValues } = services
   /** What GET /getUserInfo answers, and a sign-in that asks for its session. */
   const userInfoOf = async (auth: AuthContext): Promise<UserInfo> => {
-    const [user, status, enrolled] = await Promise.all([loadSessionUser(db, auth.userId), secondFactorStatus(services, auth.userId), services.identity.factors.has(auth.userId)])
+    const [user, status, enrolled] = await Promise.all([loadSessionUser(db, auth.userId), secondFactorStatus(services, auth.userId, auth.roles), services.identity.factors.has(auth.userId)])
     return {
       user,
       roles: auth.roleKeys.length ? auth.roleKeys : [DEFAULT_ROLE],

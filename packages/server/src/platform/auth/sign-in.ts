@@ -9,6 +9,7 @@ import { dummyPasswordHash, verifyPassword } from './passwords'
 import { newToken, hashToken } from './session-store'
 import { assertFactorNotHeld, clearFactorFailures, countFactorFailure } from './factors/attempts'
 import { secondFactorStatus } from './factors/requirement'
+import { enabledRolesOf } from '../rbac/auth-context'
 import type { ProofMethod } from './factors/second-factors'
 
 export async function captchaEnabled(services: Services): Promise<boolean> {
@@ -163,7 +164,7 @@ export async function signIn(services: Services, input: SignInInput, client: Cli
   if (hasFactor) {
     return { secondFactor: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk: true, stage: 'secondFactor', tries: 0 }), methods: ['totp', 'recovery'] } }
   }
-  const status = await secondFactorStatus(services, user.userId, now)
+  const status = await secondFactorStatus(services, user.userId, await enabledRolesOf(services.db, user.userId), now)
   if (status.required && status.due && status.due <= now.toISOString()) {
     return { enrol: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk: true, stage: 'enrol', tries: 0 }) } }
   }

@@ -5,6 +5,8 @@ export interface RoleGrant {
   roleId: number
   roleKey: string
   dataScope: string
+  /** Whether its users must hold a second factor (auto, always, never): read with the signed-in context. */
+  secondFactor?: string
 }
 
 /** Who is calling: loaded once per request from the session's user. */
@@ -30,19 +32,24 @@ export async function loadAuthContext(db: Db, userId: number): Promise<AuthConte
     .where('u.delFlag', '=', '0')
     .executeTakeFirst()
   if (!user || user.status !== '0') return undefined
-  const roles = await db
+  const roles = await enabledRolesOf(db, userId)
+  const roleKeys = roles.map((r) => r.roleKey)
+  const isAdmin = roleKeys.includes(ADMIN_ROLE)
+  const permissions = await permissionsOf(db, roles, isAdmin)
+  return { userId: user.userId, userName: user.userName, deptId: user.deptId, deptName: user.deptName ?? '', roles, roleKeys, permissions, isAdmin }
+}
+
+/** The user's enabled roles, by their order. */
+export function enabledRolesOf(db: Db, userId: number): Promise<RoleGrant[]> {
+  return db
     .selectFrom('sysUserRole as ur')
     .innerJoin('sysRole as r', 'r.roleId', 'ur.roleId')
-    .select(['r.roleId', 'r.roleKey', 'r.dataScope'])
+    .select(['r.roleId', 'r.roleKey', 'r.dataScope', 'r.secondFactor'])
     .where('ur.userId', '=', userId)
     .where('r.status', '=', '0')
     .where('r.delFlag', '=', '0')
     .orderBy('r.roleSort')
     .execute()
-  const roleKeys = roles.map((r) => r.roleKey)
-  const isAdmin = roleKeys.includes(ADMIN_ROLE)
-  const permissions = await permissionsOf(db, roles, isAdmin)
-  return { userId: user.userId, userName: user.userName, deptId: user.deptId, deptName: user.deptName ?? '', roles, roleKeys, permissions, isAdmin }
 }
 
 /** The permission strings enabled roles give through their enabled menus (everything for the admin role). */
