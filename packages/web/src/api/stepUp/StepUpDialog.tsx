@@ -1,7 +1,8 @@
 import { useState } from 'react'
 import { Input, Typography } from 'antd'
 import type { ProofMethod } from '@velo/shared'
-import i18n, { addTexts, currentLanguage } from '../../i18n'
+import i18n from '../../i18n'
+import { addPartTexts } from '../../i18n/partTexts'
 import { feedback } from '../../lib/feedback'
 import { failureMessage } from '../errors'
 import { exchange } from '../transport'
@@ -12,7 +13,7 @@ import zh from './texts.zh_CN'
 // authenticator app (or a recovery code), or the password where the user has no factor. Loaded the
 // first time it is needed: the list's first screen carries none of it.
 
-addTexts(currentLanguage(), currentLanguage() === 'zh_CN' ? zh : en)
+addPartTexts({ en_US: en, zh_CN: zh })
 
 function ProofField({ password, onChange }: { password: boolean; onChange: (value: string) => void }) {
   const [value, setValue] = useState('')
