@@ -270,8 +270,14 @@ describe('lockout without denial of service', () => {
     for (let i = 0; i < 5; i++) expect((await signIn('lockowner1', 'wrong')).status).toBe(400)
     expect((await db().selectFrom('sysUser').select('lockedUntil').where('userName', '=', 'lockowner1').executeTakeFirstOrThrow()).lockedUntil).not.toBeNull()
     // Under the lock a wrong password still gets a ticket (the answer tells nothing), which no code opens.
+    const logOf = () => db().selectFrom('sysLoginLog').select(['infoId', 'status', 'msg']).where('userName', '=', 'lockowner1').orderBy('infoId', 'desc').execute()
+    const before = (await logOf()).length
     const stranger = await signIn('lockowner1', 'wrong')
     expect(stranger.data.secondFactor).toBeTruthy()
+    // The client hears nothing of the wrong password; the login log does, at once.
+    const after = await logOf()
+    expect(after).toHaveLength(before + 1)
+    expect(after[0]).toMatchObject({ status: '1', msg: expect.stringMatching(/^User name or password is incorrect/) })
     expect((await secondStep(stranger.data.secondFactor!.ticket, recoveryCodes[0]!)).status).toBe(400)
     const owner = await signIn('lockowner1', 'secret12')
     const inside = await secondStep(owner.data.secondFactor!.ticket, totpCode(secret, Date.now() + STEP))

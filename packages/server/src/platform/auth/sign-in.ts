@@ -144,14 +144,21 @@ export async function signIn(services: Services, input: SignInInput, client: Cli
   const locked = attempt === 'locked' || attempt > maxRetry
   if (attempt !== 'locked' && attempt > maxRetry) await lockAccount(services, user.userId, now, lockMinutes)
   const hasFactor = await services.identity.factors.has(user.userId)
+  const secondFactorStep = async (passwordOk: boolean): Promise<SignInOutcome> => ({
+    secondFactor: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk, stage: 'secondFactor', tries: 0 }), methods: ['totp', 'recovery'] },
+  })
   if (locked) {
     // A lock stops password guessing, not the owner: with a second factor the sign-in goes on to it,
     // whether the password was right or not (the answer tells neither), and only a right password
     // with a right code gets through.
     if (!hasFactor) return fail(refused, 'auth.lockedLog')
     const passwordOk = await verifyPassword(user.password, input.password)
-    if (!passwordOk) await countFailure(services, userName, throttle, now.getTime())
-    return { secondFactor: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk, stage: 'secondFactor', tries: 0 }), methods: ['totp', 'recovery'] } }
+    if (!passwordOk) {
+      await countFailure(services, userName, throttle, now.getTime())
+      // Logged now: the client is answered as if it were right, and may never come to the second step.
+      await writeLoginLog(db, { userName, status: LoginStatus.failure, msg: t('en_US', 'auth.badCredentials', refused.params), client })
+    }
+    return secondFactorStep(passwordOk)
   }
   if (!(await verifyPassword(user.password, input.password))) {
     if (attempt >= maxRetry) await lockAccount(services, user.userId, now, lockMinutes)
@@ -161,9 +168,7 @@ export async function signIn(services: Services, input: SignInInput, client: Cli
   if (user.status !== '0') await fail(new AppError(403, 'auth.disabled'))
   await services.kv.delete(throttle)
 
-  if (hasFactor) {
-    return { secondFactor: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk: true, stage: 'secondFactor', tries: 0 }), methods: ['totp', 'recovery'] } }
-  }
+  if (hasFactor) return secondFactorStep(true)
   const status = await secondFactorStatus(services, user.userId, await enabledRolesOf(services.db, user.userId), now)
   if (status.required && status.due && status.due <= now.toISOString()) {
     return { enrol: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk: true, stage: 'enrol', tries: 0 }) } }
