@@ -228,7 +228,9 @@ export class OtaRollout {
           await tx.updateTable('otaCampaign').set({ status: 'paused', pauseReason: stop.reason }).where('campaignId', '=', campaignId).execute()
           records.push(campaignRecord(c, 'pause', 'running', 'paused', { automatic: true, rule: stop.rule }, now))
         } else {
-          offers.push(...(await claim(tx, { ...c, currentWave: wave }, now, records, { tickMs: this.tickMs, maxActiveDevices: this.maxActiveDevices })))
+          // Stamped after the wave was judged: a report that finished the wave before committed before
+          // that read, so every notification of the next wave is later than every finish of this one.
+          offers.push(...(await claim(tx, { ...c, currentWave: wave }, this.now(), records, { tickMs: this.tickMs, maxActiveDevices: this.maxActiveDevices })))
         }
       }
       await updateCounters(tx, campaignId)
