@@ -225,8 +225,13 @@ export class OtaRollout {
           if (advanced.short) stop = (await judge(tx, c, now)) ?? shortOfSuccess(c, advanced.short)
         }
         if (stop) {
-          await tx.updateTable('otaCampaign').set({ status: 'paused', pauseReason: stop.reason }).where('campaignId', '=', campaignId).execute()
-          records.push(campaignRecord(c, 'pause', 'running', 'paused', { automatic: true, rule: stop.rule }, now))
+          // The report that failed the last device may have committed after the check above (each
+          // statement reads what is committed when it runs): then every device is done, and the
+          // campaign finishes rather than pausing with nothing left to protect.
+          if (!(await finishIfDone(tx, c, now, records))) {
+            await tx.updateTable('otaCampaign').set({ status: 'paused', pauseReason: stop.reason }).where('campaignId', '=', campaignId).execute()
+            records.push(campaignRecord(c, 'pause', 'running', 'paused', { automatic: true, rule: stop.rule }, now))
+          }
         } else {
           // Stamped after the wave was judged: a report that finished the wave before committed before
           // that read, so every notification of the next wave is later than every finish of this one.
