@@ -94,6 +94,14 @@ const EnvSchema = z.object({
     .regex(/^\s*[A-Za-z0-9+/]{43}=\s*$/, 'must be a random 32-byte key in base64 (openssl rand -base64 32)')
     .optional(),
   STEP_UP_MINUTES: z.coerce.number({ message: 'must be a number of minutes' }).min(0).max(1440).default(5),
+  PASSKEY_RP_ID: z
+    .string()
+    .regex(/^\s*[a-z0-9.-]+\s*$/i, 'must be a host name, such as admin.example.com (no scheme, no port)')
+    .optional(),
+  PASSKEY_ORIGINS: z
+    .string()
+    .regex(/^\s*https?:\/\/[^\s,]+\s*(,\s*https?:\/\/[^\s,]+\s*)*$/, 'must be origins such as https://admin.example.com, comma-separated')
+    .optional(),
 })
 
 export type DatabaseTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string }
@@ -174,6 +182,8 @@ export interface AppConfig {
   identityKey?: string
   /** STEP_UP_MINUTES: how long a second proof lets dangerous actions through without another. */
   stepUpMinutes: number
+  /** PASSKEY_RP_ID and PASSKEY_ORIGINS: the host passkeys are bound to, and the pages that may use them (else the request's own). */
+  passkeys: { rpId?: string; origins?: string[] }
 }
 
 export class ConfigError extends Error {}
@@ -323,5 +333,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     otaSigningPublicKeys: e.OTA_SIGNING_PUBLIC_KEYS?.split(',').map((k) => k.trim()),
     identityKey: e.IDENTITY_KEY?.trim(),
     stepUpMinutes: e.STEP_UP_MINUTES,
+    passkeys: { rpId: e.PASSKEY_RP_ID?.trim().toLowerCase(), origins: e.PASSKEY_ORIGINS?.split(',').map((o) => o.trim().replace(/\/$/, '')) },
   }
 }

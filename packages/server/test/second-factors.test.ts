@@ -80,7 +80,7 @@ describe('an authenticator app (TOTP)', () => {
     expect(first.code).toBe(200)
     expect(first.data.token).toBeUndefined()
     expect(first.data.secondFactor?.methods).toEqual(['totp', 'recovery'])
-    expect(first.msg).toBe('Enter the code of your authenticator app, or a recovery code')
+    expect(first.msg).toBe('Confirm with your passkey, a code of your authenticator app, or a recovery code')
     // A phone a step ahead: its code is the next step's.
     const ahead = totpCode(secret, Date.now() + STEP)
     const inWith = await secondStep(first.data.secondFactor!.ticket, ahead)
@@ -158,7 +158,7 @@ describe('a role that requires a second factor', () => {
     await db().updateTable('sysUser').set({ secondFactorDue: new Date(Date.now() - 1000).toISOString() }).where('userId', '=', userId).execute()
     const late = await signIn('mustenrol1', 'secret12')
     expect(late.data.token).toBeUndefined()
-    expect(late.msg).toBe('Your role requires a second factor: set up an authenticator app to go on')
+    expect(late.msg).toBe('Your role requires a second factor: set up an authenticator app or a passkey to go on')
     const ticket = late.data.enrol!.ticket
     const started = await t.call<{ secret: string; qrSvg: string }>({ method: 'POST', url: '/api/login/enrol/start', body: { ticket } })
     expect(started.data.qrSvg).toMatch(/^<svg/)
@@ -218,7 +218,7 @@ describe('a second proof before dangerous actions', () => {
     expect((await reset()).code).toBe(ResultCode.STEP_UP_REQUIRED)
     const wrong = await t.call({ method: 'POST', url: '/api/auth/step-up', token, body: { password: 'wrong' } })
     expect(wrong.status).toBe(400)
-    expect(wrong.msg).toBe('The code or the password is wrong')
+    expect(wrong.msg).toBe('The code, the passkey or the password was not accepted')
     expect((await reset()).code).toBe(ResultCode.STEP_UP_REQUIRED)
     const proved = await t.call({ method: 'POST', url: '/api/auth/step-up', token, body: { password: ADMIN_PASSWORD } })
     expect(proved.msg).toBe('Confirmed: dangerous actions go through for 5 minutes')

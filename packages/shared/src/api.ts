@@ -117,7 +117,7 @@ export interface SignInAnswer {
 }
 
 /** How a user proves themselves: a code of an authenticator app, a recovery code, or the password. */
-export type ProofMethod = 'totp' | 'recovery' | 'password'
+export type ProofMethod = 'passkey' | 'totp' | 'recovery' | 'password'
 
 /** A 401 STEP_UP_REQUIRED's data: how the caller may give the second proof (POST /auth/step-up). */
 export interface StepUpRequired {

@@ -99,7 +99,7 @@ test('resetting a password asks the admin for their password again, then goes th
   await expect(ask).toContainText('This action asks for your password again.')
   await ask.getByTestId('step-up-input').fill('not-the-password')
   await ask.getByTestId('step-up-confirm').click()
-  await expect(page.locator('.ant-message-error')).toContainText('The code or the password is wrong')
+  await expect(page.locator('.ant-message-error')).toContainText('The code, the passkey or the password was not accepted')
   await ask.getByTestId('step-up-input').fill(ADMIN.password)
   await ask.getByTestId('step-up-confirm').click()
   await expect(ask).toBeHidden()

@@ -1,5 +1,6 @@
 import type { SecurityOverview, SessionUser } from '@velo/shared'
 import { http } from './http'
+import type { PasskeyOptions } from './passkeys'
 
 // Personal centre calls.
 
@@ -37,6 +38,9 @@ export interface TotpConfirmed {
 export const getSecurityOverview = () => http.get<SecurityOverview>('/system/user/profile/security')
 export const startTotp = () => http.post<TotpEnrolment>('/system/user/profile/totp/start')
 export const confirmTotp = (body: { code: string; name?: string }) => http.post<TotpConfirmed>('/system/user/profile/totp/confirm', body)
+/** Adding a passkey: the options the browser creates it from, then its answer (with the first factor, recovery codes). */
+export const startPasskey = () => http.post<PasskeyOptions>('/system/user/profile/passkey/start')
+export const confirmPasskey = (body: { passkey: unknown; name?: string }) => http.post<TotpConfirmed>('/system/user/profile/passkey/confirm', body)
 export const removeFactor = (factorId: number) => http.delete<null>(`/system/user/profile/factor/${factorId}`)
 export const newRecoveryCodes = () => http.post<{ recoveryCodes: string[] }>('/system/user/profile/recoveryCodes')
 export const signOutSession = (sessionId: string) => http.delete<null>(`/system/user/profile/session/${encodeURIComponent(sessionId)}`)

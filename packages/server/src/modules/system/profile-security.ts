@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { BusinessType } from '../../platform/audit/operation-log'
 import { secondFactorStatus } from '../../platform/auth/factors/requirement'
+import { passkeyRegistrationSchema, relyingPartyOf } from '../../platform/auth/factors/passkeys'
 import { qrSvgOf } from '../../platform/auth/factors/totp'
 import { securityOverviewSchema, totpEnrolmentSchema } from '../../platform/auth/schemas'
 import { sessionIdOf } from '../../platform/auth/session-store'
@@ -15,7 +16,7 @@ import type { Services } from '../../platform/services'
 import { done, envelope } from '../../platform/responses'
 
 /**
- * The personal centre's Security tab: one's second factors (an authenticator app, recovery codes)
+ * The personal centre's Security tab: one's second factors (authenticator apps, passkeys, recovery codes)
  * and sessions. Whoever holds a factor proves themselves again before adding or removing one, or
  * before new recovery codes: a borrowed session must not swap the owner's phone for its own.
  */
@@ -74,6 +75,38 @@ export function registerProfileSecurity(app: FastifyInstance, services: Services
       // The code just given is a proof too.
       await stepUp.record(auth.session!)
       return ok({ factorId: added.factorId, ...(added.recoveryCodes ? { recoveryCodes: added.recoveryCodes } : {}) }, 'auth.factorAdded')
+    },
+  )
+
+  api.post(
+    '/system/user/profile/passkey/start',
+    { config: { permission: SIGNED_IN, audit: false }, schema: { tags, summary: 'Start adding a passkey: the options the browser creates it from', response: { 200: envelope(z.record(z.string(), z.unknown())) } } },
+    async (req) => {
+      const auth = caller(req)
+      await proofIfEnrolled(auth)
+      const user = await services.db.selectFrom('sysUser').select('nickName').where('userId', '=', auth.userId).executeTakeFirst()
+      return factors.startPasskey({ userId: auth.userId, userName: auth.userName, nickName: user?.nickName ?? '' }, relyingPartyOf(services.config.passkeys, req.headers.origin))
+    },
+  )
+
+  api.post(
+    '/system/user/profile/passkey/confirm',
+    {
+      config: { permission: SIGNED_IN, audit },
+      schema: {
+        tags,
+        summary: "Finish adding a passkey with the browser's answer; with the first factor come ten recovery codes (shown once)",
+        body: z.object({ passkey: passkeyRegistrationSchema, name: z.string().trim().max(64).optional() }),
+        response: { 200: envelope(z.object({ factorId: z.number(), recoveryCodes: z.array(z.string()).optional() })) },
+      },
+    },
+    async (req) => {
+      const auth = caller(req)
+      await proofIfEnrolled(auth)
+      const added = await factors.confirmPasskey(auth.userId, req.body.passkey, req.body.name ?? '')
+      if (!added) throw badRequest('auth.passkeyRefused')
+      await stepUp.record(auth.session!)
+      return ok({ factorId: added.factorId, ...(added.recoveryCodes ? { recoveryCodes: added.recoveryCodes } : {}) }, 'auth.passkeyAdded')
     },
   )
 

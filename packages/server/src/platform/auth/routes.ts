@@ -15,7 +15,20 @@ import type { AuthContext } from '../rbac/auth-context'
 import { buildRouteTree, visibleMenus } from '../rbac/routers'
 import type { Services } from '../services'
 import { loadSessionUser } from './session-user'
-import { captchaEnabled, requireCaptcha, signIn, signInEnrolConfirm, signInEnrolStart, signInSecondFactor } from './sign-in'
+import {
+  captchaEnabled,
+  passkeySignInOptions,
+  requireCaptcha,
+  signIn,
+  signInEnrolConfirm,
+  signInEnrolPasskeyConfirm,
+  signInEnrolPasskeyStart,
+  signInEnrolStart,
+  signInPasskeyOptions,
+  signInSecondFactor,
+  signInWithPasskey,
+} from './sign-in'
+import { passkeyAssertionSchema, passkeyRegistrationSchema, relyingPartyOf } from './factors/passkeys'
 import { assertFactorNotHeld, clearFactorFailures, countFactorFailure } from './factors/attempts'
 import { secondFactorStatus } from './factors/requirement'
 import { qrSvgOf } from './factors/totp'
@@ -134,11 +147,86 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
           tags: ['auth'],
           summary: "Sign in, second step: a code of the user's authenticator app, or a recovery code (five tries per ticket)",
           security: [],
-          body: z.object({ ticket: ticketRule, code: codeRule, withSession: z.boolean().optional() }),
+          body: z.object({ ticket: ticketRule, code: codeRule.optional(), passkey: passkeyAssertionSchema.optional(), withSession: z.boolean().optional() }),
           response: { 200: envelope(signInAnswerSchema) },
         },
       },
-      async (req) => ok(await sessionAnswer(await signInSecondFactor(services, req.body.ticket, req.body.code, clientInfo(req)), req.body.withSession), 'auth.loginSuccess'),
+      async (req) => {
+        const { ticket, code, passkey } = req.body
+        const proof = passkey ? { passkey } : code ? { code } : null
+        if (!proof) throw badRequest('auth.secondFactorWrong')
+        return ok(await sessionAnswer(await signInSecondFactor(services, ticket, proof, clientInfo(req)), req.body.withSession), 'auth.loginSuccess')
+      },
+    )
+
+    // Passkeys (WebAuthn): each ceremony is options first (a challenge kept five minutes, used once),
+    // then the browser's answer. The relying party is the page's origin unless PASSKEY_RP_ID is set.
+    const rpOf = (req: { headers: { origin?: string } }) => relyingPartyOf(services.config.passkeys, req.headers.origin)
+    const passkeyOptions = envelope(z.record(z.string(), z.unknown()))
+
+    api.post(
+      '/login/second-factor/passkey',
+      {
+        config: { permission: PUBLIC, audit: false, rateLimit: { max: 30, timeWindow: '1 minute' } },
+        schema: { tags: ['auth'], summary: "Sign in, second step by passkey: the options to ask the user's passkeys with (then POST /login/second-factor with passkey)", security: [], body: z.object({ ticket: ticketRule }), response: { 200: passkeyOptions } },
+      },
+      async (req) => signInPasskeyOptions(services, req.body.ticket, rpOf(req)),
+    )
+
+    api.post(
+      '/login/passkey/options',
+      {
+        config: { permission: PUBLIC, audit: false, rateLimit: { max: 30, timeWindow: '1 minute' } },
+        schema: {
+          tags: ['auth'],
+          summary: 'Sign in with a passkey alone: the options, and the id to answer them with (then POST /login/passkey)',
+          security: [],
+          response: { 200: envelope(z.object({ challengeId: z.string(), options: z.record(z.string(), z.unknown()) })) },
+        },
+      },
+      async (req) => passkeySignInOptions(services, rpOf(req)),
+    )
+
+    api.post(
+      '/login/passkey',
+      {
+        config: { permission: PUBLIC, audit: false, rateLimit: { max: 30, timeWindow: '1 minute' } },
+        schema: {
+          tags: ['auth'],
+          summary: "Sign in with a passkey alone (the device verifies its user: the passkey is both factors)",
+          security: [],
+          body: z.object({ challengeId: ticketRule, passkey: passkeyAssertionSchema, withSession: z.boolean().optional() }),
+          response: { 200: envelope(signInAnswerSchema) },
+        },
+      },
+      async (req) => ok(await sessionAnswer(await signInWithPasskey(services, req.body.challengeId, req.body.passkey, clientInfo(req)), req.body.withSession), 'auth.loginSuccess'),
+    )
+
+    api.post(
+      '/login/enrol/passkey/start',
+      {
+        config: { permission: PUBLIC, audit: false, rateLimit: { max: 10, timeWindow: '1 minute' } },
+        schema: { tags: ['auth'], summary: 'Sign in when the role requires a second factor the user lacks, with a passkey instead of an app: the options to create it from', security: [], body: z.object({ ticket: ticketRule }), response: { 200: passkeyOptions } },
+      },
+      async (req) => signInEnrolPasskeyStart(services, req.body.ticket, rpOf(req)),
+    )
+
+    api.post(
+      '/login/enrol/passkey/confirm',
+      {
+        config: { permission: PUBLIC, audit: false, rateLimit: { max: 30, timeWindow: '1 minute' } },
+        schema: {
+          tags: ['auth'],
+          summary: 'Sign in after adding a passkey: answers the session and the ten recovery codes (once)',
+          security: [],
+          body: z.object({ ticket: ticketRule, passkey: passkeyRegistrationSchema, name: z.string().trim().max(64).optional(), withSession: z.boolean().optional() }),
+          response: { 200: envelope(signInAnswerSchema) },
+        },
+      },
+      async (req) => {
+        const { token, recoveryCodes } = await signInEnrolPasskeyConfirm(services, req.body.ticket, req.body.passkey, req.body.name ?? '', clientInfo(req))
+        return ok({ ...(await sessionAnswer(token, req.body.withSession)), ...(recoveryCodes ? { recoveryCodes } : {}) }, 'auth.passkeyAdded')
+      },
     )
 
     api.post(
@@ -178,13 +266,14 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
         config: { permission: SIGNED_IN, audit: { module: 'Sign-in', businessType: BusinessType.other }, rateLimit: { max: 10, timeWindow: '1 minute' } },
         schema: {
           tags: ['auth'],
-          summary: 'Give a second proof (a code of the authenticator app, a recovery code, or the password where no factor is enrolled): dangerous actions go through for STEP_UP_MINUTES',
-          body: z.object({ code: z.string().trim().max(32).optional(), password: z.string().max(128).optional() }),
+          summary: 'Give a second proof (a passkey, a code of the authenticator app, a recovery code, or the password where no factor is enrolled): dangerous actions go through for STEP_UP_MINUTES',
+          body: z.object({ code: z.string().trim().max(32).optional(), password: z.string().max(128).optional(), passkey: passkeyAssertionSchema.optional() }),
           response: { 200: done },
         },
       },
       async (req) => {
         const auth = caller(req)
+        const { factors } = services.identity
         const methods = await services.identity.stepUp.methodsOf(auth.userId)
         let proved = false
         if (methods.includes('password')) {
@@ -192,13 +281,26 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
           proved = !!req.body.password && (await verifyPassword(row.password, req.body.password))
         } else {
           await assertFactorNotHeld(services.kv, auth.userId)
-          proved = !!req.body.code && (await services.identity.factors.verify(auth.userId, req.body.code)) !== null
+          const { code, passkey } = req.body
+          proved = passkey ? (await factors.verifyPasskey(auth.userId, `step-up:${auth.session}`, passkey)) !== null : !!code && (await factors.verify(auth.userId, code)) !== null
           if (proved) await clearFactorFailures(services.kv, auth.userId)
           else await countFactorFailure(services.kv, auth.userId)
         }
         if (!proved) throw badRequest('auth.stepUpWrong')
         await services.identity.stepUp.record(auth.session!)
         return ok(null, 'auth.stepUpDone', { minutes: services.config.stepUpMinutes })
+      },
+    )
+
+    api.post(
+      '/auth/step-up/passkey',
+      {
+        config: { permission: SIGNED_IN, audit: false, rateLimit: { max: 10, timeWindow: '1 minute' } },
+        schema: { tags: ['auth'], summary: "A second proof by passkey: the options to ask the user's passkeys with (then POST /auth/step-up with passkey)", response: { 200: passkeyOptions } },
+      },
+      async (req) => {
+        const auth = caller(req)
+        return services.identity.factors.passkeys.assertionOptions(`step-up:${auth.session}`, rpOf(req), auth.userId)
       },
     )
 

@@ -47,7 +47,7 @@ export const userInfoSchema = z.object({
   secondFactor: secondFactorStateSchema,
 }) satisfies z.ZodType<UserInfo>
 
-const proofMethodSchema = z.enum(['totp', 'recovery', 'password'])
+const proofMethodSchema = z.enum(['passkey', 'totp', 'recovery', 'password'])
 
 const routeMetaSchema = z.object({
   title: z.string(),

@@ -11,6 +11,7 @@ import { assertFactorNotHeld, clearFactorFailures, countFactorFailure } from './
 import { secondFactorStatus } from './factors/requirement'
 import { enabledRolesOf } from '../rbac/auth-context'
 import type { ProofMethod } from './factors/second-factors'
+import type { PasskeyAssertion, PasskeyRegistration, RelyingParty } from './factors/passkeys'
 
 export async function captchaEnabled(services: Services): Promise<boolean> {
   return services.config.captchaEnabled ?? (await services.configValues.bool(ConfigKey.captchaEnabled, true))
@@ -143,9 +144,10 @@ export async function signIn(services: Services, input: SignInInput, client: Cli
   const attempt = await reserveAttempt(services, user.userId, now)
   const locked = attempt === 'locked' || attempt > maxRetry
   if (attempt !== 'locked' && attempt > maxRetry) await lockAccount(services, user.userId, now, lockMinutes)
-  const hasFactor = await services.identity.factors.has(user.userId)
+  const methods = await services.identity.factors.methodsOf(user.userId)
+  const hasFactor = methods.length > 0
   const secondFactorStep = async (passwordOk: boolean): Promise<SignInOutcome> => ({
-    secondFactor: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk, stage: 'secondFactor', tries: 0 }), methods: ['totp', 'recovery'] },
+    secondFactor: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk, stage: 'secondFactor', tries: 0 }), methods },
   })
   if (locked) {
     // A lock stops password guessing, not the owner: with a second factor the sign-in goes on to it,
@@ -198,8 +200,17 @@ async function burnTry(services: Services, id: string, ticket: Ticket, client: C
   throw error
 }
 
-/** The second step of a sign-in: a code of the user's authenticator app, or a recovery code. */
-export async function signInSecondFactor(services: Services, ticketId: string, code: string, client: ClientInfo): Promise<string> {
+/** A second step by passkey: the options to ask the user's passkeys with, kept with the ticket. */
+export async function signInPasskeyOptions(services: Services, ticketId: string, rp: RelyingParty) {
+  const ticket = await readTicket(services, ticketId, 'secondFactor')
+  return services.identity.factors.passkeys.assertionOptions(`ticket:${ticketId}`, rp, ticket.userId)
+}
+
+/** What a second step gives: a code (of the authenticator app, or a recovery code), or a passkey's answer. */
+export type SecondProof = { code: string; passkey?: undefined } | { passkey: PasskeyAssertion; code?: undefined }
+
+/** The second step of a sign-in: a code of the user's authenticator app, a recovery code, or a passkey. */
+export async function signInSecondFactor(services: Services, ticketId: string, proof: SecondProof, client: ClientInfo): Promise<string> {
   const ticket = await readTicket(services, ticketId, 'secondFactor')
   try {
     await assertFactorNotHeld(services.kv, ticket.userId)
@@ -207,7 +218,8 @@ export async function signInSecondFactor(services: Services, ticketId: string, c
     if (e instanceof AppError) await writeLoginLog(services.db, { userName: ticket.userName, status: LoginStatus.failure, msg: t('en_US', 'auth.secondFactorHeldLog'), client })
     throw e
   }
-  const method = ticket.passwordOk ? await services.identity.factors.verify(ticket.userId, code) : null
+  const { factors } = services.identity
+  const method = !ticket.passwordOk ? null : proof.passkey ? await factors.verifyPasskey(ticket.userId, `ticket:${ticketId}`, proof.passkey) : await factors.verify(ticket.userId, proof.code)
   if (!method) {
     await countFactorFailure(services.kv, ticket.userId)
     return burnTry(services, ticketId, ticket, client, badRequest('auth.secondFactorWrong'), 'auth.secondFactorWrongLog')
@@ -235,6 +247,46 @@ export async function signInEnrolConfirm(services: Services, ticketId: string, c
   await services.kv.delete(`signin-ticket:${ticketId}`)
   const user = await activeUser(services, ticket.userId)
   return { token: await startSession(services, user, client, t('en_US', 'auth.enrolLog')), recoveryCodes: added.recoveryCodes }
+}
+
+/** Enrolment inside a sign-in, with a passkey instead of an app: the options the browser creates it from. */
+export async function signInEnrolPasskeyStart(services: Services, ticketId: string, rp: RelyingParty) {
+  const ticket = await readTicket(services, ticketId, 'enrol')
+  return services.identity.factors.startPasskey({ userId: ticket.userId, userName: ticket.userName }, rp)
+}
+
+/** Keeps the new passkey and signs in: the session, and the recovery codes to keep. */
+export async function signInEnrolPasskeyConfirm(services: Services, ticketId: string, response: PasskeyRegistration, name: string, client: ClientInfo) {
+  const ticket = await readTicket(services, ticketId, 'enrol')
+  const added = await services.identity.factors.confirmPasskey(ticket.userId, response, name)
+  if (!added) return burnTry(services, ticketId, ticket, client, badRequest('auth.passkeyRefused'), 'auth.passkeyRefusedLog')
+  await services.kv.delete(`signin-ticket:${ticketId}`)
+  const user = await activeUser(services, ticket.userId)
+  return { token: await startSession(services, user, client, t('en_US', 'auth.enrolLog')), recoveryCodes: added.recoveryCodes }
+}
+
+/** A sign-in by passkey alone: the options, kept under a fresh id the answer comes back with. */
+export async function passkeySignInOptions(services: Services, rp: RelyingParty) {
+  const id = randomBytes(24).toString('base64url')
+  return { challengeId: id, options: await services.identity.factors.passkeys.assertionOptions(`signin:${id}`, rp) }
+}
+
+/**
+ * A sign-in by passkey alone (the device verified its user: something held and something known or
+ * been). It goes through a lock strangers set by guessing the password, like a second factor does.
+ */
+export async function signInWithPasskey(services: Services, challengeId: string, response: PasskeyAssertion, client: ClientInfo): Promise<string> {
+  const check = await services.identity.factors.passkeys.verifyAssertion(`signin:${challengeId}`, response)
+  const user = check.userId === undefined ? undefined : await services.db.selectFrom('sysUser').select(['userId', 'userName', 'status']).where('userId', '=', check.userId).where('delFlag', '=', '0').executeTakeFirst()
+  // Logged under the user the passkey named; a passkey nobody holds names nobody.
+  const refuse = async (error: AppError, logKey: MessageKey = error.messageKey): Promise<never> => {
+    if (user) await writeLoginLog(services.db, { userName: user.userName, status: LoginStatus.failure, msg: t('en_US', logKey), client })
+    throw error
+  }
+  if (!check.ok || !user) return refuse(badRequest('auth.passkeyRefused'), 'auth.passkeyRefusedLog')
+  if (user.status !== '0') return refuse(new AppError(403, 'auth.disabled'))
+  await services.db.updateTable('sysUser').set({ failedLogins: 0, lockedUntil: null }).where('userId', '=', user.userId).execute()
+  return startSession(services, user, client, t('en_US', 'auth.passkeyLog'))
 }
 
 async function activeUser(services: Services, userId: number) {

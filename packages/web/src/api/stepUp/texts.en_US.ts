@@ -8,6 +8,9 @@ const texts = {
   'stepUp.password': 'Password',
   'stepUp.confirm': 'Confirm',
   'stepUp.required': 'Please enter it to go on',
+  'stepUp.passkeyHint': 'This action asks for your second factor again: confirm with your passkey, or enter a code of your authenticator app or a recovery code.',
+  'stepUp.usePasskey': 'Use your passkey',
+  'stepUp.passkeyCancelled': 'The passkey prompt was closed or timed out',
 }
 
 export type TextKey = keyof typeof texts

@@ -1,5 +1,6 @@
 import type { AccountFeatures, CaptchaResult, SignInAnswer } from '@velo/shared'
 import { ApiError, failureMessage } from '../../api/errors'
+import type { PasskeyOptions } from '../../api/passkeys'
 import { exchange } from '../../api/transport'
 import { t } from './authI18n'
 
@@ -32,6 +33,15 @@ export const authApi = {
   /** A role that requires a factor the user lacks: the seed to scan, then its first code signs in. */
   enrolStart: (ticket: string) => call<{ secret: string; uri: string; qrSvg: string }>('POST', '/login/enrol/start', { ticket }),
   enrolConfirm: (ticket: string, code: string) => call<SignInAnswer>('POST', '/login/enrol/confirm', { ticket, code, withSession: true }),
+  /** The second step by passkey: the options for the ticket's user, then the browser's answer. */
+  secondFactorPasskeyOptions: (ticket: string) => call<PasskeyOptions>('POST', '/login/second-factor/passkey', { ticket }),
+  secondFactorPasskey: (ticket: string, passkey: unknown) => call<SignInAnswer>('POST', '/login/second-factor', { ticket, passkey, withSession: true }),
+  /** A sign-in by passkey alone: any passkey of this site, which names its user. */
+  passkeySignInOptions: () => call<{ challengeId: string; options: PasskeyOptions }>('POST', '/login/passkey/options'),
+  passkeySignIn: (challengeId: string, passkey: unknown) => call<SignInAnswer>('POST', '/login/passkey', { challengeId, passkey, withSession: true }),
+  /** A role that requires a factor, met with a passkey instead of an app. */
+  enrolPasskeyStart: (ticket: string) => call<PasskeyOptions>('POST', '/login/enrol/passkey/start', { ticket }),
+  enrolPasskeyConfirm: (ticket: string, passkey: unknown) => call<SignInAnswer>('POST', '/login/enrol/passkey/confirm', { ticket, passkey, withSession: true }),
   register: (body: Credentials & { confirmPassword: string }) => call<null>('POST', '/register', body),
   sendResetCode: (body: { email: string; code: string; uuid: string }) => call<null>('POST', '/forgetPassword/sendCode', body),
   resetPassword: (body: { email: string; resetCode: string; password: string }) => call<null>('POST', '/forgetPassword/reset', body),

@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'react'
-import type { SignInAnswer } from '@velo/shared'
+import type { ProofMethod, SignInAnswer } from '@velo/shared'
+import { answerWithPasskey, createPasskey, passkeyCancelled, passkeysSupported } from '../../api/passkeys'
 import { authApi, errorText } from '../../layout/auth/authApi'
 import { AuthSubmit, AuthTextField } from '../../layout/auth/AuthFields'
 import { required, useAuthForm } from '../../layout/auth/authForm'
 import { t } from '../../layout/auth/authI18n'
-import { SafetyOutlined } from '../../layout/auth/icons'
+import { Icon, LoadingOutlined, SafetyOutlined } from '../../layout/auth/icons'
 import { toast } from '../../layout/auth/toast'
 
 // The steps of a sign-in after the password, loaded only when one is needed: the sign-in page's
@@ -13,8 +14,50 @@ import { toast } from '../../layout/auth/toast'
 /** The server's answer once the sign-in is done: the session, and the page's way on from there. */
 export type Finish = (answer: SignInAnswer) => void
 
-/** The code of the authenticator app, or a recovery code, for the ticket the password gave. */
-export function CodeStep({ ticket, onDone, onRestart }: { ticket: string; onDone: Finish; onRestart: () => void }) {
+/**
+ * Runs a passkey ceremony: the server's options, the browser's prompt, the server's check. A prompt
+ * the user closed says so quietly; a refusal shows the server's reason.
+ */
+async function withPasskey<T>(ceremony: () => Promise<T>): Promise<T | null> {
+  try {
+    return await ceremony()
+  } catch (error) {
+    toast('error', passkeyCancelled(error) ? t('login.passkeyCancelled') : errorText(error))
+    return null
+  }
+}
+
+/** A sign-in by passkey alone (the sign-in page's "Sign in with a passkey"): the answer, or null. */
+export function passkeySignIn(): Promise<SignInAnswer | null> {
+  return withPasskey(async () => {
+    const { challengeId, options } = await authApi.passkeySignInOptions()
+    return authApi.passkeySignIn(challengeId, await answerWithPasskey(options))
+  })
+}
+
+/** The outlined button of a passkey's way, busy while the browser's prompt is open. */
+export function PasskeyButton({ onClick, children, testId }: { onClick: () => Promise<unknown>; children: string; testId: string }) {
+  const [busy, setBusy] = useState(false)
+  const run = () => {
+    if (busy) return
+    setBusy(true)
+    void onClick().finally(() => setBusy(false))
+  }
+  return (
+    <button type="button" className={`auth-button auth-button-secondary${busy ? ' auth-button-busy' : ''}`} aria-busy={busy} onClick={run} data-testid={testId}>
+      {busy && <Icon icon={LoadingOutlined} spin className="auth-button-spinner" />}
+      <span>{children}</span>
+    </button>
+  )
+}
+
+/** The second step for the ticket the password gave: the user's passkey, a code of their authenticator app, or a recovery code. */
+export function CodeStep({ ticket, methods, onDone, onRestart }: { ticket: string; methods: readonly ProofMethod[]; onDone: Finish; onRestart: () => void }) {
+  const passkey = methods.includes('passkey') && passkeysSupported()
+  const usePasskey = async () => {
+    const answer = await withPasskey(async () => authApi.secondFactorPasskey(ticket, await answerWithPasskey(await authApi.secondFactorPasskeyOptions(ticket))))
+    if (answer) onDone(answer)
+  }
   const [busy, setBusy] = useState(false)
   const form = useAuthForm<{ code: string }>({ code: '' }, { code: [required(t('login.secondFactorRequired'), { whitespace: true })] })
   async function submit({ code }: { code: string }) {
@@ -29,8 +72,18 @@ export function CodeStep({ ticket, onDone, onRestart }: { ticket: string; onDone
   }
   return (
     <form className="auth-form" noValidate onSubmit={form.onSubmit((v) => void submit(v))} data-testid="second-factor-form">
-      <p className="auth-text auth-step-hint">{t('login.secondFactorHint')}</p>
-      <AuthTextField field={form.field('code')} icon={SafetyOutlined} placeholder={t('login.secondFactorCode')} autoComplete="one-time-code" inputMode="text" autoFocus data-testid="second-factor-code" />
+      <p className="auth-text auth-step-hint">{t(passkey ? (methods.includes('totp') ? 'login.secondFactorPasskeyOrAppHint' : 'login.secondFactorPasskeyHint') : 'login.secondFactorHint')}</p>
+      {passkey && (
+        <>
+          <div className="auth-item">
+            <PasskeyButton onClick={usePasskey} testId="second-factor-passkey">
+              {t('login.usePasskey')}
+            </PasskeyButton>
+          </div>
+          <p className="auth-or">{t('login.orCode')}</p>
+        </>
+      )}
+      <AuthTextField field={form.field('code')} icon={SafetyOutlined} placeholder={t('login.secondFactorCode')} autoComplete="one-time-code" inputMode="text" autoFocus={!passkey} data-testid="second-factor-code" />
       <div className="auth-item">
         <AuthSubmit busy={busy} testId="second-factor-submit">
           {t('login.verify')}
@@ -66,6 +119,11 @@ export function EnrolStep({ ticket, onDone, onRestart }: { ticket: string; onDon
       live = false
     }
   }, [ticket])
+  // A passkey instead of the app: the seed shown goes unused, and the server forgets it in ten minutes.
+  async function addPasskey() {
+    const answer = await withPasskey(async () => authApi.enrolPasskeyConfirm(ticket, await createPasskey(await authApi.enrolPasskeyStart(ticket))))
+    if (answer) onDone(answer)
+  }
   async function submit({ code }: { code: string }) {
     setBusy(true)
     try {
@@ -93,6 +151,16 @@ export function EnrolStep({ ticket, onDone, onRestart }: { ticket: string; onDon
           {t('login.enrolConfirm')}
         </AuthSubmit>
       </div>
+      {passkeysSupported() && (
+        <>
+          <p className="auth-or">{t('login.enrolOrPasskey')}</p>
+          <div className="auth-item">
+            <PasskeyButton onClick={addPasskey} testId="enrol-passkey">
+              {t('login.enrolPasskey')}
+            </PasskeyButton>
+          </div>
+        </>
+      )}
     </form>
   )
 }

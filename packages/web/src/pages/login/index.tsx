@@ -1,5 +1,5 @@
 import { lazy, Suspense, useCallback, useState } from 'react'
-import type { SignInAnswer } from '@velo/shared'
+import type { ProofMethod, SignInAnswer } from '@velo/shared'
 import { REMEMBERED_USERNAME_KEY } from '../../lib/config'
 import { safeRedirect } from '../../session/redirectTarget'
 import { sessionActions } from '../../session/sessionStore'
@@ -11,6 +11,7 @@ import { t } from '../../layout/auth/authI18n'
 import { AuthLink, useAuthNav } from '../../layout/auth/AuthNav'
 import { CaptchaField, captchaRules } from '../../layout/auth/CaptchaField'
 import { LockOutlined, UserOutlined } from '../../layout/auth/icons'
+import { passkeysSupported } from '../../api/passkeys'
 import { toast } from '../../layout/auth/toast'
 import { useCaptcha } from '../../layout/auth/useCaptcha'
 import { useFeatures } from '../../layout/auth/useFeatures'
@@ -23,7 +24,7 @@ const CodeStep = lazy(() => SecondSteps().then((m) => ({ default: m.CodeStep }))
 const EnrolStep = lazy(() => SecondSteps().then((m) => ({ default: m.EnrolStep })))
 const RecoveryCodesStep = lazy(() => SecondSteps().then((m) => ({ default: m.RecoveryCodesStep })))
 
-type Step = { kind: 'password' } | { kind: 'code'; ticket: string } | { kind: 'enrol'; ticket: string } | { kind: 'codes'; answer: SignInAnswer }
+type Step = { kind: 'password' } | { kind: 'code'; ticket: string; methods: ProofMethod[] } | { kind: 'enrol'; ticket: string } | { kind: 'codes'; answer: SignInAnswer }
 
 // The sign-in page is part of the entry chunk and loads no antd (see main.tsx): it paints at once,
 // and the console it leads to starts loading as soon as the user begins to fill the form.
@@ -79,7 +80,7 @@ export default function LoginPage() {
       const answer = await authApi.login({ username, password: values.password, code: values.code, uuid: captcha.uuid })
       if (remember) localStorage.setItem(REMEMBERED_USERNAME_KEY, username)
       else localStorage.removeItem(REMEMBERED_USERNAME_KEY)
-      if (answer.secondFactor) setStep({ kind: 'code', ticket: answer.secondFactor.ticket })
+      if (answer.secondFactor) setStep({ kind: 'code', ticket: answer.secondFactor.ticket, methods: answer.secondFactor.methods })
       else if (answer.enrol) setStep({ kind: 'enrol', ticket: answer.enrol.ticket })
       else finish(answer)
     } catch (error) {
@@ -91,12 +92,23 @@ export default function LoginPage() {
     }
   }
 
+  // A passkey signs in on its own: no password, no second step (the device verified its user).
+  const [passkeyBusy, setPasskeyBusy] = useState(false)
+  async function signInWithPasskey() {
+    if (passkeyBusy) return
+    setPasskeyBusy(true)
+    preload()
+    const answer = await (await SecondSteps()).passkeySignIn()
+    setPasskeyBusy(false)
+    if (answer) finish(answer)
+  }
+
   if (step.kind !== 'password') {
     const title = step.kind === 'code' ? t('login.secondFactorTitle') : step.kind === 'enrol' ? t('login.enrolTitle') : t('login.recoveryTitle')
     return (
       <AuthFrame title={title}>
         <Suspense fallback={null}>
-          {step.kind === 'code' && <CodeStep ticket={step.ticket} onDone={finish} onRestart={restart} />}
+          {step.kind === 'code' && <CodeStep ticket={step.ticket} methods={step.methods} onDone={finish} onRestart={restart} />}
           {step.kind === 'enrol' && <EnrolStep ticket={step.ticket} onDone={finish} onRestart={restart} />}
           {step.kind === 'codes' && <RecoveryCodesStep codes={step.answer.recoveryCodes!} onContinue={() => enter(step.answer)} />}
         </Suspense>
@@ -129,6 +141,13 @@ export default function LoginPage() {
             {submitting ? t('login.signingIn') : t('login.submit')}
           </AuthSubmit>
         </div>
+        {passkeysSupported() && (
+          <div className="auth-item">
+            <button type="button" className={`auth-button auth-button-secondary${passkeyBusy ? ' auth-button-busy' : ''}`} aria-busy={passkeyBusy} onClick={() => void signInWithPasskey()} data-testid="login-passkey">
+              <span>{t('login.passkey')}</span>
+            </button>
+          </div>
+        )}
         {(features?.registerEnabled || features?.forgetPasswordEnabled) && (
           <div className="auth-links">
             {features.forgetPasswordEnabled ? <AuthLink to="/forgetPassword">{t('login.forgetPassword')}</AuthLink> : <span />}

@@ -1,6 +1,7 @@
 import type { FactorSummary, ProofMethod } from '@velo/shared'
 import type { Db } from '../../../db/database'
 import type { KeyValueStore } from '../../kv-store'
+import { type PasskeyAssertion, type PasskeyRegistration, Passkeys, type RelyingParty } from './passkeys'
 import { issueRecoveryCodes, looksLikeRecoveryCode, recoveryCodesLeft, useRecoveryCode } from './recovery-codes'
 import type { SecretBox } from './secret-box'
 import { checkTotp, newTotpSecret, totpUri } from './totp'
@@ -15,16 +16,20 @@ export type { ProofMethod }
 const sealContext = (userId: number) => `user:${userId}:totp`
 
 /**
- * Staff users' second factors: enrolment of an authenticator app (TOTP), recovery codes, and the
- * check of a code at sign-in or before a dangerous action. Seeds are kept sealed (secret-box.ts);
- * nothing here answers one except the enrolment that made it.
+ * Staff users' second factors: enrolment of an authenticator app (TOTP) or a passkey, recovery
+ * codes, and the check of a code or a passkey at sign-in or before a dangerous action. Seeds are kept
+ * sealed (secret-box.ts); nothing here answers one except the enrolment that made it.
  */
 export class SecondFactors {
+  readonly passkeys: Passkeys
+
   constructor(
     private readonly db: Db,
     private readonly kv: KeyValueStore,
     private readonly box: SecretBox,
-  ) {}
+  ) {
+    this.passkeys = new Passkeys(db, kv)
+  }
 
   async list(userId: number): Promise<FactorSummary[]> {
     const rows = await this.db.selectFrom('sysUserFactor').select(['factorId', 'kind', 'name', 'createTime', 'lastUsedTime']).where('userId', '=', userId).orderBy('factorId').execute()
@@ -33,6 +38,13 @@ export class SecondFactors {
 
   async has(userId: number): Promise<boolean> {
     return !!(await this.db.selectFrom('sysUserFactor').select('factorId').where('userId', '=', userId).executeTakeFirst())
+  }
+
+  /** How the user can prove themselves with a factor: their kinds of factor, and recovery codes; none without a factor. */
+  async methodsOf(userId: number): Promise<ProofMethod[]> {
+    const kinds = new Set((await this.db.selectFrom('sysUserFactor').select('kind').where('userId', '=', userId).execute()).map((r) => r.kind))
+    if (!kinds.size) return []
+    return [...(kinds.has('passkey') ? (['passkey'] as const) : []), ...(kinds.has('totp') ? (['totp'] as const) : []), 'recovery']
   }
 
   recoveryCodesLeft(userId: number) {
@@ -58,11 +70,36 @@ export class SecondFactors {
     const step = checkTotp(secret, code.trim(), null)
     if (step === null) return null
     if ((await this.kv.take(`totp-enrol:${userId}`)) === null) return null
-    const first = !(await this.has(userId))
     const now = new Date().toISOString()
+    return this.keep(userId, { kind: 'totp', name: name.trim() || 'Authenticator app', secret: this.box.seal(secret, sealContext(userId)), lastStep: step, lastUsedTime: now })
+  }
+
+  /** Starts adding a passkey: the options the browser creates it from. */
+  startPasskey(user: { userId: number; userName: string; nickName?: string }, rp: RelyingParty) {
+    return this.passkeys.registrationOptions(user, rp)
+  }
+
+  /** Keeps the browser's new passkey; with the user's first factor come ten recovery codes. Null when it does not verify. */
+  async confirmPasskey(userId: number, response: PasskeyRegistration, name: string): Promise<{ factorId: number; recoveryCodes: string[] | null } | null> {
+    const credential = await this.passkeys.verifyRegistration(userId, response)
+    if (!credential) return null
+    return this.keep(userId, { kind: 'passkey', name: name.trim() || 'Passkey', ...credential, lastUsedTime: null })
+  }
+
+  /** Checks a passkey's answer to the options kept under `key` for this user: 'passkey', or null. */
+  async verifyPasskey(userId: number, key: string, response: PasskeyAssertion): Promise<ProofMethod | null> {
+    const check = await this.passkeys.verifyAssertion(key, response)
+    return check.ok && check.userId === userId ? 'passkey' : null
+  }
+
+  private async keep(
+    userId: number,
+    factor: { kind: 'totp' | 'passkey'; name: string; secret?: string; lastStep?: number; credentialId?: string; publicKey?: string; signCount?: number; transports?: string; lastUsedTime: string | null },
+  ) {
+    const first = !(await this.has(userId))
     const row = await this.db
       .insertInto('sysUserFactor')
-      .values({ userId, kind: 'totp', name: name.trim() || 'Authenticator app', secret: this.box.seal(secret, sealContext(userId)), lastStep: step, createTime: now, lastUsedTime: now })
+      .values({ userId, ...factor, name: factor.name.slice(0, 64), createTime: new Date().toISOString() })
       .returning('factorId')
       .executeTakeFirstOrThrow()
     const recoveryCodes = first || (await this.recoveryCodesLeft(userId)) === 0 ? await issueRecoveryCodes(this.db, userId) : null

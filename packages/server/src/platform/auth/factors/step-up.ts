@@ -46,7 +46,8 @@ export class StepUp {
 
   /** How this user proves themselves again: their second factor, else their password. */
   async methodsOf(userId: number): Promise<ProofMethod[]> {
-    return (await this.factors.has(userId)) ? ['totp', 'recovery'] : ['password']
+    const methods = await this.factors.methodsOf(userId)
+    return methods.length ? methods : ['password']
   }
 
   /** Throws 401 STEP_UP_REQUIRED unless the caller's session gave a proof recently. */

@@ -8,7 +8,9 @@ import { useTranslation } from 'react-i18next'
 import { getSecurityOverview, newRecoveryCodes, removeFactor, signOutSession, startTotp, type TotpConfirmed } from '../../../api/profile'
 import { useFeedback } from '../../../lib/feedback'
 import { sessionActions } from '../../../session/sessionStore'
+import { passkeysSupported } from '../../../api/passkeys'
 import { AddAuthenticatorDialog } from './AddAuthenticatorDialog'
+import { AddPasskeyDialog } from './AddPasskeyDialog'
 import { RecoveryCodesDialog } from './RecoveryCodesDialog'
 
 export const SECURITY_QUERY_KEY = ['user', 'profile', 'security'] as const
@@ -67,11 +69,19 @@ export function SecurityTab() {
     onSettled: refresh,
   })
 
-  function appAdded({ recoveryCodes }: TotpConfirmed) {
-    closeAddDialog()
-    void message.success(t('profile.security.appAdded'))
+  const [addingPasskey, setAddingPasskey] = useState(false)
+  function factorAdded({ recoveryCodes }: TotpConfirmed, added: string) {
+    void message.success(added)
     if (recoveryCodes?.length) setShownCodes(recoveryCodes)
     void refresh()
+  }
+  function appAdded(answer: TotpConfirmed) {
+    closeAddDialog()
+    factorAdded(answer, t('profile.security.appAdded'))
+  }
+  function passkeyAdded(answer: TotpConfirmed) {
+    setAddingPasskey(false)
+    factorAdded(answer, t('profile.security.passkeyAdded'))
   }
 
   const secondFactor = overview.data?.secondFactor
@@ -90,9 +100,16 @@ export function SecurityTab() {
       <section>
         <div className="security-heading">
           <Typography.Title level={5}>{t('profile.security.factors')}</Typography.Title>
-          <Button icon={<PlusOutlined />} loading={totpStart.isPending} onClick={() => totpStart.mutate()} data-testid="factor-add">
-            {t('profile.security.addApp')}
-          </Button>
+          <Space wrap>
+            {passkeysSupported() && (
+              <Button icon={<PlusOutlined />} onClick={() => setAddingPasskey(true)} data-testid="passkey-add">
+                {t('profile.security.addPasskey')}
+              </Button>
+            )}
+            <Button icon={<PlusOutlined />} loading={totpStart.isPending} onClick={() => totpStart.mutate()} data-testid="factor-add">
+              {t('profile.security.addApp')}
+            </Button>
+          </Space>
         </div>
         <Table<FactorSummary>
           size="small"
@@ -191,6 +208,7 @@ export function SecurityTab() {
       </section>
 
       {totpStart.data && <AddAuthenticatorDialog seed={totpStart.data} onAdded={appAdded} onClose={closeAddDialog} />}
+      {addingPasskey && <AddPasskeyDialog onAdded={passkeyAdded} onClose={() => setAddingPasskey(false)} />}
       {shownCodes && <RecoveryCodesDialog codes={shownCodes} onClose={() => setShownCodes(null)} />}
       <style>{`
         .security-heading { display: flex; align-items: center; justify-content: space-between; gap: 12px; margin-bottom: 8px; }

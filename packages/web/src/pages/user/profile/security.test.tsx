@@ -124,7 +124,7 @@ describe('the Security tab', { timeout: 20_000 }, () => {
     // No factor, no recovery codes to renew.
     expect(screen.queryByTestId('recovery-codes-new')).toBeNull()
     expect(screen.queryByTestId('recovery-codes-left')).toBeNull()
-    expect(within(screen.getByTestId('factors-table')).getByText('No authenticator app yet')).toBeTruthy()
+    expect(within(screen.getByTestId('factors-table')).getByText('No second factor yet')).toBeTruthy()
   })
 
   it('says "now" once the due date has passed, thanks a user who complied, and only recommends when not required', async () => {
@@ -203,7 +203,7 @@ describe('the Security tab', { timeout: 20_000 }, () => {
   it('removes a factor after a confirmation', async () => {
     renderWithProviders(<SecurityTab />)
     fireEvent.click(await screen.findByTestId('factor-remove-3'))
-    await confirmIn('Remove this authenticator app?', 'Remove')
+    await confirmIn('Remove this second factor?', 'Remove')
     await waitFor(() => expect(calls('DELETE', '/system/user/profile/factor/3')).toHaveLength(1))
     await waitFor(() => expect(calls('GET', '/system/user/profile/security')).toHaveLength(2))
   })
