@@ -16,6 +16,7 @@ const ISOLATED = [
   'src/entities/areas.test.tsx',
   'src/pages/ota/upgrade/commit.test.tsx',
   'src/pages/ota/upgrade/upgrade.test.tsx',
+  'src/pages/login/passkeys.test.tsx',
   'src/pages/tool/sql/sql-page-editor.test.tsx',
 ]
 
