@@ -204,7 +204,11 @@ describe('every route, one right at a time', () => {
       const p = r.config?.permission
       return r.url.startsWith('/api/') && p && p !== 'public' && !answersEventStream(r) && r.url !== '/api/logout' && r.method !== 'HEAD'
     })
-    const rightsToTry = [...new Set(routes.map((r) => r.config!.permission!))].sort((a, b) => (a === 'signedIn' ? 1 : b === 'signedIn' ? -1 : a.localeCompare(b)))
+    // On PostgreSQL, the rights of the menus that write rights and scopes (System, Tool) and the signed-in
+    // routes: the checks are the same code on both databases, and the SQLite pass walks every right
+    // (on PostgreSQL the whole walk took two minutes of the CI's budget).
+    const walked = (p: string) => !process.env.TEST_DATABASE_URL || p === 'signedIn' || /^(system|tool):/.test(p)
+    const rightsToTry = [...new Set(routes.map((r) => r.config!.permission!))].filter(walked).sort((a, b) => (a === 'signedIn' ? 1 : b === 'signedIn' ? -1 : a.localeCompare(b)))
     // Each right is tried on the same world: what an earlier round deleted or rewrote (dictionaries,
     // departments, menus) is put back, so no round passes only because an earlier one broke its inputs.
     const WORLD = ['sysDictType', 'sysDictData', 'sysConfig', 'sysDept', 'sysMenu', 'sysRole', 'sysRoleMenu', 'sysRoleDept', 'sysUserRole', 'sysUser'] as const
@@ -283,7 +287,7 @@ describe('every route, one right at a time', () => {
     }
     expect(violations).toEqual([])
     expect(serverErrors).toEqual([])
-    expect(rightsToTry.length).toBeGreaterThan(40)
+    expect(rightsToTry.length).toBeGreaterThan(process.env.TEST_DATABASE_URL ? 20 : 40)
     // The walk is not vacuous: many calls got through.
     expect(responses.get(200) ?? 0).toBeGreaterThan(300)
   })
