@@ -70,7 +70,7 @@ const texts: Record<TextKey, string> = {
   'profile.security.codesSaved': '我已保存',
   'profile.security.addPasskey': '添加通行密钥',
   'profile.security.createPasskey': '创建通行密钥',
-  'profile.security.passkeyAbout': '通行密钥用本设备的屏幕锁（Windows Hello、触控 ID、面容 ID、PIN）或安全密钥登录：无需输入验证码，也无法被钓鱼。这里只保存它的公钥。',
+  'profile.security.passkeyAbout': '通行密钥用本设备的屏幕解锁方式（指纹、面容或设备密码）或安全密钥登录：无需输入验证码，也无法被钓鱼。这里只保存它的公钥。',
   'profile.security.passkeyNameHint': '用于区分您的通行密钥，例如“工作笔记本”',
   'profile.security.defaultPasskeyName': '通行密钥',
   'profile.security.defaultPasskeyNameOn': '{{os}} 上的通行密钥',
