@@ -102,7 +102,46 @@ const EnvSchema = z.object({
     .string()
     .regex(/^\s*https?:\/\/[^\s,]+\s*(,\s*https?:\/\/[^\s,]+\s*)*$/, 'must be origins such as https://admin.example.com, comma-separated')
     .optional(),
+  OIDC_ISSUER: z
+    .string()
+    .regex(/^https?:\/\/[^\s?#]+$/, 'must be the https:// address of the identity provider (its issuer), without ? or #')
+    .optional(),
+  OIDC_CLIENT_ID: z.string().min(1).max(255).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).max(1024).optional(),
+  OIDC_SCOPES: z
+    .string()
+    .regex(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, 'must be scopes separated by single spaces')
+    .refine((v) => v.split(' ').includes('openid'), 'must include openid')
+    .default('openid email profile'),
+  OIDC_NAME: z.string().trim().min(1).max(64).optional(),
+  OIDC_GROUPS_CLAIM: z.string().regex(/^[\w:./-]{1,128}$/, 'must be the name of a claim').default('groups'),
+  OIDC_REDIRECT_URL: z
+    .string()
+    .regex(/^https?:\/\/[^\s?#]+$/, 'must be an http:// or https:// address without ? or #, ending in {API_PREFIX}/auth/oidc/callback')
+    .optional(),
+  OIDC_PASSWORD_SIGN_IN: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+  OIDC_BREAK_GLASS_USERS: z
+    .string()
+    .regex(/^\s*[A-Za-z0-9]{1,64}\s*(,\s*[A-Za-z0-9]{1,64}\s*)*$/, 'must be user names separated by commas')
+    .default('admin'),
 })
+
+/** Single sign-on with an OpenID Connect provider (platform/auth/sso); absent when OIDC_ISSUER is unset. */
+export interface OidcConfig {
+  issuer: string
+  clientId: string
+  /** Unset: a public client, which proves itself by PKCE alone. Never shown, exported or logged. */
+  clientSecret?: string
+  scopes: string
+  /** The sign-in button's name for the provider, "Sign in with {name}"; unset, the page says "single sign-on" in its language. */
+  name?: string
+  groupsClaim: string
+  /** The callback the provider sends the browser back to; unset, it is made from each request's origin. */
+  redirectUrl?: string
+  /** false: password sign-in is refused to everyone but the break-glass users. */
+  passwordSignIn: boolean
+  breakGlassUsers: readonly string[]
+}
 
 export type DatabaseTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string }
 
@@ -184,9 +223,14 @@ export interface AppConfig {
   stepUpMinutes: number
   /** PASSKEY_RP_ID and PASSKEY_ORIGINS: the host passkeys are bound to, and the pages that may use them (else the request's own). */
   passkeys: { rpId?: string; origins?: string[] }
+  /** OIDC_*: single sign-on; undefined when it is not configured. */
+  oidc?: OidcConfig
 }
 
 export class ConfigError extends Error {}
+
+/** Variables whose value a configuration error does not repeat. */
+const UNSHOWN = new Set(['OIDC_CLIENT_SECRET'])
 
 /**
  * The repository's root (the folder holding packages/): two levels above this file, from src/ (tsx)
@@ -258,7 +302,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!
     const name = String(issue.path[0] ?? 'configuration')
-    throw new ConfigError(`Invalid configuration: ${name}=${JSON.stringify(known[name] ?? '')} ${issue.message}`)
+    // A secret is not repeated where the message goes: a terminal, a service's log.
+    const shown = UNSHOWN.has(name) ? '(hidden)' : JSON.stringify(known[name] ?? '')
+    throw new ConfigError(`Invalid configuration: ${name}=${shown} ${issue.message}`)
   }
   const e = parsed.data
   // A navbar link to the documentation this server was told not to serve would answer 404.
@@ -267,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (e.API_DOCS === 'off' && linksOwnDocs) {
     throw new ConfigError(`Invalid configuration: API_DOCS_URL=${JSON.stringify(e.API_DOCS_URL)} is the OpenAPI page API_DOCS=off does not serve; set API_DOCS to staff or public, or API_DOCS_URL to another address`)
   }
+  const oidc = oidcConfig(e)
   // One data folder by default, each place still set on its own.
   const dataDir = fromBase(e.DATA_DIR)
   const database: DatabaseTarget = e.DATABASE_URL ? databaseTarget(e.DATABASE_URL) : { dialect: 'sqlite', file: join(dataDir, 'velo.db') }
@@ -334,5 +381,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     identityKey: e.IDENTITY_KEY?.trim(),
     stepUpMinutes: e.STEP_UP_MINUTES,
     passkeys: { rpId: e.PASSKEY_RP_ID?.trim().toLowerCase(), origins: e.PASSKEY_ORIGINS?.split(',').map((o) => o.trim().replace(/\/$/, '')) },
+    oidc,
+  }
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/
+
+/** The OIDC_* variables as one setting, or undefined without an issuer; a half-configured one stops the start. */
+function oidcConfig(e: z.infer<typeof EnvSchema>): OidcConfig | undefined {
+  const fail = (message: string): never => {
+    throw new ConfigError(`Invalid configuration: ${message}`)
+  }
+  if (!e.OIDC_ISSUER) {
+    if (e.OIDC_CLIENT_ID) fail('OIDC_CLIENT_ID is set without OIDC_ISSUER: set both for single sign-on, or neither')
+    // Off without another way in would leave only the break-glass accounts.
+    if (e.OIDC_PASSWORD_SIGN_IN === 'off') fail('OIDC_PASSWORD_SIGN_IN=off needs single sign-on: set OIDC_ISSUER and OIDC_CLIENT_ID too')
+    return undefined
+  }
+  if (!e.OIDC_CLIENT_ID) fail('OIDC_ISSUER is set without OIDC_CLIENT_ID: register this console with the identity provider and set its client id')
+  // Tokens and the client secret travel over this address: plain http only to a provider on this machine (a test, a trial).
+  const issuer = new URL(e.OIDC_ISSUER)
+  if (issuer.protocol !== 'https:' && !LOOPBACK.test(issuer.hostname)) fail(`OIDC_ISSUER=${JSON.stringify(e.OIDC_ISSUER)} must be an https:// address (http:// only for localhost)`)
+  return {
+    issuer: e.OIDC_ISSUER,
+    clientId: e.OIDC_CLIENT_ID!,
+    clientSecret: e.OIDC_CLIENT_SECRET,
+    scopes: e.OIDC_SCOPES,
+    name: e.OIDC_NAME,
+    groupsClaim: e.OIDC_GROUPS_CLAIM,
+    redirectUrl: e.OIDC_REDIRECT_URL,
+    passwordSignIn: e.OIDC_PASSWORD_SIGN_IN === 'on',
+    breakGlassUsers: e.OIDC_BREAK_GLASS_USERS.split(',').map((u) => u.trim()),
   }
 }

@@ -46,6 +46,8 @@ const SEEDED_KEYS = [
   'sys.account.lockTime',
   'sys.account.singleSignOn',
   'sys.account.secondFactorGraceDays',
+  'sys.sso.newUserDeptId',
+  'sys.sso.newUserRoleKey',
   'iot.heartbeat.seconds',
   'iot.command.timeoutSeconds',
   'iot.command.expireMinutes',

@@ -120,7 +120,7 @@ async function seededDatabase(dir: string): Promise<{ url: string; drop: () => P
   return freshDatabase(dir, 'postgres', template.postgresName ?? undefined)
 }
 
-export interface TestAppOptions extends Pick<BuildOptions, 'modules' | 'iot' | 'schedules'> {
+export interface TestAppOptions extends Pick<BuildOptions, 'modules' | 'iot' | 'schedules' | 'logger'> {
   /** Another app's database (several instances on one database); its owner drops it, not this app. */
   databaseUrl?: string
 }

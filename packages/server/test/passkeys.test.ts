@@ -171,3 +171,30 @@ describe('a passkey', () => {
     expect((await post('/api/login/enrol/passkey/start', { ticket })).status).toBe(400)
   })
 })
+
+describe('a passkey with sign-in outside single sign-on switched off', () => {
+  const off = useTestApp({ OIDC_ISSUER: 'http://127.0.0.1:39999', OIDC_CLIENT_ID: 'velo-admin', OIDC_PASSWORD_SIGN_IN: 'off' })
+  /** A passkey added through the factors themselves: the user cannot sign in with a password to add one. */
+  async function passkeyOf(userName: string) {
+    const user = await off.app.services.db.selectFrom('sysUser').select(['userId', 'userName']).where('userName', '=', userName).executeTakeFirstOrThrow()
+    const device = new SoftAuthenticator(ORIGIN)
+    const options = await off.app.services.identity.factors.startPasskey(user, { id: 'admin.velo.test', origins: [ORIGIN] })
+    expect(await off.app.services.identity.factors.confirmPasskey(user.userId, device.create(options) as never, 'Key')).not.toBeNull()
+    return device
+  }
+  const alone = async (device: SoftAuthenticator) => {
+    const started = (await off.call<{ challengeId: string; options: Options }>({ method: 'POST', url: '/api/login/passkey/options', headers })).data
+    return off.call<SignInAnswer>({ method: 'POST', url: '/api/login/passkey', headers, body: { challengeId: started.challengeId, passkey: device.get(started.options) } })
+  }
+
+  it('does not sign in on its own, so that the identity provider’s deprovisioning holds; a break-glass account’s does', async () => {
+    await addUser(off, { userName: 'ssokeyuser', password: 'secret12' })
+    const refused = await alone(await passkeyOf('ssokeyuser'))
+    expect(refused.status).toBe(403)
+    expect(refused.msg).toBe('Signing in with a passkey alone is switched off with password sign-in: use single sign-on (your passkey then confirms it)')
+    const log = await off.app.services.db.selectFrom('sysLoginLog').select(['status', 'msg']).where('userName', '=', 'ssokeyuser').orderBy('infoId', 'desc').executeTakeFirstOrThrow()
+    expect(log.status).toBe('1')
+    const admin = await alone(await passkeyOf('admin'))
+    expect(admin.code, admin.msg).toBe(200)
+  })
+})

@@ -70,6 +70,13 @@ export interface AccountFeatures {
   sourceUrl?: string
   /** The navbar's API documentation link (API_DOCS_URL); absent unless the operator set it, and then no link is shown. */
   apiDocsUrl?: string
+  /** Single sign-on (OIDC_*); absent when it is not set up. */
+  sso?: {
+    /** The button's "Sign in with {name}" (OIDC_NAME); absent, the page says "single sign-on" in its language. */
+    name?: string
+    /** false (OIDC_PASSWORD_SIGN_IN=off): the password form is for break-glass accounts only, folded away. */
+    passwordSignIn: boolean
+  }
 }
 
 export interface SessionUser {

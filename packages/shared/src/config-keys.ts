@@ -30,6 +30,10 @@ export const CONFIG_VALUE_TYPES: Readonly<Record<string, ValueType>> = {
     rule: { en_US: 'must be 6 to 20 letters, digits and special characters', zh_CN: '必须是 6 到 20 位字母、数字和特殊字符' },
   },
   'sys.seed.version': { type: 'integer', min: 1, max: 9999 },
+  // Single sign-on: the department and role of an account made at its first sign-in. The role's code is checked
+  // on write against the roles themselves (server modules/system/sso-groups.ts): no pattern to carry here.
+  'sys.sso.newUserDeptId': { type: 'integer', min: 0, max: 2147483647 },
+  'sys.sso.newUserRoleKey': { type: 'text' },
   'iot.heartbeat.seconds': { type: 'integer', min: 10, max: 3600, unit: seconds },
   'iot.command.timeoutSeconds': { type: 'integer', min: 1, max: 600, unit: seconds },
   'iot.command.expireMinutes': { type: 'integer', min: 1, max: 10080, unit: minutes },

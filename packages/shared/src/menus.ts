@@ -141,6 +141,7 @@ const PRODUCT_CATALOGUE: MenuSeed[] = [
     page('system', 'dict', 'book', 'Dictionaries', '字典管理'),
     page('system', 'config', 'edit', 'System configuration', '参数设置'),
     page('system', 'country', 'global', 'Countries', '国家地区'),
+    page('system', 'ssoGroup', 'safety', 'Single sign-on groups', '单点登录组映射', { imports: false }),
   ]),
   area('monitor', 'monitor', 'Monitoring', '系统监控', [
     page('monitor', 'online', 'wifi', 'Online users', '在线用户', { imports: false, extra: ['monitor:online:forceLogout'] }),

@@ -33,6 +33,7 @@ import { feedbackLanguage } from './migrations/2026-11-29T01-feedback-language'
 import { sweepRuns } from './migrations/2026-11-29T02-sweep-runs'
 import { iotRegistrationSerials } from './migrations/2026-11-30T05-iot-registration-serials'
 import { secondFactors } from './migrations/2026-11-30T06-second-factors'
+import { ssoGroupRoles } from './migrations/2026-11-30T14-sso-group-roles'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set. Generated
 // modules' migrations (Tool system › Code generation) come last, from their own list.
@@ -68,6 +69,7 @@ export const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-29T02-sweep-runs': sweepRuns(dialect),
   '2026-11-30T05-iot-registration-serials': iotRegistrationSerials(dialect),
   '2026-11-30T06-second-factors': secondFactors(dialect),
+  '2026-11-30T14-sso-group-roles': ssoGroupRoles(dialect),
 })
 
 /**

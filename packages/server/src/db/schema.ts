@@ -13,6 +13,7 @@ import type {
   orderEntities,
   otaEntities,
   serviceEntities,
+  ssoEntities,
   systemEntities,
   toolEntities,
 } from '@velo/shared'
@@ -39,6 +40,7 @@ export type TableOf<E> = {
 export type DeptTable = TableOf<typeof systemEntities.dept>
 export type UserTable = TableOf<typeof systemEntities.user>
 export type RoleTable = TableOf<typeof systemEntities.role>
+export type SsoGroupRoleTable = TableOf<typeof ssoEntities.ssoGroup>
 export type MenuTable = TableOf<typeof systemEntities.menu>
 
 export interface UserRoleTable {
@@ -52,6 +54,11 @@ export interface RoleMenuTable {
 export interface RoleDeptTable {
   roleId: number
   deptId: number
+}
+/** A role a single sign-on group mapping gave the user (migration 2026-11-30T14-sso-group-roles, platform/auth/sso). */
+export interface UserSsoRoleTable {
+  userId: number
+  roleId: number
 }
 
 export type DictTypeTable = TableOf<typeof systemEntities.dictType>
@@ -601,6 +608,8 @@ export interface Database {
   sysSession: SessionTable
   sysUserFactor: UserFactorTable
   sysUserRecoveryCode: UserRecoveryCodeTable
+  sysSsoGroupRole: SsoGroupRoleTable
+  sysUserSsoRole: UserSsoRoleTable
   memSession: MemberSessionTable
   sysCache: CacheTable
   sysMailOutbox: MailOutboxTable

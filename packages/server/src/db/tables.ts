@@ -28,6 +28,7 @@ export const SERVICE_TABLES: readonly string[] = [
   'sys_session',
   'sys_user_factor',
   'sys_user_recovery_code',
+  'sys_user_sso_role',
   'sys_transition_log',
   'tool_sql_credential',
   'tool_sql_history',

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { authRoutes } from '../platform/auth/routes'
+import { ssoRoutes } from '../platform/auth/sso/routes'
 import type { Services } from '../platform/services'
 import { registerAppApi } from './app'
 import { registerBikes } from './bike'
@@ -23,6 +24,7 @@ import { registerMenus } from './system/menus'
 import { registerProfile } from './system/profile'
 import { registerProfileSecurity } from './system/profile-security'
 import { registerRoles } from './system/roles'
+import { registerSsoGroups } from './system/sso-groups'
 import { registerUsers } from './system/users'
 
 /**
@@ -31,12 +33,14 @@ import { registerUsers } from './system/users'
  */
 export async function registerModules(api: FastifyInstance, services: Services) {
   await api.register(authRoutes(services))
+  await api.register(ssoRoutes(services))
   registerFiles(api, services)
   registerDictionaries(api, services)
   registerConfiguration(api, services)
   registerDepartments(api, services)
   registerUsers(api, services)
   registerRoles(api, services)
+  registerSsoGroups(api, services)
   registerMenus(api, services)
   registerProfile(api, services)
   registerProfileSecurity(api, services)

@@ -11,6 +11,9 @@ export const ConfigKey = {
   singleSignOn: 'sys.account.singleSignOn',
   secondFactorGraceDays: 'sys.account.secondFactorGraceDays',
   initPassword: 'sys.user.initPassword',
+  // Single sign-on: the department and role of an account made at its first sign-in (platform/auth/sso).
+  ssoNewUserDeptId: 'sys.sso.newUserDeptId',
+  ssoNewUserRoleKey: 'sys.sso.newUserRoleKey',
 } as const
 
 /** Reads config values; each call goes to the database so an admin's change applies at once on every instance. */

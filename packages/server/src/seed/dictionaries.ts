@@ -79,6 +79,8 @@ export const SEED_CONFIGS: [string, string, string, string][] = [
   ['sys.account.lockTime', 'Lock duration', '10', 'minutes'],
   ['sys.account.singleSignOn', 'Single sign-in', 'false', 'true ends older sessions of a user when they sign in again'],
   ['sys.account.secondFactorGraceDays', 'Second factor grace period', '7', 'days a user whose role requires a second factor may still sign in without one, counted from their first sign-in that needed it; 0: at once'],
+  ['sys.sso.newUserDeptId', 'Single sign-on: department of new accounts', '0', 'the department id an account made at its first single sign-on is put in; 0: none'],
+  ['sys.sso.newUserRoleKey', 'Single sign-on: role of new accounts', '-', 'the role code an account made at its first single sign-on gets, beside the roles its groups map to (System › Single sign-on groups); -: none'],
   ['iot.heartbeat.seconds', 'Device heartbeat interval', '60', 'seconds; a device silent for 3 intervals is marked offline'],
   ['iot.command.timeoutSeconds', 'Command timeout', '30', 'seconds from sending to the final reply'],
   ['iot.command.expireMinutes', 'Queued command lifetime', '1440', 'minutes an offline device may take to come back for a command'],

@@ -489,6 +489,15 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 17, apply: (tx) => definedButtonsArea(tx) },
   // Staff identity: the second factor's grace period, and the users' Reset second factors button.
   { version: 18, apply: (tx) => missingConfigs(tx) },
+  // Single sign-on (OpenID Connect): System › Single sign-on groups with its buttons, and the keys of the
+  // department and role an account made at its first single sign-on gets.
+  {
+    version: 19,
+    apply: async (tx) => {
+      await cataloguePageIfMissing(tx, 'system.ssoGroup')
+      await missingConfigs(tx)
+    },
+  },
 ]
 
 /** The version a database is at once seeded by this server. */

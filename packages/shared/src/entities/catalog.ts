@@ -12,6 +12,7 @@ import * as member from './member'
 import * as order from './order'
 import * as ota from './ota'
 import * as service from './service'
+import * as sso from './sso'
 import * as system from './system'
 import * as tool from './tool'
 
@@ -21,6 +22,7 @@ import * as tool from './tool'
  */
 export const ENTITY_AREAS = {
   system,
+  sso,
   content,
   iot,
   'iot-config': iotConfig,

@@ -2,11 +2,13 @@ import { systemEntities } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { ConfigKey } from '../../platform/config-keys'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { ok } from '../../platform/envelope'
 import { conflict, notFound } from '../../platform/errors'
 import type { Services } from '../../platform/services'
 import { envelope } from '../../platform/responses'
+import { assertNewAccountRoleGrantable } from './sso-groups'
 
 /** System configuration (SPEC §7: /system/config/*). */
 export function registerConfiguration(app: FastifyInstance, services: Services) {
@@ -26,8 +28,14 @@ export function registerConfiguration(app: FastifyInstance, services: Services) 
     },
   )
   registerEntityRoutes(app, services, systemEntities.config, {
+    beforeCreate: async ({ tx, auth, values }) => {
+      if (String(values.configKey ?? '').trim() === ConfigKey.ssoNewUserRoleKey) await assertNewAccountRoleGrantable(services, tx, auth, String(values.configValue ?? ''))
+    },
     // The platform reads built-in keys by name: they keep their key and stay undeletable.
-    beforeUpdate: async ({ before, values }) => {
+    beforeUpdate: async ({ tx, auth, before, values }) => {
+      const key = String(values.configKey ?? before.configKey).trim()
+      const value = String(values.configValue ?? before.configValue)
+      if (key === ConfigKey.ssoNewUserRoleKey && (key !== before.configKey || value !== before.configValue)) await assertNewAccountRoleGrantable(services, tx, auth, value)
       if (before.configType !== 'Y') return
       const renamed = values.configKey !== undefined && values.configKey !== before.configKey
       const retyped = values.configType !== undefined && values.configType !== 'Y'

@@ -119,6 +119,13 @@ export function registerRoles(app: FastifyInstance, services: Services) {
           .where('roleId', '=', r.roleId as number)
           .executeTakeFirstOrThrow()
         if (Number(used.count) > 0) throw conflict('role.inUse', { roleName: String(r.roleName), count: Number(used.count) })
+        // A mapping would otherwise keep naming a role that is gone.
+        const mapped = await tx
+          .selectFrom('sysSsoGroupRole')
+          .select((eb) => eb.fn.countAll<number>().as('count'))
+          .where('roleId', '=', r.roleId as number)
+          .executeTakeFirstOrThrow()
+        if (Number(mapped.count) > 0) throw conflict('role.ssoMapped', { roleName: String(r.roleName), count: Number(mapped.count) })
       }
     },
   })

@@ -38,6 +38,8 @@ import { done, envelope } from '../responses'
 import { BusinessType } from '../audit/operation-log'
 import { accountFeaturesSchema, captchaSchema, routeNodeSchema, signInAnswerSchema, totpEnrolmentSchema, userInfoSchema } from './schemas'
 import { verifyPassword } from './passwords'
+import { assertPasswordSignInAllowed, passwordAllowedFor, passwordSignInOff } from './sso/password-sign-in'
+import { signInWithSsoCode } from './sso/routes'
 
 const RESET_CODE_MINUTES = 15
 
@@ -90,13 +92,16 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
 
     // The navbar's links are the operator's (SOURCE_URL, API_DOCS_URL): sent only when set, so a
     // console nobody configured links to no repository or documentation that is not its own.
-    const { sourceUrl, apiDocsUrl } = services.config
+    const { sourceUrl, apiDocsUrl, oidc } = services.config
     api.get('/common/features', { config: { permission: PUBLIC }, schema: { tags: ['auth'], summary: 'Switches the sign-in pages and the navbar need', response: { 200: envelope(accountFeaturesSchema) } } }, async (): Promise<AccountFeatures> => ({
       captchaEnabled: await captchaEnabled(services),
-      registerEnabled: await configValues.bool(ConfigKey.registerUser, false),
+      // With password sign-in off nobody registers: a new account could only sign in through the provider.
+      registerEnabled: !passwordSignInOff(services.config) && (await configValues.bool(ConfigKey.registerUser, false)),
       forgetPasswordEnabled: await configValues.bool(ConfigKey.forgetPassword, true),
       ...(sourceUrl ? { sourceUrl } : {}),
       ...(apiDocsUrl ? { apiDocsUrl } : {}),
+      // The provider's name and the switch only: never its addresses, client or secret.
+      ...(oidc ? { sso: { ...(oidc.name ? { name: oidc.name } : {}), passwordSignIn: oidc.passwordSignIn } } : {}),
     }))
 
     /** A finished sign-in's answer: the token, and with withSession the user and routes the console asks for next. */
@@ -132,7 +137,29 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (req) => {
+        await assertPasswordSignInAllowed(services, req.body.username, clientInfo(req))
         const outcome = await signIn(services, req.body, clientInfo(req))
+        if ('secondFactor' in outcome) return ok(outcome, 'auth.secondFactorNeeded')
+        if ('enrol' in outcome) return ok(outcome, 'auth.enrolRequired')
+        return ok(await sessionAnswer(outcome.token, req.body.withSession), 'auth.loginSuccess')
+      },
+    )
+
+    // Single sign-on's last step (./sso/routes.ts): the one-time code the callback gave the sign-in page.
+    api.post(
+      '/login/sso',
+      {
+        config: { permission: PUBLIC, audit: false, rateLimit: { max: 30, timeWindow: '1 minute' } },
+        schema: {
+          tags: ['auth'],
+          summary: 'Sign in with the one-time code single sign-on gave the sign-in page (?sso=…): answers as POST /login does',
+          security: [],
+          body: z.object({ code: z.string().min(16).max(64), withSession: z.boolean().optional() }),
+          response: { 200: envelope(signInAnswerSchema) },
+        },
+      },
+      async (req) => {
+        const outcome = await signInWithSsoCode(services, req.body.code, clientInfo(req))
         if ('secondFactor' in outcome) return ok(outcome, 'auth.secondFactorNeeded')
         if ('enrol' in outcome) return ok(outcome, 'auth.enrolRequired')
         return ok(await sessionAnswer(outcome.token, req.body.withSession), 'auth.loginSuccess')
@@ -331,6 +358,7 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (req) => {
+        if (passwordSignInOff(services.config)) throw forbidden('auth.registerSsoOnly')
         if (!(await configValues.bool(ConfigKey.registerUser, false))) throw forbidden('auth.registerDisabled')
         const { username, password, confirmPassword } = req.body
         if (password !== confirmPassword) throw badRequest('auth.passwordMismatch', {}, { errors: [{ field: 'confirmPassword', message: t(languageOf(req), 'auth.passwordMismatch') }] })
@@ -370,14 +398,15 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
         const email = req.body.email.trim().toLowerCase()
         const user = await db
           .selectFrom('sysUser')
-          .select(['userId'])
+          .select(['userId', 'userName'])
           .where((eb) => eb(eb.fn('lower', ['email']), '=', email))
           .where('delFlag', '=', '0')
           .where('status', '=', '0')
           .executeTakeFirst()
         // The answer is the same whether or not the address is known, and so is its time: the code is
         // stored and mailed after the answer has gone, so a slow mail server tells nothing either.
-        if (user) {
+        // With password sign-in off only a break-glass account has a password worth resetting.
+        if (user && passwordAllowedFor(services.config, user.userName)) {
           const lang = languageOf(req)
           setImmediate(() => {
             mailResetCode(services, email, user.userId, lang).catch((err: unknown) => req.log.error({ err }, 'could not send a password reset code'))

@@ -16,6 +16,7 @@ export const accountFeaturesSchema = z.object({
   forgetPasswordEnabled: z.boolean(),
   sourceUrl: z.string().optional(),
   apiDocsUrl: z.string().optional(),
+  sso: z.object({ name: z.string().optional(), passwordSignIn: z.boolean() }).optional(),
 }) satisfies z.ZodType<AccountFeatures>
 
 /** The signed-in user as GET /getUserInfo and the profile routes answer it (no password, no lock state). */

@@ -12,6 +12,7 @@ import { secondFactorStatus } from './factors/requirement'
 import { enabledRolesOf } from '../rbac/auth-context'
 import type { ProofMethod } from './factors/second-factors'
 import type { PasskeyAssertion, PasskeyRegistration, RelyingParty } from './factors/passkeys'
+import { passwordAllowedFor } from './sso/password-sign-in'
 
 export async function captchaEnabled(services: Services): Promise<boolean> {
   return services.config.captchaEnabled ?? (await services.configValues.bool(ConfigKey.captchaEnabled, true))
@@ -284,6 +285,8 @@ export async function signInWithPasskey(services: Services, challengeId: string,
     throw error
   }
   if (!check.ok || !user) return refuse(badRequest('auth.passkeyRefused'), 'auth.passkeyRefusedLog')
+  // With sign-in outside the identity provider off, its deprovisioning must hold: a passkey alone is a way around it.
+  if (!passwordAllowedFor(services.config, user.userName)) return refuse(new AppError(403, 'auth.passkeySignInOff'), 'auth.passkeySignInOffLog')
   if (user.status !== '0') return refuse(new AppError(403, 'auth.disabled'))
   await services.db.updateTable('sysUser').set({ failedLogins: 0, lockedUntil: null }).where('userId', '=', user.userId).execute()
   return startSession(services, user, client, t('en_US', 'auth.passkeyLog'))
@@ -344,4 +347,24 @@ async function lockAccount(services: Services, userId: number, now: Date, minute
     .where('userId', '=', userId)
     .where((eb) => eb.or([eb('lockedUntil', 'is', null), eb('lockedUntil', '<=', now.toISOString())]))
     .execute()
+}
+
+/**
+ * A sign-in whose first factor another party proved: single sign-on (./sso), where the identity
+ * provider checked the user. No password, so no throttle or lock (they guard passwords); then the
+ * second factor, or its enrolment, exactly as after a right password: the console's own rule for
+ * a second factor holds whoever vouched for the user.
+ */
+export async function signInVouchedFor(services: Services, user: { userId: number; userName: string }, client: ClientInfo, logMessage: string): Promise<SignInOutcome> {
+  const now = new Date()
+  if (await services.identity.factors.has(user.userId)) {
+    const methods = (await services.identity.stepUp.methodsOf(user.userId)).filter((m) => m !== 'password')
+    return { secondFactor: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk: true, stage: 'secondFactor', tries: 0 }), methods } }
+  }
+  const status = await secondFactorStatus(services, user.userId, await enabledRolesOf(services.db, user.userId), now)
+  if (status.required && status.due && status.due <= now.toISOString()) {
+    return { enrol: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk: true, stage: 'enrol', tries: 0 }) } }
+  }
+  const token = await startSession(services, user, client, logMessage)
+  return status.required && status.due ? { token, enrolBy: status.due } : { token }
 }

@@ -44,7 +44,7 @@ export function PasskeyButton({ onClick, children, testId }: { onClick: () => Pr
     void onClick().finally(() => setBusy(false))
   }
   return (
-    <button type="button" className={`auth-button auth-button-secondary${busy ? ' auth-button-busy' : ''}`} aria-busy={busy} onClick={run} data-testid={testId}>
+    <button type="button" className={`auth-button auth-button-default${busy ? ' auth-button-busy' : ''}`} aria-busy={busy} onClick={run} data-testid={testId}>
       {busy && <Icon icon={LoadingOutlined} spin className="auth-button-spinner" />}
       <span>{children}</span>
     </button>
@@ -80,7 +80,7 @@ export function CodeStep({ ticket, methods, onDone, onRestart }: { ticket: strin
               {t('login.usePasskey')}
             </PasskeyButton>
           </div>
-          <p className="auth-or">{t('login.orCode')}</p>
+          <div className="auth-divider">{t('login.orCode')}</div>
         </>
       )}
       <AuthTextField field={form.field('code')} icon={SafetyOutlined} placeholder={t('login.secondFactorCode')} autoComplete="one-time-code" inputMode="text" autoFocus={!passkey} data-testid="second-factor-code" />
@@ -153,7 +153,7 @@ export function EnrolStep({ ticket, onDone, onRestart }: { ticket: string; onDon
       </div>
       {passkeysSupported() && (
         <>
-          <p className="auth-or">{t('login.enrolOrPasskey')}</p>
+          <div className="auth-divider">{t('login.enrolOrPasskey')}</div>
           <div className="auth-item">
             <PasskeyButton onClick={addPasskey} testId="enrol-passkey">
               {t('login.enrolPasskey')}

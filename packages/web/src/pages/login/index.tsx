@@ -1,16 +1,16 @@
-import { lazy, Suspense, useCallback, useState } from 'react'
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react'
 import type { ProofMethod, SignInAnswer } from '@velo/shared'
-import { REMEMBERED_USERNAME_KEY } from '../../lib/config'
+import { API_BASE_URL, REMEMBERED_USERNAME_KEY } from '../../lib/config'
 import { safeRedirect } from '../../session/redirectTarget'
 import { sessionActions } from '../../session/sessionStore'
 import { authApi, errorText } from '../../layout/auth/authApi'
 import { AuthCheckbox, AuthPasswordField, AuthSubmit, AuthTextField } from '../../layout/auth/AuthFields'
 import { AuthFrame } from '../../layout/auth/AuthFrame'
 import { required, useAuthForm } from '../../layout/auth/authForm'
-import { t } from '../../layout/auth/authI18n'
+import { t, type AuthMessageKey } from '../../layout/auth/authI18n'
 import { AuthLink, useAuthNav } from '../../layout/auth/AuthNav'
 import { CaptchaField, captchaRules } from '../../layout/auth/CaptchaField'
-import { LockOutlined, UserOutlined } from '../../layout/auth/icons'
+import { Icon, LoadingOutlined, LockOutlined, UserOutlined } from '../../layout/auth/icons'
 import { passkeysSupported } from '../../api/passkeys'
 import { toast } from '../../layout/auth/toast'
 import { useCaptcha } from '../../layout/auth/useCaptcha'
@@ -25,6 +25,10 @@ const EnrolStep = lazy(() => SecondSteps().then((m) => ({ default: m.EnrolStep }
 const RecoveryCodesStep = lazy(() => SecondSteps().then((m) => ({ default: m.RecoveryCodesStep })))
 
 type Step = { kind: 'password' } | { kind: 'code'; ticket: string; methods: ProofMethod[] } | { kind: 'enrol'; ticket: string } | { kind: 'codes'; answer: SignInAnswer }
+
+/** Why a single sign-on stopped (?ssoError=, from the server's callback), in the page's language. */
+const SSO_ERRORS = ['unavailable', 'cancelled', 'expired', 'failed', 'noEmail', 'emailUnverified', 'ambiguous', 'disabled'] as const
+const ssoErrorText = (reason: string): string => t(`sso.${(SSO_ERRORS as readonly string[]).includes(reason) ? reason : 'failed'}` as AuthMessageKey)
 
 // The sign-in page is part of the entry chunk and loads no antd (see main.tsx): it paints at once,
 // and the console it leads to starts loading as soon as the user begins to fill the form.
@@ -71,6 +75,71 @@ export default function LoginPage() {
     if (answer.recoveryCodes?.length) setStep({ kind: 'codes', answer })
     else enter(answer)
   }
+  /** A first step's answer (the password's, or single sign-on's): the second factor or its enrolment, else the console. */
+  function proceed(answer: SignInAnswer) {
+    if (answer.secondFactor) setStep({ kind: 'code', ticket: answer.secondFactor.ticket, methods: answer.secondFactor.methods })
+    else if (answer.enrol) setStep({ kind: 'enrol', ticket: answer.enrol.ticket })
+    else finish(answer)
+  }
+
+  // Back from the identity provider: ?sso=<one-time code> signs in as a password would; ?ssoError=<reason> says why not.
+  // Once, for the address the page opened at.
+  const [ssoBusy, setSsoBusy] = useState(false)
+  const ssoHandled = useRef(false)
+  useEffect(() => {
+    const params = new URLSearchParams(nav.search)
+    const code = params.get('sso')
+    const error = params.get('ssoError')
+    if (ssoHandled.current || (!code && !error)) return
+    ssoHandled.current = true
+    // The address keeps only where to go next: a reload neither trades the spent code nor repeats the message.
+    const redirect = params.get('redirect')
+    nav.navigate(redirect ? `/login?redirect=${encodeURIComponent(redirect)}` : '/login', { replace: true })
+    if (error) {
+      toast('error', ssoErrorText(error))
+      return
+    }
+    setSsoBusy(true)
+    preload()
+    authApi.loginSso(code!).then(proceed, (failure: unknown) => {
+      toast('error', errorText(failure))
+      setSsoBusy(false)
+    })
+  }, [])
+  // Back from the provider's page with the browser's back button, this page comes from its cache: no longer busy.
+  useEffect(() => {
+    const shown = (e: PageTransitionEvent) => e.persisted && setSsoBusy(false)
+    window.addEventListener('pageshow', shown)
+    return () => window.removeEventListener('pageshow', shown)
+  }, [])
+
+  const sso = features?.sso
+  // Password sign-in switched off: the form is there for the break-glass administrator, folded away.
+  const [passwordUnfolded, setPasswordUnfolded] = useState(false)
+  const passwordFolded = !!sso && !sso.passwordSignIn && !passwordUnfolded
+  const ssoStart = () => {
+    const redirect = new URLSearchParams(nav.search).get('redirect')
+    const safe = redirect ? safeRedirect(redirect) : null
+    return `${API_BASE_URL}/auth/oidc/start${safe && safe !== '/' ? `?redirect=${encodeURIComponent(safe)}` : ''}`
+  }
+  const ssoButton = sso && (
+    <div className="auth-item">
+      <a
+        className={`auth-button${sso.passwordSignIn ? ' auth-button-default' : ''}${ssoBusy ? ' auth-button-busy' : ''}`}
+        href={ssoStart()}
+        aria-busy={ssoBusy}
+        data-testid="login-sso"
+        onClick={(e) => {
+          if (ssoBusy) return e.preventDefault()
+          setSsoBusy(true)
+          preload()
+        }}
+      >
+        {ssoBusy && <Icon icon={LoadingOutlined} spin className="auth-button-spinner" />}
+        <span>{ssoBusy ? t('login.signingIn') : sso.name ? t('login.ssoWith', { name: sso.name }) : t('login.sso')}</span>
+      </a>
+    </div>
+  )
 
   async function submit(values: LoginValues) {
     setSubmitting(true)
@@ -80,9 +149,7 @@ export default function LoginPage() {
       const answer = await authApi.login({ username, password: values.password, code: values.code, uuid: captcha.uuid })
       if (remember) localStorage.setItem(REMEMBERED_USERNAME_KEY, username)
       else localStorage.removeItem(REMEMBERED_USERNAME_KEY)
-      if (answer.secondFactor) setStep({ kind: 'code', ticket: answer.secondFactor.ticket, methods: answer.secondFactor.methods })
-      else if (answer.enrol) setStep({ kind: 'enrol', ticket: answer.enrol.ticket })
-      else finish(answer)
+      proceed(answer)
     } catch (error) {
       // The server's message: wrong password, locked account, bad code.
       toast('error', errorText(error))
@@ -116,8 +183,29 @@ export default function LoginPage() {
     )
   }
 
+  if (passwordFolded) {
+    return (
+      <AuthFrame title={t('login.title')}>
+        <div className="auth-form" data-testid="login-sso-only">
+          {ssoButton}
+          <div className="auth-links auth-links-end">
+            <button type="button" className="auth-link auth-link-button" data-testid="login-admin" onClick={() => setPasswordUnfolded(true)}>
+              {t('login.adminSignIn')}
+            </button>
+          </div>
+        </div>
+      </AuthFrame>
+    )
+  }
+
   return (
     <AuthFrame title={t('login.title')}>
+      {sso && (
+        <>
+          {ssoButton}
+          <div className="auth-divider">{t('login.or')}</div>
+        </>
+      )}
       <form
         className="auth-form"
         noValidate
@@ -143,7 +231,7 @@ export default function LoginPage() {
         </div>
         {passkeysSupported() && (
           <div className="auth-item">
-            <button type="button" className={`auth-button auth-button-secondary${passkeyBusy ? ' auth-button-busy' : ''}`} aria-busy={passkeyBusy} onClick={() => void signInWithPasskey()} data-testid="login-passkey">
+            <button type="button" className={`auth-button auth-button-default${passkeyBusy ? ' auth-button-busy' : ''}`} aria-busy={passkeyBusy} onClick={() => void signInWithPasskey()} data-testid="login-passkey">
               <span>{t('login.passkey')}</span>
             </button>
           </div>
