@@ -171,13 +171,7 @@ export async function signIn(services: Services, input: SignInInput, client: Cli
   if (user.status !== '0') await fail(new AppError(403, 'auth.disabled'))
   await services.kv.delete(throttle)
 
-  if (hasFactor) return secondFactorStep(true)
-  const status = await secondFactorStatus(services, user.userId, await enabledRolesOf(services.db, user.userId), now)
-  if (status.required && status.due && status.due <= now.toISOString()) {
-    return { enrol: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk: true, stage: 'enrol', tries: 0 }) } }
-  }
-  const token = await startSession(services, user, client, t('en_US', 'auth.loginSuccess'))
-  return status.required && status.due ? { token, enrolBy: status.due } : { token }
+  return signInVouchedFor(services, user, client, t('en_US', 'auth.loginSuccess'))
 }
 
 async function newTicket(services: Services, ticket: Ticket): Promise<string> {
@@ -357,8 +351,8 @@ async function lockAccount(services: Services, userId: number, now: Date, minute
  */
 export async function signInVouchedFor(services: Services, user: { userId: number; userName: string }, client: ClientInfo, logMessage: string): Promise<SignInOutcome> {
   const now = new Date()
-  if (await services.identity.factors.has(user.userId)) {
-    const methods = (await services.identity.stepUp.methodsOf(user.userId)).filter((m) => m !== 'password')
+  const methods = await services.identity.factors.methodsOf(user.userId)
+  if (methods.length) {
     return { secondFactor: { ticket: await newTicket(services, { userId: user.userId, userName: user.userName, passwordOk: true, stage: 'secondFactor', tries: 0 }), methods } }
   }
   const status = await secondFactorStatus(services, user.userId, await enabledRolesOf(services.db, user.userId), now)
