@@ -31,9 +31,7 @@ export function registerProfileSecurity(app: FastifyInstance, services: Services
   }
 
   const ownSessions = async (auth: AuthContext): Promise<OwnSession[]> =>
-    (await services.sessions.listActive())
-      .filter((s) => s.userId === auth.userId)
-      .map((s) => ({ sessionId: sessionIdOf(s), current: s.tokenHash === auth.session, ipaddr: s.ipaddr, browser: s.browser, os: s.os, loginTime: s.loginTime, lastSeen: s.lastSeen }))
+    (await services.sessions.listActive(auth.userId)).map((s) => ({ sessionId: sessionIdOf(s), current: s.tokenHash === auth.session, ipaddr: s.ipaddr, browser: s.browser, os: s.os, loginTime: s.loginTime, lastSeen: s.lastSeen }))
 
   api.get(
     '/system/user/profile/security',
@@ -140,7 +138,7 @@ export function registerProfileSecurity(app: FastifyInstance, services: Services
     { config: { permission: SIGNED_IN, audit }, schema: { tags, summary: 'Sign out one of my sessions (another browser, a lost laptop)', params: z.object({ sessionId: z.string().regex(/^[0-9a-f]{32}$/) }), response: { 200: done } } },
     async (req) => {
       const auth = caller(req)
-      const session = (await services.sessions.listActive()).find((s) => s.userId === auth.userId && sessionIdOf(s) === req.params.sessionId)
+      const session = (await services.sessions.listActive(auth.userId)).find((s) => sessionIdOf(s) === req.params.sessionId)
       if (!session) throw notFound('auth.sessionNotFound')
       await services.sessions.end(session.tokenHash, 'revoked')
       return ok(null, 'auth.sessionRevoked')

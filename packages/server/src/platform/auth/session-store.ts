@@ -51,8 +51,8 @@ export interface SessionStore {
   revokeUser(userId: number): Promise<void>
   /** Ends one session by its token hash, keeping the reason for the client's next call. */
   end(tokenHash: string, reason: EndReason): Promise<void>
-  /** Live sessions, newest sign-in first. */
-  listActive(): Promise<Session[]>
+  /** Live sessions, newest sign-in first: everyone's, or one user's (read from that user's own index). */
+  listActive(userId?: number): Promise<Session[]>
 }
 
 /** Force logout: ends the live session with this public id; false when there is none. */
@@ -143,10 +143,11 @@ export class SqlSessionStore implements SessionStore {
       .execute()
   }
 
-  listActive() {
+  listActive(userId?: number) {
     return this.db
       .selectFrom('sysSession')
       .selectAll()
+      .$if(userId !== undefined, (q) => q.where('userId', '=', userId!))
       .where('endedReason', '=', '')
       .where('expiresAt', '>', new Date().toISOString())
       .orderBy('loginTime', 'desc')
@@ -232,9 +233,11 @@ export class RedisSessionStore implements SessionStore {
     for (const s of await this.userSessions(userId)) if (!s.endedReason) await this.end(s.tokenHash, 'revoked')
   }
 
-  async listActive() {
+  async listActive(userId?: number) {
     const sessions: Session[] = []
     const now = new Date().toISOString()
+    const live = (s: Session) => !s.endedReason && s.expiresAt > now
+    if (userId !== undefined) return (await this.userSessions(userId)).filter(live).sort((a, b) => b.loginTime.localeCompare(a.loginTime))
     let cursor = '0'
     do {
       const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}*`, 'COUNT', 500)
@@ -243,7 +246,7 @@ export class RedisSessionStore implements SessionStore {
         if (key.startsWith(`${this.prefix}user:`)) continue
         const raw = await this.redis.get(key)
         const s = raw ? (JSON.parse(raw) as Session) : undefined
-        if (s && !s.endedReason && s.expiresAt > now) sessions.push(s)
+        if (s && live(s)) sessions.push(s)
       }
     } while (cursor !== '0')
     return sessions.sort((a, b) => b.loginTime.localeCompare(a.loginTime))
@@ -259,7 +262,7 @@ export function announcingEnds(store: SessionStore, announce: (change: { session
     create: (token, session, ttlMinutes) => store.create(token, session, ttlMinutes),
     lookup: (token, ttlMinutes) => store.lookup(token, ttlMinutes),
     peek: (token) => store.peek(token),
-    listActive: () => store.listActive(),
+    listActive: (userId) => store.listActive(userId),
     async revoke(token) {
       await store.revoke(token)
       await announce({ sessions: [hashToken(token)] })
