@@ -257,6 +257,13 @@ describe('a second proof before dangerous actions', () => {
     expect(roleEdit.code, roleEdit.msg).toBe(ResultCode.STEP_UP_REQUIRED)
     const write = await t.call({ method: 'POST', url: '/api/tool/sql/run', token, body: { sql: "update sys_config set remark = remark where config_key = 'nothing'", write: true } })
     expect(write.code).toBe(ResultCode.STEP_UP_REQUIRED)
+    // A menu's permission is granted to every role holding the menu; its name is not.
+    const menu = await db().selectFrom('sysMenu').select(['menuId', 'perms', 'menuName']).where('perms', '=', 'system:config:list').executeTakeFirstOrThrow()
+    const rePerm = await t.call({ method: 'PUT', url: '/api/system/menu', token, body: { menuId: menu.menuId, perms: 'system:user:list' } })
+    expect(rePerm.code, rePerm.msg).toBe(ResultCode.STEP_UP_REQUIRED)
+    expect((await db().selectFrom('sysMenu').select('perms').where('menuId', '=', menu.menuId).executeTakeFirstOrThrow()).perms).toBe('system:config:list')
+    const reorder = await t.call({ method: 'PUT', url: '/api/system/menu', token, body: { menuId: menu.menuId, orderNum: 7 } })
+    expect(reorder.code, reorder.msg).toBe(200)
     await t.call({ method: 'POST', url: '/api/auth/step-up', token, body: { password: ADMIN_PASSWORD } })
     expect((await t.call({ method: 'PUT', url: '/api/system/user', token, body: { userId: target, roleIds: [common] } })).code).toBe(200)
   })

@@ -43,14 +43,22 @@ async function checkMenu(tx: Tx, menu: Row, menuId?: number) {
  */
 export function registerMenus(app: FastifyInstance, services: Services) {
   const { db } = services
+  const { stepUp } = services.identity
+  // What a menu carries is granted to every role that holds it: defining it asks for a second proof,
+  // and a role that may do so requires a second factor.
+  stepUp.sensitiveRights.add('system:menu:add')
+  stepUp.sensitiveRights.add('system:menu:edit')
 
   registerEntityRoutes(app, services, systemEntities.menu, {
     beforeCreate: async ({ tx, auth, values }) => {
       await checkMenu(tx, values)
+      if (splitPermissions(values.perms as string | undefined).length) await stepUp.assert(auth)
       assertPermissionsGrantable(auth, splitPermissions(values.perms as string | undefined))
     },
     beforeUpdate: async ({ tx, auth, context, before, values }) => {
       await checkMenu(tx, { ...before, ...values }, Number(before.menuId))
+      const grants = (values.perms !== undefined && values.perms !== before.perms) || (values.status !== undefined && values.status !== before.status)
+      if (grants) await stepUp.assert(auth)
       // A permission string is defined by someone who holds it; the roles holding the menu then hold it too.
       if (values.perms !== undefined && values.perms !== before.perms) assertPermissionsGrantable(auth, splitPermissions(values.perms as string))
       await grantCheckIn.begin(context, tx, auth, { users: await holdersOfMenus(tx, [Number(before.menuId)]) })
