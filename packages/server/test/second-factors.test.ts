@@ -196,7 +196,7 @@ describe('a second proof before dangerous actions', () => {
     const routes = t.app.services.identity.stepUp.routes
     // OTA approve and start for each kind of campaign, the user reset actions, device keys, password reset.
     expect(routes.length).toBeGreaterThanOrEqual(12)
-    expect(routes.map((r) => r.url)).toEqual(expect.arrayContaining(['/api/system/user/resetPwd', '/api/iot/model/:id/registrationKey', '/api/system/user/:id/action/resetFactors']))
+    expect(routes.map((r) => r.url)).toEqual(expect.arrayContaining(['/api/system/user/resetPwd', '/api/iot/model/:id/registrationKey', '/api/iot/device/:id/secret', '/api/system/user/:id/action/resetFactors']))
     const token = (await signIn('admin', ADMIN_PASSWORD)).data.token!
     await forgetProof(token)
     for (const r of routes) {

@@ -136,7 +136,7 @@ export function registerDevices(app: FastifyInstance, services: Services) {
   api.put(
     '/iot/device/:id/secret',
     {
-      config: { permission: 'iot:device:edit', audit: { module, businessType: BusinessType.update } },
+      config: { permission: 'iot:device:edit', stepUp: true, audit: { module, businessType: BusinessType.update } },
       schema: {
         tags,
         summary: 'Issue a new device secret (shown once); the device is disconnected and must connect with it',
