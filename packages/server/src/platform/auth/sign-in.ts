@@ -239,9 +239,14 @@ export async function signInEnrolConfirm(services: Services, ticketId: string, c
   const ticket = await readTicket(services, ticketId, 'enrol')
   const added = await services.identity.factors.confirmTotp(ticket.userId, code, name)
   if (!added) return burnTry(services, ticketId, ticket, client, badRequest('auth.enrolCodeWrong'), 'auth.secondFactorWrongLog')
+  return finishEnrolment(services, ticketId, ticket.userId, client, added.recoveryCodes)
+}
+
+/** The enrolment's factor is kept: the ticket is spent, and the session starts with the recovery codes to keep. */
+async function finishEnrolment(services: Services, ticketId: string, userId: number, client: ClientInfo, recoveryCodes: string[] | null) {
   await services.kv.delete(`signin-ticket:${ticketId}`)
-  const user = await activeUser(services, ticket.userId)
-  return { token: await startSession(services, user, client, t('en_US', 'auth.enrolLog')), recoveryCodes: added.recoveryCodes }
+  const user = await activeUser(services, userId)
+  return { token: await startSession(services, user, client, t('en_US', 'auth.enrolLog')), recoveryCodes }
 }
 
 /** Enrolment inside a sign-in, with a passkey instead of an app: the options the browser creates it from. */
@@ -255,9 +260,7 @@ export async function signInEnrolPasskeyConfirm(services: Services, ticketId: st
   const ticket = await readTicket(services, ticketId, 'enrol')
   const added = await services.identity.factors.confirmPasskey(ticket.userId, response, name)
   if (!added) return burnTry(services, ticketId, ticket, client, badRequest('auth.passkeyRefused'), 'auth.passkeyRefusedLog')
-  await services.kv.delete(`signin-ticket:${ticketId}`)
-  const user = await activeUser(services, ticket.userId)
-  return { token: await startSession(services, user, client, t('en_US', 'auth.enrolLog')), recoveryCodes: added.recoveryCodes }
+  return finishEnrolment(services, ticketId, ticket.userId, client, added.recoveryCodes)
 }
 
 /** A sign-in by passkey alone: the options, kept under a fresh id the answer comes back with. */
