@@ -102,6 +102,7 @@ test('a filled form asks before Esc, Cancel or a click outside drops its changes
   await ask.getByRole('button', { name: 'Keep editing' }).click()
   await expect(ask).toHaveCount(0)
   await expect(reply.getByLabel('Reply')).toHaveValue('Thank you for writing')
+  await expect(reply.getByLabel('Reply'), 'back in the field that was changed').toBeFocused()
   await reply.getByRole('button', { name: 'Cancel' }).click()
   await page.getByTestId('form-discard-ok').click()
   await expect(reply).toHaveCount(0)
@@ -123,6 +124,8 @@ test('a filled form asks before Esc, Cancel or a click outside drops its changes
   await expect(ask).toBeVisible()
   await ask.getByRole('button', { name: 'Keep editing' }).click()
   await expect(form.getByLabel('Name', { exact: true })).toHaveValue('Night shift lead')
+  // The click outside had taken the focus out of the form: keeping on brings it back, so Esc asks again.
+  await expect(form.getByLabel('Name', { exact: true })).toBeFocused()
   await page.keyboard.press('Escape')
   await expect(ask).toBeVisible()
   await page.getByTestId('form-discard-ok').click()

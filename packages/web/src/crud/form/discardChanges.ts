@@ -10,11 +10,16 @@ const isBlank = (value: unknown) => value === undefined || value === null || val
 /** A value as it would be compared: dates (dayjs) and lists by their JSON form. */
 const comparable = (value: unknown) => (isBlank(value) ? null : JSON.stringify(value))
 
+/** The first field whose value differs from the one the form started with, if any. */
+function firstChangedField(initial: Readonly<Row>, current: Readonly<Row>): string | undefined {
+  const names = new Set([...Object.keys(initial), ...Object.keys(current)])
+  for (const name of names) if (comparable(initial[name]) !== comparable(current[name])) return name
+  return undefined
+}
+
 /** Whether any value differs from the one the form started with (a field typed into and restored is unchanged). */
 export function hasUnsavedChanges(initial: Readonly<Row>, current: Readonly<Row>): boolean {
-  const names = new Set([...Object.keys(initial), ...Object.keys(current)])
-  for (const name of names) if (comparable(initial[name]) !== comparable(current[name])) return true
-  return false
+  return firstChangedField(initial, current) !== undefined
 }
 
 /** The class of the question's modal and the test id of its OK button (the tests find them). */
@@ -23,13 +28,17 @@ const DISCARD_OK = { danger: true, 'data-testid': 'form-discard-ok' } as const
 
 /**
  * Closing a form (Esc, the mask, the close icon, Cancel) asks "Discard your changes?" while it holds
- * values the user entered; an untouched form closes at once. Cancel of the question keeps editing.
+ * values the user entered; an untouched form closes at once. Cancel of the question keeps editing,
+ * back in the field that was changed: the question took the focus, and a click outside had put it
+ * nowhere, so a second Esc would otherwise reach no dialog at all.
  */
 export function useDiscardGuard() {
   const { t } = useTranslation()
   const { modal } = useFeedback()
   return (form: FormInstance<Row>, initial: Readonly<Row>, close: () => void) => {
-    if (!form.isFieldsTouched() || !hasUnsavedChanges(initial, form.getFieldsValue(true) as Row)) return close()
+    const changed = form.isFieldsTouched() ? firstChangedField(initial, form.getFieldsValue(true) as Row) : undefined
+    if (changed === undefined) return close()
+    let keepEditing = false
     modal.confirm({
       title: t('crud.discardTitle'),
       content: t('crud.discardContent'),
@@ -38,6 +47,12 @@ export function useDiscardGuard() {
       cancelText: t('crud.keepEditing'),
       okButtonProps: DISCARD_OK,
       onOk: close,
+      onCancel: () => {
+        keepEditing = true
+      },
+      afterClose: () => {
+        if (keepEditing) form.focusField(changed)
+      },
     })
   }
 }
