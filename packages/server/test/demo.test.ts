@@ -590,7 +590,9 @@ describe('npm run demo', () => {
     }
   })
 
-  it('replaces its own data when run again (no --force needed)', async () => {
+  // Two more runs of the generator: seconds alone, but the PostgreSQL pass of CI runs at the lowest
+  // priority beside the browser tests, where one took longer than the default 30 s.
+  it('replaces its own data when run again (no --force needed)', { timeout: 120_000 }, async () => {
     const again = await run(a)
     expect(again.seedResult.seeded).toBe(false)
     expect(again.replacedForeign).toEqual([])
@@ -604,7 +606,7 @@ describe('npm run demo', () => {
     expect(await sample(b)).not.toEqual(await sample(a))
   })
 
-  it('refuses, changing nothing, a database with rows it did not write; --force replaces them', async () => {
+  it('refuses, changing nothing, a database with rows it did not write; --force replaces them', { timeout: 120_000 }, async () => {
     const c = await target()
     await migrateToLatest(c.db, c.dialect)
     await seed({ db: c.db, config: c.config })
