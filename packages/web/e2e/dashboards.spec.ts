@@ -1,21 +1,18 @@
-import { readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { expect, test, type Page } from '@playwright/test'
 import Database from 'better-sqlite3'
 import ExcelJS from 'exceljs'
 import { apiLogin, call, openSignedIn, useToken } from './support/session'
 import { clickRowAction } from './support/rows'
 import { saveScreen } from './support/screens'
+import { databaseFile } from './support/server'
 
 // The home page and the five dashboards on the demo data the e2e server starts with, in both
 // languages. Each checked figure is compared with the same figure computed here by a query of our
 // own on the server's database (read-only), from the facts themselves, not from the rollups the
 // server reads: the rollups, the country scope and the page's formatting are all under test.
 
-const PORT = process.env.E2E_PORT ?? '18080'
-// support/start-server.mjs names the database it made in this file.
-const db = new Database(readFileSync(join(tmpdir(), `velo-e2e-database-${PORT}`), 'utf8'), { readonly: true, fileMustExist: true })
+// support/start-server.mjs names the database of this worker's server in a file (support/server.ts).
+const db = new Database(databaseFile(), { readonly: true, fileMustExist: true })
 test.afterAll(() => db.close())
 
 const one = (sql: string, ...params: unknown[]) => Number(Object.values(db.prepare(sql).get(...params) as Record<string, unknown>)[0])

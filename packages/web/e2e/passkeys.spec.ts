@@ -1,17 +1,14 @@
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { expect, test, type Page } from '@playwright/test'
 import Database from 'better-sqlite3'
 import { call, createUserWithoutMenus, TOKEN_COOKIE } from './support/session'
+import { databaseFile } from './support/server'
 
 // Passkeys (issue 40) in Chromium, through its virtual authenticator (the DevTools protocol's
 // WebAuthn domain): a platform authenticator with a resident key and user verification, as a
 // laptop's Windows Hello or Touch ID would be. The server checks its real signatures.
 
-const PORT = Number(process.env.E2E_PORT ?? 18080)
-const database = () => new Database(readFileSync(join(tmpdir(), `velo-e2e-database-${PORT}`), 'utf8'), { fileMustExist: true })
+const database = () => new Database(databaseFile(), { fileMustExist: true })
 
 async function virtualAuthenticator(page: Page) {
   const cdp = await page.context().newCDPSession(page)

@@ -1,19 +1,16 @@
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
 import Database from 'better-sqlite3'
 import { generateSync } from 'otplib'
 import { ADMIN, apiLogin, call, createUserWithoutMenus, useToken } from './support/session'
 import { clickRowAction } from './support/rows'
+import { databaseFile } from './support/server'
 
 // Staff identity (issue 40) in the browser: the sign-in's second step, the enrolment a role requires,
 // and the second proof a dangerous action asks for. Codes come from the same library the server uses.
 
-const PORT = Number(process.env.E2E_PORT ?? 18080)
 const rows = (page: Page, entity: string) => page.getByTestId(`entity-list-${entity}`).getByTestId('crud-table').locator('tbody tr.ant-table-row')
-const database = () => new Database(readFileSync(join(tmpdir(), `velo-e2e-database-${PORT}`), 'utf8'), { fileMustExist: true })
+const database = () => new Database(databaseFile(), { fileMustExist: true })
 /** A code of the app a step (30 s) ahead: the step now may have been used by the enrolment. */
 const codeOf = (secret: string, stepsAhead = 1) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * stepsAhead })
 

@@ -1,19 +1,16 @@
 import { readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { expect, test, type Page } from '@playwright/test'
 import Database from 'better-sqlite3'
 import { strFromU8, unzipSync } from 'fflate'
 import { apiLogin, call, openSignedIn } from './support/session'
 import { clickRowAction } from './support/rows'
 import { saveScreen } from './support/screens'
+import { databaseFile } from './support/server'
 
 // Tool system › Code generation (issue 20) against the built server: a table a DBA made (not one
 // of the product's) is imported, a column is edited, the files are previewed and downloaded as a zip
 // whose definition carries the edit.
 
-const PORT = process.env.E2E_PORT ?? '18080'
-const databaseFile = readFileSync(join(tmpdir(), `velo-e2e-database-${PORT}`), 'utf8')
 // Letters only: the engine maps a field or table name to its column by Kysely's snake case, which keeps digits attached.
 const suffix = [...String(Date.now() % 1_000_000)].map((d) => String.fromCharCode(97 + Number(d))).join('')
 const TABLE = `crm_claim_${suffix}`
@@ -23,7 +20,7 @@ const tableRow = (page: Page) => list(page).getByTestId('crud-table').locator('t
 
 test.beforeAll(() => {
   // The table is made beside the running server, as a DBA would, with a comment-like hostile default label source.
-  const db = new Database(databaseFile, { fileMustExist: true })
+  const db = new Database(databaseFile(), { fileMustExist: true })
   try {
     db.pragma('busy_timeout = 5000')
     db.exec(`create table ${TABLE} (
@@ -44,7 +41,7 @@ test.afterAll(async ({ request }) => {
   const token = await apiLogin(request)
   const { rows } = await call<{ rows: { tableId: number; tableName: string }[] }>(request, 'POST', '/tool/gen/list', token, { pageNum: 1, pageSize: 50, tableName: TABLE })
   for (const r of rows) await call(request, 'DELETE', `/tool/gen/${r.tableId}`, token)
-  const db = new Database(databaseFile, { fileMustExist: true })
+  const db = new Database(databaseFile(), { fileMustExist: true })
   try {
     db.pragma('busy_timeout = 5000')
     db.exec(`drop table if exists ${TABLE}`)

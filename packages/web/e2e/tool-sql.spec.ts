@@ -1,20 +1,17 @@
-import { readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { expect, test, type Page } from '@playwright/test'
 import Database from 'better-sqlite3'
 import { apiLogin, call, openSignedIn, setConfig, useToken } from './support/session'
 import { saveScreen } from './support/screens'
 import { sheetRowsOf } from './support/excel'
+import { databaseFile } from './support/server'
 
 // Tool system › SQL execution (issue 20) against the built server: a SELECT runs and exports; a
 // write by someone without the Write permission is refused and changes nothing; with it, the
 // statement is shown for a second confirmation and the rows affected are reported; a statement past
 // the timeout is stopped with a clear message.
 
-const PORT = process.env.E2E_PORT ?? '18080'
 // support/start-server.mjs names the database it made in this file; read-only here.
-const db = new Database(readFileSync(join(tmpdir(), `velo-e2e-database-${PORT}`), 'utf8'), { readonly: true, fileMustExist: true })
+const db = new Database(databaseFile(), { readonly: true, fileMustExist: true })
 test.afterAll(() => db.close())
 
 const PATH = '/tool/sql'

@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from '@playwright/test'
+import { MAIL_DIR } from './server'
 
 /** The mail drop of the e2e server (start-server.mjs sets MAIL_DIR to it): what the recipient reads. */
-const mailDir = () => join(tmpdir(), `velo-e2e-mail-${process.env.E2E_PORT ?? 18080}`)
+const mailDir = () => MAIL_DIR
 
 /** The text of the newest mail to this address, once it has arrived. */
 export async function newestMailTo(address: string): Promise<string> {
