@@ -3,7 +3,7 @@ import ExcelJS from 'exceljs'
 import { describe, expect, it } from 'vitest'
 import { otaPublicKeysOf } from '../src/modules/ota/signing'
 import { createTestApp, limitedUser, type Refusal, useTestApp, waitForOperLog } from './harness'
-import { deviceRow, demoModelId, randomSn, simulated, waitFor } from './iot-helpers'
+import { deviceRow, demoModelId, type IotStreamEvent, openStream, randomSn, simulated, waitFor } from './iot-helpers'
 
 // The embedded broker: the tests connect with the secrets the API hands out.
 const t = useTestApp({ MQTT_PORT: '0', MQTT_PUBLIC_URL: 'mqtts://iot.example.com:8883' }, { iot: { presence: { flushMs: 10 } } })
@@ -115,6 +115,28 @@ describe('the live stream and the gateway status', () => {
     expect((await t.call({ url: '/api/iot/stream' })).status).toBe(401)
     const lister = await limitedUser(t, { userName: 'iotlister', perms: ['iot:device:list'], dataScope: '1' })
     expect((await t.call({ url: '/api/iot/gateway', token: lister.token })).data).toMatchObject({ protocolVersion: 1, embedded: true, port: t.app.broker!.port, connected: true })
+  })
+
+  it('carry a device’s position only to who may see positions (member:pii:location); others get it masked', async () => {
+    const blind = await limitedUser(t, { userName: 'iotnopositions', perms: ['iot:device:list'], dataScope: '1' })
+    const sighted = await limitedUser(t, { userName: 'iotpositions', perms: ['iot:device:list', 'member:pii:location'], dataScope: '1' })
+    const sn = `PS${randomSn('')}`
+    const added = await t.call<{ deviceId: number }>({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId: await demoModelId(t) } })
+    const streams = await Promise.all([blind, sighted].map((u) => openStream<IotStreamEvent>(t.app, '/api/iot/stream', u.token)))
+    try {
+      const change = { deviceId: added.data.deviceId, sn, battery: 77, latitude: 52.370216, longitude: 4.895168 }
+      await t.app.iot.events.publish({ type: 'device', data: change as never })
+      const [hidden, shown] = await Promise.all(streams.map((s) => s.next((e) => e.event === 'device' && e.data.sn === sn, 'the position change')))
+      expect(shown!.data).toMatchObject({ battery: 77, latitude: 52.370216, longitude: 4.895168 })
+      expect(shown!.data).not.toHaveProperty('masked')
+      expect(hidden!.data).toMatchObject({ battery: 77, latitude: null, longitude: null, masked: ['latitude', 'longitude'] })
+      // A change without a position names nothing as masked.
+      await t.app.iot.events.publish({ type: 'device', data: { deviceId: added.data.deviceId, sn, battery: 76 } as never })
+      const next = await streams[0]!.next((e) => e.event === 'device' && e.data.sn === sn && (e.data as { battery?: number }).battery === 76, 'the battery change')
+      expect(next!.data).not.toHaveProperty('masked')
+    } finally {
+      for (const s of streams) await s.close()
+    }
   })
 })
 

@@ -5,6 +5,7 @@ import type { GeneratedModule } from './entity/generated'
 import { allEntities } from './entity/registry'
 import type { Label } from './entity/types'
 import { actionPermission, stepPermission } from './entity/workflow'
+import { PERSONAL_DATA_BUTTON_TITLES, PERSONAL_DATA_BUTTONS } from './privacy'
 
 /**
  * The menu catalogue seeded at first start: one directory per product area (SPEC §1) and one page
@@ -21,8 +22,8 @@ export interface MenuSeed {
   title: Label
   /** Permission prefix 'area:entity'; buttons list/query/add/edit/remove/export(/import) are seeded. */
   permission?: string
-  /** Extra button permissions beyond the standard ones. */
-  extra?: string[]
+  /** Extra button permissions beyond the standard ones: a permission (titled by its last segment) or [permission, menu name]. */
+  extra?: readonly (string | readonly [perms: string, name: string])[]
   /**
    * The page's buttons, each as [permission, menu name], in place of the standard set: for a page
    * that lists no rows anyone adds, modifies or exports (Monitoring › Jobs). Its own permission is
@@ -73,7 +74,8 @@ const PRODUCT_CATALOGUE: MenuSeed[] = [
     // '/dashboard' itself is the home page (SPEC §2), so the dashboards live under /analytics.
   ], 'analytics'),
   area('member', 'team', 'Members', '会员管理', [
-    page('member', 'member', 'user', 'Members', '会员列表'),
+    // Who may see riders' personal data, by category, and reveal one record's (privacy.ts).
+    page('member', 'member', 'user', 'Members', '会员列表', { extra: PERSONAL_DATA_BUTTONS }),
     page('member', 'feedback', 'message', 'Feedback', '意见反馈'),
     page('member', 'feedbackTag', 'tags', 'Feedback tags', '反馈标签'),
   ]),
@@ -218,6 +220,7 @@ export const BUTTON_TITLES: Record<string, Label> = {
   'button.preview': { en_US: 'Preview', zh_CN: '预览' },
   'button.code': { en_US: 'Generate code', zh_CN: '生成代码' },
   'button.runNow': { en_US: 'Run now', zh_CN: '立即执行' },
+  ...PERSONAL_DATA_BUTTON_TITLES,
 }
 
 /** A menu name as people read it: i18n keys ('menu.system.user', 'button.add') translated, plain text as is. */

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { BUTTON_TITLES, MENU_CATALOGUE, type MenuSeed, menuTitle, STANDARD_ACTIONS } from '../src/menus'
 
-/** The button names the server seeds under a page: 'button.<last segment of the permission>'. */
+/** The button names the server seeds under a page: 'button.<last segment of the permission>', or an extra's own name. */
 const buttonsOf = (page: MenuSeed) =>
-  page.permission ? [...STANDARD_ACTIONS, ...(page.imports ? ['import'] : []), ...(page.extra ?? []).map((p) => p.split(':').at(-1)!)].map((a) => `button.${a}`) : []
+  page.permission
+    ? [
+        ...[...STANDARD_ACTIONS, ...(page.imports ? ['import'] : [])].map((a) => `button.${a}`),
+        ...(page.extra ?? []).map((p) => (typeof p === 'string' ? `button.${p.split(':').at(-1)!}` : p[1])),
+      ]
+    : []
 
 describe('menu titles', () => {
   it('every seeded button has a title in both languages', () => {

@@ -293,6 +293,27 @@ export function planDevices(plan: Plan, seed: number): PlannedDevice[] {
   return devices
 }
 
+/** Cities of each market where its riders' boxes were last seen (a market not named here: its first). */
+const CITIES: Record<string, readonly (readonly [lat: number, lng: number])[]> = {
+  NL: [[52.37, 4.9], [51.92, 4.48], [52.09, 5.12], [52.08, 4.31], [51.44, 5.47], [53.22, 6.57]],
+  DE: [[52.52, 13.4], [53.55, 9.99], [48.14, 11.58], [50.94, 6.96], [50.11, 8.68], [51.34, 12.37], [48.78, 9.18]],
+  BE: [[50.85, 4.35], [51.22, 4.4], [51.05, 3.72], [50.63, 5.57]],
+  FR: [[48.86, 2.35], [45.76, 4.84], [43.6, 1.44], [47.22, -1.55], [48.57, 7.75]],
+  GB: [[51.51, -0.13], [52.2, 0.12], [51.75, -1.26], [53.48, -2.24], [55.95, -3.19]],
+  DK: [[55.68, 12.57], [56.16, 10.2], [55.4, 10.39]],
+  AT: [[48.21, 16.37], [47.07, 15.44], [47.27, 11.39]],
+  CH: [[47.38, 8.54], [46.2, 6.14], [46.95, 7.45]],
+  LU: [[49.61, 6.13]],
+  SE: [[59.33, 18.07], [57.71, 11.97], [55.6, 13.0]],
+  NO: [[59.91, 10.75], [60.39, 5.32]],
+  IE: [[53.35, -6.26], [51.9, -8.47]],
+  IT: [[45.46, 9.19], [44.49, 11.34], [45.44, 12.32]],
+  ES: [[41.39, 2.17], [40.42, -3.7], [39.47, -0.38]],
+  US: [[40.71, -74.01], [37.77, -122.42], [47.61, -122.33], [42.36, -71.06], [30.27, -97.74]],
+  CN: [[31.23, 121.47], [39.9, 116.4], [22.54, 114.06], [30.27, 120.16]],
+  TW: [[25.03, 121.57], [22.63, 120.3], [24.15, 120.67]],
+}
+
 /** Writes iot_device: no secret (the demo cannot know what a box holds), never online (the gateway says who is). */
 export async function writeDevices(tx: Db, dialect: Dialect, plan: Plan, devices: readonly PlannedDevice[], o: { seed: number; modelId: number; mark: string }): Promise<number> {
   const r = random((o.seed ^ 0x5e7b0c5) >>> 0)
@@ -302,6 +323,13 @@ export async function writeDevices(tx: Db, dialect: Dialect, plan: Plan, devices
     'display_version', 'display_hardware', 'bms_version', 'bms_hardware', 'ecu_version', 'ecu_hardware', 'create_by', 'create_time', 'update_by', 'update_time', 'remark',
   ])
   const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[r.int(16)]).join('')
+  // Positions from a stream of their own, so the other columns stay what earlier demos wrote.
+  const rp = random((o.seed ^ 0x6e05e7) >>> 0)
+  /** Where a rider's box was last seen: a city of their market, within a few kilometres of its centre. */
+  const positionOf = (market: string): [number, number] => {
+    const [lat, lng] = rp.pick(CITIES[market] ?? CITIES.NL!)
+    return [round(lat + rp.between(-0.04, 0.04), 5), round(lng + rp.between(-0.06, 0.06), 5)]
+  }
   for (const d of devices) {
     const b = d.bike
     const seen = d.lastSeen !== null
@@ -315,11 +343,12 @@ export async function writeDevices(tx: Db, dialect: Dialect, plan: Plan, devices
     // A few boxes are close to their SIM package: the flow state the gateway keeps says so.
     const remaining = round(limit - used, 1)
     const at = (t: number) => iso(Math.round(t))
+    const position = seen && b.member ? positionOf(b.member.market.code) : [null, null]
     await w.add(
       d.id, d.sn, `${hex(8)}-${hex(4)}-4${hex(3)}-${'89ab'[r.int(4)]}${hex(3)}-${hex(12)}`, o.modelId, null, d.state, false, activated,
       seen ? at(d.lastSeen!) : null, activated ? at(b.boundTime! + r.between(1, 30) * MINUTE) : null,
       versionOf(r, 'iot', stale), PART_VERSIONS.iot.hardware, '', '', remaining < limit * 0.1 ? 'warning' : 'normal', b.member ? 'bound' : 'unbound',
-      `8931${r.digits(15)}`, seen ? used : null, limit, remaining, seen ? 'off' : 'on', seen ? Math.round(r.between(8, 100)) : null, seen ? Math.round(r.between(-108, -62)) : null, null, null,
+      `8931${r.digits(15)}`, seen ? used : null, limit, remaining, seen ? 'off' : 'on', seen ? Math.round(r.between(8, 100)) : null, seen ? Math.round(r.between(-108, -62)) : null, position[0], position[1],
       versionOf(r, display, stale), PART_VERSIONS[display].hardware, versionOf(r, 'bms', stale), PART_VERSIONS.bms.hardware, versionOf(r, ecu, stale), PART_VERSIONS[ecu].hardware,
       o.mark, iso(b.produced), '', null, '',
     )

@@ -57,7 +57,10 @@ function pageButtons(seed: MenuSeed): [perms: string, name: string][] {
   if (!own && !entity && seed.permission) {
     for (const e of allEntities()) if (e.permission === seed.permission) for (const [perms, name] of definedButtons(e)) if (!buttons.has(perms)) buttons.set(perms, name)
   }
-  for (const perms of seed.extra ?? []) if (!buttons.has(perms)) buttons.set(perms, `button.${perms.split(':').at(-1)}`)
+  for (const extra of seed.extra ?? []) {
+    const [perms, name] = typeof extra === 'string' ? [extra, `button.${extra.split(':').at(-1)}`] : extra
+    if (!buttons.has(perms)) buttons.set(perms, name)
+  }
   return [...buttons]
 }
 
@@ -498,6 +501,8 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
       await missingConfigs(tx)
     },
   },
+  // Riders' privacy: the rights to see each category of personal data and to reveal one record's, under Members.
+  { version: 20, apply: (tx) => definedButtonsArea(tx) },
 ]
 
 /** The version a database is at once seeded by this server. */

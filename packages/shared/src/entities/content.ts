@@ -774,7 +774,7 @@ export const appUploadLog = defineEntity({
     },
     { name: 'appVersion', kind: 'version', label: { en_US: 'App version', zh_CN: 'App 版本' }, readOnly: true, search: 'eq', sort: true },
     { name: 'osVersion', kind: 'text', label: { en_US: 'OS', zh_CN: '操作系统' }, max: 64, readOnly: true },
-    { name: 'file', kind: 'file', accept: ['log', 'txt', 'json', 'zip', 'gz'], maxBytes: 50 * 1024 * 1024, label: { en_US: 'File', zh_CN: '文件' }, readOnly: true },
+    { name: 'file', kind: 'file', accept: ['log', 'txt', 'json', 'zip', 'gz'], maxBytes: 50 * 1024 * 1024, label: { en_US: 'File', zh_CN: '文件' }, readOnly: true, personal: 'content' },
     { name: 'originalName', kind: 'text', label: { en_US: 'File name', zh_CN: '文件名' }, max: 255, readOnly: true, search: 'like' },
     { name: 'fileSize', kind: 'number', int: true, min: 0, label: { en_US: 'Size (bytes)', zh_CN: '大小（字节）' }, readOnly: true, sort: true },
     { name: 'uploadTime', kind: 'datetime', label: { en_US: 'Uploaded', zh_CN: '上传时间' }, readOnly: true, required: true, search: 'range', sort: true },

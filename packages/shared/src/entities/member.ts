@@ -55,14 +55,14 @@ export const member = defineEntity({
   fields: [
     idField('memberId'),
     // The sign-in name in the app: changed only by the member (with a confirmation mail), never by staff.
-    { name: 'email', kind: 'email', label: { en_US: 'Email', zh_CN: '邮箱' }, required: true, unique: true, readOnly: true, search: 'like', sort: true },
-    { name: 'firstName', kind: 'text', label: { en_US: 'First name', zh_CN: '名' }, max: 64, search: 'like', sort: true },
-    { name: 'lastName', kind: 'text', label: { en_US: 'Last name', zh_CN: '姓' }, max: 64, search: 'like', sort: true },
-    { name: 'avatar', kind: 'image', label: { en_US: 'Avatar', zh_CN: '头像' } },
-    { name: 'phone', kind: 'phone', label: { en_US: 'Phone', zh_CN: '手机号码' }, search: 'like' },
-    { name: 'birthday', kind: 'date', label: { en_US: 'Birthday', zh_CN: '生日' }, list: false },
-    { name: 'height', kind: 'number', int: true, min: 50, max: 250, label: { en_US: 'Height (cm)', zh_CN: '身高(cm)' }, list: false },
-    { name: 'weight', kind: 'number', min: 10, max: 300, label: { en_US: 'Weight (kg)', zh_CN: '体重(kg)' }, list: false },
+    { name: 'email', kind: 'email', label: { en_US: 'Email', zh_CN: '邮箱' }, required: true, unique: true, readOnly: true, search: 'like', sort: true, personal: 'contact' },
+    { name: 'firstName', kind: 'text', label: { en_US: 'First name', zh_CN: '名' }, max: 64, search: 'like', sort: true, personal: 'contact' },
+    { name: 'lastName', kind: 'text', label: { en_US: 'Last name', zh_CN: '姓' }, max: 64, search: 'like', sort: true, personal: 'contact' },
+    { name: 'avatar', kind: 'image', label: { en_US: 'Avatar', zh_CN: '头像' }, personal: 'content' },
+    { name: 'phone', kind: 'phone', label: { en_US: 'Phone', zh_CN: '手机号码' }, search: 'like', personal: 'contact' },
+    { name: 'birthday', kind: 'date', label: { en_US: 'Birthday', zh_CN: '生日' }, list: false, personal: 'body' },
+    { name: 'height', kind: 'number', int: true, min: 50, max: 250, label: { en_US: 'Height (cm)', zh_CN: '身高(cm)' }, list: false, personal: 'body' },
+    { name: 'weight', kind: 'number', min: 10, max: 300, label: { en_US: 'Weight (kg)', zh_CN: '体重(kg)' }, list: false, personal: 'body' },
     // The same three values as staff users' gender (male, female, unknown).
     { name: 'gender', kind: 'dict', dict: 'sys_user_sex', label: { en_US: 'Gender', zh_CN: '性别' }, default: '2', max: 1, search: 'eq' },
     { name: 'countryId', kind: 'reference', entity: 'country', label: { en_US: 'Country / region', zh_CN: '国家/地区' }, search: 'eq' },
@@ -169,7 +169,7 @@ export const feedbackTag = defineEntity({
 
 /** One of the feedback's pictures (literal names, so RowOf reads them). */
 const picture = <N extends string>(name: N, n: number) =>
-  ({ name, kind: 'image', label: { en_US: `Image ${n}`, zh_CN: `图片${n}` }, readOnly: true, list: n === 1 }) as const
+  ({ name, kind: 'image', label: { en_US: `Image ${n}`, zh_CN: `图片${n}` }, readOnly: true, list: n === 1, personal: 'content' }) as const
 
 /**
  * What members tell us from the app, with their stars, images and tags; staff read it and reply
@@ -203,7 +203,7 @@ export const feedback = defineEntity({
     idField('feedbackId'),
     { name: 'memberId', kind: 'reference', entity: 'member', label: { en_US: 'Member', zh_CN: '会员' }, required: true, readOnly: true, search: 'eq' },
     { name: 'stars', kind: 'number', int: true, min: 1, max: 5, label: { en_US: 'Stars', zh_CN: '星级' }, required: true, readOnly: true, search: 'eq', sort: true },
-    { name: 'content', kind: 'longText', max: 2000, label: { en_US: 'Content', zh_CN: '内容' }, required: true, readOnly: true, search: 'like' },
+    { name: 'content', kind: 'longText', max: 2000, label: { en_US: 'Content', zh_CN: '内容' }, required: true, readOnly: true, search: 'like', personal: 'content' },
     // The app language the member wrote in (POST /app/v1/feedback): staff reply in it. Empty for
     // feedback sent before it was kept. After the content: the search form shows its first fields, and
     // the content is the one searched most.

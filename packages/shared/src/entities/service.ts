@@ -110,17 +110,17 @@ export const repairOrder = defineEntity({
         { value: 'return', label: { en_US: 'Return', zh_CN: '退货' }, color: 'purple' },
       ],
     },
-    { name: 'contactEmail', kind: 'email', label: { en_US: 'Contact email', zh_CN: '联系邮箱' }, required: true, search: 'like' },
+    { name: 'contactEmail', kind: 'email', label: { en_US: 'Contact email', zh_CN: '联系邮箱' }, required: true, search: 'like', personal: 'contact' },
     // A registered bike, picked by its frame number (the bike's label); the server fills the product
     // from it. Null only on orders older than the reference whose typed frame number named no bike.
     { name: 'bikeId', kind: 'reference', entity: 'bike', label: { en_US: 'Bike ID', zh_CN: '车辆编号' }, required: true, nullable: true, search: 'eq' },
-    { name: 'firstName', kind: 'text', label: { en_US: 'First name', zh_CN: '名' }, required: true, max: 64 },
-    { name: 'lastName', kind: 'text', label: { en_US: 'Last name', zh_CN: '姓' }, required: true, max: 64 },
+    { name: 'firstName', kind: 'text', label: { en_US: 'First name', zh_CN: '名' }, required: true, max: 64, personal: 'contact' },
+    { name: 'lastName', kind: 'text', label: { en_US: 'Last name', zh_CN: '姓' }, required: true, max: 64, personal: 'contact' },
     { name: 'countryId', kind: 'reference', entity: 'country', label: { en_US: 'Country / region', zh_CN: '国家/地区' }, search: 'eq' },
-    { name: 'returnAddress', kind: 'longText', label: { en_US: 'Return address', zh_CN: '寄回地址' }, max: 500, list: false },
+    { name: 'returnAddress', kind: 'longText', label: { en_US: 'Return address', zh_CN: '寄回地址' }, max: 500, list: false, personal: 'contact' },
     { name: 'issueDescription', kind: 'longText', label: { en_US: 'Issue description', zh_CN: '问题描述' }, required: true, max: 2000, list: false },
-    { name: 'photo', kind: 'file', accept: ['jpg', 'jpeg', 'png'], maxBytes: 20 * 1024 * 1024, label: { en_US: 'Photo', zh_CN: '照片' }, list: false },
-    { name: 'video', kind: 'file', accept: ['mp4', 'mov'], maxBytes: 500 * 1024 * 1024, label: { en_US: 'Video', zh_CN: '视频' }, list: false },
+    { name: 'photo', kind: 'file', accept: ['jpg', 'jpeg', 'png'], maxBytes: 20 * 1024 * 1024, label: { en_US: 'Photo', zh_CN: '照片' }, list: false, personal: 'content' },
+    { name: 'video', kind: 'file', accept: ['mp4', 'mov'], maxBytes: 500 * 1024 * 1024, label: { en_US: 'Video', zh_CN: '视频' }, list: false, personal: 'content' },
     { name: 'shippingLabel', kind: 'file', accept: ['pdf'], maxBytes: 10 * 1024 * 1024, label: { en_US: 'Shipping label (PDF)', zh_CN: '快递面单（PDF）' }, list: false },
     // The bike's product when the order was made or its bike changed: model, colour and size codes, and the model's name.
     { name: 'sku', kind: 'text', label: { en_US: 'SKU', zh_CN: 'SKU' }, max: 64, search: 'like', readOnly: true },
@@ -128,7 +128,7 @@ export const repairOrder = defineEntity({
     { name: 'remark', kind: 'longText', label: { en_US: 'Remarks', zh_CN: '备注' }, max: 500, list: false },
     { name: 'dueTime', kind: 'datetime', label: { en_US: 'Due', zh_CN: '截止时间' }, readOnly: true, sort: true },
     { name: 'evaluationStars', kind: 'number', int: true, min: 1, max: 5, label: { en_US: 'Evaluation', zh_CN: '评价星级' }, readOnly: true },
-    { name: 'evaluationText', kind: 'longText', label: { en_US: 'Evaluation text', zh_CN: '评价内容' }, max: 1000, readOnly: true, list: false },
+    { name: 'evaluationText', kind: 'longText', label: { en_US: 'Evaluation text', zh_CN: '评价内容' }, max: 1000, readOnly: true, list: false, personal: 'content' },
     createTime,
   ],
   transitions: {

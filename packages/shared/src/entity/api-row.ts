@@ -31,7 +31,10 @@ type Flatten<T> = { [K in keyof T]: T[K] }
 type ValueFields<D extends EntityDef> = {
   [F in Exclude<D['fields'][number], { kind: 'password' | 'referenceMany' }> as F['name']]: F['name'] extends D['idField']
     ? ApiValueOfKind<F['kind']>
-    : ApiNullable<F> extends true
+    : // A personal value the reader may not see comes as a mask, or as null when no hint of it is kept (privacy.ts).
+      F extends { personal: string }
+      ? ApiValueOfKind<F['kind']> | null
+      : ApiNullable<F> extends true
       ? ApiValueOfKind<F['kind']> | null
       : ApiValueOfKind<F['kind']>
 }
@@ -39,9 +42,11 @@ type ReferenceLabels<D extends EntityDef> = { [F in Extract<D['fields'][number],
 type LinkIds<D extends EntityDef> = { [F in Extract<D['fields'][number], { kind: 'referenceMany' }> as F['name']]?: number[] }
 type LinkLabels<D extends EntityDef> = { [F in Extract<D['fields'][number], { kind: 'referenceMany' }> as `${F['name']}Labels`]?: (string | null)[] }
 type Overdue<D extends EntityDef> = D extends { transitions: { deadline: object } } ? { overdue?: boolean } : Record<never, never>
+/** The personal fields the reader sees masked (privacy.ts), on an entity that has any. */
+type Masked<D extends EntityDef> = Extract<D['fields'][number], { personal: string }> extends never ? Record<never, never> : { masked?: string[] }
 
 /** One row of an entity as the API answers it: `ApiRowOf<typeof repairOrder>`. */
-export type ApiRowOf<E> = DefinitionOf<E> extends infer D extends EntityDef ? Flatten<ValueFields<D> & ReferenceLabels<D> & LinkIds<D> & LinkLabels<D> & Overdue<D>> : never
+export type ApiRowOf<E> = DefinitionOf<E> extends infer D extends EntityDef ? Flatten<ValueFields<D> & ReferenceLabels<D> & LinkIds<D> & LinkLabels<D> & Overdue<D> & Masked<D>> : never
 
 function valueOf(f: FieldDef): z.ZodType {
   switch (f.kind) {
@@ -77,11 +82,12 @@ export function apiRowSchema(e: ResolvedEntity): z.ZodObject {
       continue
     }
     const value = valueOf(f)
-    shape[f.name] = nullable.get(f.name) ? value.nullable() : value
+    shape[f.name] = nullable.get(f.name) || f.personal ? value.nullable() : value
     if (f.kind === 'reference') shape[`${f.name}Label`] = z.string().nullable().optional()
     if (f.kind === 'reference') for (const c of f.carry ?? []) shape[carriedName(f.name, c)] = z.union([z.string(), z.number(), z.boolean()]).nullable().optional()
   }
   if (e.transitions?.deadline) shape.overdue = z.boolean().optional()
+  if (e.fields.some((f) => f.personal)) shape.masked = z.array(z.string()).optional()
   const schema = z.object(shape).meta({ id: `${e.key[0]!.toUpperCase()}${e.key.slice(1)}Row` })
   cache.set(e, schema)
   return schema

@@ -1,6 +1,7 @@
 import type { Language } from '../api'
 import type { DurationUnit } from '../duration'
 import type { ValueType } from './value-types'
+import type { PersonalCategory } from '../privacy'
 
 /** A text in every language of the product. */
 export type Label = Record<Language, string>
@@ -37,6 +38,12 @@ interface FieldBase {
   immutable?: boolean
   /** Sent by the API but hidden from lists and Excel (e.g. bodies of long texts). */
   hidden?: boolean
+  /**
+   * Identifies or describes a rider (GDPR): a staff user without the category's right
+   * (member:pii:<category>) gets a mask in every answer, list, details, export and picker alike;
+   * a search on it matches the whole value only. See privacy.ts and docs/privacy.md.
+   */
+  personal?: PersonalCategory
   /** In the add/modify form; default: every writable field. */
   form?: boolean
   /** A hint under the form input. */

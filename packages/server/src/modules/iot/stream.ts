@@ -8,8 +8,16 @@ import { caller } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { envelope, fileAnswer } from '../../platform/responses'
 import { openEventStream } from '../../platform/sse'
+import { maskRow, type PrivacyView, privacyViewOf } from '../../platform/privacy/masking'
 import { gatewayStatusSchema } from './schemas'
 import { repeat } from '../../platform/jobs/schedule'
+
+/** A device's change as the viewer may see it: a position masked, named in `masked` only when there was one. */
+function maskedChange<T extends object>(data: T, view: PrivacyView): T {
+  const row = maskRow(iotEntities.iotDevice, { ...data } as Record<string, unknown>, view)
+  if (Array.isArray(row.masked) && row.masked.length === 0) delete row.masked
+  return row as T
+}
 
 /** How often an open stream reads again whether its user may still list warnings (a role changed). */
 const ALARM_RIGHT_RECHECK_MS = 2_000
@@ -39,6 +47,8 @@ export function registerIotStream(app: FastifyInstance, services: Services) {
     async (req, reply) => {
       const { deviceId } = req.query
       let mayAlarms = hasPermission(caller(req), 'iot:warning:list')
+      // A device's position is personal data (location): masked for who may not see it, as in the list.
+      const view = privacyViewOf(caller(req))
       const scope = await callerScope(services, caller(req))
       if (deviceId !== undefined) await assertIdsInScope(services.db, iotEntities.iotDevice, scope, [deviceId])
       // A caller limited by a data scope hears only the devices in it, read again now and then as bikes change hands.
@@ -66,7 +76,7 @@ export function registerIotStream(app: FastifyInstance, services: Services) {
         if (visible && !visible.has(Number(event.data.deviceId))) return
         // The message log of the whole fleet is far too much for a browser: only the device being looked at.
         if (event.type === 'message' && (deviceId === undefined || event.data.deviceId !== deviceId)) return
-        stream.send(event.type, event.data)
+        stream.send(event.type, event.type === 'device' ? maskedChange(event.data, view) : event.data)
       })
       stream.onClose(stop)
     },

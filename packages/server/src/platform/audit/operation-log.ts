@@ -25,7 +25,15 @@ export interface AuditConfig {
   /** Module title in the log; defaults to the first segment of the path. */
   module?: string
   businessType?: BusinessTypeCode
+  /**
+   * Fields of the body that hold riders' personal data (shared/src/privacy.ts): the log keeps that
+   * one was sent, never its value, so the log holds no personal data whoever may read it.
+   */
+  personal?: ReadonlySet<string>
 }
+
+/** What the log keeps of a personal value. */
+const PERSONAL_VALUE = '•••'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -67,9 +75,17 @@ function paramsOf(req: FastifyRequest): string {
   const parts: Record<string, unknown> = {}
   if (req.params && Object.keys(req.params).length) parts.params = req.params
   if (req.query && Object.keys(req.query).length) parts.query = req.query
-  if (req.body !== undefined && !req.isMultipart()) parts.body = req.body
+  const personal = (req.routeOptions.config.audit || undefined)?.personal
+  if (req.body !== undefined && !req.isMultipart()) parts.body = personal?.size ? withoutPersonal(req.body, personal) : req.body
   if (req.isMultipart()) parts.body = '(file upload)'
   return truncate(JSON.stringify(maskSecrets(parts)))
+}
+
+/** A body with its personal values replaced (one object, or each of a list of them). */
+function withoutPersonal(body: unknown, personal: ReadonlySet<string>): unknown {
+  if (Array.isArray(body)) return body.map((b) => withoutPersonal(b, personal))
+  if (body === null || typeof body !== 'object') return body
+  return Object.fromEntries(Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, personal.has(k) && v !== null && v !== undefined && v !== '' ? PERSONAL_VALUE : v]))
 }
 
 /** What the request is: everything in its row but the outcome. */

@@ -126,7 +126,15 @@ interface Filter {
   condition: (eb: AnyEb) => Expression<SqlBool>
 }
 
-function filtersOf(e: ResolvedEntity, body: Record<string, unknown>): Filter[] {
+/** No field searched by its whole value only. */
+const NO_EXACT: ReadonlySet<string> = new Set()
+
+/**
+ * The filters of a list request. `exact` names text fields searched by their whole value (in any
+ * case) instead of a part: personal data the caller sees masked (platform/privacy), which a search
+ * for a part would reveal one letter at a time.
+ */
+function filtersOf(e: ResolvedEntity, body: Record<string, unknown>, exact: ReadonlySet<string> = NO_EXACT): Filter[] {
   const out: Filter[] = []
   for (const f of e.searchable) {
     const value = body[f.name]
@@ -134,6 +142,11 @@ function filtersOf(e: ResolvedEntity, body: Record<string, unknown>): Filter[] {
     const col = sql.ref(f.name)
     switch (f.search) {
       case 'like': {
+        if (exact.has(f.name)) {
+          const whole = escapeLike(String(value).toLowerCase())
+          out.push({ shape: `${f.name} is`, values: [whole], condition: () => likePattern(f.name, whole) })
+          break
+        }
         const pattern = containsPattern(String(value))
         out.push({ shape: `${f.name} like`, values: [pattern], condition: () => likePattern(f.name, pattern) })
         break
@@ -202,8 +215,8 @@ function overdueFilter(e: ResolvedEntity, value: unknown): Filter | null {
     : { shape: `not overdue ${final.length}`, values: [now, ...final], condition: (eb) => eb.or([eb(due, 'is', null), eb(due, '>=', now), isFinal(eb)]) }
 }
 
-function filterConditions(e: ResolvedEntity, body: Record<string, unknown>, eb: AnyEb): Expression<SqlBool>[] {
-  return filtersOf(e, body).map((f) => f.condition(eb))
+function filterConditions(e: ResolvedEntity, body: Record<string, unknown>, eb: AnyEb, exact: ReadonlySet<string>): Expression<SqlBool>[] {
+  return filtersOf(e, body, exact).map((f) => f.condition(eb))
 }
 
 /**
@@ -283,8 +296,9 @@ export class EntityRepository {
     }
   }
 
-  where(body: Record<string, unknown>, scope: RowScope) {
-    return (eb: AnyEb) => eb.and([...filterConditions(this.entity, body, eb), this.scoped(eb, scope)])
+  /** The list's filters within the scope; `exact`: fields searched by their whole value only (filtersOf). */
+  where(body: Record<string, unknown>, scope: RowScope, exact: ReadonlySet<string> = NO_EXACT) {
+    return (eb: AnyEb) => eb.and([...filterConditions(this.entity, body, eb, exact), this.scoped(eb, scope)])
   }
 
   /**
@@ -323,9 +337,9 @@ export class EntityRepository {
     return rows
   }
 
-  async list(body: ListBody, scope: RowScope, lang: Language = 'en_US'): Promise<{ rows: Row[]; total: number }> {
+  async list(body: ListBody, scope: RowScope, lang: Language = 'en_US', exact: ReadonlySet<string> = NO_EXACT): Promise<{ rows: Row[]; total: number }> {
     const e = this.entity
-    const filters = filtersOf(e, body)
+    const filters = filtersOf(e, body, exact)
     const where = (eb: AnyEb) => eb.and([...filters.map((f) => f.condition(eb)), this.scoped(eb, scope)])
     const sort = sortColumn(e, body.orderByColumn)
     const desc = body.isAsc ? body.isAsc.startsWith('desc') : sort === e.defaultSort.field && e.defaultSort.order === 'desc'
@@ -409,7 +423,8 @@ export class EntityRepository {
   }
 
   /** Id, name (and parent, for a tree) of rows in scope, by name: what a picker offers. */
-  async options(scope: RowScope, keyword: string | undefined, limit: number, equal: Record<string, number> = {}, lang: Language = 'en_US'): Promise<{ value: number; label: string; parentId?: number }[]> {
+  /** `exactKeyword`: the keyword matches the whole name only (a name the caller sees masked). */
+  async options(scope: RowScope, keyword: string | undefined, limit: number, equal: Record<string, number> = {}, lang: Language = 'en_US', exactKeyword = false): Promise<{ value: number; label: string; parentId?: number }[]> {
     const e = this.entity
     // Named, ordered and searched in the reader's language (a country: 荷兰 for a Chinese reader).
     const label = labelFieldIn(e, lang)
@@ -420,7 +435,7 @@ export class EntityRepository {
       .orderBy(e.treeParent ? e.defaultSort.field : label)
       .orderBy(e.idField)
       .limit(limit)
-    if (keyword) q = q.where(containsText(label, keyword))
+    if (keyword) q = q.where(exactKeyword ? likePattern(label, escapeLike(keyword.toLowerCase())) : containsText(label, keyword))
     for (const [field, id] of Object.entries(equal)) q = q.where(field, '=', id)
     const rows = await q.execute()
     return rows.map((r) => ({
@@ -431,9 +446,9 @@ export class EntityRepository {
   }
 
   /** Rows for export, in pages so memory stays flat however many rows match. */
-  async *stream(body: Record<string, unknown>, scope: RowScope, batch = 2000, lang: Language = 'en_US'): AsyncGenerator<Row[]> {
+  async *stream(body: Record<string, unknown>, scope: RowScope, batch = 2000, lang: Language = 'en_US', exact: ReadonlySet<string> = NO_EXACT): AsyncGenerator<Row[]> {
     const e = this.entity
-    const where = this.where(body, scope)
+    const where = this.where(body, scope, exact)
     if (e.treeParent) {
       // A tree exports as its page shows it, each node followed by what is below it: it is read
       // whole anyway (the list is too), and capped the same way.

@@ -1,4 +1,4 @@
-import { allEntities, apiRowSchema, dashboardPickerPermissions, entityByKey, type FieldDef, type Operation, PICKER_LIMIT, relatedListsOf, type ResolvedEntity, scopeProblems, withinOf } from '@velo/shared'
+import { allEntities, apiRowSchema, dashboardPickerPermissions, entityByKey, type FieldDef, type Operation, PICKER_LIMIT, relatedListsOf, type ResolvedEntity, scopeProblems, withinOf, personalDataRight } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { BusinessType } from '../audit/operation-log'
@@ -23,6 +23,8 @@ import { registerWorkflowRoutes, type WorkflowHandlers } from './workflow'
 import { envelope, fileAnswer, pageOf, rowOf } from '../responses'
 import { countedRows, countImported } from '../observability/metrics'
 import { jobInfoSchema } from '../jobs/schema'
+import { exactSearchFields, hiddenFields, maskBatches, maskOptions, maskRow, maskRows, privacyViewOf } from '../privacy/masking'
+import { registerRevealRoute } from '../privacy/reveal'
 
 /** Entities whose routes an app has, so the rest can be served as plain definitions. */
 const registered = new WeakMap<Services, Set<string>>()
@@ -69,6 +71,8 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   const can = (op: Operation) => e.operations.includes(op)
   const perm = (op: Operation) => `${e.permission}:${ACTION[op]}`
   const module = e.label.en_US
+  // Bodies that name a personal field (an add, a modify, an export's search) are logged without its value.
+  const personal = new Set(e.fields.flatMap((f) => (f.personal ? [f.name] : [])))
   const tags = [e.label.en_US]
   const row = rowOf(e)
   // Kept with the caller's signed-in context, and dropped with it when roles or departments change.
@@ -78,7 +82,13 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
     api.post(
       `${e.path}/list`,
       { config: { permission: perm('list'), audit: false }, schema: { tags, summary: `List ${e.label.en_US} (filtered, paged)`, body: listSchema(e), response: { 200: envelope(pageOf(row)) } } },
-      async (req) => repo.list(req.body as never, await scopeOf(req), languageOf(req)),
+      async (req) => {
+        // Personal values the caller has no right to leave as masks, and are searched whole only.
+        const view = privacyViewOf(caller(req))
+        const page = await repo.list(req.body as never, await scopeOf(req), languageOf(req), exactSearchFields(e, view))
+        maskRows(e, page.rows, view)
+        return page
+      },
     )
     registerSummaryRoute(app, services, e, repo, scopeOf)
   }
@@ -86,7 +96,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
     api.post(
       `${e.path}/export`,
       {
-        config: { permission: perm('export'), audit: { module, businessType: BusinessType.export } },
+        config: { permission: perm('export'), audit: { module, businessType: BusinessType.export, personal } },
         schema: {
           tags,
           summary: `Export ${e.label.en_US} as .xlsx (same filters as list, every matching row)`,
@@ -98,12 +108,13 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
         const body = req.body as Record<string, unknown>
         sortColumn(e, body.orderByColumn as string | undefined)
         const lang = languageOf(req)
+        const view = privacyViewOf(caller(req))
         const stream = streamWorkbook({
           sheetName: e.label[lang],
           fields: e.exported,
           lang,
           dicts: await dictLabels(services.db, dictTypesOf(e.exported), lang),
-          batches: countedRows(services, e.key, repo.stream(body, await scopeOf(req), undefined, lang)),
+          batches: countedRows(services, e.key, maskBatches(e, repo.stream(body, await scopeOf(req), undefined, lang, exactSearchFields(e, view)), view)),
         })
         return reply.type(XLSX_TYPE).header('Content-Disposition', attachment(`${e.key}_${stamp()}.xlsx`)).send(stream)
       },
@@ -114,7 +125,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
     api.post(
       `${e.path}/export/job`,
       {
-        config: { permission: perm('export'), audit: { module, businessType: BusinessType.export } },
+        config: { permission: perm('export'), audit: { module, businessType: BusinessType.export, personal } },
         schema: { tags, summary: `Export ${e.label.en_US} as a job (same body as export); answers the job, whose file downloads from GET /monitor/job/:id/file`,
           body: listSchema(e),
           response: { 200: envelope(jobInfoSchema) },
@@ -219,7 +230,10 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
       const query = req.query as Record<string, unknown>
       const equal: Record<string, number> = Object.fromEntries(narrowers.flatMap((n) => (typeof query[n] === 'number' ? [[n, query[n]]] : [])))
       if (req.query.id !== undefined) equal[e.idField] = req.query.id
-      return repo.options(await scopeOf(req), req.query.keyword, OPTIONS_LIMIT, equal, languageOf(req))
+      // Named by a personal field the caller sees masked (a member by e-mail): masked names, found by the whole name.
+      const view = privacyViewOf(auth)
+      const masked = hiddenFields(e, view).some((f) => f.name === e.labelField)
+      return maskOptions(e, await repo.options(await scopeOf(req), req.query.keyword, OPTIONS_LIMIT, equal, languageOf(req), masked), view)
     },
   )
   if (can('get')) {
@@ -230,23 +244,33 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
         config: { permission: perm('get'), ...(hooks.afterGet ? { audit: { module, businessType: BusinessType.update } } : {}) },
         schema: { tags, summary: `One ${e.label.en_US} by id`, params: idParam, response: { 200: envelope(row) } },
       },
-      async (req) => repo.get(req.params.id, await scopeOf(req), caller(req), languageOf(req)),
+      async (req) => maskRow(e, await repo.get(req.params.id, await scopeOf(req), caller(req), languageOf(req)), privacyViewOf(caller(req))),
     )
+    registerRevealRoute(app, e, repo, scopeOf)
   }
   if (can('add')) {
     api.post(
       e.path,
-      { config: { permission: perm('add'), audit: { module, businessType: BusinessType.insert } }, schema: { tags, summary: `Add ${e.label.en_US}`, body: addSchema(e), querystring: confirmedQuery, response: { 200: envelope(hooks.addedFields ? apiRowSchema(e).extend(hooks.addedFields) : row) } } },
-      async (req) => ok(await repo.create(req.body as Record<string, unknown>, caller(req), req.query.confirmed === 'true', await scopeOf(req))),
+      { config: { permission: perm('add'), audit: { module, businessType: BusinessType.insert, personal } }, schema: { tags, summary: `Add ${e.label.en_US}`, body: addSchema(e), querystring: confirmedQuery, response: { 200: envelope(hooks.addedFields ? apiRowSchema(e).extend(hooks.addedFields) : row) } } },
+      async (req) => ok(maskRow(e, await repo.create(req.body as Record<string, unknown>, caller(req), req.query.confirmed === 'true', await scopeOf(req)), privacyViewOf(caller(req)))),
     )
   }
   if (can('edit')) {
     api.put(
       e.path,
-      { config: { permission: perm('edit'), audit: { module, businessType: BusinessType.update } }, schema: { tags, summary: `Modify ${e.label.en_US}`, body: editSchema(e), querystring: confirmedQuery, response: { 200: envelope(row) } } },
+      { config: { permission: perm('edit'), audit: { module, businessType: BusinessType.update, personal } }, schema: { tags, summary: `Modify ${e.label.en_US}`, body: editSchema(e), querystring: confirmedQuery, response: { 200: envelope(row) } } },
       async (req) => {
         const body = req.body as Record<string, unknown>
-        return ok(await repo.update(body[e.idField] as number, body, caller(req), await scopeOf(req), req.query.confirmed === 'true'))
+        // A value the caller sees masked is not theirs to overwrite: the form leaves such fields out.
+        const view = privacyViewOf(caller(req))
+        const scope = await scopeOf(req)
+        const hidden = hiddenFields(e, view).find((f) => body[f.name] !== undefined)
+        if (hidden) {
+          // A row out of scope is one that does not exist (404) before anything is said of its fields.
+          await repo.fetchOne(services.db, body[e.idField] as number, scope)
+          throw forbidden('privacy.hiddenField', { field: hidden.label[languageOf(req)], permission: personalDataRight(hidden.personal!) })
+        }
+        return ok(maskRow(e, await repo.update(body[e.idField] as number, body, caller(req), scope, req.query.confirmed === 'true'), view))
       },
     )
   }

@@ -10,6 +10,8 @@ import { envelope } from '../responses'
 import type { Services } from '../services'
 import type { EntityRepository } from './repository'
 import { filterFields, madeOnce } from './schemas'
+import { caller } from '../rbac/guard'
+import { exactSearchFields, privacyViewOf } from '../privacy/masking'
 
 /** Periods one summary answers at most: a day's bars for almost three years, a week's for nineteen. */
 export const SUMMARY_MAX_PERIODS = 1000
@@ -87,7 +89,7 @@ export function periodSql(dialect: Dialect, field: FieldDef, bucket: SummaryBuck
 type SummaryBody = z.infer<ReturnType<typeof summarySchema>>
 
 /** Rows per period of the time field, with the value's sum: the list's filters and data scope apply. */
-export async function summarize(db: Db, dialect: Dialect, repo: EntityRepository, body: SummaryBody, scope: RowScope) {
+export async function summarize(db: Db, dialect: Dialect, repo: EntityRepository, body: SummaryBody, scope: RowScope, exact?: ReadonlySet<string>) {
   const e = repo.entity
   const time = e.fieldMap.get(body.time)!
   const value = body.value === undefined ? undefined : e.fieldMap.get(body.value)!
@@ -97,7 +99,7 @@ export async function summarize(db: Db, dialect: Dialect, repo: EntityRepository
   const rows = await dynamicDb(db)
     .selectFrom(e.table)
     .select([period.as('bucket'), (value ? sql<number>`coalesce(sum(${sql.ref(value.name)}), 0)` : sql<number>`0`).as('value'), sql<number>`count(*)`.as('count')])
-    .where(repo.where(body, scope))
+    .where(repo.where(body, scope, exact))
     .where(sql.ref(time.name), '>=', from)
     .where(sql.ref(time.name), '<=', to)
     .groupBy(sql`1`)
@@ -134,6 +136,6 @@ export function registerSummaryRoute(
         response: { 200: envelope(z.array(summaryPoint)) },
       },
     },
-    async (req) => summarize(db, services.dialect, repo, req.body, await scopeOf(req)),
+    async (req) => summarize(db, services.dialect, repo, req.body, await scopeOf(req), exactSearchFields(repo.entity, privacyViewOf(caller(req)))),
   )
 }

@@ -41,6 +41,7 @@ import type { EntityRepository } from './repository'
 import { idParam, importRowSchema, listSchema } from './schemas'
 import { envelope, rowOf } from '../responses'
 import { jobInfoSchema } from '../jobs/schema'
+import { exactSearchFields, maskRow, privacyViewOf } from '../privacy/masking'
 
 /** What a `preview` action's preview answers (ActionPreview in shared). */
 const actionPreviewSchema = z.object({
@@ -483,7 +484,7 @@ export function registerWorkflowRoutes(
           const { committed, after } = await db.transaction().execute((tx) => takeStep(tx, e, repo, handlers, { id: req.params.id, step, to, input, auth, scope }))
           for (const hook of handlers.afterTransitionCommit ?? []) await hook({ ...committed, after })
           const reached = valueLabel(e, t.field, to)
-          return ok(after, 'transition.done', { stepEn: step.label.en_US, stepZh: step.label.zh_CN, stateEn: reached.en_US, stateZh: reached.zh_CN })
+          return ok(maskRow(e, after, privacyViewOf(auth)), 'transition.done', { stepEn: step.label.en_US, stepZh: step.label.zh_CN, stateEn: reached.en_US, stateZh: reached.zh_CN })
         },
       )
     }
@@ -519,7 +520,7 @@ export function registerWorkflowRoutes(
         const rows = await dynamicDb(db)
           .selectFrom(e.table)
           .select([t.field, sql<number>`count(*)`.as('n')])
-          .where(repo.where(body, await scopeOf(req)))
+          .where(repo.where(body, await scopeOf(req), exactSearchFields(e, privacyViewOf(caller(req)))))
           .groupBy(t.field)
           .execute()
         const counts = Object.fromEntries((statusField as FieldDef & { kind: 'enum' }).options.map((o) => [o.value, 0]))

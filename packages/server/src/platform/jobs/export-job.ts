@@ -10,6 +10,7 @@ import { streamWorkbook } from '../crud/excel'
 import { dictLabels, sortColumn } from '../crud/repository'
 import { countRows } from '../observability/metrics'
 import { defineJobKind } from './registry'
+import { exactSearchFields, maskBatches, privacyViewOf } from '../privacy/masking'
 
 /** What POST {path}/export/job queues: the export's body as validated, and the language of its headers. */
 export interface ExportJobParams {
@@ -44,17 +45,20 @@ export const exportJob = defineJobKind<ExportJobParams>({
     sortColumn(e, body.orderByColumn as string | undefined)
     const db = ctx.services.db
     const scope = await resolveRowScope(db, ctx.auth)
+    // What the starter may see of riders' personal data when it runs, as the list shows it to them.
+    const view = privacyViewOf(ctx.auth)
+    const exact = exactSearchFields(e, view)
     const counted = await dynamicDb(db)
       .selectFrom(e.table)
       .select((eb) => eb.fn.countAll<number>().as('total'))
-      .where(repo.where(body, scope))
+      .where(repo.where(body, scope, exact))
       .executeTakeFirstOrThrow()
     const total = Number(counted.total)
     ctx.progress(0, total)
     let done = 0
     const { signal } = ctx
     async function* batches() {
-      for await (const rows of repo.stream(body, scope, undefined, lang)) {
+      for await (const rows of maskBatches(e, repo.stream(body, scope, undefined, lang, exact), view)) {
         signal.throwIfAborted()
         // No browser paces a job (a file takes bytes as fast as they come): requests get their turn between batches.
         await yieldWhenDue()
