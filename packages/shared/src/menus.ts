@@ -1,11 +1,10 @@
-import type { Language } from './api'
 import { GENERATED_MODULES } from './entities/generated'
 import type { ResolvedEntity } from './entity/define'
 import type { GeneratedModule } from './entity/generated'
 import { allEntities } from './entity/registry'
 import type { Label } from './entity/types'
 import { actionPermission, stepPermission } from './entity/workflow'
-import { PERSONAL_DATA_BUTTON_TITLES, PERSONAL_DATA_BUTTONS } from './privacy'
+import { PERSONAL_DATA_BUTTONS } from './privacy'
 
 /**
  * The menu catalogue seeded at first start: one directory per product area (SPEC §1) and one page
@@ -195,39 +194,6 @@ export const MENU_TITLES: Record<string, Label> = Object.fromEntries(
 /** The buttons seeded under each page. */
 export const STANDARD_ACTIONS = ['list', 'query', 'add', 'edit', 'remove', 'export'] as const
 
-/** Titles of the seeded buttons, by key 'button.<action>' (the last segment of their permission). */
-export const BUTTON_TITLES: Record<string, Label> = {
-  'button.list': { en_US: 'List', zh_CN: '列表' },
-  'button.query': { en_US: 'Query', zh_CN: '查询' },
-  'button.add': { en_US: 'Add', zh_CN: '新增' },
-  'button.edit': { en_US: 'Modify', zh_CN: '修改' },
-  'button.remove': { en_US: 'Delete', zh_CN: '删除' },
-  'button.export': { en_US: 'Export', zh_CN: '导出' },
-  'button.import': { en_US: 'Import', zh_CN: '导入' },
-  'button.unbind': { en_US: 'Unbind', zh_CN: '解绑' },
-  'button.generate': { en_US: 'Generate', zh_CN: '生成' },
-  'button.push': { en_US: 'Push', zh_CN: '推送' },
-  'button.command': { en_US: 'Send command', zh_CN: '下发指令' },
-  'button.publish': { en_US: 'Publish', zh_CN: '发布' },
-  'button.send': { en_US: 'Send', zh_CN: '发送' },
-  'button.review': { en_US: 'Review', zh_CN: '审核' },
-  'button.execute': { en_US: 'Execute', zh_CN: '执行' },
-  'button.resetPwd': { en_US: 'Reset password', zh_CN: '重置密码' },
-  'button.forceLogout': { en_US: 'Force logout', zh_CN: '强退' },
-  'button.unlock': { en_US: 'Unlock', zh_CN: '账户解锁' },
-  'button.cancelJob': { en_US: 'Cancel job', zh_CN: '取消任务' },
-  'button.write': { en_US: 'Write', zh_CN: '写入' },
-  'button.preview': { en_US: 'Preview', zh_CN: '预览' },
-  'button.code': { en_US: 'Generate code', zh_CN: '生成代码' },
-  'button.runNow': { en_US: 'Run now', zh_CN: '立即执行' },
-  ...PERSONAL_DATA_BUTTON_TITLES,
-}
-
-/** A menu name as people read it: i18n keys ('menu.system.user', 'button.add') translated, plain text as is. */
-export function menuTitle(name: string, lang: Language): string {
-  return (MENU_TITLES[name] ?? BUTTON_TITLES[name] ?? definedButtonTitle(name))?.[lang] ?? name
-}
-
 /**
  * The permission buttons of a page served by a definition: its operations, then its steps and
  * actions, each as [permission, menu name]. A log (list and export only) gets no add or modify.
@@ -259,17 +225,6 @@ export function definedPageButtons(e: ResolvedEntity): [perms: string, name: str
     for (const [perms, name] of definedButtons(other)) if (!out.has(perms)) out.set(perms, name)
   }
   return [...out]
-}
-
-/** 'button.receive' of a definition's step or action, when no standard title has the name. */
-function definedButtonTitle(name: string): Label | undefined {
-  if (!name.startsWith('button.')) return undefined
-  const key = name.slice('button.'.length)
-  for (const e of allEntities()) {
-    const found = [...(e.transitions?.steps ?? []), ...(e.actions ?? [])].find((s) => s.name === key)
-    if (found) return found.label
-  }
-  return undefined
 }
 
 const CATALOGUE_COMPONENTS = new Set(

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { BUTTON_TITLES, MENU_CATALOGUE, type MenuSeed, menuTitle, STANDARD_ACTIONS } from '../src/menus'
+import { MENU_CATALOGUE, type MenuSeed, STANDARD_ACTIONS } from '../src/menus'
+import { BUTTON_TITLES, menuTitle } from '../src/menu-titles'
+import { personalDataButtonTitle } from '../src/privacy-labels'
 
 /** The button names the server seeds under a page: 'button.<last segment of the permission>', or an extra's own name. */
 const buttonsOf = (page: MenuSeed) =>
@@ -14,9 +16,11 @@ describe('menu titles', () => {
   it('every seeded button has a title in both languages', () => {
     const names = new Set(MENU_CATALOGUE.flatMap((area) => (area.children ?? []).flatMap(buttonsOf)))
     for (const name of names) {
-      expect(BUTTON_TITLES[name], name).toBeDefined()
-      expect(BUTTON_TITLES[name]!.en_US).not.toBe('')
-      expect(BUTTON_TITLES[name]!.zh_CN).not.toBe('')
+      const title = BUTTON_TITLES[name] ?? personalDataButtonTitle(name)
+      expect(title, name).toBeDefined()
+      expect(title!.en_US).not.toBe('')
+      expect(title!.zh_CN).not.toBe('')
+      expect(menuTitle(name, 'zh_CN')).toBe(title!.zh_CN)
     }
   })
 

@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import type { FieldDef, ResolvedEntity } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../i18n'
-import { crudApi, crudKeys, type EntityRow } from './api/crudApi'
+import { crudApi, crudKeys, type EntityRow, type Row } from './api/crudApi'
 import { kindOf } from './kinds/kindTable'
 import type { CellRenderer } from './kinds/types'
 import { FieldValue } from './details/FieldValue'
@@ -11,6 +11,7 @@ import { RelatedLists, useRelatedLists } from './details/RelatedLists'
 import { workflowCells } from './workflow/cells'
 import { TransitionTimeline } from './workflow/TransitionTimeline'
 import { useEntitiesNamedBy } from '../entities/areas'
+import { useRevealedRow } from './privacy/RevealPersonalData'
 
 export interface EntityDetailsProps<E extends ResolvedEntity = ResolvedEntity> {
   entity: E
@@ -34,25 +35,35 @@ export { FieldValue }
 /** Long values take a whole line of the description list. */
 const isLong = (f: FieldDef) => f.kind === 'longText' || f.kind === 'richText' || kindOf(f).wide === true
 
-/** Every field of a loaded row but passwords and `hide`, labelled from the definition, in two columns. */
+/**
+ * Every field of a loaded row but passwords and `hide`, labelled from the definition, in two columns.
+ * Personal values the row has masked offer, to a user holding member:pii:reveal, to be revealed in
+ * place for a reason (privacy/RevealPersonalData.tsx): every details view has it, the pages' own too.
+ */
 export function EntityDescriptions<E extends ResolvedEntity>({ entity, row, cells = {}, hide = [], testId = 'entity-details' }: { entity: E; row: EntityRow<E>; cells?: Readonly<Record<string, CellRenderer<EntityRow<E>>>>; hide?: readonly string[]; testId?: string }) {
   const fields = entity.fields.filter((f) => f.kind !== 'password' && !hide.includes(f.name))
   const shownCells: Readonly<Record<string, CellRenderer<EntityRow<E>>>> = { ...workflowCells(entity), ...cells }
+  const revealed = useRevealedRow<Row>(entity, row)
+  // The clear values replace the masks in the row the cells get: they are the row's own values.
+  const shown = revealed.row as EntityRow<E>
   return (
-    <Descriptions
-      className="crud-details"
-      bordered
-      size="small"
-      // Two columns of label and value need a tablet's width; a phone's drawer shows one, so nothing runs off its right edge.
-      column={{ xs: 1, sm: 1, md: 2 }}
-      data-testid={testId}
-      items={fields.map((f) => ({
-        key: f.name,
-        label: localized(f.label),
-        span: isLong(f) ? { xs: 1, sm: 1, md: 2 } : 1,
-        children: <FieldValue entity={entity} field={f} row={row} cells={shownCells} />,
-      }))}
-    />
+    <>
+      {revealed.bar}
+      <Descriptions
+        className="crud-details"
+        bordered
+        size="small"
+        // Two columns of label and value need a tablet's width; a phone's drawer shows one, so nothing runs off its right edge.
+        column={{ xs: 1, sm: 1, md: 2 }}
+        data-testid={testId}
+        items={fields.map((f) => ({
+          key: f.name,
+          label: localized(f.label),
+          span: isLong(f) ? { xs: 1, sm: 1, md: 2 } : 1,
+          children: <FieldValue entity={entity} field={f} row={shown} cells={shownCells} />,
+        }))}
+      />
+    </>
   )
 }
 

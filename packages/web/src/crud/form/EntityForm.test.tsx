@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
-import { bikeEntities, orderEntities, PICKER_LIMIT, serviceEntities, systemEntities } from '@velo/shared'
+import { bikeEntities, defineEntity, orderEntities, PICKER_LIMIT, registerEntities, serviceEntities, systemEntities, type SessionUser } from '@velo/shared'
+import { sessionStore } from '../../session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { EntityForm } from './EntityForm'
 
@@ -309,6 +310,79 @@ describe('EntityForm', () => {
       expect((screen.getByLabelText('Contact email') as HTMLInputElement).disabled).toBe(true)
       expect((screen.getByTestId('entity-form-save') as HTMLButtonElement).disabled).toBe(true)
       expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'PUT')).toBe(false)
+    })
+  })
+
+  describe('personal fields the user may not see (shared/src/privacy.ts)', () => {
+    const label = (en: string) => ({ en_US: en, zh_CN: en })
+    const rider = defineEntity({
+      key: 'webPiiFormRider',
+      table: 'webPiiFormRider',
+      path: '/pii/formRider',
+      permission: 'pii:formRider',
+      label: label('Riders'),
+      idField: 'riderId',
+      defaultSort: { field: 'riderId', order: 'asc' },
+      fields: [
+        { name: 'riderId', kind: 'number', label: label('ID'), readOnly: true },
+        { name: 'nickname', kind: 'text', label: label('Nickname') },
+        { name: 'email', kind: 'email', label: label('Email'), personal: 'contact' },
+        { name: 'birthday', kind: 'date', label: label('Birthday'), personal: 'body' },
+        { name: 'height', kind: 'number', label: label('Height'), personal: 'body' },
+      ],
+    })
+    registerEntities(rider)
+    // As the server answers a user without member:pii:contact and member:pii:body; the height is not set.
+    const masked = { riderId: 1, nickname: 'Jan', email: 'j•••@example.com', birthday: null, height: null, masked: ['email', 'birthday'] }
+    const signIn = (permissions: string[]) => sessionStore.setState({ user: { username: 'tester' } as SessionUser, roles: ['ops'], permissions })
+    afterEach(() => sessionStore.setState({ user: null, roles: [], permissions: [] }))
+    const input = (name: string) => screen.getByLabelText(name) as HTMLInputElement
+
+    it('shows them disabled with their masks on modify and never sends them', async () => {
+      signIn(['pii:formRider:edit'])
+      fetchMock.mockImplementation(async (url, init) => {
+        if (String(url) === '/api/pii/formRider/1') return jsonResponse(masked)
+        if (init?.method === 'PUT') return jsonResponse({ ...masked, nickname: 'Jay' })
+        return jsonResponse(null, 404)
+      })
+      const onSaved = vi.fn()
+      renderWithProviders(<EntityForm entity={rider} id={1} onClose={() => {}} onSaved={onSaved} />)
+      const nickname = await screen.findByLabelText('Nickname')
+      expect(input('Email').disabled).toBe(true)
+      expect(input('Email').value).toBe('j•••@example.com')
+      // A value the server answered as null is there, hidden: its mask, not an empty box.
+      expect(input('Birthday').disabled).toBe(true)
+      expect(input('Birthday').value).toBe('•••')
+      // A value not set is no secret: empty, and locked all the same.
+      expect(input('Height').disabled).toBe(true)
+      expect(input('Height').value).toBe('')
+      expect(screen.getByText('Personal data (contact details): you have no right to see or change it')).toBeTruthy()
+
+      // Whatever reaches the masked input goes nowhere.
+      fireEvent.change(input('Email'), { target: { value: 'x@example.com' } })
+      fireEvent.change(nickname, { target: { value: 'Jay' } })
+      fireEvent.click(screen.getByTestId('entity-form-save'))
+      await waitFor(() => expect(onSaved).toHaveBeenCalled())
+      const put = fetchMock.mock.calls.find(([, init]) => init?.method === 'PUT')!
+      expect(JSON.parse(String(put[1]!.body))).toEqual({ riderId: 1, nickname: 'Jay' })
+    })
+
+    it('leaves the fields of a category the user may see, and the add form, as they were', async () => {
+      signIn(['pii:formRider:edit', 'pii:formRider:add', 'member:pii:contact'])
+      fetchMock.mockImplementation(async (url) => (String(url) === '/api/pii/formRider/1' ? jsonResponse({ ...masked, email: 'jan@example.com', masked: ['birthday'] }) : jsonResponse(null, 404)))
+      const { unmount } = renderWithProviders(<EntityForm entity={rider} id={1} onClose={() => {}} />)
+      await screen.findByLabelText('Nickname')
+      expect(input('Email').disabled).toBe(false)
+      expect(input('Email').value).toBe('jan@example.com')
+      expect(input('Birthday').disabled).toBe(true)
+      unmount()
+
+      // The user types what they add: every field is theirs.
+      renderWithProviders(<EntityForm entity={rider} onClose={() => {}} />)
+      await screen.findByLabelText('Nickname')
+      expect(input('Email').disabled).toBe(false)
+      await waitFor(() => expect(input('Birthday').disabled).toBe(false))
+      expect(screen.queryAllByTestId('masked-input')).toHaveLength(0)
     })
   })
 })

@@ -15,6 +15,8 @@ import { EntityFormItem } from './EntityFormItem'
 import { formFieldsFor, formPayload, initialFormValues, isShown, type FormMode } from './formValues'
 import { useEntitiesNamedBy } from '../../entities/areas'
 import { useFeedback } from '../../lib/feedback'
+import { isMaskedIn } from '../privacy/personal'
+import { useHiddenCategories } from '../privacy/hidden'
 
 /** Up to this many fields the form is a dialog; longer forms get a drawer with two columns. */
 export const DIALOG_FIELD_LIMIT = 8
@@ -56,6 +58,10 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
   const stateLocked = loaded ? stateLockedFields(entity, loaded) : NO_FIELDS
   const readOnly = !!loaded && !mayEditRow(entity, loaded)
   const lockRefusal = loaded && stateLocked.size ? stateRules(entity, loaded).editRefusal : null
+  // Personal fields of a category the user may not see come masked: shown so, and never sent on
+  // modify (the server refuses a PUT carrying one). An add takes what the user types, so it asks them all.
+  const hidden = useHiddenCategories()
+  const hiddenPersonal = mode === 'edit' ? new Set(fields.flatMap((f) => (f.personal && hidden.has(f.personal) ? [f.name] : []))) : NO_FIELDS
   const initialValues = source ? initialFormValues(fields, mode, source) : {}
   // Esc, the mask, the close icon and Cancel ask before what was entered is lost.
   const askDiscard = useDiscardGuard()
@@ -83,7 +89,7 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
     mutationFn: async (values: Row): Promise<EntityRow<E> | null> => {
       // Fields another field's value leaves out (`when`) are not sent.
       const current = form.getFieldsValue(true) as Row
-      const body = formPayload(entity, fields.filter((f) => isShown(f, current) && !stateLocked.has(f.name)), values, mode, row.data)
+      const body = formPayload(entity, fields.filter((f) => isShown(f, current) && !stateLocked.has(f.name) && !hiddenPersonal.has(f.name)), values, mode, row.data)
       const send = (confirmed: boolean) => (mode === 'add' ? api.add(body, confirmed) : api.edit(body, confirmed))
       try {
         return await send(false)
@@ -124,6 +130,7 @@ export function EntityForm<E extends ResolvedEntity>({ entity, id, preset, onClo
       override={inputs[f.name]}
       locked={stateLocked.has(f.name)}
       rowId={id}
+      hiddenPersonal={hiddenPersonal.has(f.name) ? { masked: !!loaded && isMaskedIn(loaded, f) } : undefined}
       place={
         dialog
           ? undefined

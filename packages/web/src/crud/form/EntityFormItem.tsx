@@ -1,6 +1,6 @@
 import { useMemo, type ReactNode } from 'react'
 import { Form } from 'antd'
-import type { FieldDef, ResolvedEntity, ValueType } from '@velo/shared'
+import { type FieldDef, PERSONAL_CATEGORY_LABELS, type ResolvedEntity, type ValueType } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { localized } from '../../i18n'
 import type { Row } from '../api/crudApi'
@@ -11,6 +11,8 @@ import { FieldControl } from './FieldControl'
 import { isLocked, isShown, type FormMode } from './formValues'
 import { TypedValueInput, typedValueRule, typeFor } from './typedValue'
 import { widgetNamed } from './widgets'
+import { MaskedInput } from '../privacy/MaskedInput'
+import './formTexts'
 
 /** One input component per value type, so a type's input keeps its identity (and focus) across renders. */
 const typedInputs = new Map<ValueType | undefined, InputComponent>()
@@ -32,6 +34,12 @@ export interface EntityFormItemProps {
   /** The row being modified (a tree's parent picker leaves out the row's own subtree). */
   rowId?: unknown
   /**
+   * A personal field whose category the user has no right to see (modify only): shown disabled with
+   * its mask and why, not checked; the form leaves it out of the PUT, which the server refuses with
+   * it. `masked`: the row has a value there (the server named it in `masked`).
+   */
+  hiddenPersonal?: { masked: boolean }
+  /**
    * Puts the item in its place (a grid column). A field another field's value leaves out (`when`)
    * leaves out its place too.
    */
@@ -48,12 +56,19 @@ const asIs = (item: ReactNode) => item
  * (`typedBy`) takes the input and the check of its type, following that field's value; a field with
  * `when` is shown, and checked, only while the other field has one of the values.
  */
-export function EntityFormItem({ entity, field: f, mode = 'add', override, locked: lockedByState = false, rowId, place = asIs }: EntityFormItemProps) {
+export function EntityFormItem({ entity, field: f, mode = 'add', override, locked: lockedByState = false, rowId, hiddenPersonal, place = asIs }: EntityFormItemProps) {
   const { t } = useTranslation()
   const kind = kindOf(f)
   const locked = lockedByState || isLocked(f, mode)
 
   const formItem = (typed?: { values: Row }) => {
+    if (hiddenPersonal) {
+      return (
+        <Form.Item name={f.name} label={localized(f.label)} extra={t('crud.maskedField', { category: localized(PERSONAL_CATEGORY_LABELS[f.personal!]) })}>
+          <MaskedInput masked={hiddenPersonal.masked} />
+        </Form.Item>
+      )
+    }
     const valueType = typed && typeFor(f, typed.values)
     return (
       <Form.Item
@@ -77,7 +92,8 @@ export function EntityFormItem({ entity, field: f, mode = 'add', override, locke
     )
   }
 
-  const by = f.typedBy?.field
+  // A hidden value has no type to follow: it is shown as its mask whatever the other field says.
+  const by = hiddenPersonal ? undefined : f.typedBy?.field
   const item = by ? (
     <Form.Item noStyle shouldUpdate={(before: Row, after: Row) => before[by] !== after[by]}>
       {({ getFieldValue }) => formItem({ values: { [by]: getFieldValue(by) } })}

@@ -11,6 +11,7 @@ const texts = {
   'crud.discardContent': 'What you entered in this form will be lost.',
   'crud.discard': 'Discard',
   'crud.keepEditing': 'Keep editing',
+  'crud.maskedField': 'Personal data ({{category}}): you have no right to see or change it',
 }
 
 export type TextKey = keyof typeof texts

@@ -10,6 +10,7 @@ const texts: Record<TextKey, string> = {
   'crud.discardContent': '此表单中已填写的内容将会丢失。',
   'crud.discard': '放弃',
   'crud.keepEditing': '继续编辑',
+  'crud.maskedField': '个人数据（{{category}}）：您无权查看或修改',
 }
 
 export default texts

@@ -8,6 +8,8 @@ import { downloadEntityFile, isVideoFile, storedBaseName, useStoredImageUrl } fr
 import { useFieldOptions } from './options'
 import type { CellProps } from './types'
 import { PlayVideoLink } from './VideoPlayer'
+import { Masked } from '../privacy/Masked'
+import { labelCategoryOf } from '../privacy/personal'
 
 // antd's Image (its preview with zoom and rotation) loads with the first image a list shows, while the
 // image itself is fetched: most lists show none, and the rows of the others need it only then.
@@ -86,9 +88,14 @@ export function OptionsCell({ entity, field, value, row }: CellProps) {
   )
 }
 
-/** Lists carry the referenced row's label beside the id (`<name>Label`). */
+/**
+ * Lists carry the referenced row's label beside the id (`<name>Label`). A label naming a rider (a
+ * ride's member, by e-mail) comes masked to a user without the category's right, and says so.
+ */
 export function ReferenceCell({ field, value, row }: CellProps) {
   const label = row[`${field.name}Label`]
+  const category = labelCategoryOf(field)
+  if (category && typeof label === 'string' && label !== '') return <Masked category={category} value={label} label />
   return shown(isBlank(label) ? value : label)
 }
 

@@ -5,6 +5,8 @@ import { localized } from '../../i18n'
 import type { Row } from '../api/crudApi'
 import { kindOf } from '../kinds/kindTable'
 import type { CellProps, CellRenderer } from '../kinds/types'
+import { Masked } from '../privacy/Masked'
+import { isMaskedIn } from '../privacy/personal'
 import type { ListSort } from './useEntityList'
 
 export type ListColumn<R extends Row = Row> = ColumnType<R> & { key: string }
@@ -36,7 +38,8 @@ function CarryingCell<R extends Row>({ entity, field, value, row }: CellProps<Fi
 /**
  * The table's columns from the definition's listed fields: the label in the page's language, the
  * kind's cell (or the page's own, which gets the entity's row `R`), and a server-side sorter where
- * the definition allows sorting.
+ * the definition allows sorting. A personal value the row names as masked shows as a mask, whoever's
+ * cell it is: a hidden value must not read as a missing one.
  */
 export function listColumns<R extends Row = Row>(e: ResolvedEntity, sort: ListSort | null, cells: Readonly<Record<string, CellRenderer<R>>> = {}): ListColumn<R>[] {
   return e.listed.map((field): ListColumn<R> => {
@@ -56,7 +59,14 @@ export function listColumns<R extends Row = Row>(e: ResolvedEntity, sort: ListSo
             sortOrder: sort?.field === field.name ? (sort.order === 'asc' ? 'ascend' : 'descend') : null,
           }
         : {}),
-      render: (value: unknown, row: R) => (own ? <RenderedCell render={own} entity={e} field={field} value={value} row={row} /> : <Cell entity={e} field={field} value={value} row={row} />),
+      render: (value: unknown, row: R) =>
+        isMaskedIn(row, field) ? (
+          <Masked category={field.personal!} value={value} />
+        ) : own ? (
+          <RenderedCell render={own} entity={e} field={field} value={value} row={row} />
+        ) : (
+          <Cell entity={e} field={field} value={value} row={row} />
+        ),
     }
   })
 }

@@ -16,6 +16,7 @@ import { ChoiceInput } from '../kinds/inputs'
 import { OperationPreview, PREVIEW_DEBOUNCE_MS, useOperationPreview } from './OperationPreview'
 import { confirmText, inputComplete, previewOperation, subjectOf, type Operation } from './operations'
 import { useFeedback } from '../../lib/feedback'
+import { isMaskedIn } from '../privacy/personal'
 import './operationTexts'
 
 /** The field of a step's chosen state in the body (the server's name for it). */
@@ -54,8 +55,8 @@ function OperationContext({ entity, fields, id }: { entity: ResolvedEntity; fiel
           column={1}
           className="crud-details"
           items={shown
-            // A picture the member did not send leaves no empty line.
-            .filter((f) => f.kind !== 'image' || row.data[f.name])
+            // A picture the member did not send leaves no empty line; a hidden one shows its mask.
+            .filter((f) => f.kind !== 'image' || row.data[f.name] || isMaskedIn(row.data, f))
             .map((f) => ({
               key: f.name,
               label: localized(f.label),

@@ -2,7 +2,7 @@ import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'rea
 import { Button } from 'antd'
 import { ProfileOutlined } from '@ant-design/icons'
 import { useQueryClient } from '@tanstack/react-query'
-import type { JobInfo, ResolvedEntity } from '@velo/shared'
+import { type JobInfo, personalDataRight, type ResolvedEntity, REVEAL_PERSONAL_DATA } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { useAccessCheck } from '../../session/Access'
 import { jobStore } from '../../api/jobStore'
@@ -14,6 +14,7 @@ import type { RowAction } from '../list/RowActions'
 import { followJob, isJobInfo } from './followJob'
 import { confirmText, everyRowOperation, meetsWhen, needsDialog, rowOperations, sendOperation, toolbarOperations, type Operation } from './operations'
 import { useFeedback } from '../../lib/feedback'
+import { maskedFieldsOf } from '../privacy/personal'
 
 // Opened on request, loaded on request: a list's first paint needs neither the details drawer (tabs,
 // descriptions) nor a step's dialog (the form kit's inputs, descriptions, alerts). antd's Modal itself
@@ -42,6 +43,9 @@ export function useWorkflow(entity: ResolvedEntity) {
   // leaves out (a help item's video), which only the details play or download.
   const filesOutOfList = entity.fields.some((f) => f.kind === 'file' && !f.hidden && !entity.listed.includes(f))
   const mayReadDetails = (!!entity.transitions || entity.related.length > 0 || filesOutOfList || (entity.actions ?? []).some((a) => a.on === 'row')) && may({ permissions: [`${entity.permission}:query`] })
+  // Masked personal values are revealed in the details (privacy/RevealPersonalData.tsx): a user who
+  // may reveal them reaches the details from any row that has some, whatever else the entity offers.
+  const mayReveal = entity.fields.some((f) => f.personal && !may({ permissions: [personalDataRight(f.personal)] })) && may({ permissions: [REVEAL_PERSONAL_DATA] }) && may({ permissions: [`${entity.permission}:query`] })
 
   // Its rows, and what they belong to or list (an order's counts after one of its numbers is voided).
   const refreshEntity = () => void refreshAfterChange(queryClient, entity)
@@ -106,7 +110,7 @@ export function useWorkflow(entity: ResolvedEntity) {
       }))
 
   const detailsAction = (row: Row): RowAction | false =>
-    mayReadDetails && { key: 'details', label: t('crud.details'), icon: <ProfileOutlined />, onClick: () => setDetailsOf({ id: row[entity.idField] }), testId: 'row-details' }
+    (mayReadDetails || (mayReveal && maskedFieldsOf(entity.fields, row).length > 0)) && { key: 'details', label: t('crud.details'), icon: <ProfileOutlined />, onClick: () => setDetailsOf({ id: row[entity.idField] }), testId: 'row-details' }
 
   const toolbarOps = toolbarOperations(entity).filter(permitted)
   /** Toolbar actions, and actions for the ticked rows (enabled while ticked rows all qualify). */
@@ -142,7 +146,7 @@ export function useWorkflow(entity: ResolvedEntity) {
     rowActions,
     detailsAction,
     /** Some row may have a step, an action or the details: the page keeps its actions column. */
-    offersRowActions: mayReadDetails || everyRowOperation(entity).some(permitted),
+    offersRowActions: mayReadDetails || mayReveal || everyRowOperation(entity).some(permitted),
     /** Some toolbar action works on ticked rows: the table lets rows be ticked. */
     selects: toolbarOps.some((op) => op.on === 'selection'),
     toolbar,
