@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
-import { bikeEntities, defineEntity, orderEntities, PICKER_LIMIT, registerEntities, serviceEntities, systemEntities, type SessionUser } from '@velo/shared'
+import { bikeEntities, orderEntities, PICKER_LIMIT, serviceEntities, systemEntities, type SessionUser } from '@velo/shared'
 import { sessionStore } from '../../session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { EntityForm } from './EntityForm'
+import { piiRider } from '../../test/piiRider'
 
 const fetchMock = vi.fn<typeof fetch>()
 const dict = [{ dictValue: 'N', dictLabel: 'No', dictLabelZh: '否', listClass: '', isDefault: 'Y' }]
@@ -314,24 +315,7 @@ describe('EntityForm', () => {
   })
 
   describe('personal fields the user may not see (shared/src/privacy.ts)', () => {
-    const label = (en: string) => ({ en_US: en, zh_CN: en })
-    const rider = defineEntity({
-      key: 'webPiiFormRider',
-      table: 'webPiiFormRider',
-      path: '/pii/formRider',
-      permission: 'pii:formRider',
-      label: label('Riders'),
-      idField: 'riderId',
-      defaultSort: { field: 'riderId', order: 'asc' },
-      fields: [
-        { name: 'riderId', kind: 'number', label: label('ID'), readOnly: true },
-        { name: 'nickname', kind: 'text', label: label('Nickname') },
-        { name: 'email', kind: 'email', label: label('Email'), personal: 'contact' },
-        { name: 'birthday', kind: 'date', label: label('Birthday'), personal: 'body' },
-        { name: 'height', kind: 'number', label: label('Height'), personal: 'body' },
-      ],
-    })
-    registerEntities(rider)
+    const rider = piiRider
     // As the server answers a user without member:pii:contact and member:pii:body; the height is not set.
     const masked = { riderId: 1, nickname: 'Jan', email: 'j•••@example.com', birthday: null, height: null, masked: ['email', 'birthday'] }
     const signIn = (permissions: string[]) => sessionStore.setState({ user: { username: 'tester' } as SessionUser, roles: ['ops'], permissions })
@@ -339,9 +323,9 @@ describe('EntityForm', () => {
     const input = (name: string) => screen.getByLabelText(name) as HTMLInputElement
 
     it('shows them disabled with their masks on modify and never sends them', async () => {
-      signIn(['pii:formRider:edit'])
+      signIn(['pii:rider:edit'])
       fetchMock.mockImplementation(async (url, init) => {
-        if (String(url) === '/api/pii/formRider/1') return jsonResponse(masked)
+        if (String(url) === '/api/pii/rider/1') return jsonResponse(masked)
         if (init?.method === 'PUT') return jsonResponse({ ...masked, nickname: 'Jay' })
         return jsonResponse(null, 404)
       })
@@ -368,8 +352,8 @@ describe('EntityForm', () => {
     })
 
     it('leaves the fields of a category the user may see, and the add form, as they were', async () => {
-      signIn(['pii:formRider:edit', 'pii:formRider:add', 'member:pii:contact'])
-      fetchMock.mockImplementation(async (url) => (String(url) === '/api/pii/formRider/1' ? jsonResponse({ ...masked, email: 'jan@example.com', masked: ['birthday'] }) : jsonResponse(null, 404)))
+      signIn(['pii:rider:edit', 'pii:rider:add', 'member:pii:contact'])
+      fetchMock.mockImplementation(async (url) => (String(url) === '/api/pii/rider/1' ? jsonResponse({ ...masked, email: 'jan@example.com', masked: ['birthday'] }) : jsonResponse(null, 404)))
       const { unmount } = renderWithProviders(<EntityForm entity={rider} id={1} onClose={() => {}} />)
       await screen.findByLabelText('Nickname')
       expect(input('Email').disabled).toBe(false)

@@ -1,34 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
-import { defineEntity, registerEntities, type SessionUser } from '@velo/shared'
+import { type SessionUser } from '@velo/shared'
 import i18n from '../../i18n'
 import { sessionStore } from '../../session/sessionStore'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { crudKeys } from '../api/crudApi'
 import { EntityDetails } from '../EntityDetails'
 import { EntityListPage } from '../EntityListPage'
+import { piiRider } from '../../test/piiRider'
 
 // Riders' personal data as the server answers it to a user without the categories' rights: text
 // partly masked, anything else null, the fields named in `masked` (shared/src/privacy.ts).
 
-const label = (en: string) => ({ en_US: en, zh_CN: en })
-const rider = defineEntity({
-  key: 'webPiiRider',
-  table: 'webPiiRider',
-  path: '/pii/rider',
-  permission: 'pii:rider',
-  label: label('Riders'),
-  idField: 'riderId',
-  defaultSort: { field: 'riderId', order: 'asc' },
-  fields: [
-    { name: 'riderId', kind: 'number', label: label('ID'), readOnly: true },
-    { name: 'nickname', kind: 'text', label: label('Nickname') },
-    { name: 'email', kind: 'email', label: label('Email'), personal: 'contact' },
-    { name: 'birthday', kind: 'date', label: label('Birthday'), personal: 'body' },
-    { name: 'height', kind: 'number', label: label('Height'), personal: 'body' },
-  ],
-})
-registerEntities(rider)
+const rider = piiRider
 
 const jan = { riderId: 1, nickname: 'Jan', email: 'j•••@example.com', birthday: null, height: null, masked: ['email', 'birthday', 'height'] }
 // No birthday or height: nothing hidden there, so nothing masked.
