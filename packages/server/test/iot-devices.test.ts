@@ -121,7 +121,8 @@ describe('the live stream and the gateway status', () => {
     const blind = await limitedUser(t, { userName: 'iotnopositions', perms: ['iot:device:list'], dataScope: '1' })
     const sighted = await limitedUser(t, { userName: 'iotpositions', perms: ['iot:device:list', 'member:pii:location'], dataScope: '1' })
     const sn = `PS${randomSn('')}`
-    const added = await t.call<{ deviceId: number }>({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId: await demoModelId(t) } })
+    const added = await t.call<{ deviceId: number }>({ method: 'POST', url: '/api/iot/device', token: t.admin, body: { sn, modelId: await addModel(`P${randomSn()}`, 'PS') } })
+    expect(added.code, added.msg).toBe(200)
     const streams = await Promise.all([blind, sighted].map((u) => openStream<IotStreamEvent>(t.app, '/api/iot/stream', u.token)))
     try {
       const change = { deviceId: added.data.deviceId, sn, battery: 77, latitude: 52.370216, longitude: 4.895168 }
@@ -136,6 +137,17 @@ describe('the live stream and the gateway status', () => {
       expect(next!.data).not.toHaveProperty('masked')
     } finally {
       for (const s of streams) await s.close()
+    }
+    // One device's messages: a telemetry report's position is masked inside its payload.
+    const watching = await Promise.all([blind, sighted].map((u) => openStream<IotStreamEvent>(t.app, `/api/iot/stream?deviceId=${added.data.deviceId}`, u.token)))
+    try {
+      const payload = JSON.stringify({ v: 1, battery: 75, gps: { lat: 52.370216, lng: 4.895168 } })
+      await t.app.iot.events.publish({ type: 'message', data: { deviceId: added.data.deviceId, sn, direction: 'up', kind: 'telemetry', topic: `velo/v1/${sn}/up/telemetry`, payload, time: new Date().toISOString() } })
+      const [hidden, shown] = await Promise.all(watching.map((s) => s.next((e) => e.event === 'message' && e.data.sn === sn, 'the message')))
+      expect(JSON.parse((shown!.data as { payload: string }).payload).gps).toEqual({ lat: 52.370216, lng: 4.895168 })
+      expect(JSON.parse((hidden!.data as { payload: string }).payload)).toEqual({ v: 1, battery: 75, gps: '•••' })
+    } finally {
+      for (const s of watching) await s.close()
     }
   })
 })

@@ -179,6 +179,22 @@ describe('personal data over every definition that declares it', () => {
     expect(whole.data).toEqual([{ value: clear.data[0]!.value, label: maskText('email', email) }])
   })
 
+  it('masks a position inside a device message’s payload, keeping the rest of it', async () => {
+    const db = t.app.services.db
+    const device = await db.selectFrom('iotDevice').select(['deviceId', 'sn']).where('latitude', 'is not', null).orderBy('deviceId').executeTakeFirstOrThrow()
+    const payload = JSON.stringify({ v: 1, battery: 64, speed: 21.5, gps: { lat: 52.379189, lng: 4.899431, sats: 9 } })
+    await db.insertInto('iotMessage').values({ deviceId: device.deviceId, direction: 'up', kind: 'telemetry', topic: `velo/v1/${device.sn}/up/telemetry`, payload, createTime: new Date().toISOString() }).execute()
+    const message = entityByKey('iotMessage')
+    const [clear, masked] = await Promise.all([list(message, sighted, { deviceId: device.deviceId }), list(message, blind, { deviceId: device.deviceId })])
+    const seen = clear.data.rows.find((r) => String(r.payload).includes('52.379189'))!
+    expect(seen, 'the holder of the right reads the position').toBeDefined()
+    const hidden = masked.data.rows.find((r) => r.messageId === seen.messageId)!
+    expect(JSON.parse(String(hidden.payload))).toEqual({ v: 1, battery: 64, speed: 21.5, gps: '•••' })
+    expect(masked.raw.toString()).not.toContain('52.379189')
+    const exported = await t.call({ method: 'POST', url: '/api/iot/message/export', token: blind, body: { deviceId: device.deviceId } })
+    expect(JSON.stringify((await readWorkbook(exported.raw)).rows)).not.toContain('52.379189')
+  })
+
   it('finds a masked field by its whole value only: a part finds nothing, in the list and in the export', async () => {
     const member = entityByKey('member')
     const clear = await list(member, sighted)

@@ -311,7 +311,8 @@ export const iotMessage = defineEntity({
     },
     { name: 'kind', kind: 'text', label: { en_US: 'Kind', zh_CN: '类型' }, max: 16, required: true, readOnly: true, search: 'eq' },
     { name: 'topic', kind: 'text', label: { en_US: 'Topic', zh_CN: '主题' }, max: 255, required: true, readOnly: true },
-    { name: 'payload', kind: 'longText', label: { en_US: 'Payload', zh_CN: '内容' }, required: true, readOnly: true },
+    // A telemetry report's position (gps) is the rider's: masked in the payload for whoever may not see positions.
+    { name: 'payload', kind: 'longText', label: { en_US: 'Payload', zh_CN: '内容' }, required: true, readOnly: true, personalKeys: { category: 'location', keys: ['gps'] } },
     { ...createTime, label: { en_US: 'Time', zh_CN: '时间' } },
   ],
 })

@@ -44,6 +44,11 @@ interface FieldBase {
    * a search on it matches the whole value only. See privacy.ts and docs/privacy.md.
    */
   personal?: PersonalCategory
+  /**
+   * A JSON text whose named top-level keys hold personal data (a device message's `gps`): for whoever
+   * may not see the category, those keys' values read as a mask and the rest of the text stays.
+   */
+  personalKeys?: { category: PersonalCategory; keys: readonly string[] }
   /** In the add/modify form; default: every writable field. */
   form?: boolean
   /** A hint under the form input. */

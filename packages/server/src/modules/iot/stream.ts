@@ -76,7 +76,7 @@ export function registerIotStream(app: FastifyInstance, services: Services) {
         if (visible && !visible.has(Number(event.data.deviceId))) return
         // The message log of the whole fleet is far too much for a browser: only the device being looked at.
         if (event.type === 'message' && (deviceId === undefined || event.data.deviceId !== deviceId)) return
-        stream.send(event.type, event.type === 'device' ? maskedChange(event.data, view) : event.data)
+        stream.send(event.type, event.type === 'device' ? maskedChange(event.data, view) : event.type === 'message' ? maskRow(iotEntities.iotMessage, { ...event.data }, view) : event.data)
       })
       stream.onClose(stop)
     },

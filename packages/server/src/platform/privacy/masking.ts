@@ -1,4 +1,4 @@
-import { carriedName, entityByKey, type FieldDef, hiddenCategories, maskText, PARTLY_MASKED_KINDS, type PersonalCategory, type ResolvedEntity } from '@velo/shared'
+import { carriedName, entityByKey, type FieldDef, hiddenCategories, MASK, maskText, PARTLY_MASKED_KINDS, type PersonalCategory, type ResolvedEntity } from '@velo/shared'
 import { type AuthContext, hasPermission } from '../rbac/auth-context'
 
 // What a staff user sees of riders' personal data (shared/src/privacy.ts): every answer that carries
@@ -60,7 +60,8 @@ export function maskRows<R extends Row>(e: ResolvedEntity, rows: R[], view: Priv
     if (isHidden(view, label)) labels.push({ name: f.kind === 'reference' ? `${f.name}Label` : `${f.name}Labels`, field: label! })
     if (f.kind === 'reference') for (const c of f.carry ?? []) if (isHidden(view, target.fieldMap.get(c))) carried.push(carriedName(f.name, c))
   }
-  if (!own.length && !labels.length && !carried.length) return rows
+  const inJson = e.fields.filter((f) => f.personalKeys && view.hidden.has(f.personalKeys.category))
+  if (!own.length && !labels.length && !carried.length && !inJson.length) return rows
   for (const r of rows) {
     const row = r as Row
     const masked: string[] = []
@@ -78,8 +79,24 @@ export function maskRows<R extends Row>(e: ResolvedEntity, rows: R[], view: Priv
       else if (value !== undefined) row[name] = maskValue(field, value)
     }
     for (const name of carried) if (name in row) row[name] = null
+    for (const f of inJson) if (typeof row[f.name] === 'string') row[f.name] = maskJsonKeys(row[f.name] as string, f.personalKeys!.keys)
   }
   return rows
+}
+
+/** A JSON text with the values of these top-level keys replaced by a mask; a text that is no JSON object as it was. */
+export function maskJsonKeys(text: string, keys: readonly string[]): string {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return text
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return text
+  const object = parsed as Row
+  if (!keys.some((k) => k in object && object[k] !== null)) return text
+  for (const k of keys) if (k in object && object[k] !== null) object[k] = MASK.repeat(3)
+  return JSON.stringify(object)
 }
 
 /** One row, masked in place (maskRows). */
