@@ -8,16 +8,9 @@ import { caller } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { envelope, fileAnswer } from '../../platform/responses'
 import { openEventStream } from '../../platform/sse'
-import { maskRow, type PrivacyView, privacyViewOf } from '../../platform/privacy/masking'
+import { maskRow, privacyViewOf } from '../../platform/privacy/masking'
 import { gatewayStatusSchema } from './schemas'
 import { repeat } from '../../platform/jobs/schedule'
-
-/** A device's change as the viewer may see it: a position masked, named in `masked` only when there was one. */
-function maskedChange<T extends object>(data: T, view: PrivacyView): T {
-  const row = maskRow(iotEntities.iotDevice, { ...data } as Record<string, unknown>, view)
-  if (Array.isArray(row.masked) && row.masked.length === 0) delete row.masked
-  return row as T
-}
 
 /** How often an open stream reads again whether its user may still list warnings (a role changed). */
 const ALARM_RIGHT_RECHECK_MS = 2_000
@@ -76,7 +69,9 @@ export function registerIotStream(app: FastifyInstance, services: Services) {
         if (visible && !visible.has(Number(event.data.deviceId))) return
         // The message log of the whole fleet is far too much for a browser: only the device being looked at.
         if (event.type === 'message' && (deviceId === undefined || event.data.deviceId !== deviceId)) return
-        stream.send(event.type, event.type === 'device' ? maskedChange(event.data, view) : event.type === 'message' ? maskRow(iotEntities.iotMessage, { ...event.data }, view) : event.data)
+        // A device's change and a device's message carry its position as that entity's rows do.
+        const rowsOf = event.type === 'device' ? iotEntities.iotDevice : event.type === 'message' ? iotEntities.iotMessage : null
+        stream.send(event.type, rowsOf ? maskRow(rowsOf, { ...event.data }, view) : event.data)
       })
       stream.onClose(stop)
     },

@@ -32,9 +32,6 @@ export interface AuditConfig {
   personal?: ReadonlySet<string>
 }
 
-/** What the log keeps of a personal value. */
-const PERSONAL_VALUE = '•••'
-
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** false: not a mutation (queries sent as POST, sign-in which has its own log). */
@@ -75,17 +72,9 @@ function paramsOf(req: FastifyRequest): string {
   const parts: Record<string, unknown> = {}
   if (req.params && Object.keys(req.params).length) parts.params = req.params
   if (req.query && Object.keys(req.query).length) parts.query = req.query
-  const personal = (req.routeOptions.config.audit || undefined)?.personal
-  if (req.body !== undefined && !req.isMultipart()) parts.body = personal?.size ? withoutPersonal(req.body, personal) : req.body
+  if (req.body !== undefined && !req.isMultipart()) parts.body = req.body
   if (req.isMultipart()) parts.body = '(file upload)'
-  return truncate(JSON.stringify(maskSecrets(parts)))
-}
-
-/** A body with its personal values replaced (one object, or each of a list of them). */
-function withoutPersonal(body: unknown, personal: ReadonlySet<string>): unknown {
-  if (Array.isArray(body)) return body.map((b) => withoutPersonal(b, personal))
-  if (body === null || typeof body !== 'object') return body
-  return Object.fromEntries(Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, personal.has(k) && v !== null && v !== undefined && v !== '' ? PERSONAL_VALUE : v]))
+  return truncate(JSON.stringify(maskSecrets(parts, (req.routeOptions.config.audit || undefined)?.personal)))
 }
 
 /** What the request is: everything in its row but the outcome. */

@@ -23,7 +23,7 @@ import { registerWorkflowRoutes, type WorkflowHandlers } from './workflow'
 import { envelope, fileAnswer, pageOf, rowOf } from '../responses'
 import { countedRows, countImported } from '../observability/metrics'
 import { jobInfoSchema } from '../jobs/schema'
-import { exactSearchFields, hiddenFields, maskBatches, maskOptions, maskRow, maskRows, privacyViewOf } from '../privacy/masking'
+import { exactSearchFields, hiddenFields, labelHidden, maskBatches, maskOptions, maskRow, maskRows, privacyViewOf } from '../privacy/masking'
 import { registerRevealRoute } from '../privacy/reveal'
 
 /** Entities whose routes an app has, so the rest can be served as plain definitions. */
@@ -232,8 +232,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
       if (req.query.id !== undefined) equal[e.idField] = req.query.id
       // Named by a personal field the caller sees masked (a member by e-mail): masked names, found by the whole name.
       const view = privacyViewOf(auth)
-      const masked = hiddenFields(e, view).some((f) => f.name === e.labelField)
-      return maskOptions(e, await repo.options(await scopeOf(req), req.query.keyword, OPTIONS_LIMIT, equal, languageOf(req), masked), view)
+      return maskOptions(e, await repo.options(await scopeOf(req), req.query.keyword, OPTIONS_LIMIT, equal, languageOf(req), labelHidden(e, view)), view)
     },
   )
   if (can('get')) {

@@ -39,14 +39,15 @@ export function exactSearchFields(e: ResolvedEntity, view: PrivacyView): Readonl
 export function maskValue(f: FieldDef, value: unknown): unknown {
   // A missing value hides nothing: blank stays blank.
   if (value === null || value === undefined || value === '') return value ?? null
-  if (PARTLY_MASKED_KINDS.includes(f.kind) && (typeof value === 'string' || value === null)) return maskText(f.kind, value)
+  if (PARTLY_MASKED_KINDS.includes(f.kind) && typeof value === 'string') return maskText(f.kind, value)
   return null
 }
 
 /**
  * Masks, in place, the rows' values the view hides: the entity's own personal fields (named in
- * `masked`), each reference's label where the referenced entity is named by a personal field (a
- * ride's member, by e-mail), and personal fields a reference carries. Answers the rows.
+ * `masked`, which a row carries only when something of it was masked), each reference's label
+ * where the referenced entity is named by a personal field (a ride's member, by e-mail), personal
+ * fields a reference carries, and personal keys of a JSON text. Answers the rows.
  */
 export function maskRows<R extends Row>(e: ResolvedEntity, rows: R[], view: PrivacyView): R[] {
   if (!view.hidden.size || !rows.length) return rows
@@ -72,7 +73,7 @@ export function maskRows<R extends Row>(e: ResolvedEntity, rows: R[], view: Priv
       // A missing value hides nothing: only values there are named as masked.
       if (value !== null && value !== undefined && value !== '') masked.push(f.name)
     }
-    if (own.length) row.masked = masked
+    if (masked.length) row.masked = masked
     for (const { name, field } of labels) {
       const value = row[name]
       if (Array.isArray(value)) row[name] = value.map((v) => maskValue(field, v))
@@ -102,11 +103,14 @@ export function maskJsonKeys(text: string, keys: readonly string[]): string {
 /** One row, masked in place (maskRows). */
 export const maskRow = <R extends Row>(e: ResolvedEntity, row: R, view: PrivacyView): R => maskRows(e, [row], view)[0]!
 
+/** Whether the entity is named by a personal field the view hides (a member, by e-mail): its pickers are searched by the whole name. */
+export const labelHidden = (e: ResolvedEntity, view: PrivacyView) => isHidden(view, e.fieldMap.get(e.labelField))
+
 /** A picker's labels of an entity named by a personal field the view hides, masked in place. */
 export function maskOptions<O extends { label: string }>(e: ResolvedEntity, options: O[], view: PrivacyView): O[] {
-  const label = e.fieldMap.get(e.labelField)
-  if (!isHidden(view, label)) return options
-  for (const o of options) o.label = String(maskValue(label!, o.label) ?? '')
+  if (!labelHidden(e, view)) return options
+  const label = e.fieldMap.get(e.labelField)!
+  for (const o of options) o.label = String(maskValue(label, o.label) ?? '')
   return options
 }
 
