@@ -146,9 +146,25 @@ async function atProvider(authorizationUrl: string, login: string): Promise<stri
   throw new Error('too many hops at the provider')
 }
 
-/** GET on the app from one address, as the browser navigates: the status and where it is sent. */
+/** The console's cookies each browser holds (one browser per address in these tests): the single sign-on's binding. */
+const browsers = new Map<string, Map<string, string>>()
+const cookieOf = (remoteAddress: string) => [...(browsers.get(remoteAddress) ?? [])].map(([k, v]) => `${k}=${v}`).join('; ')
+function keepCookies(remoteAddress: string, setCookie: string | string[] | undefined) {
+  const jar = browsers.get(remoteAddress) ?? new Map<string, string>()
+  browsers.set(remoteAddress, jar)
+  for (const line of [setCookie ?? []].flat()) {
+    const [pair] = line.split(';')
+    const at = pair!.indexOf('=')
+    const value = pair!.slice(at + 1).trim()
+    if (/max-age=0/i.test(line) || value === '') jar.delete(pair!.slice(0, at).trim())
+    else jar.set(pair!.slice(0, at).trim(), value)
+  }
+}
+
+/** GET on the app from one address, as the browser navigates (with its cookies): the status and where it is sent. */
 async function navigate(t: TestApp, url: string, remoteAddress: string) {
-  const res = await t.app.inject({ method: 'GET', url, remoteAddress })
+  const res = await t.app.inject({ method: 'GET', url, remoteAddress, headers: { cookie: cookieOf(remoteAddress) } })
+  keepCookies(remoteAddress, res.headers['set-cookie'])
   return { status: res.statusCode, location: String(res.headers.location ?? ''), body: res.body }
 }
 
@@ -170,19 +186,20 @@ async function reachSignInPage(t: TestApp, login: string, o: { start?: string; r
   return { query: pageQuery(back.location), callback, remoteAddress }
 }
 
-/** POST /login/sso with the page's code, as the sign-in page does. */
+/** POST /login/sso with the page's code, as the sign-in page does (from the browser at that address, with its cookies). */
 async function trade(t: TestApp, code: string, remoteAddress = fromAddress()) {
-  const res = await t.app.inject({ method: 'POST', url: '/api/login/sso', payload: { code, withSession: true }, remoteAddress })
+  const res = await t.app.inject({ method: 'POST', url: '/api/login/sso', payload: { code, withSession: true }, remoteAddress, headers: { cookie: cookieOf(remoteAddress) } })
+  keepCookies(remoteAddress, res.headers['set-cookie'])
   const body = res.json() as { code: number; msg: string; data: SignInAnswer }
   return { status: res.statusCode, ...body }
 }
 
 /** A whole single sign-on as `login`: the answer of POST /login/sso. */
 async function ssoSignIn(t: TestApp, login: string) {
-  const { query } = await reachSignInPage(t, login)
+  const { query, remoteAddress } = await reachSignInPage(t, login)
   const code = query.get('sso')
   expect(code, `ssoError=${query.get('ssoError')}`).toBeTruthy()
-  return trade(t, code!)
+  return trade(t, code!, remoteAddress)
 }
 
 const lastLoginLog = async (t: TestApp) => t.app.services.db.selectFrom('sysLoginLog').selectAll().orderBy('infoId', 'desc').executeTakeFirstOrThrow()
@@ -328,12 +345,33 @@ describe('single sign-on against a real OpenID provider', () => {
 
   it('trades the one-time code once', async () => {
     accounts.set('erin', { email: 'erin@velo.example', email_verified: true })
-    const { query } = await reachSignInPage(t, 'erin')
+    const { query, remoteAddress } = await reachSignInPage(t, 'erin')
     const code = query.get('sso')!
-    expect((await trade(t, code)).status).toBe(200)
-    const again = await trade(t, code)
+    expect((await trade(t, code, remoteAddress)).status).toBe(200)
+    const again = await trade(t, code, remoteAddress)
     expect(again.status).toBe(400)
     expect(again.msg).toBe('This single sign-on ran out of time or was used already: sign in again')
+  })
+
+  it('signs in only the browser that started it: a code or a callback sent to another browser signs nobody in', async () => {
+    accounts.set('erin', { email: 'erin@velo.example', email_verified: true })
+    // Erin's sign-in page address, sent to someone else's browser (a login CSRF): refused, and the code spent.
+    const { query, remoteAddress } = await reachSignInPage(t, 'erin')
+    const elsewhere = await trade(t, query.get('sso')!)
+    expect(elsewhere.status).toBe(400)
+    expect(elsewhere.msg).toBe('This single sign-on was started in another browser: start it again here')
+    expect(elsewhere.data).toBeNull()
+    expect((await trade(t, query.get('sso')!, remoteAddress)).status).toBe(400)
+    expect(await lastLoginLog(t)).toMatchObject({ status: '1' })
+    // The provider's answer finished in another browser than the one that started it: back to the sign-in page with no code.
+    const started = await navigate(t, '/api/auth/oidc/start', fromAddress())
+    const callback = await atProvider(started.location, 'erin')
+    const other = pageQuery((await navigate(t, callback, fromAddress())).location)
+    expect(other.get('sso')).toBeNull()
+    expect(other.get('ssoError')).toBe('expired')
+    // The cookie: for the API only, never for scripts.
+    const res = await t.app.inject({ method: 'GET', url: '/api/auth/oidc/start', remoteAddress: fromAddress() })
+    expect(String(res.headers['set-cookie'])).toMatch(/^velo_sso=[\w-]{32}; Path=\/api; Max-Age=600; HttpOnly; SameSite=Lax$/)
   })
 
   it('refuses a disabled account, a deleted one, an unverified e-mail, no e-mail, and an e-mail two accounts share', async () => {

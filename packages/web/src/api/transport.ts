@@ -18,6 +18,12 @@ export interface TransportOptions {
   data?: unknown
   timeout?: number
   signal?: AbortSignal
+  /**
+   * Sends this origin's cookies. Calls carry the token and never cookies (nothing a cookie could
+   * authorize); single sign-on's last step is the exception: its cookie proves the sign-in was started
+   * in this browser (server auth/sso/routes.ts, SSO_BROWSER_COOKIE).
+   */
+  withCookies?: boolean
 }
 
 export function buildUrl(url: string, params?: Query): string {
@@ -61,7 +67,7 @@ export async function send(opts: TransportOptions): Promise<Response> {
       method: opts.method ?? 'GET',
       headers: buildHeaders(opts.data),
       body: opts.data === undefined ? undefined : opts.data instanceof FormData ? opts.data : JSON.stringify(opts.data),
-      credentials: 'omit',
+      credentials: opts.withCookies ? 'same-origin' : 'omit',
       signal: controller.signal,
     })
   } catch (error) {

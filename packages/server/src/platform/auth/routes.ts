@@ -39,7 +39,7 @@ import { BusinessType } from '../audit/operation-log'
 import { accountFeaturesSchema, captchaSchema, routeNodeSchema, signInAnswerSchema, totpEnrolmentSchema, userInfoSchema } from './schemas'
 import { verifyPassword } from './passwords'
 import { assertPasswordSignInAllowed, passwordAllowedFor, passwordSignInOff } from './sso/password-sign-in'
-import { signInWithSsoCode } from './sso/routes'
+import { clearSsoBrowser, signInWithSsoCode, ssoBrowserOf } from './sso/routes'
 
 const RESET_CODE_MINUTES = 15
 
@@ -158,8 +158,10 @@ export function authRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 200: envelope(signInAnswerSchema) },
         },
       },
-      async (req) => {
-        const outcome = await signInWithSsoCode(services, req.body.code, clientInfo(req))
+      async (req, reply) => {
+        // The browser's binding is spent with its code, traded or refused.
+        void reply.header('set-cookie', clearSsoBrowser(services, req))
+        const outcome = await signInWithSsoCode(services, req.body.code, ssoBrowserOf(req), clientInfo(req))
         if ('secondFactor' in outcome) return ok(outcome, 'auth.secondFactorNeeded')
         if ('enrol' in outcome) return ok(outcome, 'auth.enrolRequired')
         return ok(await sessionAnswer(outcome.token, req.body.withSession), 'auth.loginSuccess')

@@ -28,8 +28,8 @@ export interface Credentials {
 export const authApi = {
   /** With the token, the user and the routes the console would ask for next (one round trip before its first page). */
   login: (body: Credentials) => call<SignInAnswer>('POST', '/login', { ...body, withSession: true }),
-  /** Single sign-on's last step: the one-time code the server's callback put in this page's address (?sso=). */
-  loginSso: (code: string) => call<SignInAnswer>('POST', '/login/sso', { code, withSession: true }),
+  /** Single sign-on's last step: the one-time code the server's callback put in this page's address (?sso=), with the cookie that says this browser started it. */
+  loginSso: async (code: string) => (await exchange<SignInAnswer>({ method: 'POST', url: '/login/sso', data: { code, withSession: true }, withCookies: true })).data,
   /** The second step: a code of the authenticator app, or a recovery code. */
   secondFactor: (ticket: string, code: string) => call<SignInAnswer>('POST', '/login/second-factor', { ticket, code, withSession: true }),
   /** A role that requires a factor the user lacks: the seed to scan, then its first code signs in. */

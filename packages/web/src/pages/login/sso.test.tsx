@@ -94,6 +94,9 @@ describe('single sign-on on the sign-in page', () => {
     await waitFor(() => expect(onLeave).toHaveBeenCalledWith('/system/dict', { replace: true }))
     expect(calls('/login/sso')).toHaveLength(1)
     expect(JSON.parse(String(calls('/login/sso')[0]![1]!.body))).toEqual({ code: 'one-time-code-0123456789', withSession: true })
+    // With this browser's cookie (it started the sign-in); no other call sends cookies.
+    expect(calls('/login/sso')[0]![1]!.credentials).toBe('same-origin')
+    expect(calls('/common/features')[0]![1]!.credentials).toBe('omit')
     expect(sessionStore.getState().token).toBe('the-sso-token')
     // The spent code is gone from the address, where to go next is kept.
     expect(window.location.search).toBe('?redirect=%2Fsystem%2Fdict')

@@ -33,7 +33,34 @@ const codeKey = (code: string) => `sso-code:${digest(code)}`
 interface Pending extends PendingSignIn {
   /** The console page to open after signing in. */
   redirect?: string
+  /** The digest of the browser's cookie (SSO_BROWSER_COOKIE): only the browser that started it finishes it. */
+  browser: string
 }
+
+/**
+ * Binds a single sign-on to the browser that started it: an HttpOnly cookie set at the start, which
+ * the callback and the code's trade must both bring. Without it, whoever finished a sign-in at the
+ * provider could send their sign-in page address (?sso=<code>) to someone else and sign them in as
+ * the sender (a login CSRF): everything they then did would be in the sender's account.
+ */
+export const SSO_BROWSER_COOKIE = 'velo_sso'
+
+/** The browser's single sign-on cookie, if it sent one. */
+export function ssoBrowserOf(req: FastifyRequest): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=')
+    if (at > 0 && part.slice(0, at).trim() === SSO_BROWSER_COOKIE) return part.slice(at + 1).trim() || undefined
+  }
+  return undefined
+}
+
+/** The cookie's header: sent only to the API (callback and trade), never readable by scripts, kept as long as a sign-in may take. */
+function ssoCookie(services: Services, req: FastifyRequest, value: string, seconds: number): string {
+  return `${SSO_BROWSER_COOKIE}=${value}; Path=${services.config.apiPrefix || '/'}; Max-Age=${seconds}; HttpOnly; SameSite=Lax${req.protocol === 'https' ? '; Secure' : ''}`
+}
+
+/** Ends the browser's binding once its code is traded (or refused). */
+export const clearSsoBrowser = (services: Services, req: FastifyRequest) => ssoCookie(services, req, '', 0)
 
 /** A path of this console only: never another site ('//evil.example', '/\evil.example', 'https://…'). */
 const appPath = z
@@ -88,9 +115,10 @@ export function ssoRoutes(services: Services): FastifyPluginAsyncZod {
         try {
           const redirectUri = callbackUrl(services, req)
           const started = await provider.start(redirectUri)
-          const pending: Pending = { ...started.pending, ...(redirect ? { redirect } : {}) }
+          const browser = randomBytes(24).toString('base64url')
+          const pending: Pending = { ...started.pending, ...(redirect ? { redirect } : {}), browser: digest(browser) }
           await services.kv.set(pendingKey(started.state), JSON.stringify(pending), PENDING_SECONDS)
-          return reply.redirect(started.url, 302)
+          return reply.header('set-cookie', ssoCookie(services, req, browser, PENDING_SECONDS)).redirect(started.url, 302)
         } catch (err) {
           return refuse(req, reply, err, '', redirect)
         }
@@ -116,6 +144,9 @@ export function ssoRoutes(services: Services): FastifyPluginAsyncZod {
         const raw = state ? await services.kv.take(pendingKey(state)) : null
         if (!raw) return refuse(req, reply, new SsoError('expired', state ? 'unknown, spent or expired state' : 'no state'), '')
         const pending = JSON.parse(raw) as Pending
+        // Finished in another browser than the one that started it (or one that keeps no cookies): nobody is signed in.
+        const browser = ssoBrowserOf(req)
+        if (!browser || digest(browser) !== pending.browser) return refuse(req, reply, new SsoError('expired', 'finished in another browser than the one that started it'), '', pending.redirect)
         let userName = ''
         try {
           const query = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : ''
@@ -124,7 +155,7 @@ export function ssoRoutes(services: Services): FastifyPluginAsyncZod {
           userName = identity.email
           const account = await accountForIdentity(services, identity, { ip: req.ip, requestId: String(req.id), log: req.log })
           const code = randomBytes(24).toString('base64url')
-          await services.kv.set(codeKey(code), JSON.stringify({ userId: account.userId }), CODE_SECONDS)
+          await services.kv.set(codeKey(code), JSON.stringify({ userId: account.userId, browser: pending.browser }), CODE_SECONDS)
           return reply.redirect(signInPage({ sso: code, redirect: pending.redirect }), 302)
         } catch (err) {
           return refuse(req, reply, err, userName, pending.redirect)
@@ -135,15 +166,20 @@ export function ssoRoutes(services: Services): FastifyPluginAsyncZod {
 }
 
 /**
- * POST /login/sso: the one-time code the callback gave the sign-in page, traded once for what a
- * password sign-in answers. The account is read again: one disabled in the last minute gets nothing.
+ * POST /login/sso: the one-time code the callback gave the sign-in page, traded once, by the browser
+ * that started the sign-in, for what a password sign-in answers. The account is read again: one disabled in the last minute gets nothing.
  */
-export async function signInWithSsoCode(services: Services, code: string, client: ClientInfo): Promise<SignInOutcome> {
+export async function signInWithSsoCode(services: Services, code: string, browser: string | undefined, client: ClientInfo): Promise<SignInOutcome> {
   const settings = services.config.oidc
   if (!settings) throw notFound('sso.notConfigured')
   const raw = await services.kv.take(codeKey(code))
   if (!raw) throw badRequest('sso.codeExpired')
-  const { userId } = JSON.parse(raw) as { userId: number }
+  const { userId, browser: bound } = JSON.parse(raw) as { userId: number; browser: string }
+  // A code brought by another browser than the one that went through the provider: spent, and nobody signed in.
+  if (!browser || digest(browser) !== bound) {
+    await writeLoginLog(services.db, { userName: '', status: LoginStatus.failure, msg: t('en_US', 'sso.refusedLog', { reason: t('en_US', 'sso.otherBrowser') }), client })
+    throw badRequest('sso.otherBrowser')
+  }
   const user = await services.db.selectFrom('sysUser').select(['userId', 'userName', 'status']).where('userId', '=', userId).where('delFlag', '=', '0').executeTakeFirst()
   if (!user || user.status !== '0') {
     await writeLoginLog(services.db, { userName: user?.userName ?? '', status: LoginStatus.failure, msg: t('en_US', 'sso.refusedLog', { reason: t('en_US', 'sso.disabled') }), client })
