@@ -6,8 +6,13 @@ import { PASSWORD_PATTERN } from './validation'
 // web, whose form offers the input of the type.
 
 const BOOLEAN: ValueType = { type: 'boolean' }
-const minutes = { en_US: 'minutes', zh_CN: '分钟' }
-const seconds = { en_US: 'seconds', zh_CN: '秒' }
+/** A whole number between min and max, in a unit said in both languages. */
+const int = (min: number, max: number, en_US?: string, zh_CN?: string): ValueType => ({ type: 'integer', min, max, ...(en_US ? { unit: { en_US, zh_CN: zh_CN! } } : {}) })
+const days = (min: number, max: number) => int(min, max, 'days', '天')
+const hours = (min: number, max: number) => int(min, max, 'hours', '小时')
+const minutes = (min: number, max: number) => int(min, max, 'minutes', '分钟')
+const seconds = (min: number, max: number) => int(min, max, 'seconds', '秒')
+const percent = int(0, 100, '%', '%')
 
 export const CONFIG_VALUE_TYPES: Readonly<Record<string, ValueType>> = {
   'sys.account.captchaEnabled': BOOLEAN,
@@ -20,50 +25,59 @@ export const CONFIG_VALUE_TYPES: Readonly<Record<string, ValueType>> = {
   },
   'sys.account.registerUser': BOOLEAN,
   'sys.account.forgetPassword': BOOLEAN,
-  'sys.account.maxRetryCount': { type: 'integer', min: 1, max: 100, unit: { en_US: 'attempts', zh_CN: '次' } },
-  'sys.account.lockTime': { type: 'integer', min: 1, max: 1440, unit: minutes },
+  'sys.account.maxRetryCount': int(1, 100, 'attempts', '次'),
+  'sys.account.lockTime': minutes(1, 1440),
   'sys.account.singleSignOn': BOOLEAN,
-  'sys.account.secondFactorGraceDays': { type: 'integer', min: 0, max: 365, unit: { en_US: 'days', zh_CN: '天' } },
+  'sys.account.secondFactorGraceDays': days(0, 365),
   'sys.user.initPassword': {
     type: 'text',
     pattern: PASSWORD_PATTERN,
     rule: { en_US: 'must be 6 to 20 letters, digits and special characters', zh_CN: '必须是 6 到 20 位字母、数字和特殊字符' },
   },
-  'sys.seed.version': { type: 'integer', min: 1, max: 9999 },
+  'sys.seed.version': int(1, 9999),
   // Single sign-on: the department and role of an account made at its first sign-in. The role's code is checked
   // on write against the roles themselves (server modules/system/sso-groups.ts): no pattern to carry here.
-  'sys.sso.newUserDeptId': { type: 'integer', min: 0, max: 2147483647 },
+  'sys.sso.newUserDeptId': int(0, 2147483647),
   'sys.sso.newUserRoleKey': { type: 'text' },
-  'iot.heartbeat.seconds': { type: 'integer', min: 10, max: 3600, unit: seconds },
-  'iot.command.timeoutSeconds': { type: 'integer', min: 1, max: 600, unit: seconds },
-  'iot.command.expireMinutes': { type: 'integer', min: 1, max: 10080, unit: minutes },
-  'iot.flow.warningPercent': { type: 'integer', min: 0, max: 100, unit: { en_US: '%', zh_CN: '%' } },
-  'iot.message.retentionDays': { type: 'integer', min: 1, max: 3650, unit: { en_US: 'days', zh_CN: '天' } },
-  'iot.telemetry.retentionDays': { type: 'integer', min: 1, max: 3650, unit: { en_US: 'days', zh_CN: '天' } },
-  'iot.sim.carrierSyncMinutes': { type: 'integer', min: 1, max: 10080, unit: minutes },
-  'iot.sim.simulatedCarrierDelaySeconds': { type: 'integer', min: 0, max: 3600, unit: seconds },
-  'iot.warning.lowBatteryPercent': { type: 'integer', min: 0, max: 100, unit: { en_US: '%', zh_CN: '%' } },
-  'iot.warning.fallAngle': { type: 'integer', min: 1, max: 180, unit: { en_US: 'degrees', zh_CN: '度' } },
-  'iot.warning.offlineHours': { type: 'integer', min: 1, max: 8760, unit: { en_US: 'hours', zh_CN: '小时' } },
+  'iot.heartbeat.seconds': seconds(10, 3600),
+  'iot.command.timeoutSeconds': seconds(1, 600),
+  'iot.command.expireMinutes': minutes(1, 10080),
+  'iot.flow.warningPercent': percent,
+  'iot.message.retentionDays': days(1, 3650),
+  'iot.telemetry.retentionDays': days(1, 3650),
+  'iot.sim.carrierSyncMinutes': minutes(1, 10080),
+  'iot.sim.simulatedCarrierDelaySeconds': seconds(0, 3600),
+  'iot.warning.lowBatteryPercent': percent,
+  'iot.warning.fallAngle': int(1, 180, 'degrees', '度'),
+  'iot.warning.offlineHours': hours(1, 8760),
   // OTA upgrades (issue 18): a second person approves a campaign before it starts; the MQTT block size.
   'ota.approvalRequired': BOOLEAN,
-  'ota.blockBytes': { type: 'integer', min: 1024, max: 65536, unit: { en_US: 'bytes', zh_CN: '字节' } },
-  'service.repairOrder.reviewDays': { type: 'integer', min: 0, max: 365, unit: { en_US: 'working days', zh_CN: '个工作日' } },
-  'service.repairOrder.repairDays': { type: 'integer', min: 0, max: 365, unit: { en_US: 'working days', zh_CN: '个工作日' } },
-  'service.repairOrder.collectionDays': { type: 'integer', min: 1, max: 365, unit: { en_US: 'days', zh_CN: '天' } },
+  'ota.blockBytes': int(1024, 65536, 'bytes', '字节'),
+  'service.repairOrder.reviewDays': int(0, 365, 'working days', '个工作日'),
+  'service.repairOrder.repairDays': int(0, 365, 'working days', '个工作日'),
+  'service.repairOrder.collectionDays': days(1, 365),
   // Tool system › SQL execution (issue 20): what one statement may take.
-  'tool.sql.timeoutSeconds': { type: 'integer', min: 1, max: 300, unit: seconds },
-  'tool.sql.maxRows': { type: 'integer', min: 1, max: 100000, unit: { en_US: 'rows', zh_CN: '行' } },
-  'tool.sql.maxResultMb': { type: 'integer', min: 1, max: 64, unit: { en_US: 'MB', zh_CN: 'MB' } },
+  'tool.sql.timeoutSeconds': seconds(1, 300),
+  'tool.sql.maxRows': int(1, 100000, 'rows', '行'),
+  'tool.sql.maxResultMb': int(1, 64, 'MB', 'MB'),
   // Monitoring › Data and backups: the maintenance schedules (0 hours turns one off) and what the logs keep.
-  'monitor.backup.intervalHours': { type: 'integer', min: 0, max: 8760, unit: { en_US: 'hours', zh_CN: '小时' } },
-  'monitor.backup.keep': { type: 'integer', min: 1, max: 365, unit: { en_US: 'backups', zh_CN: '份' } },
-  'monitor.retention.intervalHours': { type: 'integer', min: 0, max: 8760, unit: { en_US: 'hours', zh_CN: '小时' } },
-  'monitor.operlog.retentionDays': { type: 'integer', min: 1, max: 3650, unit: { en_US: 'days', zh_CN: '天' } },
-  'monitor.logininfor.retentionDays': { type: 'integer', min: 1, max: 3650, unit: { en_US: 'days', zh_CN: '天' } },
+  'monitor.backup.intervalHours': hours(0, 8760),
+  'monitor.backup.keep': int(1, 365, 'backups', '份'),
+  'monitor.retention.intervalHours': hours(0, 8760),
+  'monitor.operlog.retentionDays': days(1, 3650),
+  'monitor.logininfor.retentionDays': days(1, 3650),
+  // Riders' personal data by category (docs/privacy.md › Retention), trimmed by the same retention job.
+  'privacy.retention.positionDays': days(1, 3650),
+  'privacy.retention.uploadedLogDays': days(1, 3650),
+  'privacy.retention.inactiveMemberYears': int(1, 50, 'years', '年'),
+  'privacy.retention.erasureNoticeDays': days(1, 365),
 }
 
 /** The type of a configuration key's value; none for keys of the admins' own (free text). */
 export function configValueType(key: unknown): ValueType | undefined {
   return typeof key === 'string' && Object.hasOwn(CONFIG_VALUE_TYPES, key.trim()) ? CONFIG_VALUE_TYPES[key.trim()] : undefined
 }
+
+/** The tables a field's type can be read from (`typedBy.table`): a configuration value's by its key. */
+export const VALUE_TYPE_TABLES = { config: configValueType } as const satisfies Record<string, (other: unknown) => ValueType | undefined>
+export type ValueTypeTable = keyof typeof VALUE_TYPE_TABLES

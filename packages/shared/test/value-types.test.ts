@@ -42,7 +42,7 @@ describe('values typed by another field', () => {
     }
     const id = { name: 'typedId', kind: 'number' as const, label: { en_US: 'ID', zh_CN: '编号' }, readOnly: true }
     const key = { name: 'key', kind: 'text' as const, label: { en_US: 'Key', zh_CN: '键' } }
-    const typedBy = { field: 'key', typeOf: configValueType }
+    const typedBy = { field: 'key', table: 'config' as const }
     expect(() => defineEntity({ ...base, fields: [id, key, { name: 'value', kind: 'number', label: { en_US: 'V', zh_CN: '值' }, typedBy }] })).toThrow(/must be text/)
     expect(() => defineEntity({ ...base, fields: [id, { name: 'value', kind: 'text', label: { en_US: 'V', zh_CN: '值' }, typedBy }] })).toThrow(/typedBy key is not a field/)
   })

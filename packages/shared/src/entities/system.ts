@@ -1,5 +1,4 @@
 import { CONSOLE_RECORDS, SYSTEM_SETTINGS } from './owners'
-import { configValueType } from '../config-keys'
 import { USERNAME_PATTERN } from '../validation'
 import { defineEntity } from '../entity/define'
 import { createTime, idField, remark, status } from './common-fields'
@@ -80,7 +79,7 @@ export const config = defineEntity({
     { name: 'configName', kind: 'text', label: { en_US: 'Name', zh_CN: '参数名称' }, required: true, max: 100, search: 'like', sort: true },
     { name: 'configKey', kind: 'text', label: { en_US: 'Key', zh_CN: '参数键名' }, required: true, unique: true, max: 100, search: 'like', sort: true },
     // Built-in keys type their value (CONFIG_VALUE_TYPES): checked on every write, offered as a switch, a number or a choice.
-    { name: 'configValue', kind: 'text', label: { en_US: 'Value', zh_CN: '参数键值' }, required: true, max: 500, typedBy: { field: 'configKey', typeOf: configValueType } },
+    { name: 'configValue', kind: 'text', label: { en_US: 'Value', zh_CN: '参数键值' }, required: true, max: 500, typedBy: { field: 'configKey', table: 'config' } },
     { name: 'configType', kind: 'dict', dict: 'sys_yes_no', label: { en_US: 'Built-in', zh_CN: '系统内置' }, default: 'N', max: 1, search: 'eq' },
     remark,
     createTime,
@@ -169,6 +168,8 @@ export const mailOutbox = defineEntity({
   idField: 'mailId',
   defaultSort: { field: 'createTime', order: 'desc' },
   scope: CONSOLE_RECORDS,
+  // Mails sent to a rider (confirmations, reset codes): in their package, deleted on erasure.
+  rider: { by: { email: 'mailTo' }, erase: 'delete' },
   // Every list exports (SPEC §1): bodies are stored with reset codes masked, so a file shows none.
   operations: ['list', 'get', 'remove', 'export'],
   storage: { audited: false },

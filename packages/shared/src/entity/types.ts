@@ -1,7 +1,7 @@
 import type { Language } from '../api'
 import type { DurationUnit } from '../duration'
-import type { ValueType } from './value-types'
 import type { PersonalCategory } from '../privacy'
+import type { ValueTypeTable } from '../config-keys'
 
 /** A text in every language of the product. */
 export type Label = Record<Language, string>
@@ -59,11 +59,13 @@ interface FieldBase {
   when?: { field: string; is: readonly string[] }
   /**
    * A text whose type another field's value decides (a configuration value is a boolean, a whole
-   * number or a choice according to its key): `typeOf` answers that type, or nothing for free text.
+   * number or a choice according to its key): `table` names the table of types (VALUE_TYPE_TABLES,
+   * config-keys.ts) that answers the type for that value, or nothing for free text. Named, not a
+   * function: the definition stays data, and the table loads with the form, not the first screen.
    * The server checks every write against it, and the form offers the type's input (a switch, a
    * number with limits, a select). The value still travels and is stored as text ('true', '10').
    */
-  typedBy?: { field: string; typeOf: (other: unknown) => ValueType | undefined }
+  typedBy?: { field: string; table: ValueTypeTable }
   /**
    * The column may hold null. A text-like field's column is otherwise NOT NULL (an optional one
    * defaults to ''), as the engine stores '' for a blank one (docs/entity-engine.md › Table shape).
@@ -324,6 +326,18 @@ export interface ActionDef {
    * permission requires a second factor. The server enforces it; the console asks and repeats the call.
    */
   stepUp?: boolean
+  /**
+   * Rights its user must hold besides its permission, every one of them: checked by its route (403
+   * naming what is missing, before anything is queued), by its job when it runs, and by the console
+   * before it offers the action. A rider's data package carries every personal value unmasked, so it
+   * also needs each `member:pii:*` right: the permission alone would bypass the masks.
+   */
+  alsoNeeds?: readonly string[]
+  /**
+   * A job action's file is deleted this many days after the job finished, sooner than
+   * JOB_RETENTION_DAYS (the job's row stays until then): a rider's data package (DATA_PACKAGE_DAYS).
+   */
+  keepFileDays?: number
 }
 
 /** What an action's preview answers, in the caller's language (docs/entity-engine.md › Actions). */
@@ -531,6 +545,41 @@ export interface EntityDef {
    * sharing a table must give it the same shape; each keeps its own path and permission.
    */
   slice?: { column: string; value: string }
+  /**
+   * How its rows belong to one rider, for the rider's requests (GDPR Art. 15, 17, 20; docs/privacy.md
+   * › Requests): their data package holds these rows, their erasure treats them as `erase` says. Every
+   * entity with a reference to members, a personal field or a personal key declares it (a generated
+   * test holds that), so a new table cannot be left out of a package or an erasure.
+   */
+  rider?: RiderData
+}
+
+/** Which rows of an entity are one rider's: by a field naming the member (a reference or a list of them), their e-mail, or their bikes' device. */
+export type RiderLink =
+  | { member: string }
+  | { email: string }
+  /** Rows of the devices fitted to the rider's bikes; with `since`, only those of the time since the bike was bound to them (not a previous owner's). */
+  | { device: string; since?: string }
+
+/**
+ * What a rider's erasure does with their rows. `anonymise`: personal fields emptied (a required one
+ * gets a stand-in), personal keys taken out of JSON, their files deleted; the row stays for the
+ * statistics. `delete`: the rows go, with their files. `unbind`: the link to the member is emptied
+ * (and `unbound` written). `keep`: nothing personal is left in it once the member row is anonymous.
+ */
+export interface RiderData {
+  by: RiderLink
+  erase: 'anonymise' | 'delete' | 'unbind' | 'keep'
+  /** Values written with an unbind or an anonymisation besides (a bike's bind status; a member's disabled status). */
+  set?: Readonly<Record<string, string | number | boolean | null>>
+  /**
+   * Erasure is refused while one of the rider's rows holds it, with this reason ({label}: the row's
+   * label, {value}: the field's): with `isNot`, while the field is in none of these states (an open
+   * service order); without, while the field has a value (a legal hold staff wrote on the member).
+   */
+  hold?: { field: string; isNot?: readonly string[]; reason: Label }
+  /** Not in the data package: says why (a row of statistics the rider gave nothing to). */
+  package?: false
 }
 
 /**

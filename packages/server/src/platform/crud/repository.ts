@@ -1,4 +1,4 @@
-import { carriedName, checkTypedValue, entityByKey, type FieldDef, finalStates, labelFieldIn, type Language, ownerOf, type ResolvedEntity, storedColumns, withinOf } from '@velo/shared'
+import { carriedName, checkTypedValue, entityByKey, type FieldDef, finalStates, labelFieldIn, type Language, ownerOf, type ResolvedEntity, storedColumns, VALUE_TYPE_TABLES, withinOf } from '@velo/shared'
 import { type CompiledQuery, createQueryId, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
 import { type Db, type DynamicDb, type DynamicEb, dynamicDb } from '../../db/database'
 import type { Database } from '../../db/schema'
@@ -530,7 +530,7 @@ export class EntityRepository {
     for (const f of this.entity.fields) {
       if (!f.typedBy || !(f.name in changes || f.typedBy.field in changes)) continue
       const value = row[f.name]
-      const type = f.typedBy.typeOf(row[f.typedBy.field])
+      const type = VALUE_TYPE_TABLES[f.typedBy.table](row[f.typedBy.field])
       if (!type || value === undefined || value === null || value === '') continue
       const checked = checkTypedValue(type, String(value))
       if (checked.ok) {

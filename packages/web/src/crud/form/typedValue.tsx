@@ -1,6 +1,6 @@
 import { InputNumber, Select, Switch } from 'antd'
 import type { FormRule } from 'antd'
-import { checkTypedValue, type FieldDef, type ValueProblem, type ValueType } from '@velo/shared'
+import { checkTypedValue, type FieldDef, VALUE_TYPE_TABLES, type ValueProblem, type ValueType } from '@velo/shared'
 import type { TFunction } from 'i18next'
 import { localized } from '../../i18n'
 import type { Row } from '../api/crudApi'
@@ -13,7 +13,7 @@ import './formTexts'
 // number with the type's limits, a select of its choices, or a text box.
 
 /** The type of the field's value for the form's current values; none for free text. */
-export const typeFor = (f: FieldDef, values: Row): ValueType | undefined => f.typedBy?.typeOf(values[f.typedBy.field])
+export const typeFor = (f: FieldDef, values: Row): ValueType | undefined => (f.typedBy ? VALUE_TYPE_TABLES[f.typedBy.table](values[f.typedBy.field]) : undefined)
 
 export function TypedValueInput(props: InputProps & { valueType: ValueType | undefined }) {
   const { valueType, ...rest } = props

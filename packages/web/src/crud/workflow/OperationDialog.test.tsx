@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
-import { configValueType, defineEntity } from '@velo/shared'
+import { defineEntity } from '@velo/shared'
 import { jsonResponse, renderWithProviders } from '../../test/render'
 import { OperationDialog } from './OperationDialog'
 import { actionOperation, sendOperation } from './operations'
@@ -41,7 +41,7 @@ const invoice = defineEntity({
         },
         { name: 'voucherCode', kind: 'text', label: { en_US: 'Voucher code', zh_CN: '代金券码' }, required: true, when: { field: 'way', is: ['voucher'] } },
         { name: 'settingKey', kind: 'text', label: { en_US: 'Setting', zh_CN: '参数' } },
-        { name: 'settingValue', kind: 'text', label: { en_US: 'Setting value', zh_CN: '参数值' }, typedBy: { field: 'settingKey', typeOf: configValueType } },
+        { name: 'settingValue', kind: 'text', label: { en_US: 'Setting value', zh_CN: '参数值' }, typedBy: { field: 'settingKey', table: 'config' } },
       ],
     },
   ],
