@@ -34,6 +34,7 @@ import { sweepRuns } from './migrations/2026-11-29T02-sweep-runs'
 import { iotRegistrationSerials } from './migrations/2026-11-30T05-iot-registration-serials'
 import { secondFactors } from './migrations/2026-11-30T06-second-factors'
 import { ssoGroupRoles } from './migrations/2026-11-30T14-sso-group-roles'
+import { memberRequests } from './migrations/2026-11-30T21-member-requests'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set. Generated
 // modules' migrations (Tool system › Code generation) come last, from their own list.
@@ -70,6 +71,7 @@ export const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-30T05-iot-registration-serials': iotRegistrationSerials(dialect),
   '2026-11-30T06-second-factors': secondFactors(dialect),
   '2026-11-30T14-sso-group-roles': ssoGroupRoles(dialect),
+  '2026-11-30T21-member-requests': memberRequests(dialect),
 })
 
 /**

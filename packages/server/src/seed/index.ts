@@ -503,6 +503,8 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   },
   // Riders' privacy: the rights to see each category of personal data and to reveal one record's, under Members.
   { version: 20, apply: (tx) => definedButtonsArea(tx) },
+  // Riders' requests: the members' Data package and Erase personal data buttons, and the retention of personal data by category.
+  { version: 21, apply: (tx) => definedButtonsArea(tx) },
 ]
 
 /** The version a database is at once seeded by this server. */

@@ -164,6 +164,8 @@ export const bike = defineEntity({
   labelField: 'frameNumber',
   defaultSort: { field: 'createTime', order: 'desc' },
   scope: { via: 'memberId' },
+  // The bike is the maker's: unbound (its history says by whom: an erased member), not deleted.
+  rider: { by: { member: 'memberId' }, erase: 'unbind', set: { bindStatus: 'unbound', boundTime: null, defaultBike: false } },
   // SPEC §5: a bound bike cannot be deleted (the console offers no Delete on it; the module refuses one with a rider too).
   states: [{ when: { field: 'bindStatus', is: ['bound'] }, delete: false, reason: { en_US: 'Bound vehicle cannot be deleted', zh_CN: '已绑定的车辆不能删除' } }],
   // No import yet: a colour or size is named by its name, which repeats across models; bikes come
@@ -394,6 +396,8 @@ export const bikeRecord = defineEntity({
   labelField: 'frameNumber',
   defaultSort: { field: 'eventTime', order: 'desc' },
   scope: { via: 'bikeId' },
+  // A bike's history: its events keep pointing at the (anonymous) member.
+  rider: { by: { member: 'memberId' }, erase: 'keep' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,

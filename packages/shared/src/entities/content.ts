@@ -95,6 +95,8 @@ export const message = defineEntity({
   labelField: 'title',
   defaultSort: { field: 'createTime', order: 'desc' },
   scope: { country: 'countryId' },
+  // A message chosen for named members: the rider is taken off its list (their inbox copies go with messageRecipient).
+  rider: { by: { member: 'memberIds' }, erase: 'unbind', package: false },
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   related: [{ entity: 'messageRecipient', by: 'messageId', label: { en_US: 'Recipients', zh_CN: '接收会员' }, columns: ['memberId', 'createTime', 'readTime'] }],
   storage: { indexes: [{ columns: ['status', 'sendTime'] }] },
@@ -186,6 +188,7 @@ export const messageRecipient = defineEntity({
   labelField: 'recipientId',
   defaultSort: { field: 'recipientId', order: 'asc' },
   scope: { via: 'memberId' },
+  rider: { by: { member: 'memberId' }, erase: 'delete' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,
@@ -297,6 +300,8 @@ export const protocolSignature = defineEntity({
   labelField: 'signatureId',
   defaultSort: { field: 'signTime', order: 'desc' },
   scope: { via: 'memberId' },
+  // Proof of consent (GDPR Art. 7(1)): which text, which version, when; kept against the anonymous member.
+  rider: { by: { member: 'memberId' }, erase: 'keep' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,
@@ -742,6 +747,7 @@ export const appUploadLog = defineEntity({
   labelField: 'originalName',
   defaultSort: { field: 'uploadTime', order: 'desc' },
   scope: { via: 'memberId' },
+  rider: { by: { member: 'memberId' }, erase: 'delete' },
   operations: ['list', 'get', 'remove', 'export'],
   storage: { audited: false, indexes: [{ columns: ['uploadTime'] }, { columns: ['memberId', 'uploadTime'] }] },
   fields: [

@@ -70,6 +70,8 @@ export const trackingEvent = defineEntity({
   idField: 'eventId',
   defaultSort: { field: 'eventTime', order: 'desc' },
   scope: { via: 'memberId' },
+  // What the app did, by code: statistics with no value that names the rider.
+  rider: { by: { member: 'memberId' }, erase: 'keep' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,

@@ -18,6 +18,8 @@ export const iotTelemetry = defineEntity({
   labelField: 'receivedAt',
   defaultSort: { field: 'receivedAt', order: 'desc' },
   scope: { via: 'deviceId' },
+  // Positions from the time the rider had the bike; speed, battery and odometer stay for the fleet's statistics.
+  rider: { by: { device: 'deviceId', since: 'receivedAt' }, erase: 'anonymise' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,

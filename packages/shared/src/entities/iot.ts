@@ -121,6 +121,8 @@ export const iotDevice = defineEntity({
   live: { stream: '/iot/stream', event: 'device' },
   defaultSort: { field: 'deviceId', order: 'desc' },
   scope: { heldBy: { entity: 'bike', field: 'iotDeviceId' } },
+  // The device is the maker's; its last position while the rider had the bike is theirs.
+  rider: { by: { device: 'deviceId' }, erase: 'anonymise' },
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export', 'import'],
   storage: {
     columns: [
@@ -286,6 +288,8 @@ export const iotMessage = defineEntity({
   labelField: 'topic',
   defaultSort: { field: 'messageId', order: 'desc' },
   scope: { via: 'deviceId' },
+  // Positions inside payloads, from the time the rider had the bike.
+  rider: { by: { device: 'deviceId', since: 'createTime' }, erase: 'anonymise' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,

@@ -1,6 +1,7 @@
 import { APP_CONTENT } from './owners'
 import { APP_LANGUAGE_OPTIONS } from '../app-languages'
 import { defineEntity } from '../entity/define'
+import { DATA_PACKAGE_DAYS, SEE_ALL_PERSONAL_DATA } from '../privacy-requests'
 import type { EnumOption } from '../entity/types'
 import { createTime, idField, remark, status } from './common-fields'
 
@@ -25,6 +26,14 @@ export const member = defineEntity({
   labelField: 'email',
   defaultSort: { field: 'createTime', order: 'desc' },
   scope: { country: 'countryId' },
+  // Their own row: anonymised on erasure (no identifying value left, the account disabled and never signed in again), so rides,
+  // signatures and history that point at it still count in statistics but name nobody.
+  rider: {
+    by: { member: 'memberId' },
+    erase: 'anonymise',
+    set: { status: '1', passwordHash: null, remark: '', emailConfirmed: false, bindStatus: 'unbound', erasureNoticeTime: null },
+    hold: { field: 'legalHold', reason: { en_US: 'a legal hold is set on {label}: {value}', zh_CN: '{label} 设有法律保留：{value}' } },
+  },
   // Members sign up in the app: staff never add or import one, and an account is disabled, not
   // deleted (rides, feedback and bikes refer to it). Staff correct a few fields and export.
   operations: ['list', 'get', 'edit', 'export'],
@@ -42,7 +51,11 @@ export const member = defineEntity({
   storage: {
     // The app's sign-in: written and checked by the app's API only. No field shows it, so no list,
     // get, export or answer schema of the console can carry it (docs/entity-engine.md › Every answer is declared).
-    columns: [{ name: 'passwordHash', kind: 'text', max: 255, nullable: true, secret: true }],
+    columns: [
+      { name: 'passwordHash', kind: 'text', max: 255, nullable: true, secret: true },
+      // When the app told a long-inactive member that their data will be erased (the retention job, docs/privacy.md › Retention).
+      { name: 'erasureNoticeTime', kind: 'datetime', nullable: true },
+    ],
     indexes: [
       // Newest first (the default order), alone or within one account status; by country.
       { columns: ['createTime'] },
@@ -101,7 +114,51 @@ export const member = defineEntity({
     // The last UTC day with a ride or an app event, kept by the dashboards' rollups (docs/dashboards.md):
     // the home card "Members active (7 days)" opens this list filtered on it, so both count the same rows.
     { name: 'lastActiveDay', kind: 'date', label: { en_US: 'Last active', zh_CN: '最近活跃' }, readOnly: true, search: 'range', sort: true, list: false },
+    // Staff write why a rider's data must be kept (a dispute, an authority's request): while it is set,
+    // erasure is refused with it (docs/privacy.md › Requests).
+    { name: 'legalHold', kind: 'text', max: 200, label: { en_US: 'Legal hold', zh_CN: '法律保留' }, list: false, help: { en_US: 'While set, the member’s data cannot be erased: say why (a dispute, an authority’s request).', zh_CN: '填写期间不能删除该会员的数据：请说明原因（争议、主管机关要求等）。' } },
+    // When their data was erased on their request (or after years without use): the row names nobody since.
+    { name: 'erasedTime', kind: 'datetime', label: { en_US: 'Erased', zh_CN: '数据删除时间' }, readOnly: true, list: false, search: 'range' },
     remark,
+  ],
+  // A rider's requests under the GDPR (docs/privacy.md › Requests), each with its own right: a copy of
+  // everything we hold on them (Art. 15, 20) and erasure (Art. 17). The app asks for both too.
+  actions: [
+    {
+      name: 'dataPackage',
+      label: { en_US: 'Data package', zh_CN: '数据副本' },
+      on: 'row',
+      mode: 'job',
+      rare: true,
+      whenEmpty: ['erasedTime'],
+      // It holds every personal value unmasked: the permission alone would bypass the masks.
+      alsoNeeds: SEE_ALL_PERSONAL_DATA,
+      keepFileDays: DATA_PACKAGE_DAYS,
+      confirm: {
+        en_US: 'Put together every piece of data held on {label}: one zip with a file per kind of record, their files and a readable summary, downloadable for 7 days?',
+        zh_CN: '生成 {label} 的全部数据副本：一个 zip 文件，每类记录一个文件，附其上传的文件和可读的摘要，可下载 7 天？',
+      },
+    },
+    {
+      name: 'erase',
+      label: { en_US: 'Erase personal data', zh_CN: '删除个人数据' },
+      on: 'row',
+      mode: 'job',
+      danger: true,
+      rare: true,
+      preview: true,
+      whenEmpty: ['erasedTime'],
+      input: [
+        {
+          name: 'request',
+          kind: 'text',
+          max: 200,
+          required: true,
+          label: { en_US: 'Request', zh_CN: '申请依据' },
+          help: { en_US: 'Where the rider asked (the ticket or the letter), without their name: the operation log keeps it.', zh_CN: '骑行者在何处提出申请（工单或信件编号），请勿填写其姓名：操作日志会保存此内容。' },
+        },
+      ],
+    },
   ],
 })
 
@@ -120,6 +177,8 @@ export const ride = defineEntity({
   idField: 'rideId',
   defaultSort: { field: 'uploadTime', order: 'desc' },
   scope: { via: 'memberId' },
+  // Distances and times without a position: kept for the statistics, pointing at the anonymous member.
+  rider: { by: { member: 'memberId' }, erase: 'keep' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,
@@ -187,6 +246,8 @@ export const feedback = defineEntity({
   labelField: 'feedbackId',
   defaultSort: { field: 'createTime', order: 'desc' },
   scope: { via: 'memberId' },
+  // Stars stay in the satisfaction figures; the words and pictures go.
+  rider: { by: { member: 'memberId' }, erase: 'anonymise' },
   // Written by the app; staff reply through the action, never modify it, and delete spam.
   operations: ['list', 'get', 'remove', 'export'],
   storage: {

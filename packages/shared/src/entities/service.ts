@@ -29,6 +29,17 @@ export const repairOrder = defineEntity({
   labelField: 'orderNo',
   defaultSort: { field: 'createTime', order: 'desc' },
   scope: { country: 'countryId', person: 'createBy' },
+  // A rider's orders are those with their e-mail. An order still being handled holds an erasure
+  // (we need the address to send the bike back); a closed one keeps its product and dates, not who.
+  rider: {
+    by: { email: 'contactEmail' },
+    erase: 'anonymise',
+    hold: {
+      field: 'status',
+      isNot: ['finished', 'withdrawn', 'closed'],
+      reason: { en_US: 'service order {label} is still open: it needs their address until it is finished', zh_CN: '售后工单 {label} 尚未结束：完成前仍需其联系地址' },
+    },
+  },
   // Orders come from the riders' app or a staff member's form, one at a time: no import.
   operations: ['list', 'get', 'add', 'edit', 'remove', 'export'],
   // The status bar counts per state and the list filters by one, newest first.

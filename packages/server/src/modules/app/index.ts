@@ -5,6 +5,8 @@ import { registerAgreements } from './agreements'
 import { installAnswerCaching } from './caching'
 import { registerAppFeedback } from './feedback'
 import { registerCentresNear } from './centres'
+import { registerAppDataPackage } from './data-package'
+import { registerAppErasure } from './erasure'
 import { registerInbox } from './inbox'
 import { memberAuthenticator, registerMemberRoutes } from './members'
 import { registerAppReads } from './reads'
@@ -21,7 +23,7 @@ const OWN_SEGMENTS = new Set(['auth', 'me', 'inbox', 'version', 'agreements', 'f
 /**
  * The riders' mobile app's API (docs/app-api.md): public, cacheable reads of what the definitions
  * declare for the app, the version check, agreements, service centres near a point, and for a
- * signed-in member their inbox, agreements, uploads, tracking events and feedback. Its own scope: members authenticate here
+ * signed-in member their inbox, agreements, uploads, tracking events, feedback and erasure. Its own scope: members authenticate here
  * with their own tokens (every MEMBER route of the scope gets the hook), and its public answers
  * carry ETags. Staff rights, sessions and the operation log are the console's, not the app's.
  */
@@ -37,6 +39,7 @@ function appApi(services: Services): FastifyPluginAsync {
     })
     installAnswerCaching(app)
     registerMemberRoutes(app, services)
+    registerAppErasure(app, services)
     registerVersionCheck(app, services)
     registerAgreements(app, services)
     registerInbox(app, services)
@@ -44,6 +47,7 @@ function appApi(services: Services): FastifyPluginAsync {
     registerUploads(app, services)
     registerTracking(app, services)
     registerAppFeedback(app, services)
+    registerAppDataPackage(app, services)
     registerAppReads(app, services, OWN_SEGMENTS)
   }
 }

@@ -2,6 +2,8 @@ import { bikeEntities, type EnumOption, type Language } from '@velo/shared'
 import type { FastifyInstance } from 'fastify'
 import { registerEntityRoutes } from '../../platform/crud/routes'
 import { badRequest, conflict } from '../../platform/errors'
+import { t } from '../../platform/i18n'
+import { registerErasureUnbind } from '../../platform/privacy/erasure'
 import type { Services } from '../../platform/services'
 import { bindNumber, type NumberForBike, numberForBike, releaseFrameNumber } from '../order/numbers'
 import { label, merged, registerModelSpecs } from './models'
@@ -53,6 +55,37 @@ function unbindReason(input: Row, lang: Language): string {
 /** The bind status an unbound bike has, as the engine's `when` refusal names it. */
 const UNBOUND = (bike.fieldMap.get('bindStatus') as { options: readonly EnumOption[] }).options.find((o) => o.value === 'unbound')!
 
+/**
+ * Unbinds a bike from its member, as the unbind action and a rider's erasure do: the member's bind
+ * status follows their bikes, the fitted device's bind state follows the bike's, and the vehicle
+ * record keeps why and the member it was bound to. Only from the binding just read: of two unbinds
+ * at once, one does it (true) and the other changes nothing (false).
+ */
+export async function unbindBike(tx: Db, row: Row, reason: string, by: string): Promise<boolean> {
+  const bikeId = Number(row.bikeId)
+  const memberId = row.memberId === null || row.memberId === undefined ? null : Number(row.memberId)
+  const now = new Date()
+  const done = await tx
+    .updateTable(bike.table)
+    .set({ memberId: null, boundTime: null, bindStatus: 'unbound', defaultBike: 0, updateBy: by, updateTime: now.toISOString() })
+    .where(bike.idField, '=', bikeId)
+    .where('bindStatus', '=', 'bound')
+    .executeTakeFirst()
+  if (Number(done.numUpdatedRows) === 0) return false
+  if (memberId !== null) {
+    // The member's bind status follows their bikes: unbound once none is left bound to them.
+    const left = await tx.selectFrom(bike.table).select(bike.idField).where('memberId', '=', memberId).where('bindStatus', '=', 'bound').executeTakeFirst()
+    if (!left) await tx.updateTable('memMember').set({ bindStatus: 'unbound' }).where('memberId', '=', memberId).execute()
+  }
+  // The fitted device stays on the bike (and reports on); its bind state follows the bike's.
+  // Its warnings went to the bike's member (iot/warnings/notify.ts): now there is none to tell.
+  if (row.iotDeviceId !== null && row.iotDeviceId !== undefined) {
+    await tx.updateTable('iotDevice').set({ bindState: 'unbound' }).where('deviceId', '=', row.iotDeviceId as number).execute()
+  }
+  await recordBikeEvent(tx, { bikeId, frameNumber: String(row.frameNumber), kind: 'unbound', detail: reason, memberId, by, at: now })
+  return true
+}
+
 async function checkBike(tx: Db, row: Row, exceptId?: unknown) {
   refuseMissingReason(row)
   await refuseFittedDevice(tx, row, exceptId)
@@ -66,6 +99,10 @@ async function checkBike(tx: Db, row: Row, exceptId?: unknown) {
 export function registerBikes(app: FastifyInstance, services: Services) {
   registerModelSpecs(app, services)
 
+  // A rider's erasure unbinds their bikes as the unbind action does: the record says why and by whom.
+  registerErasureUnbind('bike', async ({ tx, rows, by, lang }) => {
+    for (const row of rows) await unbindBike(tx, row, t(lang, 'privacy.erasure.bikeUnbound'), by)
+  })
   registerEntityRoutes(app, services, bike, {
     beforeCreate: async ({ tx, values, columns, context }) => {
       await checkBike(tx, values)
@@ -108,31 +145,10 @@ export function registerBikes(app: FastifyInstance, services: Services) {
       unbind: async ({ tx, auth, action, rows, input, lang }) => {
         const row = rows[0]!
         const reason = unbindReason(input, lang)
-        const bikeId = Number(row.bikeId)
-        const memberId = row.memberId === null || row.memberId === undefined ? null : Number(row.memberId)
-        const now = new Date()
-        // Only from the binding just read: of two unbinds at once, one does it and the other is refused.
-        const done = await tx
-          .updateTable(bike.table)
-          .set({ memberId: null, boundTime: null, bindStatus: 'unbound', defaultBike: 0, updateBy: auth.userName, updateTime: now.toISOString() })
-          .where(bike.idField, '=', bikeId)
-          .where('bindStatus', '=', 'bound')
-          .executeTakeFirst()
-        if (Number(done.numUpdatedRows) === 0) {
+        if (!(await unbindBike(tx, row, reason, auth.userName))) {
           const unbound = UNBOUND.label
           throw conflict('action.notNow', { actionEn: action.label.en_US, actionZh: action.label.zh_CN, valueEn: unbound.en_US, valueZh: unbound.zh_CN })
         }
-        if (memberId !== null) {
-          // The member's bind status follows their bikes: unbound once none is left bound to them.
-          const left = await tx.selectFrom(bike.table).select(bike.idField).where('memberId', '=', memberId).where('bindStatus', '=', 'bound').executeTakeFirst()
-          if (!left) await tx.updateTable('memMember').set({ bindStatus: 'unbound' }).where('memberId', '=', memberId).execute()
-        }
-        // The fitted device stays on the bike (and reports on); its bind state follows the bike's.
-        // Its warnings went to the bike's member (iot/warnings/notify.ts): now there is none to tell.
-        if (row.iotDeviceId !== null && row.iotDeviceId !== undefined) {
-          await tx.updateTable('iotDevice').set({ bindState: 'unbound' }).where('deviceId', '=', row.iotDeviceId as number).execute()
-        }
-        await recordBikeEvent(tx, { bikeId, frameNumber: String(row.frameNumber), kind: 'unbound', detail: reason, memberId, by: auth.userName, at: now })
         return { ...row, memberId: null, memberIdLabel: null, boundTime: null, bindStatus: 'unbound', defaultBike: false }
       },
     },

@@ -25,6 +25,7 @@ import { countedRows, countImported } from '../observability/metrics'
 import { jobInfoSchema } from '../jobs/schema'
 import { exactSearchFields, hiddenFields, labelHidden, maskBatches, maskOptions, maskRow, maskRows, privacyViewOf } from '../privacy/masking'
 import { registerRevealRoute } from '../privacy/reveal'
+import { riderProblems } from '../privacy/rider-rows'
 
 /** Entities whose routes an app has, so the rest can be served as plain definitions. */
 const registered = new WeakMap<Services, Set<string>>()
@@ -66,6 +67,9 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   // Whose rows these are is declared, or the start fails: a module cannot forget its data scope.
   const scopeProblem = scopeProblems(e, (key) => allEntities().find((x) => x.key === key))
   if (scopeProblem.length) throw new Error(scopeProblem.join('\n'))
+  // So is how its rows belong to a rider, where they can: their data package and erasure read it.
+  const riderProblem = riderProblems(e)
+  if (riderProblem.length) throw new Error(riderProblem.join('\n'))
   const api = app.withTypeProvider<ZodTypeProvider>()
   const repo = new EntityRepository(services.db, e, hooks)
   const can = (op: Operation) => e.operations.includes(op)

@@ -15,6 +15,8 @@ import {
   stepTargets,
   type TransitionStep,
   type Language,
+  menuTitle,
+  PERSONAL_DATA_BUTTONS,
 } from '@velo/shared'
 import type { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -155,6 +157,34 @@ async function actionRows(db: Db, e: ResolvedEntity, repo: EntityRepository, act
   return rows
 }
 
+/** A right as the role tree names it ("See body data"), else its permission string alone. */
+function rightName(permission: string, lang: Language): string {
+  const button = PERSONAL_DATA_BUTTONS.find(([p]) => p === permission)?.[1] ?? `button.${permission.split(':').at(-1)}`
+  const title = menuTitle(button, lang)
+  return title === button ? permission : `${title} (${permission})`
+}
+
+/**
+ * Refuses (403) a caller lacking one of the rights the action needs besides its permission
+ * (`alsoNeeds`), naming each one missing: the route asks before anything is read or queued, the job
+ * again when it runs (the starter's rights as they are then).
+ */
+function checkAlsoNeeds(action: ActionDef, auth: AuthContext) {
+  const missing = (action.alsoNeeds ?? []).filter((p) => !hasPermission(auth, p))
+  if (!missing.length) return
+  const named = (lang: Language) => missing.map((p) => rightName(p, lang)).join(lang === 'zh_CN' ? '、' : ', ')
+  throw forbidden('action.alsoNeeds', { actionEn: action.label.en_US, actionZh: action.label.zh_CN, missingEn: named('en_US'), missingZh: named('zh_CN') })
+}
+
+/** The action a job action's params name, or undefined when its definition no longer has it. */
+function actionOfParams(params: ActionJobParams): ActionDef | undefined {
+  try {
+    return entityByKey(params.entity).actions?.find((a) => a.name === params.action)
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * An action with `mode: 'job'`: queued by its route, run by whichever instance's worker claims it.
  * The starter's right and data scope are checked again when it runs. Not resumable: an action's work
@@ -162,6 +192,8 @@ async function actionRows(db: Db, e: ResolvedEntity, repo: EntityRepository, act
  */
 export const actionJob = defineJobKind<ActionJobParams>({
   kind: 'action',
+  // A rider's data package goes after DATA_PACKAGE_DAYS, however long other jobs' files are kept.
+  keepFileDays: (params) => actionOfParams(params)?.keepFileDays,
   title: (params, lang) => {
     try {
       const e = entityByKey(params.entity)
@@ -179,6 +211,7 @@ export const actionJob = defineJobKind<ActionJobParams>({
     if (!source || !action || !handler) throw badRequest('action.gone', { action: name })
     const permission = actionPermission(source.entity, action)
     if (!hasPermission(ctx.auth, permission)) throw forbidden('error.forbidden', { permission })
+    checkAlsoNeeds(action, ctx.auth)
     const db = ctx.services.db
     const rows = await actionRows(db, source.entity, source.repo, action, ids, await resolveRowScope(ctx.services.db, ctx.auth))
     const lang = ctx.params.lang ?? 'en_US'
@@ -565,6 +598,7 @@ export function registerWorkflowRoutes(
         },
         async (req) => {
           const auth = caller(req)
+          checkAlsoNeeds(action, auth)
           const rows = await actionRows(db, e, repo, action, idsOf(req), await scopeOf(req))
           return preview({ tx: db, auth, action, rows, input: inputOf(req.body as Row), services, lang: languageOf(req) })
         },
@@ -585,6 +619,7 @@ export function registerWorkflowRoutes(
       },
       async (req) => {
         const auth = caller(req)
+        checkAlsoNeeds(action, auth)
         const scope = await scopeOf(req)
         const input = inputOf(req.body as Row)
         const ids = idsOf(req)

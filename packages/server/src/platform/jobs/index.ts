@@ -3,7 +3,7 @@ import { registerTestJobKinds } from './test-kinds'
 // The job system (docs/entity-engine.md, Jobs): kinds are defined once per process; the Jobs service
 // of each app queues, cancels and runs them.
 export { defineJobKind, jobKind, type JobContext, type JobKind } from './registry'
-export { jobInfo, Jobs, JOBS_PER_USER, SYSTEM_AUTH, SYSTEM_USER_ID, SYSTEM_USER_NAME, type JobRow, type ScheduleOptions } from './jobs'
+export { fileExpiry, jobInfo, Jobs, JOBS_PER_USER, SYSTEM_AUTH, SYSTEM_USER_ID, SYSTEM_USER_NAME, type JobRow, type ScheduleOptions } from './jobs'
 export { isJobsFolderName, JOBS_FOLDER, mayReadJobOutput } from './output'
 export {
   defineSchedule,

@@ -90,6 +90,36 @@ function errorText(stored: string | null, lang: Language): string | null {
 
 const storedError = (key: MessageKey, params: MessageParams = {}) => JSON.stringify({ key, params })
 
+const DAY_MS = 86_400_000
+
+/** The days a finished job's file is kept by its kind (`keepFileDays`), or undefined: as long as the row. */
+function keepFileDaysOf(row: Pick<JobRow, 'kind' | 'params'>): number | undefined {
+  const keep = jobKind(row.kind)?.keepFileDays
+  if (typeof keep !== 'function') return keep
+  try {
+    return keep((parseJson(row.params) ?? {}) as never)
+  } catch {
+    // Params that changed shape since: kept as any job's file is.
+    return undefined
+  }
+}
+
+/**
+ * When a finished job's file stops being served and is deleted (its kind's `keepFileDays` after it
+ * finished), or null when it is kept as long as the job: a rider's data package, 7 days.
+ */
+export function fileExpiry(row: Pick<JobRow, 'kind' | 'params' | 'finishTime'>): Date | null {
+  const days = keepFileDaysOf(row)
+  if (days === undefined || row.finishTime === null) return null
+  return new Date(Date.parse(row.finishTime) + Math.max(1, days) * DAY_MS)
+}
+
+/** Whether the job's file has outlived its kind's `keepFileDays`: no longer served, whether or not removeExpired has deleted it yet. */
+const fileExpired = (row: Pick<JobRow, 'kind' | 'params' | 'finishTime'>) => {
+  const expiry = fileExpiry(row)
+  return expiry !== null && expiry.getTime() <= Date.now()
+}
+
 /**
  * A job row as a browser reads it, in the caller's language. `viewer` is who reads it: its
  * `mayDownload` says whether they may download the job's file (mayReadJobOutput). Without one (the
@@ -103,7 +133,7 @@ export function jobInfo(row: JobRow, lang: Language, viewer?: AuthContext): JobI
   } catch {
     // A title from params that changed shape since: the kind's name still says what it was.
   }
-  const fileName = row.state === 'succeeded' && row.resultFile ? (row.resultFileName ?? basename(row.resultFile)) : null
+  const fileName = row.state === 'succeeded' && row.resultFile && !fileExpired(row) ? (row.resultFileName ?? basename(row.resultFile)) : null
   return {
     jobId: Number(row.jobId),
     kind: row.kind,
@@ -234,11 +264,13 @@ export class Jobs {
 
   /**
    * Queues a system job (the schedules'): started by no user ('system', id 0), it runs with every
-   * permission and sees every department's data, and no per-user limit applies.
+   * permission and sees every department's data, and no per-user limit applies. `by` names who asked
+   * for it in `createBy` when that is not the system's own schedule (a rider through the app:
+   * `member:12`); the job is a system job all the same.
    */
-  async enqueueSystem(kind: string, params: unknown = {}): Promise<JobRow> {
+  async enqueueSystem(kind: string, params: unknown = {}, by: string = SYSTEM_USER_NAME): Promise<JobRow> {
     if (!jobKind(kind)) throw new Error(`unknown job kind "${kind}"`)
-    return this.insertJob(kind, params, SYSTEM_AUTH)
+    return this.insertJob(kind, params, by === SYSTEM_USER_NAME ? SYSTEM_AUTH : { ...SYSTEM_AUTH, userName: by })
   }
 
   private async insertJob(kind: string, params: unknown, auth: AuthContext): Promise<JobRow> {
@@ -325,8 +357,9 @@ export class Jobs {
    * unless they may read the job's output (mayReadJobOutput: its starter, or an admin).
    */
   filePath(row: JobRow, reader: AuthContext): string | undefined {
+    if (jobKind(row.kind)?.privateFile) throw forbidden('job.outputPrivate')
     if (!mayReadJobOutput(reader, row)) throw forbidden('job.outputNotYours')
-    return row.state === 'succeeded' && row.resultFile ? this.services.storage.resolve(row.resultFile) : undefined
+    return row.state === 'succeeded' && row.resultFile && !fileExpired(row) ? this.services.storage.resolve(row.resultFile) : undefined
   }
 
   // --- the worker
@@ -681,9 +714,57 @@ export class Jobs {
 
   /**
    * Finished jobs older than JOB_RETENTION_DAYS go, with their files, 500 at a time; answers how many.
-   * The retention job (ops/maintenance) calls it.
+   * Before that, files whose kind keeps them for fewer days (`keepFileDays`: a rider's data package)
+   * are deleted, their job's row kept without them. The retention job (ops/maintenance) calls it.
    */
   async removeExpired(signal?: AbortSignal): Promise<number> {
+    await this.removeExpiredFiles(signal)
+    return this.removeOldJobs(signal)
+  }
+
+  /** Deletes these jobs' files now, the rows left without them (a rider's erasure takes their data packages). */
+  async removeFiles(jobIds: readonly number[]): Promise<void> {
+    for (const jobId of jobIds) {
+      // The row first: no download is answered a path that is about to go.
+      await this.db.updateTable('sysJob').set({ resultFile: null }).where('jobId', '=', jobId).execute()
+      await this.clearJobFolder(jobId)
+    }
+  }
+
+  /** Files of succeeded jobs past their kind's `keepFileDays`: deleted, the row left without them. */
+  private async removeExpiredFiles(signal?: AbortSignal) {
+    for (const kind of jobKindNames()) {
+      const keep = jobKind(kind)?.keepFileDays
+      if (keep === undefined) continue
+      // A function answers per job, in whole days of at least one: nothing younger than a day can be due.
+      const cutoff = new Date(Date.now() - (typeof keep === 'number' ? Math.max(1, keep) : 1) * DAY_MS).toISOString()
+      let after = 0
+      for (;;) {
+        signal?.throwIfAborted()
+        const rows = await this.db
+          .selectFrom('sysJob')
+          .select(['jobId', 'kind', 'params', 'finishTime'])
+          .where('kind', '=', kind)
+          .where('state', '=', 'succeeded')
+          .where('resultFile', 'is not', null)
+          .where('finishTime', '<', cutoff)
+          .where('jobId', '>', after)
+          .orderBy('jobId')
+          .limit(500)
+          .execute()
+        for (const row of rows) {
+          if (!fileExpired(row)) continue
+          // The row first: no download is answered a path that is about to go.
+          await this.db.updateTable('sysJob').set({ resultFile: null }).where('jobId', '=', row.jobId).execute()
+          await this.clearJobFolder(row.jobId)
+        }
+        if (rows.length < 500) break
+        after = rows.at(-1)!.jobId
+      }
+    }
+  }
+
+  private async removeOldJobs(signal?: AbortSignal): Promise<number> {
     const cutoff = new Date(Date.now() - this.services.config.jobRetentionMs).toISOString()
     let removed = 0
     for (;;) {

@@ -1,6 +1,7 @@
 import { relative, sep } from 'node:path'
 import type { AuthContext } from '../rbac/auth-context'
 import type { Storage } from '../storage'
+import { jobKind } from './registry'
 
 // Whose a job's output is (docs/jobs.md, "Job outputs are their owner's"): the one rule every route
 // that serves a job's file goes through, and the folder no other route serves.
@@ -15,7 +16,9 @@ export const JOBS_FOLDER = 'jobs'
  * GET /monitor/job/:id/file asks it through Jobs.filePath, and the jobs list answers it per row
  * (JobInfo.mayDownload).
  */
-export function mayReadJobOutput(reader: AuthContext, job: { createById: number | string | bigint }): boolean {
+export function mayReadJobOutput(reader: AuthContext, job: { createById: number | string | bigint; kind?: string }): boolean {
+  // A kind whose file has a route of its own (a rider's data package, theirs through the app API): nobody's here.
+  if (job.kind !== undefined && jobKind(job.kind)?.privateFile) return false
   return Number(job.createById) === reader.userId || reader.isAdmin
 }
 

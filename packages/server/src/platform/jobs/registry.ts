@@ -39,6 +39,18 @@ export interface JobKind<P = Record<string, unknown>> {
   maxAttempts?: number
   /** A readable name for the jobs list: "Export Login logs". The kind's name when absent. */
   title?: (params: P, lang: Language) => string
+  /**
+   * Its file is deleted this many days after the job finished, sooner than JOB_RETENTION_DAYS (the
+   * row stays until then, without its file): a rider's data package. A function answers it per job
+   * (an action's, from its definition's `keepFileDays`); undefined keeps the file as long as the row.
+   * Whole days, at least 1. Jobs.removeExpired deletes the file; until it runs, it is no longer served.
+   */
+  keepFileDays?: number | ((params: P) => number | undefined)
+  /**
+   * Its file is served by its own route only, to whom that route decides (a rider's data package, to
+   * that rider through the app API): GET /monitor/job/:id/file refuses it to everyone, admins included.
+   */
+  privateFile?: boolean
 }
 
 const kinds = new Map<string, JobKind>()

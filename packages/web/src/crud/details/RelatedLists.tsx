@@ -9,7 +9,7 @@ import { crudApi, crudKeys, type ListBody, type Row } from '../api/crudApi'
 import { listColumns, type ListColumn } from '../list/columns'
 import { RowActions } from '../list/RowActions'
 import { workflowCells } from '../workflow/cells'
-import { everyRowOperation } from '../workflow/operations'
+import { everyRowOperation, mayRun } from '../workflow/operations'
 import { useWorkflow } from '../workflow/useWorkflow'
 import { RelatedChart } from './RelatedChart'
 
@@ -43,7 +43,7 @@ export function RelatedList({ list, id }: { list: ResolvedRelatedList; id: unkno
   const may = useAccessCheck()
   const offered = useMemo(() => new Set(list.actions), [list])
   // The column only when some named action is the user's; each row then shows those its state allows.
-  const acts = everyRowOperation(e).some((op) => offered.has(op.name) && may({ permissions: [op.permission] }))
+  const acts = everyRowOperation(e).some((op) => offered.has(op.name) && mayRun(op, may))
   const listed = useMemo(() => relatedColumns(list), [list])
   const columns: ListColumn[] = acts
     ? [...listed, { key: 'actions', title: t('crud.actions'), fixed: 'right', align: 'center', render: (_: unknown, row: Row) => <RowActions actions={workflow.rowActions(row, offered)} /> }]

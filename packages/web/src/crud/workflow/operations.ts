@@ -26,6 +26,8 @@ export interface Operation {
   /** The dialog shows what it would do (POST {action route}/preview) before it is sent; never for a step. */
   preview: boolean
   permission: string
+  /** Rights needed besides `permission`, every one (the definition's `alsoNeeds`). */
+  alsoNeeds?: readonly string[]
   /** The row's fields the dialog shows beside the input (the definition's `context`). */
   context: readonly string[]
   /** What it does beyond the row, said in the dialog for the rows they apply to (the definition's `notes`). */
@@ -70,6 +72,7 @@ export function actionOperation(e: ResolvedEntity, action: ActionDef): Operation
     context: action.context ?? [],
     notes: action.notes ?? [],
     permission: actionPermission(e, action),
+    alsoNeeds: action.alsoNeeds,
     rowsOffered: { when: action.when, whenEmpty: action.whenEmpty },
     rare: action.rare,
   }
@@ -91,6 +94,9 @@ export const everyRowOperation = (e: ResolvedEntity): Operation[] => [
 /** The toolbar's actions: those without rows and those for the ticked rows. */
 export const toolbarOperations = (e: ResolvedEntity): Operation[] =>
   (e.actions ?? []).filter((a) => a.on !== 'row').map((a) => actionOperation(e, a))
+
+/** Whether the user may run it: its permission and each right it also needs (the server refuses it otherwise). */
+export const mayRun = (op: Operation, may: (rule: { permissions: readonly string[] }) => boolean) => [op.permission, ...(op.alsoNeeds ?? [])].every((p) => may({ permissions: [p] }))
 
 /** Every row meets the operation's `when` and `whenEmpty` (the server refuses the call otherwise): shared `actionRefusal`. */
 export const meetsWhen = (op: Operation, rows: readonly Row[]) => !op.rowsOffered || rows.every((r) => actionRefusal(op.rowsOffered!, r) === null)

@@ -12,7 +12,7 @@ import { refreshAfterChange } from '../api/refresh'
 import { fieldErrorsOf, showFailure } from '../api/fieldErrors'
 import type { RowAction } from '../list/RowActions'
 import { followJob, isJobInfo } from './followJob'
-import { confirmText, everyRowOperation, meetsWhen, needsDialog, rowOperations, sendOperation, toolbarOperations, type Operation } from './operations'
+import { confirmText, everyRowOperation, mayRun, meetsWhen, needsDialog, rowOperations, sendOperation, toolbarOperations, type Operation } from './operations'
 import { useFeedback } from '../../lib/feedback'
 import { maskedFieldsOf } from '../privacy/personal'
 
@@ -36,7 +36,7 @@ export function useWorkflow(entity: ResolvedEntity) {
   const may = useAccessCheck()
   const [asking, setAsking] = useState<{ operation: Operation; rows: readonly Row[] } | null>(null)
   const [detailsOf, setDetailsOf] = useState<{ id: unknown } | null>(null)
-  const permitted = (op: Operation) => may({ permissions: [op.permission] })
+  const permitted = (op: Operation) => mayRun(op, may)
   // The details are where a row's timeline and related lists are, so rows with either offer them;
   // so do rows with actions, which staff read whole before acting on them (feedback, before a reply:
   // opening it, GET {path}/{id}, is also what marks it read); and rows with a stored file the list
