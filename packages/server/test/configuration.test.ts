@@ -74,6 +74,10 @@ const SEEDED_KEYS = [
   'monitor.retention.intervalHours',
   'monitor.operlog.retentionDays',
   'monitor.logininfor.retentionDays',
+  'privacy.retention.positionDays',
+  'privacy.retention.uploadedLogDays',
+  'privacy.retention.inactiveMemberYears',
+  'privacy.retention.erasureNoticeDays',
   'sys.seed.version',
 ]
 

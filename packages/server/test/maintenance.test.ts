@@ -178,7 +178,7 @@ describe('the retention job', () => {
 
     const done = await finished((await a.app.services.jobs.enqueueSystem('ops.retention')).jobId)
     expect(done.state).toBe('succeeded')
-    expect(resultOf<RetentionJobResult>(done).removed).toEqual({ operLog: 2, loginLog: 3, messageLog: 2, telemetry: 1, jobs: 1 })
+    expect(resultOf<RetentionJobResult>(done).removed).toEqual({ operLog: 2, loginLog: 3, messageLog: 2, telemetry: 1, jobs: 1, positions: 0, uploadedLogs: 0, inactiveMembers: 0 })
 
     const titles = (await db().selectFrom('sysOperLog').select('title').where('title', 'like', 'retention %').execute()).map((r) => r.title)
     expect(titles).toEqual(['retention 29'])
@@ -189,6 +189,6 @@ describe('the retention job', () => {
     expect(existsSync(oldFolder)).toBe(false)
     // Run again: nothing left to remove.
     const again = await finished((await a.app.services.jobs.enqueueSystem('ops.retention')).jobId)
-    expect(resultOf<RetentionJobResult>(again).removed).toEqual({ operLog: 0, loginLog: 0, messageLog: 0, telemetry: 0, jobs: 0 })
+    expect(resultOf<RetentionJobResult>(again).removed).toEqual({ operLog: 0, loginLog: 0, messageLog: 0, telemetry: 0, jobs: 0, positions: 0, uploadedLogs: 0, inactiveMembers: 0 })
   })
 })

@@ -88,7 +88,40 @@ describe('GET /monitor/data/retention', () => {
       { target: 'messageLog', days: 7, configKey: 'iot.message.retentionDays', fromEnvironment: false },
       { target: 'telemetry', days: 30, configKey: 'iot.telemetry.retentionDays', fromEnvironment: false },
       { target: 'jobs', days: 7, configKey: 'JOB_RETENTION_DAYS', fromEnvironment: true },
+      { target: 'positions', days: 90, configKey: 'privacy.retention.positionDays', fromEnvironment: false },
+      { target: 'uploadedLogs', days: 30, configKey: 'privacy.retention.uploadedLogDays', fromEnvironment: false },
+      {
+        target: 'inactiveMembers',
+        days: expect.any(Number),
+        years: 3,
+        configKey: 'privacy.retention.inactiveMemberYears',
+        fromEnvironment: false,
+        notice: { days: 30, configKey: 'privacy.retention.erasureNoticeDays' },
+      },
     ])
+    // Three calendar years, one of them maybe a leap year's.
+    expect([1095, 1096]).toContain(settings.at(-1)!.days)
+  })
+
+  it('follows the privacy retention settings as they are changed in the configuration', async () => {
+    const set = (key: string, value: string) => db().updateTable('sysConfig').set({ configValue: value }).where('configKey', '=', key).execute()
+    await set('privacy.retention.positionDays', '45')
+    await set('privacy.retention.uploadedLogDays', '14')
+    await set('privacy.retention.inactiveMemberYears', '1')
+    await set('privacy.retention.erasureNoticeDays', '60')
+    try {
+      const settings = (await get<RetentionSetting[]>('retention', reader)).data
+      const of = (target: string) => settings.find((s) => s.target === target)
+      expect(of('positions')).toMatchObject({ days: 45 })
+      expect(of('uploadedLogs')).toMatchObject({ days: 14 })
+      expect(of('inactiveMembers')).toMatchObject({ years: 1, notice: { days: 60 } })
+      expect([365, 366]).toContain(of('inactiveMembers')!.days)
+    } finally {
+      await set('privacy.retention.positionDays', '90')
+      await set('privacy.retention.uploadedLogDays', '30')
+      await set('privacy.retention.inactiveMemberYears', '3')
+      await set('privacy.retention.erasureNoticeDays', '30')
+    }
   })
 })
 
@@ -116,7 +149,7 @@ describe('Run now and the schedules', () => {
     expect(done.state).toBe('succeeded')
     const schedules = (await get('schedules', reader, 'zh_CN')).data as MaintenanceSchedule[]
     expect(schedules[1]!.lastRun).toMatchObject({ jobId: first.data.jobId, state: 'succeeded', createBy: 'dataRunner', error: null })
-    expect(schedules[1]!.lastRun!.result).toMatchObject({ removed: { operLog: 0, loginLog: 0, messageLog: 0, telemetry: 0, jobs: 0 } })
+    expect(schedules[1]!.lastRun!.result).toMatchObject({ removed: { operLog: 0, loginLog: 0, messageLog: 0, telemetry: 0, jobs: 0, positions: 0, uploadedLogs: 0, inactiveMembers: 0 }, notices: { sent: 0, voided: 0, held: 0 } })
     // Turned off: no next run.
     await db().updateTable('sysConfig').set({ configValue: '0' }).where('configKey', '=', 'monitor.backup.intervalHours').execute()
     expect(((await get('schedules')).data as MaintenanceSchedule[])[0]).toMatchObject({ intervalHours: 0, nextRunTime: null })

@@ -107,4 +107,8 @@ export const SEED_CONFIGS: [string, string, string, string][] = [
   ['monitor.retention.intervalHours', 'Data retention interval', '1', 'hours between runs of the data retention job; 0 turns it off'],
   ['monitor.operlog.retentionDays', 'Operation log retention', '365', 'days the operation log keeps'],
   ['monitor.logininfor.retentionDays', 'Login log retention', '365', 'days the login log keeps'],
+  ['privacy.retention.positionDays', 'Position retention', '90', 'days riders’ positions are kept (telemetry, device message payloads, a silent device’s last position); older ones are emptied, the rest of each row stays'],
+  ['privacy.retention.uploadedLogDays', 'Uploaded app log retention', '30', 'days the logs and crash reports the app uploads are kept; older ones are deleted with their files'],
+  ['privacy.retention.inactiveMemberYears', 'Inactive member retention', '3', 'years without sign-in or activity after which a member is told in the app that their account will be erased'],
+  ['privacy.retention.erasureNoticeDays', 'Erasure notice period', '30', 'days between that notice and the erasure; signing in or using the app meanwhile cancels it'],
 ]

@@ -70,24 +70,48 @@ export interface BackupJobResult {
   removed: string[]
 }
 
-/** Targets the retention job trims, in the order it trims them. */
-export const RETENTION_TARGETS = ['operLog', 'loginLog', 'messageLog', 'telemetry', 'jobs'] as const
+/**
+ * Targets the retention job trims, in the order it trims them. The last three are riders' personal
+ * data by category (docs/privacy.md › Retention): positions (emptied, the rows stay), uploaded app
+ * logs (deleted with their files) and long-inactive members (told in the app, then erased).
+ */
+export const RETENTION_TARGETS = ['operLog', 'loginLog', 'messageLog', 'telemetry', 'jobs', 'positions', 'uploadedLogs', 'inactiveMembers'] as const
 export type RetentionTarget = (typeof RETENTION_TARGETS)[number]
 
 /** What a retention job answers. */
 export interface RetentionJobResult {
-  /** Rows removed per target (jobs: finished jobs, each with its files). */
+  /**
+   * Rows removed per target (jobs: finished jobs, each with its files; positions: rows whose position
+   * was emptied; uploadedLogs: uploads deleted with their files; inactiveMembers: members erased).
+   */
   removed: Record<RetentionTarget, number>
+  /** inactiveMembers besides those erased (absent from runs before it existed). */
+  notices?: RetentionNotices
+}
+
+/** What the inactive members' step did besides erasing. */
+export interface RetentionNotices {
+  /** Members told in the app's inbox that their account will be erased. */
+  sent: number
+  /** Notices void because the member signed in or was active again (or is no longer inactive long enough). */
+  voided: number
+  /** Members left alone because something holds their data (a legal hold, an open service order). */
+  held: number
 }
 
 /** GET /monitor/data/retention: what each target keeps, and where that is set. */
 export interface RetentionSetting {
   target: RetentionTarget
+  /** How long it is kept, in days; for a target set in years (`years`), the days those years are now. */
   days: number
+  /** Set in years rather than days (inactiveMembers: years without activity). */
+  years?: number
   /** The configuration key (System › System configuration), or the environment variable for jobs. */
   configKey: string
   /** Whether configKey is an environment variable rather than a configuration row. */
   fromEnvironment: boolean
+  /** inactiveMembers: the days between the notice in the app and the erasure, and their key. */
+  notice?: { days: number; configKey: string }
 }
 
 /** GET /monitor/data/backups: the backups in the backup folder, newest first. */

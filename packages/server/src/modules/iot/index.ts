@@ -7,6 +7,7 @@ import { registerIotConfig } from './config'
 import { registerDevices } from './devices'
 import { registerModels } from './models'
 import { registerMqDebugRoutes } from './mq-debug'
+import { registerPositionRetention } from './position-retention'
 import { registerSimCards } from './sim'
 import { registerIotStream } from './stream'
 import { registerWarnings } from './warnings'
@@ -24,4 +25,6 @@ export function registerIot(api: FastifyInstance, services: Services) {
   registerIotConfig(api, services)
   registerSimCards(api, services)
   registerCollections(api, services)
+  // The retention job empties riders' positions past their retention in the IoT tables through this.
+  registerPositionRetention(services)
 }

@@ -29,13 +29,21 @@ import type { Services } from '../../platform/services'
 import { MANIFEST_FILE, MANIFEST_SUM_FILE, sha256Text } from '../../ops/backup/manifest'
 import { RETENTION_DAYS_KEY as MESSAGE_RETENTION_KEY } from '../../gateway/message-log'
 import { DEFAULT_TELEMETRY_RETENTION_DAYS, TELEMETRY_RETENTION_KEY } from '../iot/collections/recorder'
+import { DEFAULT_POSITION_RETENTION_DAYS, POSITION_RETENTION_KEY } from '../iot/position-retention'
 import {
+  DEFAULT_ERASURE_NOTICE_DAYS,
+  DEFAULT_INACTIVE_MEMBER_YEARS,
   DEFAULT_LOG_RETENTION_DAYS,
+  DEFAULT_UPLOADED_LOG_RETENTION_DAYS,
+  ERASURE_NOTICE_DAYS_KEY,
+  INACTIVE_MEMBER_YEARS_KEY,
+  inactiveLimit,
   LOGIN_LOG_RETENTION_KEY,
   OPERATION_LOG_RETENTION_KEY,
   registerRetention,
   RUN_PERMISSION,
   SCHEDULED_FOLDER,
+  UPLOADED_LOG_RETENTION_KEY,
 } from '../../ops/maintenance'
 
 export const DATA_LIST_PERMISSION = 'monitor:data:list'
@@ -72,7 +80,14 @@ const scheduleSchema = z.object({
   nextRunTime: z.string().nullable(),
   lastRun: maintenanceRunSchema.nullable(),
 })
-const retentionSchema = z.object({ target: z.enum(RETENTION_TARGETS), days: z.number(), configKey: z.string(), fromEnvironment: z.boolean() })
+const retentionSchema = z.object({
+  target: z.enum(RETENTION_TARGETS),
+  days: z.number(),
+  years: z.number().optional(),
+  configKey: z.string(),
+  fromEnvironment: z.boolean(),
+  notice: z.object({ days: z.number(), configKey: z.string() }).optional(),
+})
 const backupSchema = z.object({
   name: z.string(),
   scheduled: z.boolean(),
@@ -240,7 +255,7 @@ export function registerMonitorData(app: FastifyInstance, services: Services) {
 
   api.get(
     '/monitor/data/retention',
-    { config: { permission: DATA_LIST_PERMISSION }, schema: { tags, summary: 'How long each log and history is kept, and where that is set', response: { 200: envelope(z.array(retentionSchema)) } } },
+    { config: { permission: DATA_LIST_PERMISSION }, schema: { tags, summary: 'How long each log, history and category of riders’ personal data is kept, and where that is set', response: { 200: envelope(z.array(retentionSchema)) } } },
     async (): Promise<RetentionSetting[]> => {
       const setting = async (target: RetentionTarget, configKey: string, fallback: number): Promise<RetentionSetting> => ({ target, days: await configValues.int(configKey, fallback), configKey, fromEnvironment: false })
       const settings: Record<RetentionTarget, () => Promise<RetentionSetting>> = {
@@ -249,6 +264,21 @@ export function registerMonitorData(app: FastifyInstance, services: Services) {
         messageLog: () => setting('messageLog', MESSAGE_RETENTION_KEY, MESSAGE_RETENTION_DEFAULT_DAYS),
         telemetry: () => setting('telemetry', TELEMETRY_RETENTION_KEY, DEFAULT_TELEMETRY_RETENTION_DAYS),
         jobs: async () => ({ target: 'jobs', days: config.jobRetentionMs / DAY_MS, configKey: 'JOB_RETENTION_DAYS', fromEnvironment: true }),
+        positions: () => setting('positions', POSITION_RETENTION_KEY, DEFAULT_POSITION_RETENTION_DAYS),
+        uploadedLogs: () => setting('uploadedLogs', UPLOADED_LOG_RETENTION_KEY, DEFAULT_UPLOADED_LOG_RETENTION_DAYS),
+        inactiveMembers: async () => {
+          const years = await configValues.int(INACTIVE_MEMBER_YEARS_KEY, DEFAULT_INACTIVE_MEMBER_YEARS)
+          const now = Date.now()
+          return {
+            target: 'inactiveMembers',
+            // Calendar years: the days they are counted back from today.
+            days: Math.round((now - inactiveLimit(years, now).getTime()) / DAY_MS),
+            years,
+            configKey: INACTIVE_MEMBER_YEARS_KEY,
+            fromEnvironment: false,
+            notice: { days: await configValues.int(ERASURE_NOTICE_DAYS_KEY, DEFAULT_ERASURE_NOTICE_DAYS), configKey: ERASURE_NOTICE_DAYS_KEY },
+          }
+        },
       }
       return Promise.all(RETENTION_TARGETS.map((target) => settings[target]()))
     },

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { RETENTION_TARGETS, type RetentionJobResult, type RetentionTarget } from '@velo/shared'
+import { RETENTION_TARGETS, type RetentionJobResult, type RetentionNotices, type RetentionTarget } from '@velo/shared'
 import { forbidden } from '../../platform/errors'
 import { yieldWhenDue } from '../../lib/event-loop'
 import { t } from '../../platform/i18n'
@@ -8,7 +8,9 @@ import type { JobContext } from '../../platform/jobs'
 import { hasPermission } from '../../platform/rbac/auth-context'
 import type { Services } from '../../platform/services'
 import { RUN_PERMISSION } from './backup-job'
+import { retireInactiveMembers } from './inactive-members'
 import { retentionOf } from './targets'
+import { trimUploadedLogs } from './uploaded-logs'
 
 export const OPERATION_LOG_RETENTION_KEY = 'monitor.operlog.retentionDays'
 export const LOGIN_LOG_RETENTION_KEY = 'monitor.logininfor.retentionDays'
@@ -42,18 +44,31 @@ async function trimLog(services: Services, table: 'sysOperLog' | 'sysLoginLog', 
   }
 }
 
-const trimmers: Record<RetentionTarget, (ctx: JobContext) => Promise<number>> = {
+/** What trimmers tell besides their count (the inactive members' notices). */
+interface Extra {
+  notices: RetentionNotices
+}
+
+const registered = async (ctx: JobContext, target: RetentionTarget) => (await retentionOf(ctx.services, target)?.(ctx.signal)) ?? 0
+
+const trimmers: Record<RetentionTarget, (ctx: JobContext, extra: Extra) => Promise<number>> = {
   operLog: async (ctx) => trimLog(ctx.services, 'sysOperLog', await ctx.services.configValues.int(OPERATION_LOG_RETENTION_KEY, DEFAULT_LOG_RETENTION_DAYS), ctx.signal),
   loginLog: async (ctx) => trimLog(ctx.services, 'sysLoginLog', await ctx.services.configValues.int(LOGIN_LOG_RETENTION_KEY, DEFAULT_LOG_RETENTION_DAYS), ctx.signal),
-  messageLog: async (ctx) => (await retentionOf(ctx.services, 'messageLog')?.()) ?? 0,
-  telemetry: async (ctx) => (await retentionOf(ctx.services, 'telemetry')?.()) ?? 0,
+  messageLog: (ctx) => registered(ctx, 'messageLog'),
+  telemetry: (ctx) => registered(ctx, 'telemetry'),
   jobs: async (ctx) => ctx.services.jobs.removeExpired(ctx.signal),
+  // Riders' personal data by category (docs/privacy.md › Retention). Positions live in the IoT area's tables, which registers their step.
+  positions: (ctx) => registered(ctx, 'positions'),
+  uploadedLogs: (ctx) => trimUploadedLogs(ctx.services, ctx.signal),
+  inactiveMembers: (ctx, extra) => retireInactiveMembers(ctx.services, ctx.signal, extra.notices),
 }
 
 /**
  * Trims what grows without end: the operation and login logs, the device message log, the telemetry
- * history and finished jobs with their files, each by its own setting (GET /monitor/data/retention).
- * Resumable: each step only deletes what is old, so running it again from the start is harmless.
+ * history and finished jobs with their files; and riders' personal data past its retention (positions
+ * emptied, uploaded app logs deleted, long-inactive members told, then erased), each by its own
+ * setting (GET /monitor/data/retention). Resumable: each step only trims what is old (and a notice
+ * given is not given again), so running it again from the start is harmless.
  */
 export const retentionJob = defineJobKind({
   kind: 'ops.retention',
@@ -62,16 +77,17 @@ export const retentionJob = defineJobKind({
   async run(ctx): Promise<RetentionJobResult> {
     if (!hasPermission(ctx.auth, RUN_PERMISSION)) throw forbidden('error.forbidden', { permission: RUN_PERMISSION })
     const removed = Object.fromEntries(RETENTION_TARGETS.map((target) => [target, 0])) as Record<RetentionTarget, number>
+    const extra: Extra = { notices: { sent: 0, voided: 0, held: 0 } }
     ctx.progress(0, RETENTION_TARGETS.length)
     for (const [i, target] of RETENTION_TARGETS.entries()) {
       ctx.signal.throwIfAborted()
-      removed[target] = await trimmers[target](ctx)
+      removed[target] = await trimmers[target](ctx, extra)
       ctx.progress(i + 1, RETENTION_TARGETS.length)
     }
     // What was deleted and added since changes the planner's statistics (SQLite keeps them only when asked).
     if (ctx.services.dialect === 'sqlite') await sql`pragma optimize`.execute(ctx.services.db)
-    ctx.log.info({ removed }, 'retention done')
-    return { removed }
+    ctx.log.info({ removed, notices: extra.notices }, 'retention done')
+    return { removed, notices: extra.notices }
   },
 })
 

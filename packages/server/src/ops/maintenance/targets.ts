@@ -1,8 +1,8 @@
 import type { RetentionTarget } from '@velo/shared'
 import type { Services } from '../../platform/services'
 
-/** Deletes what is past its retention; answers how many rows. */
-export type Trim = () => Promise<number>
+/** Deletes (or empties) what is past its retention; answers how many rows. A long one stops between chunks when the job is cancelled. */
+export type Trim = (signal: AbortSignal) => Promise<number>
 
 /**
  * What the retention job trims that lives in a menu area (the gateway's message log, IoT's telemetry

@@ -1,4 +1,5 @@
 import { ALARM_SEVERITY_OPTIONS, ALARM_TYPE_OPTIONS, type AlarmSeverity, type AlarmType, type AppLanguage, type NotifiedEvent } from '@velo/shared'
+import { appLanguageOfCountry } from '../../../platform/i18n/app-language'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Mailer } from '../../../platform/mailer'
 import { deliverMessage } from '../../content/messages'
@@ -7,8 +8,6 @@ import type { Db } from '../../../db/database'
 
 /** How long a message configuration is read from memory: raises come in storms (1,000 devices at once). */
 const CONFIG_TTL_MS = 5_000
-/** The member's app language by their country (members choose none); English elsewhere. */
-const LANGUAGE_BY_COUNTRY: Record<string, AppLanguage> = { DE: 'de_DE', AT: 'de_DE', CH: 'de_DE', NL: 'nl_NL', BE: 'nl_NL', FR: 'fr_FR', LU: 'fr_FR' }
 const SUFFIX: Record<AppLanguage, string> = { en_US: 'En', de_DE: 'De', nl_NL: 'Nl', fr_FR: 'Fr' }
 const EMAIL = /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/
 
@@ -121,7 +120,7 @@ export class Notifier {
       .where('b.iotDeviceId', '=', deviceId)
       .executeTakeFirst()
     if (!owner) return
-    const lang = LANGUAGE_BY_COUNTRY[String(owner.code ?? '').toUpperCase()] ?? 'en_US'
+    const lang = appLanguageOfCountry(owner.code)
     const texts = config as unknown as Record<string, string | null>
     const pick = (part: 'title' | 'text') => texts[`${part}${SUFFIX[lang]}`] || texts[`${part}En`] || ''
     const now = new Date().toISOString()

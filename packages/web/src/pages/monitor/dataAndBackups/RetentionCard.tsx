@@ -5,7 +5,11 @@ import { useTranslation } from 'react-i18next'
 import { listRetentionSettings, monitorDataKeys } from '../../../api/monitorData'
 import { ConfigKey } from './ConfigKey'
 
-/** What each log and history keeps, and where that is set (a configuration key, or the server's environment). */
+/**
+ * What each log, history and category of riders' personal data keeps, and where that is set (a
+ * configuration key, or the server's environment). Inactive members are kept in years, and told in
+ * the app some days before they are erased: both settings show on their row.
+ */
 export function RetentionCard() {
   const { t } = useTranslation()
   const query = useQuery({ queryKey: monitorDataKeys.retention, queryFn: listRetentionSettings })
@@ -24,7 +28,16 @@ export function RetentionCard() {
           scroll={{ x: 'max-content' }}
           columns={[
             { key: 'target', dataIndex: 'target', title: t('monitorData.retention.target'), render: (target: string) => t(`monitorData.target.${target}`) },
-            { key: 'days', dataIndex: 'days', title: t('monitorData.retention.kept'), render: (days: number) => t('monitorData.retention.days', { count: days }) },
+            {
+              key: 'days',
+              title: t('monitorData.retention.kept'),
+              render: (_: unknown, setting) => (
+                <Space orientation="vertical" size={0}>
+                  {setting.years === undefined ? t('monitorData.retention.days', { count: setting.days }) : t('monitorData.retention.inactiveYears', { count: setting.years })}
+                  {setting.notice && <Typography.Text type="secondary">{t('monitorData.retention.notice', { count: setting.notice.days })}</Typography.Text>}
+                </Space>
+              ),
+            },
             {
               key: 'setIn',
               title: t('monitorData.retention.setIn'),
@@ -33,6 +46,11 @@ export function RetentionCard() {
                   <Space size="small">
                     <Tag>{t('monitorData.retention.environment')}</Tag>
                     <Typography.Text code>{setting.configKey}</Typography.Text>
+                  </Space>
+                ) : setting.notice ? (
+                  <Space orientation="vertical" size={0}>
+                    <ConfigKey name={setting.configKey} />
+                    <ConfigKey name={setting.notice.configKey} />
                   </Space>
                 ) : (
                   <ConfigKey name={setting.configKey} />

@@ -47,7 +47,31 @@ const SCHEDULES: MaintenanceSchedule[] = [
 const RETENTION: RetentionSetting[] = [
   { target: 'operLog', days: 180, configKey: 'monitor.operLog.retentionDays', fromEnvironment: false },
   { target: 'jobs', days: 1, configKey: 'JOB_RETENTION_DAYS', fromEnvironment: true },
+  { target: 'positions', days: 90, configKey: 'privacy.retention.positionDays', fromEnvironment: false },
+  { target: 'uploadedLogs', days: 30, configKey: 'privacy.retention.uploadedLogDays', fromEnvironment: false },
+  {
+    target: 'inactiveMembers',
+    days: 1096,
+    years: 3,
+    configKey: 'privacy.retention.inactiveMemberYears',
+    fromEnvironment: false,
+    notice: { days: 30, configKey: 'privacy.retention.erasureNoticeDays' },
+  },
 ]
+
+/** A retention run that emptied positions, deleted uploads and erased a member, and told others. */
+const RETENTION_RUN: MaintenanceSchedule['lastRun'] = {
+  jobId: 39,
+  state: 'succeeded',
+  createBy: 'system',
+  createTime: '2026-11-25T02:00:00Z',
+  finishTime: '2026-11-25T02:00:04Z',
+  result: {
+    removed: { operLog: 0, loginLog: 2, messageLog: 0, telemetry: 0, jobs: 0, positions: 1500, uploadedLogs: 3, inactiveMembers: 1 },
+    notices: { sent: 2, voided: 1, held: 1 },
+  },
+  error: null,
+}
 
 const BACKUP: BackupEntry = {
   name: 'scheduled/velo-20261125T030000Z',
@@ -161,6 +185,45 @@ describe('Monitoring › Data and backups', () => {
     expect(screen.getByTestId('backups-restore').textContent).toContain('npm run restore')
     // Backups stay on the server: nothing to download.
     expect(screen.queryByRole('button', { name: /download/i })).toBeNull()
+  })
+
+  it("shows the riders' personal data kept per category, and what the last retention run did to it", async () => {
+    schedules = SCHEDULES.map((s) => (s.key === 'retention' ? { ...s, intervalHours: 1, lastRun: RETENTION_RUN } : s))
+    signIn(['monitor:data:list', 'system:config:list'])
+    renderPage()
+    const kept = await screen.findByTestId('retention-table')
+    const row = async (label: string) => (await within(kept).findByText(label)).closest('tr')!
+    expect(within(await row('Riders’ positions')).getByText('90 days')).toBeTruthy()
+    expect(within(await row('Riders’ positions')).getByTestId('config-key-privacy.retention.positionDays')).toBeTruthy()
+    expect(within(await row('Uploaded app logs')).getByText('30 days')).toBeTruthy()
+    const inactive = await row('Inactive members')
+    // In years, with the notice period and both keys.
+    expect(within(inactive).getByText('3 years without activity')).toBeTruthy()
+    expect(within(inactive).getByText('then erased 30 days after a notice in the app')).toBeTruthy()
+    expect(within(inactive).getByTestId('config-key-privacy.retention.inactiveMemberYears').getAttribute('href')).toBe('/system/config?configKey=privacy.retention.inactiveMemberYears')
+    expect(within(inactive).getByTestId('config-key-privacy.retention.erasureNoticeDays')).toBeTruthy()
+    expect(within(inactive).queryByText(/1,096/)).toBeNull()
+
+    const summary = (await screen.findByTestId('schedule-result-retention')).textContent
+    expect(summary).toContain('Riders’ positions 1,500')
+    expect(summary).toContain('Uploaded app logs 3')
+    expect(summary).toContain('Inactive members 1')
+    expect(summary).toContain('2 erasure notices sent')
+    expect(summary).toContain('1 member held')
+  })
+
+  it("shows the riders' data kept per category in Chinese", async () => {
+    await i18n.changeLanguage('zh_CN')
+    schedules = SCHEDULES.map((s) => (s.key === 'retention' ? { ...s, intervalHours: 1, lastRun: RETENTION_RUN } : s))
+    signIn(['monitor:data:list'])
+    renderPage()
+    const kept = await screen.findByTestId('retention-table')
+    const inactive = (await within(kept).findByText('长期未活跃会员')).closest('tr')!
+    expect(within(inactive).getByText('3 年无活动')).toBeTruthy()
+    expect(within(inactive).getByText('在 App 中通知 30 天后删除')).toBeTruthy()
+    expect(within(kept).getByText('骑行者位置')).toBeTruthy()
+    expect(within(kept).getByText('App 上传日志')).toBeTruthy()
+    expect((await screen.findByTestId('schedule-result-retention')).textContent).toContain('已发送 2 条删除通知')
   })
 
   it('says how backups are made when there are none, and shows bare keys to those who may not open the configuration', async () => {

@@ -28,7 +28,7 @@ const isRetentionResult = (result: unknown): result is RetentionJobResult =>
 
 /**
  * What a succeeded run did, in a line: the backup's name, size and the older ones removed; the rows
- * retention removed per target. Null while it has no result (running, failed, or an answer this
+ * retention removed per target, and the erasure notices it sent. Null while it has no result (running, failed, or an answer this
  * page does not know).
  */
 export function runSummary(schedule: MaintenanceSchedule, t: TFunction): string | null {
@@ -39,7 +39,12 @@ export function runSummary(schedule: MaintenanceSchedule, t: TFunction): string 
     return removed ? `${made} · ${t('monitorData.result.backupRemoved', { count: removed })}` : made
   }
   if (schedule.key === 'retention' && isRetentionResult(result)) {
-    return RETENTION_TARGETS.map((target) => `${t(`monitorData.target.${target}`)} ${count(result.removed[target] ?? 0)}`).join(' · ')
+    const removed = RETENTION_TARGETS.map((target) => `${t(`monitorData.target.${target}`)} ${count(result.removed[target] ?? 0)}`)
+    // Runs from before the inactive members' step answer no notices.
+    const notices = result.notices
+      ? [t('monitorData.result.notices', { count: result.notices.sent }), ...(result.notices.held ? [t('monitorData.result.held', { count: result.notices.held })] : [])]
+      : []
+    return [...removed, ...notices].join(' · ')
   }
   return null
 }
