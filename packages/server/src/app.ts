@@ -113,11 +113,12 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
 
   const directives = {
     defaultSrc: ["'self'"],
-    imgSrc: ["'self'", 'data:', 'blob:'],
+    // The map's base map, when its operator serves it from elsewhere (MAP_STYLE_URL, MAP_ORIGINS): raster tiles are images.
+    imgSrc: ["'self'", 'data:', 'blob:', ...config.mapOrigins],
     // antd writes its styles at run time (CSS-in-JS).
     styleSrc: ["'self'", "'unsafe-inline'"],
     scriptSrc: ["'self'"],
-    connectSrc: ["'self'"],
+    connectSrc: ["'self'", ...config.mapOrigins],
     // Over plain HTTP (the server opened by its address) it would send the browser for the scripts
     // over https, which this port does not speak: a blank page. Only an https request gets it, below.
     upgradeInsecureRequests: null,

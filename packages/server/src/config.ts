@@ -80,6 +80,11 @@ const EnvSchema = z.object({
   SSE_MAX_PER_USER: z.coerce.number({ message: 'must be a whole number' }).int().min(1).max(10000).default(20),
   API_DOCS: z.enum(['staff', 'public', 'off'], { message: 'must be staff, public or off' }).default('staff'),
   SOURCE_URL: z.string().regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// address').optional(),
+  MAP_STYLE_URL: z.string().regex(/^(https?:\/\/[^\s]+|\/(?!\/)[^\s]*)$/, 'must be an http:// or https:// address of a MapLibre style, or a path on this server').optional(),
+  MAP_ORIGINS: z
+    .string()
+    .regex(/^\s*https?:\/\/[^\s,/]+\s*(,\s*https?:\/\/[^\s,/]+\s*)*$/, 'must be origins (https://tiles.example.com), comma-separated')
+    .optional(),
   API_DOCS_URL: z
     .string()
     .regex(/^(https?:\/\/[^\s]+|\/(?!\/)[^\s]*)$/, 'must be an http:// or https:// address, or a path on this server such as /api/docs')
@@ -209,6 +214,10 @@ export interface AppConfig {
   sseMaxPerUser: number
   /** Who gets the OpenAPI page and document at {API_PREFIX}/docs: signed-in staff, anyone, or nobody (404). */
   apiDocs: 'staff' | 'public' | 'off'
+  /** MAP_STYLE_URL: the MapLibre style of IoT › Map's base map; unset, the world map shipped with the console (no request leaves the server). */
+  mapStyleUrl?: string
+  /** The origins the base map loads from (the style's, and MAP_ORIGINS: its tiles, glyphs and sprites), let through the pages' content security policy. */
+  mapOrigins: string[]
   /** SOURCE_URL: where the navbar's source-code link points; unset, the navbar shows none. */
   sourceUrl?: string
   /** API_DOCS_URL: where the navbar's API documentation link points (this server's own is {API_PREFIX}/docs); unset, none. */
@@ -374,6 +383,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sseMaxPerSession: e.SSE_MAX_PER_SESSION,
     sseMaxPerUser: e.SSE_MAX_PER_USER,
     apiDocs: e.API_DOCS,
+    mapStyleUrl: e.MAP_STYLE_URL,
+    mapOrigins: [...new Set([...(e.MAP_STYLE_URL && /^https?:/.test(e.MAP_STYLE_URL) ? [new URL(e.MAP_STYLE_URL).origin] : []), ...(e.MAP_ORIGINS?.split(',').map((o) => new URL(o.trim()).origin) ?? [])])],
     sourceUrl: e.SOURCE_URL,
     apiDocsUrl: e.API_DOCS_URL,
     otaSigningKey: e.OTA_SIGNING_KEY,

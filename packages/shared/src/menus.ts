@@ -116,6 +116,8 @@ const PRODUCT_CATALOGUE: MenuSeed[] = [
     page('iot', 'sim', 'credit-card', 'SIM cards', 'SIM 卡'),
     page('iot', 'warning', 'alert', 'Warnings', '告警记录'),
     page('iot', 'collection', 'database', 'IoT collections', '数据采集'),
+    // Devices' last positions; seeing them also needs the location right (docs/iot-fleet.md › Map).
+    page('iot', 'map', 'global', 'Map', '设备地图', { imports: false, buttons: [] }),
   ]),
   area('ota', 'cloud-sync', 'OTA parts', 'OTA 部件', [
     // Each part's page holds its suppliers, products, firmware and upgrades (SPEC §2 /ota/{part}/…), which share its rights.

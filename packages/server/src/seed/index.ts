@@ -505,6 +505,8 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 20, apply: (tx) => definedButtonsArea(tx) },
   // Riders' requests: the members' Data package and Erase personal data buttons, and the retention of personal data by category.
   { version: 21, apply: (tx) => definedButtonsArea(tx) },
+  // The fleet map (issue 42 §1): IoT › Map.
+  { version: 22, apply: (tx) => cataloguePageIfMissing(tx, 'iot.map') },
 ]
 
 /** The version a database is at once seeded by this server. */

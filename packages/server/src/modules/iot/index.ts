@@ -4,6 +4,7 @@ import { registerBrokerHooks } from './broker-hooks'
 import { registerCollections } from './collections'
 import { registerCommandRoutes } from './commands'
 import { registerIotConfig } from './config'
+import { registerIotMap } from './map'
 import { registerDevices } from './devices'
 import { registerModels } from './models'
 import { registerMqDebugRoutes } from './mq-debug'
@@ -25,6 +26,7 @@ export function registerIot(api: FastifyInstance, services: Services) {
   registerIotConfig(api, services)
   registerSimCards(api, services)
   registerCollections(api, services)
+  registerIotMap(api, services)
   // The retention job empties riders' positions past their retention in the IoT tables through this.
   registerPositionRetention(services)
 }

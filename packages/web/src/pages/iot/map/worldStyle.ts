@@ -1,0 +1,66 @@
+import type { StyleSpecification } from 'maplibre-gl'
+import { feature, mesh } from 'topojson-client'
+import type { GeometryCollection, Topology } from 'topojson-specification'
+// Natural Earth's countries at 1:110m (~100 KB), shipped as one of the console's own files: the map
+// works with no base map configured and no network, and asks nothing of anyone else.
+import worldUrl from 'world-atlas/countries-110m.json?url'
+
+type World = Topology<{ countries: GeometryCollection; land: GeometryCollection }>
+type Line = number[][]
+
+/** Antarctica (ISO 3166 numeric 010): no bikes there, and its outline runs along the map's edges. */
+const ANTARCTICA = '010'
+
+/**
+ * A line or ring that crosses the antimeridian jumps from 180° to -180°, which a flat map draws as a
+ * stroke across the whole world (Russia, Fiji): each jump is undone, so it goes on past 180°.
+ */
+function unwrap(line: Line): Line {
+  const out: Line = []
+  let shift = 0
+  for (const p of line) {
+    const prev = out.at(-1)
+    if (prev) {
+      const d = p[0]! + shift - prev[0]!
+      if (d > 180) shift -= 360
+      else if (d < -180) shift += 360
+    }
+    out.push([p[0]! + shift, p[1]!])
+  }
+  return out
+}
+
+type Geometry = { type: string; coordinates?: unknown }
+function unwrapped<G extends Geometry>(g: G): G {
+  const c = g.coordinates
+  if (g.type === 'LineString') return { ...g, coordinates: unwrap(c as Line) }
+  if (g.type === 'Polygon' || g.type === 'MultiLineString') return { ...g, coordinates: (c as Line[]).map(unwrap) }
+  if (g.type === 'MultiPolygon') return { ...g, coordinates: (c as Line[][]).map((poly) => poly.map(unwrap)) }
+  return g
+}
+
+/**
+ * The base map when MAP_STYLE_URL is not set: sea, land, borders and coastlines from the shipped
+ * world map. No labels: they would need glyphs from a server, and the points say what matters.
+ */
+export async function worldStyle(): Promise<StyleSpecification> {
+  const res = await fetch(worldUrl)
+  if (!res.ok) throw new Error(`world map: HTTP ${res.status}`)
+  const world = (await res.json()) as World
+  const countries = feature(world, { ...world.objects.countries, geometries: world.objects.countries.geometries.filter((g) => g.id !== ANTARCTICA) })
+  return {
+    version: 8,
+    sources: {
+      countries: { type: 'geojson', data: { ...countries, features: countries.features.map((f) => ({ ...f, geometry: f.geometry && unwrapped(f.geometry) })) } },
+      // Arcs two countries share: the borders; arcs of one country alone: the coasts.
+      borders: { type: 'geojson', data: unwrapped(mesh(world, world.objects.countries, (a, b) => a !== b)) },
+      coast: { type: 'geojson', data: unwrapped(mesh(world, world.objects.countries, (a, b) => a === b && a.id !== ANTARCTICA)) },
+    },
+    layers: [
+      { id: 'sea', type: 'background', paint: { 'background-color': '#dcebf7' } },
+      { id: 'land', type: 'fill', source: 'countries', paint: { 'fill-color': '#f7f5ef' } },
+      { id: 'borders', type: 'line', source: 'borders', paint: { 'line-color': '#c4bdae', 'line-width': 0.7 } },
+      { id: 'coast', type: 'line', source: 'coast', paint: { 'line-color': '#93aac4', 'line-width': 0.9 } },
+    ],
+  }
+}
