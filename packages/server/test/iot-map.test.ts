@@ -1,4 +1,5 @@
 import type { SimulatedDevice } from '@velo/device-sim'
+import type { MapDevices } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config'
 import { createTestApp, limitedUser, useTestApp } from './harness'
@@ -12,14 +13,7 @@ const t = useTestApp()
 const db = () => t.app.services.db
 const now = () => new Date().toISOString()
 
-interface Columns {
-  ids: number[]
-  sns: string[]
-  lat: number[]
-  lng: number[]
-  status: number[]
-  unlocated: number
-}
+type Columns = MapDevices
 interface Setup {
   positions: boolean
   styleUrl?: string

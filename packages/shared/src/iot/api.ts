@@ -55,3 +55,15 @@ export interface CommandOutcome {
   sentAt: string | null
   repliedAt: string | null
 }
+
+/** GET /iot/map/devices (and the map stream's 'positions'): devices as columns, the i-th entry of each array one device. */
+export interface MapDevices {
+  ids: number[]
+  sns: string[]
+  lat: number[]
+  lng: number[]
+  /** 0 offline, 1 online, 2 an active warning (whatever the connection). */
+  status: number[]
+  /** Devices of the filters that have reported no position yet (not on the map). */
+  unlocated: number
+}

@@ -1,4 +1,4 @@
-import { iotEntities, personalDataRight } from '@velo/shared'
+import { iotEntities, type MapDevices, personalDataRight } from '@velo/shared'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely'
@@ -53,8 +53,8 @@ export const mapFilters = z.object({
 })
 export type MapFilters = z.infer<typeof mapFilters>
 
-/** Devices as columns: the i-th entry of each array is one device. */
-export const mapDevicesSchema = z.object({
+/** Devices as columns (shared MapDevices): the i-th entry of each array is one device. */
+export const mapDevicesSchema: z.ZodType<MapDevices> = z.object({
   ids: z.array(z.number()),
   sns: z.array(z.string()),
   lat: z.array(z.number()),
@@ -64,7 +64,6 @@ export const mapDevicesSchema = z.object({
   /** Devices the filters match that have reported no position yet (not on the map). */
   unlocated: z.number(),
 })
-export type MapDevices = z.infer<typeof mapDevicesSchema>
 
 const setupSchema = z.object({
   /** Whether the caller may see positions (member:pii:location); without it the page explains instead of a map. */

@@ -1,17 +1,9 @@
 // The fleet map's data, apart from any map library: the server's columns (GET /iot/map/devices),
 // the live changes laid over them, the filters as the URL keeps them, and the points as GeoJSON.
 
-/** Devices as columns: the i-th entry of each array is one device (modules/iot/map on the server). */
-export interface MapDevices {
-  ids: number[]
-  sns: string[]
-  lat: number[]
-  lng: number[]
-  /** 0 offline, 1 online, 2 an active warning. */
-  status: number[]
-  /** Devices of the filters that have reported no position yet. */
-  unlocated: number
-}
+import type { MapDevices } from '@velo/shared'
+
+export type { MapDevices }
 
 export type MapStatus = 'offline' | 'online' | 'alarm'
 export const STATUS_NAMES: readonly MapStatus[] = ['offline', 'online', 'alarm']
