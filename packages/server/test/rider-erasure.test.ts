@@ -9,7 +9,7 @@ import { createDatabase, dynamicDb } from '../src/db/database'
 import { runDemo } from '../src/demo'
 import { hashPassword } from '../src/platform/auth/passwords'
 import { erasedEmail, ERASED_TEXT } from '../src/platform/privacy/erasure'
-import { loadRider, riderCondition, riderEntities } from '../src/platform/privacy/rider-rows'
+import { loadRider, riderCondition, riderEntities, riderProblems } from '../src/platform/privacy/rider-rows'
 import { filled } from './definition-rows'
 import { ADMIN_PASSWORD, createTestApp, freshDatabase, limitedUser, type TestApp, waitForJobEnd } from './harness'
 
@@ -191,6 +191,17 @@ describe('the definitions', () => {
       return (refers || personal || e.key === 'member') && !e.rider
     })
     expect(missing.map((e) => e.key)).toEqual([])
+  })
+
+  it('name real fields of the right kinds, or the server does not start', () => {
+    for (const { entity } of riderEntities()) expect(riderProblems(entity), entity.key).toEqual([])
+    const member = riderEntities().find((r) => r.entity.key === 'member')!.entity
+    const wrong = { ...member, rider: { by: { member: 'email' }, erase: 'anonymise', hold: { field: 'nothing', reason: member.label }, set: { nowhere: 1 } } } as ResolvedEntity
+    expect(riderProblems(wrong)).toEqual([
+      'member: rider.by.member email must refer to member (or be the id of member)',
+      'member: rider.hold nothing is not a field',
+      'member: rider.set nowhere is neither a field nor a storage column',
+    ])
   })
 })
 
