@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { type ColumnDef, entityByKey, type FieldDef, type JobInfo, labelWithUnit, type ResolvedEntity, SEE_ALL_PERSONAL_DATA, storedColumns } from '@velo/shared'
+import { entityByKey, type FieldDef, isSecretColumn, type JobInfo, labelWithUnit, type ResolvedEntity, SEE_ALL_PERSONAL_DATA, storedColumns } from '@velo/shared'
 import { filled } from './definition-rows'
 import ExcelJS from 'exceljs'
 import { unzipSync } from 'fflate'
@@ -109,7 +109,7 @@ async function plantRider(tag: string): Promise<Planted> {
 }
 
 /** The secret columns of an entity (a password's hash, a device's key): never in a package. */
-const secretsOf = (e: ResolvedEntity) => storedColumns(e).flatMap((c) => ((c.from === 'storage' && (c.source as ColumnDef).secret) || (c.source as FieldDef).kind === 'password' ? [c.name] : []))
+const secretsOf = (e: ResolvedEntity) => storedColumns(e).flatMap((c) => (isSecretColumn(c) ? [c.name] : []))
 
 const entityFiles = () => packagedEntities().map((e) => `${e.key}.json`)
 

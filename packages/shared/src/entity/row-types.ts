@@ -147,6 +147,13 @@ function columnOf(source: FieldDef | ColumnDef, from: StoredColumn['from']): Sto
   return { name: source.name, from, source, nullable, default: given ?? fallback, unique: !!source.unique }
 }
 
+/**
+ * A column that holds a secret: a `password` field's hash or a storage column marked `secret` (a
+ * device's key). SQL execution never reads one, and no copy of a table's rows (a rider's data
+ * package) carries one.
+ */
+export const isSecretColumn = (c: StoredColumn): boolean => (c.source as FieldDef).kind === 'password' || (c.from === 'storage' && !!(c.source as ColumnDef).secret)
+
 /** Every column of an entity's table, in the order a new table creates them: fields, then stored columns, then the audit columns no field gives. */
 export function storedColumns(e: EntityDef): StoredColumn[] {
   const out: StoredColumn[] = []

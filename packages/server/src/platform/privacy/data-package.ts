@@ -6,7 +6,6 @@ import { PassThrough, type Readable, Writable } from 'node:stream'
 import { finished } from 'node:stream/promises'
 import {
   APP_LANGUAGES,
-  type ColumnDef,
   DATA_PACKAGE_DAYS,
   entityByKey,
   type FieldDef,
@@ -14,6 +13,7 @@ import {
   labelWithUnit,
   type Language,
   type ResolvedEntity,
+  isSecretColumn,
   storedColumns,
 } from '@velo/shared'
 import ExcelJS from 'exceljs'
@@ -200,7 +200,7 @@ export const packagedEntities = (): ResolvedEntity[] => riderEntities().flatMap(
 
 /** The columns a package reads of an entity: every stored one but secrets (a password's hash, a device's key). */
 function packagedColumns(e: ResolvedEntity) {
-  return storedColumns(e).filter((c) => !(c.from === 'storage' && (c.source as ColumnDef).secret) && (c.source as FieldDef).kind !== 'password')
+  return storedColumns(e).filter((c) => !isSecretColumn(c))
 }
 
 /** A value as JSON has it, whatever the dialect: booleans true/false, numbers as numbers. */

@@ -1,4 +1,4 @@
-import { allEntities } from '@velo/shared'
+import { allEntities, isSecretColumn, storedColumns } from '@velo/shared'
 
 /** snake_case, as Kysely's CamelCasePlugin names the database's tables and columns. */
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
@@ -43,8 +43,7 @@ export function sqlSecrets(): SqlSecrets {
     columns.set(table, set)
   }
   for (const e of allEntities()) {
-    for (const f of e.fields) if (f.kind === 'password') add(snake(e.table), snake(f.name))
-    for (const c of e.storage?.columns ?? []) if (c.secret) add(snake(e.table), snake(c.name))
+    for (const c of storedColumns(e)) if (isSecretColumn(c)) add(snake(e.table), snake(c.name))
   }
   computed = { tables: new Set(SECRET_TABLES), columns }
   return computed
