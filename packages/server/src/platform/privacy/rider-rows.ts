@@ -52,22 +52,17 @@ export interface RiderDevice {
 export interface Rider {
   memberId: number
   email: string
-  /** Their country, if known. */
-  countryId: number | null
-  bikeIds: number[]
   devices: RiderDevice[]
 }
 
 /** The rider of a member id, or undefined when there is no such member. */
 export async function loadRider(db: Db, memberId: number): Promise<Rider | undefined> {
-  const member = await db.selectFrom('memMember').select(['memberId', 'email', 'countryId']).where('memberId', '=', memberId).executeTakeFirst()
+  const member = await db.selectFrom('memMember').select(['memberId', 'email']).where('memberId', '=', memberId).executeTakeFirst()
   if (!member) return undefined
-  const bikes = await db.selectFrom('bikeBike').select(['bikeId', 'iotDeviceId', 'boundTime']).where('memberId', '=', memberId).execute()
+  const bikes = await db.selectFrom('bikeBike').select(['iotDeviceId', 'boundTime']).where('memberId', '=', memberId).execute()
   return {
     memberId: Number(member.memberId),
     email: String(member.email),
-    countryId: member.countryId === null ? null : Number(member.countryId),
-    bikeIds: bikes.map((b) => Number(b.bikeId)),
     devices: bikes.flatMap((b) => (b.iotDeviceId === null ? [] : [{ deviceId: Number(b.iotDeviceId), since: b.boundTime === null ? null : String(b.boundTime) }])),
   }
 }
