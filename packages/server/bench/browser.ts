@@ -23,7 +23,8 @@
  *     look at the page, which the user does not wait for to see the row;
  *  4. moving between two list pages both visited once (users ⇄ roles, as a menu click does): the time
  *     from the navigation to the first frame showing the other list's first row, read in the page;
- *     the median of BENCH_BROWSER_SWITCHES (10) moves, target 150 ms.
+ *     the median of BENCH_BROWSER_SWITCHES (10) moves, target 150 ms;
+ *  5. IoT › Map with 12,000 devices: first paint and panning (bench/fleet-map.ts).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -33,6 +34,7 @@ import { gzipSync } from 'node:zlib'
 import { type Browser, chromium, type Page } from '@playwright/test'
 import { LAUNCH_OPTIONS } from '../../web/playwright.config'
 import { onCleanup, onExit } from './cleanup'
+import { fleetMapInBrowser } from './fleet-map'
 import { freshDatabase, type Line, message } from './run'
 import { ADMIN_PASSWORD, ServerProcess } from './server'
 import { log, fmt } from './format'
@@ -353,6 +355,9 @@ export async function runBrowser(bench: BrowserBench, serverEntry: string): Prom
       add(`first visit after sign-in: ${name}`, `${kb(visit.js)} JS + ${kb(visit.css)} CSS, ${visit.requests} requests`)
     }
     await context.close()
+
+    // --- the fleet map
+    await fleetMapInBrowser(browser, login, database.config, VIEWPORT, add)
   } catch (err) {
     add('browser benchmark', `failed: ${message(err, server)}`, { pass: false })
   } finally {

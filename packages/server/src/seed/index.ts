@@ -507,6 +507,14 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   { version: 21, apply: (tx) => definedButtonsArea(tx) },
   // The fleet map (issue 42 §1): IoT › Map.
   { version: 22, apply: (tx) => cataloguePageIfMissing(tx, 'iot.map') },
+  // Geofences and stolen mode (issue 42 §3, §4): their warnings' message configuration and the devices' new buttons.
+  {
+    version: 23,
+    apply: async (tx) => {
+      await seedMessageConfigs(tx)
+      await definedButtonsArea(tx)
+    },
+  },
 ]
 
 /** The version a database is at once seeded by this server. */

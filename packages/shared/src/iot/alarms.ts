@@ -4,7 +4,9 @@ import type { EnumOption } from '../entity/types'
 // ThingsBoard's severities and states (DOMAIN.md › Alarms), without its "indeterminate".
 
 // simClash: a device reports a SIM card linked to another device (the move waits for staff, modules/iot/sim).
-export const ALARM_TYPES = ['lowBattery', 'fall', 'theft', 'offline', 'simDataLow', 'fault', 'simClash'] as const
+// geofence: a position entered or left a geofence (issue 42; the alarm's code is the fence's id).
+// stolen: staff reported the bike stolen; it stays active until they mark it recovered (issue 42).
+export const ALARM_TYPES = ['lowBattery', 'fall', 'theft', 'offline', 'simDataLow', 'fault', 'simClash', 'geofence', 'stolen'] as const
 export type AlarmType = (typeof ALARM_TYPES)[number]
 export const ALARM_SEVERITIES = ['critical', 'major', 'minor', 'warning'] as const
 export type AlarmSeverity = (typeof ALARM_SEVERITIES)[number]
@@ -23,6 +25,8 @@ export const ALARM_TYPE_OPTIONS: readonly EnumOption[] = [
   { value: 'simDataLow', label: { en_US: 'SIM data low', zh_CN: 'SIM流量不足' }, color: 'orange' },
   { value: 'fault', label: { en_US: 'Device fault', zh_CN: '设备故障' }, color: 'magenta' },
   { value: 'simClash', label: { en_US: 'SIM card claimed by two devices', zh_CN: 'SIM卡被两台设备上报' }, color: 'purple' },
+  { value: 'geofence', label: { en_US: 'Geofence entered or left', zh_CN: '进出电子围栏' }, color: 'cyan' },
+  { value: 'stolen', label: { en_US: 'Reported stolen', zh_CN: '已报失窃' }, color: 'red' },
 ]
 
 export const ALARM_SEVERITY_OPTIONS: readonly EnumOption[] = [

@@ -16,6 +16,8 @@ export const DEFAULT_SEVERITY: Record<AlarmType, AlarmSeverity> = {
   simDataLow: 'warning',
   fault: 'major',
   simClash: 'major',
+  geofence: 'major',
+  stolen: 'critical',
 }
 
 /** Set while an alarm is active, null once cleared: the one active alarm of a device, type and code. */
