@@ -72,7 +72,10 @@
  * in % (target < 3 %), and a /metrics scrape's duration. BENCH_METRICS_ROWS (100000), BENCH_METRICS_ROUNDS (4),
  * BENCH_METRICS_SCRAPES (20).
  *
- * BENCH_ONLY=engine, members, orders, content, iot, fleet, ota, browser, files, dashboards or metrics runs one part.
+ * Then the geofences (bench/geofence.ts): positions a second checked against BENCH_GEOFENCES (1,000) fences for
+ * BENCH_GEOFENCE_DEVICES (12,000) moving devices, by the evaluator alone and through the telemetry handler.
+ *
+ * BENCH_ONLY=engine, members, orders, content, iot, fleet, ota, browser, files, dashboards, metrics or geofence runs one part.
  * BENCH_ONLY=engine BENCH_IMPORT_ONLY=1 runs the engine part's import alone (no login-log rows, list,
  * export or transitions before it), for looking into the import figure; BENCH_LIST_ONLY=1 stops after
  * the list, BENCH_EXPORT_ONLY=1 runs the rows and the two exports alone.
@@ -149,7 +152,7 @@ const files: FilesBench = {
   megabytes: int('BENCH_FILE_MB', 200, 5),
 }
 
-const PARTS = ['engine', 'members', 'orders', 'content', 'iot', 'fleet', 'ota', 'browser', 'files', 'dashboards', 'metrics'] as const
+const PARTS = ['engine', 'members', 'orders', 'content', 'iot', 'fleet', 'ota', 'browser', 'files', 'dashboards', 'metrics', 'geofence'] as const
 const only = process.env.BENCH_ONLY ?? ''
 if (only && !(PARTS as readonly string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, not ${JSON.stringify(only)}`)
 const runs = (part: (typeof PARTS)[number]) => !only || only === part
@@ -390,6 +393,24 @@ async function main() {
           )
           for (const target of targets()) {
             const result = await runMetrics(target, metrics, server.entry)
+            out.lines.push(...result.lines)
+            out.notes.push(...result.notes)
+          }
+        },
+      },
+      {
+        name: 'geofence',
+        run: async (out) => {
+          const { runEvaluatorAlone, runGeofenceHandler } = await import('./geofence')
+          const geofence = { fences: int('BENCH_GEOFENCES', 1000, 100), devices: int('BENCH_GEOFENCE_DEVICES', 12_000, 500), seconds: bench.seconds }
+          out.headings.push(
+            `Geofence benchmark: ${fmt(geofence.devices)} devices moving ~30 m a position near ${fmt(geofence.fences)} fences over Europe (polygons of 20–100 corners and circles), ` +
+              'checked by the evaluator alone and through the telemetry handler (alarms counted, not written).',
+          )
+          const alone = runEvaluatorAlone(geofence)
+          out.lines.push(...alone.lines)
+          for (const target of targets()) {
+            const result = await runGeofenceHandler(target, geofence)
             out.lines.push(...result.lines)
             out.notes.push(...result.notes)
           }

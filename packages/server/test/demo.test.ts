@@ -74,6 +74,7 @@ const ORDER: Record<string, string> = {
   ord_device_order: 'order_id',
   iot_device: 'device_id',
   iot_alarm: 'alarm_id',
+  iot_telemetry: 'telemetry_id',
   bike_bike: 'bike_id',
   ord_frame_number: 'number_id',
   ord_frame_series: 'prefix',

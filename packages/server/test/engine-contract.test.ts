@@ -57,6 +57,12 @@ const OVERRIDES: Record<string, Override> = {
       await db().insertInto('iotConfigDrift' as never).values({ configId: await newest(entityByKey('iotConfig')), deviceId: await newest(entityByKey('iotDevice')), field: 'fallAngle', expected: '60', reported: '80', detectedAt: new Date().toISOString() } as never).execute()
     },
   },
+  // Theft reports are written by the device's Report stolen and Recovered actions (modules/iot/stolen.ts), never added.
+  iotTheft: {
+    row: async () => {
+      await db().insertInto('iotTheft' as never).values({ deviceId: await newest(entityByKey('iotDevice')), status: 'recovered', reason: 'contract', reportedBy: 'contract', reportedAt: new Date().toISOString(), previousValues: '{}' } as never).execute()
+    },
+  },
   // Every request, refused or not, is written to the operation log.
   operLog: { grows: true },
   // Code generation's rows come from importing a table of the database (modules/tool/gen), never added.
@@ -413,6 +419,8 @@ async function valueOf(e: ResolvedEntity, f: FieldDef, purpose: 'add' | 'edit'):
       return fixed(f.default ?? f.options[0]!.value)
     case 'timeZone':
       return fixed(f.default ?? 'Europe/Amsterdam')
+    case 'geometry':
+      return edit ? '{"type":"Point","coordinates":[4.9,52.37],"radius":800}' : '{"type":"Polygon","coordinates":[[[4.8,52.3],[5,52.3],[5,52.4],[4.8,52.3]]]}'
     case 'reference':
       return fixed(await newest(entityByKey(f.entity)))
     case 'referenceMany':
@@ -509,6 +517,8 @@ function badValueOf(f: FieldDef): unknown {
       return [999_999_999]
     case 'timeZone':
       return 'Mars/Olympus'
+    case 'geometry':
+      return '{"type":"MultiPolygon","coordinates":[]}'
   }
 }
 

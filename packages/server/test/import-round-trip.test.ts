@@ -27,6 +27,13 @@ const SAMPLES: Record<string, (i: number) => Promise<Record<string, unknown>>> =
   iotFunction: async (i) => ({ name: `Round trip function ${i}`, command: 'lock', description: 'sample', modelIds: [await demoModelId()], firmwareVersions: '1.0.0 and later' }),
   iotDevice: async (i) => ({ sn: `${DEMO_MODEL.snPrefix}RT000${i}`, modelId: await demoModelId(), remark: `bike ${i}` }),
   iotConfig: async (i) => ({ name: `Round trip template ${i}`, protocolVersion: '1.2', fallAngle: 40 + i, vibrationSensitivity: 2 + i, remark: `template ${i}` }),
+  // A polygon and a circle: the geometry travels as its GeoJSON text; "applies to" lists are not imported.
+  iotGeofence: async (i) => ({
+    name: `Round trip fence ${i}`,
+    geometry: i === 1 ? '{"type":"Point","coordinates":[4.9,52.37],"radius":500}' : '{"type":"Polygon","coordinates":[[[4.8,52.3],[5,52.3],[5,52.4],[4.8,52.3]]]}',
+    trigger: i === 1 ? 'enter' : 'exit',
+    allDevices: i === 1,
+  }),
   // An ICCID ends with its Luhn check digit.
   iotSim: async (i) => ({ iccid: (await import('@velo/shared')).withLuhnDigit(`89310700000000001${i}`), limitMb: 1024 * (i + 1), usedMb: 10 * i, apn: 'velo.iot', periodType: i === 1 ? 'year' : 'month' }),
   deviceOrder: async (i) => ({

@@ -33,6 +33,8 @@ export const BUTTON_TITLES: Record<string, Label> = {
   'button.preview': { en_US: 'Preview', zh_CN: '预览' },
   'button.code': { en_US: 'Generate code', zh_CN: '生成代码' },
   'button.runNow': { en_US: 'Run now', zh_CN: '立即执行' },
+  // The IoT device's Report stolen and Recovered share one right (stolen mode).
+  'button.stolen': { en_US: 'Report stolen and recovered', zh_CN: '报告失窃与找回' },
 }
 
 /** A menu name as people read it: i18n keys ('menu.system.user', 'button.add') translated, plain text as is. */

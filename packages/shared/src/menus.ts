@@ -118,6 +118,8 @@ const PRODUCT_CATALOGUE: MenuSeed[] = [
     page('iot', 'collection', 'database', 'IoT collections', '数据采集'),
     // Devices' last positions; seeing them also needs the location right (docs/iot-fleet.md › Map).
     page('iot', 'map', 'global', 'Map', '设备地图', { imports: false, buttons: [] }),
+    // Areas whose crossing raises the 'geofence' warning (docs/iot-fleet.md › Geofences).
+    page('iot', 'geofence', 'aim', 'Geofences', '电子围栏'),
   ]),
   area('ota', 'cloud-sync', 'OTA parts', 'OTA 部件', [
     // Each part's page holds its suppliers, products, firmware and upgrades (SPEC §2 /ota/{part}/…), which share its rights.

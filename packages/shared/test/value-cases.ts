@@ -135,6 +135,16 @@ export const KIND_CASES: { [K in FieldKind]: ValueCase<Extract<FieldDef, { kind:
     good: ['Europe/Amsterdam', 'UTC'],
     bad: [['Mars/Olympus', { rule: 'timeZone' }]],
   },
+  geometry: {
+    field: { name: 'area', kind: 'geometry', label: label('Area', '区域') },
+    good: ['{"type":"Polygon","coordinates":[[[4,52],[5,52],[5,53],[4,52]]]}', '{"type":"Point","coordinates":[4.9,52.37],"radius":500}'],
+    bad: [
+      ['{"type":"Polygon","coordinates":[[[4,52],[5,52],[5,53],[4,53]]]}', { rule: 'geometry', reason: 'notClosed' }],
+      ['{"type":"MultiPolygon","coordinates":[]}', { rule: 'geometry', reason: 'multiPolygon' }],
+      ['{"type":"Point","coordinates":[4.9,52.37],"radius":60000}', { rule: 'geometry', reason: 'radius' }],
+      ['not json', { rule: 'geometry', reason: 'json' }],
+    ],
+  },
 }
 
 /** "Required" in each kind's sense: blank text, no value, an empty list. */

@@ -2,6 +2,7 @@ import { expect, test, type Page } from '@playwright/test'
 import { SimulatedDevice } from '@velo/device-sim'
 import { addDevice, apiLogin, brokerUrl, call, demoModel, openSignedIn, removeDevices } from './support/session'
 import { saveScreen } from './support/screens'
+import { blockOutside } from './support/network'
 
 // IoT › Map against the real server and its embedded broker, with every request to another origin
 // blocked: the base map is the world map shipped with the console. Simulated bikes report positions;
@@ -49,19 +50,6 @@ test.afterAll(async ({ request }) => {
   await Promise.all(sims.map((s) => s.disconnect().catch(() => {})))
   if (devices.length) await removeDevices(request, await apiLogin(request), devices.map((d) => d.deviceId)).catch(() => {})
 })
-
-/** Aborts every request that leaves the console's origin, and answers the ones it aborted. */
-async function blockOutside(page: Page, baseURL: string): Promise<string[]> {
-  const own = new URL(baseURL).origin
-  const outside: string[] = []
-  await page.route('**', (route) => {
-    const url = new URL(route.request().url())
-    if (url.origin === own) return route.continue()
-    outside.push(url.href)
-    return route.abort()
-  })
-  return outside
-}
 
 const row = (page: Page, sn: string) => page.getByTestId(`map-device-${sn}`)
 /** Narrows the list to this spec's devices. */

@@ -35,6 +35,8 @@ import { iotRegistrationSerials } from './migrations/2026-11-30T05-iot-registrat
 import { secondFactors } from './migrations/2026-11-30T06-second-factors'
 import { ssoGroupRoles } from './migrations/2026-11-30T14-sso-group-roles'
 import { memberRequests } from './migrations/2026-11-30T21-member-requests'
+import { stolenMode } from './migrations/2026-12-01T00-stolen-mode'
+import { geofences } from './migrations/2026-12-01T01-geofences'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set. Generated
 // modules' migrations (Tool system › Code generation) come last, from their own list.
@@ -72,6 +74,8 @@ export const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-11-30T06-second-factors': secondFactors(dialect),
   '2026-11-30T14-sso-group-roles': ssoGroupRoles(dialect),
   '2026-11-30T21-member-requests': memberRequests(dialect),
+  '2026-12-01T00-stolen-mode': stolenMode(dialect),
+  '2026-12-01T01-geofences': geofences(dialect),
 })
 
 /**

@@ -6,6 +6,7 @@ import type {
   dashboardEntities,
   iotConfigEntities,
   iotEntities,
+  iotGeofenceEntities,
   iotSimEntities,
   iotTelemetryEntities,
   iotWarningEntities,
@@ -144,6 +145,7 @@ export interface IotFunctionModelTable {
 export type IotDeviceTable = TableOf<typeof iotEntities.iotDevice>
 export type IotCommandTable = TableOf<typeof iotEntities.iotCommand>
 export type IotMessageTable = TableOf<typeof iotEntities.iotMessage>
+export type IotTheftTable = TableOf<typeof iotEntities.iotTheft>
 
 /** One transition of a row of an entity with a status machine (platform/crud/transitions.ts). */
 export interface TransitionLogTable {
@@ -621,6 +623,7 @@ export interface Database {
   iotDevice: IotDeviceTable
   iotCommand: IotCommandTable
   iotMessage: IotMessageTable
+  iotTheft: IotTheftTable
   contentFaq: FaqTable
   serviceRepairOrder: RepairOrderTable
   sysJob: JobTable
@@ -668,6 +671,10 @@ export interface Database {
   iotConfigReport: TableOf<typeof iotConfigEntities.iotConfigReport>
   iotSim: TableOf<typeof iotSimEntities.iotSim>
   iotTelemetry: TableOf<typeof iotTelemetryEntities.iotTelemetry>
+  iotGeofence: TableOf<typeof iotGeofenceEntities.iotGeofence>
+  iotGeofenceModel: { geofenceId: number; modelId: number }
+  iotGeofenceCountry: { geofenceId: number; countryId: number }
+  iotGeofenceDevice: { geofenceId: number; deviceId: number }
   iotAudio: TableOf<typeof otaEntities.iotAudio>
   memMember: TableOf<typeof memberEntities.member>
   memFeedback: TableOf<typeof memberEntities.feedback>

@@ -294,7 +294,7 @@ export function planDevices(plan: Plan, seed: number): PlannedDevice[] {
 }
 
 /** Cities of each market where its riders' boxes were last seen (a market not named here: its first). */
-const CITIES: Record<string, readonly (readonly [lat: number, lng: number])[]> = {
+export const CITIES: Record<string, readonly (readonly [lat: number, lng: number])[]> = {
   NL: [[52.37, 4.9], [51.92, 4.48], [52.09, 5.12], [52.08, 4.31], [51.44, 5.47], [53.22, 6.57]],
   DE: [[52.52, 13.4], [53.55, 9.99], [48.14, 11.58], [50.94, 6.96], [50.11, 8.68], [51.34, 12.37], [48.78, 9.18]],
   BE: [[50.85, 4.35], [51.22, 4.4], [51.05, 3.72], [50.63, 5.57]],
@@ -315,7 +315,14 @@ const CITIES: Record<string, readonly (readonly [lat: number, lng: number])[]> =
 }
 
 /** Writes iot_device: no secret (the demo cannot know what a box holds), never online (the gateway says who is). */
-export async function writeDevices(tx: Db, dialect: Dialect, plan: Plan, devices: readonly PlannedDevice[], o: { seed: number; modelId: number; mark: string }): Promise<number> {
+export async function writeDevices(
+  tx: Db,
+  dialect: Dialect,
+  plan: Plan,
+  devices: readonly PlannedDevice[],
+  // Where a device with ride positions (demo/tracks.ts) was last: there it stands, seen then at the latest.
+  o: { seed: number; modelId: number; mark: string; last?: ReadonlyMap<number, { lat: number; lng: number; time: number }> },
+): Promise<number> {
   const r = random((o.seed ^ 0x5e7b0c5) >>> 0)
   const w = new TableWriter(tx, dialect, 'iot_device', [
     'device_id', 'sn', 'uuid', 'model_id', 'secret_hash', 'state', 'online', 'activated', 'last_seen_at', 'activated_at', 'firmware_version', 'hardware_version', 'config_version', 'thing_model',
@@ -343,10 +350,13 @@ export async function writeDevices(tx: Db, dialect: Dialect, plan: Plan, devices
     // A few boxes are close to their SIM package: the flow state the gateway keeps says so.
     const remaining = round(limit - used, 1)
     const at = (t: number) => iso(Math.round(t))
-    const position = seen && b.member ? positionOf(b.member.market.code) : [null, null]
+    let position = seen && b.member ? positionOf(b.member.market.code) : [null, null]
+    const tracked = o.last?.get(d.id)
+    if (tracked) position = [tracked.lat, tracked.lng]
+    const lastSeen = tracked && d.lastSeen !== null ? Math.max(d.lastSeen, tracked.time) : d.lastSeen
     await w.add(
       d.id, d.sn, `${hex(8)}-${hex(4)}-4${hex(3)}-${'89ab'[r.int(4)]}${hex(3)}-${hex(12)}`, o.modelId, null, d.state, false, activated,
-      seen ? at(d.lastSeen!) : null, activated ? at(b.boundTime! + r.between(1, 30) * MINUTE) : null,
+      seen ? at(lastSeen!) : null, activated ? at(b.boundTime! + r.between(1, 30) * MINUTE) : null,
       versionOf(r, 'iot', stale), PART_VERSIONS.iot.hardware, '', '', remaining < limit * 0.1 ? 'warning' : 'normal', b.member ? 'bound' : 'unbound',
       `8931${r.digits(15)}`, seen ? used : null, limit, remaining, seen ? 'off' : 'on', seen ? Math.round(r.between(8, 100)) : null, seen ? Math.round(r.between(-108, -62)) : null, position[0], position[1],
       versionOf(r, display, stale), PART_VERSIONS[display].hardware, versionOf(r, 'bms', stale), PART_VERSIONS.bms.hardware, versionOf(r, ecu, stale), PART_VERSIONS[ecu].hardware,

@@ -9,10 +9,11 @@ import { Storage } from '../platform/storage'
 import { refreshRollups, resetRollups } from '../modules/dashboard/rollups'
 import { appReleases, DEMO_RIDER, planContent, writeContent, writeContentFiles } from './content'
 import { appUsage, planDevices, planServiceOrders, type PlannedServiceOrder, RideDays, TRACKING_DAYS, writeAlarms, writeDevices, writeServiceOrders, writeTracking } from './dashboards'
-import { buildPlan, DAY, type Plan, type PlannedBike } from './generate'
+import { buildPlan, DAY, type Plan, type PlannedBike, type RideRow } from './generate'
 import { orderCounts } from './orders'
 import { writeOtaCatalogue } from './ota'
 import { bikeDrawing, hexColour, pictureName, swatch } from './placeholders'
+import { RideTracks, tracksFrom, writeTracks } from './tracks'
 import { type Lang, PICTURES, STATIC_IMAGES } from './vocabulary'
 import { query, TableWriter } from './write'
 
@@ -46,6 +47,8 @@ export const DEMO_TABLES: readonly { table: string; audited: boolean }[] = [
   // Before the bikes, which name them (demo/dashboards.ts).
   { table: 'iot_device', audited: true },
   { table: 'iot_alarm', audited: false },
+  // The positions of the busiest bikes' rides (demo/tracks.ts).
+  { table: 'iot_telemetry', audited: false },
   { table: 'bike_bike', audited: true },
   { table: 'ord_frame_number', audited: true },
   { table: 'ord_frame_series', audited: false },
@@ -82,6 +85,7 @@ const FOREIGN_CHILDREN: Record<string, string> = {
   // Events by demo members, and warnings on demo devices (the gateway raises more on them as time passes: the demo's too).
   dash_tracking_event: `select count(*) as f from dash_tracking_event c where not exists (select 1 from mem_member p where p.member_id = c.member_id and p.create_by = '${DEMO_MARK}')`,
   iot_alarm: `select count(*) as f from iot_alarm c where not exists (select 1 from iot_device p where p.device_id = c.device_id and p.create_by = '${DEMO_MARK}')`,
+  iot_telemetry: `select count(*) as f from iot_telemetry c where not exists (select 1 from iot_device p where p.device_id = c.device_id and p.create_by = '${DEMO_MARK}')`,
   bike_record: `select count(*) as f from bike_record c where not exists (select 1 from bike_bike p where p.bike_id = c.bike_id and p.create_by = '${DEMO_MARK}')`,
   // A series is the demo's while a demo number carries its prefix.
   ord_frame_series: `select count(*) as f from ord_frame_series s where not exists (select 1 from ord_frame_number n where n.create_by = '${DEMO_MARK}' and substr(n.frame_number, 1, length(s.prefix)) = s.prefix)`,
@@ -229,7 +233,8 @@ export async function runDemo(services: { db: Db; dialect: Dialect; config: AppC
     // The parts' makers were chosen before the first bikes were built.
     Object.assign(rows, await writeOtaCatalogue(tx, dialect, { entered: plan.start - 90 * DAY, mark: DEMO_MARK }))
     const rideDays = new RideDays(end - TRACKING_DAYS * DAY)
-    rows.mem_ride = await writeRides(tx, dialect, plan, log, rideDays)
+    const rideTracks = new RideTracks(tracksFrom(end))
+    rows.mem_ride = await writeRides(tx, dialect, plan, log, [rideDays, rideTracks])
     log(`Rides written in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
     plan.settle()
     // The app's events (after settle: members open the app up to their last login) and the devices.
@@ -239,7 +244,11 @@ export async function runDemo(services: { db: Db; dialect: Dialect; config: AppC
     const tracking = await writeTracking(tx, dialect, plan, { seed: o.seed, rides: rideDays, releases, usage })
     rows.dash_tracking_event = tracking.rows
     const devices = iotModel ? planDevices(plan, o.seed) : []
-    rows.iot_device = await writeDevices(tx, dialect, plan, devices, { seed: o.seed, modelId: Number(iotModel?.modelId), mark: DEMO_MARK })
+    const t2 = performance.now()
+    const tracks = await writeTracks(tx, dialect, devices, rideTracks, { seed: o.seed, scale: o.scale })
+    rows.iot_telemetry = tracks.rows
+    log(`Ride positions written in ${((performance.now() - t2) / 1000).toFixed(1)} s (${tracks.rows} reports of ${tracks.last.size} devices)`)
+    rows.iot_device = await writeDevices(tx, dialect, plan, devices, { seed: o.seed, modelId: Number(iotModel?.modelId), mark: DEMO_MARK, last: tracks.last })
     rows.iot_alarm = await writeAlarms(tx, dialect, plan, devices, { seed: o.seed, scale: o.scale, modelId: Number(iotModel?.modelId), now: (o.now ?? new Date()).getTime() })
     log(`App events, IoT devices and warnings written in ${((performance.now() - t1) / 1000).toFixed(1)} s`)
     // Before the members are written: it sets their privacy agreement by their signatures, and the rider.
@@ -303,6 +312,7 @@ const ID_COLUMNS: [string, string][] = [
   ['mem_member', 'member_id'],
   ['iot_device', 'device_id'],
   ['iot_alarm', 'alarm_id'],
+  ['iot_telemetry', 'telemetry_id'],
   ['bike_bike', 'bike_id'],
   ['ord_device_order', 'order_id'],
   ['ord_frame_number', 'number_id'],
@@ -399,12 +409,12 @@ async function writeCatalogue(tx: Db, dialect: Dialect, plan: Plan): Promise<Rec
   return Object.fromEntries(all.map((w) => [w.table, w.written]))
 }
 
-async function writeRides(tx: Db, dialect: Dialect, plan: Plan, log: (line: string) => void, days: RideDays): Promise<number> {
+async function writeRides(tx: Db, dialect: Dialect, plan: Plan, log: (line: string) => void, collectors: readonly { add: (rows: readonly RideRow[]) => void }[]): Promise<number> {
   const rides = new TableWriter(tx, dialect, 'mem_ride', ['ride_id', 'member_id', 'bike_id', 'upload_time', 'distance', 'duration', 'avg_speed', 'max_speed', 'cadence', 'calories'])
   let id = 0
   let reported = 0
   for (const day of plan.rides()) {
-    days.add(day)
+    for (const c of collectors) c.add(day)
     for (const [memberId, bikeId, upload, distance, duration, avg, max, cadence, calories] of day) {
       await rides.add(++id, memberId, bikeId, iso(upload), distance, duration, avg, max, cadence, calories)
     }

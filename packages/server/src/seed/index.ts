@@ -515,6 +515,8 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
       await definedButtonsArea(tx)
     },
   },
+  // Geofences (issue 42 §3): IoT › Geofences.
+  { version: 24, apply: (tx) => cataloguePageIfMissing(tx, 'iot.geofence') },
 ]
 
 /** The version a database is at once seeded by this server. */

@@ -256,7 +256,7 @@ export const bike = defineEntity({
     // Needed for a replacement (the module refuses one without it: the engine has no "required when").
     { when: { field: 'frameType', is: ['replacement'] }, name: 'replacementReason', kind: 'longText', max: 500, label: { en_US: 'Replacement reason', zh_CN: '补换原因' }, list: false },
     // Shown with the device's state, kept live from the IoT stream.
-    { name: 'iotDeviceId', kind: 'reference', entity: 'iotDevice', carry: ['state'], label: { en_US: 'IoT device', zh_CN: '物联网设备' }, search: 'eq' },
+    { name: 'iotDeviceId', kind: 'reference', entity: 'iotDevice', carry: ['state', 'theft'], label: { en_US: 'IoT device', zh_CN: '物联网设备' }, search: 'eq' },
     { name: 'batteryHealth', kind: 'number', min: 0, max: 100, label: { en_US: 'Battery health (%)', zh_CN: '电池健康度(%)' }, readOnly: true, sort: true },
     { name: 'cycleTimes', kind: 'number', int: true, min: 0, label: { en_US: 'Cycle times', zh_CN: '循环次数' }, readOnly: true, sort: true },
     { name: 'rideCount', kind: 'number', int: true, min: 0, label: { en_US: 'Ride count', zh_CN: '骑行次数' }, default: 0, readOnly: true, sort: true },

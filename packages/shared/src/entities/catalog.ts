@@ -5,6 +5,7 @@ import * as dashboard from './dashboard'
 import { GENERATED_MODULES } from './generated'
 import * as iot from './iot'
 import * as iotConfig from './iot-config'
+import * as iotGeofence from './iot-geofence'
 import * as iotSim from './iot-sim'
 import * as iotTelemetry from './iot-telemetry'
 import * as iotWarnings from './iot-warnings'
@@ -29,6 +30,7 @@ export const ENTITY_AREAS = {
   'iot-sim': iotSim,
   'iot-warnings': iotWarnings,
   'iot-telemetry': iotTelemetry,
+  'iot-geofence': iotGeofence,
   ota,
   service,
   member,

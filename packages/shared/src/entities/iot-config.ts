@@ -157,7 +157,8 @@ export const iotConfigPush = defineEntity({
   },
   fields: [
     idField('pushId'),
-    { name: 'configId', kind: 'reference', entity: 'iotConfig', label: { en_US: 'Template', zh_CN: '配置模板' }, required: true, readOnly: true, search: 'eq' },
+    // Empty for a stolen device's tracking configuration, which is no template (modules/iot/stolen.ts).
+    { name: 'configId', kind: 'reference', entity: 'iotConfig', label: { en_US: 'Template', zh_CN: '配置模板' }, readOnly: true, search: 'eq' },
     { name: 'deviceId', kind: 'reference', entity: 'iotDevice', carry: ['state'], label: { en_US: 'Device', zh_CN: '设备' }, required: true, readOnly: true, search: 'eq' },
     { name: 'version', kind: 'text', label: { en_US: 'Config version', zh_CN: '配置版本' }, max: 32, readOnly: true },
     { name: 'status', kind: 'enum', options: PUSH_STATUS_OPTIONS, label: { en_US: 'Status', zh_CN: '状态' }, readOnly: true, default: 'queued', search: 'eq', sort: true },

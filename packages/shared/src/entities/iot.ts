@@ -15,6 +15,19 @@ const DEVICE_STATE_OPTIONS: readonly EnumOption[] = [
   { value: 'activatedOffline', label: { en_US: 'Activated, offline', zh_CN: '已激活离线' }, color: 'orange' },
 ]
 
+const THEFT_OPTIONS: readonly EnumOption[] = [
+  { value: 'normal', label: { en_US: 'Not reported', zh_CN: '未报失窃' }, color: 'default' },
+  { value: 'stolen', label: { en_US: 'Stolen', zh_CN: '失窃' }, color: 'red' },
+]
+
+const THEFT_RECORD_OPTIONS: readonly EnumOption[] = [
+  { value: 'stolen', label: { en_US: 'Stolen', zh_CN: '失窃中' }, color: 'red' },
+  { value: 'recovered', label: { en_US: 'Recovered', zh_CN: '已找回' }, color: 'success' },
+]
+
+/** Why a device is reported stolen or recovered: kept in its theft record and the operation log. */
+const theftReason = { name: 'reason', kind: 'longText', max: 500, required: true, label: { en_US: 'Reason', zh_CN: '原因' } } as const
+
 const COMMAND_STATUS_OPTIONS: readonly EnumOption[] = COMMAND_STATUSES.map((value) => ({
   value,
   label: {
@@ -147,6 +160,8 @@ export const iotDevice = defineEntity({
       { name: 'iot_device_online_seen', columns: ['online', 'lastSeenAt'] },
     ],
   },
+  // Each time it was reported stolen, to its recovery (stolen mode): who, why, when.
+  related: [{ entity: 'iotTheft', by: 'deviceId', columns: ['status', 'reportedAt', 'reportedBy', 'reason', 'recoveredAt', 'recoveredBy', 'recoveryReason'] }],
   fields: [
     idField('deviceId'),
     { name: 'sn', kind: 'text', label: { en_US: 'SN', zh_CN: 'SN' }, required: true, unique: true, immutable: true, max: 32, pattern: SN_PATTERN, patternMessage: { en_US: 'SN: 4 to 32 upper-case letters or digits', zh_CN: 'SN：4 到 32 位大写字母或数字' }, search: 'like', sort: true },
@@ -202,10 +217,47 @@ export const iotDevice = defineEntity({
     { name: 'latitude', kind: 'number', label: { en_US: 'Latitude', zh_CN: '纬度' }, readOnly: true, list: false, personal: 'location' },
     { name: 'longitude', kind: 'number', label: { en_US: 'Longitude', zh_CN: '经度' }, readOnly: true, list: false, personal: 'location' },
     { name: 'activatedAt', kind: 'datetime', label: { en_US: 'Activated', zh_CN: '激活时间' }, readOnly: true, list: false },
+    // Moved only by the Report stolen and Recovered actions (modules/iot/stolen.ts): the list's filter and the actions' state.
+    { name: 'theft', kind: 'enum', options: THEFT_OPTIONS, max: 8, default: 'normal', label: { en_US: 'Theft', zh_CN: '失窃状态' }, readOnly: true, search: 'eq' },
     remark,
     createTime,
   ],
   actions: [
+    {
+      name: 'reportStolen',
+      label: { en_US: 'Report stolen', zh_CN: '报告失窃' },
+      on: 'row',
+      mode: 'sync',
+      permission: 'iot:device:stolen',
+      when: { field: 'theft', is: ['normal'] },
+      danger: true,
+      input: [theftReason],
+      notes: [
+        {
+          text: {
+            en_US: 'The device is pushed a tracking configuration (GPS and trace reports every few seconds) and a Reported stolen warning stays active until Recovered; the rider is told. An offline device gets it when it connects.',
+            zh_CN: '将向设备下发跟踪配置（每隔几秒上报 GPS 与轨迹），“已报失窃”告警在标记找回前一直有效，并通知骑行者。离线设备在连接后收到配置。',
+          },
+        },
+      ],
+    },
+    {
+      name: 'recovered',
+      label: { en_US: 'Recovered', zh_CN: '已找回' },
+      on: 'row',
+      mode: 'sync',
+      permission: 'iot:device:stolen',
+      when: { field: 'theft', is: ['stolen'] },
+      input: [theftReason],
+      notes: [
+        {
+          text: {
+            en_US: 'The configuration the device ran before it was reported stolen is pushed back, and the Reported stolen warning is cleared.',
+            zh_CN: '将重新下发设备报告失窃前运行的配置，并清除“已报失窃”告警。',
+          },
+        },
+      ],
+    },
     {
       // The conformance kit (docs/iot-protocol.md › Checking a device): a scripted plan against this one
       // device, run in the server that holds the broker connection; its report is the job's result.
@@ -318,5 +370,38 @@ export const iotMessage = defineEntity({
     // A telemetry report's position (gps) is the rider's: masked in the payload for whoever may not see positions.
     { name: 'payload', kind: 'longText', label: { en_US: 'Payload', zh_CN: '内容' }, required: true, readOnly: true, personalKeys: { category: 'location', keys: ['gps'] } },
     { ...createTime, label: { en_US: 'Time', zh_CN: '时间' } },
+  ],
+})
+
+/**
+ * One time a device was reported stolen, to its recovery: who said so, why and when, and the
+ * configuration it ran before, which Recovered pushes back (modules/iot/stolen.ts writes them).
+ */
+export const iotTheft = defineEntity({
+  key: 'iotTheft',
+  table: 'iotTheft',
+  path: '/iot/theft',
+  permission: 'iot:device',
+  label: { en_US: 'Theft reports', zh_CN: '失窃记录' },
+  singular: { en_US: 'theft report', zh_CN: '失窃记录' },
+  idField: 'theftId',
+  labelField: 'theftId',
+  defaultSort: { field: 'theftId', order: 'desc' },
+  scope: { via: 'deviceId' },
+  operations: ['list', 'get', 'export'],
+  storage: { audited: false, indexes: [{ name: 'iot_theft_device', columns: ['deviceId', 'status'] }] },
+  fields: [
+    idField('theftId'),
+    { name: 'deviceId', kind: 'reference', entity: 'iotDevice', label: { en_US: 'Device', zh_CN: '设备' }, required: true, readOnly: true, search: 'eq' },
+    { name: 'status', kind: 'enum', options: THEFT_RECORD_OPTIONS, max: 10, default: 'stolen', label: { en_US: 'Status', zh_CN: '状态' }, readOnly: true, search: 'eq' },
+    { name: 'reason', kind: 'text', max: 500, label: { en_US: 'Reason reported', zh_CN: '报失原因' }, readOnly: true },
+    { name: 'reportedBy', kind: 'text', max: 64, label: { en_US: 'Reported by', zh_CN: '报告人' }, readOnly: true },
+    { name: 'reportedAt', kind: 'datetime', label: { en_US: 'Reported', zh_CN: '报告时间' }, required: true, readOnly: true, sort: true, search: 'range' },
+    { name: 'previousConfigId', kind: 'reference', entity: 'iotConfig', label: { en_US: 'Template before', zh_CN: '报失前配置模板' }, readOnly: true, list: false },
+    { name: 'previousVersion', kind: 'text', max: 32, label: { en_US: 'Config version before', zh_CN: '报失前配置版本' }, readOnly: true, list: false },
+    { name: 'previousValues', kind: 'longText', label: { en_US: 'Configuration before', zh_CN: '报失前配置' }, readOnly: true, list: false },
+    { name: 'recoveryReason', kind: 'text', max: 500, label: { en_US: 'Reason recovered', zh_CN: '找回说明' }, readOnly: true },
+    { name: 'recoveredBy', kind: 'text', max: 64, label: { en_US: 'Recovered by', zh_CN: '找回操作人' }, readOnly: true },
+    { name: 'recoveredAt', kind: 'datetime', label: { en_US: 'Recovered', zh_CN: '找回时间' }, readOnly: true, sort: true },
   ],
 })

@@ -41,12 +41,13 @@ type ValueFields<D extends EntityDef> = {
 type ReferenceLabels<D extends EntityDef> = { [F in Extract<D['fields'][number], { kind: 'reference' }> as `${F['name']}Label`]?: string | null }
 type LinkIds<D extends EntityDef> = { [F in Extract<D['fields'][number], { kind: 'referenceMany' }> as F['name']]?: number[] }
 type LinkLabels<D extends EntityDef> = { [F in Extract<D['fields'][number], { kind: 'referenceMany' }> as `${F['name']}Labels`]?: (string | null)[] }
+type LinkTotals<D extends EntityDef> = { [F in Extract<D['fields'][number], { kind: 'referenceMany' }> as `${F['name']}Total`]?: number }
 type Overdue<D extends EntityDef> = D extends { transitions: { deadline: object } } ? { overdue?: boolean } : Record<never, never>
 /** The personal fields the reader sees masked (privacy.ts), on an entity that has any. */
 type Masked<D extends EntityDef> = Extract<D['fields'][number], { personal: string }> extends never ? Record<never, never> : { masked?: string[] }
 
 /** One row of an entity as the API answers it: `ApiRowOf<typeof repairOrder>`. */
-export type ApiRowOf<E> = DefinitionOf<E> extends infer D extends EntityDef ? Flatten<ValueFields<D> & ReferenceLabels<D> & LinkIds<D> & LinkLabels<D> & Overdue<D> & Masked<D>> : never
+export type ApiRowOf<E> = DefinitionOf<E> extends infer D extends EntityDef ? Flatten<ValueFields<D> & ReferenceLabels<D> & LinkIds<D> & LinkLabels<D> & LinkTotals<D> & Overdue<D> & Masked<D>> : never
 
 function valueOf(f: FieldDef): z.ZodType {
   switch (f.kind) {
@@ -79,6 +80,8 @@ export function apiRowSchema(e: ResolvedEntity): z.ZodObject {
       shape[f.name] = z.array(z.number()).optional()
       // The linked rows' labels in the same order (a row read by id): the console names them without a picker's capped list.
       shape[`${f.name}Labels`] = z.array(z.string().nullable()).optional()
+      // In a list (a field listed with `list: true`), the first LIST_LINKS links only, and how many there are.
+      shape[`${f.name}Total`] = z.number().optional()
       continue
     }
     const value = valueOf(f)

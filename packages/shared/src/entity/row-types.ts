@@ -18,7 +18,7 @@ import type { ColumnDef, EntityDef, FieldDef, FieldKind } from './types'
 // times as ISO strings.
 
 /** Kinds the engine stores as text and never leaves null (a blank one is ''). */
-export const TEXT_LIKE_KINDS = ['text', 'longText', 'richText', 'email', 'phone', 'dict', 'enum', 'version', 'letterCode', 'timeZone', 'password'] as const
+export const TEXT_LIKE_KINDS = ['text', 'longText', 'richText', 'email', 'phone', 'dict', 'enum', 'version', 'letterCode', 'timeZone', 'password', 'geometry'] as const
 type TextLikeKind = (typeof TEXT_LIKE_KINDS)[number]
 
 /** What any field or stored column has that the shape depends on. */

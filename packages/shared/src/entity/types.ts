@@ -169,6 +169,11 @@ export type FieldDef = FieldBase &
     | { kind: 'treeParent' }
     /** An IANA time zone name ('Europe/Amsterdam'), checked against the runtime's list. */
     | { kind: 'timeZone'; default?: string }
+    /**
+     * A shape on the map as GeoJSON text (geometry.ts): a Polygon of one ring, or a circle (a Point
+     * with a `radius` in metres). Stored as the normalized text; the form draws it on a map.
+     */
+    | { kind: 'geometry' }
   )
 
 export type FieldKind = FieldDef['kind']

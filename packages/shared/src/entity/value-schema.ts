@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { labelWithUnit } from '../duration'
+import { type GeometryReason, parseGeometry } from '../geometry'
 import { EMAIL_PATTERN, IMAGE_EXTENSIONS, isTimeZone, letterCodePattern, PASSWORD_PATTERN, PHONE_PATTERN, VERSION_PATTERN } from '../validation'
 import type { ResolvedEntity } from './define'
 import type { FieldDef, FieldKind, Label, TextCheck } from './types'
@@ -37,6 +38,8 @@ export type FieldProblem =
   | { rule: 'timeZone' }
   /** The last digit is not the check digit of the others (a mistyped ICCID). */
   | { rule: 'checkDigit'; check: TextCheck }
+  /** Not a shape a geometry field takes (geometry.ts says which). */
+  | { rule: 'geometry'; reason: GeometryReason }
 
 export type FieldProblemRule = FieldProblem['rule']
 
@@ -205,6 +208,14 @@ export function valueSchema(f: FieldDef, options: ValueSchemaOptions = {}): z.Zo
       return id().min(0, problem({ rule: 'choose' }))
     case 'timeZone':
       return text().trim().refine(isTimeZone, problem({ rule: 'timeZone' }))
+    case 'geometry':
+      // Stored normalized: a Feature or a one-feature collection is kept as its geometry.
+      return text().transform((v, ctx) => {
+        const parsed = parseGeometry(v)
+        if (parsed.ok) return JSON.stringify(parsed.geometry)
+        ctx.addIssue({ code: 'custom', message: problem({ rule: 'geometry', reason: parsed.reason }) })
+        return z.NEVER
+      })
     default:
       return assertNever(f)
   }

@@ -62,7 +62,7 @@ export interface MapDevices {
   sns: string[]
   lat: number[]
   lng: number[]
-  /** 0 offline, 1 online, 2 an active warning (whatever the connection). */
+  /** 0 offline, 1 online, 2 an active warning (whatever the connection), 3 reported stolen (whatever else). */
   status: number[]
   /** Devices of the filters that have reported no position yet (not on the map). */
   unlocated: number

@@ -10,7 +10,9 @@ import { TEXTS_FILES } from '../test/texts'
 // the same names for the same things in both, and English counts that agree with their number.
 
 /** Terms Chinese admin screens keep in Latin letters: acronyms, file types, units, protocols. */
-const KEPT_IN_LATIN = new Set(['OTA', 'IoT', 'App', 'JPG', 'JPEG', 'PNG', 'xls', 'xlsx', 'https', 'JSON', 'dBm', 'SN', 'ID', 'IP', 'QoS', 'SIM', 'MB', 'UUID', 'ICCID', 'URL', 'FAQ', 'API', 'MQTT', 'BMS', 'ECU', 'SQL', 'README', 'seconds', 'true', 'false'])
+const KEPT_IN_LATIN = new Set(['OTA', 'IoT', 'App', 'JPG', 'JPEG', 'PNG', 'xls', 'xlsx', 'https', 'JSON', 'dBm', 'SN', 'ID', 'IP', 'QoS', 'SIM', 'MB', 'UUID', 'ICCID', 'URL', 'FAQ', 'API', 'MQTT', 'BMS', 'ECU', 'SQL', 'README', 'seconds', 'true', 'false', 'km', 'WebGL', 'GeoJSON',
+  // GeoJSON's own names, as a file must spell them.
+  'Polygon', 'MultiPolygon', 'Point', 'radius'])
 
 /** The Latin words of a text, less {{placeholders}} and $t(nesting). */
 const latinWords = (text: string) =>

@@ -77,6 +77,9 @@ export function columnTypeOf(source: FieldDef | ColumnDef): ColumnType {
       return `varchar(${max ?? 2})`
     case 'timeZone':
       return 'varchar(64)'
+    // Up to 500 vertices of GeoJSON: longer than any varchar a definition would name.
+    case 'geometry':
+      return 'text'
     // A hash (argon2id) or a stored file name.
     case 'password':
     case 'image':

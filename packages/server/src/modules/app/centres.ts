@@ -9,19 +9,12 @@ import type { Services } from '../../platform/services'
 import { type AppEntity, appRowSchema, readAppRows } from './reads'
 import { APP_TAGS } from './tables'
 import type { DynamicEb } from '../../db/database'
+import { distanceMetres, EARTH_RADIUS_M, toRadians } from '../../platform/geo'
 
-const EARTH_RADIUS_KM = 6371.0088
-const KM_PER_DEGREE_LATITUDE = (Math.PI * EARTH_RADIUS_KM) / 180
-
-const toRadians = (degrees: number) => (degrees * Math.PI) / 180
+const KM_PER_DEGREE_LATITUDE = (Math.PI * EARTH_RADIUS_M) / 180 / 1000
 
 /** The great-circle distance of two points (haversine), in km. */
-export function distanceKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
-  const dLat = toRadians(lat2 - lat1)
-  const dLng = toRadians(lng2 - lng1)
-  const a = Math.sin(dLat / 2) ** 2 + Math.cos(toRadians(lat1)) * Math.cos(toRadians(lat2)) * Math.sin(dLng / 2) ** 2
-  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(a)))
-}
+export const distanceKm = (lat1: number, lng1: number, lat2: number, lng2: number) => distanceMetres(lat1, lng1, lat2, lng2) / 1000
 
 /**
  * The latitude band and the longitude ranges that hold every point within `radiusKm` of a point: a

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { MEMBER } from '../../platform/rbac/guard'
 import type { Services } from '../../platform/services'
 import { registerAgreements } from './agreements'
+import { registerAppBikes } from './bikes'
 import { installAnswerCaching } from './caching'
 import { registerAppFeedback } from './feedback'
 import { registerCentresNear } from './centres'
@@ -39,6 +40,7 @@ function appApi(services: Services): FastifyPluginAsync {
     })
     installAnswerCaching(app)
     registerMemberRoutes(app, services)
+    registerAppBikes(app, services)
     registerAppErasure(app, services)
     registerVersionCheck(app, services)
     registerAgreements(app, services)

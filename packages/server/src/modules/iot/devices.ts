@@ -21,6 +21,7 @@ import type { Services } from '../../platform/services'
 import { DEFAULT_HEARTBEAT_SECONDS, HEARTBEAT_SECONDS_KEY } from '../../gateway/presence'
 import { otaPublicKeysOf } from '../ota/signing'
 import { conformanceAction } from './conformance'
+import { stolenActions } from './stolen'
 import { brokerAnswerSchema, deviceSecretSchema, registrationSchema } from './schemas'
 
 /** How far a registration's timestamp may be from the server's clock. */
@@ -105,7 +106,7 @@ export function registerDevices(app: FastifyInstance, services: Services) {
   const tags = [iotEntities.iotDevice.label.en_US]
   const module = iotEntities.iotDevice.label.en_US
   registerEntityRoutes(app, services, iotEntities.iotDevice, {
-    actions: { conformance: conformanceAction(app) },
+    actions: { conformance: conformanceAction(app), ...stolenActions(app, services) },
     beforeCreate: async ({ tx, values, columns, context }) => {
       await assertSnPrefix(tx, String(values.sn), Number(values.modelId))
       values.uuid = randomUUID()

@@ -5,12 +5,14 @@ import { registerCollections } from './collections'
 import { registerCommandRoutes } from './commands'
 import { registerIotConfig } from './config'
 import { registerIotMap } from './map'
+import { registerGeofences } from './geofence'
 import { registerDevices } from './devices'
 import { registerModels } from './models'
 import { registerMqDebugRoutes } from './mq-debug'
 import { registerPositionRetention } from './position-retention'
 import { registerSimCards } from './sim'
 import { registerIotStream } from './stream'
+import { registerIotTrace } from './trace'
 import { registerWarnings } from './warnings'
 
 /** The IoT area's routes (the gateway itself is app.iot, started before the routes). */
@@ -27,6 +29,9 @@ export function registerIot(api: FastifyInstance, services: Services) {
   registerSimCards(api, services)
   registerCollections(api, services)
   registerIotMap(api, services)
+  // Positions checked against the geofences where they arrive; crossings raise through the warnings above.
+  registerGeofences(api, services)
+  registerIotTrace(api, services)
   // The retention job empties riders' positions past their retention in the IoT tables through this.
   registerPositionRetention(services)
 }

@@ -101,6 +101,8 @@ const likePattern = (column: string, pattern: string) => sql<boolean>`lower(${sq
 
 /** A tree entity answers its whole (filtered) tree at once; this caps a runaway one. */
 const TREE_LIMIT = 20_000
+/** A list row's links shown per listed referenceMany field; the row says how many there are in all. */
+const LIST_LINKS = 20
 
 export function sortColumn(e: ResolvedEntity, column: string | undefined): string {
   if (!column) return e.defaultSort.field
@@ -248,6 +250,7 @@ export class EntityRepository {
   /** As the engine reads it: the entity's table is named by its definition (DynamicDb). */
   private readonly db: DynamicDb
   private readonly links: readonly (FieldDef & { kind: 'referenceMany' })[]
+  private readonly listedLinks: readonly (FieldDef & { kind: 'referenceMany' })[]
   private readonly references: readonly (FieldDef & { kind: 'reference' })[]
   /** Compiled list statements by shape (null: a shape that must be compiled each time). */
   private readonly listShapes = new Map<string, CompiledQuery | null>()
@@ -258,6 +261,7 @@ export class EntityRepository {
   ) {
     this.db = dynamicDb(typedDb)
     this.links = entity.fields.filter((f): f is FieldDef & { kind: 'referenceMany' } => f.kind === 'referenceMany')
+    this.listedLinks = this.links.filter((f) => entity.listed.includes(f))
     this.references = entity.fields.filter((f): f is FieldDef & { kind: 'reference' } => f.kind === 'reference')
     for (const f of this.references) {
       const target = entityByKey(f.entity)
@@ -376,7 +380,10 @@ export class EntityRepository {
       const count = offset === 0 ? undefined : await this.db.selectFrom(e.table).select((eb) => eb.fn.countAll<number>().as('total')).where(where).executeTakeFirstOrThrow()
       total = Number(count?.total ?? 0)
     }
-    return { rows: await this.present(rows, this.typedDb, true, lang), total }
+    const presented = await this.present(rows, this.typedDb, true, lang)
+    // Links a definition lists (`list: true` on a referenceMany field: what a geofence applies to).
+    if (this.listedLinks.length) await this.withLinks(presented, this.listedLinks, lang, LIST_LINKS)
+    return { rows: presented, total }
   }
 
   /**
@@ -492,21 +499,43 @@ export class EntityRepository {
   /** One row as GET {path}/{id} answers it, to the caller: with its links, after the module's afterGet hooks. */
   async get(id: number, scope: RowScope, auth: AuthContext, lang: Language = 'en_US'): Promise<Row> {
     const row = await this.fetchOne(this.typedDb, id, scope, lang)
-    for (const f of this.links) {
-      // The ids and their labels (a campaign's 5,000 target devices by serial number, not by id).
+    await this.withLinks([row], this.links, lang)
+    await runHooks(this.hooks.afterGet, { db: this.typedDb, auth, row })
+    return row
+  }
+
+  /**
+   * The rows' links through these fields, ids with their labels (a campaign's 5,000 target devices
+   * by serial number, not by id): all of them, or in a list the first `cap` of each row and their
+   * number (`<name>Total`). One query per field for all the rows.
+   */
+  private async withLinks(rows: Row[], fields: readonly (FieldDef & { kind: 'referenceMany' })[], lang: Language, cap?: number) {
+    const ids = rows.map((r) => r[this.entity.idField])
+    if (!ids.length) return
+    for (const f of fields) {
       const target = entityByKey(f.entity)
       const linked = (await this.db
         .selectFrom(`${f.through.table} as l`)
         .leftJoin(`${target.table} as t`, `t.${target.idField}`, `l.${f.through.to}`)
-        .select([`l.${f.through.to} as id`, `t.${labelFieldIn(target, lang)} as label`])
-        .where(`l.${f.through.from}`, '=', id)
+        .select([`l.${f.through.from} as owner`, `l.${f.through.to} as id`, `t.${labelFieldIn(target, lang)} as label`])
+        .where(`l.${f.through.from}`, 'in', ids)
+        .orderBy(`l.${f.through.from}`)
         .orderBy(`l.${f.through.to}`)
         .execute()) as Row[]
-      row[f.name] = linked.map((l) => Number(l.id))
-      row[`${f.name}Labels`] = linked.map((l) => (l.label === null || l.label === undefined ? null : String(l.label)))
+      const byOwner = new Map<number, Row[]>()
+      for (const l of linked) {
+        const list = byOwner.get(Number(l.owner))
+        if (list) list.push(l)
+        else byOwner.set(Number(l.owner), [l])
+      }
+      for (const r of rows) {
+        const all = byOwner.get(Number(r[this.entity.idField])) ?? []
+        const shown = cap === undefined ? all : all.slice(0, cap)
+        r[f.name] = shown.map((l) => Number(l.id))
+        r[`${f.name}Labels`] = shown.map((l) => (l.label === null || l.label === undefined ? null : String(l.label)))
+        if (cap !== undefined) r[`${f.name}Total`] = all.length
+      }
     }
-    await runHooks(this.hooks.afterGet, { db: this.typedDb, auth, row })
-    return row
   }
 
   /** One row in scope, read through the given executor (the database or an open transaction). */

@@ -1,4 +1,4 @@
-import { fieldIssueOf, type FieldIssue, type FieldProblem, type FieldProblemRule, type Label, type Language } from '@velo/shared'
+import { fieldIssueOf, type FieldIssue, type FieldProblem, type FieldProblemRule, GEOMETRY_LIMITS, type GeometryReason, type Label, type Language } from '@velo/shared'
 import { z } from 'zod'
 import { t } from './index'
 
@@ -21,6 +21,19 @@ const zhLocale = z.locales.zhCN()
 
 type Said = { en_US: string; zh_CN: string }
 const list = (values: readonly string[]): Said => ({ en_US: values.join(', '), zh_CN: values.join('、') })
+
+const GEOMETRY_REASONS: Record<GeometryReason, Said> = {
+  json: { en_US: 'is not GeoJSON (not valid JSON)', zh_CN: '不是 GeoJSON（JSON 格式错误）' },
+  type: { en_US: 'must be a GeoJSON Polygon or a circle (a Point with a radius)', zh_CN: '必须是 GeoJSON 多边形（Polygon）或圆（带 radius 的 Point）' },
+  multiPolygon: { en_US: 'is a MultiPolygon: draw or import one polygon per geofence', zh_CN: '是 MultiPolygon：每个电子围栏只能有一个多边形' },
+  severalFeatures: { en_US: 'holds several features: import one shape per geofence', zh_CN: '包含多个要素：每个电子围栏只能导入一个形状' },
+  hole: { en_US: 'has a hole (an inner ring): holes are not supported', zh_CN: '含有内环（洞）：不支持带洞的多边形' },
+  notClosed: { en_US: 'is not closed: the last point must repeat the first', zh_CN: '未闭合：最后一个点必须与第一个点相同' },
+  tooFewVertices: { en_US: 'needs at least 3 corners', zh_CN: '至少需要 3 个顶点' },
+  tooManyVertices: { en_US: `has more than ${GEOMETRY_LIMITS.maxVertices} corners`, zh_CN: `顶点不能超过 ${GEOMETRY_LIMITS.maxVertices} 个` },
+  coordinates: { en_US: 'has coordinates that are not [longitude, latitude] on the globe', zh_CN: '坐标不是有效的 [经度, 纬度]' },
+  radius: { en_US: `needs a radius from 1 m to ${GEOMETRY_LIMITS.maxRadiusM / 1000} km`, zh_CN: `半径必须在 1 米到 ${GEOMETRY_LIMITS.maxRadiusM / 1000} 公里之间` },
+}
 
 /**
  * What each problem of the shared value schemas says after the field's label, in both languages
@@ -56,6 +69,7 @@ const FIELD_PROBLEMS: { [R in FieldProblemRule]: (p: Extract<FieldProblem, { rul
   choose: () => ({ en_US: 'must be chosen', zh_CN: '必须选择' }),
   timeZone: () => ({ en_US: 'must be an IANA time zone such as Europe/Amsterdam', zh_CN: '必须是 IANA 时区，如 Asia/Shanghai' }),
   checkDigit: () => ({ en_US: 'has a wrong check digit (mistyped?)', zh_CN: '校验位不正确（是否输错？）' }),
+  geometry: (p) => GEOMETRY_REASONS[p.reason],
 }
 
 /** A problem of the shared value schemas in the reader's language: "Price has more than 2 decimals". */

@@ -84,6 +84,8 @@ export function OptionsCell({ entity, field, value, row }: CellProps) {
           <span key={String(v)}>{label}</span>
         )
       })}
+      {/* A list carries the first links of a long list, and how many there are. */}
+      {Number(row?.[`${field.name}Total`]) > values.length && <Tag>+{Number(row[`${field.name}Total`]) - values.length}</Tag>}
     </>
   )
 }

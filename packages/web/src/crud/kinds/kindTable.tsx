@@ -25,6 +25,8 @@ const DateSearch = inputOnDemand(() => heavy().then((m) => m.DateInput))
 const RichTextInput = lazyInput(() => import('./RichTextInput').then((m) => m.RichTextInput))
 const StoredFileInput = lazyInput(() => import('./StoredFileInput').then((m) => m.StoredFileInput))
 const ReferenceManyInput = lazyInput(() => import('./ReferenceManyInput').then((m) => m.ReferenceManyInput))
+// A map to draw on (MapLibre and terra-draw): only a form with a geometry field loads it.
+const GeometryInput = lazyInput(() => import('./GeometryInput').then((m) => m.GeometryInput))
 
 const textual = { Cell: ClippedCell, Input: TextInput, Search: TextInput, prompt: 'enter' } as const
 const numeric = { Input: NumberInput, Search: NumberSearch, prompt: 'enter' } as const
@@ -67,6 +69,7 @@ export const KINDS: KindTable = {
   referenceMany: { ...reference, Cell: OptionsCell, Input: ReferenceManyInput, Search: OptionsSelect, wide: true },
   treeParent: { ...reference, Cell: ReferenceCell, Input: TreeParentInput },
   timeZone: { ...choice, Cell: PlainCell, Input: OptionsSelect },
+  geometry: { ...textual, Input: GeometryInput, wide: true },
 }
 
 /** The row of a field's kind, typed for any field. */

@@ -35,6 +35,8 @@ const PROBLEM_TEXT: { [R in FieldProblemRule]: Say<R> } = {
   choose: (_p, t, label) => t('crud.mustChoose', { label }),
   timeZone: (_p, t, label) => t('crud.timeZone', { label }),
   checkDigit: (_p, t, label) => t('crud.checkDigit', { label }),
+  // The geometry input says which shape rule a value breaks, in its own words (they load with it).
+  geometry: (_p, t, label) => t('crud.pattern', { label }),
 }
 
 /** A problem of the shared schema in the page's language. */

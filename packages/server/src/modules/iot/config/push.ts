@@ -135,8 +135,18 @@ export interface PushProgress {
  * before its row was written is caught up here at once.
  */
 export async function pushTemplate(app: FastifyInstance, db: Db, template: Row, deviceIds: number[], by: string, lang: Language, run: PushProgress) {
-  const params = setConfigParams(template)
-  const configId = Number(template.configId)
+  return pushConfiguration(app, db, { configId: Number(template.configId), params: setConfigParams(template) }, deviceIds, by, lang, run)
+}
+
+/** A configuration to push: a template's values, or values of no template (a stolen device's tracking configuration: configId null). */
+export interface PushedConfiguration {
+  configId: number | null
+  params: { version: string; values: ConfigValues }
+}
+
+/** The same push for any values: the command path, push rows and their outcomes are the template's. */
+export async function pushConfiguration(app: FastifyInstance, db: Db, configuration: PushedConfiguration, deviceIds: number[], by: string, lang: Language, run: PushProgress) {
+  const { configId, params } = configuration
   let done = 0
   let sent = 0
   let queued = 0

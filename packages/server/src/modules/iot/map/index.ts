@@ -29,8 +29,8 @@ const RIGHT_RECHECK_MS = 2000
 /** ~1 m: more digits tell nothing a map shows, and cost bytes at 12,000 devices. */
 const round = (v: number) => Math.round(v * 1e5) / 1e5
 
-/** What a point's colour says: 0 offline, 1 online, 2 an active warning (whatever the connection). */
-export const MAP_STATUS = { offline: 0, online: 1, alarm: 2 } as const
+/** What a point's colour says: 0 offline, 1 online, 2 an active warning (whatever the connection), 3 reported stolen (whatever else). */
+export const MAP_STATUS = { offline: 0, online: 1, alarm: 2, stolen: 3 } as const
 
 const STATES = (device.fieldMap.get('state') as { options: readonly { value: string }[] }).options.map((o) => o.value)
 
@@ -111,7 +111,7 @@ function where(filters: MapFilters, scope: RowScope) {
 /** The devices the filters and scope hold, as columns; `ids` narrows to those (the live updates). */
 export async function mapDevices(services: Services, filters: MapFilters, scope: RowScope, ids?: readonly number[]): Promise<MapDevices> {
   const { db } = services
-  let query = db.selectFrom('iotDevice').select(['deviceId', 'sn', 'latitude', 'longitude', 'online']).where(where(filters, scope))
+  let query = db.selectFrom('iotDevice').select(['deviceId', 'sn', 'latitude', 'longitude', 'online', 'theft']).where(where(filters, scope))
   if (ids) query = query.where('deviceId', 'in', ids.length ? [...ids] : [0])
   const rows = await query.orderBy('deviceId').execute()
   // Devices with an active warning: the unique active_key index holds only those, so this reads few rows.
@@ -131,7 +131,7 @@ export async function mapDevices(services: Services, filters: MapFilters, scope:
     out.sns.push(r.sn)
     out.lat.push(round(Number(r.latitude)))
     out.lng.push(round(Number(r.longitude)))
-    out.status.push(alarmed.has(id) ? MAP_STATUS.alarm : Number(r.online) ? MAP_STATUS.online : MAP_STATUS.offline)
+    out.status.push(r.theft === 'stolen' ? MAP_STATUS.stolen : alarmed.has(id) ? MAP_STATUS.alarm : Number(r.online) ? MAP_STATUS.online : MAP_STATUS.offline)
   }
   return out
 }
@@ -170,7 +170,7 @@ export function registerIotMap(app: FastifyInstance, services: Services) {
       config: { permission: MAP_PERMISSION },
       schema: {
         tags,
-        summary: `Every device's last position in the caller's scope, as columns (ids, sns, lat, lng, status: 0 offline, 1 online, 2 warning); needs ${LOCATION_RIGHT}`,
+        summary: `Every device's last position in the caller's scope, as columns (ids, sns, lat, lng, status: 0 offline, 1 online, 2 warning, 3 reported stolen); needs ${LOCATION_RIGHT}`,
         querystring: mapFilters,
         response: { 200: envelope(mapDevicesSchema) },
       },

@@ -70,7 +70,10 @@ export function registerWarnings(app: FastifyInstance, services: Services) {
    * read, so an alarm cleared by its device meanwhile is not acknowledged back to active.
    */
   const bulk = (moves: Partial<Record<AlarmState, AlarmState>>, kind: 'acknowledge' | 'clear') => async ({ tx, auth, rows, input }: ActionArgs) => {
-    const movable = rows.filter((r) => moves[r.state as AlarmState])
+    // A stolen device's warning is its stolen mode: only Recovered (modules/iot/stolen.ts) ends it; acknowledging it is fine.
+    const clearable = kind === 'clear' ? rows.filter((r) => r.type !== 'stolen') : rows
+    if (!clearable.length && rows.some((r) => moves[r.state as AlarmState])) throw conflict('iot.warning.stolenClearsOnRecovery')
+    const movable = clearable.filter((r) => moves[r.state as AlarmState])
     if (!movable.length) throw conflict(kind === 'acknowledge' ? 'iot.warning.nothingToAcknowledge' : 'iot.warning.nothingToClear')
     const now = new Date().toISOString()
     const reason = String(input.reason ?? '').trim()

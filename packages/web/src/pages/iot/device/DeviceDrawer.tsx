@@ -1,4 +1,4 @@
-import { useMemo } from 'react'
+import { lazy, Suspense, useMemo } from 'react'
 import { Drawer, Empty, Result, Space, Spin, Table, Tabs, Tag, Tooltip } from 'antd'
 import type { ColumnsType } from 'antd/es/table'
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
@@ -10,12 +10,16 @@ import { crudApi, crudKeys, type ListBody } from '../../../crud/api/crudApi'
 import { EntityDescriptions, FieldValue } from '../../../crud/EntityDetails'
 import { DATETIME_FORMAT } from '../../../crud/kinds/cells'
 import { localized } from '../../../i18n'
+import { useAccess } from '../../../session/Access'
 import { CommandStatusTag } from '../CommandStatusTag'
 import { LiveIndicator } from '../LiveIndicator'
 import { applyDeviceEvent } from '../deviceLive'
 import { prettyJson } from '../json'
 
-const { iotDevice: device, iotCommand: command, iotMessage: message } = iotEntities
+// The trace (and MapLibre with it) loads when its tab is first opened.
+const TracePanel = lazy(() => import('../trace/TracePanel'))
+
+const { iotDevice: device, iotCommand: command, iotMessage: message, iotTheft: theft } = iotEntities
 type CommandRow = ApiRowOf<typeof command>
 type MessageRow = ApiRowOf<typeof message>
 
@@ -114,6 +118,12 @@ export function DeviceDrawer({ deviceId, onClose }: { deviceId: number; onClose:
   const telemetry = useRecent(message, telemetryBody(deviceId))
   const messages = useRecent(message, messagesBody(deviceId))
   const commands = useRecent(command, commandsBody(deviceId))
+  // Stolen mode's history: refreshed after Report stolen or Recovered (the device's related list).
+  const thefts = useRecent(theft, commandsBody(deviceId))
+  // The server's rule for a trace: the device list's query right and "See positions".
+  const mayQuery = useAccess({ permissions: ['iot:device:query'] })
+  const maySeePositions = useAccess({ permissions: ['member:pii:location'] })
+  const mayTrace = mayQuery && maySeePositions
   const keys = useMemo(
     () => ({
       telemetry: crudKeys.list(message, telemetryBody(deviceId)),
@@ -194,6 +204,12 @@ export function DeviceDrawer({ deviceId, onClose }: { deviceId: number; onClose:
     },
   ]
 
+  // As the device's details list them (its definition's related list): who reported or recovered it, when and why.
+  const theftColumns: ColumnsType<ApiRowOf<typeof theft>> = (device.related.find((r) => r.entity === theft.key)?.columns ?? []).map((name) => {
+    const field = theft.fieldMap.get(name)!
+    return { key: name, title: localized(field.label), render: (_, r) => <FieldValue entity={theft} field={field} row={r} /> }
+  })
+
   const sn = row.data?.sn ?? ''
   return (
     <Drawer
@@ -205,6 +221,7 @@ export function DeviceDrawer({ deviceId, onClose }: { deviceId: number; onClose:
       extra={
         <Space>
           {row.data ? <FieldValue entity={device} field={device.fieldMap.get('state')!} row={row.data} /> : null}
+          {row.data?.theft === 'stolen' ? <FieldValue entity={device} field={device.fieldMap.get('theft')!} row={row.data} /> : null}
           <LiveIndicator state={live} testId="device-live" />
         </Space>
       }
@@ -228,6 +245,14 @@ export function DeviceDrawer({ deviceId, onClose }: { deviceId: number; onClose:
               label: t('iot.detail.messages'),
               children: <RecentTable rows={messages.data?.rows} columns={messageColumns} rowKey="messageId" loading={messages.isPending} error={messages.isError} testId="device-messages" />,
             },
+            {
+              key: 'theft',
+              label: localized(theft.label),
+              children: <RecentTable rows={thefts.data?.rows} columns={theftColumns} rowKey="theftId" loading={thefts.isPending} error={thefts.isError} testId="device-thefts" />,
+            },
+            ...(mayTrace
+              ? [{ key: 'trace', label: t('iot.detail.trace'), children: <Suspense fallback={<Spin />}><TracePanel target={{ deviceId }} /></Suspense> }]
+              : []),
           ]}
         />
       </div>

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react'
-import { type GeoJSONSource, Map as MapLibre, type MapGeoJSONFeature, setWorkerUrl } from 'maplibre-gl'
+import { type GeoJSONSource, Map as MapLibre, type MapGeoJSONFeature, prewarm, setWorkerUrl } from 'maplibre-gl'
 // MapLibre 6 finds its worker beside its own file, which a bundle does not keep: Vite builds the
 // worker (with the module it imports) as a file of the console's, so no blob: URL is needed either,
 // and the pages' content security policy stays as it is.
@@ -12,6 +12,9 @@ import { worldStyle } from './worldStyle'
 // caller may see positions and the browser can draw them.
 
 setWorkerUrl(workerUrl)
+// The workers (their own large script) start as this chunk arrives, while the page still asks for
+// its setup and the base map: on a first visit they were the map's longest wait.
+prewarm()
 
 export interface FleetMapProps {
   devices: MapDevices
@@ -23,7 +26,7 @@ export interface FleetMapProps {
 }
 
 const SOURCE = 'devices'
-const { offline, online, alarm } = STATUS_COLOURS
+const { offline, online, alarm, stolen } = STATUS_COLOURS
 
 export default function FleetMap({ devices, styleUrl, onOpen, onFailed }: FleetMapProps) {
   const container = useRef<HTMLDivElement>(null)
@@ -57,8 +60,9 @@ export default function FleetMap({ devices, styleUrl, onOpen, onFailed }: FleetM
           cluster: true,
           clusterRadius: 48,
           clusterMaxZoom: 14,
-          // A cluster is red when any device in it has a warning, green when any is online.
+          // A cluster is purple when any device in it is reported stolen, red when any has a warning, green when any is online.
           clusterProperties: {
+            stolen: ['+', ['case', ['==', ['get', 's'], 3], 1, 0]],
             alarm: ['+', ['case', ['==', ['get', 's'], 2], 1, 0]],
             online: ['+', ['case', ['==', ['get', 's'], 1], 1, 0]],
           },
@@ -69,7 +73,7 @@ export default function FleetMap({ devices, styleUrl, onOpen, onFailed }: FleetM
           source: SOURCE,
           filter: ['has', 'point_count'],
           paint: {
-            'circle-color': ['case', ['>', ['get', 'alarm'], 0], alarm, ['>', ['get', 'online'], 0], online, offline],
+            'circle-color': ['case', ['>', ['get', 'stolen'], 0], stolen, ['>', ['get', 'alarm'], 0], alarm, ['>', ['get', 'online'], 0], online, offline],
             'circle-radius': ['step', ['get', 'point_count'], 12, 10, 16, 100, 21, 1000, 27],
             'circle-opacity': 0.8,
             'circle-stroke-width': 2,
@@ -82,8 +86,9 @@ export default function FleetMap({ devices, styleUrl, onOpen, onFailed }: FleetM
           source: SOURCE,
           filter: ['!', ['has', 'point_count']],
           paint: {
-            'circle-color': ['match', ['get', 's'], 2, alarm, 1, online, offline],
-            'circle-radius': 6,
+            'circle-color': ['match', ['get', 's'], 3, stolen, 2, alarm, 1, online, offline],
+            // A stolen bike stands out among thousands.
+            'circle-radius': ['case', ['==', ['get', 's'], 3], 9, 6],
             'circle-stroke-width': 1.5,
             'circle-stroke-color': '#ffffff',
           },

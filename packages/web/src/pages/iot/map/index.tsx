@@ -1,4 +1,4 @@
-import { lazy, Suspense, useMemo, useState } from 'react'
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react'
 import { Alert, Button, Input, Result, Select, Space, Spin, Tag, Typography } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { iotEntities } from '@velo/shared'
@@ -10,14 +10,16 @@ import { http } from '../../../api/http'
 import { localized } from '../../../i18n'
 import { useFeedback } from '../../../lib/feedback'
 import { useAccess } from '../../../session/Access'
-import { DeviceDrawer } from '../device/DeviceDrawer'
 import { LiveIndicator } from '../LiveIndicator'
 import { applyUpdate, countByStatus, EMPTY, filtersFromUrl, filtersToQuery, listed, type MapDevices, type MapFilters, STATUS_COLOURS, STATUS_NAMES, webglAvailable } from './mapData'
 import '../iot.css'
 import './map.css'
 
 // MapLibre and the shipped world map come in their own chunk, only where a map is drawn.
-const FleetMap = lazy(() => import('./FleetMap'))
+const loadFleetMap = () => import('./FleetMap')
+const FleetMap = lazy(loadFleetMap)
+// The drawer (its tabs, charts and actions) only once a device is opened: the map comes first.
+const DeviceDrawer = lazy(() => import('../device/DeviceDrawer').then((m) => ({ default: m.DeviceDrawer })))
 
 interface MapSetup {
   positions: boolean
@@ -54,8 +56,17 @@ export default function FleetMapPage() {
   const [canDraw] = useState(webglAvailable)
   const [mapFailure, setMapFailure] = useState<string | null>(null)
 
+  // The map's chunk downloads while the setup is asked (a first visit's longest wait), not after it.
+  useEffect(() => {
+    if (canDraw) void loadFleetMap().catch(() => undefined)
+  }, [canDraw])
   const setup = useQuery({ queryKey: ['iot', 'map', 'setup'], queryFn: () => http.get<MapSetup>('/iot/map/setup'), staleTime: 60_000 })
   const positions = setup.data?.positions === true
+  // The shipped base map is read and converted while the map's chunk and the devices arrive.
+  const shippedBaseMap = canDraw && positions && !setup.data?.styleUrl
+  useEffect(() => {
+    if (shippedBaseMap) void import('./worldStyle').then((m) => m.worldStyle()).catch(() => undefined)
+  }, [shippedBaseMap])
   const devices = useQuery({
     queryKey: devicesKey(filters),
     queryFn: () => http.get<MapDevices>('/iot/map/devices', query, { silent: true }),
@@ -159,6 +170,11 @@ export default function FleetMapPage() {
           {t('iot.map.shown', { count: counts.total })}
         </Typography.Text>
         <Typography.Text type="secondary">{t('iot.map.byStatus', { online: counts.online, offline: counts.offline, alarm: counts.alarm })}</Typography.Text>
+        {counts.stolen > 0 && (
+          <Typography.Text type="danger" data-testid="map-stolen-count">
+            {t('iot.map.stolenCount', { count: counts.stolen })}
+          </Typography.Text>
+        )}
         {shown.unlocated > 0 && <Typography.Text type="secondary">{t('iot.map.unlocated', { count: shown.unlocated })}</Typography.Text>}
         <span className="iot-map-legend" aria-label={t('iot.map.legend')}>
           {STATUS_NAMES.map((s) => (
@@ -204,7 +220,11 @@ export default function FleetMapPage() {
           {cut && <Typography.Text type="secondary">{t('iot.map.listLimited', { count: LIST_LIMIT })}</Typography.Text>}
         </div>
       </div>
-      {shownId !== null && <DeviceDrawer deviceId={shownId} onClose={() => setShownId(null)} />}
+      {shownId !== null && (
+        <Suspense fallback={null}>
+          <DeviceDrawer deviceId={shownId} onClose={() => setShownId(null)} />
+        </Suspense>
+      )}
     </div>
   )
 }

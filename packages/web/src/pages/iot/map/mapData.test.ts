@@ -23,7 +23,7 @@ describe('live updates', () => {
     const gone = applyUpdate(moved, null, [1, 3])
     expect(gone.ids).toEqual([2, 9])
     expect(gone.sns).toEqual(['VL2', 'VL9'])
-    expect(countByStatus(gone)).toEqual({ total: 2, offline: 0, online: 1, alarm: 1 })
+    expect(countByStatus(gone)).toEqual({ total: 2, offline: 0, online: 1, alarm: 1, stolen: 0 })
   })
 })
 
@@ -34,5 +34,11 @@ describe('what the map and the list get', () => {
     expect(listed(fleet(), '', 10).map((r) => r.status)).toEqual(['alarm', 'online', 'offline'])
     expect(listed(fleet(), 'vl2', 10).map((r) => r.sn)).toEqual(['VL2'])
     expect(listed(fleet(), '', 1)).toHaveLength(1)
+  })
+
+  it('a stolen device (status 3) is counted apart and listed before the warnings', () => {
+    const withStolen: MapDevices = { ...fleet(), ids: [1, 2, 3, 4], sns: ['VL1', 'VL2', 'VL3', 'VL4'], lat: [1, 2, 3, 4], lng: [1, 2, 3, 4], status: [0, 1, 2, 3] }
+    expect(listed(withStolen, '', 10).map((r) => [r.sn, r.status])).toEqual([['VL4', 'stolen'], ['VL3', 'alarm'], ['VL2', 'online'], ['VL1', 'offline']])
+    expect(countByStatus(withStolen)).toEqual({ total: 4, offline: 1, online: 1, alarm: 1, stolen: 1 })
   })
 })

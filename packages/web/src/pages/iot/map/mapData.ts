@@ -5,10 +5,11 @@ import type { MapDevices } from '@velo/shared'
 
 export type { MapDevices }
 
-export type MapStatus = 'offline' | 'online' | 'alarm'
-export const STATUS_NAMES: readonly MapStatus[] = ['offline', 'online', 'alarm']
-/** The points' colours: grey offline, green online, red a warning (the IoT list's tags say the same). */
-export const STATUS_COLOURS: Readonly<Record<MapStatus, string>> = { offline: '#8c8c8c', online: '#52c41a', alarm: '#f5222d' }
+export type MapStatus = 'offline' | 'online' | 'alarm' | 'stolen'
+/** By the server's status code (MAP_STATUS): 0 offline, 1 online, 2 a warning, 3 reported stolen. */
+export const STATUS_NAMES: readonly MapStatus[] = ['offline', 'online', 'alarm', 'stolen']
+/** The points' colours: grey offline, green online, red a warning, purple reported stolen (the IoT list's tags say the same). */
+export const STATUS_COLOURS: Readonly<Record<MapStatus, string>> = { offline: '#8c8c8c', online: '#52c41a', alarm: '#f5222d', stolen: '#722ed1' }
 
 export const EMPTY: MapDevices = { ids: [], sns: [], lat: [], lng: [], status: [], unlocated: 0 }
 
@@ -88,10 +89,11 @@ export interface StatusCounts {
   offline: number
   online: number
   alarm: number
+  stolen: number
 }
 
 export function countByStatus(d: MapDevices): StatusCounts {
-  const counts: StatusCounts = { total: d.ids.length, offline: 0, online: 0, alarm: 0 }
+  const counts: StatusCounts = { total: d.ids.length, offline: 0, online: 0, alarm: 0, stolen: 0 }
   for (const s of d.status) counts[STATUS_NAMES[s] ?? 'offline']++
   return counts
 }
@@ -117,7 +119,7 @@ export function toFeatureCollection(d: MapDevices): { type: 'FeatureCollection';
   }
 }
 
-/** The devices to list beside the map: warnings first, then online, then by SN; at most `limit`. */
+/** The devices to list beside the map: stolen ones first, then warnings, then online, then by SN; at most `limit`. */
 export function listed(d: MapDevices, needle: string, limit: number): { id: number; sn: string; lat: number; lng: number; status: MapStatus }[] {
   const wanted = needle.trim().toUpperCase()
   const out: { id: number; sn: string; lat: number; lng: number; status: MapStatus }[] = []
@@ -126,7 +128,7 @@ export function listed(d: MapDevices, needle: string, limit: number): { id: numb
     if (wanted && !sn.includes(wanted)) return
     out.push({ id, sn, lat: d.lat[i]!, lng: d.lng[i]!, status: STATUS_NAMES[d.status[i]!] ?? 'offline' })
   })
-  const rank = { alarm: 0, online: 1, offline: 2 }
+  const rank = { stolen: 0, alarm: 1, online: 2, offline: 3 }
   out.sort((a, b) => rank[a.status] - rank[b.status] || a.sn.localeCompare(b.sn))
   return out.slice(0, limit)
 }

@@ -39,22 +39,42 @@ function unwrapped<G extends Geometry>(g: G): G {
   return g
 }
 
+let shapes: Promise<{ countries: GeoJSON.FeatureCollection; borders: GeoJSON.MultiLineString; coast: GeoJSON.MultiLineString }> | undefined
+
+/**
+ * The world's shapes, read and converted once a visit of the console: every map after the first
+ * (the fleet map again, a trace, a geofence) starts without the download and the conversion.
+ */
+function worldShapes() {
+  shapes ??= (async () => {
+    const res = await fetch(worldUrl)
+    if (!res.ok) throw new Error(`world map: HTTP ${res.status}`)
+    const world = (await res.json()) as World
+    const countries = feature(world, { ...world.objects.countries, geometries: world.objects.countries.geometries.filter((g) => g.id !== ANTARCTICA) })
+    return {
+      countries: { ...countries, features: countries.features.map((f) => ({ ...f, geometry: f.geometry && unwrapped(f.geometry) })) },
+      // Arcs two countries share: the borders; arcs of one country alone: the coasts.
+      borders: unwrapped(mesh(world, world.objects.countries, (a, b) => a !== b)),
+      coast: unwrapped(mesh(world, world.objects.countries, (a, b) => a === b && a.id !== ANTARCTICA)),
+    }
+  })()
+  // A failed read is tried again next time, not remembered.
+  shapes.catch(() => (shapes = undefined))
+  return shapes
+}
+
 /**
  * The base map when MAP_STYLE_URL is not set: sea, land, borders and coastlines from the shipped
  * world map. No labels: they would need glyphs from a server, and the points say what matters.
  */
 export async function worldStyle(): Promise<StyleSpecification> {
-  const res = await fetch(worldUrl)
-  if (!res.ok) throw new Error(`world map: HTTP ${res.status}`)
-  const world = (await res.json()) as World
-  const countries = feature(world, { ...world.objects.countries, geometries: world.objects.countries.geometries.filter((g) => g.id !== ANTARCTICA) })
+  const { countries, borders, coast } = await worldShapes()
   return {
     version: 8,
     sources: {
-      countries: { type: 'geojson', data: { ...countries, features: countries.features.map((f) => ({ ...f, geometry: f.geometry && unwrapped(f.geometry) })) } },
-      // Arcs two countries share: the borders; arcs of one country alone: the coasts.
-      borders: { type: 'geojson', data: unwrapped(mesh(world, world.objects.countries, (a, b) => a !== b)) },
-      coast: { type: 'geojson', data: unwrapped(mesh(world, world.objects.countries, (a, b) => a === b && a.id !== ANTARCTICA)) },
+      countries: { type: 'geojson', data: countries },
+      borders: { type: 'geojson', data: borders },
+      coast: { type: 'geojson', data: coast },
     },
     layers: [
       { id: 'sea', type: 'background', paint: { 'background-color': '#dcebf7' } },
