@@ -67,9 +67,19 @@ describe('positions (privacy.retention.positionDays)', () => {
       .returning('messageId')
       .execute()
 
+    // A geofence warning last repeated 100 days ago and one of last week: the position is in the alarm's location fields.
+    const alarm = (days: number, type: 'geofence' | 'fall') => ({
+      deviceId: silent.deviceId, type, code: type === 'geofence' ? '1' : '', severity: 'major', state: 'clearedAck', detail: 'left Depot at 03:12 UTC',
+      latitude: 52.37, longitude: 4.89, count: 1, startTime: ago(days * DAY), lastTime: ago(days * DAY), ackBy: '', ackReason: '', clearBy: '', clearReason: '',
+    })
+    const [oldAlarm, recentAlarm] = await db().insertInto('iotAlarm').values([alarm(100, 'geofence'), alarm(7, 'fall')]).returning('alarmId').execute()
+
     const result = await runRetention()
-    // One telemetry row, two messages (the JSON one and the one cut short), one device.
-    expect(result.removed.positions).toBe(4)
+    // One telemetry row, two messages (the JSON one and the one cut short), one warning, one device.
+    expect(result.removed.positions).toBe(5)
+    const alarmRow = (id: number) => db().selectFrom('iotAlarm').select(['latitude', 'longitude', 'detail']).where('alarmId', '=', id).executeTakeFirstOrThrow()
+    expect(await alarmRow(oldAlarm!.alarmId)).toEqual({ latitude: null, longitude: null, detail: 'left Depot at 03:12 UTC' })
+    expect([(await alarmRow(recentAlarm!.alarmId)).latitude, (await alarmRow(recentAlarm!.alarmId)).longitude].map(Number)).toEqual([52.37, 4.89])
 
     const row = (id: number) => db().selectFrom('iotTelemetry').selectAll().where('telemetryId', '=', id).executeTakeFirstOrThrow()
     const emptied = await row(old!.telemetryId)

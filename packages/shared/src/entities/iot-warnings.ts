@@ -20,6 +20,8 @@ export const iotAlarm = defineEntity({
   labelField: 'alarmId',
   defaultSort: { field: 'lastTime', order: 'desc' },
   scope: { via: 'deviceId' },
+  // A warning of the rider's bike while it was theirs; its position is theirs (a geofence crossing).
+  rider: { by: { device: 'deviceId', since: 'startTime' }, erase: 'anonymise' },
   operations: ['list', 'get', 'export'],
   storage: {
     audited: false,
@@ -41,6 +43,10 @@ export const iotAlarm = defineEntity({
     { name: 'severity', kind: 'enum', options: ALARM_SEVERITY_OPTIONS, label: { en_US: 'Severity', zh_CN: '严重程度' }, required: true, readOnly: true, search: 'eq', sort: true },
     { name: 'state', kind: 'enum', options: ALARM_STATE_OPTIONS, label: { en_US: 'State', zh_CN: '状态' }, default: 'activeUnack', readOnly: true, search: 'in' },
     { name: 'detail', kind: 'text', max: 500, label: { en_US: 'Detail', zh_CN: '详情' }, readOnly: true },
+    // Where the device was when the warning was raised or last repeated (a geofence crossing): the
+    // rider's whereabouts, so a field of its own that masks, retention and erasure know, never the detail's text.
+    { name: 'latitude', kind: 'number', label: { en_US: 'Latitude', zh_CN: '纬度' }, readOnly: true, list: false, personal: 'location' },
+    { name: 'longitude', kind: 'number', label: { en_US: 'Longitude', zh_CN: '经度' }, readOnly: true, list: false, personal: 'location' },
     { name: 'count', kind: 'number', int: true, min: 1, default: 1, label: { en_US: 'Count', zh_CN: '次数' }, readOnly: true, sort: true },
     { name: 'startTime', kind: 'datetime', label: { en_US: 'First occurred', zh_CN: '首次发生' }, readOnly: true, required: true, search: 'range', sort: true },
     { name: 'lastTime', kind: 'datetime', label: { en_US: 'Last occurred', zh_CN: '最近发生' }, readOnly: true, required: true, sort: true },

@@ -1,4 +1,4 @@
-import { iotEntities, iotTelemetryEntities, type ResolvedEntity } from '@velo/shared'
+import { iotEntities, iotTelemetryEntities, iotWarningEntities, type ResolvedEntity } from '@velo/shared'
 import type { Expression, SqlBool } from 'kysely'
 import { type DynamicEb, dynamicDb } from '../../db/database'
 import { yieldWhenDue } from '../../lib/event-loop'
@@ -15,6 +15,7 @@ import type { Services } from '../../platform/services'
 const iotDevice: ResolvedEntity = iotEntities.iotDevice
 const iotMessage: ResolvedEntity = iotEntities.iotMessage
 const iotTelemetry: ResolvedEntity = iotTelemetryEntities.iotTelemetry
+const iotAlarm: ResolvedEntity = iotWarningEntities.iotAlarm
 
 export const POSITION_RETENTION_KEY = 'privacy.retention.positionDays'
 export const DEFAULT_POSITION_RETENTION_DAYS = 90
@@ -82,13 +83,13 @@ async function pass(
   return changed
 }
 
-/** Telemetry rows keep everything but the position. */
-async function emptyTelemetry(services: Services, cutoff: string, signal: AbortSignal): Promise<number> {
-  const columns = locationFields(iotTelemetry)
+/** Rows of `e` keep everything but their location fields: telemetry (by when it came), warnings (by their last occurrence). */
+async function emptyLocations(services: Services, e: ResolvedEntity, time: string, cutoff: string, signal: AbortSignal): Promise<number> {
+  const columns = locationFields(e)
   const db = dynamicDb(services.db)
-  return pass(services, iotTelemetry, 'receivedAt', cutoff, holdsOne(columns), [], async (rows) => {
-    const ids = rows.map((r) => r[iotTelemetry.idField] as number)
-    const done = await db.updateTable(iotTelemetry.table).set(emptied(columns)).where(iotTelemetry.idField, 'in', ids).where(holdsOne(columns)).executeTakeFirst()
+  return pass(services, e, time, cutoff, holdsOne(columns), [], async (rows) => {
+    const ids = rows.map((r) => r[e.idField] as number)
+    const done = await db.updateTable(e.table).set(emptied(columns)).where(e.idField, 'in', ids).where(holdsOne(columns)).executeTakeFirst()
     return Number(done.numUpdatedRows)
   }, signal)
 }
@@ -117,7 +118,8 @@ async function emptyDevices(services: Services, cutoff: string): Promise<number>
 export async function emptyOldPositions(services: Services, signal: AbortSignal, now = Date.now()): Promise<number> {
   const days = await services.configValues.int(POSITION_RETENTION_KEY, DEFAULT_POSITION_RETENTION_DAYS)
   const cutoff = new Date(now - days * DAY_MS).toISOString()
-  let changed = await emptyTelemetry(services, cutoff, signal)
+  let changed = await emptyLocations(services, iotTelemetry, 'receivedAt', cutoff, signal)
+  changed += await emptyLocations(services, iotAlarm, 'lastTime', cutoff, signal)
   changed += await emptyMessages(services, cutoff, signal)
   changed += await emptyDevices(services, cutoff)
   return changed

@@ -63,9 +63,12 @@ export async function loadFences(db: Db): Promise<FenceRow[]> {
 
 const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16)
 
-/** "left Depot Amsterdam at 52.37012, 4.89110 at 03:12 UTC". */
-export const crossingDetail = (c: Crossing, lat: number, lng: number, at: number) =>
-  `${c.entered ? 'entered' : 'left'} ${c.name} at ${lat.toFixed(5)}, ${lng.toFixed(5)} at ${hhmm(at)} UTC`
+/**
+ * "left Depot Amsterdam at 03:12 UTC". The position goes to the alarm's location fields, not here:
+ * the detail is read by whoever may list warnings, and goes into notifications, where a rider's
+ * whereabouts would escape their masks, retention and erasure.
+ */
+export const crossingDetail = (c: Crossing, at: number) => `${c.entered ? 'entered' : 'left'} ${c.name} at ${hhmm(at)} UTC`
 
 export class Geofences {
   readonly evaluator = new GeofenceEvaluator()
@@ -203,7 +206,7 @@ export class Geofences {
     const write = async () => {
       for (const c of crossings) {
         const code = String(c.fenceId)
-        if (alarmAction(c) === 'raise') await alarms.raise({ deviceId, type: 'geofence', code, detail: crossingDetail(c, lat, lng, m.receivedAt) })
+        if (alarmAction(c) === 'raise') await alarms.raise({ deviceId, type: 'geofence', code, detail: crossingDetail(c, m.receivedAt), position: { lat, lng } })
         else await alarms.clear(deviceId, 'geofence', code)
       }
     }

@@ -15,6 +15,8 @@ export interface RaiseAlarm {
   detail?: string
   /** A device-reported fault's code (E-BMS-07): a fault alarm is one per device, type and code. */
   code?: string
+  /** Where the device was (a geofence crossing): kept in the alarm's personal location fields, never in `detail`. */
+  position?: { lat: number; lng: number }
 }
 
 export interface Alarms {

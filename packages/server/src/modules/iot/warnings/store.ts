@@ -67,13 +67,14 @@ export class AlarmStore implements Alarms {
   private async raiseOrCount(alarm: RaiseAlarm, countRepeat: boolean): Promise<boolean> {
     const key = activeKeyOf(alarm.deviceId, alarm.type, alarm.code)
     const detail = (alarm.detail ?? '').slice(0, 500)
+    const position = alarm.position ? { latitude: alarm.position.lat, longitude: alarm.position.lng } : {}
     // Twice at most: a repeat that found no row and an insert that lost to another instance's.
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = new Date().toISOString()
       if (countRepeat) {
         const repeated = await this.db
           .updateTable('iotAlarm')
-          .set((eb) => ({ count: eb('count', '+', 1), lastTime: now, ...(detail ? { detail } : {}) }))
+          .set((eb) => ({ count: eb('count', '+', 1), lastTime: now, ...(detail ? { detail } : {}), ...position }))
           .where('activeKey', '=', key)
           .returning(EVENT_COLUMNS)
           .executeTakeFirst()
@@ -96,6 +97,7 @@ export class AlarmStore implements Alarms {
           severity,
           state: 'activeUnack',
           detail,
+          ...position,
           count: 1,
           startTime: now,
           lastTime: now,
