@@ -186,6 +186,14 @@ describe('Report stolen and Recovered', () => {
     expect(await theftOf(d.deviceId)).toBe('stolen')
   })
 
+  it('refuses to delete the device while it is reported stolen (409 saying why), the device and its record kept', async () => {
+    const removed = await t.call({ method: 'DELETE', url: `/api/iot/device/${d.deviceId}`, token: t.admin })
+    expect(removed.status).toBe(409)
+    expect(removed.msg).toMatch(/reported stolen/)
+    expect(await theftOf(d.deviceId)).toBe('stolen')
+    expect(await theftRows(d.deviceId)).toHaveLength(1)
+  })
+
   it('Recovered puts the configuration before back, clears the warning and unmarks', async () => {
     const res = await recover(d.deviceId, 'Found by the police')
     expect(res.status, res.msg).toBe(200)

@@ -160,6 +160,8 @@ export const iotDevice = defineEntity({
       { name: 'iot_device_online_seen', columns: ['online', 'lastSeenAt'] },
     ],
   },
+  // A stolen bike is being tracked: deleting its device would end that and lose its theft record.
+  states: [{ when: { field: 'theft', is: ['stolen'] }, delete: false, reason: { en_US: 'it is reported stolen (mark it recovered first)', zh_CN: '已报失窃（请先标记为已找回）' } }],
   // Each time it was reported stolen, to its recovery (stolen mode): who, why, when.
   related: [{ entity: 'iotTheft', by: 'deviceId', columns: ['status', 'reportedAt', 'reportedBy', 'reason', 'recoveredAt', 'recoveredBy', 'recoveryReason'] }],
   fields: [
