@@ -84,6 +84,8 @@ test("shows the device's trace in its drawer: the line, distance, top speed and 
     await expect(map).toHaveAttribute('data-stops', '1')
     // Framed at street level, not the whole world.
     await expect.poll(async () => Number(await map.getAttribute('data-zoom')), { timeout: 30_000 }).toBeGreaterThan(12)
+    // The line and the dots are drawn, not only the labels.
+    await expect.poll(async () => Number(await map.getAttribute('data-rendered')), { timeout: 30_000 }).toBeGreaterThan(expected.positionCount)
     await expect(page.getByTestId('trace-stop-marker')).toBeVisible()
     await expect(page.getByTestId('trace-top-marker')).toContainText('27.5 km/h')
   }

@@ -99,7 +99,10 @@ export default function TraceMap({ trace, styleUrl, onFailed }: TraceMapProps) {
         })
         // How close the view is, for tests and for whoever inspects the page: a trace is framed at street level.
         m.on('idle', () => {
-          if (container.current) container.current.dataset.zoom = m.getZoom().toFixed(1)
+          if (!container.current) return
+          container.current.dataset.zoom = m.getZoom().toFixed(1)
+          // What WebGL drew of the trace (line pieces and dots on screen): the markers are HTML and show without it.
+          container.current.dataset.rendered = String(m.queryRenderedFeatures({ layers: ['trace-line', 'trace-points'] }).length)
         })
         setReady(true)
       })
