@@ -37,7 +37,7 @@ import { onCleanup, onExit } from './cleanup'
 import { fleetMapInBrowser } from './fleet-map'
 import { freshDatabase, type Line, message } from './run'
 import { ADMIN_PASSWORD, ServerProcess } from './server'
-import { log, fmt } from './format'
+import { log, fmt, median } from './format'
 
 export interface BrowserBench {
   loads: number
@@ -60,12 +60,6 @@ const FIRST_ROW_FACTOR = 2
 const FIRST_ROW_JS = 300 * 1024
 const FIRST_ROW_FILES = 15
 const SWITCH_TARGET_MS = 150
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length / 2
-  return sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 /** What the page scripts below use of the browser's globals (the server's types have no DOM). */
 interface BrowserGlobals {

@@ -13,7 +13,7 @@
 import type { Browser, Page } from '@playwright/test'
 import { createDatabase } from '../src/db/database'
 import type { DatabaseTarget } from '../src/config'
-import { fmt, log } from './format'
+import { fmt, log, median } from './format'
 import { ADMIN_PASSWORD } from './server'
 
 const PAINT_TARGET_MS = 1000
@@ -21,12 +21,6 @@ const PAINT_TARGET_MS = 1000
 const PAN_GAP_TARGET_MS = 50
 
 type Add = (measure: string, value: string, extra?: { target?: string; pass?: boolean }) => void
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length / 2
-  return sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 interface PageGlobals {
   history: { pushState(data: unknown, unused: string, url: string): void }
