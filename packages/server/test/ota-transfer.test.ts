@@ -159,6 +159,8 @@ describe('OTA transfer', () => {
     expect(after.blocks - before.blocks).toBe(41)
     expect(after.bytes - before.bytes).toBe(image.length)
     expect(a.sim.ota.state).toMatchObject({ stage: 'committed', blocksReceived: 41, badFrames: 0 })
+    // The last reports may still be on their way through the broker when the device says it is done.
+    await waitFor(async () => (await stagesOf(a.deviceId, a.offer.id)).includes('committed'), 'the commit report logged')
     expect(await stagesOf(a.deviceId, a.offer.id)).toEqual([
       'accepted',
       'downloading',

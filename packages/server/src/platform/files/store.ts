@@ -1,5 +1,6 @@
 import { formatBytes } from '@velo/shared'
 import { randomUUID } from 'node:crypto'
+import { once } from 'node:events'
 import { createWriteStream } from 'node:fs'
 import { mkdir, rename, unlink } from 'node:fs/promises'
 import { dirname } from 'node:path'
@@ -86,11 +87,15 @@ export async function storeStream(
   // Refused at the limit, not after busboy has skipped the rest of the part.
   const onLimit = () => inspection.destroy(tooLarge(o.maxBytes))
   o.source.once('limit', onLimit)
+  const out = createWriteStream(temp, { flags: 'wx' })
   try {
-    await pipeline(o.source, inspection, createWriteStream(temp, { flags: 'wx' }))
+    await pipeline(o.source, inspection, out)
     if (o.source.truncated) throw tooLarge(o.maxBytes)
     await rename(temp, full)
   } catch (err) {
+    // A refusal in the first bytes can come before the file is even opened: the open still creates it
+    // afterwards, so the temporary file is deleted only once the stream has closed.
+    if (!out.closed) await once(out, 'close').catch(() => undefined)
     await unlink(temp).catch(() => undefined)
     throw err
   } finally {
