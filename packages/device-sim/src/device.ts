@@ -340,9 +340,12 @@ export class SimulatedDevice implements OtaHost {
       locked: b.locked,
       tilt: b.tilt,
       vibration: b.vibration,
+      // Its own clock: the server writes a report sent again (QoS 1 after a lost acknowledgement) once.
+      ts: Date.now(),
       ...extra,
     }
-    return this.publish('telemetry', telemetry, { qos: 0 })
+    // QoS 1: the server acknowledges a report once it is written, and the client sends it again until then.
+    return this.publish('telemetry', telemetry, { qos: 1 })
   }
 
   /** The bike falls over (tilt in degrees) and says so in a telemetry report at once. */

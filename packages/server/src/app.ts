@@ -103,6 +103,7 @@ export async function buildApp(config: AppConfig, options: BuildOptions = {}): P
 
   const iot = await startIot(services, app.log, options.iot)
   app.decorate('iot', iot)
+  app.addHook('onReady', async () => iot.gateway.gate.open())
   app.decorate('broker', iot.broker)
 
   app.setValidatorCompiler(validatorCompiler)

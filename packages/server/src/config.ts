@@ -43,6 +43,12 @@ const EnvSchema = z.object({
     .regex(/^(mqtts?|wss?):\/\/[^\s]+$/, 'must start with mqtt:// (or mqtts, ws, wss)')
     .optional(),
   MQTT_HOOK_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  MQTT_GATEWAY_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _')
+    .optional(),
+  MQTT_SESSION_EXPIRY: z.coerce.number({ message: 'must be a whole number of seconds' }).int().min(0).max(86_400).default(600),
+  INGEST_MAX_PENDING: z.coerce.number({ message: 'must be a whole number' }).int().min(100).max(1_000_000).default(20_000),
   DATA_DIR: z.string().min(1).default('./data'),
   STORAGE_DIR: z.string().min(1).optional(),
   WEB_DIR: z.string().min(1).optional(),
@@ -166,6 +172,15 @@ export interface AppConfig {
   mqttPublicUrl?: string
   /** Secret EMQX sends (header x-velo-hook-token) to the auth/ACL hooks; unset = no hooks. */
   mqttHookToken?: string
+  /**
+   * This instance's client id on an external broker, stable across its restarts: its session (and
+   * what it had not acknowledged) outlives a crash for mqttSessionExpiry seconds. Unset: a new id
+   * and a clean session at each start.
+   */
+  mqttGatewayId?: string
+  mqttSessionExpiry: number
+  /** Device messages taken in and not yet written, at most, before the gateway stops reading (gateway/ingest.ts). */
+  ingestMaxPending: number
   /** The folder the database, stored files, mails and backups default to (DATA_DIR). */
   dataDir: string
   storageDir: string
@@ -352,6 +367,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mqttShareGroup: e.MQTT_SHARE_GROUP,
     mqttPublicUrl: e.MQTT_PUBLIC_URL,
     mqttHookToken: e.MQTT_HOOK_TOKEN,
+    mqttGatewayId: e.MQTT_GATEWAY_ID,
+    mqttSessionExpiry: e.MQTT_SESSION_EXPIRY,
+    ingestMaxPending: e.INGEST_MAX_PENDING,
     dataDir,
     storageDir,
     webDir: e.WEB_DIR ? resolve(e.WEB_DIR) : undefined,

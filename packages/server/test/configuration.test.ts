@@ -53,6 +53,7 @@ const SEEDED_KEYS = [
   'iot.command.expireMinutes',
   'iot.flow.warningPercent',
   'iot.message.retentionDays',
+  'iot.message.telemetrySeconds',
   'service.repairOrder.reviewDays',
   'service.repairOrder.repairDays',
   'service.repairOrder.collectionDays',

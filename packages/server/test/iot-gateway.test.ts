@@ -207,8 +207,13 @@ describe('IoT gateway: message log', () => {
 
       const rows = await waitFor(async () => {
         const r = await messages(deviceId)
-        return r.some((m) => m.direction === 'down') && r.some((m) => m.kind === 'invalid') && r.some((m) => m.payload.includes('"battery":55')) ? r : null
+        return r.some((m) => m.direction === 'down') && r.some((m) => m.kind === 'invalid') ? r : null
       }, 'logged messages')
+      // Telemetry: the report on connect; the next one, seconds later, only in the telemetry history (iot.message.telemetrySeconds).
+      expect(rows.filter((r) => r.kind === 'telemetry')).toHaveLength(1)
+      expect(rows.some((r) => r.payload.includes('"battery":55'))).toBe(false)
+      const history = await t.app.services.db.selectFrom('iotTelemetry').select('battery').where('deviceId', '=', deviceId).execute()
+      expect(history.map((h) => h.battery)).toContain(55)
       const kinds = rows.map((r) => `${r.direction}:${r.kind}`)
       expect(kinds).toEqual(expect.arrayContaining(['up:presence', 'up:status', 'up:telemetry', 'down:command', 'up:invalid']))
       expect(kinds).not.toContain('up:heartbeat')
@@ -237,12 +242,34 @@ describe('IoT gateway: message log', () => {
     const stranger = randomSn()
     await gateway.publishRaw(upTopic(stranger, 'telemetry'), JSON.stringify({ v: 1, battery: 10 }), { qos: 1, retain: false })
     // A later message of a known device is logged; the stranger's never is.
-    await gateway.publishRaw(upTopic(sn, 'telemetry'), JSON.stringify({ v: 1, battery: 11 }), { qos: 1, retain: false })
-    await waitFor(async () => (await messages(deviceId)).some((m) => m.payload.includes('"battery":11')), 'known device logged')
+    await gateway.publishRaw(upTopic(sn, 'status'), JSON.stringify({ v: 1, firmwareVersion: '1.0.11' }), { qos: 1, retain: false })
+    await waitFor(async () => (await messages(deviceId)).some((m) => m.payload.includes('"1.0.11"')), 'known device logged')
     await t.app.iot.messageLog.flush()
     const strangers = await t.app.services.db.selectFrom('iotMessage').select('messageId').where('topic', 'like', `%${stranger}%`).execute()
     expect(strangers).toEqual([])
     expect(await gateway.findDevice(stranger)).toBeNull()
+  })
+
+  it('keeps one telemetry report per device every iot.message.telemetrySeconds, and each one at 0', async () => {
+    const { deviceId, device } = await connected()
+    const setSeconds = async (v: string) => {
+      await t.app.services.db.updateTable('sysConfig').set({ configValue: v }).where('configKey', '=', 'iot.message.telemetrySeconds').execute()
+      await t.app.iot.messageLog.readSettings()
+    }
+    const logged = async () => (await messages(deviceId)).filter((m) => m.kind === 'telemetry').map((m) => JSON.parse(m.payload).battery)
+    try {
+      await setSeconds('300')
+      await device.reportTelemetry({ battery: 61 })
+      await t.app.iot.messageLog.flush()
+      expect(await logged()).not.toContain(61)
+      await setSeconds('0')
+      await device.reportTelemetry({ battery: 62 })
+      await device.reportTelemetry({ battery: 63 })
+      await t.app.iot.messageLog.flush()
+      expect(await logged()).toEqual(expect.arrayContaining([62, 63]))
+    } finally {
+      await setSeconds('300')
+    }
   })
 
   it('deletes messages older than iot.message.retentionDays', async () => {
@@ -272,7 +299,7 @@ describe('IoT gateway: watching topics', () => {
     expect(b.every((m) => m.topic.endsWith('/telemetry'))).toBe(true)
     expect(a.filter((m) => m.payload.includes('"battery":42'))).toHaveLength(1)
     const telemetry = a.find((m) => m.payload.includes('"battery":42'))!
-    expect(telemetry).toMatchObject({ topic: upTopic(sn, 'telemetry'), qos: 0, retain: false })
+    expect(telemetry).toMatchObject({ topic: upTopic(sn, 'telemetry'), qos: 1, retain: false })
     await stopA()
     await stopA()
     await device.reportTelemetry({ battery: 43 })

@@ -104,6 +104,10 @@ describe('metrics', () => {
     expect(series(text, 'velo_mqtt_messages_total', { direction: 'out' })[0]).toBeGreaterThanOrEqual(1)
     expect(series(text, 'velo_mqtt_messages_total', { direction: 'in' })[0]).toBeGreaterThanOrEqual(2)
     expect(series(text, 'velo_mqtt_devices_online')[0]).toBeGreaterThanOrEqual(1)
+    // Ingest: nothing waiting once the replies are written, not saturated.
+    expect(series(text, 'velo_ingest_pending')[0]).toBeGreaterThanOrEqual(0)
+    expect(series(text, 'velo_ingest_saturated')[0]).toBe(0)
+    expect(series(text, 'velo_ingest_saturated_seconds_total')[0]).toBe(0)
     // Commands and jobs, counted at scrape time.
     expect(series(text, 'velo_commands', { state: 'succeeded' })[0]).toBeGreaterThanOrEqual(1)
     expect(series(text, 'velo_jobs', { kind: 'export', state: 'succeeded' })[0]).toBeGreaterThanOrEqual(1)

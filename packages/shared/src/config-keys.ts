@@ -44,6 +44,7 @@ export const CONFIG_VALUE_TYPES: Readonly<Record<string, ValueType>> = {
   'iot.command.expireMinutes': minutes(1, 10080),
   'iot.flow.warningPercent': percent,
   'iot.message.retentionDays': days(1, 3650),
+  'iot.message.telemetrySeconds': seconds(0, 86400),
   'iot.telemetry.retentionDays': days(1, 3650),
   'iot.sim.carrierSyncMinutes': minutes(1, 10080),
   'iot.sim.simulatedCarrierDelaySeconds': seconds(0, 3600),

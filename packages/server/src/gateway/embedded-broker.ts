@@ -5,6 +5,10 @@ import { Aedes, type AedesOptions, type Client } from 'aedes'
 import type { BrokerIdentity, DeviceAuthority } from './device-auth'
 import { GuardedSocket, type PacketLimits } from './packet-guard'
 import { indexedMemoryPersistence } from './retained-index'
+import { TOPIC_ROOT } from '@velo/shared'
+
+const UP_LEVEL = /^[^/]+\/up\/[^/]+$/
+const isUpTopic = (topic: string) => topic.startsWith(`${TOPIC_ROOT}/`) && UP_LEVEL.test(topic.slice(TOPIC_ROOT.length + 1))
 
 /**
  * What a client may send (docs/iot-protocol.md, Limits). A CONNECT carries an SN, a secret and a
@@ -59,6 +63,12 @@ export interface EmbeddedBroker {
   disconnect(clientId: string): boolean
   /** Whether a client id holds a live connection. */
   isConnected(clientId: string): boolean
+  /**
+   * Hands device messages (up topics) to the gateway in process instead of through a subscription:
+   * `ack` is called once the message is settled, and only then does the device get its PUBACK (an
+   * error closes its connection unacknowledged, and the device sends it again).
+   */
+  onUp(take: UpTaker): void
   close(): Promise<void>
 }
 
@@ -89,10 +99,12 @@ async function listenIfFree(server: Server, port: number): Promise<number | unde
   }
 }
 
+export type UpTaker = (topic: string, payload: Buffer, ack: (err?: Error) => void, dup: boolean) => void
+
 const notAuthorized = () => Object.assign(new Error('Not authorized'), { returnCode: 5 as const })
 
 /** aedes's handlers, asking the device authority. */
-function brokerHandlers(authority: DeviceAuthority): Pick<AedesOptions, 'preConnect' | 'authenticate' | 'authorizePublish' | 'authorizeSubscribe'> {
+function brokerHandlers(authority: DeviceAuthority, up: { take?: UpTaker }): Pick<AedesOptions, 'preConnect' | 'authenticate' | 'authorizePublish' | 'authorizeSubscribe'> {
   const identities = new WeakMap<Client, BrokerIdentity>()
   // aedes hands authenticate() no CONNECT packet: the will is taken from it here and checked there.
   const wills = new WeakMap<Client, { topic: string; bytes: number }>()
@@ -119,6 +131,8 @@ function brokerHandlers(authority: DeviceAuthority): Pick<AedesOptions, 'preConn
       if (!identity || !authority.authorize(identity, 'publish', packet.topic)) return done(new Error(`${client.id} may not publish to ${packet.topic}`))
       // Refused like a forbidden topic (aedes closes the connection): a retained message would stay in memory for good.
       if (packet.retain && !authority.retainAllowed(identity, packet.topic, packet.payload.length)) return done(new Error(`${client.id} may not retain ${packet.payload.length} bytes on ${packet.topic}`))
+      // aedes writes the PUBACK when this calls back: a device message is acknowledged once it is written.
+      if (up.take && isUpTopic(packet.topic)) return up.take(packet.topic, packet.payload as Buffer, (err) => done(err ?? null), Boolean(packet.dup))
       done(null)
     },
     authorizeSubscribe(client, subscription, done) {
@@ -134,8 +148,9 @@ function brokerHandlers(authority: DeviceAuthority): Pick<AedesOptions, 'preConn
  * broker on the port keeps it: ours then takes a free port and says which.
  */
 export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promise<EmbeddedBroker> {
+  const up: { take?: UpTaker } = {}
   const aedes = await Aedes.createBroker({
-    ...brokerHandlers(options.authority),
+    ...brokerHandlers(options.authority, up),
     persistence: indexedMemoryPersistence(),
     connectTimeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
   })
@@ -169,6 +184,9 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
       return true
     },
     isConnected: (clientId) => clients.has(clientId),
+    onUp(take) {
+      up.take = take
+    },
     close: () =>
       new Promise<void>((resolve) => {
         aedes.close(() => server.close(() => resolve()))

@@ -5,6 +5,7 @@ import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import type { z } from 'zod'
 import type { Db } from '../db/database'
 import type { Credential } from './device-auth'
+import { IngestGate } from './ingest'
 import type { LoggedMessage } from './message-log'
 import type { Gateway, KnownDevice, ObservedMessage, UpHandler, UpMessage } from './types'
 
@@ -25,7 +26,26 @@ export interface GatewayOptions {
   cacheMs?: number
   /** How long an unknown SN stays unknown before it is looked up again. */
   unknownCacheMs?: number
+  /**
+   * The embedded broker hands device messages over in process (embedded-broker.ts › onUp): the
+   * gateway's client then only publishes, and subscribes to no up topic.
+   */
+  inProcess?: boolean
+  /**
+   * An external broker: the gateway's client id, stable across restarts (MQTT_GATEWAY_ID), so a
+   * restarted instance resumes its session and gets what it had not acknowledged (a persistent
+   * session, sessionExpirySeconds long).
+   */
+  clientId?: string
+  sessionExpirySeconds?: number
+  /** Messages taken in and not yet settled, at most (INGEST_MAX_PENDING). */
+  maxPending?: number
+  /** Takes no message until gate.open(): the app opens it once every handler is registered. */
+  startPaused?: boolean
 }
+
+/** Called once a message taken in is settled: with an error, it must not be acknowledged (the device or broker sends it again). */
+export type Ack = (err?: Error) => void
 
 /** Whether a topic matches an MQTT filter (+ one level, # the rest; wildcards never match $ topics at the start). */
 export function topicMatches(filter: string, topic: string): boolean {
@@ -44,6 +64,17 @@ export function topicMatches(filter: string, topic: string): boolean {
 }
 
 const newClientId = (role: string) => `velo-${role}-${randomBytes(6).toString('hex')}`
+/** Messages taken in and not yet written, at most: about 2 kB each while they wait. */
+export const DEFAULT_MAX_PENDING = 20_000
+/** How long an external broker keeps a gone instance's session (and what it had not acknowledged). */
+export const DEFAULT_SESSION_EXPIRY_SECONDS = 600
+
+interface HeldAck {
+  settled: boolean
+  failed: boolean
+  /** Sends the PUBACK MQTT.js asked for, once the message is settled. */
+  send?: () => void
+}
 const UNSUPPORTED_PROTOCOL = new Set([1, 132])
 const LOOKUP_CHUNK = 500
 const MAX_CACHED = 200_000
@@ -83,17 +114,29 @@ export class MqttGateway implements Gateway {
   private closed = false
   private readonly cacheMs: number
   private readonly unknownCacheMs: number
+  /** Bounds what is taken in and not yet written (ingest.ts). */
+  readonly gate: IngestGate
+  /** PUBACKs of the current connection held until their message is settled, by message id. */
+  private heldAcks = new Map<number, HeldAck>()
 
   constructor(private readonly options: GatewayOptions) {
     this.cacheMs = options.cacheMs ?? 30_000
     this.unknownCacheMs = options.unknownCacheMs ?? 5_000
+    this.gate = new IngestGate(options.maxPending ?? DEFAULT_MAX_PENDING, (saturated, pending) => {
+      if (saturated) options.logger.warn({ pending }, 'device ingest saturated: messages wait unacknowledged until earlier ones are written (INGEST_MAX_PENDING)')
+      else options.logger.info('device ingest no longer saturated')
+    }, options.startPaused)
     let resolveReady!: () => void
     this.readyPromise = new Promise((resolve) => (resolveReady = resolve))
+    const persistent = Boolean(options.clientId)
     const client = mqtt.connect(options.url, {
       ...this.clientOptions('gw'),
+      ...(options.clientId ? { clientId: options.clientId } : {}),
       protocolVersion: options.protocolVersion,
-      // A clean session: what a device must get while the server is away is queued by the server.
-      clean: true,
+      // Behind an external broker the session outlives the connection: what the broker handed this
+      // instance and it had not yet acknowledged comes again when it is back (the broker keeps it for
+      // sessionExpirySeconds). What a device must get while the server is away is queued by the server.
+      clean: !persistent,
       // Subscribed on every connect below, so ready() can follow the subscription.
       resubscribe: false,
       // A refusal (protocol version, a broker not yet told about our credentials) is retried like a lost connection.
@@ -101,13 +144,20 @@ export class MqttGateway implements Gateway {
       // MQTT 5: let the broker have as many messages in flight to us as it likes. Mosquitto otherwise
       // keeps 20 in flight and 1,000 queued per client and drops the rest of a burst (10,000 devices
       // answering a command at once); on 3.1.1 those limits are the broker's configuration.
-      properties: { receiveMaximum: 65535 },
+      properties: { receiveMaximum: 65535, ...(persistent ? { sessionExpiryInterval: options.sessionExpirySeconds ?? DEFAULT_SESSION_EXPIRY_SECONDS } : {}) },
     })
     this.client = client
-    client.on('connect', () => {
+    client.on('connect', (connack) => {
+      // A resumed session keeps its subscription: subscribing again is harmless and covers a lost one.
+      if (options.inProcess) return resolveReady()
       this.subscribeUp().then(resolveReady, (err) => options.logger.error({ err }, 'MQTT gateway could not subscribe to device topics'))
+      if (connack.sessionPresent) options.logger.info('MQTT gateway resumed its session: messages it had not acknowledged come again')
     })
-    client.on('message', (topic, payload) => this.receive(topic, payload))
+    // Message ids belong to a connection: a PUBACK held for the last one must not answer the next.
+    client.on('close', () => {
+      this.heldAcks = new Map()
+    })
+    this.holdAcks(client)
     client.on('error', (err: Error & { code?: number }) => {
       if (client.options.protocolVersion === 5 && UNSUPPORTED_PROTOCOL.has(Number(err.code))) {
         options.logger.info('The MQTT broker does not speak MQTT 5: the gateway uses 3.1.1')
@@ -144,30 +194,107 @@ export class MqttGateway implements Gateway {
     return this.readyPromise
   }
 
+  /**
+   * The client acknowledges a QoS 1 message (PUBACK) only once it is settled, and takes the next one
+   * as soon as it is admitted: MQTT.js sends the PUBACK when handleMessage calls back, so the PUBACK
+   * is held here and sent when the message's rows are committed. MQTT.js has no API for a deferred
+   * acknowledgement; _sendPacket is its one way out to the socket.
+   */
+  private holdAcks(client: MqttClient) {
+    const internal = client as unknown as { _sendPacket: (packet: { cmd: string; messageId?: number }, cb?: () => void, ...rest: unknown[]) => void }
+    const send = internal._sendPacket.bind(client)
+    internal._sendPacket = (packet, cb, ...rest) => {
+      const held = packet.cmd === 'puback' && packet.messageId !== undefined ? this.heldAcks.get(packet.messageId) : undefined
+      if (!held) return send(packet, cb, ...rest)
+      if (held.settled) {
+        this.heldAcks.delete(packet.messageId!)
+        if (!held.failed) return send(packet, cb, ...rest)
+        return cb?.()
+      }
+      held.send = () => send(packet)
+      cb?.()
+    }
+    client.handleMessage = (packet, callback) => {
+      if (packet.cmd !== 'publish') return callback()
+      let held: HeldAck | undefined
+      if (packet.qos === 1 && packet.messageId !== undefined) {
+        held = { settled: false, failed: false }
+        this.heldAcks.set(packet.messageId, held)
+      }
+      const heldAcks = this.heldAcks
+      const id = packet.messageId!
+      const ack: Ack = (err) => {
+        if (!held) return
+        held.settled = true
+        held.failed = Boolean(err)
+        if (!held.send) return
+        if (heldAcks.get(id) === held) heldAcks.delete(id)
+        // Not acknowledged: a persistent session gets it again after a reconnect.
+        if (err) return
+        if (heldAcks === this.heldAcks) held.send()
+      }
+      const admitted = this.take(packet.topic, packet.payload as Buffer, ack, packet.dup)
+      if (admitted) void admitted.then(() => callback())
+      else callback()
+    }
+  }
+
+  /**
+   * Takes one device message in (from the MQTT client, or from the embedded broker in process) once
+   * the gate admits it: undefined when at once, else a promise resolved when admitted (never, once
+   * the gateway stops taking). `ack` is called when it is settled.
+   */
+  take(topic: string, payload: Buffer, ack: Ack, dup = false): Promise<void> | undefined {
+    const admitted = this.gate.admit()
+    const settle: Ack = (err) => {
+      this.gate.settle()
+      ack(err)
+    }
+    if (!admitted) {
+      this.receive(topic, payload, settle, dup)
+      return undefined
+    }
+    return admitted.then(() => this.receive(topic, payload, settle, dup))
+  }
+
+  /** Takes nothing more and waits (up to graceMs) until what was taken in is written and acknowledged. */
+  async stopTaking(graceMs = 10_000): Promise<boolean> {
+    // Behind an external broker, the broker stops handing this instance more; what it already has is drained.
+    if (!this.options.inProcess && this.client.connected) {
+      const filter = this.options.shareGroup ? `$share/${this.options.shareGroup}/${UP_FILTER}` : UP_FILTER
+      await Promise.race([this.client.unsubscribeAsync(filter).catch(() => undefined), new Promise((r) => setTimeout(r, 2000))])
+    }
+    return this.gate.stop(graceMs)
+  }
+
   on(kind: UpKind, handler: UpHandler): void {
     const set = this.handlers.get(kind) ?? new Set()
     set.add(handler)
     this.handlers.set(kind, set)
   }
 
-  private receive(topic: string, payload: Buffer) {
+  private receive(topic: string, payload: Buffer, settle: Ack, dup: boolean) {
     const parsed = parseTopic(topic)
     // A zero-length payload clears a retained message: nothing was said.
-    if (!parsed || parsed.direction !== 'up' || payload.length === 0) return
+    if (!parsed || parsed.direction !== 'up' || payload.length === 0) return settle()
     const receivedAt = Date.now()
     const { sn, kind } = parsed
     const ahead = this.inLine.get(sn)
     // Known devices are handled at once; the rest wait for one batched lookup, each device's in arrival order.
     if (!ahead) {
       const cached = this.cached(sn)
-      if (cached !== undefined) return this.dispatch(cached, sn, kind, topic, payload, receivedAt)
+      if (cached !== undefined) return this.dispatch(cached, sn, kind, topic, payload, receivedAt, settle, dup)
     }
     const device = this.findDevice(sn)
     const handled = (ahead ?? Promise.resolve())
       .then(() => device)
       .then(
-        (found) => this.dispatch(found, sn, kind, topic, payload, receivedAt),
-        (err: unknown) => this.options.logger.error({ err, topic }, 'device lookup failed; message dropped'),
+        (found) => this.dispatch(found, sn, kind, topic, payload, receivedAt, settle, dup),
+        (err: unknown) => {
+          // Not acknowledged: the device (or the broker) sends it again.
+          this.options.logger.error({ err, topic }, 'device lookup failed; message not acknowledged')
+          settle(err as Error)
+        },
       )
       .catch((err: unknown) => this.options.logger.error({ err, topic }, 'device message handler failed'))
       .finally(() => {
@@ -176,11 +303,11 @@ export class MqttGateway implements Gateway {
     this.inLine.set(sn, handled)
   }
 
-  private dispatch(device: KnownDevice | null, sn: string, kind: string, topic: string, payload: Buffer, receivedAt: number) {
+  private dispatch(device: KnownDevice | null, sn: string, kind: string, topic: string, payload: Buffer, receivedAt: number, settle: Ack, dup: boolean) {
     const { logger, messageLog } = this.options
     if (!device) {
       logger.debug({ sn, topic }, 'message of an unknown device dropped')
-      return
+      return settle()
     }
     const raw = payload.toString('utf8')
     const schema = (UP_SCHEMAS as Record<string, z.ZodType | undefined>)[kind]
@@ -193,11 +320,21 @@ export class MqttGateway implements Gateway {
     if (!result?.success) {
       logger.warn({ sn, topic, issues: result?.error?.issues.slice(0, 3) }, 'invalid device message dropped')
       messageLog.record({ deviceId: device.deviceId, sn, direction: 'up', kind: 'invalid', topic, payload: raw })
-      return
+      return settle()
     }
     // Heartbeats only say "still here": the device's last-seen time keeps that.
     if (kind !== 'heartbeat') messageLog.record({ deviceId: device.deviceId, sn, direction: 'up', kind, topic, payload: raw })
-    const message: UpMessage = { device, kind: kind as UpKind, topic, payload: result.data as Record<string, unknown>, raw, receivedAt }
+    let written: Promise<void>[] | undefined
+    const message: UpMessage = {
+      device,
+      kind: kind as UpKind,
+      topic,
+      payload: result.data as Record<string, unknown>,
+      raw,
+      receivedAt,
+      dup,
+      hold: (p) => (written ??= []).push(p),
+    }
     for (const handler of this.handlers.get(kind as UpKind) ?? []) {
       try {
         const pending = handler(message)
@@ -206,6 +343,11 @@ export class MqttGateway implements Gateway {
         logger.error({ err, topic }, 'device message handler failed')
       }
     }
+    if (!written) return settle()
+    Promise.all(written).then(
+      () => settle(),
+      (err: unknown) => settle(err as Error),
+    )
   }
 
   async publishToDevice(device: KnownDevice, kind: DownKind, payload: Record<string, unknown>): Promise<void> {

@@ -15,7 +15,7 @@ import { parseTopic } from '@velo/shared'
 export interface IotOptions {
   presence?: PresenceOptions
   messageLog?: MessageLogOptions
-  gateway?: Pick<GatewayOptions, 'cacheMs' | 'unknownCacheMs'>
+  gateway?: Pick<GatewayOptions, 'cacheMs' | 'unknownCacheMs' | 'maxPending'>
   /** The Redis channel of live events (default velo:iot:events). */
   eventsChannel?: string
   commands?: Pick<CommandServiceOptions, 'sweepIntervalMs' | 'replyFlushMs'>
@@ -75,10 +75,19 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
     credential: internal,
     shareGroup: external ? config.mqttShareGroup : undefined,
     protocolVersion: external ? 5 : 4,
+    inProcess: !external,
+    clientId: external ? config.mqttGatewayId : undefined,
+    sessionExpirySeconds: config.mqttSessionExpiry,
+    maxPending: options.gateway?.maxPending ?? config.ingestMaxPending,
+    // Messages wait (unacknowledged) until the app has registered every handler: one taken earlier
+    // would be acknowledged with nothing there to write it.
+    startPaused: true,
     db,
     messageLog,
     logger,
   })
+  // Device messages come in process, each acknowledged once written: no loopback client in between.
+  broker?.onUp((topic, payload, ack, dup) => void gateway.take(topic, payload, ack, dup))
   const presence = new Presence({ db, gateway, events, configValues, logger }, options.presence)
   const sync = new DeviceSync(gateway, logger)
   const commands = new CommandService({ ...options.commands, db, dialect: services.dialect, gateway, events, presence, sync, configValues, log: logger })
@@ -106,6 +115,9 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
     },
     kick: (sn) => broker?.disconnect(sn) ?? false,
     async close() {
+      // What was taken in is written and acknowledged first; what waits is left with the devices (or the broker).
+      const drained = await gateway.stopTaking()
+      if (!drained) logger.warn({ ...gateway.gate.stats }, 'device messages still being written at shutdown were not acknowledged: their devices send them again')
       for (const part of parts.splice(0).reverse()) await part.close().catch((err) => logger.error({ err }, 'closing an IoT part failed'))
       sync.close()
       await gateway.close()

@@ -22,6 +22,14 @@ export interface MessageLogOptions {
 }
 
 export const RETENTION_DAYS_KEY = 'iot.message.retentionDays'
+/**
+ * Telemetry is the bulk of device traffic and the telemetry history keeps every report, with every
+ * field of its payload: the log keeps one report per device every this many seconds (0: all of them).
+ */
+export const TELEMETRY_SECONDS_KEY = 'iot.message.telemetrySeconds'
+export const DEFAULT_TELEMETRY_SECONDS = 300
+/** How long a read of the sampling setting holds: record() is on the hot path and reads no database. */
+const SETTING_MS = 10_000
 const DEFAULT_RETENTION_DAYS = 7
 /** Longer payloads are cut: the log is for reading, and a device must not fill the database. */
 export const MAX_LOGGED_PAYLOAD = 4096
@@ -41,6 +49,10 @@ const cut = (text: string, max: number) => (text.length > max ? text.slice(0, ma
  */
 export class MessageLog {
   private readonly buffer: WriteBehind<MessageEvent[]>
+  private telemetryMs = DEFAULT_TELEMETRY_SECONDS * 1000
+  private settingRead = 0
+  /** When each device's last telemetry report was logged. */
+  private lastTelemetry = new Map<number, number>()
 
   constructor(
     private readonly deps: { db: Db; events: IotEventBus; configValues: ConfigValues; logger: FastifyBaseLogger },
@@ -59,11 +71,30 @@ export class MessageLog {
 
   record(message: LoggedMessage): void {
     if (UNLOGGED_KINDS.has(message.kind)) return
+    if (message.kind === 'telemetry' && message.direction === 'up' && message.deviceId !== null && !this.sampled(message.deviceId)) return
     const time = new Date().toISOString()
     const payload = cut(message.payload, MAX_LOGGED_PAYLOAD)
     const kind = cut(message.kind, 16)
     const topic = cut(message.topic, 255)
     this.buffer.add((b) => b.push({ deviceId: message.deviceId, sn: message.sn, direction: message.direction, kind, topic, payload, time }))
+  }
+
+  /** Reads iot.message.telemetrySeconds now (it is read again every 10 s on its own). */
+  async readSettings(): Promise<void> {
+    this.settingRead = Date.now()
+    this.telemetryMs = (await this.deps.configValues.int(TELEMETRY_SECONDS_KEY, DEFAULT_TELEMETRY_SECONDS, 0)) * 1000
+  }
+
+  private sampled(deviceId: number): boolean {
+    const now = Date.now()
+    if (now - this.settingRead > SETTING_MS) void this.readSettings().catch(() => undefined)
+    if (this.telemetryMs === 0) return true
+    const last = this.lastTelemetry.get(deviceId)
+    if (last !== undefined && now - last < this.telemetryMs) return false
+    // Forgotten wholesale now and then: the map must not grow with every device ever seen.
+    if (this.lastTelemetry.size > 1_000_000) this.lastTelemetry = new Map()
+    this.lastTelemetry.set(deviceId, now)
+    return true
   }
 
   private async write(events: MessageEvent[]) {

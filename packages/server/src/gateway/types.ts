@@ -23,6 +23,13 @@ export interface UpMessage<P = Record<string, unknown>> {
   /** The bytes as received (kept in the message log, shown in debugging). */
   raw: string
   receivedAt: number
+  /** Sent again (MQTT DUP): it may have been written already. */
+  dup?: boolean
+  /**
+   * A handler that stores the message durably hands over the write's promise: the message is
+   * acknowledged (QoS 1 PUBACK) only once every held write is committed, and not at all if one fails.
+   */
+  hold?: (written: Promise<void>) => void
 }
 
 export type UpHandler = (message: UpMessage) => void | Promise<void>

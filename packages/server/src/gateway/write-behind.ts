@@ -17,6 +17,8 @@ export interface WriteBehindOptions<B> {
  */
 export class WriteBehind<B> {
   private open: B
+  /** Settled when the open batch is written: made only when someone waits for it. */
+  private openWritten: { promise: Promise<void>; resolve: () => void; reject: (err: unknown) => void } | null = null
   private timer: NodeJS.Timeout | null = null
   private draining: Promise<void> | null = null
   private closed = false
@@ -29,6 +31,28 @@ export class WriteBehind<B> {
   add(fill: (batch: B) => void): void {
     if (this.closed) return
     fill(this.open)
+    this.schedule()
+  }
+
+  /** Adds like add(), and resolves once the batch it went into is written (rejects if that write failed, or once closed). */
+  addWritten(fill: (batch: B) => void): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('closed: not written'))
+    fill(this.open)
+    if (!this.openWritten) {
+      let resolve!: () => void
+      let reject!: (err: unknown) => void
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res
+        reject = rej
+      })
+      this.openWritten = { promise, resolve, reject }
+    }
+    const { promise } = this.openWritten
+    this.schedule()
+    return promise
+  }
+
+  private schedule() {
     const size = this.options.size(this.open)
     if (size >= this.options.maxSize) void this.flush()
     else if (!this.timer && size > 0) {
@@ -51,11 +75,15 @@ export class WriteBehind<B> {
   private async drain() {
     while (this.options.size(this.open) > 0) {
       const batch = this.open
+      const written = this.openWritten
       this.open = this.options.empty()
+      this.openWritten = null
       try {
         await this.options.write(batch)
+        written?.resolve()
       } catch (err) {
         this.options.onError(err)
+        written?.reject(err)
       }
     }
   }

@@ -86,6 +86,7 @@ export const SEED_CONFIGS: [string, string, string, string][] = [
   ['iot.command.expireMinutes', 'Queued command lifetime', '1440', 'minutes an offline device may take to come back for a command'],
   ['iot.flow.warningPercent', 'SIM data warning', '10', 'flow state turns to warning below this % of the package left'],
   ['iot.message.retentionDays', 'Device message retention', '7', 'days the message log keeps'],
+  ['iot.message.telemetrySeconds', 'Telemetry in the message log', '300', 'seconds between two telemetry reports of one device the message log keeps (the telemetry history keeps every report); 0: every report'],
   ['service.repairOrder.reviewDays', 'Service order review time', '2', 'working days a pending service order may wait for review before it is overdue'],
   ['service.repairOrder.repairDays', 'Service order repair time', '10', 'working days a service order may stay in processing before it is overdue'],
   ['service.repairOrder.collectionDays', 'Service order collection wait', '30', 'days a service order waits for the customer to send the bike before it closes by itself'],

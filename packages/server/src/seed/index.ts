@@ -517,6 +517,8 @@ const STEPS: { version: number; apply: (tx: Tx, adminHash: string, result: SeedR
   },
   // Geofences (issue 42 §3): IoT › Geofences.
   { version: 24, apply: (tx) => cataloguePageIfMissing(tx, 'iot.geofence') },
+  // Telemetry under load (issue 45): how often the message log keeps a device's telemetry report.
+  { version: 25, apply: (tx) => missingConfigs(tx) },
 ]
 
 /** The version a database is at once seeded by this server. */

@@ -25,6 +25,9 @@ export class AppMetrics {
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>
   readonly dbQuery: Histogram<'kind'>
   readonly mqttMessages: Counter<'direction'>
+  readonly ingestSaturatedSeconds: Counter
+  /** Brings the counters read from the gateway up to date (set once the app's gateway is known). */
+  beforeScrape: () => void = () => {}
   readonly rows: Counter<'direction' | 'entity'>
   /** The metrics listener's port once it listens (METRICS_PORT 0 takes a free one). */
   listenerPort?: number
@@ -57,6 +60,11 @@ export class AppMetrics {
       name: 'velo_mqtt_messages_total',
       help: "MQTT messages of the gateway's client: in (from devices) and out (to devices)",
       labelNames: ['direction'],
+      registers,
+    })
+    this.ingestSaturatedSeconds = new Counter({
+      name: 'velo_ingest_saturated_seconds_total',
+      help: 'Seconds this instance spent saturated: device messages waited, unacknowledged, for earlier ones to be written',
       registers,
     })
     this.rows = new Counter({
@@ -222,16 +230,40 @@ export async function installMetrics(app: FastifyInstance): Promise<AppMetrics |
   const onSend = (packet: { cmd: string }) => {
     if (packet.cmd === 'publish') metrics.mqttMessages.inc({ direction: 'out' })
   }
-  const onReceive = (packet: { cmd: string }) => {
-    if (packet.cmd === 'publish') metrics.mqttMessages.inc({ direction: 'in' })
-  }
   client.on('packetsend', onSend)
-  client.on('packetreceive', onReceive)
+  // Device messages in: what the gateway took, from its client or from the embedded broker in process.
+  const gate = app.iot.gateway.gate
+  let countedIn = 0
+  let countedSaturated = 0
+  metrics.beforeScrape = () => {
+    const stats = gate.stats
+    metrics.mqttMessages.inc({ direction: 'in' }, stats.taken - countedIn)
+    countedIn = stats.taken
+    metrics.ingestSaturatedSeconds.inc(stats.saturatedSeconds - countedSaturated)
+    countedSaturated = stats.saturatedSeconds
+  }
+  new Gauge({
+    name: 'velo_ingest_pending',
+    help: 'Device messages this instance took in and has not yet written (at most INGEST_MAX_PENDING)',
+    registers: [metrics.registry],
+    collect() {
+      this.set(gate.stats.pending)
+    },
+  })
+  new Gauge({
+    name: 'velo_ingest_saturated',
+    help: '1 while this instance takes no more device messages until earlier ones are written (INGEST_MAX_PENDING reached)',
+    registers: [metrics.registry],
+    collect() {
+      this.set(gate.stats.saturated ? 1 : 0)
+    },
+  })
   // Both directions present from the start, so a rate reads 0 rather than nothing.
   metrics.mqttMessages.inc({ direction: 'in' }, 0)
   metrics.mqttMessages.inc({ direction: 'out' }, 0)
 
   const scrape = async (reply: FastifyReply) => {
+    metrics.beforeScrape()
     const text = await metrics.registry.metrics()
     return reply.type(metrics.registry.contentType).header('cache-control', 'no-store').send(text)
   }
@@ -252,6 +284,7 @@ export async function installMetrics(app: FastifyInstance): Promise<AppMetrics |
           res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not Found')
           return
         }
+        metrics.beforeScrape()
         metrics.registry.metrics().then(
           (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' }).end(text),
           (err: unknown) => {
@@ -273,7 +306,6 @@ export async function installMetrics(app: FastifyInstance): Promise<AppMetrics |
   }
   app.addHook('onClose', async () => {
     client.off('packetsend', onSend)
-    client.off('packetreceive', onReceive)
     const probe = dbProbes.get(services.db)
     if (probe) probe.onQuery = undefined
     // A scraper's keep-alive connection would hold the close.

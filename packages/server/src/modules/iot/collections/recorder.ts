@@ -1,10 +1,11 @@
 import type { TelemetryPayload } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Insertable } from 'kysely'
+import { CompiledQuery, type Insertable } from 'kysely'
+import { runsOften } from '../../../db/pg-named'
 import { WriteBehind } from '../../../gateway/write-behind'
 import type { UpMessage } from '../../../gateway/types'
 import type { ConfigValues } from '../../../platform/config-keys'
-import type { Db } from '../../../db/database'
+import type { Db, Dialect } from '../../../db/database'
 import type { Database } from '../../../db/schema'
 
 export const TELEMETRY_RETENTION_KEY = 'iot.telemetry.retentionDays'
@@ -12,6 +13,27 @@ export const DEFAULT_TELEMETRY_RETENTION_DAYS = 30
 
 /** Columns of one row (14 with the id): 500 rows bind 6,500 values, far below SQLite's 32,766 per statement. */
 const INSERT_CHUNK = 500
+/** The columns a report fills, in the order the hot path binds them. */
+const COLUMNS = ['deviceId', 'receivedAt', 'deviceTime', 'battery', 'speed', 'latitude', 'longitude', 'satellites', 'signal', 'odometer', 'locked', 'tilt', 'vibration'] as const
+const snake = (c: string) => c.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`)
+const COLUMN_LIST = COLUMNS.map(snake).join(', ')
+/** PostgreSQL: a whole batch is one statement of one array per column, prepared once per connection. */
+const PG_TYPES = ['bigint', 'timestamptz', 'timestamptz', 'float8', 'float8', 'float8', 'float8', 'int', 'int', 'float8', 'bool', 'float8', 'float8']
+const PG_INSERT = `insert into iot_telemetry (${COLUMN_LIST}) select * from unnest(${PG_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`
+runsOften(PG_INSERT)
+/** SQLite: a multi-row INSERT per chunk; its text is made once per chunk size. */
+const sqliteInserts = new Map<number, string>()
+const sqliteInsert = (rows: number) => {
+  let text = sqliteInserts.get(rows)
+  if (!text) {
+    const row = `(${COLUMNS.map(() => '?').join(', ')})`
+    text = `insert into iot_telemetry (${COLUMN_LIST}) values ${Array.from({ length: rows }, () => row).join(', ')}`
+    sqliteInserts.set(rows, text)
+  }
+  return text
+}
+/** A failed write is tried again after this long (doubling up to a minute): what waits holds the gate, so devices keep what is not written. */
+const RETRY_MS = 500
 /** Rows one retention DELETE removes: each statement holds SQLite's single writer only briefly. */
 const DELETE_CHUNK = 5000
 
@@ -23,6 +45,13 @@ export interface TelemetryRecorderOptions {
 }
 
 type Row = Insertable<Database['iotTelemetry']>
+interface Batch {
+  rows: Row[]
+  /** Reports in it that were sent again (MQTT DUP) and carry a device time. */
+  dups: number
+}
+/** How far back a report sent again is looked for: redeliveries come within minutes of the first. */
+const DUP_WINDOW_MS = 3_600_000
 
 /** What a telemetry report stores: the server's receive time, and the device's own clock if it sent one. */
 export function telemetryRow(m: UpMessage<TelemetryPayload>): Row {
@@ -46,37 +75,116 @@ export function telemetryRow(m: UpMessage<TelemetryPayload>): Row {
 }
 
 /**
- * Keeps the telemetry history: reports are collected for about a second and written in multi-row
- * INSERTs (10,000 devices every 30 s are ~330 rows a second: one transaction, not 330), and rows
- * older than iot.telemetry.retentionDays are deleted by the retention job (ops/maintenance), through sweep().
+ * Keeps the telemetry history: reports are collected for a quarter of a second and written in one
+ * statement per batch (PostgreSQL: arrays bound to a prepared INSERT … SELECT unnest; SQLite: a
+ * multi-row INSERT per 500 rows, one transaction), with SQL made once, not per report. Each report is
+ * acknowledged to its device once its batch is committed (UpMessage.hold). A report sent again
+ * (MQTT DUP) after its row was written, but before its acknowledgement left, is written once: rows
+ * of the same device and device time are looked for first. Rows older than
+ * iot.telemetry.retentionDays are deleted by the retention job (ops/maintenance), through sweep().
  */
 export class TelemetryRecorder {
-  private readonly buffer: WriteBehind<Row[]>
+  private readonly buffer: WriteBehind<Batch>
   private closed = false
+  /** Rows written since start, and reports found already written (sent again). */
+  written = 0
+  duplicates = 0
 
   constructor(
-    private readonly deps: { db: Db; configValues: ConfigValues; logger: FastifyBaseLogger },
+    private readonly deps: { db: Db; dialect: Dialect; configValues: ConfigValues; logger: FastifyBaseLogger },
     private readonly options: TelemetryRecorderOptions = {},
   ) {
-    this.buffer = new WriteBehind<Row[]>({
-      delayMs: options.flushMs ?? 1000,
+    this.buffer = new WriteBehind<Batch>({
+      delayMs: options.flushMs ?? 250,
       maxSize: options.maxBatch ?? 5000,
-      empty: () => [],
-      size: (b) => b.length,
+      empty: () => ({ rows: [], dups: 0 }),
+      size: (b) => b.rows.length,
       write: (b) => this.write(b),
-      onError: (err) => deps.logger.error({ err }, 'could not write the telemetry history'),
+      onError: (err) => deps.logger.error({ err }, 'could not write the telemetry history: its reports are not acknowledged'),
     })
   }
 
   record(m: UpMessage<TelemetryPayload>): void {
     const row = telemetryRow(m)
-    this.buffer.add((b) => b.push(row))
+    const dup = Boolean(m.dup && row.deviceTime)
+    const fill = (b: Batch) => {
+      b.rows.push(row)
+      if (dup) b.dups++
+    }
+    if (m.hold) m.hold(this.buffer.addWritten(fill))
+    else this.buffer.add(fill)
   }
 
-  private async write(rows: Row[]) {
-    await this.deps.db.transaction().execute(async (tx) => {
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) await tx.insertInto('iotTelemetry').values(rows.slice(i, i + INSERT_CHUNK)).execute()
+  private async write(batch: Batch) {
+    let wait = RETRY_MS
+    for (;;) {
+      try {
+        const rows = batch.dups ? await this.withoutWritten(batch.rows) : batch.rows
+        await this.insert(rows)
+        this.written += rows.length
+        return
+      } catch (err) {
+        // Closing: the reports stay unacknowledged and come again to the next start.
+        if (this.closed) throw err
+        this.deps.logger.error({ err, rows: batch.rows.length, retryInMs: wait }, 'could not write the telemetry history; trying again')
+        await new Promise((r) => setTimeout(r, wait))
+        wait = Math.min(wait * 2, 60_000)
+      }
+    }
+  }
+
+  private async insert(rows: Row[]) {
+    const db = this.deps.db
+    if (this.dialect === 'postgres') {
+      const columns = COLUMNS.map(() => new Array<unknown>(rows.length))
+      for (let r = 0; r < rows.length; r++) {
+        const row = rows[r]!
+        for (let c = 0; c < COLUMNS.length; c++) columns[c]![r] = row[COLUMNS[c]!] ?? null
+      }
+      // locked is 1/0 (telemetryRow); the bool[] cast wants true/false.
+      columns[10] = columns[10]!.map((v) => (v === null ? null : Boolean(v)))
+      await db.executeQuery(CompiledQuery.raw(PG_INSERT, columns))
+      return
+    }
+    await db.transaction().execute(async (tx) => {
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        const chunk = rows.slice(i, i + INSERT_CHUNK)
+        const values: unknown[] = []
+        for (const row of chunk) for (const c of COLUMNS) values.push(row[c] ?? null)
+        await tx.executeQuery(CompiledQuery.raw(sqliteInsert(chunk.length), values))
+      }
     })
+  }
+
+  /** The rows not yet written: a report sent again carries its device time, which its first row kept. */
+  private async withoutWritten(rows: Row[]): Promise<Row[]> {
+    const timed = rows.filter((r) => r.deviceTime)
+    const since = new Date(Date.now() - DUP_WINDOW_MS).toISOString()
+    const seen = new Set<string>()
+    for (let i = 0; i < timed.length; i += INSERT_CHUNK) {
+      const chunk = timed.slice(i, i + INSERT_CHUNK)
+      const found = await this.deps.db
+        .selectFrom('iotTelemetry')
+        .select(['deviceId', 'deviceTime'])
+        .where('deviceId', 'in', [...new Set(chunk.map((r) => r.deviceId))])
+        .where('receivedAt', '>=', since)
+        .where('deviceTime', 'in', [...new Set(chunk.map((r) => r.deviceTime!))])
+        .execute()
+      for (const f of found) seen.add(`${f.deviceId} ${new Date(f.deviceTime!).toISOString()}`)
+    }
+    if (!seen.size) return rows
+    const fresh: Row[] = []
+    for (const r of rows) {
+      const key = `${r.deviceId} ${r.deviceTime}`
+      if (r.deviceTime && seen.has(key)) {
+        this.duplicates++
+        continue
+      }
+      // Twice in this very batch: once is enough.
+      if (r.deviceTime) seen.add(key)
+      fresh.push(r)
+    }
+    return fresh
   }
 
   /** Resolves when every report recorded so far is stored. */
@@ -104,7 +212,12 @@ export class TelemetryRecorder {
     return deleted
   }
 
+  private get dialect() {
+    return this.deps.dialect
+  }
+
   async close(): Promise<void> {
+    // The last batches are written, each tried once: what fails stays unacknowledged for the next start.
     this.closed = true
     await this.buffer.close()
   }
