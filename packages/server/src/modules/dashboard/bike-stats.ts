@@ -30,10 +30,12 @@ const WORDS = {
   other: { en_US: 'Other', zh_CN: '其他' },
 } as const
 
+/** The model filter on the bikes (b). */
+const model = (ctx: DashboardContext): RawBuilder<SqlBool> => (ctx.query.modelId === undefined ? sql<SqlBool>`1 = 1` : sql<SqlBool>`${sql.ref('b.modelId')} = ${ctx.query.modelId}`)
+
 /** The bikes the caller counts (b: bike_bike, m: its bound member, if any), with the model filter. */
 function bikesCounted(ctx: DashboardContext): RawBuilder<SqlBool> {
-  const model = ctx.query.modelId === undefined ? sql`1 = 1` : sql`${sql.ref('b.modelId')} = ${ctx.query.modelId}`
-  return sql<SqlBool>`${countryCondition('m.countryId', ctx.scope, ctx.query.countryId)} and ${model}`
+  return sql<SqlBool>`${countryCondition('m.countryId', ctx.scope, ctx.query.countryId)} and ${model(ctx)}`
 }
 
 const BIKES = sql`bike_bike b left join mem_member m on m.member_id = b.member_id`
@@ -50,68 +52,77 @@ export const bikeStatsDashboard: DashboardCompute = async (ctx) => {
   // Countries are named in the caller's language, by the definition's label in it (as lists and pickers name them).
   const name = sql.ref(`c.${labelFieldIn(systemEntities.country, lang)}`)
 
-  // Independent statements, sent together (PostgreSQL answers them on several connections).
-  const [bikeRows, share, monthRows, modelRows, countryRows, partRows, onlineRows] = await Promise.all([
-    sql<{ registered: number | string | null; inrange: number | string | null; fitted: number | string | null; online: number | string | null }>`
-      select sum(case when ${BOUND} then 1 else 0 end) as registered,
-        sum(case when ${BOUND} and ${inRange} then 1 else 0 end) as inrange,
-        count(d.device_id) as fitted,
-        sum(case when ${isOnline('d.state')} then 1 else 0 end) as online
-      from ${BIKES} left join iot_device d on d.device_id = b.iot_device_id
-      where ${counted}
+  // Two passes over the bikes counted instead of one statement per figure: each pass reads every
+  // bike (and its member, or its device) once, groups by all the keys its figures need, and sums
+  // those groups per figure (a materialized CTE). The bikes' rows are wide, so reading them is the cost:
+  // the model is grouped on last, or SQLite walks bike_bike by its model index and fetches each row
+  // out of order (twice the time of reading the table through).
+  const perBike = sql`
+    select b.model_id as model_id, m.country_id as country_id, case when ${BOUND} then 1 else 0 end as bound,
+      case when ${BOUND} and ${inRange} then ${month} end as month, count(*) as n
+    from ${BIKES} where ${counted} group by 3, 4, 2, 1`
+  // The member is joined only when the scope or the country filter needs it.
+  const needsMember = !ctx.scope.all || ctx.query.countryId !== undefined
+  const perDevice = sql`
+    select b.model_id as model_id, case when ${isOnline('d.state')} then 1 else 0 end as online,
+      ${sql.join(PARTS.map((p, i) => sql`${sql.ref(p.column)} as ${sql.raw(`v${i}`)}`))}, count(*) as n
+    from ${needsMember ? BIKES : sql`bike_bike b`} join iot_device d on d.device_id = b.iot_device_id
+    where ${needsMember ? counted : model(ctx)} group by ${sql.raw(['2', ...PARTS.map((_, i) => String(i + 3)), '1'].join(', '))}`
+  // Rows of (kind, name, n[, online]), each kind ordered as its figure shows it: by count, then name.
+  const [bikeRows, deviceRows, share] = await Promise.all([
+    sql<{ kind: string; name: string | null; n: number | string }>`
+      with g as (${perBike})
+      select 'model' as kind, bm.name as name, sum(g.n) as n from g join bike_model bm on bm.model_id = g.model_id where g.bound = 1 group by bm.model_id, bm.name
+      union all select 'country', ${name}, sum(g.n) from g left join sys_country c on c.country_id = g.country_id where g.bound = 1 group by c.country_id, ${name}
+      union all select 'month', g.month, sum(g.n) from g where g.month is not null group by g.month
+      order by 1, 3 desc, 2
+    `.execute(db),
+    sql<{ kind: string; name: string | null; n: number | string; online: number | string | null }>`
+      with g as (${perDevice})
+      select 'online' as kind, bm.name as name, sum(g.n) as n, sum(g.online * g.n) as online from g join bike_model bm on bm.model_id = g.model_id group by bm.model_id, bm.name
+      union all select 'fitted', null, sum(g.n), sum(g.online * g.n) from g
+      ${sql.join(
+        PARTS.map((_, i) => {
+          const v = sql.ref(`g.v${i}`)
+          return sql`union all select ${sql.lit(`v${i}`)}, ${v}, sum(g.n), 0 from g group by ${v}`
+        }),
+        sql` `,
+      )}
+      order by 1, 3 desc, 2
     `.execute(db),
     boundShare(ctx),
-    sql<{ month: string; n: number | string }>`
-      select ${month} as month, count(*) as n from ${BIKES} where ${BOUND} and ${inRange} and ${counted} group by ${month}
-    `.execute(db),
-    sql<{ model: string; n: number | string }>`
-      select bm.name as model, count(*) as n from ${BIKES} join bike_model bm on bm.model_id = b.model_id
-      where ${BOUND} and ${counted} group by bm.model_id, bm.name order by count(*) desc, bm.name
-    `.execute(db),
-    sql<{ country: string | null; n: number | string }>`
-      select ${name} as country, count(*) as n from ${BIKES} left join sys_country c on c.country_id = m.country_id
-      where ${BOUND} and ${counted} group by c.country_id, ${name} order by count(*) desc, ${name}
-    `.execute(db),
-    // One group-by per part over the devices of the bikes counted.
-    Promise.all(
-      PARTS.map((part) => {
-        const version = sql.ref(part.column)
-        return sql<{ version: string | null; n: number | string }>`
-          select ${version} as version, count(*) as n
-          from ${BIKES} join iot_device d on d.device_id = b.iot_device_id
-          where ${counted} group by ${version}
-        `.execute(db)
-      }),
-    ),
-    sql<{ model: string; n: number | string; online: number | string | null }>`
-      select bm.name as model, count(*) as n, sum(case when ${isOnline('d.state')} then 1 else 0 end) as online
-      from ${BIKES} join iot_device d on d.device_id = b.iot_device_id join bike_model bm on bm.model_id = b.model_id
-      where ${counted} group by bm.model_id, bm.name order by count(*) desc, bm.name
-    `.execute(db),
   ])
+  const of = <R extends { kind: string }>(rows: R[], kind: string) => rows.filter((r) => r.kind === kind)
 
-  const bikes = bikeRows.rows[0]
-  const fitted = Number(bikes?.fitted ?? 0)
-  const online = Number(bikes?.online ?? 0)
-  const summary: FigureValue[] = [Number(bikes?.registered ?? 0), Number(bikes?.inrange ?? 0), share, online, percent(online, fitted)]
+  const countryRows = of(bikeRows.rows, 'country').map((r) => ({ country: r.name, n: r.n }))
+  // Every bound bike counted is in one country group (members without one under null).
+  const registered = countryRows.reduce((s, r) => s + Number(r.n), 0)
+  const months = new Map(of(bikeRows.rows, 'month').map((r) => [r.name, Number(r.n)]))
+  const inrange = [...months.values()].reduce((s, n) => s + n, 0)
+  const fittedRow = of(deviceRows.rows, 'fitted')[0]
+  const fitted = Number(fittedRow?.n ?? 0)
+  const online = Number(fittedRow?.online ?? 0)
+  const summary: FigureValue[] = [registered, inrange, share, online, percent(online, fitted)]
 
-  const months = new Map(monthRows.rows.map((r) => [r.month, Number(r.n)]))
   const byMonth = monthsOf(ctx.query.from, ctx.query.to).map((m) => [m, months.get(m) ?? 0])
 
-  const byModel = modelRows.rows.map((r) => [r.model, Number(r.n)])
+  const byModel = of(bikeRows.rows, 'model').map((r) => [r.name, Number(r.n)])
 
   // The top countries by name; the rest, and members who gave no country, are summed as Other.
-  const named = countryRows.rows.filter((c) => c.country !== null)
+  const named = countryRows.filter((c) => c.country !== null)
   const byCountry: FigureValue[][] = named.slice(0, TOP_COUNTRIES).map((c) => [c.country, Number(c.n)])
-  const rest = [...named.slice(TOP_COUNTRIES), ...countryRows.rows.filter((c) => c.country === null)].reduce((s, c) => s + Number(c.n), 0)
+  const rest = [...named.slice(TOP_COUNTRIES), ...countryRows.filter((c) => c.country === null)].reduce((s, c) => s + Number(c.n), 0)
   if (rest > 0) byCountry.push([WORDS.other[lang], rest])
+
+  const partRows = PARTS.map((_, i) => of(deviceRows.rows, `v${i}`).map((r) => ({ version: r.name, n: r.n })))
+  const onlineRows = of(deviceRows.rows, 'online').map((r) => ({ model: r.name, n: r.n, online: r.online }))
 
   const unknown = WORDS.unknown[lang]
   const firmware: FigureValue[][] = []
   for (const [i, part] of PARTS.entries()) {
     // A part that never reported (null) or reported nothing ('') runs an unknown version.
     const counts = new Map<string, number>()
-    for (const r of partRows[i]!.rows) {
+    for (const r of partRows[i]!) {
       const v = r.version ? r.version : unknown
       counts.set(v, (counts.get(v) ?? 0) + Number(r.n))
     }
@@ -120,7 +131,7 @@ export const bikeStatsDashboard: DashboardCompute = async (ctx) => {
     for (const v of [...known, ...(counts.has(unknown) ? [unknown] : [])]) firmware.push([part.label[lang], v, counts.get(v)!])
   }
 
-  const onlineByModel = onlineRows.rows.map((r) => [r.model, Number(r.n), Number(r.online ?? 0), percent(Number(r.online ?? 0), Number(r.n))])
+  const onlineByModel = onlineRows.map((r) => [r.model, Number(r.n), Number(r.online ?? 0), percent(Number(r.online ?? 0), Number(r.n))])
 
   return {
     figures: [

@@ -1,8 +1,9 @@
-import { compareVersions, type FigureMark, type FigureValue } from '@velo/shared'
+import { compareVersions, type FigureData, type FigureMark, type FigureValue } from '@velo/shared'
 import { sql, type RawBuilder } from 'kysely'
+import { cachedRollupDashboard } from './answer-cache'
 import type { DashboardCompute, DashboardContext } from './context'
 import { daysOf, percent } from './engagement'
-import { bucketTop, freshRollups } from './rollups'
+import { bucketTop } from './rollups'
 import { countryCondition } from './scope'
 
 // App performance (docs/dashboards.md › App performance), from the rollups of tracking events and
@@ -56,9 +57,13 @@ async function histograms(ctx: DashboardContext, k: RawBuilder<unknown>): Promis
   return out
 }
 
-export const performanceDashboard: DashboardCompute = async (ctx) => {
+/** The releases (any country: a version is released everywhere at once), as the figures read them. */
+const releasesOf = async (ctx: DashboardContext) =>
+  (await sql<Row>`select platform, version_code as v, release_time as t from cnt_app_version${ctx.query.platform ? sql` where platform = ${ctx.query.platform}` : sql``}`.execute(ctx.db)).rows
+
+/** The figures from the rollups as they are (the caller has refreshed them). */
+export async function performanceFigures(ctx: DashboardContext): Promise<FigureData[]> {
   const { db, query } = ctx
-  const refreshedAt = await freshRollups(db, ctx.dialect)
   const rows = async (q: RawBuilder<unknown>) => (await q.execute(db)).rows as Row[]
 
   // Per member and day first: a member's sessions and crashes of a day, then per day.
@@ -75,7 +80,6 @@ export const performanceDashboard: DashboardCompute = async (ctx) => {
               sum(t.crashed_sessions + t.crash_reports) as c
             from dash_app_day t where ${filtered(ctx)} group by t.app_version, t.platform, t.member_id) x
       group by x.v, x.p`)
-  const releasesQuery = rows(sql`select platform, version_code as v, release_time as t from cnt_app_version${query.platform ? sql` where platform = ${query.platform}` : sql``}`)
   // Independent statements: PostgreSQL runs them on several pool connections, SQLite on its readers.
   const [perDay, [overall], perVersion, dayHist, versionHist, releaseRows] = await Promise.all([
     perDayQuery,
@@ -83,7 +87,7 @@ export const performanceDashboard: DashboardCompute = async (ctx) => {
     perVersionQuery,
     histograms(ctx, sql`t.day`),
     histograms(ctx, sql`t.app_version || '|' || t.platform`),
-    releasesQuery,
+    releasesOf(ctx),
   ])
   const all = new Map<number, number>()
   for (const h of versionHist.values()) for (const [b, n] of h) all.set(b, (all.get(b) ?? 0) + n)
@@ -122,24 +126,24 @@ export const performanceDashboard: DashboardCompute = async (ctx) => {
       ]
     })
 
-  return {
-    refreshedAt,
-    figures: [
-      {
-        key: 'summary',
-        rows: [[sessions, crashFree(sessions, crashed), num(overall?.members) > 0 ? percent(num(overall?.members) - num(overall?.crashedmembers), num(overall?.members)) : null, p50 ?? null, p90 ?? null]],
-      },
-      {
-        key: 'crashFree',
-        rows: days.map((d) => {
-          const r = byDay.get(d)
-          const members = num(r?.members)
-          return [d, crashFree(num(r?.sessions), num(r?.crashed)), members > 0 ? percent(members - num(r?.crashedmembers), members) : null]
-        }),
-        marks,
-      },
-      { key: 'startTime', rows: days.map((d) => [d, ...percentilesOf(dayHist.get(d) ?? new Map())]), marks },
-      { key: 'byVersion', rows: versionRows },
-    ],
-  }
+  return [
+    {
+      key: 'summary',
+      rows: [[sessions, crashFree(sessions, crashed), num(overall?.members) > 0 ? percent(num(overall?.members) - num(overall?.crashedmembers), num(overall?.members)) : null, p50 ?? null, p90 ?? null]],
+    },
+    {
+      key: 'crashFree',
+      rows: days.map((d) => {
+        const r = byDay.get(d)
+        const members = num(r?.members)
+        return [d, crashFree(num(r?.sessions), num(r?.crashed)), members > 0 ? percent(members - num(r?.crashedmembers), members) : null]
+      }),
+      marks,
+    },
+    { key: 'startTime', rows: days.map((d) => [d, ...percentilesOf(dayHist.get(d) ?? new Map())]), marks },
+    { key: 'byVersion', rows: versionRows },
+  ]
 }
+
+// The releases are read live beside the rollups: the kept answer holds while they are the same.
+export const performanceDashboard: DashboardCompute = cachedRollupDashboard(performanceFigures, releasesOf)
