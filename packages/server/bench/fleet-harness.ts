@@ -195,6 +195,8 @@ export interface FleetRun {
   /** The restarted server. */
   server: ServerProcess
   db: Db
+  /** The server's DATABASE_URL (sqlite:<file> or postgres://…): for what the bench runs bare beside it. */
+  databaseUrl: string
   base: string
   headers: Record<string, string>
   /** The broker the devices connect to. */
@@ -292,6 +294,7 @@ export async function fleetBench(setup: FleetSetup, body: (run: FleetRun) => Pro
       notes,
       server,
       db,
+      databaseUrl: database.url,
       base,
       headers,
       url,

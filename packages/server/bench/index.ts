@@ -32,7 +32,8 @@
  * --cpu-prof-dir=/tmp/prof when looking into a figure).
  *
  * Then the members (bench/members.ts): the demo data at full size, the member list and a member
- * drawer's rides at 50 and 1 clients, and their SQL bare.
+ * drawer's rides at 50 and 1 clients, and their SQL bare; then every ride exported (POST /member/ride/export and
+ * as a job: rows/s, peak RSS over idle) beside the export's read bare (bench/ride-export.ts).
  *
  * Then the frame numbers (bench/orders.ts): BENCH_FRAME_NUMBERS (100000) generated for one order, the same
  * INSERTs bare, and a label sheet of BENCH_LABELS (10000).
@@ -72,10 +73,14 @@
  * in % (target < 3 %), and a /metrics scrape's duration. BENCH_METRICS_ROWS (100000), BENCH_METRICS_ROUNDS (4),
  * BENCH_METRICS_SCRAPES (20).
  *
+ * Then the telemetry ingest (bench/ingest.ts): BENCH_INGEST_DEVICES (2,000) devices reporting at rising rates
+ * (BENCH_INGEST_RATES, BENCH_INGEST_STEP_SECONDS each), the rows stored per second, memory and CPU, and the same rows
+ * bare (SQLite: the multi-row INSERT; PostgreSQL: COPY); then BENCH_INGEST_BIG_DEVICES (20,000) every 5 s.
+ *
  * Then the geofences (bench/geofence.ts): positions a second checked against BENCH_GEOFENCES (1,000) fences for
  * BENCH_GEOFENCE_DEVICES (12,000) moving devices, by the evaluator alone and through the telemetry handler.
  *
- * BENCH_ONLY=engine, members, orders, content, iot, fleet, ota, browser, files, dashboards, metrics or geofence runs one part.
+ * BENCH_ONLY=engine, members, orders, content, iot, fleet, ingest, ota, browser, files, dashboards, metrics or geofence runs one part.
  * BENCH_ONLY=engine BENCH_IMPORT_ONLY=1 runs the engine part's import alone (no login-log rows, list,
  * export or transitions before it), for looking into the import figure; BENCH_LIST_ONLY=1 stops after
  * the list, BENCH_EXPORT_ONLY=1 runs the rows and the two exports alone.
@@ -152,7 +157,7 @@ const files: FilesBench = {
   megabytes: int('BENCH_FILE_MB', 200, 5),
 }
 
-const PARTS = ['engine', 'members', 'orders', 'content', 'iot', 'fleet', 'ota', 'browser', 'files', 'dashboards', 'metrics', 'geofence'] as const
+const PARTS = ['engine', 'members', 'orders', 'content', 'iot', 'fleet', 'ingest', 'ota', 'browser', 'files', 'dashboards', 'metrics', 'geofence'] as const
 const only = process.env.BENCH_ONLY ?? ''
 if (only && !(PARTS as readonly string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, not ${JSON.stringify(only)}`)
 const runs = (part: (typeof PARTS)[number]) => !only || only === part
@@ -225,7 +230,7 @@ async function main() {
       {
         name: 'members',
         run: async (out) => {
-          out.headings.push(`Members benchmark: the demo data (${demoSize}); the member list and a member drawer's rides at ${bench.connections} and 1 clients, and their SQL bare.`)
+          out.headings.push(`Members benchmark: the demo data (${demoSize}); the member list and a member drawer's rides at ${bench.connections} and 1 clients, and their SQL bare; every ride exported, directly and as a job, beside the export's read bare.`)
           for (const target of targets()) {
             const result = await runMembers(target, bench, server.entry)
             out.lines.push(...result.lines)
@@ -313,6 +318,38 @@ async function main() {
             const alarms = { devices: int('BENCH_ALARM_DEVICES', 1000, 50), concurrency: iot.concurrency }
             out.headings.push(`Alarm storm benchmark: ${fmt(alarms.devices)} connected simulated devices report a fault at once; time until the warnings list holds all of them, then the same storm again (counted as repeats).`)
             await onEveryBroker((target, broker) => runAlarmStorm(target, broker, alarms, server.entry))
+          }
+        },
+      },
+      {
+        name: 'ingest',
+        run: async (out) => {
+          const { runIngest } = await import('./ingest')
+          const { brokers, notes: brokerNotes } = await iotBrokers()
+          out.notes.push(...brokerNotes)
+          const ingest = {
+            devices: int('BENCH_INGEST_DEVICES', 2000, 100),
+            rates: (process.env.BENCH_INGEST_RATES ?? (process.env.BENCH_SIZE === 'smoke' ? '500,1000' : '2500,5000,10000,20000')).split(',').map(Number),
+            stepSeconds: int('BENCH_INGEST_STEP_SECONDS', 60, 6),
+            bareRows: int('BENCH_INGEST_BARE_ROWS', 200_000, 10_000),
+            concurrency: iot.concurrency,
+          }
+          out.headings.push(
+            `Telemetry ingest benchmark: ${fmt(ingest.devices)} devices, QoS 1 reports at rising rates (${ingest.rates.map(fmt).join(', ')} a second, ${ingest.stepSeconds} s each), then the same rows bare; ` +
+              'then a realistic fleet (BENCH_INGEST_BIG_DEVICES devices every 5 s).',
+          )
+          // PostgreSQL behind Mosquitto, SQLite behind the embedded broker: how each is deployed.
+          for (const target of targets()) {
+            const broker = target.dialect === 'postgres' ? (brokers.find((b) => b.url) ?? brokers[0]!) : brokers[0]!
+            const result = await runIngest(target, broker, ingest, server.entry, `${fmt(ingest.devices)} devices`)
+            out.lines.push(...result.lines)
+            out.notes.push(...result.notes)
+            const big = int('BENCH_INGEST_BIG_DEVICES', 20_000, 500)
+            if (process.env.BENCH_INGEST_BIG !== '0') {
+              const realistic = await runIngest(target, broker, { ...ingest, devices: big, rates: [big / 5] }, server.entry, `${fmt(big)} devices every 5 s`)
+              out.lines.push(...realistic.lines)
+              out.notes.push(...realistic.notes)
+            }
           }
         },
       },

@@ -51,7 +51,8 @@ describe.skipIf(!cluster)('two server instances on one database, Redis and broke
     for (let i = 0; i < N; i++) await device.publish('telemetry', { battery: i, odometer: 1000 + i }, { qos: 1 })
     // The message log keeps one telemetry report in a while (iot.message.telemetrySeconds); the history keeps each.
     const telemetryRows = () => a.app.services.db.selectFrom('iotTelemetry').select('odometer').where('deviceId', '=', d.deviceId).execute()
-    // The one on connect, and the N: each acknowledged once written, so all are there now.
+    // The one on connect, and the N (the broker acknowledged them to the device: they are written soon after).
+    await waitFor(async () => (await telemetryRows()).length >= N + 1, `${N + 1} telemetry rows`)
     const rows = await telemetryRows()
     expect(rows).toHaveLength(N + 1)
     const odometers = rows.map((r) => r.odometer).filter((o) => o !== null)

@@ -88,7 +88,7 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
   })
   // Device messages come in process, each acknowledged once written: no loopback client in between.
   broker?.onUp((topic, payload, ack, dup) => void gateway.take(topic, payload, ack, dup))
-  const presence = new Presence({ db, gateway, events, configValues, logger }, options.presence)
+  const presence = new Presence({ db, dialect: services.dialect, gateway, events, configValues, logger }, options.presence)
   const sync = new DeviceSync(gateway, logger)
   const commands = new CommandService({ ...options.commands, db, dialect: services.dialect, gateway, events, presence, sync, configValues, log: logger })
   // The embedded broker says when a device subscribes to its own down topics: that asks by itself,

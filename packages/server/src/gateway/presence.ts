@@ -1,7 +1,8 @@
 import { DEFAULT_FLOW_WARNING_PERCENT, type DeviceEvent, type DeviceState, deviceState, type PresencePayload, reportedIccid, type StatusPayload, type TelemetryPayload } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import { sql, type Updateable } from 'kysely'
-import type { Db } from '../db/database'
+import { sql, type Transaction, type Updateable } from 'kysely'
+import type { Db, Dialect } from '../db/database'
+import type { Database } from '../db/schema'
 import { cardHolders, heldByAnother } from './card-holders'
 import type { IotDeviceTable } from '../db/schema'
 import type { ConfigValues } from '../platform/config-keys'
@@ -47,6 +48,10 @@ const EVENT_COLUMNS = ['deviceId', 'sn', 'state', 'online', 'activated', 'flowSt
 
 type EventRow = { [K in (typeof EVENT_COLUMNS)[number]]: unknown }
 
+const REPORTED = new Set(['lastSeenAt', 'battery', 'signal', 'latitude', 'longitude'])
+/** Only reported values (telemetry, heartbeats): no presence, status, activation or SIM to weigh. */
+const onlyReports = (p: Pending) => p.online === undefined && p.activated === undefined && !p.sim && p.spoke && Object.keys(p.changes).every((k) => REPORTED.has(k))
+
 export function deviceEventOf(row: EventRow, state = row.state as DeviceState): DeviceEvent {
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v))
   return {
@@ -82,7 +87,7 @@ export class Presence {
   private readonly onlineListeners = new Set<(device: KnownDevice) => void>()
 
   constructor(
-    private readonly deps: { db: Db; gateway: Gateway; events: IotEventBus; configValues: ConfigValues; logger: FastifyBaseLogger },
+    private readonly deps: { db: Db; dialect: Dialect; gateway: Gateway; events: IotEventBus; configValues: ConfigValues; logger: FastifyBaseLogger },
     private readonly options: PresenceOptions = {},
   ) {
     this.buffer = new WriteBehind({
@@ -168,6 +173,9 @@ export class Presence {
     await db.transaction().execute(async (tx) => {
       // A card another device holds stays off this device's row until staff move it (card-holders.ts).
       const holders = await cardHolders(tx, batch.flatMap((p) => (p.sim ? [reportedIccid(p.sim)] : [])))
+      // Devices that only reported (telemetry, heartbeats): one statement for all of them.
+      const reportsOnly = batch.filter(onlyReports)
+      const bulk = reportsOnly.length > 1 ? await this.writeReports(tx, reportsOnly) : new Map<number, EventRow>()
       for (const p of batch) {
         // Typed loosely: online and activatedAt are set by expressions (activatedAt keeps its first value).
         const set: Record<string, unknown> = { ...p.changes }
@@ -180,7 +188,7 @@ export class Presence {
           if (p.activated) set.activatedAt = sql<string>`coalesce(${sql.ref('activatedAt')}, ${now})`
         }
         if (p.sim && !heldByAnother(holders, reportedIccid(p.sim), p.device.deviceId)) Object.assign(set, { simNumber: p.sim.iccid, simUsedMb: p.sim.usedMb, simLimitMb: p.sim.limitMb, ...flowStateOf(p.sim.usedMb, p.sim.limitMb, warningPercent) })
-        const row = await tx.updateTable('iotDevice').set(set).where('deviceId', '=', p.device.deviceId).returning(EVENT_COLUMNS).executeTakeFirst()
+        const row = bulk.size && onlyReports(p) ? bulk.get(p.device.deviceId) : await tx.updateTable('iotDevice').set(set).where('deviceId', '=', p.device.deviceId).returning(EVENT_COLUMNS).executeTakeFirst()
         // Deleted meanwhile: nothing to keep.
         if (!row) continue
         // A device that speaks is connected, even if a sweep (or a lost presence message) said otherwise.
@@ -211,6 +219,28 @@ export class Presence {
         }
       }
     }
+  }
+
+  /**
+   * The last-seen time, battery, signal and position of devices that said nothing else, in one
+   * UPDATE … FROM a list of values (PostgreSQL: arrays; SQLite: one JSON parameter): at a fleet's
+   * telemetry rate, one statement per batch instead of one per device. Answers the rows as written.
+   */
+  private async writeReports(tx: Transaction<Database>, batch: Pending[]): Promise<Map<number, EventRow>> {
+    const values = batch.map((p) => [p.device.deviceId, p.changes.lastSeenAt ?? null, p.changes.battery ?? null, p.changes.signal ?? null, p.changes.latitude ?? null, p.changes.longitude ?? null] as const)
+    const returning = sql.raw(EVENT_COLUMNS.map((c) => `d.${c.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`)}`).join(', '))
+    const set = sql`last_seen_at = coalesce(v.seen, d.last_seen_at), battery = coalesce(v.battery, d.battery), signal = coalesce(v.signal, d.signal), latitude = coalesce(v.lat, d.latitude), longitude = coalesce(v.lng, d.longitude)`
+    const column = (i: number) => values.map((v) => v[i])
+    const query =
+      this.deps.dialect === 'postgres'
+        ? sql<EventRow>`update iot_device d set ${set}
+            from unnest(${column(0)}::bigint[], ${column(1)}::timestamptz[], ${column(2)}::float8[], ${column(3)}::float8[], ${column(4)}::float8[], ${column(5)}::float8[]) as v(id, seen, battery, signal, lat, lng)
+            where d.device_id = v.id returning ${returning}`
+        : sql<EventRow>`update iot_device as d set ${set}
+            from (select value ->> 0 as id, value ->> 1 as seen, value ->> 2 as battery, value ->> 3 as signal, value ->> 4 as lat, value ->> 5 as lng from json_each(${JSON.stringify(values)})) as v
+            where d.device_id = v.id returning ${returning}`
+    const { rows } = await query.execute(tx)
+    return new Map(rows.map((r) => [Number(r.deviceId), r]))
   }
 
   /** Resolves when every report received so far is written. */

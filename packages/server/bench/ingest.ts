@@ -1,0 +1,150 @@
+/**
+ * Telemetry ingest under rising load (issue 45; BENCH_ONLY=ingest). For each database and broker,
+ * on a fresh bundled server with BENCH_INGEST_DEVICES (2,000) devices written into it and connected
+ * by the simulator's Fleet:
+ *
+ *  1. steps the offered rate through BENCH_INGEST_RATES (2500,5000,10000,20000 reports a second, all
+ *     devices taking turns; QoS 1, each report with its device time) for BENCH_INGEST_STEP_SECONDS
+ *     (60) each: the rows stored per second over the step and its slowest 5-second window, the
+ *     reports acknowledged, the server's CPU and peak RSS. Past the limit the stored rate should hold
+ *     (the gateway stops reading, the devices keep what is not acknowledged) and memory stay bounded;
+ *  2. between steps, waits until the devices' backlog is acknowledged (or 60 s), so each step starts even;
+ *  3. then the same rows bare into the same table, as fast as the database takes them: SQLite the
+ *     server's own multi-row INSERT in transactions of 5,000 through the same driver; PostgreSQL a
+ *     `\copy … from` CSV through psql (COPY), BENCH_INGEST_BARE_ROWS (200,000) rows.
+ *
+ * Then the realistic fleet: BENCH_INGEST_BIG_DEVICES (20,000) devices each reporting every 5 s
+ * (4,000 a second) for one step, when BENCH_INGEST_BIG is not 0.
+ */
+import { execFileSync } from 'node:child_process'
+import { rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { CompiledQuery } from 'kysely'
+import type { Db } from '../src/db/database'
+import { type Broker, cpuText, fleetBench, phase, sleep } from './fleet-harness'
+import { fmt, log } from './format'
+import type { Line, Target } from './run'
+
+export interface IngestBench {
+  devices: number
+  rates: number[]
+  stepSeconds: number
+  bareRows: number
+  concurrency: number
+}
+
+const COLUMNS = ['device_id', 'received_at', 'device_time', 'battery', 'speed', 'latitude', 'longitude', 'satellites', 'signal', 'odometer', 'locked', 'tilt', 'vibration']
+const WINDOW_MS = 5000
+
+const maxId = async (db: Db) => Number((await db.selectFrom('iotTelemetry').select((eb) => eb.fn.max('telemetryId').as('n')).executeTakeFirstOrThrow()).n ?? 0)
+
+/** A telemetry row as the recorder writes it, for the bare figure. */
+function bareRow(deviceId: number, i: number, now: number): unknown[] {
+  const t = new Date(now + i).toISOString()
+  return [deviceId, t, t, 80, 12.5, 52.37 + (i % 1000) / 1e5, 4.89, 9, -70, null, 1, 0, 0]
+}
+
+async function bareSqlite(db: Db, ids: number[], rows: number): Promise<number> {
+  const chunk = 500
+  const text = `insert into iot_telemetry (${COLUMNS.join(', ')}) values ${Array.from({ length: chunk }, () => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')}`
+  const now = Date.now()
+  const t0 = performance.now()
+  for (let done = 0; done < rows; done += 5000) {
+    await db.transaction().execute(async (tx) => {
+      for (let i = done; i < done + 5000; i += chunk) {
+        const values: unknown[] = []
+        for (let r = i; r < i + chunk; r++) values.push(...bareRow(ids[r % ids.length]!, r, now))
+        await tx.executeQuery(CompiledQuery.raw(text, values))
+      }
+    })
+  }
+  return rows / ((performance.now() - t0) / 1000)
+}
+
+function barePostgres(url: string, ids: number[], rows: number): number {
+  const file = join(tmpdir(), `velo-bench-ingest-${process.pid}.csv`)
+  const now = Date.now()
+  const csv: string[] = []
+  // An empty field is NULL in CSV; 1 is true for the boolean locked.
+  for (let r = 0; r < rows; r++) csv.push(bareRow(ids[r % ids.length]!, r, now).map((v) => (v === null ? '' : String(v))).join(','))
+  writeFileSync(file, `${csv.join('\n')}\n`)
+  try {
+    const t0 = performance.now()
+    execFileSync('psql', [url, '-v', 'ON_ERROR_STOP=1', '-q', '-c', `\\copy iot_telemetry (${COLUMNS.join(', ')}) from '${file}' with (format csv)`], { stdio: ['ignore', 'ignore', 'inherit'] })
+    return rows / ((performance.now() - t0) / 1000)
+  } finally {
+    rmSync(file, { force: true })
+  }
+}
+
+export async function runIngest(target: Target, broker: Broker, bench: IngestBench, serverEntry: string, label: string): Promise<{ lines: Line[]; notes: string[] }> {
+  return fleetBench(
+    { target, broker, serverEntry, prefix: 'VLI', devices: bench.devices, concurrency: bench.concurrency, behaviour: { telemetrySeconds: 0 }, label: 'ingest' },
+    async ({ name, add, server, db, databaseUrl, connect, disconnect, ids }) => {
+      const { fleet, started } = await connect()
+      const devices = fleet.devices
+      let limit = 0
+      for (const rate of bench.rates) {
+        let sent = 0
+        let acked = 0
+        let failed = 0
+        const stepPhase = phase(server)
+        const id0 = await maxId(db)
+        const windows: number[] = []
+        let windowId = id0
+        const sampler = setInterval(() => {
+          void maxId(db).then((id) => {
+            windows.push(((id - windowId) * 1000) / WINDOW_MS)
+            windowId = id
+          })
+        }, WINDOW_MS)
+        const t0 = performance.now()
+        let due = 0
+        let next = 0
+        // Ticks of 20 ms: the offered rate follows the clock, not the acknowledgements.
+        const ticker = setInterval(() => {
+          due = ((performance.now() - t0) / 1000) * rate
+          while (sent < due) {
+            const d = devices[next++ % devices.length]!
+            sent++
+            d.reportTelemetry().then(
+              () => acked++,
+              () => failed++,
+            )
+          }
+        }, 20)
+        await sleep(bench.stepSeconds * 1000)
+        clearInterval(ticker)
+        clearInterval(sampler)
+        const wall = (performance.now() - t0) / 1000
+        const id1 = await maxId(db)
+        const p = stepPhase.stop()
+        const stored = (id1 - id0) / wall
+        // The first window holds the step's start (and the last step's backlog): steady from the second on.
+        const steady = windows.slice(1)
+        const slowest = steady.length ? Math.min(...steady) : stored
+        const steadyRate = steady.length ? steady.reduce((a, b) => a + b, 0) / steady.length : stored
+        // Stored in full: what is offered is written as it comes (reports in flight at the end aside).
+        if (steadyRate >= (sent / wall) * 0.9) limit = Math.max(limit, steadyRate)
+        add(
+          `${label}: offered ${fmt(sent / wall)}/s for ${fmt(wall)} s`,
+          `stored ${fmt(stored)}/s (slowest 5 s: ${fmt(slowest)}/s), acknowledged ${fmt(acked)} of ${fmt(sent)}; ${cpuText(p)}`,
+        )
+        log(`${name}: ${label} offered ${fmt(sent / wall)}/s → stored ${fmt(stored)}/s; waiting for the backlog`)
+        const deadline = performance.now() + 60_000
+        while (acked + failed < sent && performance.now() < deadline) await sleep(250)
+        if (acked + failed < sent) add(`${label}: backlog after ${fmt(rate)}/s`, `${fmt(sent - acked - failed)} reports still unacknowledged after 60 s`)
+      }
+      if (limit) add(`${label}: limit (highest rate stored in full)`, `${fmt(limit)}/s`)
+      await disconnect()
+
+      const idList = [...ids.values()]
+      const bare = target.dialect === 'postgres' ? barePostgres(databaseUrl, idList, bench.bareRows) : await bareSqlite(db, idList, bench.bareRows)
+      const how = target.dialect === 'postgres' ? 'COPY (psql \\copy, CSV)' : "the server's multi-row INSERT, 5,000 rows a transaction"
+      add(`bare: ${fmt(bench.bareRows)} rows into the same table, ${how}`, `${fmt(bare)} rows/s`)
+      if (limit) add(`${label}: limit ÷ bare`, fmt(limit / bare, 2), { target: '≥ 0.5', pass: limit / bare >= 0.5 })
+      log(`${name}: ${started} devices; bare ${fmt(bare)} rows/s`)
+    },
+  )
+}
