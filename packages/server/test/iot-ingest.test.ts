@@ -56,6 +56,18 @@ class Reporter {
     ).then(() => undefined)
   }
 
+  /** One report every intervalMs, each on its own (a device reporting on its clock, whatever the acknowledgements). */
+  startPaced(intervalMs: number) {
+    const pending: Promise<unknown>[] = []
+    const timer = setInterval(() => pending.push(this.report().catch(() => undefined)), intervalMs)
+    this.running = true
+    this.loop = (async () => {
+      while (this.running) await new Promise((r) => setTimeout(r, 50))
+      clearInterval(timer)
+      await Promise.all(pending)
+    })()
+  }
+
   async stop() {
     this.running = false
     await this.loop
@@ -207,5 +219,73 @@ describe('telemetry ingest and a server stopped under load', () => {
     expect(stored).toBe(reporters.reduce((n, r) => n + r.sent, 0))
     const { rows } = await sql<{ n: number }>`select count(*) as n from iot_telemetry`.execute(db)
     expect(Number(rows[0]!.n)).toBe(stored)
+  }, 180_000)
+})
+
+// Two instances behind an external broker (the PostgreSQL suite's Mosquitto), sharing the
+// subscription, each with a session of its own (MQTT_GATEWAY_ID). The broker acknowledges the devices
+// itself; what it had handed the killed instance and not had acknowledged stays in that instance's
+// session and comes to it again when it is back: nothing is lost, and a report sent again is written once.
+describe.runIf(process.env.TEST_MQTT_URL && process.env.TEST_DATABASE_URL)('telemetry ingest: two instances on Mosquitto, one killed with kill -9', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'velo-ingest-pair-'))
+  const cleanups: (() => Promise<unknown> | unknown)[] = []
+  const reporters: Reporter[] = []
+  afterAll(async () => {
+    await Promise.all(reporters.map((r) => r.stop().then(() => r.client.endAsync(true)).catch(() => {})))
+    for (const c of cleanups.reverse()) await c()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('loses nothing the broker took and writes nothing twice', async () => {
+    const database = await freshDatabase(dir)
+    cleanups.push(database.drop)
+    const group = `ingest${Date.now().toString(36)}`
+    const envOf = async (id: string) => ({
+      DATABASE_URL: database.url,
+      PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      MQTT_URL: process.env.TEST_MQTT_URL!,
+      MQTT_SHARE_GROUP: group,
+      MQTT_GATEWAY_ID: `${group}-${id}`,
+      ADMIN_PASSWORD,
+      CAPTCHA_ENABLED: 'false',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: join(dir, id),
+      STORAGE_DIR: join(dir, 'files'),
+      MAIL_DIR: join(dir, 'mail'),
+      REDIS_URL: process.env.REDIS_URL ?? '',
+    })
+    const envA = await envOf('a')
+    let a = await startServer(envA)
+    cleanups.push(() => a.child.kill('SIGKILL'))
+    const b = await startServer(await envOf('b'))
+    cleanups.push(() => b.child.kill('SIGKILL'))
+    const db = createDatabase(loadConfig({ DATABASE_URL: database.url }).database).db
+    cleanups.push(() => db.destroy())
+
+    const base = `http://127.0.0.1:${envA.PORT}/api`
+    const signIn = await fetch(`${base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) })
+    const token = ((await signIn.json()) as { data: { token: string } }).data.token
+    const model = await db.selectFrom('iotModel').select('modelId').where('productId', '=', 'VELO-4G').executeTakeFirstOrThrow()
+    const key = (await (await fetch(`${base}/iot/model/${model.modelId}/registrationKey`, { headers: { authorization: token } })).json()) as { data: { registrationKey: string } }
+    for (let i = 0; i < 8; i++) {
+      const registration = await registerDevice(base, 'VELO-4G', key.data.registrationKey, randomSn())
+      reporters.push(await Reporter.connect(process.env.TEST_MQTT_URL!, registration, 200))
+    }
+    // 8 devices × 10 reports a second: what the broker queues for the killed instance meanwhile stays
+    // within Mosquitto's default queue (max_queued_messages 1000).
+    for (const r of reporters) r.startPaced(100)
+    await waitFor(async () => (await rowsOf(db, reporters.map((r) => r.sn))).length > 300, 'reports being stored', 30_000)
+    a.child.kill('SIGKILL')
+    await a.exited
+    await new Promise((r) => setTimeout(r, 1000))
+    a = await startServer(envA)
+    await new Promise((r) => setTimeout(r, 2000))
+    await Promise.all(reporters.map((r) => r.stop()))
+    const sent = reporters.reduce((n, r) => n + r.sent, 0)
+    // Every report the broker acknowledged reaches the database once, through either instance.
+    await waitFor(async () => (await rowsOf(db, reporters.map((r) => r.sn))).length >= sent, `${sent} reports stored`, 60_000)
+    expect(reporters.reduce((n, r) => n + r.acked.length, 0)).toBe(sent)
+    expect(await expectEveryAckStoredOnce(db, reporters)).toBe(sent)
   }, 180_000)
 })
