@@ -21,6 +21,7 @@ let db: Db
 let url = ''
 let close = async () => {}
 let reports = 0
+let dialect = ''
 
 const rows = async <R>(sql: string) => (await db.executeQuery<R>(CompiledQuery.raw(sql))).rows
 
@@ -36,6 +37,7 @@ beforeAll(async () => {
     await database.drop()
     rmSync(dir, { recursive: true, force: true })
   }
+  dialect = created.dialect
   const result = await runDemo({ db, dialect: created.dialect, config }, { seed: 3, scale: 0.01, force: false, end: END })
   reports = result.rows.iot_telemetry!
 }, 120_000)
@@ -92,6 +94,15 @@ describe('the demo ride positions', () => {
       const nearest = Math.min(...cities.map(([lat, lng]) => haversineMetres({ lat, lng }, { lat: last.latitude, lng: last.longitude })))
       expect(nearest, `${d.code} device ${d.deviceId}`).toBeLessThan(15_000)
     }
+  })
+
+  it('PostgreSQL: writes each report into its day’s partition, none into the default one', async (ctx) => {
+    if (dialect !== 'postgres') return ctx.skip()
+    const [counts] = await rows<{ total: number; fallback: number; days: number }>(
+      `select (select count(*)::int from iot_telemetry) as total, (select count(*)::int from iot_telemetry_default) as fallback, (select count(distinct tableoid)::int from iot_telemetry) as days`,
+    )
+    expect(counts).toEqual({ total: reports, fallback: 0, days: expect.any(Number) })
+    expect(counts!.days).toBeGreaterThan(20)
   })
 
   it("answers a demo ride's trace through the API, about as long as the ride", async () => {

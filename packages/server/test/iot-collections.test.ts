@@ -1,7 +1,9 @@
 import type { SimulatedDevice } from '@velo/device-sim'
 import type { Paged } from '@velo/shared'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { telemetryRecorderOf } from '../src/modules/iot/collections'
+import { ensureTelemetryPartitions, keepTelemetryPartitions, partitionName, startOfDay } from '../src/modules/iot/collections/partitions'
 import { limitedUser, readWorkbook, useTestApp } from './harness'
 import { clearRetained, insertDevice, simulated, waitFor } from './iot-helpers'
 
@@ -220,5 +222,58 @@ describe('retention', () => {
     } finally {
       await setRetention('30')
     }
+  })
+
+  // PostgreSQL keeps a partition per day (issue 43): a day past retention goes whole.
+  const partitionsOf = async (deviceId: number) =>
+    (await sql<{ partition: string; n: number }>`select tableoid::regclass::text as partition, count(*)::int as n from iot_telemetry where device_id = ${deviceId} group by 1 order by 1`.execute(db().withoutPlugins())).rows
+  const partitionExists = async (name: string) => (await sql`select 1 from pg_class where relname = ${name}`.execute(db().withoutPlugins())).rows.length > 0
+
+  it('PostgreSQL: drops the partition of rows 40 days old whole, keeps today’s, and again finds nothing', async (ctx) => {
+    if (t.app.services.dialect !== 'postgres') return ctx.skip()
+    const { deviceId } = await insertDevice(t)
+    const now = Date.now()
+    const old = now - 40 * DAY
+    const oldDay = partitionName(startOfDay(old))
+    const today = partitionName(startOfDay(now))
+    // The keeper makes today and the days ahead; a day past gets its partition as the migration and the demo make them.
+    await keepTelemetryPartitions(db(), now)
+    await ensureTelemetryPartitions(db(), old, old)
+    await insertPoints(deviceId, [
+      { receivedAt: new Date(startOfDay(old) + 1000).toISOString(), battery: 40 },
+      { receivedAt: new Date(old).toISOString(), battery: 41 },
+      { receivedAt: new Date(now).toISOString(), battery: 1 },
+    ])
+    expect(await partitionsOf(deviceId)).toEqual([
+      { partition: oldDay, n: 2 },
+      { partition: today, n: 1 },
+    ])
+
+    expect(await recorder().sweep(now)).toBeGreaterThanOrEqual(2)
+    expect(await partitionExists(oldDay)).toBe(false)
+    expect(await partitionExists(today)).toBe(true)
+    expect((await rowsOf(deviceId)).map((r) => Number(r.battery))).toEqual([1])
+    expect(await recorder().sweep(now)).toBe(0)
+  })
+
+  it('PostgreSQL: makes partitions once however often and by however many it runs; a day without one lands in the default partition until it has one', async (ctx) => {
+    if (t.app.services.dialect !== 'postgres') return ctx.skip()
+    const now = Date.now()
+    expect(await keepTelemetryPartitions(db(), now)).toEqual([])
+    // Two instances at once, on days nobody made yet.
+    const from = now + 20 * DAY
+    const [a, b] = await Promise.all([ensureTelemetryPartitions(db(), from, from + 2 * DAY), ensureTelemetryPartitions(db(), from, from + 2 * DAY)])
+    expect([...a, ...b].sort()).toEqual([0, 1, 2].map((d) => partitionName(startOfDay(from) + d * DAY)))
+
+    // A clock far off: the row is kept, in the default partition, and the day's partition made later takes it.
+    const { deviceId } = await insertDevice(t)
+    const far = now + 400 * DAY
+    await insertPoints(deviceId, [{ receivedAt: new Date(far).toISOString(), battery: 5 }])
+    expect(await partitionsOf(deviceId)).toEqual([{ partition: 'iot_telemetry_default', n: 1 }])
+    expect(await ensureTelemetryPartitions(db(), far, far)).toEqual([partitionName(startOfDay(far))])
+    expect(await partitionsOf(deviceId)).toEqual([{ partition: partitionName(startOfDay(far)), n: 1 }])
+    // Attached with the table's indexes.
+    const indexes = await sql<{ n: number }>`select count(*)::int as n from pg_indexes where tablename = ${partitionName(startOfDay(far))}`.execute(db().withoutPlugins())
+    expect(indexes.rows[0]!.n).toBe(3)
   })
 })

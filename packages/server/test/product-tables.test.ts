@@ -34,12 +34,13 @@ async function migratedDatabase(dialect: Dialect): Promise<Db> {
   return db
 }
 
-/** Tables and views as the database's catalogue lists them (SQLite's own sqlite_* aside). */
+/** Tables and views as the database's catalogue lists them (SQLite's own sqlite_* aside; PostgreSQL's partitions, which the generator does not offer either, aside). */
 async function tablesOf(db: Db, dialect: Dialect): Promise<string[]> {
   const bare = db.withoutPlugins()
   const rows =
     dialect === 'postgres'
-      ? await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(bare)
+      ? await sql<{ name: string }>`select table_name as name from information_schema.tables t where table_schema = current_schema()
+          and not exists (select 1 from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = t.table_schema and c.relname = t.table_name and c.relispartition)`.execute(bare)
       : await sql<{ name: string }>`select name from sqlite_schema where type in ('table', 'view') and name not like 'sqlite\\_%' escape '\\'`.execute(bare)
   return rows.rows.map((r) => r.name).sort()
 }

@@ -129,7 +129,7 @@ describe('GET /monitor/job/schedules', () => {
     expect(en.code).toBe(200)
     const keys = en.data.map((w: { key: string }) => w.key)
     // The product's own work, whatever tests added: the maintenance schedules first, then every module's sweeps.
-    const product = ['backup', 'retention', 'uploadSweep', 'devicePresence', 'commandDeadlines', 'otaRollout', 'dashboardRollups', 'iotConfig.pushes', 'iotConfig.reports', 'message.delivery', 'iotSim.carrierSync', 'iotAlarm.offline', 'repairOrder.closeUncollected']
+    const product = ['backup', 'retention', 'uploadSweep', 'devicePresence', 'commandDeadlines', 'otaRollout', 'dashboardRollups', 'iotConfig.pushes', 'iotConfig.reports', 'message.delivery', 'iotSim.carrierSync', 'iotAlarm.offline', 'repairOrder.closeUncollected', ...(a.app.services.dialect === 'postgres' ? ['iotTelemetry.partitions'] : [])]
     expect(keys.slice(0, 2)).toEqual(['backup', 'retention'])
     expect([...keys].filter((k: string) => !k.startsWith('test.')).sort()).toEqual([...product].sort())
     for (const [i, work] of en.data.entries()) {

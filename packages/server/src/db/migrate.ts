@@ -38,6 +38,7 @@ import { memberRequests } from './migrations/2026-11-30T21-member-requests'
 import { stolenMode } from './migrations/2026-12-01T00-stolen-mode'
 import { geofences } from './migrations/2026-12-01T01-geofences'
 import { alarmPositions } from './migrations/2026-12-01T02-alarm-positions'
+import { telemetryPartitions } from './migrations/2026-12-01T04-telemetry-partitions'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set. Generated
 // modules' migrations (Tool system › Code generation) come last, from their own list.
@@ -78,6 +79,7 @@ export const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-12-01T00-stolen-mode': stolenMode(dialect),
   '2026-12-01T01-geofences': geofences(dialect),
   '2026-12-01T02-alarm-positions': alarmPositions(dialect),
+  '2026-12-01T04-telemetry-partitions': telemetryPartitions(dialect),
 })
 
 /**

@@ -1,4 +1,5 @@
 import type { Db, Dialect } from '../db/database'
+import { ensureTelemetryPartitions } from '../modules/iot/collections/partitions'
 import { CITIES, type PlannedDevice } from './dashboards'
 import { DAY, type RideRow } from './generate'
 import { clamp, random, round } from './random'
@@ -58,6 +59,13 @@ export function trackedDevices(devices: readonly PlannedDevice[], rides: RideTra
 
 /** Writes iot_telemetry: the reports of the tracked devices' rides. */
 export async function writeTracks(tx: Db, dialect: Dialect, devices: readonly PlannedDevice[], rides: RideTracks, o: { seed: number; scale: number }): Promise<Tracks> {
+  if (dialect === 'postgres') {
+    // The keeper makes today's partition and the days ahead; the tracks' past days get theirs here,
+    // or every row would land in the default partition and no day could be dropped whole.
+    let last = rides.from
+    for (const list of rides.byBike.values()) for (const [, end] of list) last = Math.max(last, end)
+    await ensureTelemetryPartitions(tx, rides.from, last)
+  }
   const r = random((o.seed ^ 0x7ac35) >>> 0)
   const w = new TableWriter(tx, dialect, 'iot_telemetry', [
     'telemetry_id', 'device_id', 'received_at', 'device_time', 'battery', 'speed', 'latitude', 'longitude', 'satellites', 'signal', 'odometer', 'locked', 'tilt', 'vibration',

@@ -7,6 +7,7 @@ import { badRequest } from '../../../platform/errors'
 import { envelope } from '../../../platform/responses'
 import type { Services } from '../../../platform/services'
 import { registerRetention } from '../../../ops/maintenance/targets'
+import { keepTelemetryPartitions } from './partitions'
 import { TelemetryRecorder, type TelemetryRecorderOptions } from './recorder'
 import { telemetrySeries } from './series'
 
@@ -56,6 +57,20 @@ export function registerCollections(app: FastifyInstance, services: Services, op
   byServices.set(services, recorder)
   // The retention job trims the telemetry history past its days through this.
   registerRetention(services, 'telemetry', () => recorder.sweep())
+  if (services.dialect === 'postgres') {
+    // On every instance, at its start and then daily: the writer needs today's partition whichever
+    // instance claimed the last run, and making one twice is harmless.
+    services.jobs.every({
+      key: 'iotTelemetry.partitions',
+      every: '24h',
+      runs: 'everywhere',
+      atStart: true,
+      run: async () => {
+        const made = await keepTelemetryPartitions(db)
+        if (made.length) app.log.info({ partitions: made }, 'telemetry partitions made')
+      },
+    })
+  }
   app.iot.gateway.on('telemetry', (m) => recorder.record(m as UpMessage<TelemetryPayload>))
   app.iot.attach(recorder)
 

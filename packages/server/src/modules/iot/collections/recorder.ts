@@ -7,6 +7,7 @@ import type { UpMessage } from '../../../gateway/types'
 import type { ConfigValues } from '../../../platform/config-keys'
 import type { Db, Dialect } from '../../../db/database'
 import type { Database } from '../../../db/schema'
+import { sweepTelemetryPartitions } from './partitions'
 
 export const TELEMETRY_RETENTION_KEY = 'iot.telemetry.retentionDays'
 export const DEFAULT_TELEMETRY_RETENTION_DAYS = 30
@@ -193,12 +194,14 @@ export class TelemetryRecorder {
   }
 
   /**
-   * Deletes rows older than the retention period, a chunk at a time through the time index; returns
-   * how many. Instances sweeping at once only delete what the other has not: nothing is counted twice
-   * and nothing but old rows goes.
+   * Deletes rows older than the retention period; returns how many. PostgreSQL drops each day's
+   * partition older than that whole and deletes the rest (partitions.ts); SQLite deletes a chunk at a
+   * time through the time index. Instances sweeping at once only delete what the other has not:
+   * nothing is counted twice and nothing but old rows goes.
    */
   async sweep(now = Date.now()): Promise<number> {
     const days = await this.deps.configValues.int(TELEMETRY_RETENTION_KEY, DEFAULT_TELEMETRY_RETENTION_DAYS)
+    if (this.dialect === 'postgres') return sweepTelemetryPartitions(this.deps.db, new Date(now - days * 86_400_000), () => this.closed)
     const cutoff = new Date(now - days * 86_400_000).toISOString()
     const db = this.deps.db
     let deleted = 0
