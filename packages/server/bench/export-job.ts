@@ -22,15 +22,15 @@ async function call<T = unknown>(base: string, path: string, headers: Record<str
 }
 
 /**
- * Every login-log row exported as a job (POST …/export/job), as the console starts exports above
+ * Every login-log row (or another entity's, by its path) exported as a job (POST …/export/job), as the console starts exports above
  * 50,000 rows: queued, run by the server's worker, written to storage, then downloaded. Answers the
  * time from the request to the job's success as the client sees it (polling GET /monitor/job/:id every
  * 100 ms), the server's own run time (start to finish), the file's size and the server's peak memory.
  */
-export async function exportAsJob(base: string, headers: Record<string, string>, server: ServerProcess, rows: number) {
+export async function exportAsJob(base: string, headers: Record<string, string>, server: ServerProcess, rows: number, path: string = loginLog.path) {
   const watch = server.watchMemory()
   const started = performance.now()
-  const queued = await call<{ jobId: number }>(base, `${loginLog.path}/export/job`, headers, {})
+  const queued = await call<{ jobId: number }>(base, `${path}/export/job`, headers, {})
   if (queued.code !== 200) throw new Error(`export/job answered ${queued.status}: ${queued.msg}`)
   const jobId = queued.data!.jobId
   let job: { state: string; done: number; error: string | null; startTime: string | null; finishTime: string | null } | undefined

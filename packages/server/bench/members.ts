@@ -8,7 +8,9 @@
  *    the member with the most rides;
  *
  * each at 50 and at 1 keep-alive HTTP clients, and runs the SQL the repository compiles for the same
- * request bare on the same database (as the engine benchmark does), printing the throughput ratio.
+ * request bare on the same database (as the engine benchmark does), printing the throughput ratio;
+ * then exports every ride, directly and as a job, beside the export's read bare (bench/ride-export.ts).
+ * BENCH_EXPORT_ONLY=1 skips the lists, to look into the export's figures.
  */
 import { join } from 'node:path'
 import { bikeEntities, memberEntities, type ResolvedEntity } from '@velo/shared'
@@ -22,8 +24,7 @@ import { httpLoad, WARMUP_SECONDS } from './measure'
 import { type Bench, bareLoad, collectGarbage, type Line, message, results, scratch, signIn, signInAs, type Target } from './run'
 import { ADMIN_PASSWORD, ServerProcess } from './server'
 import { log, fmt, ms } from './format'
-
-
+import { mb, measureRideExport, RIDE_EXPORT_TARGET_ROWS_PER_S, RIDE_EXPORT_TARGET_RSS_GROWTH } from './ride-export'
 
 export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 'connections' | 'demoScale'>, entry: string): Promise<{ lines: Line[]; notes: string[] }> {
   const { lines, notes, add } = results(target)
@@ -33,13 +34,15 @@ export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 
   })
   try {
     log(`${target.name}: starting the server, then the demo data`)
-    server = await ServerProcess.start(entry, { DATABASE_URL: database.url, STORAGE_DIR: join(dir, 'files') })
+    const env = { DATABASE_URL: database.url, STORAGE_DIR: join(dir, 'files') }
+    server = await ServerProcess.start(entry, env)
     const base = `${server.baseUrl}/api`
     const token = await signIn(base)
     const headers = { authorization: token, currentlanguage: 'en_US', 'content-type': 'application/json' }
     const config = loadConfig({ DATABASE_URL: database.url, STORAGE_DIR: join(dir, 'files'), ADMIN_PASSWORD })
     const { db, dialect } = createDatabase(config.database)
     let busiest: number
+    let rides: number
     let regional: { scope: RowScope; countries: number }
     try {
       const demo = await runDemo({ db, dialect, config }, { seed: DEFAULT_SEED, scale: bench.demoScale, force: false })
@@ -52,6 +55,7 @@ export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 
         .limit(1)
         .executeTakeFirstOrThrow()
       busiest = Number(top.memberId)
+      rides = Number((await db.selectFrom('memRide').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
       notes.push(`${target.name}: the member drawer's rides are those of member ${busiest}, who has ${fmt(Number(top.rides))}.`)
       regional = await regionalUser(db)
       notes.push(`${target.name}: the regional user's role sees "department and below" of Sales Europe (its region: ${regional.countries} countries), through the data scope every list applies.`)
@@ -68,7 +72,7 @@ export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 
       { name: 'member list, regional scope', entity: memberEntities.member, body: { pageNum: 1, pageSize: 20 }, scope: regional.scope, headers: regionalHeaders },
       { name: 'bike list, regional scope', entity: bikeEntities.bike, body: { pageNum: 1, pageSize: 20 }, scope: regional.scope, headers: regionalHeaders },
     ]
-    for (const c of cases) {
+    for (const c of process.env.BENCH_EXPORT_ONLY === '1' ? [] : cases) {
       const load = (connections: number, seconds: number) => {
         collectGarbage()
         return httpLoad({ url: `${base}${c.entity.path}/list`, method: 'POST', headers: c.headers ?? headers, body: JSON.stringify(c.body), connections, warmup: WARMUP_SECONDS, seconds })
@@ -86,6 +90,34 @@ export async function runMembers(target: Target, bench: Pick<Bench, 'seconds' | 
       // No target here: a statement of a tenth of a millisecond costs less than the HTTP round trip
       // around it, so the ratio says how much of the request is the engine's, not whether it is slow.
       add(`${c.name} ÷ bare throughput`, fmt(ratio, 2))
+    }
+
+    // --- every ride exported, directly and as a job, each on a fresh server process (V8 keeps what it grew to)
+    try {
+      const x = await measureRideExport({
+        name: target.name,
+        base,
+        headers: { authorization: token, currentlanguage: 'en_US' },
+        database: database.config,
+        total: rides,
+        restart: async () => {
+          const port = server!.port
+          await server!.stop()
+          server = await ServerProcess.start(entry, env, port)
+          return server
+        },
+      })
+      const rowsTarget = { target: `≥ ${fmt(RIDE_EXPORT_TARGET_ROWS_PER_S)} rows/s` }
+      const rssTarget = { target: `≤ +${mb(RIDE_EXPORT_TARGET_RSS_GROWTH)}` }
+      const cpu = (c: number | null) => (c === null ? '' : `, server CPU ${fmt(c, 1)} s`)
+      add(`rides export (${fmt(rides)} rows)`, `${fmt(x.direct.rate)} rows/s (${fmt(x.direct.seconds, 1)} s, ${mb(x.direct.bytes)} .xlsx${cpu(x.direct.cpu)})`, { ...rowsTarget, pass: x.direct.rate >= RIDE_EXPORT_TARGET_ROWS_PER_S })
+      add('rides export peak RSS over idle (server)', `+${mb(x.direct.peak - x.direct.idle)} (${mb(x.direct.idle)} → ${mb(x.direct.peak)})`, { ...rssTarget, pass: x.direct.peak - x.direct.idle <= RIDE_EXPORT_TARGET_RSS_GROWTH })
+      add(`rides export as a job (${fmt(rides)} rows)`, `${fmt(x.job.rate)} rows/s (${fmt(x.job.seconds, 1)} s queued to done, ${fmt(x.job.serverSeconds, 1)} s running, ${mb(x.job.bytes)} .xlsx${cpu(x.job.cpu)} with the download)`, { ...rowsTarget, pass: x.job.rate >= RIDE_EXPORT_TARGET_ROWS_PER_S })
+      add('rides export job peak RSS over idle (server)', `+${mb(x.job.peak - x.job.idle)} (${mb(x.job.idle)} → ${mb(x.job.peak)})`, { ...rssTarget, pass: x.job.peak - x.job.idle <= RIDE_EXPORT_TARGET_RSS_GROWTH })
+      add('rides export read bare (same statements, same database layer)', `${fmt(x.bare.rate)} rows/s (${fmt(x.bare.seconds, 1)} s)`)
+      add('rides export ÷ bare read', fmt(x.direct.rate / x.bare.rate, 2))
+    } catch (err) {
+      add('rides export', `failed: ${message(err, server)}`, { target: `≥ ${fmt(RIDE_EXPORT_TARGET_ROWS_PER_S)} rows/s`, pass: false })
     }
   } catch (err) {
     add('members', `failed: ${message(err, server)}`, { pass: false })

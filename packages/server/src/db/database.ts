@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
-import { CamelCasePlugin, type ExpressionBuilder, Kysely, type LogEvent, PostgresDialect, type Transaction } from 'kysely'
+import { CamelCasePlugin, type CompiledQuery, type ExpressionBuilder, Kysely, type LogEvent, PostgresDialect, type Transaction } from 'kysely'
 import pg from 'pg'
 import type { DatabaseTarget } from '../config'
-import { namingPool } from './pg-named'
+import { namingPool, statementName } from './pg-named'
 import type { Database } from './schema'
-import { KEEP_STATEMENTS, SqliteReadWriteDialect } from './sqlite-driver'
+import { KEEP_STATEMENTS, MAY_READ, readsOnly, SqliteReadWriteDialect } from './sqlite-driver'
 import { SqliteReaders } from './sqlite-readers'
 
 export type Db = Kysely<Database>
@@ -39,6 +39,27 @@ export interface DbProbe {
 }
 export const dbProbes = new WeakMap<object, DbProbe>()
 
+/** Rows as arrays of values, or undefined when this path does not run the statement (Kysely's does). */
+type ArrayReader = (sql: string, parameters: readonly unknown[]) => Promise<unknown[][] | undefined>
+const arrayReaders = new WeakMap<object, ArrayReader>()
+
+/**
+ * A read answered as arrays of values in the statement's column order, past Kysely's result plugins:
+ * an export's million rows were each an object from the driver, then a camel-cased copy, most of its
+ * garbage. SQLite reads it on a reader thread when there is one, else on the read-only connection;
+ * PostgreSQL on the pool, by name when runsOften marked it. Outside a transaction only,
+ * on `db` as createDatabase made it; elsewhere (another Kysely, an in-memory SQLite whose one
+ * connection a transaction may hold) Kysely's own path answers, keys in the same order.
+ */
+export async function readRowArrays(db: Db, query: CompiledQuery): Promise<unknown[][]> {
+  const started = performance.now()
+  const rows = await arrayReaders.get(db)?.(query.sql, query.parameters)
+  if (!rows) return (await db.executeQuery<Record<string, unknown>>(query)).rows.map((r) => Object.values(r))
+  // What Kysely's log would have told the metrics of this statement.
+  dbProbes.get(db)?.onQuery?.({ level: 'query', query, queryDurationMillis: performance.now() - started })
+  return rows
+}
+
 // timestamptz comes back as an ISO string, as SQLite keeps it, so both dialects answer alike.
 pg.types.setTypeParser(1184, (v) => new Date(v).toISOString())
 // int8 (count(*), bigserial) fits in a JS number for every table we keep.
@@ -63,6 +84,10 @@ export function createDatabase(target: DatabaseTarget, o: { readerThreads?: numb
     pool.on('connect', (client) => client.on('error', () => {}))
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool) }), plugins, log })
     dbProbes.set(db, probe)
+    arrayReaders.set(db, async (text, values) => {
+      const name = statementName(text)
+      return (await pool.query({ text, values: values as unknown[], rowMode: 'array', ...(name ? { name } : {}) })).rows as unknown[][]
+    })
     return { db, dialect: 'postgres' }
   }
   if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true })
@@ -83,5 +108,23 @@ export function createDatabase(target: DatabaseTarget, o: { readerThreads?: numb
   const readers = reader && o.readerThreads ? new SqliteReaders(target.file, o.readerThreads, KEEP_STATEMENTS) : undefined
   const db = new Kysely<Database>({ dialect: new SqliteReadWriteDialect({ writer, reader, readers }), plugins, log })
   dbProbes.set(db, probe)
+  if (reader) {
+    arrayReaders.set(db, async (text, values) => {
+      if (!MAY_READ.test(text)) return undefined
+      const threaded = readers?.query(text, values, true)
+      if (threaded) {
+        const answer = await threaded
+        return 'rows' in answer ? (answer.rows as unknown[][]) : undefined
+      }
+      // Prepared afresh, so no kept statement of the driver's is left in raw mode.
+      let stmt: SQLite.Statement
+      try {
+        stmt = reader.prepare(text)
+      } catch {
+        return undefined
+      }
+      return readsOnly(stmt, text) ? (stmt.raw(true).all(values as unknown[]) as unknown[][]) : undefined
+    })
+  }
   return { db, dialect: 'sqlite' }
 }

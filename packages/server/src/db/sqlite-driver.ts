@@ -174,10 +174,10 @@ class Session implements DatabaseConnection {
   }
 }
 
-const MAY_READ = /^\s*(select|with)\b/i
+export const MAY_READ = /^\s*(select|with)\b/i
 
 /** A statement the reader may run for anyone: no write, and no pragma, which sets or reads a connection's own state. */
-function readsOnly(stmt: SQLite.Statement, sql: string) {
+export function readsOnly(stmt: SQLite.Statement, sql: string) {
   return stmt.reader && stmt.readonly && !/^\s*pragma\b/i.test(sql)
 }
 

@@ -1,38 +1,11 @@
 import { PassThrough } from 'node:stream'
 import { labelWithUnit, type FieldDef, type Language } from '@velo/shared'
 import ExcelJS from 'exceljs'
-import { writeXlsx, xmlSafe, type XlsxCell } from './xlsx-stream'
+import { writeXlsx, xmlSafe, type XlsxCell, type XlsxColumn } from './xlsx-stream'
 
 type Row = Record<string, unknown>
 
 export const BOOLEAN_LABELS: Record<Language, [yes: string, no: string]> = { en_US: ['Yes', 'No'], zh_CN: ['是', '否'] }
-
-/**
- * A cell as people read it: dictionary and option labels instead of codes, the referenced row's name
- * instead of its id, real dates instead of ISO strings. Import reads the same forms back.
- */
-function cellValue(f: FieldDef, row: Row, lang: Language, dicts: Map<string, Map<string, string>>): ExcelJS.CellValue {
-  const value = row[f.name]
-  if (value === null || value === undefined) return null
-  switch (f.kind) {
-    case 'dict':
-      return dicts.get(f.dict)?.get(String(value)) ?? String(value)
-    case 'enum':
-      return f.options.find((o) => o.value === value)?.label[lang] ?? String(value)
-    case 'boolean':
-      return BOOLEAN_LABELS[lang][value ? 0 : 1]
-    case 'reference':
-      return (row[`${f.name}Label`] as string | null) ?? Number(value)
-    case 'datetime':
-      return new Date(String(value))
-    case 'number':
-    case 'money':
-    case 'treeParent':
-      return Number(value)
-    default:
-      return String(value)
-  }
-}
 
 /**
  * A column's header: the field's label, and for a duration the unit of its number ("Duration (s)").
@@ -51,28 +24,86 @@ function columnsOf(fields: readonly FieldDef[], lang: Language): Partial<ExcelJS
 }
 
 /**
- * Streams an .xlsx of the given fields: rows are written, compressed and sent batch by batch as the
- * client takes them, so a million rows never sit in memory at once.
+ * Each exported field's column. A cell as people read it: dictionary and option labels instead of
+ * codes, the referenced row's name instead of its id, real dates instead of ISO strings; import
+ * reads the same forms back. How is decided once per column, not per cell (a million rows): the
+ * labels in a map, a date as its milliseconds. `at` finds a value in a row's array by its name (a
+ * reference's label is `<name>Label`).
  */
-export function streamWorkbook(options: {
+function sheetColumns(fields: readonly FieldDef[], lang: Language, dicts: Map<string, Map<string, string>>, at: (name: string) => number): XlsxColumn<readonly unknown[]>[] {
+  const widths = columnsOf(fields, lang).map((c) => c.width ?? 12)
+  return fields.map((f, i) => {
+    const column = { header: headerOf(f, lang), width: widths[i]! }
+    const v = at(f.name)
+    const given = (row: readonly unknown[]) => row[v] !== null && row[v] !== undefined
+    switch (f.kind) {
+      case 'dict': {
+        const labels = dicts.get(f.dict)
+        return { ...column, value: (row) => (given(row) ? (labels?.get(String(row[v])) ?? String(row[v])) : null) }
+      }
+      case 'enum': {
+        // The first option of a value, as find() took it.
+        const labels = new Map<unknown, string>()
+        for (const o of f.options) if (!labels.has(o.value)) labels.set(o.value, o.label[lang])
+        return { ...column, value: (row) => (given(row) ? (labels.get(row[v]) ?? String(row[v])) : null) }
+      }
+      case 'boolean': {
+        const [yes, no] = BOOLEAN_LABELS[lang]
+        return { ...column, value: (row) => (given(row) ? (row[v] ? yes : no) : null) }
+      }
+      case 'reference': {
+        const label = at(`${f.name}Label`)
+        return { ...column, value: (row) => (given(row) ? ((row[label] as XlsxCell) ?? Number(row[v])) : null) }
+      }
+      case 'datetime':
+        return { ...column, date: true, value: (row) => (given(row) ? Date.parse(String(row[v])) : null) }
+      case 'number':
+      case 'money':
+      case 'treeParent':
+        return { ...column, value: (row) => (given(row) ? Number(row[v]) : null) }
+      default:
+        return { ...column, value: (row) => (given(row) ? String(row[v]) : null) }
+    }
+  })
+}
+
+/** What an export reads of each row, in order: the fields, then each reference's label. */
+const readColumns = (fields: readonly FieldDef[]) => [...fields.map((f) => f.name), ...fields.flatMap((f) => (f.kind === 'reference' ? [`${f.name}Label`] : []))]
+
+/**
+ * Streams an .xlsx of the given fields from rows given as arrays of values named by `columns`
+ * (EntityRepository.exportRead): rows are written, compressed and sent batch by batch as the client
+ * takes them, so a million rows never sit in memory at once.
+ */
+export function streamWorkbookRows(options: {
   sheetName: string
   fields: readonly FieldDef[]
   lang: Language
   dicts: Map<string, Map<string, string>>
-  batches: AsyncIterable<Row[]>
+  columns: readonly string[]
+  batches: AsyncIterable<readonly (readonly unknown[])[]>
 }): PassThrough {
-  const out = new PassThrough()
-  const { fields, lang, dicts } = options
-  async function* cells() {
-    for await (const rows of options.batches) yield rows.map((row) => fields.map((f) => cellValue(f, row, lang, dicts) as XlsxCell))
+  // A megabyte on each side of the stream, so the writer is not stopped at every 16 KB.
+  const out = new PassThrough({ highWaterMark: 1024 * 1024 })
+  const index = new Map(options.columns.map((c, i) => [c, i]))
+  const at = (name: string) => {
+    const i = index.get(name)
+    if (i === undefined) throw new Error(`an export's rows have no column ${name}`)
+    return i
   }
-  writeXlsx(out, {
-    sheetName: options.sheetName,
-    header: fields.map((f) => headerOf(f, lang)),
-    widths: columnsOf(fields, lang).map((c) => c.width ?? 12),
-    rows: cells(),
-  }).catch((err: unknown) => out.destroy(err instanceof Error ? err : new Error(String(err))))
+  writeXlsx(out, { sheetName: options.sheetName, columns: sheetColumns(options.fields, options.lang, options.dicts, at), rows: options.batches }).catch((err: unknown) =>
+    out.destroy(err instanceof Error ? err : new Error(String(err))),
+  )
   return out
+}
+
+/** streamWorkbookRows for rows given as objects (an export not read by the repository: the online sessions). */
+export function streamWorkbook(options: { sheetName: string; fields: readonly FieldDef[]; lang: Language; dicts: Map<string, Map<string, string>>; batches: AsyncIterable<Row[]> }): PassThrough {
+  const columns = readColumns(options.fields)
+  async function* arrays() {
+    for await (const rows of options.batches) yield rows.map((row) => columns.map((c) => row[c]))
+  }
+  return streamWorkbookRows({ ...options, columns, batches: arrays() })
 }
 
 /**

@@ -1,6 +1,6 @@
 import { carriedName, checkTypedValue, entityByKey, type FieldDef, finalStates, labelFieldIn, type Language, ownerOf, type ResolvedEntity, storedColumns, VALUE_TYPE_TABLES, withinOf } from '@velo/shared'
 import { type CompiledQuery, createQueryId, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
-import { type Db, type DynamicDb, type DynamicEb, dynamicDb } from '../../db/database'
+import { type Db, type DynamicDb, type DynamicEb, dynamicDb, readRowArrays } from '../../db/database'
 import type { Database } from '../../db/schema'
 import { runsOften } from '../../db/pg-named'
 import { badRequest, conflict, forbidden, notFound } from '../errors'
@@ -101,6 +101,10 @@ const likePattern = (column: string, pattern: string) => sql<boolean>`lower(${sq
 
 /** A tree entity answers its whole (filtered) tree at once; this caps a runaway one. */
 const TREE_LIMIT = 20_000
+/** Rows of an export's page: a few MB of values, a few milliseconds of a reader's time. */
+const EXPORT_PAGE = 2000
+/** Labels an export keeps per reference field (a few MB), before it starts again. */
+const EXPORT_LABELS_KEPT = 50_000
 /** A list row's links shown per listed referenceMany field; the row says how many there are in all. */
 const LIST_LINKS = 20
 
@@ -450,6 +454,95 @@ export class EntityRepository {
       label: String(r[label]),
       ...(e.treeParent ? { parentId: Number(r[e.treeParent]) } : {}),
     }))
+  }
+
+  /**
+   * An export's rows, read in pages so memory stays flat however many rows match: `columns` names
+   * the values of each row of `pages` (the exported fields and what the paging needs, then each
+   * exported reference's label as `<name>Label`), which come as arrays in that order, read past
+   * Kysely's result plugins (readRowArrays). The next page is asked for as soon as one arrives, so
+   * the database reads it (on SQLite, on a reader thread) while the workbook is written from this
+   * one. Nothing is read before `pages` is iterated.
+   */
+  exportRead(body: Record<string, unknown>, scope: RowScope, lang: Language = 'en_US', exact: ReadonlySet<string> = NO_EXACT, pageSize = EXPORT_PAGE): { columns: string[]; pages: AsyncGenerator<unknown[][]> } {
+    const e = this.entity
+    const sort = sortColumn(e, body.orderByColumn as string | undefined)
+    const references = this.references.filter((f) => e.exported.includes(f))
+    const plain = [...new Set([...e.exported.map((f) => f.name), e.idField, ...(e.treeParent ? [e.treeParent] : []), sort])]
+    const columns = [...plain, ...references.map((f) => `${f.name}Label`)]
+    return { columns, pages: this.exportPages(body, scope, lang, exact, pageSize, { sort, plain, references, columns }) }
+  }
+
+  private async *exportPages(
+    body: Record<string, unknown>,
+    scope: RowScope,
+    lang: Language,
+    exact: ReadonlySet<string>,
+    pageSize: number,
+    o: { sort: string; plain: string[]; references: (FieldDef & { kind: 'reference' })[]; columns: string[] },
+  ): AsyncGenerator<unknown[][]> {
+    const e = this.entity
+    if (e.treeParent) {
+      // A tree is read whole and ordered as its page shows it (stream): its rows as arrays.
+      for await (const rows of this.stream(body, scope, pageSize, lang, exact)) yield rows.map((r) => o.columns.map((c) => r[c]))
+      return
+    }
+    const { sort, plain, references } = o
+    const where = this.where(body, scope, exact)
+    const isAsc = typeof body.isAsc === 'string' ? body.isAsc : undefined
+    const desc = isAsc ? isAsc.startsWith('desc') : sort === e.defaultSort.field && e.defaultSort.order === 'desc'
+    const direction = desc ? 'desc' : 'asc'
+    // As stream(): by key after the last (sort, id) when the sort column is never null, else by offset.
+    const keyset = sort === e.idField || storedColumns(e).some((c) => c.name === sort && !c.nullable)
+    const sortAt = plain.indexOf(sort)
+    const idAt = plain.indexOf(e.idField)
+    const page = (last: readonly unknown[] | undefined, offset: number) => {
+      let q = this.db.selectFrom(e.table).select(plain).where(where)
+      if (sort !== e.idField) q = q.orderBy(sort, direction)
+      q = q.orderBy(e.idField, keyset ? direction : 'asc').limit(pageSize)
+      if (!keyset) q = q.offset(offset)
+      else if (last && sort === e.idField) q = q.where(e.idField, desc ? '<' : '>', last[idAt])
+      else if (last) q = q.where((eb) => eb(eb.refTuple(sort, e.idField), desc ? '<' : '>', eb.tuple(last[sortAt], last[idAt])))
+      const compiled = q.compile()
+      // The same page statement hundreds of times: on PostgreSQL, prepared once per connection.
+      if (last) runsOften(compiled.sql)
+      return readRowArrays(this.typedDb, compiled)
+    }
+    // Labels by id, kept from page to page: a million rides name ten thousand members, and a lookup
+    // per row (a join, or the list's subquery) cost the database more than reading the rides did.
+    const labels = references.map((f) => ({ at: plain.indexOf(f.name), found: new Map<unknown, unknown>(), target: entityByKey(f.entity) }))
+    let next: Promise<unknown[][]> | undefined = page(undefined, 0)
+    for (let offset = 0; next; offset += pageSize) {
+      const rows: unknown[][] = await next
+      next = rows.length < pageSize ? undefined : page(rows.at(-1), offset + pageSize)
+      // A consumer that stops early leaves the next page unread: its failure is nobody's to hear.
+      next?.catch(() => undefined)
+      if (!rows.length) continue
+      for (const l of labels) {
+        const missing = new Set<unknown>()
+        for (const r of rows) {
+          const id = r[l.at]
+          if (id !== null && id !== undefined && !l.found.has(id)) missing.add(id)
+        }
+        // Bounded: a reference to a table as large as the export's is looked up page by page.
+        if (l.found.size + missing.size > EXPORT_LABELS_KEPT) {
+          l.found.clear()
+          for (const r of rows) if (r[l.at] !== null && r[l.at] !== undefined) missing.add(r[l.at])
+        }
+        if (missing.size) {
+          const label = labelFieldIn(l.target, lang)
+          const ids = [...missing]
+          for (let i = 0; i < ids.length; i += 1000) {
+            const chunk = ids.slice(i, i + 1000)
+            for (const [id, name] of await readRowArrays(this.typedDb, this.db.selectFrom(l.target.table).select([l.target.idField, label]).where(l.target.idField, 'in', chunk).compile())) l.found.set(id, name)
+            // An id no row has (a dangling reference) has no label, as in the list.
+            for (const id of chunk) if (!l.found.has(id)) l.found.set(id, null)
+          }
+        }
+        for (const r of rows) r.push(r[l.at] === null || r[l.at] === undefined ? null : l.found.get(r[l.at]))
+      }
+      yield rows
+    }
   }
 
   /** Rows for export, in pages so memory stays flat however many rows match. */

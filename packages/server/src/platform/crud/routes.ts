@@ -13,7 +13,7 @@ import { z } from 'zod'
 import { readOneFile } from '../uploads'
 import { jobInfo, registerExportSource, type ExportJobParams } from '../jobs'
 import { registerFileRoutes } from '../files/routes'
-import { attachment, streamWorkbook, templateWorkbook, XLSX_TYPE } from './excel'
+import { attachment, streamWorkbookRows, templateWorkbook, XLSX_TYPE } from './excel'
 import { checkWorkbookFile, importWorkbook, updateSupportField } from './import'
 import { registerImportJobRoute } from './import-routes'
 import { EntityRepository, dictLabels, sortColumn, type EntityHooks } from './repository'
@@ -23,7 +23,7 @@ import { registerWorkflowRoutes, type WorkflowHandlers } from './workflow'
 import { envelope, fileAnswer, pageOf, rowOf } from '../responses'
 import { countedRows, countImported } from '../observability/metrics'
 import { jobInfoSchema } from '../jobs/schema'
-import { exactSearchFields, hiddenFields, labelHidden, maskBatches, maskOptions, maskRow, maskRows, privacyViewOf } from '../privacy/masking'
+import { exactSearchFields, hiddenFields, labelHidden, maskOptions, maskRow, maskRowArrays, maskRows, privacyViewOf } from '../privacy/masking'
 import { registerRevealRoute } from '../privacy/reveal'
 import { riderProblems } from '../privacy/rider-rows'
 
@@ -113,12 +113,14 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
         sortColumn(e, body.orderByColumn as string | undefined)
         const lang = languageOf(req)
         const view = privacyViewOf(caller(req))
-        const stream = streamWorkbook({
+        const read = repo.exportRead(body, await scopeOf(req), lang, exactSearchFields(e, view))
+        const stream = streamWorkbookRows({
           sheetName: e.label[lang],
           fields: e.exported,
           lang,
           dicts: await dictLabels(services.db, dictTypesOf(e.exported), lang),
-          batches: countedRows(services, e.key, maskBatches(e, repo.stream(body, await scopeOf(req), undefined, lang, exactSearchFields(e, view)), view)),
+          columns: read.columns,
+          batches: countedRows(services, e.key, maskRowArrays(e, read.columns, read.pages, view)),
         })
         return reply.type(XLSX_TYPE).header('Content-Disposition', attachment(`${e.key}_${stamp()}.xlsx`)).send(stream)
       },

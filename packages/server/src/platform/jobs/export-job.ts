@@ -6,11 +6,11 @@ import { yieldWhenDue } from '../../lib/event-loop'
 import { t } from '../i18n'
 import { hasPermission } from '../rbac/auth-context'
 import { resolveRowScope } from '../rbac/data-scope'
-import { streamWorkbook } from '../crud/excel'
+import { streamWorkbookRows } from '../crud/excel'
 import { dictLabels, sortColumn } from '../crud/repository'
 import { countRows } from '../observability/metrics'
 import { defineJobKind } from './registry'
-import { exactSearchFields, maskBatches, privacyViewOf } from '../privacy/masking'
+import { exactSearchFields, maskRowArrays, privacyViewOf } from '../privacy/masking'
 
 /** What POST {path}/export/job queues: the export's body as validated, and the language of its headers. */
 export interface ExportJobParams {
@@ -57,8 +57,9 @@ export const exportJob = defineJobKind<ExportJobParams>({
     ctx.progress(0, total)
     let done = 0
     const { signal } = ctx
+    const read = repo.exportRead(body, scope, lang, exact)
     async function* batches() {
-      for await (const rows of maskBatches(e, repo.stream(body, scope, undefined, lang, exact), view)) {
+      for await (const rows of maskRowArrays(e, read.columns, read.pages, view)) {
         signal.throwIfAborted()
         // No browser paces a job (a file takes bytes as fast as they come): requests get their turn between batches.
         await yieldWhenDue()
@@ -68,11 +69,12 @@ export const exportJob = defineJobKind<ExportJobParams>({
         ctx.progress(done, Math.max(done, total))
       }
     }
-    const workbook = streamWorkbook({
+    const workbook = streamWorkbookRows({
       sheetName: e.label[lang],
       fields: e.exported,
       lang,
       dicts: await dictLabels(db, dictTypesOf(e.exported), lang),
+      columns: read.columns,
       batches: batches(),
     })
     await ctx.writeFile(`${e.key}_${stamp()}.xlsx`, workbook)

@@ -114,7 +114,23 @@ export function maskOptions<O extends { label: string }>(e: ResolvedEntity, opti
   return options
 }
 
-/** Batches of rows (an export's), masked as they pass. */
-export async function* maskBatches<R extends Row>(e: ResolvedEntity, batches: AsyncIterable<R[]>, view: PrivacyView): AsyncGenerator<R[]> {
-  for await (const rows of batches) yield maskRows(e, rows, view)
+/**
+ * Batches of an export's rows given as arrays of values named by `columns` (EntityRepository.exportRead),
+ * masked in place as they pass: each row goes through maskRows as an object, so the rules are the
+ * list's to the letter, and only when the view hides something; for everyone else they pass as they are.
+ */
+export async function* maskRowArrays(e: ResolvedEntity, columns: readonly string[], batches: AsyncIterable<unknown[][]>, view: PrivacyView): AsyncGenerator<unknown[][]> {
+  if (!view.hidden.size) return yield* batches
+  for await (const rows of batches) {
+    const objects = rows.map((row) => {
+      const o: Row = {}
+      for (let i = 0; i < columns.length; i++) o[columns[i]!] = row[i]
+      return o
+    })
+    maskRows(e, objects, view)
+    rows.forEach((row, r) => {
+      for (let i = 0; i < columns.length; i++) row[i] = objects[r]![columns[i]!]
+    })
+    yield rows
+  }
 }
