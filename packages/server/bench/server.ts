@@ -145,6 +145,11 @@ export class ServerProcess {
     clearTimeout(timer)
   }
 
+  /** The server's resident memory now (VmRSS), in bytes; null where /proc is missing. */
+  rss(): number | null {
+    return statusField(this.pid, 'VmRSS')
+  }
+
   /** Watches the server's resident memory over one phase (see MemoryWatch). */
   watchMemory(): MemoryWatch {
     return new MemoryWatch(this.pid)
