@@ -39,7 +39,7 @@ declare module 'fastify' {
     broker: EmbeddedBroker | null
     /** The IoT gateway: broker authority, MQTT client, device state, message log, live events. */
     iot: Iot
-    /** The routes' response serializers, built at a route's first answer or in the background. */
+    /** The routes' response serializers, each built at its route's first answer. */
     responseSerializers: ResponseSerializers
   }
 }

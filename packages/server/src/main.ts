@@ -27,8 +27,10 @@ async function main() {
   } else if (broker) {
     console.log(`Embedded MQTT broker on port ${broker.port}`)
   }
+  // The routes' serializers are not built ahead in the background: each is built at its route's
+  // first answer (0.3 ms on average). Built ahead, all ~1,500 stayed in every idle server's memory
+  // (5 MB of heap, 9 MB resident), most for routes that server never answers (issue 43).
   await app.listen({ port: config.port, host: config.host })
-  app.responseSerializers.buildInBackground()
   const shown = config.host === '0.0.0.0' ? 'localhost' : config.host
   console.log(`Velo Admin is running on http://${shown}:${config.port} (API under ${config.apiPrefix}, docs at ${config.apiPrefix}/docs)`)
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify'
-import { UAParser } from 'ua-parser-js'
+import { lazyRequire } from '../lib/lazy-require'
+
+const uaParser = lazyRequire<typeof import('ua-parser-js')>('ua-parser-js')
 
 export interface ClientInfo {
   ipaddr: string
@@ -8,7 +10,7 @@ export interface ClientInfo {
 }
 
 export function clientInfo(req: FastifyRequest): ClientInfo {
-  const ua = new UAParser(req.headers['user-agent'] ?? '').getResult()
+  const ua = new (uaParser().UAParser)(req.headers['user-agent'] ?? '').getResult()
   const join = (...parts: (string | undefined)[]) => parts.filter(Boolean).join(' ').slice(0, 64)
   return {
     ipaddr: req.ip,

@@ -1,4 +1,6 @@
-import pretty from 'pino-pretty'
+import { lazyRequire } from '../lib/lazy-require'
+
+const pretty = lazyRequire<typeof import('pino-pretty')>('pino-pretty')
 import type { AppConfig } from '../config'
 
 /**
@@ -16,6 +18,6 @@ export function loggerOptions(
   if (!prettyLines) return { level: config.logLevel }
   return {
     level: config.logLevel,
-    stream: pretty({ destination, sync: true, colorize: isTerminal, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true }),
+    stream: pretty()({ destination, sync: true, colorize: isTerminal, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true }),
   }
 }

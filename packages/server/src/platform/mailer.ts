@@ -1,7 +1,10 @@
 import { chmod, mkdir, rename, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import nodemailer from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import type { Db } from '../db/database'
+import { lazyRequire } from '../lib/lazy-require'
+
+const nodemailer = lazyRequire<typeof import('nodemailer')>('nodemailer')
 
 export interface Mail {
   to: string
@@ -41,22 +44,28 @@ export function maskedBody(mail: Mail): string {
  * masked.
  */
 export class Mailer {
-  private readonly transport
+  // Made at the first mail, not at start: nodemailer is not loaded by a server that sends none (issue 43).
+  private transportMade?: Transporter
   constructor(
     private readonly db: Db,
-    smtpUrl: string | undefined,
+    private readonly smtpUrl: string | undefined,
     private readonly from: string,
     private readonly mailDir?: string,
-  ) {
-    this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : mailDir ? nodemailer.createTransport({ streamTransport: true, buffer: true }) : undefined
+  ) {}
+
+  private transport(): Transporter | undefined {
+    if (!this.transportMade && (this.smtpUrl || this.mailDir)) {
+      this.transportMade = this.smtpUrl ? nodemailer().createTransport(this.smtpUrl) : nodemailer().createTransport({ streamTransport: true, buffer: true })
+    }
+    return this.transportMade
   }
 
   async send(mail: Mail): Promise<void> {
     let status = 'outbox'
     let error = ''
-    if (this.transport) {
+    if (this.smtpUrl || this.mailDir) {
       try {
-        const info = await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.body })
+        const info = await this.transport()!.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.body })
         if ('message' in info && Buffer.isBuffer(info.message) && this.mailDir) {
           await privateFolder(this.mailDir)
           const file = join(this.mailDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^\w.@-]/g, '')}.eml`)

@@ -112,22 +112,6 @@ export class ResponseSerializers {
 
   constructor(private readonly options: { check: boolean }) {}
 
-  /**
-   * Builds the serializers not built yet a few at a time between other work, once the server listens:
-   * the start does not wait for them, and the first answers of a route do not pay for them either.
-   */
-  buildInBackground(batch = 20): void {
-    const step = () => {
-      let n = 0
-      for (const build of this.unbuilt) {
-        build()
-        if (++n >= batch) break
-      }
-      if (this.unbuilt.size) setImmediate(step).unref()
-    }
-    setImmediate(step).unref()
-  }
-
   /** Builds every route serializer not built yet (a test proves they all build); answers how many. */
   buildAll(): number {
     const n = this.unbuilt.size

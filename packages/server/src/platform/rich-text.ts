@@ -1,4 +1,6 @@
-import sanitizeHtml from 'sanitize-html'
+import { lazyRequire } from '../lib/lazy-require'
+
+const loadSanitizeHtml = lazyRequire<typeof import('sanitize-html')>('sanitize-html')
 
 // A stored image's name as Storage.save gives it to POST /common/upload: upload/yyyy/mm/dd/<uuid>.png|jpg
 // ('/' written as is or percent-encoded, as encodeURIComponent leaves it in the upload's url).
@@ -25,6 +27,7 @@ export const isConsoleImage = (src: string | undefined): boolean => !!src && CON
  * console stored: any other `<img>` is removed whole.
  */
 export function sanitizeRichText(html: string): string {
+  const sanitizeHtml = loadSanitizeHtml()
   return sanitizeHtml(html, {
     allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'span', 'u', 's'],
     allowedAttributes: { a: ['href', 'target', 'rel'], img: ['src', 'alt', 'width', 'height'], '*': ['style'] },

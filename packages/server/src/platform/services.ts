@@ -1,6 +1,7 @@
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { AppConfig } from '../config'
 import { createDatabase, type Db, type Dialect } from '../db/database'
+import { lazyRequire } from '../lib/lazy-require'
 import { Captchas, MemoryCaptchaStore } from './auth/captcha'
 import { SecondFactors } from './auth/factors/second-factors'
 import { SecretBox } from './auth/factors/secret-box'
@@ -37,7 +38,8 @@ export interface Services {
 
 export function createServices(config: AppConfig): Services {
   const { db, dialect } = createDatabase(config.database, { readerThreads: config.sqliteReaderThreads })
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined
+  // ioredis is loaded only when Redis is configured: the embedded default never needs it (issue 43).
+  const redis = config.redisUrl ? new (lazyRequire<typeof import('ioredis')>('ioredis')().Redis)(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined
   const kv = redis ? new RedisKeyValueStore(redis, `${config.redisPrefix}kv:`) : new SqlKeyValueStore(db)
   // With Redis, every instance reads the stamp of everyone's rights beside each session (rbac/auth-cache.ts).
   const stampKey = `${config.redisPrefix}auth:stamp`

@@ -1,7 +1,6 @@
 import { extname } from 'node:path'
 import { IMAGE_EXTENSIONS } from '@velo/shared'
 import type { FastifyRequest } from 'fastify'
-import { fileTypeFromBuffer } from 'file-type'
 import { AppError, badRequest } from './errors'
 
 export interface UploadedFile {
@@ -67,6 +66,7 @@ export interface UploadedImage {
  */
 export async function readOneImage(req: FastifyRequest, maxBytes: number): Promise<UploadedImage> {
   const file = await readOneFile(req, maxBytes)
+  const { fileTypeFromBuffer } = await import('file-type')
   const sniffed = await fileTypeFromBuffer(file.bytes)
   if (!(IMAGE_EXTENSIONS as readonly string[]).includes(file.nameExtension) || (sniffed?.ext !== 'jpg' && sniffed?.ext !== 'png')) {
     throw badRequest('upload.badImage')

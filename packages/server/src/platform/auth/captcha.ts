@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto'
-import svgCaptcha from 'svg-captcha'
+import type svgCaptchaModule from 'svg-captcha'
+import { lazyRequire } from '../../lib/lazy-require'
 import type { KeyValueStore } from '../kv-store'
 
 export const CAPTCHA_TTL_SECONDS = 120
@@ -55,7 +56,8 @@ export function mathQuestion(pick: (min: number, maxExclusive: number) => number
 
 const MATH_SIZE = { width: 120, height: 40 }
 /** svg-captcha's module is itself the function drawing a given text (its typings declare only the rest). */
-const drawText = svgCaptcha as unknown as (text: string, options: svgCaptcha.ConfigObject) => string
+const svgCaptcha = lazyRequire<typeof svgCaptchaModule>('svg-captcha')
+const drawText = (text: string, options: svgCaptchaModule.ConfigObject) => (svgCaptcha() as unknown as (text: string, options: svgCaptchaModule.ConfigObject) => string)(text, options)
 
 /**
  * The image of a math question. The captcha font has no minus sign and its hyphen is a hairline a
@@ -88,7 +90,7 @@ export class Captchas {
     if (type === 'math') {
       const q = mathQuestion()
       captcha = { text: String(q.answer), data: mathImage(q) }
-    } else captcha = svgCaptcha.create({ size: 4, ignoreChars: '0oO1ilI', noise: 2, ...MATH_SIZE })
+    } else captcha = svgCaptcha().create({ size: 4, ignoreChars: '0oO1ilI', noise: 2, ...MATH_SIZE })
     const uuid = randomUUID()
     await this.store.set(`captcha:${uuid}`, captcha.text.toLowerCase(), CAPTCHA_TTL_SECONDS)
     return { uuid, img: `data:image/svg+xml;base64,${Buffer.from(captcha.data).toString('base64')}` }

@@ -1,4 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type'
 
 /**
  * Bytes read before the content's type is decided. file-type needs 4,100 for most formats; Office
@@ -70,6 +69,8 @@ export interface SniffResult {
 export async function sniff(extension: string, head: Uint8Array): Promise<SniffResult> {
   const expected = SNIFFED[extension]
   if (!expected) return { ok: true, contentType: PLAIN_TYPES[extension] ?? 'application/octet-stream' }
+  // Imported here, not at start: file-type's tables are only needed when a file arrives (issue 43).
+  const { fileTypeFromBuffer } = await import('file-type')
   const found = await fileTypeFromBuffer(head).catch(() => undefined)
   return found && expected.includes(found.ext) ? { ok: true, contentType: found.mime } : { ok: false, contentType: 'application/octet-stream' }
 }

@@ -10,7 +10,7 @@ import {
   type GenTableConfig,
   type ResolvedEntity,
 } from '@velo/shared'
-import { format, type Options } from 'prettier'
+import type { Options } from 'prettier'
 import { generatedMigrations } from '../../../db/migrations/generated'
 import { type ColumnShape, snakeCase, tableShapeOf } from '../../../db/schema-gen/shape'
 import { AUDIT_COLUMN_NAMES, camelName, isIntegerType } from './config'
@@ -309,6 +309,8 @@ export async function renderModule(tableName: string, config: GenTableConfig, st
     ts('packages/server/src/db/migrations/generated/index.ts', migrationsIndex(migration)),
     { path: `GENERATED-${entity.key}.md`, language: 'markdown' as const, text: instructions(entity.key, kebab, config.area, config.path, migration) },
   ]
+  // Imported at the first generation, not at start: prettier's core is not needed by a server that never generates (issue 43).
+  const { format } = await import('prettier')
   const files: GenFile[] = []
   for (const f of raw) {
     const content = await format(f.text, { ...PRETTIER, parser: f.language === 'typescript' ? 'typescript' : 'markdown' })

@@ -1,21 +1,21 @@
 import { createHash } from 'node:crypto'
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server'
-import { isoBase64URL } from '@simplewebauthn/server/helpers'
 import { z } from 'zod'
 import type { AppConfig } from '../../../config'
 import type { Db } from '../../../db/database'
 import { badRequest } from '../../errors'
 import type { KeyValueStore } from '../../kv-store'
+
+// Loaded at the first ceremony, not at start: the library and its certificate parsers (@peculiar/x509,
+// asn1js) held about 3.5 MB of every idle server's heap, most of which never sees a passkey (issue 43).
+let webauthnLoaded: Promise<[typeof import('@simplewebauthn/server'), typeof import('@simplewebauthn/server/helpers')]> | undefined
+const webauthn = () => (webauthnLoaded ??= Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')]))
 
 /** A ceremony (options, then the browser's answer) lasts five minutes and is used once. */
 const CEREMONY_SECONDS = 5 * 60
@@ -103,6 +103,7 @@ export class Passkeys {
   /** The options a browser creates a passkey from; the challenge is kept for the answer. */
   async registrationOptions(user: { userId: number; userName: string; nickName?: string }, rp: RelyingParty): Promise<WireOptions<PublicKeyCredentialCreationOptionsJSON>> {
     const existing = await this.credentialsOf(user.userId)
+    const [{ generateRegistrationOptions }] = await webauthn()
     const options = await generateRegistrationOptions({
       rpName: RP_NAME,
       rpID: rp.id,
@@ -123,6 +124,7 @@ export class Passkeys {
     const pending = await this.takePending(`passkey-register:${userId}`)
     if (!pending) return null
     try {
+      const [{ verifyRegistrationResponse }, { isoBase64URL }] = await webauthn()
       const result = await verifyRegistrationResponse({
         response: response as RegistrationResponseJSON,
         expectedChallenge: pending.challenge,
@@ -146,6 +148,7 @@ export class Passkeys {
   async assertionOptions(key: string, rp: RelyingParty, userId?: number): Promise<WireOptions<PublicKeyCredentialRequestOptionsJSON>> {
     const allow = userId === undefined ? [] : await this.credentialsOf(userId)
     if (userId !== undefined && !allow.length) throw badRequest('auth.noPasskey')
+    const [{ generateAuthenticationOptions }] = await webauthn()
     const options = await generateAuthenticationOptions({
       rpID: rp.id,
       allowCredentials: allow.map((c) => ({ id: c.credentialId, transports: transportsOf(c.transports) })),
@@ -169,6 +172,7 @@ export class Passkeys {
     if (!row) return { ok: false, userId: pending.userId }
     const userId = Number(row.userId)
     try {
+      const [{ verifyAuthenticationResponse }, { isoBase64URL }] = await webauthn()
       const result = await verifyAuthenticationResponse({
         response: response as AuthenticationResponseJSON,
         expectedChallenge: pending.challenge,
