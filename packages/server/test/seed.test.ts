@@ -102,7 +102,7 @@ describe('first start', () => {
       const buttons = await db2.selectFrom('sysMenu').select(['menuName', 'perms']).where('perms', 'like', 'service:repairOrder:%').execute()
       expect(buttons.map((b) => b.perms)).toEqual(expect.arrayContaining(['service:repairOrder:receive', 'service:repairOrder:evaluate', 'service:repairOrder:review']))
       expect(buttons.find((b) => b.perms === 'service:repairOrder:receive')?.menuName).toBe('button.receive')
-      expect((await db2.selectFrom('sysConfig').select('configKey').where('configKey', 'like', 'iot.%').execute()).length).toBe(11)
+      expect((await db2.selectFrom('sysConfig').select('configKey').where('configKey', 'like', 'iot.%').execute()).length).toBe(12)
       expect((await db2.selectFrom('sysDictData').select('dictValue').where('dictType', '=', 'bike_category').orderBy('dictSort').execute()).map((r) => r.dictValue)).toEqual(
         ['city', 'trekking', 'cargo', 'folding', 'mountain'],
       )

@@ -228,16 +228,18 @@ export class Presence {
    */
   private async writeReports(tx: Transaction<Database>, batch: Pending[]): Promise<Map<number, EventRow>> {
     const values = batch.map((p) => [p.device.deviceId, p.changes.lastSeenAt ?? null, p.changes.battery ?? null, p.changes.signal ?? null, p.changes.latitude ?? null, p.changes.longitude ?? null] as const)
-    const returning = sql.raw(EVENT_COLUMNS.map((c) => `d.${c.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`)}`).join(', '))
-    const set = sql`last_seen_at = coalesce(v.seen, d.last_seen_at), battery = coalesce(v.battery, d.battery), signal = coalesce(v.signal, d.signal), latitude = coalesce(v.lat, d.latitude), longitude = coalesce(v.lng, d.longitude)`
+    // Unqualified: SQLite's RETURNING names only the updated table's columns, and no alias of it. The
+    // values' columns are named apart from the table's for that reason.
+    const returning = sql.raw(EVENT_COLUMNS.map((c) => c.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`)).join(', '))
+    const set = sql`last_seen_at = coalesce(v.seen, d.last_seen_at), battery = coalesce(v.charge, d.battery), signal = coalesce(v.rssi, d.signal), latitude = coalesce(v.lat, d.latitude), longitude = coalesce(v.lng, d.longitude)`
     const column = (i: number) => values.map((v) => v[i])
     const query =
       this.deps.dialect === 'postgres'
         ? sql<EventRow>`update iot_device d set ${set}
-            from unnest(${column(0)}::bigint[], ${column(1)}::timestamptz[], ${column(2)}::float8[], ${column(3)}::float8[], ${column(4)}::float8[], ${column(5)}::float8[]) as v(id, seen, battery, signal, lat, lng)
+            from unnest(${column(0)}::bigint[], ${column(1)}::timestamptz[], ${column(2)}::float8[], ${column(3)}::float8[], ${column(4)}::float8[], ${column(5)}::float8[]) as v(id, seen, charge, rssi, lat, lng)
             where d.device_id = v.id returning ${returning}`
         : sql<EventRow>`update iot_device as d set ${set}
-            from (select value ->> 0 as id, value ->> 1 as seen, value ->> 2 as battery, value ->> 3 as signal, value ->> 4 as lat, value ->> 5 as lng from json_each(${JSON.stringify(values)})) as v
+            from (select value ->> 0 as id, value ->> 1 as seen, value ->> 2 as charge, value ->> 3 as rssi, value ->> 4 as lat, value ->> 5 as lng from json_each(${JSON.stringify(values)})) as v
             where d.device_id = v.id returning ${returning}`
     const { rows } = await query.execute(tx)
     return new Map(rows.map((r) => [Number(r.deviceId), r]))
