@@ -9,13 +9,24 @@
 
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const PORT = Number(process.env.CHECK_PORT ?? 38310)
-const MQTT_PORT = PORT + 1
+/** A port nothing listens on now: a fixed one can be taken (another server, or an outgoing connection's own port). */
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const s = createServer()
+    s.once('error', reject)
+    s.listen(0, () => {
+      const { port } = s.address()
+      s.close(() => resolve(port))
+    })
+  })
+const PORT = Number(process.env.CHECK_PORT ?? (await freePort()))
+const MQTT_PORT = process.env.CHECK_PORT ? PORT + 1 : await freePort()
 const api = `http://127.0.0.1:${PORT}/api`
 const ADMIN_PASSWORD = 'conformance-check-1'
 const SN = 'VL9PY00001'
