@@ -8,9 +8,9 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config'
 import { createDatabase, type Db } from '../src/db/database'
-import { ADMIN_PASSWORD, freshDatabase, useTestApp } from './harness'
+import { freshDatabase, useTestApp } from './harness'
 import { brokerUrl, insertDevice, randomSn, waitFor } from './iot-helpers'
-import { freePort, startServer } from './server-process'
+import { freePort, serverEnv, signInAdmin, startServer } from './server-process'
 
 // Telemetry under load (issue 45): a report is acknowledged (QoS 1 PUBACK) only once its row is
 // committed; past the limit the gateway stops taking more (bounded, unacknowledged) instead of
@@ -150,27 +150,15 @@ describe('telemetry ingest and a server stopped under load', () => {
     const database = await freshDatabase(dir)
     cleanups.push(database.drop)
     const [port, mqttPort] = [await freePort(), await freePort()]
-    env = {
-      DATABASE_URL: database.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      // A fixed port: the devices reconnect to the restarted server's broker where they knew it.
-      MQTT_PORT: String(mqttPort),
-      ADMIN_PASSWORD,
-      CAPTCHA_ENABLED: 'false',
-      LOG_LEVEL: 'warn',
-      DATA_DIR: dir,
-      STORAGE_DIR: join(dir, 'files'),
-      MAIL_DIR: join(dir, 'mail'),
-    }
+    // A fixed MQTT port: the devices reconnect to the restarted server's broker where they knew it.
+    env = serverEnv(dir, database.url, port, { MQTT_PORT: String(mqttPort) })
     server = await startServer(env)
     cleanups.push(() => server.child.kill('SIGKILL'))
     db = createDatabase(loadConfig({ DATABASE_URL: database.url }).database).db
     cleanups.push(() => db.destroy())
     url = `mqtt://127.0.0.1:${mqttPort}`
     const base = `http://127.0.0.1:${port}/api`
-    const signIn = await fetch(`${base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) })
-    const token = ((await signIn.json()) as { data: { token: string } }).data.token
+    const token = await signInAdmin(base)
     const model = await db.selectFrom('iotModel').select('modelId').where('productId', '=', 'VELO-4G').executeTakeFirstOrThrow()
     const key = (await (await fetch(`${base}/iot/model/${model.modelId}/registrationKey`, { headers: { authorization: token } })).json()) as { data: { registrationKey: string } }
     for (let i = 0; i < 12; i++) {
@@ -240,21 +228,14 @@ describe.runIf(process.env.TEST_MQTT_URL && process.env.TEST_DATABASE_URL)('tele
     const database = await freshDatabase(dir)
     cleanups.push(database.drop)
     const group = `ingest${Date.now().toString(36)}`
-    const envOf = async (id: string) => ({
-      DATABASE_URL: database.url,
-      PORT: String(await freePort()),
-      HOST: '127.0.0.1',
-      MQTT_URL: process.env.TEST_MQTT_URL!,
-      MQTT_SHARE_GROUP: group,
-      MQTT_GATEWAY_ID: `${group}-${id}`,
-      ADMIN_PASSWORD,
-      CAPTCHA_ENABLED: 'false',
-      LOG_LEVEL: 'warn',
-      DATA_DIR: join(dir, id),
-      STORAGE_DIR: join(dir, 'files'),
-      MAIL_DIR: join(dir, 'mail'),
-      REDIS_URL: process.env.REDIS_URL ?? '',
-    })
+    const envOf = async (id: string) =>
+      serverEnv(dir, database.url, await freePort(), {
+        MQTT_URL: process.env.TEST_MQTT_URL!,
+        MQTT_SHARE_GROUP: group,
+        MQTT_GATEWAY_ID: `${group}-${id}`,
+        DATA_DIR: join(dir, id),
+        REDIS_URL: process.env.REDIS_URL ?? '',
+      })
     const envA = await envOf('a')
     let a = await startServer(envA)
     cleanups.push(() => a.child.kill('SIGKILL'))
@@ -264,8 +245,7 @@ describe.runIf(process.env.TEST_MQTT_URL && process.env.TEST_DATABASE_URL)('tele
     cleanups.push(() => db.destroy())
 
     const base = `http://127.0.0.1:${envA.PORT}/api`
-    const signIn = await fetch(`${base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) })
-    const token = ((await signIn.json()) as { data: { token: string } }).data.token
+    const token = await signInAdmin(base)
     const model = await db.selectFrom('iotModel').select('modelId').where('productId', '=', 'VELO-4G').executeTakeFirstOrThrow()
     const key = (await (await fetch(`${base}/iot/model/${model.modelId}/registrationKey`, { headers: { authorization: token } })).json()) as { data: { registrationKey: string } }
     for (let i = 0; i < 8; i++) {

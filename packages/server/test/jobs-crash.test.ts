@@ -4,9 +4,9 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config'
 import { createDatabase, type Db } from '../src/db/database'
-import { ADMIN_PASSWORD, freshDatabase } from './harness'
+import { freshDatabase } from './harness'
 import { waitFor } from './iot-helpers'
-import { freePort, startServer } from './server-process'
+import { freePort, serverEnv, signInAdmin, startServer } from './server-process'
 
 // A job survives a kill -9 of the server: the real server (src/main.ts) in a child process runs two
 // slow jobs, is killed without a chance to write anything, and is started again. The resumable job
@@ -25,21 +25,12 @@ describe('jobs and a server killed with kill -9', () => {
     const database = await freshDatabase(dir)
     cleanups.push(database.drop)
     const port = await freePort()
-    const env = {
-      DATABASE_URL: database.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
+    const env = serverEnv(dir, database.url, port, {
       MQTT_PORT: '0',
-      ADMIN_PASSWORD,
-      CAPTCHA_ENABLED: 'false',
-      LOG_LEVEL: 'warn',
-      DATA_DIR: dir,
-      STORAGE_DIR: join(dir, 'files'),
-      MAIL_DIR: join(dir, 'mail'),
       // The slow test kinds (platform/jobs/test-kinds.ts), and heartbeats that go stale in 2 s.
       VELO_TEST_JOBS: '1',
       JOB_STALE_SECONDS: '2',
-    }
+    })
     let server = await startServer(env)
     cleanups.push(() => server.child.kill('SIGKILL'))
 
@@ -94,8 +85,7 @@ describe('jobs and a server killed with kill -9', () => {
 
     // What its owner reads, in their language.
     const base = `http://127.0.0.1:${port}/api`
-    const signIn = await fetch(`${base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) })
-    const token = ((await signIn.json()) as { data: { token: string } }).data.token
+    const token = await signInAdmin(base)
     for (const [lang, text] of [
       ['en_US', 'The server stopped while this job ran'],
       ['zh_CN', '任务运行期间服务器已停止'],

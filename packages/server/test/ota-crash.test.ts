@@ -7,9 +7,9 @@ import { type Envelope, type OtaCampaignOverview, otaDownPayload } from '@velo/s
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config'
 import { createDatabase, type Db } from '../src/db/database'
-import { ADMIN_PASSWORD, freshDatabase, multipart } from './harness'
+import { freshDatabase, multipart } from './harness'
 import { randomSn, waitFor } from './iot-helpers'
-import { freePort, startServer } from './server-process'
+import { freePort, serverEnv, signInAdmin, startServer } from './server-process'
 
 // An OTA campaign survives a kill -9 of the server (issue 18): the real server (src/main.ts) in a
 // child process rolls out a firmware to simulated devices and is killed, without a chance to write
@@ -51,19 +51,8 @@ describe('an OTA campaign and a server killed with kill -9', () => {
     const database = await freshDatabase(dir)
     cleanups.push(database.drop)
     const [port, mqttPort] = [await freePort(), await freePort()]
-    const env = {
-      DATABASE_URL: database.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      // A fixed port: the devices reconnect to the restarted server's broker where they knew it.
-      MQTT_PORT: String(mqttPort),
-      ADMIN_PASSWORD,
-      CAPTCHA_ENABLED: 'false',
-      LOG_LEVEL: 'warn',
-      DATA_DIR: dir,
-      STORAGE_DIR: join(dir, 'files'),
-      MAIL_DIR: join(dir, 'mail'),
-    }
+    // A fixed MQTT port: the devices reconnect to the restarted server's broker where they knew it.
+    const env = serverEnv(dir, database.url, port, { MQTT_PORT: String(mqttPort) })
     let server = await startServer(env)
     cleanups.push(() => server.child.kill('SIGKILL'))
     expect(server.output()).toContain(`Embedded MQTT broker on port ${mqttPort}`)
@@ -75,8 +64,7 @@ describe('an OTA campaign and a server killed with kill -9', () => {
     const otaTables = db
 
     const base = `http://127.0.0.1:${port}/api`
-    const signIn = await fetch(`${base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) })
-    const token = ((await signIn.json()) as { data: { token: string } }).data.token
+    const token = await signInAdmin(base)
     const api = async <T = unknown>(method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
       const res = await fetch(`${base}${url}`, { method, headers: { authorization: token, ...headers }, body: body === undefined ? (method === 'GET' ? undefined : '{}') : body instanceof Buffer ? body : JSON.stringify(body) })
       const answer = (await res.json()) as Envelope<T>

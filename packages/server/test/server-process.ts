@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { ADMIN_PASSWORD } from './harness'
 import { waitFor } from './iot-helpers'
 
 // The real server in a child process, for the tests that kill it with kill -9 (jobs, OTA campaigns).
@@ -40,4 +42,29 @@ export async function startServer(env: Record<string, string>): Promise<{ child:
     60_000,
   )
   return { child, exited, output: () => output }
+}
+
+/**
+ * A child server's environment on a fresh folder: its database, its HTTP port and the known admin
+ * password, no captcha, quiet logs, data, files and mail under `dir`; `extra` adds or overrides.
+ */
+export function serverEnv(dir: string, databaseUrl: string, port: number, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ADMIN_PASSWORD,
+    CAPTCHA_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dir,
+    STORAGE_DIR: join(dir, 'files'),
+    MAIL_DIR: join(dir, 'mail'),
+    ...extra,
+  }
+}
+
+/** Signs in to a child server as admin (no captcha): the token. */
+export async function signInAdmin(base: string): Promise<string> {
+  const res = await fetch(`${base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) })
+  return ((await res.json()) as { data: { token: string } }).data.token
 }
