@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { sql, type Transaction, type Updateable } from 'kysely'
 import type { Db, Dialect } from '../db/database'
 import type { Database } from '../db/schema'
+import { snakeCase } from '../db/schema-gen/shape'
 import { cardHolders, heldByAnother } from './card-holders'
 import type { IotDeviceTable } from '../db/schema'
 import type { ConfigValues } from '../platform/config-keys'
@@ -47,6 +48,7 @@ interface Pending {
 const EVENT_COLUMNS = ['deviceId', 'sn', 'state', 'online', 'activated', 'flowState', 'lastSeenAt', 'battery', 'firmwareVersion', 'configVersion', 'hardwareVersion', 'transportMode', 'simNumber', 'remainingFlow'] as const
 
 type EventRow = { [K in (typeof EVENT_COLUMNS)[number]]: unknown }
+const EVENT_SQL_COLUMNS = EVENT_COLUMNS.map(snakeCase).join(', ')
 
 const REPORTED = new Set(['lastSeenAt', 'battery', 'signal', 'latitude', 'longitude'])
 /** Only reported values (telemetry, heartbeats): no presence, status, activation or SIM to weigh. */
@@ -230,7 +232,7 @@ export class Presence {
     const values = batch.map((p) => [p.device.deviceId, p.changes.lastSeenAt ?? null, p.changes.battery ?? null, p.changes.signal ?? null, p.changes.latitude ?? null, p.changes.longitude ?? null] as const)
     // Unqualified: SQLite's RETURNING names only the updated table's columns, and no alias of it. The
     // values' columns are named apart from the table's for that reason.
-    const returning = sql.raw(EVENT_COLUMNS.map((c) => c.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`)).join(', '))
+    const returning = sql.raw(EVENT_SQL_COLUMNS)
     const set = sql`last_seen_at = coalesce(v.seen, d.last_seen_at), battery = coalesce(v.charge, d.battery), signal = coalesce(v.rssi, d.signal), latitude = coalesce(v.lat, d.latitude), longitude = coalesce(v.lng, d.longitude)`
     const column = (i: number) => values.map((v) => v[i])
     const query =

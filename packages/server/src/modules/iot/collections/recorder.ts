@@ -2,6 +2,7 @@ import type { TelemetryPayload } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
 import { CompiledQuery, type Insertable } from 'kysely'
 import { runsOften } from '../../../db/pg-named'
+import { snakeCase } from '../../../db/schema-gen/shape'
 import { WriteBehind } from '../../../gateway/write-behind'
 import type { UpMessage } from '../../../gateway/types'
 import type { ConfigValues } from '../../../platform/config-keys'
@@ -16,8 +17,7 @@ export const DEFAULT_TELEMETRY_RETENTION_DAYS = 30
 const INSERT_CHUNK = 500
 /** The columns a report fills, in the order the hot path binds them. */
 const COLUMNS = ['deviceId', 'receivedAt', 'deviceTime', 'battery', 'speed', 'latitude', 'longitude', 'satellites', 'signal', 'odometer', 'locked', 'tilt', 'vibration'] as const
-const snake = (c: string) => c.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`)
-const COLUMN_LIST = COLUMNS.map(snake).join(', ')
+const COLUMN_LIST = COLUMNS.map(snakeCase).join(', ')
 /** PostgreSQL: a whole batch is one statement of one array per column, prepared once per connection. */
 const PG_TYPES = ['bigint', 'timestamptz', 'timestamptz', 'float8', 'float8', 'float8', 'float8', 'int', 'int', 'float8', 'bool', 'float8', 'float8']
 const PG_INSERT = `insert into iot_telemetry (${COLUMN_LIST}) select * from unnest(${PG_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`
