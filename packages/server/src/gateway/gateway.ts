@@ -246,15 +246,29 @@ export class MqttGateway implements Gateway {
    */
   take(topic: string, payload: Buffer, ack: Ack, dup = false): Promise<void> | undefined {
     const admitted = this.gate.admit()
+    // Once only: a handler that throws after settling must not free a second place in the gate.
+    let settled = false
     const settle: Ack = (err) => {
+      if (settled) return
+      settled = true
       this.gate.settle()
       ack(err)
     }
     if (!admitted) {
-      this.receive(topic, payload, settle, dup)
+      this.receiveSafely(topic, payload, settle, dup)
       return undefined
     }
-    return admitted.then(() => this.receive(topic, payload, settle, dup))
+    return admitted.then(() => this.receiveSafely(topic, payload, settle, dup))
+  }
+
+  /** A message whose handling throws is settled unacknowledged, so its device's connection never waits for it for ever. */
+  private receiveSafely(topic: string, payload: Buffer, settle: Ack, dup: boolean) {
+    try {
+      this.receive(topic, payload, settle, dup)
+    } catch (err) {
+      this.options.logger.error({ err, topic }, 'device message handler failed; message not acknowledged')
+      settle(err as Error)
+    }
   }
 
   /** Takes nothing more and waits (up to graceMs) until what was taken in is written and acknowledged. */
@@ -296,7 +310,10 @@ export class MqttGateway implements Gateway {
           settle(err as Error)
         },
       )
-      .catch((err: unknown) => this.options.logger.error({ err, topic }, 'device message handler failed'))
+      .catch((err: unknown) => {
+        this.options.logger.error({ err, topic }, 'device message handler failed; message not acknowledged')
+        settle(err as Error)
+      })
       .finally(() => {
         if (this.inLine.get(sn) === handled) this.inLine.delete(sn)
       })

@@ -57,17 +57,29 @@ export class PacketScanner {
   }
 }
 
+/** The most of one device's bytes aedes is handed at a time: about a dozen telemetry reports. */
+export const HAND_BYTES = 2048
+
 /**
  * A client's socket as aedes sees it: the bytes pass through unchanged, but a packet announcing more
  * than its limit ends the connection at its header. aedes's parser (mqtt-packet) takes no size limit
  * and would otherwise buffer whatever a remaining length announces, before any authentication.
  */
 export class GuardedSocket extends Duplex {
+  /** Bytes read from the socket and not yet handed to aedes. */
+  private held: Buffer[] = []
+  private heldBytes = 0
+  /** aedes asked for more (_read) and has not been handed any since. */
+  private wanted = false
+  private ended = false
+
   constructor(
     private readonly socket: Socket,
     limits: PacketLimits,
+    /** The most aedes is handed at once (see HAND_BYTES). */
+    private readonly handBytes = HAND_BYTES,
   ) {
-    super({ allowHalfOpen: false })
+    super({ allowHalfOpen: false, readableHighWaterMark: handBytes })
     const scanner = new PacketScanner(limits)
     socket.on('data', (chunk: Buffer) => {
       const refused = scanner.scan(chunk)
@@ -75,15 +87,46 @@ export class GuardedSocket extends Duplex {
         this.destroy(new Error(`MQTT connection from ${socket.remoteAddress} closed: ${refused}`))
         return
       }
-      if (!this.push(chunk)) socket.pause()
+      this.held.push(chunk)
+      this.heldBytes += chunk.length
+      // The rest stays in the kernel (and then with the device) until aedes has taken what is here.
+      if (this.heldBytes >= this.handBytes) socket.pause()
+      if (this.wanted) this.hand()
     })
-    socket.on('end', () => this.push(null))
+    socket.on('end', () => {
+      this.ended = true
+      if (this.wanted) this.hand()
+    })
     socket.on('error', (err) => this.destroy(err))
     socket.on('close', () => this.destroy())
   }
 
   override _read() {
-    this.socket.resume()
+    this.wanted = true
+    this.hand()
+  }
+
+  /**
+   * aedes reads everything buffered at once and parses it into packets it handles side by side: a
+   * device that sent a thousand reports while the ingest was full would bring them all in at once.
+   * Handed a few kB at a time, a device brings in a few reports, and the rest wait unacknowledged.
+   */
+  private hand() {
+    while (this.wanted && this.heldBytes > 0) {
+      let slice = this.held[0]!
+      if (slice.length > this.handBytes) {
+        this.held[0] = slice.subarray(this.handBytes)
+        slice = slice.subarray(0, this.handBytes)
+      } else this.held.shift()
+      this.heldBytes -= slice.length
+      this.wanted = this.push(slice)
+    }
+    if (this.heldBytes === 0 && this.ended) {
+      this.ended = false
+      this.push(null)
+      return
+    }
+    if (this.heldBytes < this.handBytes && this.socket.isPaused()) this.socket.resume()
   }
 
   override _write(chunk: Buffer, encoding: BufferEncoding, callback: (err?: Error | null) => void) {
