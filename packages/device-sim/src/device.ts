@@ -274,8 +274,12 @@ export class SimulatedDevice implements OtaHost {
 
   private async announce(client: MqttClient) {
     await client.subscribeAsync(downFilter(this.sn), { qos: 1 })
-    // One connection keeps the order, so these need not wait for each other's acknowledgement.
-    await Promise.all([this.publish('presence', { state: 'online' }, { retain: true }), this.reportStatus(), this.reportTelemetry()])
+    // One connection keeps the order, so these need not wait for each other's acknowledgement. The
+    // first telemetry is not waited for: the server acknowledges it once its batch is written, and a
+    // module back from a reboot is ready before that (a new offer must not find it busy).
+    const said = Promise.all([this.publish('presence', { state: 'online' }, { retain: true }), this.reportStatus()])
+    void this.reportTelemetry().catch(() => {})
+    await said
   }
 
   /**
@@ -353,9 +357,8 @@ export class SimulatedDevice implements OtaHost {
       ts: Date.now(),
       ...extra,
     }
-    // QoS 0 as before: at QoS 1 MQTT.js raised "missing packet" for an acknowledgement that came after
-    // the simulated reboot of an upgrade. The ingest tests send QoS 1 reports of their own.
-    return this.publish('telemetry', telemetry, { qos: 0 })
+    // QoS 1, as the protocol asks: acknowledged once the server has written it, else sent again.
+    return this.publish('telemetry', telemetry, { qos: 1 })
   }
 
   /** The bike falls over (tilt in degrees) and says so in a telemetry report at once. */
@@ -548,6 +551,10 @@ export class SimulatedDevice implements OtaHost {
     const client = this.client
     if (!client || this.closing) return
     if (!this.behaviour.rebootSilently) await this.publish('presence', { state: 'offline', reason: 'reboot' }, { retain: true })
+    // What is still unacknowledged (telemetry is QoS 1) is waited for, bounded: MQTT.js's reconnect()
+    // starts a new outgoing store at once, so an acknowledgement arriving afterwards is one it no
+    // longer knows ("missing packet").
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => setTimeout(r, 5000).unref())])
     if (this.client !== client || this.closing) return
     const back = new Promise<void>((resolve) => client.once('connect', () => resolve()))
     client.reconnect()

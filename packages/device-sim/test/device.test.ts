@@ -62,7 +62,7 @@ describe('SimulatedDevice', () => {
     expect(statusPayload.parse(status.payload)).toMatchObject({ activated: true, sim: { iccid: '8931070000000000042', usedMb: 300, limitMb: 2048 } })
 
     const telemetry = await waitFor(() => broker.on(upTopic(d.sn, 'telemetry'))[0], 'telemetry')
-    expect(telemetry.qos).toBe(0)
+    expect(telemetry.qos).toBe(1)
     expect(telemetryPayload.parse(telemetry.payload).battery).toBeGreaterThan(0)
     // Nothing outside its own up topics.
     expect(broker.seen.filter((m) => m.clientId === d.sn && !m.topic.startsWith(`velo/v1/${d.sn}/up/`))).toEqual([])

@@ -301,7 +301,7 @@ describe('IoT gateway: watching topics', () => {
     expect(b.every((m) => m.topic.endsWith('/telemetry'))).toBe(true)
     expect(a.filter((m) => m.payload.includes('"battery":42'))).toHaveLength(1)
     const telemetry = a.find((m) => m.payload.includes('"battery":42'))!
-    expect(telemetry).toMatchObject({ topic: upTopic(sn, 'telemetry'), qos: 0, retain: false })
+    expect(telemetry).toMatchObject({ topic: upTopic(sn, 'telemetry'), qos: 1, retain: false })
     await stopA()
     await stopA()
     await device.reportTelemetry({ battery: 43 })
