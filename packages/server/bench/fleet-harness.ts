@@ -204,6 +204,8 @@ export interface FleetRun {
   sns: string[]
   /** SN → device id, in id order. */
   ids: Map<string, number>
+  /** SN → the device's secret, for a bench that connects devices of its own (bench/raw-devices.ts). */
+  secrets: Map<string, string>
   /** Connects every device, then waits (2 minutes at most) until the server lists them all online. */
   connect(): Promise<Connected>
   /** Every device says goodbye now rather than at the clean-up. */
@@ -300,6 +302,7 @@ export async function fleetBench(setup: FleetSetup, body: (run: FleetRun) => Pro
       url,
       sns,
       ids,
+      secrets,
       connect,
       disconnect: async () => {
         await fleet?.closeAll()

@@ -1,7 +1,8 @@
 /**
  * Telemetry ingest under rising load (issue 45; BENCH_ONLY=ingest). For each database and broker,
  * on a fresh bundled server with BENCH_INGEST_DEVICES (2,000) devices written into it and connected
- * by the simulator's Fleet:
+ * as devices that only report (bench/raw-devices.ts: raw MQTT, so the load generator costs little
+ * beside the server on the same cores):
  *
  *  1. steps the offered rate through BENCH_INGEST_RATES (2500,5000,10000,20000 reports a second, all
  *     devices taking turns; QoS 1, each report with its device time) for BENCH_INGEST_STEP_SECONDS
@@ -23,6 +24,7 @@ import { join } from 'node:path'
 import { CompiledQuery } from 'kysely'
 import type { Db } from '../src/db/database'
 import { type Broker, cpuText, fleetBench, phase, sleep } from './fleet-harness'
+import { connectRawDevices } from './raw-devices'
 import { fmt, log } from './format'
 import type { Line, Target } from './run'
 
@@ -81,14 +83,19 @@ function barePostgres(url: string, ids: number[], rows: number): number {
 export async function runIngest(target: Target, broker: Broker, bench: IngestBench, serverEntry: string, label: string): Promise<{ lines: Line[]; notes: string[] }> {
   return fleetBench(
     { target, broker, serverEntry, prefix: 'VLI', devices: bench.devices, concurrency: bench.concurrency, behaviour: { telemetrySeconds: 0 }, label: 'ingest' },
-    async ({ name, add, server, db, databaseUrl, connect, disconnect, ids }) => {
-      const { fleet, started } = await connect()
+    async ({ name, add, server, db, databaseUrl, url, sns, secrets, ids, beforeServerStops }) => {
+      log(`${name}: connecting ${fmt(sns.length)} reporting devices to ${url}, ${bench.concurrency} at a time`)
+      const t0Connect = performance.now()
+      const fleet = await connectRawDevices(url, sns.map((sn) => ({ sn, secret: secrets.get(sn)! })), bench.concurrency)
+      beforeServerStops(() => fleet.close())
+      const started = fleet.devices.length
+      add(`${label}: connected`, `${fmt(started)} devices in ${fmt((performance.now() - t0Connect) / 1000, 1)} s${fleet.failed ? `, ${fmt(fleet.failed)} could not connect` : ''}`)
       const devices = fleet.devices
       let limit = 0
       for (const rate of bench.rates) {
+        const sent0 = fleet.sent
+        const acked0 = fleet.acked
         let sent = 0
-        let acked = 0
-        let failed = 0
         const stepPhase = phase(server)
         const id0 = await maxId(db)
         const windows: number[] = []
@@ -108,11 +115,8 @@ export async function runIngest(target: Target, broker: Broker, bench: IngestBen
           while (sent < due) {
             const d = devices[next++ % devices.length]!
             sent++
-            // QoS 1 with the device's clock, as the protocol asks of telemetry (the simulator's own reports are QoS 0).
-            d.publish('telemetry', { battery: 80, gps: { lat: 52.37, lng: 4.89, speed: 12, satellites: 9 }, ts: Date.now() }, { qos: 1 }).then(
-              () => acked++,
-              () => failed++,
-            )
+            // QoS 1 with the device's clock, as the protocol asks of telemetry.
+            d.report({ battery: 80, gps: { lat: 52.37, lng: 4.89, speed: 12, satellites: 9 } })
           }
         }, 20)
         await sleep(bench.stepSeconds * 1000)
@@ -121,6 +125,7 @@ export async function runIngest(target: Target, broker: Broker, bench: IngestBen
         const wall = (performance.now() - t0) / 1000
         const id1 = await maxId(db)
         const p = stepPhase.stop()
+        const acked = fleet.acked - acked0
         const stored = (id1 - id0) / wall
         // The first window holds the step's start (and the last step's backlog): steady from the second on.
         const steady = windows.slice(1)
@@ -134,11 +139,12 @@ export async function runIngest(target: Target, broker: Broker, bench: IngestBen
         )
         log(`${name}: ${label} offered ${fmt(sent / wall)}/s → stored ${fmt(stored)}/s; waiting for the backlog`)
         const deadline = performance.now() + 60_000
-        while (acked + failed < sent && performance.now() < deadline) await sleep(250)
-        if (acked + failed < sent) add(`${label}: backlog after ${fmt(rate)}/s`, `${fmt(sent - acked - failed)} reports still unacknowledged after 60 s`)
+        const backlog = () => fleet.sent - sent0 - (fleet.acked - acked0)
+        while (backlog() > 0 && performance.now() < deadline) await sleep(250)
+        if (backlog() > 0) add(`${label}: backlog after ${fmt(rate)}/s`, `${fmt(backlog())} reports still unacknowledged after 60 s`)
       }
       if (limit) add(`${label}: limit (highest rate stored in full)`, `${fmt(limit)}/s`)
-      await disconnect()
+      fleet.close()
 
       const idList = [...ids.values()]
       const bare = target.dialect === 'postgres' ? barePostgres(databaseUrl, idList, bench.bareRows) : await bareSqlite(db, idList, bench.bareRows)
