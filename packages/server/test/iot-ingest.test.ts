@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { registerDevice } from '@velo/device-sim'
-import { PROTOCOL_VERSION, upTopic } from '@velo/shared'
+import { type IotGatewayStatus, PROTOCOL_VERSION, upTopic } from '@velo/shared'
 import mqtt, { type MqttClient } from 'mqtt'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -167,6 +167,10 @@ describe('telemetry ingest in the server (embedded broker)', () => {
     expect(after.saturatedSeconds).toBeGreaterThan(0)
     expect(after.pending).toBe(0)
     expect(await expectEveryAckStoredOnce(t.app.services.db, burst)).toBe(2000)
+    // The console's gateway status says how full the ingest is and how long it was saturated.
+    const status = await t.call<IotGatewayStatus>({ url: '/api/iot/gateway', token: t.admin })
+    expect(status.data!.ingest).toMatchObject({ pending: 0, cap: 50, saturated: false })
+    expect(status.data!.ingest.saturatedSeconds).toBeGreaterThan(0)
   })
 })
 

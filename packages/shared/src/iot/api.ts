@@ -12,6 +12,11 @@ export interface IotGatewayStatus {
   /** This instance's gateway client is connected to the broker. */
   connected: boolean
   devicesOnline: number
+  /**
+   * This instance's telemetry ingest: device messages taken in and not yet written, at most `cap`
+   * (INGEST_MAX_PENDING). Saturated, new ones wait unacknowledged with their devices or the broker.
+   */
+  ingest: { pending: number; cap: number; saturated: boolean; saturatedSeconds: number }
 }
 
 /** GET /iot/device/:id/commands: a command the device understands, labelled in the caller's language. */

@@ -11,6 +11,7 @@ export const gatewayStatusSchema = z.object({
   port: z.number().optional(),
   connected: z.boolean(),
   devicesOnline: z.number(),
+  ingest: z.object({ pending: z.number(), cap: z.number(), saturated: z.boolean(), saturatedSeconds: z.number() }),
 }) satisfies z.ZodType<IotGatewayStatus>
 
 /** GET /iot/device/:id/commands: one command a device understands. */

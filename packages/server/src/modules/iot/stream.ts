@@ -96,6 +96,7 @@ export function registerIotStream(app: FastifyInstance, services: Services) {
         ...(broker ? { port: broker.port } : {}),
         connected: gateway.connected,
         devicesOnline: Number(online.count),
+        ingest: (({ pending, cap, saturated, saturatedSeconds }) => ({ pending, cap, saturated, saturatedSeconds }))(gateway.gate.stats),
       }
     },
   )

@@ -19,11 +19,22 @@ export function GatewayStatus() {
   const g = gateway.data
   if (!g) return null
   const broker = g.embedded ? t('iot.gateway.embedded', { port: g.port ?? '' }) : t('iot.gateway.external')
+  const ingest = t('iot.gateway.ingest', { pending: g.ingest.pending, cap: g.ingest.cap })
   return (
-    <Tooltip title={t('iot.gateway.detail', { version: g.protocolVersion, broker })}>
-      <Tag color={g.connected ? 'success' : 'error'} data-testid="iot-gateway" data-status={g.connected ? 'connected' : 'disconnected'}>
-        {g.connected ? t('iot.gateway.online', { count: g.devicesOnline }) : t('iot.gateway.disconnected')}
-      </Tag>
-    </Tooltip>
+    <>
+      <Tooltip title={`${t('iot.gateway.detail', { version: g.protocolVersion, broker })}; ${ingest}`}>
+        <Tag color={g.connected ? 'success' : 'error'} data-testid="iot-gateway" data-status={g.connected ? 'connected' : 'disconnected'}>
+          {g.connected ? t('iot.gateway.online', { count: g.devicesOnline }) : t('iot.gateway.disconnected')}
+        </Tag>
+      </Tooltip>
+      {/* Saturated: devices' reports wait unacknowledged (nothing is lost, but the fleet's data is late). */}
+      {g.ingest.saturated && (
+        <Tooltip title={t('iot.gateway.saturatedDetail', { seconds: Math.round(g.ingest.saturatedSeconds) })}>
+          <Tag color="warning" data-testid="iot-ingest" data-status="saturated">
+            {t('iot.gateway.saturated', { pending: g.ingest.pending, cap: g.ingest.cap })}
+          </Tag>
+        </Tooltip>
+      )}
+    </>
   )
 }

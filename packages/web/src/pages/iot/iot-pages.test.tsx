@@ -40,7 +40,7 @@ function serve(route: Route = () => undefined) {
       return handle.response
     }
     if (path.startsWith('/system/dict/getDicts/')) return jsonResponse([])
-    if (path === '/iot/gateway') return jsonResponse({ protocolVersion: 1, embedded: true, port: 1883, connected: true, devicesOnline: 0 })
+    if (path === '/iot/gateway') return jsonResponse({ protocolVersion: 1, embedded: true, port: 1883, connected: true, devicesOnline: 0, ingest: { pending: 3, cap: 20000, saturated: false, saturatedSeconds: 0 } })
     if (path === '/iot/device/list') return jsonResponse({ rows: devices, total: devices.length })
     if (path === '/iot/model/options') return jsonResponse([{ value: 3, label: 'City 500' }])
     return jsonResponse(null, 404)
@@ -112,6 +112,19 @@ describe('IoT pages', () => {
     expect(streamCall[1]!.signal!.aborted).toBe(false)
     unmount()
     expect(streamCall[1]!.signal!.aborted).toBe(true)
+  })
+
+  it('device list: says when the ingest is full, and how long it has been', async () => {
+    signIn(['iot:device:list'])
+    serve((path) =>
+      path === '/iot/gateway' ? jsonResponse({ protocolVersion: 1, embedded: false, connected: true, devicesOnline: 2000, ingest: { pending: 20000, cap: 20000, saturated: true, saturatedSeconds: 42.4 } }) : undefined,
+    )
+    renderWithProviders(<DevicePage />)
+    expect(await screen.findByText('Gateway: 2000 devices online')).toBeTruthy()
+    const full = await screen.findByTestId('iot-ingest')
+    expect(full.textContent).toBe('Ingest full: 20000 of 20000')
+    fireEvent.mouseEnter(full)
+    expect(await screen.findByText(/Saturated for 42 s in all since start/)).toBeTruthy()
   })
 
   it('device list: reboots the selected devices after a confirmation naming their count, and shows the server message', async () => {
