@@ -144,7 +144,7 @@ export async function runIngest(target: Target, broker: Broker, bench: IngestBen
         if (backlog() > 0) add(`${label}: backlog after ${fmt(rate)}/s`, `${fmt(backlog())} reports still unacknowledged after 60 s`)
       }
       if (limit) add(`${label}: limit (highest rate stored in full)`, `${fmt(limit)}/s`)
-      fleet.close()
+      await fleet.close()
 
       const idList = [...ids.values()]
       const bare = target.dialect === 'postgres' ? barePostgres(databaseUrl, idList, bench.bareRows) : await bareSqlite(db, idList, bench.bareRows)

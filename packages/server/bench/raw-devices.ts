@@ -109,9 +109,17 @@ class RawDevice {
     this.sent++
   }
 
-  close() {
-    // DISCONNECT, then the socket: a clean goodbye.
-    this.socket.end(Buffer.from([0xe0, 0]))
+  /** DISCONNECT, then the socket: a clean goodbye; resolves once the socket is gone (20,000 of them hold as many files). */
+  close(): Promise<void> {
+    if (this.socket.destroyed) return Promise.resolve()
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.socket.destroy(), 2000)
+      this.socket.once('close', () => {
+        clearTimeout(timer)
+        resolve()
+      })
+      this.socket.end(Buffer.from([0xe0, 0]))
+    })
   }
 }
 
@@ -148,6 +156,8 @@ export async function connectRawDevices(url: string, devices: { sn: string; secr
     get acked() {
       return connected.reduce((n, d) => n + d.acked, 0)
     },
-    close: () => connected.forEach((d) => d.close()),
+    close: async () => {
+      await Promise.all(connected.map((d) => d.close()))
+    },
   }
 }
