@@ -206,6 +206,8 @@ export interface FleetRun {
   ids: Map<string, number>
   /** SN → the device's secret, for a bench that connects devices of its own (bench/raw-devices.ts). */
   secrets: Map<string, string>
+  /** Waits (2 minutes at most) until the server lists this many of the bench's devices online: how many it lists. */
+  waitOnline(count: number): Promise<number>
   /** Connects every device, then waits (2 minutes at most) until the server lists them all online. */
   connect(): Promise<Connected>
   /** Every device says goodbye now rather than at the clean-up. */
@@ -281,14 +283,18 @@ export async function fleetBench(setup: FleetSetup, body: (run: FleetRun) => Pro
       const clientsMs = performance.now() - t0
       if (started.failed) notes.push(`${name}: ${started.failed} devices could not connect: ${[...started.failures].map(([r, c]) => `${c} × ${r}`).join('; ')}.`)
       log(`${name}: ${fmt(started.started)} connected in ${seconds(clientsMs)}; waiting for the server to list them online`)
+      const online = await waitOnline(started.started)
+      return { fleet, started: started.started, failed: started.failed, clientsMs, online }
+    }
+    const waitOnline = async (count: number) => {
       let online = 0
       const deadline = performance.now() + 120_000
       while (performance.now() < deadline) {
         online = await onlineCount(base, headers, prefix)
-        if (online >= started.started) break
+        if (online >= count) break
         await sleep(250)
       }
-      return { fleet, started: started.started, failed: started.failed, clientsMs, online }
+      return online
     }
     await body({
       name,
@@ -303,6 +309,7 @@ export async function fleetBench(setup: FleetSetup, body: (run: FleetRun) => Pro
       sns,
       ids,
       secrets,
+      waitOnline,
       connect,
       disconnect: async () => {
         await fleet?.closeAll()

@@ -83,13 +83,19 @@ function barePostgres(url: string, ids: number[], rows: number): number {
 export async function runIngest(target: Target, broker: Broker, bench: IngestBench, serverEntry: string, label: string): Promise<{ lines: Line[]; notes: string[] }> {
   return fleetBench(
     { target, broker, serverEntry, prefix: 'VLI', devices: bench.devices, concurrency: bench.concurrency, behaviour: { telemetrySeconds: 0 }, label: 'ingest' },
-    async ({ name, add, server, db, databaseUrl, url, sns, secrets, ids, beforeServerStops }) => {
+    async ({ name, add, server, db, databaseUrl, url, sns, secrets, ids, waitOnline, beforeServerStops }) => {
       log(`${name}: connecting ${fmt(sns.length)} reporting devices to ${url}, ${bench.concurrency} at a time`)
       const t0Connect = performance.now()
       const fleet = await connectRawDevices(url, sns.map((sn) => ({ sn, secret: secrets.get(sn)! })), bench.concurrency)
       beforeServerStops(() => fleet.close())
       const started = fleet.devices.length
-      add(`${label}: connected`, `${fmt(started)} devices in ${fmt((performance.now() - t0Connect) / 1000, 1)} s${fleet.failed ? `, ${fmt(fleet.failed)} could not connect` : ''}`)
+      const connectedS = (performance.now() - t0Connect) / 1000
+      // Reports start once the server has taken the connections in (their presence written), as a fleet that is up would send them.
+      const online = await waitOnline(started)
+      add(
+        `${label}: connected`,
+        `${fmt(started)} devices in ${fmt(connectedS, 1)} s${fleet.failed ? `, ${fmt(fleet.failed)} could not connect` : ''}; listed online after ${fmt((performance.now() - t0Connect) / 1000, 1)} s (${fmt(online)})`,
+      )
       const devices = fleet.devices
       let limit = 0
       for (const rate of bench.rates) {
