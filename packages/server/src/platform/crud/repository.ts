@@ -1,8 +1,9 @@
 import { carriedName, checkTypedValue, entityByKey, type FieldDef, finalStates, labelFieldIn, type Language, ownerOf, type ResolvedEntity, storedColumns, VALUE_TYPE_TABLES, withinOf } from '@velo/shared'
-import { type CompiledQuery, createQueryId, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
+import { CamelCasePlugin, type CompiledQuery, createQueryId, sql, type SqlBool, type Expression, type Transaction } from 'kysely'
 import { type Db, type DynamicDb, type DynamicEb, dynamicDb, readRowArrays } from '../../db/database'
 import type { Database } from '../../db/schema'
 import { runsOften } from '../../db/pg-named'
+import { readCursorArrays } from './export-cursor'
 import { badRequest, conflict, forbidden, notFound } from '../errors'
 import type { AuthContext } from '../rbac/auth-context'
 import type { RowScope } from '../rbac/data-scope'
@@ -145,7 +146,8 @@ function filtersOf(e: ResolvedEntity, body: Record<string, unknown>, exact: Read
   for (const f of e.searchable) {
     const value = body[f.name]
     if (value === undefined || value === null || value === '') continue
-    const col = sql.ref(f.name)
+    // Each condition makes its SQL only when called: a request whose shape is kept never compiles it.
+    const col = () => sql.ref(f.name)
     switch (f.search) {
       case 'like': {
         if (exact.has(f.name)) {
@@ -163,23 +165,23 @@ function filtersOf(e: ResolvedEntity, body: Record<string, unknown>, exact: Read
         const day = (v: unknown, time: string) => (f.kind === 'datetime' && /^\d{4}-\d{2}-\d{2}$/.test(String(v)) ? `${v}T${time}Z` : v)
         if (from !== null && from !== '') {
           const v = day(from, '00:00:00.000')
-          out.push({ shape: `${f.name} >=`, values: [v], condition: (eb) => eb(col, '>=', v) })
+          out.push({ shape: `${f.name} >=`, values: [v], condition: (eb) => eb(col(), '>=', v) })
         }
         if (to !== null && to !== '') {
           const v = day(to, '23:59:59.999')
-          out.push({ shape: `${f.name} <=`, values: [v], condition: (eb) => eb(col, '<=', v) })
+          out.push({ shape: `${f.name} <=`, values: [v], condition: (eb) => eb(col(), '<=', v) })
         }
         break
       }
       case 'in': {
         const values = value as unknown[]
-        if (values.length) out.push({ shape: `${f.name} in ${values.length}`, values, condition: (eb) => eb(col, 'in', values) })
+        if (values.length) out.push({ shape: `${f.name} in ${values.length}`, values, condition: (eb) => eb(col(), 'in', values) })
         break
       }
       case 'subtree': {
         const tree = f.kind === 'reference' ? entityByKey(f.entity) : e
         const root = Number(value)
-        out.push({ shape: `${f.name} subtree`, values: [root], condition: () => sql<boolean>`${col} in ${subtreeIds(tree, root)}` })
+        out.push({ shape: `${f.name} subtree`, values: [root], condition: () => sql<boolean>`${col()} in ${subtreeIds(tree, root)}` })
         break
       }
       default: {
@@ -188,12 +190,12 @@ function filtersOf(e: ResolvedEntity, body: Record<string, unknown>, exact: Read
           // index on (to, from) for a searchable link field (schema-gen joinTablesOf).
           const v = Number(value)
           const { table, from, to } = f.through
-          const linked = sql<boolean>`${sql.ref(e.idField)} in (select ${sql.ref(from)} from ${sql.table(table)} where ${sql.ref(to)} = ${v})`
-          out.push({ shape: `${f.name} linked`, values: [v], condition: () => linked })
+          const linked = () => sql<boolean>`${sql.ref(e.idField)} in (select ${sql.ref(from)} from ${sql.table(table)} where ${sql.ref(to)} = ${v})`
+          out.push({ shape: `${f.name} linked`, values: [v], condition: linked })
           break
         }
         const v = f.kind === 'boolean' ? (value ? 1 : 0) : value
-        out.push({ shape: `${f.name} =`, values: [v], condition: (eb) => eb(col, '=', v) })
+        out.push({ shape: `${f.name} =`, values: [v], condition: (eb) => eb(col(), '=', v) })
       }
     }
   }
@@ -232,6 +234,57 @@ function filterConditions(e: ResolvedEntity, body: Record<string, unknown>, eb: 
  */
 const TOTAL = '$total'
 
+/**
+ * The column names of the database's CamelCasePlugin (db/database.ts), each worked out once: the
+ * plugin converts every key of every row again, which for a page of rows cost more than the rest of
+ * turning them into the answer.
+ */
+class ResultNames extends CamelCasePlugin {
+  private readonly names = new Map<string, string>()
+
+  /** A result column's name as the plugin answers it (snake_case to camelCase). */
+  name(column: string): string {
+    let name = this.names.get(column)
+    if (name === undefined) {
+      name = this.camelCase(column)
+      // Names come from definitions and the engine's aliases, so few; the bound is only a guard.
+      if (this.names.size < 10_000) this.names.set(column, name)
+    }
+    return name
+  }
+
+  /** The column a name is selected as (camelCase to snake_case). */
+  column(name: string): string {
+    return this.snakeCase(name)
+  }
+
+  /** A whole row as the plugin maps it, nested objects included. */
+  row(row: Row): Row {
+    return this.mapRow(row)
+  }
+}
+const resultNames = new ResultNames()
+const TOTAL_COLUMN = resultNames.column(TOTAL)
+
+/**
+ * A row of a list page's statement as Kysely would have answered it, without the count. A value that
+ * is an object (a JSON column on PostgreSQL) has its keys renamed too, so such a row is the plugin's.
+ */
+function listRow(read: Row): Row {
+  const row: Row = {}
+  for (const column in read) {
+    if (column === TOTAL_COLUMN) continue
+    const value = read[column]
+    if (typeof value === 'object' && value !== null) {
+      const mapped = resultNames.row(read)
+      delete mapped[TOTAL]
+      return mapped
+    }
+    row[resultNames.name(column)] = value
+  }
+  return row
+}
+
 /** Shapes kept per entity: filters × sort × scope stay few, but `in` lists and department scopes vary in length. */
 const KEEP_LIST_SHAPES = 200
 
@@ -258,12 +311,15 @@ export class EntityRepository {
   private readonly references: readonly (FieldDef & { kind: 'reference' })[]
   /** Compiled list statements by shape (null: a shape that must be compiled each time). */
   private readonly listShapes = new Map<string, CompiledQuery | null>()
+  /** The same database without Kysely's result plugin, for the list's statement (listRow names its rows). */
+  private readonly unmapped: DynamicDb
   constructor(
     private readonly typedDb: Db,
     readonly entity: ResolvedEntity,
     private readonly hooks: EntityHooks = {},
   ) {
     this.db = dynamicDb(typedDb)
+    this.unmapped = this.db.withoutPlugins()
     this.links = entity.fields.filter((f): f is FieldDef & { kind: 'referenceMany' } => f.kind === 'referenceMany')
     this.listedLinks = this.links.filter((f) => entity.listed.includes(f))
     this.references = entity.fields.filter((f): f is FieldDef & { kind: 'reference' } => f.kind === 'reference')
@@ -315,7 +371,8 @@ export class EntityRepository {
    * query per reference field, not per row).
    */
   async present(rows: Row[], executor: Db = this.typedDb, labelled = false, lang: Language = 'en_US'): Promise<Row[]> {
-    const db = dynamicDb(executor)
+    // The repository's own view when it is its own database (a list): widening makes a new Kysely each time.
+    const db = executor === this.typedDb ? this.db : dynamicDb(executor)
     for (const f of this.entity.fields) {
       if (f.kind === 'boolean' || f.kind === 'money') for (const r of rows) r[f.name] = jsonValue(f, r[f.name])
     }
@@ -373,12 +430,12 @@ export class EntityRepository {
         .offset(offset)
         .compile(),
     )
-    const { rows } = await this.db.executeQuery<Row>(statement)
+    // Run past Kysely's result plugin: the rows are named here, the count left out as they are.
+    const { rows: read } = await this.unmapped.executeQuery<Row>(statement)
+    const rows = read.map(listRow)
     let total: number
-    if (rows.length) {
-      total = Number(rows[0]![TOTAL])
-      // The last column: deleting it leaves the rows as fast to serialize as if it had never been there.
-      for (const r of rows) delete r[TOTAL]
+    if (read.length) {
+      total = Number(read[0]![TOTAL_COLUMN])
     } else {
       // A page past the last has no row to bring the count: asked apart (none at all when it is the first).
       const count = offset === 0 ? undefined : await this.db.selectFrom(e.table).select((eb) => eb.fn.countAll<number>().as('total')).where(where).executeTakeFirstOrThrow()
@@ -496,10 +553,13 @@ export class EntityRepository {
     const keyset = sort === e.idField || storedColumns(e).some((c) => c.name === sort && !c.nullable)
     const sortAt = plain.indexOf(sort)
     const idAt = plain.indexOf(e.idField)
-    const page = (last: readonly unknown[] | undefined, offset: number) => {
+    const ordered = () => {
       let q = this.db.selectFrom(e.table).select(plain).where(where)
       if (sort !== e.idField) q = q.orderBy(sort, direction)
-      q = q.orderBy(e.idField, keyset ? direction : 'asc').limit(pageSize)
+      return q.orderBy(e.idField, keyset ? direction : 'asc')
+    }
+    const page = (last: readonly unknown[] | undefined, offset: number) => {
+      let q = ordered().limit(pageSize)
       if (!keyset) q = q.offset(offset)
       else if (last && sort === e.idField) q = q.where(e.idField, desc ? '<' : '>', last[idAt])
       else if (last) q = q.where((eb) => eb(eb.refTuple(sort, e.idField), desc ? '<' : '>', eb.tuple(last[sortAt], last[idAt])))
@@ -508,16 +568,22 @@ export class EntityRepository {
       if (last) runsOften(compiled.sql)
       return readRowArrays(this.typedDb, compiled)
     }
+    // On SQLite pages by key, each read on a reader thread while the last is written; on PostgreSQL
+    // the whole statement through a cursor (export-cursor.ts).
+    async function* pages() {
+      let next: Promise<unknown[][]> | undefined = page(undefined, 0)
+      for (let offset = 0; next; offset += pageSize) {
+        const rows: unknown[][] = await next
+        next = rows.length < pageSize ? undefined : page(rows.at(-1), offset + pageSize)
+        // A consumer that stops early leaves the next page unread: its failure is nobody's to hear.
+        next?.catch(() => undefined)
+        if (rows.length) yield rows
+      }
+    }
     // Labels by id, kept from page to page: a million rides name ten thousand members, and a lookup
     // per row (a join, or the list's subquery) cost the database more than reading the rides did.
     const labels = references.map((f) => ({ at: plain.indexOf(f.name), found: new Map<unknown, unknown>(), target: entityByKey(f.entity) }))
-    let next: Promise<unknown[][]> | undefined = page(undefined, 0)
-    for (let offset = 0; next; offset += pageSize) {
-      const rows: unknown[][] = await next
-      next = rows.length < pageSize ? undefined : page(rows.at(-1), offset + pageSize)
-      // A consumer that stops early leaves the next page unread: its failure is nobody's to hear.
-      next?.catch(() => undefined)
-      if (!rows.length) continue
+    for await (const rows of readCursorArrays(this.typedDb, ordered().compile(), pageSize) ?? pages()) {
       for (const l of labels) {
         const missing = new Set<unknown>()
         for (const r of rows) {
