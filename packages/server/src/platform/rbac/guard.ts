@@ -74,8 +74,7 @@ export function installGuard(api: FastifyInstance, services: Services, limitRefu
     if (route.config.permission === TOOL && !route.url.includes('/tool-api/v1/')) throw new Error(`Route ${route.method} ${route.url} is for tool operators but outside the tool API`)
   })
 
-  const authenticate = async (req: FastifyRequest) => {
-    const permission = req.routeOptions.config.permission
+  const authenticate = async (req: FastifyRequest, permission: string | undefined) => {
     // An unknown route is answered 404 by the not-found handler, whoever asks.
     if (permission === PUBLIC || permission === MEMBER || permission === TOOL || req.is404) return
     const token = readToken(req)
@@ -94,8 +93,10 @@ export function installGuard(api: FastifyInstance, services: Services, limitRefu
   }
 
   api.addHook('onRequest', async (req, reply) => {
+    // Read once: Fastify builds the route's options object anew at every read.
+    const config = req.routeOptions.config
     try {
-      await authenticate(req)
+      await authenticate(req, config.permission)
     } catch (err) {
       if (!limitRefusals || !(err instanceof AppError) || err.status !== 401) throw err
       const limit = await limitRefusals(req)
@@ -105,7 +106,7 @@ export function installGuard(api: FastifyInstance, services: Services, limitRefu
     }
     // After authentication and outside it: a refusal for want of a second proof is no failed
     // sign-in and counts against no address; before the body is read, so nothing is half done.
-    if (req.routeOptions.config.stepUp && req.auth) await services.identity.stepUp.assert(req.auth)
+    if (config.stepUp && req.auth) await services.identity.stepUp.assert(req.auth)
   })
 }
 
