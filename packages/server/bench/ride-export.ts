@@ -66,7 +66,10 @@ export async function measureRideExport(o: {
   }
 }
 
-/** The export's own read (the repository's statements, as an admin's export runs them) with nothing after it. */
+/**
+ * The export's own read (EntityRepository.exportRead, as an admin's export runs it: on SQLite pages on
+ * the reader threads, on PostgreSQL the one statement through a cursor) with nothing after it.
+ */
 async function bareExportRead(target: DatabaseTarget, total: number) {
   const threads = Math.min(2, availableParallelism())
   const { db } = createDatabase(target, { readerThreads: threads })
