@@ -52,7 +52,7 @@ describe('message-queue debugger', () => {
       const counts = stream.events.reduce<Record<string, number>>((c, e) => ({ ...c, [e.event]: (c[e.event] ?? 0) + (e.event === 'dropped' ? e.data.count : 1) }), {})
       throw new Error(`${(err as Error).message}; stream so far: ${JSON.stringify(counts)}`)
     })
-    expect(seen.data).toMatchObject({ qos: 0, retain: false, truncated: false, time: expect.any(String) })
+    expect(seen.data).toMatchObject({ qos: 1, retain: false, truncated: false, time: expect.any(String) })
     // The filter is honoured: nothing from down topics.
     expect(stream.events.filter((e) => e.event === 'message').every((e) => /^velo\/v1\/[^/]+\/up\//.test(e.data.topic))).toBe(true)
     await stream.close()
