@@ -546,6 +546,11 @@ export class SimulatedDevice implements OtaHost {
     }
   }
 
+  /** Until what is in flight (and `also`) is acknowledged or failed: 5 s at most, for a broker that stopped answering. */
+  private untilAcknowledged(also: Promise<unknown>[] = []): Promise<unknown> {
+    return Promise.race([Promise.allSettled([...also, ...this.inFlight]), new Promise((r) => setTimeout(r, 5000).unref())])
+  }
+
   /** Offline (reason reboot), then back as a rebooted module: resolves once it has announced itself again. */
   async reboot(): Promise<void> {
     const client = this.client
@@ -554,7 +559,7 @@ export class SimulatedDevice implements OtaHost {
     // What is still unacknowledged (telemetry is QoS 1) is waited for, bounded: MQTT.js's reconnect()
     // starts a new outgoing store at once, so an acknowledgement arriving afterwards is one it no
     // longer knows ("missing packet").
-    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => setTimeout(r, 5000).unref())])
+    await this.untilAcknowledged()
     if (this.client !== client || this.closing) return
     const back = new Promise<void>((resolve) => client.once('connect', () => resolve()))
     client.reconnect()
@@ -608,7 +613,7 @@ export class SimulatedDevice implements OtaHost {
       // unacknowledged (a server acknowledges a report once it is written) is waited for too: an
       // acknowledgement arriving after the end is one MQTT.js no longer knows.
       const offline = this.publish('presence', { state: 'offline', reason: 'shutdown' }, { retain: true }).catch(() => {})
-      await Promise.race([Promise.allSettled([offline, ...this.inFlight]), new Promise((r) => setTimeout(r, 5000).unref())])
+      await this.untilAcknowledged([offline])
     }
     this.client = null
     await client.endAsync(!client.connected)
