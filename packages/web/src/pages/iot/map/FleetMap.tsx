@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'react'
-import { type GeoJSONSource, Map as MapLibre, type MapGeoJSONFeature, prewarm, setWorkerUrl } from 'maplibre-gl'
+import { type GeoJSONSource, type GeoJSONSourceSpecification, type LayerSpecification, Map as MapLibre, type MapGeoJSONFeature, prewarm, setWorkerUrl } from 'maplibre-gl'
 // MapLibre 6 finds its worker beside its own file, which a bundle does not keep: Vite builds the
 // worker (with the module it imports) as a file of the console's, so no blob: URL is needed either,
 // and the pages' content security policy stays as it is.
 import workerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?worker&url'
 import 'maplibre-gl/dist/maplibre-gl.css'
-import { type MapDevices, STATUS_COLOURS, toFeatureCollection } from './mapData'
+import { EMPTY, type MapDevices, STATUS_COLOURS, toFeatureCollection } from './mapData'
 import { worldStyle } from './worldStyle'
 
 // The map itself, in a chunk of its own with MapLibre: the map page loads it only once it knows the
@@ -17,7 +17,8 @@ setWorkerUrl(workerUrl)
 prewarm()
 
 export interface FleetMapProps {
-  devices: MapDevices
+  /** Undefined while they are still asked: the map starts meanwhile and takes them when they come. */
+  devices: MapDevices | undefined
   /** MAP_STYLE_URL; absent: the world map shipped with the console. */
   styleUrl?: string
   onOpen: (deviceId: number) => void
@@ -26,13 +27,77 @@ export interface FleetMapProps {
 }
 
 const SOURCE = 'devices'
+const DEVICE_LAYERS = ['clusters', 'points']
 const { offline, online, alarm, stolen } = STATUS_COLOURS
+/** How the devices frame the first view: a little room at the edges, never closer than a district. */
+const FRAMING = { padding: 48, maxZoom: 11 }
+
+function devicesSource(devices: MapDevices): GeoJSONSourceSpecification {
+  return {
+    type: 'geojson',
+    data: toFeatureCollection(devices),
+    cluster: true,
+    clusterRadius: 48,
+    clusterMaxZoom: 14,
+    // A cluster's colour is its most urgent device's: the status codes rank (stolen 3, a warning 2,
+    // online 1, offline 0), so one maximum says it. One reduction rather than a count per status
+    // is a third of the clustering worker's work over 12,000 points.
+    clusterProperties: { top: ['max', ['get', 's']] },
+  }
+}
+
+const deviceLayers: LayerSpecification[] = [
+  {
+    id: 'clusters',
+    type: 'circle',
+    source: SOURCE,
+    filter: ['has', 'point_count'],
+    paint: {
+      'circle-color': ['match', ['get', 'top'], 3, stolen, 2, alarm, 1, online, offline],
+      'circle-radius': ['step', ['get', 'point_count'], 12, 10, 16, 100, 21, 1000, 27],
+      'circle-opacity': 0.8,
+      'circle-stroke-width': 2,
+      'circle-stroke-color': '#ffffff',
+    },
+  },
+  {
+    id: 'points',
+    type: 'circle',
+    source: SOURCE,
+    filter: ['!', ['has', 'point_count']],
+    paint: {
+      'circle-color': ['match', ['get', 's'], 3, stolen, 2, alarm, 1, online, offline],
+      // A stolen bike stands out among thousands.
+      'circle-radius': ['case', ['==', ['get', 's'], 3], 9, 6],
+      'circle-stroke-width': 1.5,
+      'circle-stroke-color': '#ffffff',
+    },
+  },
+]
+
+/** West, south, east, north of the devices; none without devices. */
+function extent(devices: MapDevices): [number, number, number, number] | undefined {
+  if (!devices.ids.length) return undefined
+  let [w, s, e, n] = [180, 90, -180, -90]
+  devices.ids.forEach((_, i) => {
+    w = Math.min(w, devices.lng[i]!)
+    e = Math.max(e, devices.lng[i]!)
+    s = Math.min(s, devices.lat[i]!)
+    n = Math.max(n, devices.lat[i]!)
+  })
+  return [w, s, e, n]
+}
 
 export default function FleetMap({ devices, styleUrl, onOpen, onFailed }: FleetMapProps) {
   const container = useRef<HTMLDivElement>(null)
   const mapRef = useRef<MapLibre | null>(null)
-  const [ready, setReady] = useState(false)
-  const fitted = useRef(false)
+  const [loaded, setLoaded] = useState(false)
+  /** The devices the map's source holds, so the same ones are not handed to it twice. */
+  const drawn = useRef<MapDevices | undefined>(undefined)
+  /** Whether the devices framed the view: once, then the user's pan and zoom stay. */
+  const framed = useRef(false)
+  const latest = useRef(devices)
+  latest.current = devices
   const open = useRef(onOpen)
   open.current = onOpen
   const failed = useRef(onFailed)
@@ -41,12 +106,23 @@ export default function FleetMap({ devices, styleUrl, onOpen, onFailed }: FleetM
   useEffect(() => {
     let cancelled = false
     let map: MapLibre | null = null
-    setReady(false)
-    fitted.current = false
+    setLoaded(false)
+    drawn.current = undefined
+    framed.current = false
     void (async () => {
-      const style = styleUrl ?? (await worldStyle())
+      const base = styleUrl ?? (await worldStyle())
       if (cancelled || !container.current) return
-      map = new MapLibre({ container: container.current, style, center: [10, 35], zoom: 1.4, dragRotate: false, pitchWithRotate: false, touchPitch: false })
+      // Devices known already (the usual case: they are asked while the map's chunk and the base map
+      // load) are part of the first style and frame the first view, so the map tiles the world once,
+      // where they are, with them, instead of drawing it, then them, then again at their extent.
+      const first = latest.current
+      const frame = first && extent(first)
+      const withDevices = first && typeof base !== 'string'
+      const style = withDevices ? { ...base, sources: { ...base.sources, [SOURCE]: devicesSource(first) }, layers: [...base.layers, ...deviceLayers] } : base
+      if (withDevices) drawn.current = first
+      framed.current = !!frame
+      const view = frame ? { bounds: frame, fitBoundsOptions: FRAMING } : { center: [10, 35] as [number, number], zoom: 1.4 }
+      map = new MapLibre({ container: container.current, style, ...view, dragRotate: false, pitchWithRotate: false, touchPitch: false })
       mapRef.current = map
       map.on('error', (e) => {
         // A tile that fails is the base map's business; a style that never loads leaves no map.
@@ -54,45 +130,12 @@ export default function FleetMap({ devices, styleUrl, onOpen, onFailed }: FleetM
       })
       map.on('load', () => {
         const m = map!
-        m.addSource(SOURCE, {
-          type: 'geojson',
-          data: { type: 'FeatureCollection', features: [] },
-          cluster: true,
-          clusterRadius: 48,
-          clusterMaxZoom: 14,
-          // A cluster is purple when any device in it is reported stolen, red when any has a warning, green when any is online.
-          clusterProperties: {
-            stolen: ['+', ['case', ['==', ['get', 's'], 3], 1, 0]],
-            alarm: ['+', ['case', ['==', ['get', 's'], 2], 1, 0]],
-            online: ['+', ['case', ['==', ['get', 's'], 1], 1, 0]],
-          },
-        })
-        m.addLayer({
-          id: 'clusters',
-          type: 'circle',
-          source: SOURCE,
-          filter: ['has', 'point_count'],
-          paint: {
-            'circle-color': ['case', ['>', ['get', 'stolen'], 0], stolen, ['>', ['get', 'alarm'], 0], alarm, ['>', ['get', 'online'], 0], online, offline],
-            'circle-radius': ['step', ['get', 'point_count'], 12, 10, 16, 100, 21, 1000, 27],
-            'circle-opacity': 0.8,
-            'circle-stroke-width': 2,
-            'circle-stroke-color': '#ffffff',
-          },
-        })
-        m.addLayer({
-          id: 'points',
-          type: 'circle',
-          source: SOURCE,
-          filter: ['!', ['has', 'point_count']],
-          paint: {
-            'circle-color': ['match', ['get', 's'], 3, stolen, 2, alarm, 1, online, offline],
-            // A stolen bike stands out among thousands.
-            'circle-radius': ['case', ['==', ['get', 's'], 3], 9, 6],
-            'circle-stroke-width': 1.5,
-            'circle-stroke-color': '#ffffff',
-          },
-        })
+        // A style of the operator's (a URL) gets the devices once it is in; the shipped one has them.
+        if (!m.getSource(SOURCE)) {
+          drawn.current = latest.current
+          m.addSource(SOURCE, devicesSource(drawn.current ?? EMPTY))
+          for (const layer of deviceLayers) m.addLayer(layer)
+        }
         m.on('click', 'clusters', (e) => {
           const cluster = e.features?.[0] as MapGeoJSONFeature | undefined
           if (!cluster) return
@@ -103,15 +146,15 @@ export default function FleetMap({ devices, styleUrl, onOpen, onFailed }: FleetM
           const id = Number(e.features?.[0]?.properties.id)
           if (id) open.current(id)
         })
-        for (const layer of ['clusters', 'points']) {
+        for (const layer of DEVICE_LAYERS) {
           m.on('mouseenter', layer, () => (m.getCanvas().style.cursor = 'pointer'))
           m.on('mouseleave', layer, () => (m.getCanvas().style.cursor = ''))
         }
         // What is drawn, for tests and for whoever inspects the page: points and clusters on screen.
         m.on('idle', () => {
-          if (container.current) container.current.dataset.rendered = String(m.queryRenderedFeatures({ layers: ['clusters', 'points'] }).length)
+          if (container.current) container.current.dataset.rendered = String(m.queryRenderedFeatures({ layers: DEVICE_LAYERS }).length)
         })
-        setReady(true)
+        setLoaded(true)
       })
     })().catch((err: unknown) => {
       if (!cancelled) failed.current(err instanceof Error ? err.message : String(err))
@@ -125,22 +168,19 @@ export default function FleetMap({ devices, styleUrl, onOpen, onFailed }: FleetM
 
   useEffect(() => {
     const map = mapRef.current
-    if (!ready || !map) return
-    ;(map.getSource(SOURCE) as GeoJSONSource | undefined)?.setData(toFeatureCollection(devices))
-    if (container.current) container.current.dataset.points = String(devices.ids.length)
-    // The first devices frame the view; after that the user's pan and zoom stay.
-    if (!fitted.current && devices.ids.length) {
-      fitted.current = true
-      let [w, s, e, n] = [180, 90, -180, -90]
-      devices.ids.forEach((_, i) => {
-        w = Math.min(w, devices.lng[i]!)
-        e = Math.max(e, devices.lng[i]!)
-        s = Math.min(s, devices.lat[i]!)
-        n = Math.max(n, devices.lat[i]!)
-      })
-      map.fitBounds([w, s, e, n], { padding: 48, maxZoom: 11, duration: 0 })
+    if (!loaded || !map || !devices) return
+    if (drawn.current !== devices) {
+      ;(map.getSource(SOURCE) as GeoJSONSource).setData(toFeatureCollection(devices))
+      drawn.current = devices
     }
-  }, [devices, ready])
+    // Devices that came after the map started frame the view then.
+    const frame = !framed.current && extent(devices)
+    if (frame) {
+      framed.current = true
+      map.fitBounds(frame, { ...FRAMING, duration: 0 })
+    }
+    if (container.current) container.current.dataset.points = String(devices.ids.length)
+  }, [devices, loaded])
 
-  return <div ref={container} className="iot-map-canvas" data-testid="fleet-map" data-ready={ready} />
+  return <div ref={container} className="iot-map-canvas" data-testid="fleet-map" data-ready={loaded} />
 }

@@ -1,7 +1,7 @@
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react'
 import { Alert, Button, Input, Result, Select, Space, Spin, Tag, Typography } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { iotEntities } from '@velo/shared'
+import { iotEntities, personalDataRight } from '@velo/shared'
 import { useTranslation } from 'react-i18next'
 import { useSearchParams } from 'react-router'
 import { failureMessage } from '../../../api/errors'
@@ -51,6 +51,10 @@ export default function FleetMapPage() {
   const filters = useMemo(() => filtersFromUrl(search, STATES), [search])
   const query = filtersToQuery(filters)
   const mayQuery = useAccess({ permissions: ['iot:device:query'] })
+  // Whether the session's rights let the caller see positions: the devices and the base map are asked
+  // at once, beside the setup, rather than one round trip after it. The setup's answer (the server's
+  // word) decides from then on.
+  const mayLocate = useAccess({ permissions: [personalDataRight('location')] })
   const [shownId, setShownId] = useState<number | null>(null)
   const [needle, setNeedle] = useState('')
   const [canDraw] = useState(webglAvailable)
@@ -61,7 +65,7 @@ export default function FleetMapPage() {
     if (canDraw) void loadFleetMap().catch(() => undefined)
   }, [canDraw])
   const setup = useQuery({ queryKey: ['iot', 'map', 'setup'], queryFn: () => http.get<MapSetup>('/iot/map/setup'), staleTime: 60_000 })
-  const positions = setup.data?.positions === true
+  const positions = setup.data ? setup.data.positions : mayLocate
   // The shipped base map is read and converted while the map's chunk and the devices arrive.
   const shippedBaseMap = canDraw && positions && !setup.data?.styleUrl
   useEffect(() => {
@@ -194,7 +198,7 @@ export default function FleetMapPage() {
         {canDraw && !mapFailure && (
           <div className="iot-map-frame">
             <Suspense fallback={<Spin className="iot-map-loading" />}>
-              <FleetMap devices={shown} styleUrl={styleUrl} onOpen={openDevice} onFailed={setMapFailure} />
+              <FleetMap devices={devices.data} styleUrl={styleUrl} onOpen={openDevice} onFailed={setMapFailure} />
             </Suspense>
           </div>
         )}

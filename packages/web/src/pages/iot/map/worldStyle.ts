@@ -1,5 +1,5 @@
 import type { StyleSpecification } from 'maplibre-gl'
-import { feature, mesh } from 'topojson-client'
+import { feature } from 'topojson-client'
 import type { GeometryCollection, Topology } from 'topojson-specification'
 // Natural Earth's countries at 1:110m (~100 KB), shipped as one of the console's own files: the map
 // works with no base map configured and no network, and asks nothing of anyone else.
@@ -39,10 +39,10 @@ function unwrapped<G extends Geometry>(g: G): G {
   return g
 }
 
-let shapes: Promise<{ countries: GeoJSON.FeatureCollection; borders: GeoJSON.MultiLineString; coast: GeoJSON.MultiLineString }> | undefined
+let shapes: Promise<GeoJSON.FeatureCollection> | undefined
 
 /**
- * The world's shapes, read and converted once a visit of the console: every map after the first
+ * The world's countries, read and converted once a visit of the console: every map after the first
  * (the fleet map again, a trace, a geofence) starts without the download and the conversion.
  */
 function worldShapes() {
@@ -51,12 +51,7 @@ function worldShapes() {
     if (!res.ok) throw new Error(`world map: HTTP ${res.status}`)
     const world = (await res.json()) as World
     const countries = feature(world, { ...world.objects.countries, geometries: world.objects.countries.geometries.filter((g) => g.id !== ANTARCTICA) })
-    return {
-      countries: { ...countries, features: countries.features.map((f) => ({ ...f, geometry: f.geometry && unwrapped(f.geometry) })) },
-      // Arcs two countries share: the borders; arcs of one country alone: the coasts.
-      borders: unwrapped(mesh(world, world.objects.countries, (a, b) => a !== b)),
-      coast: unwrapped(mesh(world, world.objects.countries, (a, b) => a === b && a.id !== ANTARCTICA)),
-    }
+    return { ...countries, features: countries.features.map((f) => ({ ...f, geometry: f.geometry && unwrapped(f.geometry) })) }
   })()
   // A failed read is tried again next time, not remembered.
   shapes.catch(() => (shapes = undefined))
@@ -64,23 +59,21 @@ function worldShapes() {
 }
 
 /**
- * The base map when MAP_STYLE_URL is not set: sea, land, borders and coastlines from the shipped
- * world map. No labels: they would need glyphs from a server, and the points say what matters.
+ * The base map when MAP_STYLE_URL is not set: sea, land, and the countries' outlines (borders and
+ * coasts alike) from the shipped world map. One source for both layers, cut into tiles no deeper
+ * than zoom 5 (at 1:110m there is nothing finer to show; closer views scale those tiles up): on a
+ * browser drawing without a GPU the base map's tiling was most of the map's first second. No
+ * labels: they would need glyphs from a server, and the points say what matters.
  */
 export async function worldStyle(): Promise<StyleSpecification> {
-  const { countries, borders, coast } = await worldShapes()
+  const countries = await worldShapes()
   return {
     version: 8,
-    sources: {
-      countries: { type: 'geojson', data: countries },
-      borders: { type: 'geojson', data: borders },
-      coast: { type: 'geojson', data: coast },
-    },
+    sources: { countries: { type: 'geojson', data: countries, maxzoom: 5 } },
     layers: [
       { id: 'sea', type: 'background', paint: { 'background-color': '#dcebf7' } },
       { id: 'land', type: 'fill', source: 'countries', paint: { 'fill-color': '#f7f5ef' } },
-      { id: 'borders', type: 'line', source: 'borders', paint: { 'line-color': '#c4bdae', 'line-width': 0.7 } },
-      { id: 'coast', type: 'line', source: 'coast', paint: { 'line-color': '#93aac4', 'line-width': 0.9 } },
+      { id: 'outline', type: 'line', source: 'countries', paint: { 'line-color': '#b5b9c0', 'line-width': 0.7 } },
     ],
   }
 }
