@@ -58,6 +58,8 @@ async function mapStatus(page: Page, baseURL: string) {
 }
 
 test('report a bike stolen from the IoT list, see it tracked and on the map, then recover it', async ({ page, baseURL }) => {
+  // Two configuration pushes to the simulator, two sign-ins and the map: a minute on a loaded machine.
+  test.setTimeout(120_000)
   const outside = await blockOutside(page, baseURL!)
   await openSignedIn(page, baseURL!, '/iot/device')
   await expect(deviceRow(page)).toBeVisible()
