@@ -248,6 +248,12 @@ export async function runBrowser(bench: BrowserBench, serverEntry: string): Prom
     const login = `${server.baseUrl}/login`
     notes.push(`Browser: headless Chromium ${browser.version()}, ${VIEWPORT.width}×${VIEWPORT.height}, web app from ${webDir}; bytes are gzip (level 9) of what the page downloaded.`)
 
+    // BENCH_BROWSER_ONLY=map: the fleet map alone, for whoever works on it.
+    if (process.env.BENCH_BROWSER_ONLY === 'map') {
+      await fleetMapInBrowser(browser, login, database.config, VIEWPORT, add)
+      return { lines, notes }
+    }
+
     // --- the password field, cold
     log(`browser: ${bench.loads} cold loads of the sign-in page`)
     await passwordVisibleMs(browser, login) // warm-up: the server's first reads of the files

@@ -56,7 +56,8 @@
  *
  * Then the browser (bench/browser.ts): the built web app (BENCH_WEB_DIR, default packages/web/dist;
  * `npm run build` first) in headless Chromium: the time until the sign-in page's password field is
- * visible (median of BENCH_BROWSER_LOADS, 10, cold loads) and the bytes of the five most used pages.
+ * visible (median of BENCH_BROWSER_LOADS, 10, cold loads) and the bytes of the five most used pages;
+ * then the fleet map (bench/fleet-map.ts; BENCH_BROWSER_ONLY=map measures it alone).
  *
  * Then a file upload (bench/files.ts): one BENCH_FILE_MB (200) MB file through a `file` field's route,
  * with the server's RSS growth, the rate and the digests against sha256sum/md5sum.
