@@ -65,6 +65,9 @@ parentPort.on('message', (m) => {
 })
 `
 
+/** How long a reader goes without answering, work outstanding, before a read starts another beside it. */
+const BUSY_MS = 10
+
 /** What a reader answers: the rows, or that the statement is not one it runs. */
 export type ReaderAnswer = { rows: unknown[] } | { notRead: true }
 
@@ -75,6 +78,8 @@ interface Pending {
 
 class Reader {
   readonly pending = new Map<number, Pending>()
+  /** When it last began work or answered: with work outstanding, how long it has gone without answering. */
+  since = 0
   private readonly worker: Worker
   private gone: Error | undefined
 
@@ -85,6 +90,7 @@ class Reader {
     this.worker.on('message', (m: { id: number; rows?: unknown[]; notRead?: true; error?: { message: string; code?: string; name?: string } }) => {
       const p = this.pending.get(m.id)
       if (!p) return
+      this.since = performance.now()
       this.pending.delete(m.id)
       if (this.pending.size === 0) this.worker.unref()
       if (m.error) p.reject(Object.assign(new Error(m.error.message), { code: m.error.code, name: m.error.name ?? 'SqliteError' }))
@@ -103,7 +109,10 @@ class Reader {
 
   query(id: number, sql: string, params: readonly unknown[], raw: boolean): Promise<ReaderAnswer> {
     if (this.gone) return Promise.reject(this.gone)
-    if (this.pending.size === 0) this.worker.ref()
+    if (this.pending.size === 0) {
+      this.worker.ref()
+      this.since = performance.now()
+    }
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
       this.worker.postMessage(raw ? { id, sql, params, raw } : { id, sql, params })
@@ -119,7 +128,7 @@ class Reader {
 }
 
 /**
- * `size` readers; each query goes to the one with the fewest outstanding, so a long report on one
+ * Up to `size` readers; each query goes to the one with the fewest outstanding, so a long report on one
  * does not queue the short reads behind it while another is free. One reader answers in the order
  * it was asked, as a single connection does; several answer concurrent reads as they finish, so
  * code that needs one read's answer before another's awaits the first (SQLITE_READER_THREADS). A reader that dies (it should
@@ -129,16 +138,38 @@ class Reader {
 export class SqliteReaders {
   private readers: Reader[] = []
   private nextId = 1
+  /** Readers started so far: one at first, more (up to `size`) while every one is busy. */
+  private started = 0
 
-  constructor(file: string, size: number, keepStatements: number) {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3')
-    for (let i = 0; i < size; i++) this.readers.push(new Reader(file, driver, keepStatements, (r) => (this.readers = this.readers.filter((x) => x !== r))))
+  constructor(
+    private readonly file: string,
+    private readonly size: number,
+    private readonly keepStatements: number,
+    private readonly driver = createRequire(import.meta.url).resolve('better-sqlite3'),
+  ) {
+    this.start()
+  }
+
+  /** The number of reader threads running now. */
+  get threads(): number {
+    return this.readers.length
+  }
+
+  // A thread holds its own heap (~10 MB): an idle server keeps one, and the others start the first
+  // time a read finds every running one held (BUSY_MS without an answer), not for a start-up's few
+  // quick reads at once. A reader that died is not replaced.
+  private start(): Reader {
+    this.started++
+    const reader = new Reader(this.file, this.driver, this.keepStatements, (r) => (this.readers = this.readers.filter((x) => x !== r)))
+    this.readers.push(reader)
+    return reader
   }
 
   /** `raw`: each row as an array of its values in the statement's column order, not an object. */
   query(sql: string, params: readonly unknown[], raw = false): Promise<ReaderAnswer> | undefined {
     let best: Reader | undefined
     for (const r of this.readers) if (!best || r.pending.size < best.pending.size) best = r
+    if (best && best.pending.size > 0 && this.started < this.size && performance.now() - best.since > BUSY_MS) best = this.start()
     return best?.query(this.nextId++, sql, params, raw)
   }
 
