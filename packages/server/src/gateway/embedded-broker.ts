@@ -2,10 +2,16 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { dirname } from 'node:path'
 import { Aedes, type AedesOptions, type Client } from 'aedes'
+import { writeToStream } from 'mqtt-packet'
 import type { BrokerIdentity, DeviceAuthority } from './device-auth'
 import { GuardedSocket, type PacketLimits } from './packet-guard'
 import { indexedMemoryPersistence } from './retained-index'
 import { TOPIC_ROOT } from '@velo/shared'
+
+// mqtt-packet (aedes' and the MQTT client's writer) writes 16-bit numbers (message ids, lengths)
+// from a cache of all 65,536 of them as Buffers, made when the first packet is written: 7 MB of an
+// idle server's heap, held for its life, to save a 2-byte allocation per number written. Off.
+writeToStream.cacheNumbers = false
 
 const UP_LEVEL = /^[^/]+\/up\/[^/]+$/
 const isUpTopic = (topic: string) => topic.startsWith(`${TOPIC_ROOT}/`) && UP_LEVEL.test(topic.slice(TOPIC_ROOT.length + 1))
