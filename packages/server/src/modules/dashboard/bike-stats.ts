@@ -57,12 +57,20 @@ export const bikeStatsDashboard: DashboardCompute = async (ctx) => {
   // those groups per figure (a materialized CTE). The bikes' rows are wide, so reading them is the cost:
   // the model is grouped on last, or SQLite walks bike_bike by its model index and fetches each row
   // out of order (twice the time of reading the table through).
-  const perBike = sql`
-    select b.model_id as model_id, m.country_id as country_id, case when ${BOUND} then 1 else 0 end as bound,
-      case when ${BOUND} and ${inRange} then ${month} end as month, count(*) as n
-    from ${BIKES} where ${counted} group by 3, 4, 2, 1`
-  // The member is joined only when the scope or the country filter needs it.
+  // The first pass groups the bound bikes only (an unbound one is in none of its figures), by model
+  // and country; the month is not a key of it, as SQLite sorts every row it groups by every key and
+  // only the bikes bound in the range have one: those the (bind_status, bound_time) index finds apart.
+  // Most bikes are bound, so the pass over them reads the table through (SQLite: + keeps it from that
+  // index, through which it would fetch each bike out of order).
+  const bound = dialect === 'sqlite' ? sql`+b.bind_status = 'bound'` : BOUND
   const needsMember = !ctx.scope.all || ctx.query.countryId !== undefined
+  const perBike = sql`
+    select b.model_id as model_id, m.country_id as country_id, count(*) as n
+    from ${BIKES} where ${bound} and ${counted} group by 2, 1`
+  const boundInRange = sql`
+    select ${month} as month, count(*) as n
+    from ${needsMember ? BIKES : sql`bike_bike b`} where ${BOUND} and ${inRange} and ${needsMember ? counted : model(ctx)} group by 1`
+  // The member is joined only when the scope or the country filter needs it.
   const perDevice = sql`
     select b.model_id as model_id, case when ${isOnline('d.state')} then 1 else 0 end as online,
       ${sql.join(PARTS.map((p, i) => sql`${sql.ref(p.column)} as ${sql.raw(`v${i}`)}`))}, count(*) as n
@@ -72,9 +80,9 @@ export const bikeStatsDashboard: DashboardCompute = async (ctx) => {
   const [bikeRows, deviceRows, share] = await Promise.all([
     sql<{ kind: string; name: string | null; n: number | string }>`
       with g as (${perBike})
-      select 'model' as kind, bm.name as name, sum(g.n) as n from g join bike_model bm on bm.model_id = g.model_id where g.bound = 1 group by bm.model_id, bm.name
-      union all select 'country', ${name}, sum(g.n) from g left join sys_country c on c.country_id = g.country_id where g.bound = 1 group by c.country_id, ${name}
-      union all select 'month', g.month, sum(g.n) from g where g.month is not null group by g.month
+      select 'model' as kind, bm.name as name, sum(g.n) as n from g join bike_model bm on bm.model_id = g.model_id group by bm.model_id, bm.name
+      union all select 'country', ${name}, sum(g.n) from g left join sys_country c on c.country_id = g.country_id group by c.country_id, ${name}
+      union all select 'month', r.month, r.n from (${boundInRange}) r
       order by 1, 3 desc, 2
     `.execute(db),
     sql<{ kind: string; name: string | null; n: number | string; online: number | string | null }>`
@@ -160,10 +168,10 @@ async function boundShare(ctx: DashboardContext): Promise<number | null> {
   const model = ctx.query.modelId === undefined ? sql`1 = 1` : sql`o.model_id = ${ctx.query.modelId}`
   const [row] = (
     await sql<{ sold: number | string; bound: number | string | null }>`
-      select count(*) as sold, sum(case when b.bind_status = 'bound' then 1 else 0 end) as bound
+      select count(*) as sold, count(b.bike_id) as bound
       from ord_frame_number n
       join ord_device_order o on o.order_id = n.order_id
-      left join bike_bike b on b.bike_id = n.bike_id
+      left join bike_bike b on b.bike_id = n.bike_id and b.bind_status = 'bound'
       where n.status <> 'voided' and ${model}
     `.execute(ctx.db)
   ).rows

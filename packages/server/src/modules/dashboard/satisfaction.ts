@@ -22,17 +22,20 @@ function feedbackOfRange(ctx: DashboardContext): RawBuilder<SqlBool> {
 
 const FROM = sql`mem_feedback f join mem_member m on m.member_id = f.member_id`
 
-/** Median and p90 hours from feedback to reply, per week (or once over the range: `week` null). */
-async function responseHours(ctx: DashboardContext, byWeek: boolean) {
-  const group = byWeek ? weekOf(ctx.dialect, 'f.createTime') : sql`'all'`
+/**
+ * Median and p90 hours from feedback to reply, per week and once over the range (group 'all'): one
+ * pass over the replied feedback, ranked within each week and within the whole.
+ */
+async function responseHours(ctx: DashboardContext) {
   const { rows } = await sql<{ g: string; n: number | string; p50: number | string | null; p90: number | string | null }>`
     with replied as (
-      select ${group} as g, ${hoursBetween(ctx.dialect, 'f.createTime', 'f.replyTime')} as h
+      select ${weekOf(ctx.dialect, 'f.createTime')} as w, ${hoursBetween(ctx.dialect, 'f.createTime', 'f.replyTime')} as h
       from ${FROM}
       where ${feedbackOfRange(ctx)} and f.replied = true and f.reply_time is not null
     ),
+    grouped as (select w as g, h from replied union all select 'all', h from replied),
     ranked as (
-      select g, h, row_number() over (partition by g order by h) as rn, count(*) over (partition by g) as n from replied
+      select g, h, row_number() over (partition by g order by h) as rn, count(*) over (partition by g) as n from grouped
     )
     select g, max(n) as n, ${percentileSql(0.5)} as p50, ${percentileSql(0.9)} as p90 from ranked group by g
   `.execute(ctx.db)
@@ -45,15 +48,15 @@ export const satisfactionDashboard: DashboardCompute = async (ctx) => {
   const mayList = ctx.may('member:feedback:list')
   const week = weekOf(dialect, 'f.createTime')
 
-  // Independent statements, sent together (PostgreSQL answers them on several connections).
-  const [totalRows, overallHours, starRows, tagRows, weekRows, weekHours] = await Promise.all([
-    sql<{ n: number | string; good: number | string | null; stars: number | string | null; open: number | string | null }>`
-      select count(*) as n, sum(case when f.stars >= ${SATISFIED} then 1 else 0 end) as good, sum(f.stars) as stars,
-        sum(case when f.replied then 0 else 1 end) as open
-      from ${FROM} where ${where}
+  // Three statements, sent together (PostgreSQL answers them on several connections): the counts by
+  // week, stars and answered, which the summary, the stars and the weekly trend are sums of (a few
+  // hundred groups at most); the top tags; the hours to a reply. Each reads the range's feedback and
+  // its members once, which on PostgreSQL is most of a statement's time.
+  const [countRows, tagRows, hours] = await Promise.all([
+    sql<{ week: string; stars: number | string | null; open: number | string; n: number | string }>`
+      select ${week} as week, f.stars as stars, case when f.replied then 0 else 1 end as open, count(*) as n
+      from ${FROM} where ${where} group by 1, 2, 3
     `.execute(db),
-    responseHours(ctx, false),
-    sql<{ stars: number | string; n: number | string }>`select f.stars as stars, count(*) as n from ${FROM} where ${where} group by f.stars`.execute(db),
     // Ties in count go by name, so the ten shown do not change from one request to the next.
     sql<{ tag: string; n: number | string; good: number | string }>`
       select t.name as tag, count(*) as n, sum(case when f.stars >= ${SATISFIED} then 1 else 0 end) as good
@@ -65,41 +68,51 @@ export const satisfactionDashboard: DashboardCompute = async (ctx) => {
       order by count(*) desc, t.name
       limit ${TOP_TAGS}
     `.execute(db),
-    sql<{ week: string; n: number | string; good: number | string; open: number | string }>`
-      select ${week} as week, count(*) as n, sum(case when f.stars >= ${SATISFIED} then 1 else 0 end) as good,
-        sum(case when f.replied then 0 else 1 end) as open
-      from ${FROM} where ${where} group by ${week}
-    `.execute(db),
-    responseHours(ctx, true),
+    responseHours(ctx),
   ])
 
-  const totals = totalRows.rows[0]
-  const count = Number(totals?.n ?? 0)
-  const overall = overallHours.get('all')
+  let count = 0
+  let good = 0
+  let starSum = 0
+  let open = 0
+  const byStars = new Map<number, number>()
+  const weekly = new Map<string, { n: number; good: number; open: number }>()
+  for (const r of countRows.rows) {
+    const n = Number(r.n)
+    const stars = r.stars === null ? null : Number(r.stars)
+    const satisfied = stars !== null && stars >= SATISFIED ? n : 0
+    const unanswered = Number(r.open) ? n : 0
+    count += n
+    good += satisfied
+    starSum += (stars ?? 0) * n
+    open += unanswered
+    if (stars !== null) byStars.set(stars, (byStars.get(stars) ?? 0) + n)
+    const w = weekly.get(r.week) ?? { n: 0, good: 0, open: 0 }
+    weekly.set(r.week, { n: w.n + n, good: w.good + satisfied, open: w.open + unanswered })
+  }
+  const overall = hours.get('all')
   const summary: FigureValue[] = [
     count,
-    percent(Number(totals?.good ?? 0), count),
-    count ? round(Number(totals?.stars ?? 0) / count, 2) : null,
+    percent(good, count),
+    count ? round(starSum / count, 2) : null,
     // The card opens the feedback list filtered on Replied = no: counted only for who may open it.
-    mayList ? Number(totals?.open ?? 0) : null,
+    mayList ? open : null,
     overall?.p50 == null ? null : round(overall.p50, 2),
   ]
 
-  const byStars = new Map(starRows.rows.map((r) => [Number(r.stars), Number(r.n)]))
   const stars = [1, 2, 3, 4, 5].map((s) => [String(s), byStars.get(s) ?? 0])
 
   const tags = tagRows.rows.map((r) => [r.tag, Number(r.n), percent(Number(r.good), Number(r.n))])
 
-  const weekly = new Map(weekRows.rows.map((r) => [r.week, r]))
   const weeks = weeksOf(ctx.query.from, ctx.query.to)
   const csatTrend = weeks.map((w) => {
     const r = weekly.get(w)
-    const n = Number(r?.n ?? 0)
-    return [w, percent(Number(r?.good ?? 0), n), n, Number(r?.open ?? 0)]
+    const n = r?.n ?? 0
+    return [w, percent(r?.good ?? 0, n), n, r?.open ?? 0]
   })
 
   const responseTime = weeks.map((w) => {
-    const r = weekHours.get(w)
+    const r = hours.get(w)
     return [w, r?.p50 == null ? null : round(r.p50, 2), r?.p90 == null ? null : round(r.p90, 2), r?.replied ?? 0]
   })
 
