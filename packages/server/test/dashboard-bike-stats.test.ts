@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto'
 import ExcelJS from 'exceljs'
 import type { DashboardAnswer } from '@velo/shared'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { dynamicDb } from '../src/db/database'
 import { newDeviceRow } from '../src/modules/iot/devices'
+import { bikeFleetFixtures } from './bike-fleet-fixtures'
 import { deptId, limitedUser, useTestApp } from './harness'
 
 // Dashboards › Registered bikes (modules/dashboard/bike-stats.ts) over a small fleet computed by
@@ -13,16 +12,7 @@ const t = useTestApp()
 const db = () => t.app.services.db
 const RANGE = 'from=2026-01-01&to=2026-06-30'
 const NOW = '2026-07-01T00:00:00.000Z'
-const code = (prefix: string) => `${prefix}${randomBytes(3).toString('hex').toUpperCase()}`
-
-async function insert(table: string, values: Record<string, unknown>, idField: string): Promise<number> {
-  const row = await dynamicDb(db()).insertInto(table).values(values).returning(idField).executeTakeFirstOrThrow()
-  return Number(row[idField])
-}
-const country = async (c: string) => Number((await db().selectFrom('sysCountry').select('countryId').where('code', '=', c).executeTakeFirstOrThrow()).countryId)
-const member = (countryId: number | null) =>
-  insert('memMember', { email: `bs${code('')}@example.com`, firstName: 'Bi', lastName: 'Ke', countryId, createBy: 'app', createTime: NOW }, 'memberId')
-const model = (name: string) => insert('bikeModel', { category: 'city', name, code: code('M'), orderNum: 1, status: '0', createBy: 'test', createTime: NOW }, 'modelId')
+const { code, insert, country, member, model, order } = bikeFleetFixtures(db, NOW)
 
 /** A device of the demo IoT model in a state, with the versions its parts report. */
 async function device(state: string, versions: { fw: string; display: string | null; bms: string | null; ecu: string | null }): Promise<number> {
@@ -43,20 +33,6 @@ async function bike(modelId: number, memberId: number | null, boundTime: string 
     { frameNumber: code('VL'), category: 'city', modelId, colourId: 1, sizeId: 1, bindStatus: memberId ? 'bound' : 'unbound', memberId, boundTime, iotDeviceId, createBy: 'test', createTime: NOW },
     'bikeId',
   )
-}
-
-async function order(modelId: number, frames: [status: string, bikeId: number | null][]) {
-  const orderId = await insert(
-    'ordDeviceOrder',
-    {
-      orderNo: code('PO'), orderType: 'regular', modelId, quantity: frames.length, salesRegion: 'EU', deliveryDate: '2026-01-01', purchasingEntity: 'Velo BV', tpNumber: 'TP1',
-      frameSupplier: 'Frames Ltd', brandCode: 'VL', manufacturerCode: 'A', modelYear: 2026, specCode: 'MET', createBy: 'test', createTime: NOW,
-    },
-    'orderId',
-  )
-  for (const [i, [status, bikeId]] of frames.entries()) {
-    await insert('ordFrameNumber', { orderId, frameNumber: code('VLATMET'), serial: i + 1, numberType: 'regular', status, bikeId, createBy: 'test', createTime: NOW }, 'numberId')
-  }
 }
 
 const get = (query: string, token = t.admin, lang?: 'en_US' | 'zh_CN') => t.call<DashboardAnswer>({ url: `/api/analytics/bikeStats?${query}`, token, lang })
