@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Services } from '../platform/services'
 import { type Credential, DeviceAuthority } from './device-auth'
 import { type EmbeddedBroker, startEmbeddedBroker } from './embedded-broker'
+import { fileLimitShortfall, readOpenFileLimits } from './file-limit'
 import { createIotEvents, type IotEventBus } from './events'
 import { type GatewayOptions, MqttGateway } from './gateway'
 import { MessageLog, type MessageLogOptions } from './message-log'
@@ -133,6 +134,7 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
       // Nobody can be connected to a broker that has just started: whatever the rows say from the last run is over.
       await presence.sweep(new Date().toISOString())
       await gateway.ready()
+      void warnIfFewFiles(db, logger)
     } else {
       // An external broker that is down must not stop the start: the gateway keeps trying.
       void gateway.ready().then(() => logger.info(`IoT gateway subscribed at ${new URL(external!).host}`))
@@ -148,4 +150,21 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
     throw err
   }
   return iot
+}
+
+/**
+ * Says once, at the start, when the open-file limit leaves the embedded broker fewer device
+ * connections than the fleet registered (or MIN_EXPECTED_DEVICES): past it devices connect and drop
+ * in a loop, which shows nowhere else until the fleet grows (file-limit.ts).
+ */
+async function warnIfFewFiles(db: Services['db'], logger: FastifyBaseLogger) {
+  const limits = readOpenFileLimits()
+  if (!limits) return
+  try {
+    const row = await db.selectFrom('iotDevice').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst()
+    const short = fileLimitShortfall(limits, Number(row?.n ?? 0))
+    if (short) logger.warn(short, `the open-file limit (${short.limit}) leaves the embedded MQTT broker room for about ${short.devices} device connections, fewer than the ${short.expected} expected: raise it to ${short.needed} or more (systemd LimitNOFILE=, docker --ulimit nofile=; docs/ops/capacity.md › Open files)`)
+  } catch (err) {
+    logger.debug({ err }, 'could not count the devices for the open-file check')
+  }
 }
