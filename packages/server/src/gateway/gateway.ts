@@ -361,7 +361,9 @@ export class MqttGateway implements Gateway {
       }
     }
     if (!written) return settle()
-    Promise.all(written).then(
+    // Most reports hold one write (the telemetry batch): no Promise.all and array for each of those.
+    const held: Promise<unknown> = written.length === 1 ? written[0]! : Promise.all(written)
+    held.then(
       () => settle(),
       (err: unknown) => settle(err as Error),
     )
