@@ -18,7 +18,7 @@
  * (4,000 a second) for one step, when BENCH_INGEST_BIG is not 0.
  */
 import { execFileSync } from 'node:child_process'
-import { rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CompiledQuery } from 'kysely'
@@ -38,6 +38,15 @@ export interface IngestBench {
 
 const COLUMNS = ['device_id', 'received_at', 'device_time', 'battery', 'speed', 'latitude', 'longitude', 'satellites', 'signal', 'odometer', 'locked', 'tilt', 'vibration']
 const WINDOW_MS = 5000
+
+/** The server's open file descriptors (docs/ops/capacity.md › Open files); null where there is no /proc. */
+function openFiles(pid: number): number | null {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length
+  } catch {
+    return null
+  }
+}
 
 const maxId = async (db: Db) => Number((await db.selectFrom('iotTelemetry').select((eb) => eb.fn.max('telemetryId').as('n')).executeTakeFirstOrThrow()).n ?? 0)
 
@@ -85,6 +94,7 @@ export async function runIngest(target: Target, broker: Broker, bench: IngestBen
     { target, broker, serverEntry, prefix: 'VLI', devices: bench.devices, concurrency: bench.concurrency, behaviour: { telemetrySeconds: 0 }, label: 'ingest' },
     async ({ name, add, server, db, databaseUrl, url, sns, secrets, ids, waitOnline, beforeServerStops }) => {
       log(`${name}: connecting ${fmt(sns.length)} reporting devices to ${url}, ${bench.concurrency} at a time`)
+      const files0 = openFiles(server.pid)
       const t0Connect = performance.now()
       const fleet = await connectRawDevices(url, sns.map((sn) => ({ sn, secret: secrets.get(sn)! })), bench.concurrency)
       beforeServerStops(() => fleet.close())
@@ -96,6 +106,8 @@ export async function runIngest(target: Target, broker: Broker, bench: IngestBen
         `${label}: connected`,
         `${fmt(started)} devices in ${fmt(connectedS, 1)} s${fleet.failed ? `, ${fmt(fleet.failed)} could not connect` : ''}; listed online after ${fmt((performance.now() - t0Connect) / 1000, 1)} s (${fmt(online)})`,
       )
+      const files1 = openFiles(server.pid)
+      if (files0 !== null && files1 !== null) add(`${label}: server's open files`, `${fmt(files0)} before the devices connected, ${fmt(files1)} with ${fmt(started)} connected (${fmt((files1 - files0) / Math.max(1, started), 2)} a device)`)
       const devices = fleet.devices
       let limit = 0
       for (const rate of bench.rates) {

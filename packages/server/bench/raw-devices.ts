@@ -13,6 +13,7 @@ import { PROTOCOL_VERSION, upTopic } from '@velo/shared'
 const CONNECT = 0x10
 const CONNACK = 0x20
 const PUBLISH_QOS1 = 0x32
+const RETAIN = 0x01
 const PUBACK = 0x40
 
 /** MQTT's remaining length: 7 bits a byte, the high bit saying more follow. */
@@ -98,13 +99,25 @@ class RawDevice {
     })
   }
 
+  /**
+   * Presence online (retained), as a device says once connected: the server lists a device online
+   * from it, not from the connection (docs/iot-protocol.md › Presence).
+   */
+  announce() {
+    this.publish(PUBLISH_QOS1 | RETAIN, utf8(upTopic(this.sn, 'presence')), { v: PROTOCOL_VERSION, state: 'online' })
+  }
+
   /** One telemetry report at QoS 1, with the device's own time. */
   report(body: Record<string, unknown>) {
+    this.publish(PUBLISH_QOS1, this.topic, { v: PROTOCOL_VERSION, ts: Date.now(), ...body })
+  }
+
+  private publish(first: number, topic: Buffer, body: Record<string, unknown>) {
     const id = this.nextId
     this.nextId = id === 65535 ? 1 : id + 1
-    const payload = Buffer.from(JSON.stringify({ v: PROTOCOL_VERSION, ts: Date.now(), ...body }), 'utf8')
-    const length = this.topic.length + 2 + payload.length
-    const header = Buffer.concat([Buffer.from([PUBLISH_QOS1]), remainingLength(length), this.topic, Buffer.from([id >> 8, id & 0xff])])
+    const payload = Buffer.from(JSON.stringify(body), 'utf8')
+    const length = topic.length + 2 + payload.length
+    const header = Buffer.concat([Buffer.from([first]), remainingLength(length), topic, Buffer.from([id >> 8, id & 0xff])])
     this.socket.write(Buffer.concat([header, payload]))
     this.sent++
   }
@@ -139,8 +152,10 @@ export async function connectRawDevices(url: string, devices: { sn: string; secr
           socket.once('connect', () => void device.handshake(d.secret).then(resolve))
           socket.once('error', () => resolve(false))
         })
-        if (ok) connected.push(device)
-        else {
+        if (ok) {
+          device.announce()
+          connected.push(device)
+        } else {
           failed++
           socket.destroy()
         }
