@@ -55,6 +55,21 @@ describe('GET /api/docs with API_DOCS=staff (the default)', () => {
   })
 })
 
+describe('the document', () => {
+  // The engine's bodies (list, add, modify, counts, summary) are made at a route's first request
+  // (crud/schemas.ts atFirstUse): the document still names their fields.
+  it('names the fields of the engine\'s bodies, made at first use', async () => {
+    const doc = JSON.parse((await t.call({ url: '/api/docs/json', token: t.admin })).raw.toString()) as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>>
+    }
+    const fields = (path: string, method: string) => Object.keys(doc.paths[path]?.[method]?.requestBody?.content['application/json']?.schema.properties ?? {})
+    expect(fields('/api/system/user/list', 'post')).toEqual(expect.arrayContaining(['pageNum', 'pageSize', 'userName']))
+    expect(fields('/api/system/user', 'post')).toEqual(expect.arrayContaining(['userName', 'nickName']))
+    expect(fields('/api/system/user', 'put')).toEqual(expect.arrayContaining(['userId', 'nickName']))
+    expect(fields('/api/system/user/summary', 'post')).toEqual(expect.arrayContaining(['time', 'bucket']))
+  })
+})
+
 describe('API_DOCS=public and off', () => {
   it('public: anyone gets the page and the document', async () => {
     const open = await createTestApp({ API_DOCS: 'public' })

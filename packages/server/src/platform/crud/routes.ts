@@ -17,7 +17,7 @@ import { attachment, streamWorkbookRows, templateWorkbook, XLSX_TYPE } from './e
 import { checkWorkbookFile, importWorkbook, updateSupportField } from './import'
 import { registerImportJobRoute } from './import-routes'
 import { EntityRepository, dictLabels, sortColumn, type EntityHooks } from './repository'
-import { addSchema, confirmedQuery, editSchema, idParam, idsParam, listSchema } from './schemas'
+import { addSchema, atFirstUse, confirmedQuery, editSchema, idParam, idsParam, listSchema } from './schemas'
 import { registerSummaryRoute } from './summary'
 import { registerWorkflowRoutes, type WorkflowHandlers } from './workflow'
 import { envelope, fileAnswer, pageOf, rowOf } from '../responses'
@@ -79,13 +79,14 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   const personal = new Set(e.fields.flatMap((f) => (f.personal ? [f.name] : [])))
   const tags = [e.label.en_US]
   const row = rowOf(e)
+  const listBody = atFirstUse(() => listSchema(e))
   // Kept with the caller's signed-in context, and dropped with it when roles or departments change.
   const scopeOf = (req: Parameters<typeof caller>[0]) => callerScope(services, caller(req))
 
   if (can('list')) {
     api.post(
       `${e.path}/list`,
-      { config: { permission: perm('list'), audit: false }, schema: { tags, summary: `List ${e.label.en_US} (filtered, paged)`, body: listSchema(e), response: { 200: envelope(pageOf(row)) } } },
+      { config: { permission: perm('list'), audit: false }, schema: { tags, summary: `List ${e.label.en_US} (filtered, paged)`, body: listBody, response: { 200: envelope(pageOf(row)) } } },
       async (req) => {
         // Personal values the caller has no right to leave as masks, and are searched whole only.
         const view = privacyViewOf(caller(req))
@@ -104,7 +105,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
         schema: {
           tags,
           summary: `Export ${e.label.en_US} as .xlsx (same filters as list, every matching row)`,
-          body: listSchema(e),
+          body: listBody,
           response: { 200: fileAnswer(XLSX_TYPE, 'The workbook, streamed') },
         },
       },
@@ -133,7 +134,7 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
       {
         config: { permission: perm('export'), audit: { module, businessType: BusinessType.export, personal } },
         schema: { tags, summary: `Export ${e.label.en_US} as a job (same body as export); answers the job, whose file downloads from GET /monitor/job/:id/file`,
-          body: listSchema(e),
+          body: listBody,
           response: { 200: envelope(jobInfoSchema) },
         },
       },
@@ -256,14 +257,14 @@ export function registerEntityRoutes(app: FastifyInstance, services: Services, e
   if (can('add')) {
     api.post(
       e.path,
-      { config: { permission: perm('add'), audit: { module, businessType: BusinessType.insert, personal } }, schema: { tags, summary: `Add ${e.label.en_US}`, body: addSchema(e), querystring: confirmedQuery, response: { 200: envelope(hooks.addedFields ? apiRowSchema(e).extend(hooks.addedFields) : row) } } },
+      { config: { permission: perm('add'), audit: { module, businessType: BusinessType.insert, personal } }, schema: { tags, summary: `Add ${e.label.en_US}`, body: atFirstUse(() => addSchema(e)), querystring: confirmedQuery, response: { 200: envelope(hooks.addedFields ? apiRowSchema(e).extend(hooks.addedFields) : row) } } },
       async (req) => ok(maskRow(e, await repo.create(req.body as Record<string, unknown>, caller(req), req.query.confirmed === 'true', await scopeOf(req)), privacyViewOf(caller(req)))),
     )
   }
   if (can('edit')) {
     api.put(
       e.path,
-      { config: { permission: perm('edit'), audit: { module, businessType: BusinessType.update, personal } }, schema: { tags, summary: `Modify ${e.label.en_US}`, body: editSchema(e), querystring: confirmedQuery, response: { 200: envelope(row) } } },
+      { config: { permission: perm('edit'), audit: { module, businessType: BusinessType.update, personal } }, schema: { tags, summary: `Modify ${e.label.en_US}`, body: atFirstUse(() => editSchema(e)), querystring: confirmedQuery, response: { 200: envelope(row) } } },
       async (req) => {
         const body = req.body as Record<string, unknown>
         // A value the caller sees masked is not theirs to overwrite: the form leaves such fields out.

@@ -36,6 +36,14 @@ export function madeOnce<K extends object, T>(make: (key: K) => T): (key: K) => 
   }
 }
 
+/**
+ * A route's body schema, made at the route's first request rather than when it is registered: the
+ * engine registers ~1,000 routes and a deployment answers a fraction of them, and the add, edit and
+ * list bodies of its 83 definitions held 18 MB of an idle server's heap (docs/ops/capacity.md › Idle
+ * memory). Made once (zod keeps what the getter answered), validated and documented as itself.
+ */
+export const atFirstUse = <T extends z.ZodType>(make: () => T): z.ZodLazy<T> => z.lazy(make)
+
 /** The zod type of one field's value as clients send it, rich text sanitized. */
 export const valueSchema = madeOnce((f: FieldDef) => sharedValueSchema(f, SERVER))
 

@@ -9,7 +9,7 @@ import type { RowScope } from '../rbac/data-scope'
 import { envelope } from '../responses'
 import type { Services } from '../services'
 import type { EntityRepository } from './repository'
-import { filterFields, madeOnce } from './schemas'
+import { atFirstUse, filterFields, madeOnce } from './schemas'
 import { caller } from '../rbac/guard'
 import { exactSearchFields, privacyViewOf } from '../privacy/masking'
 
@@ -132,7 +132,7 @@ export function registerSummaryRoute(
       schema: {
         tags: [e.label.en_US],
         summary: `${e.label.en_US} per day, week or month (the list's filters apply): rows and the sum of a summable field`,
-        body: summarySchema(e),
+        body: atFirstUse(() => summarySchema(e)),
         response: { 200: envelope(z.array(summaryPoint)) },
       },
     },

@@ -40,7 +40,7 @@ import { caller } from '../rbac/guard'
 import type { Services } from '../services'
 import { recordTransitions } from './history'
 import type { EntityRepository } from './repository'
-import { idParam, importRowSchema, listSchema } from './schemas'
+import { atFirstUse, idParam, importRowSchema, listSchema } from './schemas'
 import { envelope, rowOf } from '../responses'
 import { jobInfoSchema } from '../jobs/schema'
 import { exactSearchFields, maskRow, privacyViewOf } from '../privacy/masking'
@@ -541,7 +541,7 @@ export function registerWorkflowRoutes(
       },
     )
 
-    const counted = listSchema(e)
+    const counted = atFirstUse(() => listSchema(e))
     api.post(
       `${e.path}/counts`,
       {
