@@ -356,9 +356,15 @@ test('a list keeps its search, page and sort in the address: a reload opens it a
   await email.click()
   await expect(email).toHaveAttribute('aria-sort', 'ascending')
   await expect(page).toHaveURL(/\/member\/member\?orderByColumn=email&isAsc=asc$/)
+  // The page-2 rows are read once their answer is drawn: the pagination turns before they arrive.
+  const page2Listed = page.waitForResponse(
+    (r) => new URL(r.url()).pathname.endsWith('/member/member/list') && r.request().method() === 'POST' && /"pageNum":2\b/.test(r.request().postData() ?? ''),
+  )
   await list.locator('.ant-pagination-item-2').click()
   await expect(page).toHaveURL(/\/member\/member\?pageNum=2&orderByColumn=email&isAsc=asc$/)
   await expect(list.locator('.ant-pagination-item-2')).toHaveClass(/ant-pagination-item-active/)
+  await page2Listed
+  await expect(list.locator('.ant-spin-spinning')).toHaveCount(0)
   const firstOnPage2 = await rowsOf(page, 'member').first().locator('td').nth(1).textContent()
 
   // A reload (or the address sent to a colleague) shows the same page in the same order.
