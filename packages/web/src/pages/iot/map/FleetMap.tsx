@@ -27,7 +27,6 @@ export interface FleetMapProps {
 }
 
 const SOURCE = 'devices'
-const DEVICE_LAYERS = ['clusters', 'points']
 const { offline, online, alarm, stolen } = STATUS_COLOURS
 /** How the devices frame the first view: a little room at the edges, never closer than a district. */
 const FRAMING = { padding: 48, maxZoom: 11 }
@@ -74,6 +73,7 @@ const deviceLayers: LayerSpecification[] = [
     },
   },
 ]
+const DEVICE_LAYERS = deviceLayers.map((l) => l.id)
 
 /** West, south, east, north of the devices; none without devices. */
 function extent(devices: MapDevices): [number, number, number, number] | undefined {

@@ -12,13 +12,13 @@ type Line = number[][]
 const ANTARCTICA = '010'
 
 /**
- * A line or ring that crosses the antimeridian jumps from 180° to -180°, which a flat map draws as a
- * stroke across the whole world (Russia, Fiji): each jump is undone, so it goes on past 180°.
+ * A ring that crosses the antimeridian jumps from 180° to -180°, which a flat map fills as a band
+ * across the whole world (Russia, Fiji): each jump is undone, so the ring goes on past 180°.
  */
-function unwrap(line: Line): Line {
+function unwrap(ring: Line): Line {
   const out: Line = []
   let shift = 0
-  for (const p of line) {
+  for (const p of ring) {
     const prev = out.at(-1)
     if (prev) {
       const d = p[0]! + shift - prev[0]!
@@ -30,11 +30,11 @@ function unwrap(line: Line): Line {
   return out
 }
 
+/** Countries are polygons and multipolygons only (world-atlas' countries object). */
 type Geometry = { type: string; coordinates?: unknown }
 function unwrapped<G extends Geometry>(g: G): G {
   const c = g.coordinates
-  if (g.type === 'LineString') return { ...g, coordinates: unwrap(c as Line) }
-  if (g.type === 'Polygon' || g.type === 'MultiLineString') return { ...g, coordinates: (c as Line[]).map(unwrap) }
+  if (g.type === 'Polygon') return { ...g, coordinates: (c as Line[]).map(unwrap) }
   if (g.type === 'MultiPolygon') return { ...g, coordinates: (c as Line[][]).map((poly) => poly.map(unwrap)) }
   return g
 }
