@@ -68,6 +68,27 @@ describe('the document', () => {
     expect(fields('/api/system/user', 'put')).toEqual(expect.arrayContaining(['userId', 'nickName']))
     expect(fields('/api/system/user/summary', 'post')).toEqual(expect.arrayContaining(['time', 'bucket']))
   })
+
+  // Routes keep their answers by status class for Fastify (responses.ts declareAnswersByClass): the
+  // document says the statuses the routes declared, and only the ranged downloads answer HEAD.
+  it('says 200 where a route declared 200, and HEAD only for downloads that answer byte ranges', async () => {
+    const doc = JSON.parse((await t.call({ url: '/api/docs/json', token: t.admin })).raw.toString()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> }> }>>
+    }
+    const statuses = Object.values(doc.paths).flatMap((methods) => Object.values(methods).flatMap((op) => Object.keys(op.responses)))
+    expect(statuses.filter((s) => /xx$/i.test(s))).toEqual([])
+    expect(Object.keys(doc.paths['/api/system/user/list']!.post!.responses)).toContain('200')
+    expect(doc.paths['/api/system/user/list']!.post!.responses['200']!.content!['application/json']!.schema!.properties).toHaveProperty('data')
+    expect(Object.keys(doc.paths['/api/monitor/job/{id}/file']!.get!.responses)).toEqual(expect.arrayContaining(['200', '206']))
+    // (The documentation's own static files, served by @fastify/static, answer HEAD as files do.)
+    const heads = t.app.routeTable.filter((r) => [r.method].flat().includes('HEAD') && r.url.startsWith('/api/') && !r.url.startsWith('/api/docs')).map((r) => r.url)
+    expect(heads).toContain('/api/monitor/job/:id/file')
+    expect(heads.filter((url) => !('206' in ((t.app.routeTable.find((r) => r.url === url && r.method === 'GET')?.schema?.response as object) ?? {})))).toEqual([])
+    // The answer a client gets is the same: a 200 written by the route's 2xx serializer.
+    const listed = await t.call<{ rows: unknown[]; total: number }>({ method: 'POST', url: '/api/system/user/list', token: t.admin, body: { pageSize: 1 } })
+    expect([listed.status, listed.code, listed.data.rows.length]).toEqual([200, 200, 1])
+    expect(listed.data.total).toBeGreaterThan(0)
+  })
 })
 
 describe('API_DOCS=public and off', () => {

@@ -9,7 +9,7 @@ import { sendFile } from '../../platform/files/send'
 import { fileExpiry, type JobRow, SYSTEM_USER_ID } from '../../platform/jobs'
 import { isPackageLanguage, PACKAGE_LANGUAGES, type PackageLanguage, riderPackageJob } from '../../platform/privacy/data-package'
 import { MEMBER } from '../../platform/rbac/guard'
-import { envelope, fileAnswer } from '../../platform/responses'
+import { envelope, rangedFileAnswer } from '../../platform/responses'
 import type { Services } from '../../platform/services'
 import { appLanguageOf } from './feedback'
 import { signedInMember } from './members'
@@ -175,14 +175,12 @@ export function registerAppDataPackage(app: FastifyInstance, services: Services)
     '/me/export/file',
     {
       config: { permission: MEMBER },
+      exposeHeadRoute: true,
       schema: {
         tags: APP_TAGS,
         summary: "Download the member's data package while it is ready (404 otherwise); one byte range is honoured",
         security: MEMBER_SECURITY,
-        response: {
-          200: fileAnswer('application/zip', 'The data package'),
-          206: fileAnswer('application/zip', 'The bytes the Range header asked for, with Content-Range'),
-        },
+        response: rangedFileAnswer('application/zip', 'The data package'),
       },
     },
     async (req, reply) => {

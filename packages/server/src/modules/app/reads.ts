@@ -10,7 +10,7 @@ import { sendFile } from '../../platform/files/send'
 import { isJobsFolderName } from '../../platform/jobs/output'
 import { PUBLIC } from '../../platform/rbac/guard'
 import { sanitizeRichTextForRead } from '../../platform/rich-text'
-import { envelope, fileAnswer } from '../../platform/responses'
+import { envelope, rangedFileAnswer } from '../../platform/responses'
 import type { Services } from '../../platform/services'
 import { matchesEtag, PUBLIC_CACHE_CONTROL } from './caching'
 import { APP_TAGS } from './tables'
@@ -236,15 +236,13 @@ export function registerAppReads(app: FastifyInstance, services: Services, reser
         `/files/${e.app.path}/${f.name}/*`,
         {
           config: { permission: PUBLIC },
+          exposeHeadRoute: true,
           schema: {
             tags: APP_TAGS,
             summary: `The ${f.label.en_US} of a ${e.singular.en_US} the app shows, by its stored name; one byte range (Range: bytes=a-b) answers 206`,
             security: [],
             params: z.object({ '*': STORED_NAME }),
-            response: {
-              200: fileAnswer('application/octet-stream', 'The file, with its content type; ETag validates it'),
-              206: fileAnswer('application/octet-stream', 'The bytes the Range header asked for, with Content-Range'),
-            },
+            response: rangedFileAnswer('application/octet-stream', 'The file, with its content type; ETag validates it'),
           },
         },
         async (req, reply) => {

@@ -4,7 +4,7 @@ import { type JobInfo, JOB_STATES, type Label, type Language, type Paged, type S
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { envelope, fileAnswer, pageOf } from '../../platform/responses'
+import { envelope, fileAnswer, pageOf, rangedFileAnswer } from '../../platform/responses'
 import { jobInfoSchema, scheduledWorkSchema } from '../../platform/jobs/schema'
 
 const eventStream = fileAnswer('text/event-stream', "Server-sent events, named 'job', each a JobInfo")
@@ -147,14 +147,11 @@ export function registerJobs(app: FastifyInstance, services: Services) {
 
   api.get(
     '/monitor/job/:id/file',
-    { config: { permission: SIGNED_IN }, schema: {
+    { config: { permission: SIGNED_IN }, exposeHeadRoute: true, schema: {
         tags,
         summary: `Download the file a finished job left (an export's .xlsx): its starter or an admin only (403 for anyone else who sees the job with ${JOB_LIST_PERMISSION})`,
         params: idParam,
-        response: {
-          200: fileAnswer('application/octet-stream', 'The file, under the name the job gave it'),
-          206: fileAnswer('application/octet-stream', 'The bytes the Range header asked for, with Content-Range'),
-        },
+        response: rangedFileAnswer('application/octet-stream', 'The file, under the name the job gave it'),
       },
     },
     async (req, reply) => {

@@ -5,7 +5,7 @@ import { type FieldDef, formatBytes, type ResolvedEntity } from '@velo/shared'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { envelope, fileAnswer } from '../responses'
+import { envelope, rangedFileAnswer } from '../responses'
 import { BusinessType } from '../audit/operation-log'
 import { attachment } from '../crud/excel'
 import { ok } from '../envelope'
@@ -213,15 +213,13 @@ export function registerFileRoutes(app: FastifyInstance, services: Services, e: 
     }
 
     const storedName = z.object({ '*': z.string().min(1).max(255) })
-    const fileAnswers = {
-      200: fileAnswer('application/octet-stream', 'The file, with its stored content type, under its original name; ETag is its SHA-256'),
-      206: fileAnswer('application/octet-stream', 'The bytes the Range header asked for, with Content-Range'),
-    }
+    const fileAnswers = rangedFileAnswer('application/octet-stream', 'The file, with its stored content type, under its original name; ETag is its SHA-256')
 
     api.get(
       `${e.path}/file/${f.name}/*`,
       {
         config: { permission: SIGNED_IN },
+        exposeHeadRoute: true,
         schema: {
           tags,
           summary: `Download a ${f.label.en_US} of ${e.label.en_US} by its stored name, under its original name; one byte range (Range: bytes=a-b, a- or -n) answers 206 with those bytes, a range past the end 416`,
@@ -261,6 +259,7 @@ export function registerFileRoutes(app: FastifyInstance, services: Services, e: 
       {
         // The signature stands in for the token: it was made by the link route above, for this file only.
         config: { permission: PUBLIC },
+        exposeHeadRoute: true,
         schema: {
           tags,
           summary: `A ${f.label.en_US} of ${e.label.en_US} through a link from .../link/{stored name}: as the download, byte ranges included; a changed or expired link is refused (403)`,

@@ -7,7 +7,7 @@ import { AppError, forbidden, notFound } from '../../../platform/errors'
 import { fileLinks } from '../../../platform/files/links'
 import { sendBytes } from '../../../platform/files/send'
 import { PUBLIC } from '../../../platform/rbac/guard'
-import { fileAnswer } from '../../../platform/responses'
+import { rangedFileAnswer } from '../../../platform/responses'
 import type { Services } from '../../../platform/services'
 import { type CachedImage, ImageCache, ImageMismatch } from './image-cache'
 import { type ApprovedImage, approvedImageOf, currentBlockBytes, type ImageRefusal, imageLinkTarget, imageOf, type OtaImage, parseOtaId, refusalOf } from './offer'
@@ -228,16 +228,14 @@ export function registerOtaTransfer(api: FastifyInstance, services: Services) {
     {
       // The signature stands in for a token: the offer made it for this one upgrade.
       config: { permission: PUBLIC },
+      exposeHeadRoute: true,
       schema: {
         tags: ['OTA transfer'],
         summary:
           "An upgrade's image through the signed link of its offer: the campaign's approved bytes only, one byte range answered 206; a changed or expired link 403, an upgrade no longer under way 404, an image that is not the approved one 409 (the upgrade then fails)",
         params: z.object({ id: otaIdSchema }),
         querystring: z.object({ exp: z.string().max(20).optional(), sig: z.string().max(100).optional() }),
-        response: {
-          200: fileAnswer('application/octet-stream', 'The image; ETag is its approved SHA-256'),
-          206: fileAnswer('application/octet-stream', 'The bytes the Range header asked for, with Content-Range'),
-        },
+        response: rangedFileAnswer('application/octet-stream', 'The image; ETag is its approved SHA-256'),
       },
     },
     async (req, reply) => {
