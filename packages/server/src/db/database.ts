@@ -2,8 +2,9 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { CamelCasePlugin, type CompiledQuery, type ExpressionBuilder, Kysely, type LogEvent, PostgresDialect, type Transaction } from 'kysely'
-import pg from 'pg'
+import type { Pool } from 'pg'
 import type { DatabaseTarget } from '../config'
+import { lazyRequire } from '../lib/lazy-require'
 import { namingPool, statementName } from './pg-named'
 import type { Database } from './schema'
 import { KEEP_STATEMENTS, MAY_READ, readsOnly, SqliteReadWriteDialect } from './sqlite-driver'
@@ -35,7 +36,7 @@ export type Dialect = DatabaseTarget['dialect']
 /** What the metrics (platform/observability) watch of a database: each query's time, PostgreSQL's pool. */
 export interface DbProbe {
   onQuery?: (event: LogEvent) => void
-  pool?: pg.Pool
+  pool?: Pool
 }
 export const dbProbes = new WeakMap<object, DbProbe>()
 
@@ -60,12 +61,27 @@ export async function readRowArrays(db: Db, query: CompiledQuery): Promise<unkno
   return rows
 }
 
-// timestamptz comes back as an ISO string, as SQLite keeps it, so both dialects answer alike.
-pg.types.setTypeParser(1184, (v) => new Date(v).toISOString())
-// int8 (count(*), bigserial) fits in a JS number for every table we keep.
-pg.types.setTypeParser(20, (v) => Number(v))
-// A calendar date stays the 'YYYY-MM-DD' it was stored as, not a Date at local midnight.
-pg.types.setTypeParser(1082, (v) => v)
+const requirePg = lazyRequire<typeof import('pg')>('pg')
+let typesSet = false
+
+/**
+ * node-postgres, loaded when PostgreSQL is first used: a server on SQLite never loads it (~3 MB of
+ * an idle server's heap, docs/ops/capacity.md › Idle memory). As it loads, its answers are made the
+ * database layer's.
+ */
+export function nodePostgres(): typeof import('pg') {
+  const pg = requirePg()
+  if (!typesSet) {
+    typesSet = true
+    // timestamptz comes back as an ISO string, as SQLite keeps it, so both dialects answer alike.
+    pg.types.setTypeParser(1184, (v) => new Date(v).toISOString())
+    // int8 (count(*), bigserial) fits in a JS number for every table we keep.
+    pg.types.setTypeParser(20, (v) => Number(v))
+    // A calendar date stays the 'YYYY-MM-DD' it was stored as, not a Date at local midnight.
+    pg.types.setTypeParser(1082, (v) => v)
+  }
+  return pg
+}
 
 /**
  * `readerThreads`: SQLite connections that answer reads in worker threads (db/sqlite-readers.ts);
@@ -76,7 +92,7 @@ export function createDatabase(target: DatabaseTarget, o: { readerThreads?: numb
   const probe: DbProbe = {}
   const log = (event: LogEvent) => probe.onQuery?.(event)
   if (target.dialect === 'postgres') {
-    const pool = new pg.Pool({ connectionString: target.url, max: 10 })
+    const pool = new (nodePostgres().Pool)({ connectionString: target.url, max: 10 })
     probe.pool = pool
     // A connection lost (the database restarted, a network cut) emits 'error', which unheard ends the
     // process; the query on it fails instead, and the pool drops the connection and opens another.

@@ -1,5 +1,5 @@
 import { DURATION_UNIT_LABELS, type DashboardAnswer, type DashboardDef, type DurationUnit, type FigureColumn, type Language } from '@velo/shared'
-import ExcelJS from 'exceljs'
+import { loadExcelJs } from '../../platform/crud/excel'
 import { xmlSafe } from '../../platform/crud/xlsx-stream'
 
 const NUMBER_FORMATS: Partial<Record<FigureColumn['unit'], string>> = {
@@ -30,7 +30,7 @@ function headerOf(c: FigureColumn, lang: Language): string {
  * the caller may not see are left out. Small (a figure has at most a few hundred rows), so built in memory.
  */
 export async function dashboardWorkbook(def: DashboardDef, answer: DashboardAnswer, lang: Language, may: (permission: string) => boolean): Promise<Buffer> {
-  const wb = new ExcelJS.Workbook()
+  const wb = new (await loadExcelJs()).Workbook()
   const about = wb.addWorksheet(lang === 'zh_CN' ? '说明' : 'About')
   about.columns = [{ width: 18 }, { width: 40 }]
   const q = answer.query

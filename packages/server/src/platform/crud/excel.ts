@@ -1,9 +1,18 @@
 import { PassThrough } from 'node:stream'
 import { labelWithUnit, type FieldDef, type Language } from '@velo/shared'
-import ExcelJS from 'exceljs'
+import type ExcelJS from 'exceljs'
 import { writeXlsx, xmlSafe, type XlsxCell, type XlsxColumn } from './xlsx-stream'
 
 type Row = Record<string, unknown>
+
+let excelJs: Promise<typeof ExcelJS> | undefined
+/**
+ * exceljs, loaded with the first workbook a process makes (a template, the SQL tool's or a
+ * dashboard's export, a rider's data package): with jszip, unzipper and archiver it is ~150 modules
+ * and ~7 MB of heap an idle server would keep (docs/ops/capacity.md › Idle memory). The lists'
+ * exports write their workbooks without it (streamWorkbookRows).
+ */
+export const loadExcelJs = () => (excelJs ??= import('exceljs').then((m) => m.default))
 
 export const BOOLEAN_LABELS: Record<Language, [yes: string, no: string]> = { en_US: ['Yes', 'No'], zh_CN: ['是', '否'] }
 
@@ -116,7 +125,7 @@ export async function templateWorkbook(options: {
   lang: Language
   dicts: Map<string, Map<string, string>>
 }): Promise<Buffer> {
-  const workbook = new ExcelJS.Workbook()
+  const workbook = new (await loadExcelJs()).Workbook()
   const sheet = workbook.addWorksheet(options.sheetName.slice(0, 31))
   sheet.columns = columnsOf(options.fields, options.lang)
   const header = sheet.getRow(1)

@@ -6,9 +6,12 @@
 // time there (issue 43). The cursor also reads one snapshot: rows written while a long export runs
 // neither appear in it half-way nor shift its pages.
 import type { CompiledQuery } from 'kysely'
-import pg from 'pg'
-import Cursor from 'pg-cursor'
-import { type Db, dbProbes } from '../../db/database'
+import type { CustomTypesConfig } from 'pg'
+import { type Db, dbProbes, nodePostgres } from '../../db/database'
+import { lazyRequire } from '../../lib/lazy-require'
+
+/** Loaded with the first export on PostgreSQL (it loads parts of node-postgres: not on SQLite). */
+const requireCursor = lazyRequire<typeof import('pg-cursor')>('pg-cursor')
 
 const TIMESTAMPTZ = 1184
 /** timestamptz as PostgreSQL writes it in the ISO DateStyle at UTC: 2026-06-01 12:34:56[.789123]+00. */
@@ -21,15 +24,15 @@ const UTC_TEXT = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\+00$/
  * what is finer, as this does; any other text goes the layer's way.
  */
 export function isoTimestamp(text: string): string {
-  if (!UTC_TEXT.test(text)) return (pg.types.getTypeParser(TIMESTAMPTZ, 'text') as (v: string) => string)(text)
+  if (!UTC_TEXT.test(text)) return (nodePostgres().types.getTypeParser(TIMESTAMPTZ, 'text') as (v: string) => string)(text)
   const dot = text.indexOf('.', 19)
   const millis = dot < 0 ? '000' : text.slice(dot + 1, text.length - 3).padEnd(3, '0').slice(0, 3)
   return `${text.slice(0, 10)}T${text.slice(11, 19)}.${millis}Z`
 }
 
 const types = {
-  getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === TIMESTAMPTZ && format !== 'binary' ? isoTimestamp : pg.types.getTypeParser(oid, format as 'text')),
-} as pg.CustomTypesConfig
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === TIMESTAMPTZ && format !== 'binary' ? isoTimestamp : nodePostgres().types.getTypeParser(oid, format as 'text')),
+} as CustomTypesConfig
 
 /**
  * The rows of `query` in batches of `batch` rows, each an array of its values in the statement's
@@ -42,7 +45,7 @@ export function readCursorArrays(db: Db, query: CompiledQuery, batch: number): A
   const probe = dbProbes.get(db)
   return (async function* () {
     const client = await pool.connect()
-    const cursor = client.query(new Cursor<unknown[]>(query.sql, [...query.parameters], { rowMode: 'array', types }))
+    const cursor = client.query(new (requireCursor())<unknown[]>(query.sql, [...query.parameters], { rowMode: 'array', types }))
     let failed = false
     let next: Promise<unknown[][]> | undefined
     const read = () => {

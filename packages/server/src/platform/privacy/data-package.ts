@@ -16,10 +16,11 @@ import {
   isSecretColumn,
   storedColumns,
 } from '@velo/shared'
-import ExcelJS from 'exceljs'
+import type ExcelJS from 'exceljs'
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate'
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { type Db, type DynamicEb, dynamicDb } from '../../db/database'
+import { loadExcelJs } from '../crud/excel'
 import { dictLabels } from '../crud/repository'
 import type { ActionArgs } from '../crud/workflow'
 import { conflict, forbidden, notFound } from '../errors'
@@ -619,7 +620,7 @@ async function writeSummary(w: ZipWork, labels: ReferenceLabels, n: { sessions: 
   // otherwise wait for it to finish for ever, and its error would go unheard.
   const sinkFailed = new Promise<never>((_, reject) => sink.once('error', reject))
   sinkFailed.catch(() => undefined)
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false })
+  const workbook = new (await loadExcelJs()).stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false })
   workbook.creator = 'Velo'
   workbook.created = w.madeAt
   const taken = new Set<string>()

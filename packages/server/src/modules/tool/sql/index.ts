@@ -1,11 +1,10 @@
 import { SQL_CONFIRM_WRITE_CODE, SQL_PERMISSIONS, sqlRunSchema, type SqlHistoryEntry, type SqlRunResult, type SqlSchemaAnswer } from '@velo/shared'
-import ExcelJS from 'exceljs'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { sql as kysql } from 'kysely'
 import { z } from 'zod'
 import { BusinessType } from '../../../platform/audit/operation-log'
-import { attachment, XLSX_TYPE } from '../../../platform/crud/excel'
+import { attachment, loadExcelJs, XLSX_TYPE } from '../../../platform/crud/excel'
 import { xmlSafe } from '../../../platform/crud/xlsx-stream'
 import { AppError, badRequest, forbidden } from '../../../platform/errors'
 import { hasPermission } from '../../../platform/rbac/auth-context'
@@ -197,7 +196,7 @@ export function registerSql(app: FastifyInstance, services: Services) {
     },
     async (req, reply) => {
       const result = await execute(req, reply, req.body.sql, false, true)
-      const wb = new ExcelJS.Workbook()
+      const wb = new (await loadExcelJs()).Workbook()
       const sheet = wb.addWorksheet('SQL')
       sheet.columns = result.columns.map((c) => ({ header: xmlSafe(c.name), width: Math.max(12, Math.min(60, c.name.length + 4)) }))
       for (const row of result.rows) sheet.addRow(row.map((v) => (typeof v === 'string' ? xmlSafe(v) : v)))

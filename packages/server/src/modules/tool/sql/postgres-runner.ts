@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { SqlColumn, SqlRunResult, SqlValue } from '@velo/shared'
-import pg from 'pg'
+import type { Client, QueryConfig } from 'pg'
 import type { AppConfig } from '../../../config'
+import { nodePostgres } from '../../../db/database'
 import { AppError, badRequest } from '../../../platform/errors'
 import { sqlSecrets } from './secrets'
 import { WritesError } from './statement'
@@ -17,7 +18,7 @@ interface Logins {
   write: string
 }
 
-const ident = (name: string) => pg.Client.prototype.escapeIdentifier(name)
+const ident = (name: string) => nodePostgres().Client.prototype.escapeIdentifier(name)
 let provisioned: { url: string; fingerprint: string; logins: Logins } | undefined
 
 function roleNames(appUrl: string) {
@@ -35,7 +36,7 @@ function loginUrl(appUrl: string, role: string, password: string) {
 /** The logins, creating the roles and (re)granting when the schema's fingerprint changed. */
 async function logins(config: AppConfig, appUrl: string): Promise<Logins> {
   if (config.sqlReadDatabaseUrl && config.sqlWriteDatabaseUrl) return { read: config.sqlReadDatabaseUrl, write: config.sqlWriteDatabaseUrl }
-  const admin = new pg.Client({ connectionString: appUrl })
+  const admin = new (nodePostgres().Client)({ connectionString: appUrl })
   await admin.connect()
   try {
     const fp = await admin.query<{ fp: string }>(
@@ -133,7 +134,7 @@ function cellOf(v: unknown): SqlValue {
   return JSON.stringify(v)
 }
 
-async function typeNames(client: pg.Client, oids: number[]): Promise<Map<number, string>> {
+async function typeNames(client: Client, oids: number[]): Promise<Map<number, string>> {
   if (!oids.length) return new Map()
   const r = await client.query<{ oid: number; typname: string }>('select oid::int as oid, typname from pg_type where oid = any($1::oid[])', [oids])
   return new Map(r.rows.map((x) => [x.oid, x.typname]))
@@ -175,7 +176,7 @@ function mapped(err: unknown, job: PostgresJob): Error {
 
 /** Asks the server to cancel what a backend runs, over a connection of the same login (which may cancel its own). */
 async function cancelBackend(connectionString: string, pid: number) {
-  const c = new pg.Client({ connectionString })
+  const c = new (nodePostgres().Client)({ connectionString })
   c.on('error', () => {})
   try {
     await c.connect()
@@ -195,12 +196,12 @@ export async function runPostgres(config: AppConfig, appUrl: string, job: Postgr
   const connect = async () => {
     const urls = await logins(config, appUrl)
     connectionString = job.mode === 'write' ? urls.write : urls.read
-    const c = new pg.Client({ connectionString })
+    const c = new (nodePostgres().Client)({ connectionString })
     c.on('error', () => {})
     await c.connect()
     return c
   }
-  let client: pg.Client
+  let client: Client
   try {
     client = await connect()
   } catch (err) {
@@ -222,7 +223,7 @@ export async function runPostgres(config: AppConfig, appUrl: string, job: Postgr
   // Extended protocol everywhere: a second command in the text is refused by the parser.
   const q = (text: string) => {
     checkCancelled()
-    return client.query({ text, rowMode: 'array', queryMode: 'extended' } as pg.QueryConfig & { rowMode: 'array' })
+    return client.query({ text, rowMode: 'array', queryMode: 'extended' } as QueryConfig & { rowMode: 'array' })
   }
   try {
     checkCancelled()
