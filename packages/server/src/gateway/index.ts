@@ -7,6 +7,7 @@ import { fileLimitShortfall, readOpenFileLimits } from './file-limit'
 import { createIotEvents, type IotEventBus } from './events'
 import { type GatewayOptions, MqttGateway } from './gateway'
 import { MessageLog, type MessageLogOptions } from './message-log'
+import { SharedCommits } from './write-behind'
 import { Presence, type PresenceOptions } from './presence'
 import { CommandService, type CommandServiceOptions } from './commands'
 import { MqDebugger } from './mq-debug'
@@ -35,6 +36,8 @@ export interface Iot {
   events: IotEventBus
   presence: Presence
   messageLog: MessageLog
+  /** SQLite: the transaction the telemetry rows, device state and message log of one moment share (write-behind.ts); undefined on PostgreSQL. */
+  commits: SharedCommits | undefined
   /** Commands to devices: sending, queueing, replies, timeouts. */
   commands: CommandService
   /** The administrators' topic watcher and publisher. */
@@ -69,7 +72,8 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
   const authority = new DeviceAuthority(db, [internal, urlCredential(external)])
   const broker = external ? null : await startEmbeddedBroker({ port: config.mqttPort, authority, portFile: join(config.dataDir, 'mqtt-port') })
   const events = await createIotEvents(services.redis, logger, options.eventsChannel)
-  const messageLog = new MessageLog({ db, events, configValues, logger }, options.messageLog)
+  const commits = services.dialect === 'sqlite' ? new SharedCommits(db) : undefined
+  const messageLog = new MessageLog({ db, events, configValues, logger, commits }, options.messageLog)
   const gateway = new MqttGateway({
     ...options.gateway,
     url: external ?? `mqtt://127.0.0.1:${broker!.port}`,
@@ -89,7 +93,7 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
   })
   // Device messages come in process, each acknowledged once written: no loopback client in between.
   broker?.onUp((topic, payload, ack, dup) => void gateway.take(topic, payload, ack, dup))
-  const presence = new Presence({ db, dialect: services.dialect, gateway, events, configValues, logger }, options.presence)
+  const presence = new Presence({ db, dialect: services.dialect, gateway, events, configValues, logger, commits }, options.presence)
   const sync = new DeviceSync(gateway, logger)
   const commands = new CommandService({ ...options.commands, db, dialect: services.dialect, gateway, events, presence, sync, configValues, log: logger })
   // The embedded broker says when a device subscribes to its own down topics: that asks by itself,
@@ -107,6 +111,7 @@ export async function startIot(services: Services, logger: FastifyBaseLogger, op
     events,
     presence,
     messageLog,
+    commits,
     commands,
     mqDebugger: new MqDebugger(gateway),
     sync,

@@ -1,11 +1,11 @@
 import type { MessageEvent } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Insertable } from 'kysely'
+import type { Insertable, Transaction } from 'kysely'
 import type { Db } from '../db/database'
-import type { IotMessageTable } from '../db/schema'
+import type { Database, IotMessageTable } from '../db/schema'
 import type { ConfigValues } from '../platform/config-keys'
 import type { IotEventBus } from './events'
-import { WriteBehind } from './write-behind'
+import { type SharedCommits, WriteBehind } from './write-behind'
 
 /**
  * One message a device sent or was sent, as the gateway hands it over: the 'message' event without its
@@ -55,7 +55,7 @@ export class MessageLog {
   private lastTelemetry = new Map<number, number>()
 
   constructor(
-    private readonly deps: { db: Db; events: IotEventBus; configValues: ConfigValues; logger: FastifyBaseLogger },
+    private readonly deps: { db: Db; events: IotEventBus; configValues: ConfigValues; logger: FastifyBaseLogger; commits?: SharedCommits },
     private readonly options: MessageLogOptions = {},
   ) {
     // The batch holds the events; the rows are made from them when written.
@@ -99,9 +99,10 @@ export class MessageLog {
 
   private async write(events: MessageEvent[]) {
     const rows: Insertable<IotMessageTable>[] = events.map((e) => ({ deviceId: e.deviceId, direction: e.direction, kind: e.kind, topic: e.topic, payload: e.payload, createTime: e.time }))
-    await this.deps.db.transaction().execute(async (tx) => {
+    const body = async (tx: Transaction<Database>) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) await tx.insertInto('iotMessage').values(rows.slice(i, i + INSERT_CHUNK)).execute()
-    })
+    }
+    await (this.deps.commits ? this.deps.commits.run(body) : this.deps.db.transaction().execute(body))
     await this.deps.events.publishBatch(events.map((data) => ({ type: 'message', data })))
   }
 

@@ -9,18 +9,26 @@ import type { IotDeviceTable } from '../db/schema'
 import type { ConfigValues } from '../platform/config-keys'
 import type { IotEventBus } from './events'
 import type { Gateway, KnownDevice, UpMessage } from './types'
-import { WriteBehind } from './write-behind'
+import { type SharedCommits, WriteBehind } from './write-behind'
 
 export const HEARTBEAT_SECONDS_KEY = 'iot.heartbeat.seconds'
 export const FLOW_WARNING_PERCENT_KEY = 'iot.flow.warningPercent'
 export const DEFAULT_HEARTBEAT_SECONDS = 60
 /** Silent for this many heartbeat intervals: offline, even without a last will (a broker restart loses wills). */
 const MISSED_HEARTBEATS = 3
+/** The telemetry batch's delay (collections/recorder.ts): device state that only reports is written with it. */
+const DEFAULT_REPORT_FLUSH_MS = 250
 
 export interface PresenceOptions {
-  /** How long a report waits for others before they are written together. */
+  /** How long a presence or status message waits for others before they are written together. */
   flushMs?: number
-  /** Written at once when this many devices have changes waiting. */
+  /**
+   * How long what only reports (telemetry, heartbeats) waits: by default the telemetry batch's 250 ms
+   * (flushMs when that is given), so on SQLite both are written in one transaction (SharedCommits),
+   * and a device reporting every second is one row update per batch, not five.
+   */
+  reportFlushMs?: number
+  /** Written at once when this many devices have changes waiting (default 5,000). */
   maxBatch?: number
   /** How often silent devices are looked for. */
   sweepEveryMs?: number
@@ -87,14 +95,17 @@ export function flowStateOf(usedMb: number, limitMb: number, warningPercent: num
 export class Presence {
   private readonly buffer: WriteBehind<Map<number, Pending>>
   private readonly onlineListeners = new Set<(device: KnownDevice) => void>()
+  private readonly reportFlushMs: number
 
   constructor(
-    private readonly deps: { db: Db; dialect: Dialect; gateway: Gateway; events: IotEventBus; configValues: ConfigValues; logger: FastifyBaseLogger },
+    private readonly deps: { db: Db; dialect: Dialect; gateway: Gateway; events: IotEventBus; configValues: ConfigValues; logger: FastifyBaseLogger; commits?: SharedCommits },
     private readonly options: PresenceOptions = {},
   ) {
+    this.reportFlushMs = options.reportFlushMs ?? options.flushMs ?? DEFAULT_REPORT_FLUSH_MS
     this.buffer = new WriteBehind({
       delayMs: options.flushMs ?? 50,
-      maxSize: options.maxBatch ?? 500,
+      // As large as the telemetry batch: written early at 500, device state would no longer share its commit.
+      maxSize: options.maxBatch ?? 5000,
       empty: () => new Map(),
       size: (b) => b.size,
       // In id order: instances writing the same devices at once then lock rows in one order, never deadlock.
@@ -116,6 +127,7 @@ export class Presence {
   }
 
   private pending(m: UpMessage, fill: (p: Pending) => void) {
+    const reports = m.kind === 'telemetry' || m.kind === 'heartbeat' || m.kind === 'sync'
     this.buffer.add((batch) => {
       let p = batch.get(m.device.deviceId)
       if (!p) {
@@ -128,7 +140,7 @@ export class Presence {
         p.changes.lastSeenAt = new Date(m.receivedAt).toISOString()
       }
       fill(p)
-    })
+    }, reports ? this.reportFlushMs : undefined)
   }
 
   private presence(m: UpMessage<PresencePayload>) {
@@ -172,7 +184,7 @@ export class Presence {
     const now = new Date().toISOString()
     const written: DeviceEvent[] = []
     const cameOnline: KnownDevice[] = []
-    await db.transaction().execute(async (tx) => {
+    const body = async (tx: Transaction<Database>) => {
       // A card another device holds stays off this device's row until staff move it (card-holders.ts).
       const holders = await cardHolders(tx, batch.flatMap((p) => (p.sim ? [reportedIccid(p.sim)] : [])))
       // Devices that only reported (telemetry, heartbeats): one statement for all of them.
@@ -210,7 +222,8 @@ export class Presence {
         if (!heartbeatOnly || state !== row.state || revived) written.push(deviceEventOf(row, state))
         if (p.announcedOnline || revived) cameOnline.push(p.device)
       }
-    })
+    }
+    await (this.deps.commits ? this.deps.commits.run(body) : db.transaction().execute(body))
     await events.publishBatch(written.map((data) => ({ type: 'device', data })))
     for (const device of cameOnline) {
       for (const listener of this.onlineListeners) {

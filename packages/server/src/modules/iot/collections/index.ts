@@ -53,7 +53,7 @@ function fleetWindow(body: Record<string, unknown>) {
  */
 export function registerCollections(app: FastifyInstance, services: Services, options: TelemetryRecorderOptions = {}) {
   const db = services.db
-  const recorder = new TelemetryRecorder({ db, dialect: services.dialect, configValues: services.configValues, logger: app.log }, options)
+  const recorder = new TelemetryRecorder({ db, dialect: services.dialect, configValues: services.configValues, logger: app.log, commits: app.iot.commits }, options)
   byServices.set(services, recorder)
   // The retention job trims the telemetry history past its days through this.
   registerRetention(services, 'telemetry', () => recorder.sweep())

@@ -1,12 +1,13 @@
 import type { TelemetryPayload } from '@velo/shared'
 import type { FastifyBaseLogger } from 'fastify'
-import { CompiledQuery } from 'kysely'
+import { CompiledQuery, type Transaction } from 'kysely'
 import { runsOften } from '../../../db/pg-named'
 import { snakeCase } from '../../../db/schema-gen/shape'
-import { WriteBehind } from '../../../gateway/write-behind'
+import { type SharedCommits, WriteBehind } from '../../../gateway/write-behind'
 import type { UpMessage } from '../../../gateway/types'
 import type { ConfigValues } from '../../../platform/config-keys'
 import type { Db, Dialect } from '../../../db/database'
+import type { Database } from '../../../db/schema'
 import { sweepTelemetryPartitions } from './partitions'
 
 export const TELEMETRY_RETENTION_KEY = 'iot.telemetry.retentionDays'
@@ -104,7 +105,7 @@ export class TelemetryRecorder {
   duplicates = 0
 
   constructor(
-    private readonly deps: { db: Db; dialect: Dialect; configValues: ConfigValues; logger: FastifyBaseLogger },
+    private readonly deps: { db: Db; dialect: Dialect; configValues: ConfigValues; logger: FastifyBaseLogger; commits?: SharedCommits },
     private readonly options: TelemetryRecorderOptions = {},
   ) {
     this.buffer = new WriteBehind<Batch>({
@@ -156,12 +157,14 @@ export class TelemetryRecorder {
       await db.executeQuery(CompiledQuery.raw(PG_INSERT, columns))
       return
     }
-    await db.transaction().execute(async (tx) => {
+    const body = async (tx: Transaction<Database>) => {
       for (let r = 0; r < rows; r += INSERT_CHUNK) {
         const n = Math.min(INSERT_CHUNK, rows - r)
         await tx.executeQuery(CompiledQuery.raw(sqliteInsert(n), n === rows ? values : values.slice(r * WIDTH, (r + n) * WIDTH)))
       }
-    })
+    }
+    // With the device state of the same reports, in one commit (gateway/write-behind.ts › SharedCommits).
+    await (this.deps.commits ? this.deps.commits.run(body) : db.transaction().execute(body))
   }
 
   /** The rows not yet written (their values): a report sent again carries its device time, which its first row kept. */
