@@ -44,7 +44,7 @@ export function registerWarnings(app: FastifyInstance, services: Services) {
   setAlarms(services, store)
   byServices.set(services, { store, rules, notifier })
 
-  app.iot.gateway.on('telemetry', (m) => rules.onTelemetry(m as UpMessage<TelemetryPayload>).catch(rules.logFailure('telemetry')))
+  app.iot.gateway.on('telemetry', (m) => rules.onTelemetry(m as UpMessage<TelemetryPayload>)?.catch(rules.logFailure('telemetry')))
   app.iot.gateway.on('event', (m) => rules.onEvent(m as UpMessage<DeviceEventPayload>).catch(rules.logFailure('event')))
   // Presence reaches one instance per message: its notification goes out once.
   app.iot.gateway.on('presence', (m) => {
