@@ -204,3 +204,20 @@ describe.each([0, 2])('the SQLite driver: one writer, readers (%i reader threads
     expect(await read).toEqual(['committed later'])
   })
 })
+
+// A commit is synced the same way on every start, whatever mode the file was in when it was opened.
+describe('the SQLite writer syncs its commits as said (NORMAL)', () => {
+  it('on a new file and after a restart alike', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'velo-sync-'))
+    try {
+      for (const start of ['first', 'again']) {
+        const { db } = createDatabase({ dialect: 'sqlite', file: join(dir, 'velo.db') })
+        const answer = await sql<{ synchronous: number }>`pragma synchronous`.execute(db)
+        await db.destroy()
+        expect(answer.rows[0]?.synchronous, start).toBe(1)
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
