@@ -5,7 +5,7 @@ import type { Db } from '../db/database'
 import type { Database, IotMessageTable } from '../db/schema'
 import type { ConfigValues } from '../platform/config-keys'
 import type { IotEventBus } from './events'
-import { type SharedCommits, WriteBehind } from './write-behind'
+import { inCommit, type SharedCommits, WriteBehind } from './write-behind'
 
 /**
  * One message a device sent or was sent, as the gateway hands it over: the 'message' event without its
@@ -102,7 +102,7 @@ export class MessageLog {
     const body = async (tx: Transaction<Database>) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) await tx.insertInto('iotMessage').values(rows.slice(i, i + INSERT_CHUNK)).execute()
     }
-    await (this.deps.commits ? this.deps.commits.run(body) : this.deps.db.transaction().execute(body))
+    await inCommit(this.deps.db, this.deps.commits, body)
     await this.deps.events.publishBatch(events.map((data) => ({ type: 'message', data })))
   }
 

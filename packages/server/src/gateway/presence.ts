@@ -9,7 +9,7 @@ import type { IotDeviceTable } from '../db/schema'
 import type { ConfigValues } from '../platform/config-keys'
 import type { IotEventBus } from './events'
 import type { Gateway, KnownDevice, UpMessage } from './types'
-import { type SharedCommits, WriteBehind } from './write-behind'
+import { inCommit, type SharedCommits, WriteBehind } from './write-behind'
 
 export const HEARTBEAT_SECONDS_KEY = 'iot.heartbeat.seconds'
 export const FLOW_WARNING_PERCENT_KEY = 'iot.flow.warningPercent'
@@ -223,7 +223,7 @@ export class Presence {
         if (p.announcedOnline || revived) cameOnline.push(p.device)
       }
     }
-    await (this.deps.commits ? this.deps.commits.run(body) : db.transaction().execute(body))
+    await inCommit(db, this.deps.commits, body)
     await events.publishBatch(written.map((data) => ({ type: 'device', data })))
     for (const device of cameOnline) {
       for (const listener of this.onlineListeners) {

@@ -185,3 +185,8 @@ export class SharedCommits {
     })
   }
 }
+
+/** `write` in the shared transaction where there is one (SQLite), else in a transaction of its own. */
+export function inCommit<T>(db: Db, commits: SharedCommits | undefined, write: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
+  return commits ? commits.run(write) : db.transaction().execute(write)
+}

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { CompiledQuery, type Transaction } from 'kysely'
 import { runsOften } from '../../../db/pg-named'
 import { snakeCase } from '../../../db/schema-gen/shape'
-import { type SharedCommits, WriteBehind } from '../../../gateway/write-behind'
+import { inCommit, type SharedCommits, WriteBehind } from '../../../gateway/write-behind'
 import type { UpMessage } from '../../../gateway/types'
 import type { ConfigValues } from '../../../platform/config-keys'
 import type { Db, Dialect } from '../../../db/database'
@@ -164,7 +164,7 @@ export class TelemetryRecorder {
       }
     }
     // With the device state of the same reports, in one commit (gateway/write-behind.ts › SharedCommits).
-    await (this.deps.commits ? this.deps.commits.run(body) : db.transaction().execute(body))
+    await inCommit(db, this.deps.commits, body)
   }
 
   /** The rows not yet written (their values): a report sent again carries its device time, which its first row kept. */
