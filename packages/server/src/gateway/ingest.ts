@@ -1,3 +1,5 @@
+import Denque from 'denque'
+
 /**
  * How many device messages this instance has taken in and not yet settled (their rows committed),
  * with a cap. Below the cap a message is taken at once; at the cap it waits, unacknowledged, until
@@ -8,7 +10,12 @@
  */
 export class IngestGate {
   private pending = 0
-  private readonly waiting: (() => void)[] = []
+  /**
+   * Tens of thousands wait while the ingest is full. Not an array: past ~16,000 entries its store
+   * is a large object V8 cannot trim from the front, so each shift() copied the whole queue — at 2×
+   * the limit that copying took half the main thread and the stored rate fell by a third.
+   */
+  private readonly waiting = new Denque<() => void>()
   private stopped = false
   private saturatedAt: number | null = null
   private saturatedMs = 0
@@ -74,7 +81,7 @@ export class IngestGate {
    */
   stop(graceMs: number): Promise<boolean> {
     this.stopped = true
-    this.waiting.length = 0
+    this.waiting.clear()
     if (this.pending === 0) return Promise.resolve(true)
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(false), graceMs)
