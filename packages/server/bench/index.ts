@@ -75,7 +75,8 @@
  * BENCH_METRICS_SCRAPES (20).
  *
  * Then the telemetry ingest (bench/ingest.ts): BENCH_INGEST_DEVICES (2,000) devices reporting at rising rates
- * (BENCH_INGEST_RATES, BENCH_INGEST_STEP_SECONDS each), the rows stored per second, memory and CPU, and the same rows
+ * (BENCH_INGEST_RATES, BENCH_INGEST_STEP_SECONDS each), the rows stored per second, memory and CPU, one step at twice the
+ * highest rate stored in full (BENCH_INGEST_OVERLOAD=0 skips it), and the same rows
  * bare (SQLite: the multi-row INSERT; PostgreSQL: COPY); then BENCH_INGEST_BIG_DEVICES (20,000) every 5 s.
  *
  * Then the geofences (bench/geofence.ts): positions a second checked against BENCH_GEOFENCES (1,000) fences for
@@ -334,9 +335,10 @@ async function main() {
             stepSeconds: int('BENCH_INGEST_STEP_SECONDS', 60, 6),
             bareRows: int('BENCH_INGEST_BARE_ROWS', 200_000, 10_000),
             concurrency: iot.concurrency,
+            overload: process.env.BENCH_INGEST_OVERLOAD !== '0',
           }
           out.headings.push(
-            `Telemetry ingest benchmark: ${fmt(ingest.devices)} devices, QoS 1 reports at rising rates (${ingest.rates.map(fmt).join(', ')} a second, ${ingest.stepSeconds} s each), then the same rows bare; ` +
+            `Telemetry ingest benchmark: ${fmt(ingest.devices)} devices, QoS 1 reports at rising rates (${ingest.rates.map(fmt).join(', ')} a second, ${ingest.stepSeconds} s each)${ingest.overload ? ', then twice the highest rate stored in full' : ''}, then the same rows bare; ` +
               'then a realistic fleet (BENCH_INGEST_BIG_DEVICES devices every 5 s).',
           )
           // PostgreSQL behind Mosquitto, SQLite behind the embedded broker: how each is deployed.
