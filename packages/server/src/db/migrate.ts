@@ -39,6 +39,7 @@ import { stolenMode } from './migrations/2026-12-01T00-stolen-mode'
 import { geofences } from './migrations/2026-12-01T01-geofences'
 import { alarmPositions } from './migrations/2026-12-01T02-alarm-positions'
 import { telemetryPartitions } from './migrations/2026-12-01T04-telemetry-partitions'
+import { dashboardBikeIndexes } from './migrations/2026-12-02T12-dashboard-bike-indexes'
 
 // Listed, not read from disk, so the bundled server and the tests run the same set. Generated
 // modules' migrations (Tool system › Code generation) come last, from their own list.
@@ -80,6 +81,7 @@ export const all = (dialect: Dialect): Record<string, Migration> => ({
   '2026-12-01T01-geofences': geofences(dialect),
   '2026-12-01T02-alarm-positions': alarmPositions(dialect),
   '2026-12-01T04-telemetry-partitions': telemetryPartitions(dialect),
+  '2026-12-02T12-dashboard-bike-indexes': dashboardBikeIndexes(dialect),
 })
 
 /**

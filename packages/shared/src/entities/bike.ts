@@ -187,6 +187,10 @@ export const bike = defineEntity({
       { columns: ['bindStatus', 'createTime'] },
       // Bikes registered per month (the registered-bikes dashboard).
       { columns: ['bindStatus', 'boundTime'] },
+      // The registered-bikes dashboard's two passes (bound bikes by model and member, fitted bikes by
+      // device): read from these instead of the wide rows.
+      { columns: ['bindStatus', 'modelId', 'memberId'] },
+      { columns: ['iotDeviceId', 'modelId', 'memberId'] },
     ],
   },
   fields: [

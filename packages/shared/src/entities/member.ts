@@ -61,6 +61,8 @@ export const member = defineEntity({
       { columns: ['createTime'] },
       { columns: ['status', 'createTime'] },
       { columns: ['countryId'] },
+      // A member's country without the wide row (the registered-bikes dashboard joins it per bike).
+      { columns: ['memberId', 'countryId'] },
       // Active in a range of days (the home card and its list).
       { columns: ['lastActiveDay'] },
     ],
