@@ -7,8 +7,9 @@
  * them all from this process with the simulator's Fleet.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { connect as tcpConnect } from 'node:net'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { type AddressInfo, createServer, connect as tcpConnect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type DeviceBehaviour, Fleet, givenCredentials, snFor } from '@velo/device-sim'
@@ -37,19 +38,73 @@ export const seconds = (ms: number) => `${fmt(ms / 1000, ms < 10_000 ? 2 : 1)} s
 export const mb = (bytes: number) => `${fmt(bytes / 1024 / 1024)} MB`
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** The brokers to run against: embedded always, the external one when something answers MQTT there. */
+/**
+ * The settings docs/ops/deploy.md asks of a Mosquitto that carries the fleet: its defaults (20
+ * messages in flight to a client, 1,000 queued) drop QoS 1 reports an instance has not yet taken
+ * once it stops reading (at its limit, or while it restarts), after the broker acknowledged them.
+ */
+const MOSQUITTO_DEPLOYED = ['max_inflight_messages 0', 'max_queued_messages 100000', 'max_packet_size 131072']
+
+let privateBroker: Promise<Broker | string> | undefined
+
+/**
+ * A Mosquitto of the bench's own, configured as deployed (MOSQUITTO_DEPLOYED), on a free port, for
+ * as long as the bench runs; the reason as text where there is no `mosquitto` to start.
+ */
+function privateMosquitto(): Promise<Broker | string> {
+  privateBroker ??= (async () => {
+    const bin = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto', '/usr/local/sbin/mosquitto', '/usr/local/bin/mosquitto'].find((f) => existsSync(f))
+    if (!bin) return 'no mosquitto binary found'
+    const port = await new Promise<number>((resolve, reject) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo
+        probe.close(() => resolve(port))
+      })
+      probe.once('error', reject)
+    })
+    const dir = mkdtempSync(join(tmpdir(), 'velo-bench-mosquitto-'))
+    const conf = join(dir, 'mosquitto.conf')
+    writeFileSync(conf, [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence false', ...MOSQUITTO_DEPLOYED, ''].join('\n'))
+    const child = spawn(bin, ['-c', conf], { stdio: 'ignore' })
+    const stop = () => {
+      child.kill('SIGKILL')
+      rmSync(dir, { recursive: true, force: true })
+    }
+    onExit(stop)
+    onCleanup(stop)
+    const url = `mqtt://127.0.0.1:${port}`
+    for (let i = 0; i < 50; i++) {
+      if ((await mqttAnswers(url)) === true) return { name: `Mosquitto (the bench's own, ${MOSQUITTO_DEPLOYED.slice(0, 2).join(', ')})`, url }
+      await sleep(100)
+    }
+    stop()
+    return `the bench's Mosquitto (${bin}) did not answer on ${url}`
+  })()
+  return privateBroker
+}
+
+/**
+ * The brokers to run against: embedded always; and Mosquitto at BENCH_MQTT_URL when it is given and
+ * answers, or else one the bench starts with the deployed settings (`mosquitto` on this machine),
+ * or else the one on 127.0.0.1:1883 if something answers MQTT there (with its own settings).
+ */
 export async function iotBrokers(): Promise<{ brokers: Broker[]; notes: string[] }> {
   // A smoke run shows each part works once: through the embedded broker, unless asked for more.
   const fallback = process.env.BENCH_SIZE === 'smoke' ? 'embedded' : 'embedded,external'
   const only = (process.env.BENCH_IOT_BROKERS || fallback).split(',').map((s) => s.trim())
-  const url = process.env.BENCH_MQTT_URL || 'mqtt://127.0.0.1:1883'
   const brokers: Broker[] = []
   const notes: string[] = []
   if (only.includes('embedded')) brokers.push(EMBEDDED_BROKER)
   if (only.includes('external')) {
-    const why = await mqttAnswers(url)
-    if (why === true) brokers.push({ name: `Mosquitto (${url})`, url })
-    else notes.push(`External broker ${url} skipped: ${why} (BENCH_MQTT_URL names another).`)
+    const own = process.env.BENCH_MQTT_URL ? 'BENCH_MQTT_URL is given' : await privateMosquitto()
+    if (typeof own !== 'string') brokers.push(own)
+    else {
+      const url = process.env.BENCH_MQTT_URL || 'mqtt://127.0.0.1:1883'
+      const why = await mqttAnswers(url)
+      if (why === true) brokers.push({ name: `Mosquitto (${url})`, url })
+      else notes.push(`External broker ${url} skipped: ${why} (BENCH_MQTT_URL names another).`)
+      if (!process.env.BENCH_MQTT_URL) notes.push(`No Mosquitto of the bench's own (${own}): the broker at ${url} keeps its own settings, which may drop reports past the limit.`)
+    }
   }
   return { brokers, notes }
 }
