@@ -66,6 +66,8 @@ function privateMosquitto(): Promise<Broker | string> {
     const conf = join(dir, 'mosquitto.conf')
     writeFileSync(conf, [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence false', ...MOSQUITTO_DEPLOYED, ''].join('\n'))
     const child = spawn(bin, ['-c', conf], { stdio: 'ignore' })
+    // The bench ends when its work does, not when the broker does: the exit hook below stops it.
+    child.unref()
     const stop = () => {
       child.kill('SIGKILL')
       rmSync(dir, { recursive: true, force: true })
