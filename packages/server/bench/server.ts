@@ -140,7 +140,8 @@ export class ServerProcess {
   async stop() {
     if (!this.alive) return
     this.child.kill('SIGTERM')
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000)
+    // BENCH_STOP_MS: longer, for a server started with --cpu-prof behind a backlog, which writes its profile only once it has drained and exited.
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), Number(process.env.BENCH_STOP_MS || 10_000))
     await this.exited
     clearTimeout(timer)
   }
