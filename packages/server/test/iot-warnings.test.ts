@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { DeviceOptions, SimulatedDevice } from '@velo/device-sim'
 import type { AlarmEventData, Paged } from '@velo/shared'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { deviceTemplates } from '../src/modules/iot/config/templates'
 import { alarmsOf } from '../src/modules/iot/warnings/alarms'
 import { warningsOf } from '../src/modules/iot/warnings'
 import { limitedUser, snapshot, useTestApp } from './harness'
@@ -153,6 +154,32 @@ describe('rules on device data', () => {
     await alarmIn(reg.deviceId, 'fall', ['activeUnack'])
     await alarmIn(reg.deviceId, 'lowBattery', ['activeUnack'])
     await alarmIn(reg.deviceId, 'theft', ['activeUnack'])
+  })
+
+  it("reads many devices' templates in one go, each the one it was last pushed (a tracking push without a template does not count)", async () => {
+    const make = async (fallAngle: number) => {
+      const res = await t.call<{ configId: number }>({ method: 'POST', url: '/api/iot/config', token: t.admin, body: { name: `Batch ${code()}`, fallAngle, lowBatteryPercent: 20, vibrationSensitivity: 2 } })
+      expect(res.code, res.msg).toBe(200)
+      return res.data.configId
+    }
+    const [first, second] = [await make(41), await make(42)]
+    const [twice, tracked, never] = [await registerDevice(), await registerDevice(), await registerDevice()]
+    const push = (deviceId: number, configId: number | null) =>
+      db().insertInto('iotConfigPush').values({ configId, deviceId, version: 'test', status: 'sent', createBy: 'test', createTime: new Date().toISOString() }).execute()
+    await push(twice.deviceId, first)
+    await push(tracked.deviceId, first)
+    await push(twice.deviceId, second)
+    // Report stolen pushes its tracking configuration with no template (modules/iot/stolen.ts).
+    await push(tracked.deviceId, null)
+    const found = await deviceTemplates(db(), [twice.deviceId, tracked.deviceId, never.deviceId])
+    expect(found.get(twice.deviceId)?.configId).toBe(second)
+    expect(found.get(tracked.deviceId)?.configId).toBe(first)
+    expect(found.has(never.deviceId)).toBe(false)
+    // The rules ask for them at once (one statement) and each device still gets its own.
+    const rules = warningsOf(t.app.services).rules
+    for (const d of [twice, tracked, never]) rules.forget(d.deviceId)
+    const thresholds = await Promise.all([twice, tracked, never].map((d) => rules.thresholdsOf(d.deviceId)))
+    expect(thresholds.map((x) => x.fallAngle)).toEqual([42, 41, 60])
   })
 
   it('raises theft for vibration at the sensitivity level while locked (major), not while unlocked, and clears it on unlock', async () => {

@@ -13,6 +13,7 @@ import {
   type SendCommandResult,
   type SentCommand,
 } from '@velo/shared'
+import DataLoader from 'dataloader'
 import { sql } from 'kysely'
 import type { Db, Dialect } from '../db/database'
 import { badRequest, type FieldIssue, notFound } from '../platform/errors'
@@ -21,6 +22,19 @@ import { localizeIssue } from '../platform/i18n/zod-messages'
 import type { ConfigValues } from '../platform/config-keys'
 import type { DeviceSync } from './sync'
 import type { Gateway, IotEvent, IotEvents, KnownDevice, UpMessage } from './types'
+
+/** Devices whose commands one statement reads at most. */
+const DEVICES_A_READ = 500
+
+interface CommandToSend {
+  deviceId: number
+  commandId: number
+  requestId: string
+  command: string
+  params: string
+  timeoutSeconds: number
+  expiresAt: string
+}
 
 /** System configuration keys (seeded with the IoT area) that set a command's defaults. */
 export const COMMAND_CONFIG = {
@@ -149,12 +163,45 @@ export class CommandService {
   /** Writes of reply batches, one after another (an `accepted` batch lands before the next one). */
   private writing: Promise<void> = Promise.resolve()
   private closed = false
+  /**
+   * A device's queued commands (it came online) and those sent and not answered yet (it asked to
+   * sync), read for every device asking in the same tick at once: a fleet reconnecting after an
+   * outage (20,000 devices within a minute) asked one query each, twice over.
+   */
+  private readonly queuedOf: DataLoader<number, CommandToSend[]>
+  private readonly unansweredOf: DataLoader<number, CommandToSend[]>
 
   constructor(private readonly o: CommandServiceOptions) {
     this.db = o.db
     this.dialect = o.dialect
     this.sweepIntervalMs = o.sweepIntervalMs ?? 1000
     this.replyFlushMs = o.replyFlushMs ?? 25
+    const byDevice = (status: 'queued' | 'sent') =>
+      new DataLoader<number, CommandToSend[]>(
+        async (deviceIds) => {
+          const now = iso()
+          let q = this.db
+            .selectFrom('iotCommand')
+            .select(['deviceId', 'commandId', 'requestId', 'command', 'params', 'timeoutSeconds', 'expiresAt'])
+            .where('deviceId', 'in', [...deviceIds])
+            .where('status', '=', status)
+            .where('expiresAt', '>', now)
+          // Sent and past its deadline: the sweep times it out rather than sending it again.
+          if (status === 'sent') q = q.where('deadlineAt', '>', now)
+          const rows = await q.orderBy('commandId').execute()
+          const of = new Map<number, CommandToSend[]>()
+          for (const r of rows) {
+            const id = Number(r.deviceId)
+            const list = of.get(id) ?? []
+            list.push(r)
+            of.set(id, list)
+          }
+          return deviceIds.map((id) => of.get(id) ?? [])
+        },
+        { cache: false, maxBatchSize: DEVICES_A_READ },
+      )
+    this.queuedOf = byDevice('queued')
+    this.unansweredOf = byDevice('sent')
   }
 
   /** Listens to replies and presence; the scheduler runs sweep() every sweepIntervalMs (iot/index.ts). */
@@ -363,14 +410,7 @@ export class CommandService {
   /** A device came (back) online: its queued, unexpired commands go out, oldest first. */
   async sendQueued(device: KnownDevice): Promise<number> {
     if (this.closed) return 0
-    const queued = await this.db
-      .selectFrom('iotCommand')
-      .select(['commandId', 'requestId', 'command', 'params', 'timeoutSeconds', 'expiresAt'])
-      .where('deviceId', '=', device.deviceId)
-      .where('status', '=', 'queued')
-      .where('expiresAt', '>', iso())
-      .orderBy('commandId')
-      .execute()
+    const queued = await this.queuedOf.load(device.deviceId)
     const messages: { device: KnownDevice; payload: Record<string, unknown> }[] = []
     const changed: ChangedRow[] = []
     for (const c of queued) {
@@ -399,16 +439,7 @@ export class CommandService {
    */
   async sendUnanswered(device: KnownDevice): Promise<number> {
     if (this.closed) return 0
-    const now = iso()
-    const sent = await this.db
-      .selectFrom('iotCommand')
-      .select(['requestId', 'command', 'params', 'expiresAt'])
-      .where('deviceId', '=', device.deviceId)
-      .where('status', '=', 'sent')
-      .where('deadlineAt', '>', now)
-      .where('expiresAt', '>', now)
-      .orderBy('commandId')
-      .execute()
+    const sent = await this.unansweredOf.load(device.deviceId)
     await this.publishAll(sent.map((c) => ({ device, payload: this.payload(c.requestId, c.command, JSON.parse(c.params) as Record<string, unknown>, Date.parse(c.expiresAt)) })))
     return sent.length
   }

@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader'
 import type { FastifyInstance } from 'fastify'
 import type { Services } from '../../platform/services'
 import type { UpMessage } from '../../gateway/types'
@@ -19,12 +20,21 @@ const REMEMBERED_MAX = 100_000
 export function recordLineFixes(app: FastifyInstance, services: Services) {
   const db = services.db
   const onLine = new Map<number, { yes: boolean; until: number }>()
+  // Every device reporting a fix in the same tick is asked about at once: after a start, a fleet's
+  // first reports asked one query a device.
+  const onLineNow = new DataLoader<number, boolean>(
+    async (ids) => {
+      const rows = await db.selectFrom('toolDevice').select(['deviceId', 'testResult']).where('deviceId', 'in', [...ids]).execute()
+      const testing = new Set(rows.filter((r) => r.testResult !== 'passed').map((r) => Number(r.deviceId)))
+      return ids.map((id) => testing.has(id))
+    },
+    { cache: false, maxBatchSize: 500 },
+  )
 
   const isOnLine = async (deviceId: number) => {
     const known = onLine.get(deviceId)
     if (known && known.until > Date.now()) return known.yes
-    const row = await db.selectFrom('toolDevice').select('testResult').where('deviceId', '=', deviceId).executeTakeFirst()
-    const yes = !!row && row.testResult !== 'passed'
+    const yes = await onLineNow.load(deviceId)
     if (onLine.size >= REMEMBERED_MAX) onLine.clear()
     onLine.set(deviceId, { yes, until: Date.now() + REMEMBER_MS })
     return yes

@@ -13,15 +13,29 @@ export interface DeviceTemplate {
  * push (a refused or queued one still names what the device is meant to run). Null: never pushed.
  */
 export async function deviceTemplate(db: Db, deviceId: number): Promise<DeviceTemplate | null> {
-  const row = await db
+  return (await deviceTemplates(db, [deviceId])).get(deviceId) ?? null
+}
+
+/**
+ * deviceTemplate for many devices in one statement: the alarm rules read the thresholds of every
+ * device that reports, and one query a device each was the largest share of the ingest's work with a
+ * fleet of 20,000 (docs/ops/capacity.md › CPU per report). Devices never pushed a template are absent.
+ */
+export async function deviceTemplates(db: Db, deviceIds: readonly number[]): Promise<Map<number, DeviceTemplate>> {
+  if (deviceIds.length === 0) return new Map()
+  const rows = await db
     .selectFrom('iotConfigPush as p')
     .innerJoin('iotConfig as c', 'c.configId', 'p.configId')
-    .select(['c.configId', 'c.name', 'c.fallAngle', 'c.lowBatteryPercent', 'c.vibrationSensitivity'])
-    .where('p.deviceId', '=', deviceId)
-    .orderBy('p.pushId', 'desc')
-    .limit(1)
-    .executeTakeFirst()
-  if (!row) return null
+    .select(['p.deviceId', 'c.configId', 'c.name', 'c.fallAngle', 'c.lowBatteryPercent', 'c.vibrationSensitivity'])
+    .where('p.pushId', 'in', (eb) =>
+      eb
+        .selectFrom('iotConfigPush as latest')
+        .innerJoin('iotConfig as lc', 'lc.configId', 'latest.configId')
+        .select((e) => e.fn.max('latest.pushId').as('pushId'))
+        .where('latest.deviceId', 'in', [...deviceIds])
+        .groupBy('latest.deviceId'),
+    )
+    .execute()
   const n = (v: unknown) => (v === null || v === undefined ? null : Number(v))
-  return { configId: Number(row.configId), name: row.name, fallAngle: n(row.fallAngle), lowBatteryPercent: n(row.lowBatteryPercent), vibrationSensitivity: n(row.vibrationSensitivity) }
+  return new Map(rows.map((row) => [Number(row.deviceId), { configId: Number(row.configId), name: row.name, fallAngle: n(row.fallAngle), lowBatteryPercent: n(row.lowBatteryPercent), vibrationSensitivity: n(row.vibrationSensitivity) }]))
 }
