@@ -16,6 +16,7 @@ export class DeviceSync {
   /** An ask inside the interval is answered once at its end, not dropped: what was handed over meanwhile goes too. */
   private readonly deferred = new Map<number, NodeJS.Timeout>()
   private closed = false
+  private sweepAbove = SWEEP_ABOVE
 
   constructor(
     gateway: MqttGateway,
@@ -55,10 +56,18 @@ export class DeviceSync {
     if (this.closed) return
     const now = Date.now()
     this.lastAnswered.set(device.deviceId, now)
-    if (this.lastAnswered.size > 10_000) for (const [deviceId, at] of this.lastAnswered) if (at < now - this.minIntervalMs) this.lastAnswered.delete(deviceId)
+    // Swept when it has doubled since the last sweep, not at every answer past a size: with a fleet of
+    // 20,000 reconnecting, each answer went through every entry, all of them still in their interval.
+    if (this.lastAnswered.size > this.sweepAbove) {
+      for (const [deviceId, at] of this.lastAnswered) if (at < now - this.minIntervalMs) this.lastAnswered.delete(deviceId)
+      this.sweepAbove = Math.max(SWEEP_ABOVE, 2 * this.lastAnswered.size)
+    }
     for (const listener of this.listeners) listener(device).catch((err: unknown) => this.logger.error({ err, sn: device.sn }, 'could not answer a device sync'))
   }
 }
+
+/** Entries of lastAnswered kept before the first sweep of those past their interval. */
+const SWEEP_ABOVE = 10_000
 
 /** A device's asks are answered at most once per this interval (docs/iot-protocol.md › sync). */
 export const SYNC_MIN_INTERVAL_MS = 2000
