@@ -303,6 +303,40 @@ function toColumns(e: ResolvedEntity, values: Row): Row {
   return out
 }
 
+/**
+ * An export's labels by id (null: none). Ids that are small whole numbers, as nearly all are, are
+ * kept in an array: a Map's lookup was most of what naming a million rows' references cost.
+ */
+class LabelsById {
+  private readonly small: unknown[] = []
+  private readonly other = new Map<unknown, unknown>()
+  size = 0
+
+  get(id: unknown): unknown {
+    return typeof id === 'number' && id >= 0 && id < LABELS_BY_INDEX && Number.isInteger(id) ? this.small[id] : this.other.get(id)
+  }
+
+  has(id: unknown): boolean {
+    return this.get(id) !== undefined
+  }
+
+  set(id: unknown, label: unknown) {
+    if (!this.has(id)) this.size++
+    // undefined is "not read yet": a label the database has none for is null.
+    const value = label === undefined ? null : label
+    if (typeof id === 'number' && id >= 0 && id < LABELS_BY_INDEX && Number.isInteger(id)) this.small[id] = value
+    else this.other.set(id, value)
+  }
+
+  clear() {
+    this.small.length = 0
+    this.other.clear()
+    this.size = 0
+  }
+}
+/** Ids below this are kept by index (an array of at most this many slots, filled only as far as the largest id read). */
+const LABELS_BY_INDEX = 1 << 22
+
 export class EntityRepository {
   /** As the engine reads it: the entity's table is named by its definition (DynamicDb). */
   private readonly db: DynamicDb
@@ -582,30 +616,35 @@ export class EntityRepository {
     }
     // Labels by id, kept from page to page: a million rides name ten thousand members, and a lookup
     // per row (a join, or the list's subquery) cost the database more than reading the rides did.
-    const labels = references.map((f) => ({ at: plain.indexOf(f.name), found: new Map<unknown, unknown>(), target: entityByKey(f.entity) }))
+    const labels = references.map((f) => ({ at: plain.indexOf(f.name), found: new LabelsById(), target: entityByKey(f.entity) }))
     for await (const rows of readCursorArrays(this.typedDb, ordered().compile(), pageSize) ?? pages()) {
       for (const l of labels) {
-        const missing = new Set<unknown>()
-        for (const r of rows) {
-          const id = r[l.at]
-          if (id !== null && id !== undefined && !l.found.has(id)) missing.add(id)
+        const { at, found } = l
+        // Each row's label, found with one lookup (null: no label); undefined until a missing one is read.
+        const named: unknown[] = new Array(rows.length)
+        let missing: Set<unknown> | undefined
+        for (let k = 0; k < rows.length; k++) {
+          const id = rows[k]![at]
+          if (id === null || id === undefined) named[k] = null
+          else if ((named[k] = found.get(id)) === undefined) (missing ??= new Set()).add(id)
         }
-        // Bounded: a reference to a table as large as the export's is looked up page by page.
-        if (l.found.size + missing.size > EXPORT_LABELS_KEPT) {
-          l.found.clear()
-          for (const r of rows) if (r[l.at] !== null && r[l.at] !== undefined) missing.add(r[l.at])
-        }
-        if (missing.size) {
+        if (missing) {
+          // Bounded: a reference to a table as large as the export's is looked up page by page.
+          if (found.size + missing.size > EXPORT_LABELS_KEPT) {
+            found.clear()
+            for (const r of rows) if (r[at] !== null && r[at] !== undefined) missing.add(r[at])
+          }
           const label = labelFieldIn(l.target, lang)
           const ids = [...missing]
           for (let i = 0; i < ids.length; i += 1000) {
             const chunk = ids.slice(i, i + 1000)
-            for (const [id, name] of await readRowArrays(this.typedDb, this.db.selectFrom(l.target.table).select([l.target.idField, label]).where(l.target.idField, 'in', chunk).compile())) l.found.set(id, name)
+            for (const [id, name] of await readRowArrays(this.typedDb, this.db.selectFrom(l.target.table).select([l.target.idField, label]).where(l.target.idField, 'in', chunk).compile())) found.set(id, name)
             // An id no row has (a dangling reference) has no label, as in the list.
-            for (const id of chunk) if (!l.found.has(id)) l.found.set(id, null)
+            for (const id of chunk) if (!found.has(id)) found.set(id, null)
           }
+          for (let k = 0; k < rows.length; k++) if (named[k] === undefined) named[k] = found.get(rows[k]![at])
         }
-        for (const r of rows) r.push(r[l.at] === null || r[l.at] === undefined ? null : l.found.get(r[l.at]))
+        for (let k = 0; k < rows.length; k++) rows[k]!.push(named[k])
       }
       yield rows
     }
