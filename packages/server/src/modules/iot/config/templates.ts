@@ -19,7 +19,7 @@ export async function deviceTemplate(db: Db, deviceId: number): Promise<DeviceTe
 /**
  * deviceTemplate for many devices in one statement: the alarm rules read the thresholds of every
  * device that reports, and one query a device each was the largest share of the ingest's work with a
- * fleet of 20,000 (docs/ops/capacity.md › CPU per report). Devices never pushed a template are absent.
+ * fleet of 20,000 (docs/ops/capacity.md › Per-device reads at fleet scale). Devices never pushed a template are absent.
  */
 export async function deviceTemplates(db: Db, deviceIds: readonly number[]): Promise<Map<number, DeviceTemplate>> {
   if (deviceIds.length === 0) return new Map()
