@@ -13,18 +13,15 @@ import {
   type SendCommandResult,
   type SentCommand,
 } from '@velo/shared'
-import DataLoader from 'dataloader'
 import { sql } from 'kysely'
 import type { Db, Dialect } from '../db/database'
+import { readTogether } from '../lib/read-together'
 import { badRequest, type FieldIssue, notFound } from '../platform/errors'
 import { t } from '../platform/i18n'
 import { localizeIssue } from '../platform/i18n/zod-messages'
 import type { ConfigValues } from '../platform/config-keys'
 import type { DeviceSync } from './sync'
 import type { Gateway, IotEvent, IotEvents, KnownDevice, UpMessage } from './types'
-
-/** Devices whose commands one statement reads at most. */
-const DEVICES_A_READ = 500
 
 interface CommandToSend {
   deviceId: number
@@ -168,8 +165,8 @@ export class CommandService {
    * sync), read for every device asking in the same tick at once: a fleet reconnecting after an
    * outage (20,000 devices within a minute) asked one query each, twice over.
    */
-  private readonly queuedOf: DataLoader<number, CommandToSend[]>
-  private readonly unansweredOf: DataLoader<number, CommandToSend[]>
+  private readonly queuedOf: (deviceId: number) => Promise<CommandToSend[]>
+  private readonly unansweredOf: (deviceId: number) => Promise<CommandToSend[]>
 
   constructor(private readonly o: CommandServiceOptions) {
     this.db = o.db
@@ -177,29 +174,25 @@ export class CommandService {
     this.sweepIntervalMs = o.sweepIntervalMs ?? 1000
     this.replyFlushMs = o.replyFlushMs ?? 25
     const byDevice = (status: 'queued' | 'sent') =>
-      new DataLoader<number, CommandToSend[]>(
-        async (deviceIds) => {
-          const now = iso()
-          let q = this.db
-            .selectFrom('iotCommand')
-            .select(['deviceId', 'commandId', 'requestId', 'command', 'params', 'timeoutSeconds', 'expiresAt'])
-            .where('deviceId', 'in', [...deviceIds])
-            .where('status', '=', status)
-            .where('expiresAt', '>', now)
-          // Sent and past its deadline: the sweep times it out rather than sending it again.
-          if (status === 'sent') q = q.where('deadlineAt', '>', now)
-          const rows = await q.orderBy('commandId').execute()
-          const of = new Map<number, CommandToSend[]>()
-          for (const r of rows) {
-            const id = Number(r.deviceId)
-            const list = of.get(id) ?? []
-            list.push(r)
-            of.set(id, list)
-          }
-          return deviceIds.map((id) => of.get(id) ?? [])
-        },
-        { cache: false, maxBatchSize: DEVICES_A_READ },
-      )
+      readTogether(async (deviceIds: readonly number[]) => {
+        const now = iso()
+        let q = this.db
+          .selectFrom('iotCommand')
+          .select(['deviceId', 'commandId', 'requestId', 'command', 'params', 'timeoutSeconds', 'expiresAt'])
+          .where('deviceId', 'in', [...deviceIds])
+          .where('status', '=', status)
+          .where('expiresAt', '>', now)
+        // Sent and past its deadline: the sweep times it out rather than sending it again.
+        if (status === 'sent') q = q.where('deadlineAt', '>', now)
+        const of = new Map<number, CommandToSend[]>()
+        for (const r of await q.orderBy('commandId').execute()) {
+          const id = Number(r.deviceId)
+          const list = of.get(id)
+          if (list) list.push(r)
+          else of.set(id, [r])
+        }
+        return of
+      }, [] as CommandToSend[])
     this.queuedOf = byDevice('queued')
     this.unansweredOf = byDevice('sent')
   }
@@ -410,7 +403,7 @@ export class CommandService {
   /** A device came (back) online: its queued, unexpired commands go out, oldest first. */
   async sendQueued(device: KnownDevice): Promise<number> {
     if (this.closed) return 0
-    const queued = await this.queuedOf.load(device.deviceId)
+    const queued = await this.queuedOf(device.deviceId)
     const messages: { device: KnownDevice; payload: Record<string, unknown> }[] = []
     const changed: ChangedRow[] = []
     for (const c of queued) {
@@ -439,7 +432,7 @@ export class CommandService {
    */
   async sendUnanswered(device: KnownDevice): Promise<number> {
     if (this.closed) return 0
-    const sent = await this.unansweredOf.load(device.deviceId)
+    const sent = await this.unansweredOf(device.deviceId)
     await this.publishAll(sent.map((c) => ({ device, payload: this.payload(c.requestId, c.command, JSON.parse(c.params) as Record<string, unknown>, Date.parse(c.expiresAt)) })))
     return sent.length
   }

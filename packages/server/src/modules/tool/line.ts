@@ -1,7 +1,7 @@
-import DataLoader from 'dataloader'
 import type { FastifyInstance } from 'fastify'
 import type { Services } from '../../platform/services'
 import type { UpMessage } from '../../gateway/types'
+import { readTogether } from '../../lib/read-together'
 
 /** What a device on the line is asked to see for a GNSS fix. */
 export const MIN_SATELLITES = 4
@@ -22,19 +22,15 @@ export function recordLineFixes(app: FastifyInstance, services: Services) {
   const onLine = new Map<number, { yes: boolean; until: number }>()
   // Every device reporting a fix in the same tick is asked about at once: after a start, a fleet's
   // first reports asked one query a device.
-  const onLineNow = new DataLoader<number, boolean>(
-    async (ids) => {
-      const rows = await db.selectFrom('toolDevice').select(['deviceId', 'testResult']).where('deviceId', 'in', [...ids]).execute()
-      const testing = new Set(rows.filter((r) => r.testResult !== 'passed').map((r) => Number(r.deviceId)))
-      return ids.map((id) => testing.has(id))
-    },
-    { cache: false, maxBatchSize: 500 },
-  )
+  const onLineNow = readTogether(async (ids: readonly number[]) => {
+    const rows = await db.selectFrom('toolDevice').select(['deviceId', 'testResult']).where('deviceId', 'in', [...ids]).execute()
+    return new Map(rows.filter((r) => r.testResult !== 'passed').map((r) => [Number(r.deviceId), true]))
+  }, false)
 
   const isOnLine = async (deviceId: number) => {
     const known = onLine.get(deviceId)
     if (known && known.until > Date.now()) return known.yes
-    const yes = await onLineNow.load(deviceId)
+    const yes = await onLineNow(deviceId)
     if (onLine.size >= REMEMBERED_MAX) onLine.clear()
     onLine.set(deviceId, { yes, until: Date.now() + REMEMBER_MS })
     return yes

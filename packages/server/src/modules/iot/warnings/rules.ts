@@ -1,9 +1,9 @@
 import { CONFIG_VALUES, type DeviceEventPayload, type TelemetryPayload } from '@velo/shared'
-import DataLoader from 'dataloader'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../../../db/database'
 import type { UpMessage } from '../../../gateway/types'
 import type { ConfigValues } from '../../../platform/config-keys'
+import { readTogether } from '../../../lib/read-together'
 import { type DeviceTemplate, deviceTemplates } from '../config/templates'
 import type { AlarmType } from './alarms'
 import type { AlarmStore } from './store'
@@ -22,8 +22,6 @@ export const BATTERY_HYSTERESIS = 5
 export const TILT_HYSTERESIS = 10
 /** Telemetry is frequent: a device's thresholds are read again after this long. */
 const THRESHOLD_TTL_MS = 30_000
-/** Devices whose templates one statement reads at most (well under either database's parameter limit). */
-const TEMPLATE_BATCH = 500
 
 export interface Thresholds {
   lowBattery: number
@@ -78,7 +76,7 @@ export class AlarmRules {
    * THRESHOLD_TTL_MS, 700 a second with 20,000 reporting every 5 s, and one query each was most of an
    * instance's work behind PostgreSQL. Not a cache (the thresholds map is).
    */
-  private readonly templates: DataLoader<number, DeviceTemplate | null>
+  private readonly templateOf: (deviceId: number) => Promise<DeviceTemplate | null>
 
   constructor(
     private readonly db: Db,
@@ -86,13 +84,7 @@ export class AlarmRules {
     private readonly alarms: AlarmStore,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.templates = new DataLoader(
-      async (ids) => {
-        const found = await deviceTemplates(this.db, ids)
-        return ids.map((id) => found.get(id) ?? null)
-      },
-      { cache: false, maxBatchSize: TEMPLATE_BATCH },
-    )
+    this.templateOf = readTogether<number, DeviceTemplate | null>((ids) => deviceTemplates(this.db, ids), null)
   }
 
   async thresholdsOf(deviceId: number): Promise<Thresholds> {
@@ -102,7 +94,7 @@ export class AlarmRules {
       const value = { lowBattery: await this.config.int(LOW_BATTERY_KEY, DEFAULT_LOW_BATTERY), fallAngle: await this.config.int(FALL_ANGLE_KEY, DEFAULT_FALL_ANGLE) }
       this.defaults = { value, until: Date.now() + THRESHOLD_TTL_MS }
     }
-    const template = await this.templates.load(deviceId)
+    const template = await this.templateOf(deviceId)
     const value: Thresholds = {
       lowBattery: template?.lowBatteryPercent ?? this.defaults.value.lowBattery,
       fallAngle: template?.fallAngle ?? this.defaults.value.fallAngle,

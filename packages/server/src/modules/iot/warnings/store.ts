@@ -1,10 +1,10 @@
 import type { AlarmEventData, AlarmSeverity, AlarmState, AlarmType } from '@velo/shared'
-import DataLoader from 'dataloader'
 import type { FastifyBaseLogger } from 'fastify'
 import type { IotEvents } from '../../../gateway/types'
 import type { Alarms, RaiseAlarm } from './alarms'
 import type { Notifier } from './notify'
 import type { Db } from '../../../db/database'
+import { readTogether } from '../../../lib/read-together'
 
 type Row = Record<string, unknown>
 
@@ -27,9 +27,6 @@ export const activeKeyOf = (deviceId: number, type: AlarmType, code?: string) =>
 /** Where a state goes when the alarm is acknowledged or cleared (absent: it is already there). */
 export const ACKNOWLEDGED: Partial<Record<AlarmState, AlarmState>> = { activeUnack: 'activeAck', clearedUnack: 'clearedAck' }
 export const CLEARED: Partial<Record<AlarmState, AlarmState>> = { activeUnack: 'clearedUnack', activeAck: 'clearedAck' }
-
-/** Active keys one statement reads at most. */
-const ACTIVE_BATCH = 500
 
 const EVENT_COLUMNS = ['alarmId', 'deviceId', 'type', 'severity', 'state', 'count', 'lastTime'] as const
 
@@ -57,7 +54,7 @@ export class AlarmStore implements Alarms {
    * none (the rules write an outcome once after a start, and a device back online clears its offline
    * alarm): a fleet of 20,000 reconnecting asked for 20,000–60,000 of them one query each.
    */
-  private readonly active: DataLoader<string, { alarmId: number; state: string } | null>
+  private readonly active: (activeKey: string) => Promise<{ alarmId: number; state: string } | null>
 
   constructor(
     private readonly db: Db,
@@ -65,14 +62,10 @@ export class AlarmStore implements Alarms {
     private readonly notifier: Notifier,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.active = new DataLoader(
-      async (keys) => {
-        const rows = await this.db.selectFrom('iotAlarm').select(['alarmId', 'state', 'activeKey']).where('activeKey', 'in', [...keys]).execute()
-        const found = new Map(rows.map((r) => [r.activeKey, { alarmId: Number(r.alarmId), state: r.state }]))
-        return keys.map((k) => found.get(k) ?? null)
-      },
-      { cache: false, maxBatchSize: ACTIVE_BATCH },
-    )
+    this.active = readTogether(async (keys: readonly string[]) => {
+      const rows = await this.db.selectFrom('iotAlarm').select(['alarmId', 'state', 'activeKey']).where('activeKey', 'in', [...keys]).execute()
+      return new Map(rows.map((r) => [String(r.activeKey), { alarmId: Number(r.alarmId), state: r.state }]))
+    }, null)
   }
 
   async raise(alarm: RaiseAlarm): Promise<void> {
@@ -144,7 +137,7 @@ export class AlarmStore implements Alarms {
   async clear(deviceId: number, type: AlarmType, code?: string): Promise<void> {
     const key = activeKeyOf(deviceId, type, code)
     for (let attempt = 0; attempt < 3; attempt++) {
-      const row = await this.active.load(key)
+      const row = await this.active(key)
       if (!row) return
       const to = CLEARED[row.state as AlarmState]
       if (!to) return
